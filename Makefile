@@ -1,0 +1,35 @@
+# Crest: the two entry points. Both install what is missing first.
+#   make demo   install, build, rank d_ff near 8/3*h for h=4096 on an H100
+#   make test   install, build, run every test (ctest)
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+CMAKE_FLAGS ?=
+JOBS ?= $(shell nproc)
+ifeq ($(CI),true)
+  CMAKE_FLAGS += -DCREST_WERROR=ON
+endif
+
+.PHONY: all deps configure build demo test bench clean
+
+all: build
+
+deps:
+	./scripts/install-deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	./scripts/demo.sh $(BUILD_DIR)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+bench: build
+	./scripts/bench.sh $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,39 @@
+// Internal to the crest CLI: how commands are registered and run.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+
+namespace crest::cli {
+
+// What every command writes to. Commands never call exit().
+struct Io {
+  std::ostream& out;
+  std::ostream& err;
+  bool json = false;  // --json: one JSON document on stdout
+};
+
+// A registered subcommand and what runs it after a successful parse.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<absl::Status(Io&)> run;
+};
+
+Command RegisterGpus(CLI::App& root);
+Command RegisterShapes(CLI::App& root);
+Command RegisterExplain(CLI::App& root);
+Command RegisterDff(CLI::App& root);
+
+// Shared flag: --dtype, parsed later by ParseDType so the error names it.
+inline constexpr const char* kDtypeHelp = "element type: fp32, tf32, fp16, bf16 or fp8";
+inline constexpr const char* kPassHelp =
+    "fwd (forward only) or train (forward, data- and weight-gradient GEMMs)";
+
+// "fwd" → false, "train" → true; anything else InvalidArgument naming --pass.
+absl::Status ParsePass(const std::string& text, bool* train);
+
+}  // namespace crest::cli

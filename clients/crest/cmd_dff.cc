@@ -1,0 +1,119 @@
+// `crest dff`: rank d_ff candidates near r·h by the time of the SwiGLU MLP.
+#include <bit>
+#include <memory>
+#include <string>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/predictor.h"
+#include "dff_flags.h"
+#include "json_views.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+struct DffCommandFlags {
+  DffFlags window;
+  int top = 10;
+};
+
+// Largest power of two dividing the per-rank d_ff, capped at 1024: the
+// alignment the MLP's N and K dimensions get from this d_ff.
+int64_t PowerOfTwoFactor(int64_t d_ff, int64_t tp) {
+  const auto v = static_cast<uint64_t>(d_ff / tp);
+  return std::min<int64_t>(1024, static_cast<int64_t>(v & (~v + 1)));
+}
+
+void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, std::ostream& out) {
+  out << "d_ff near " << q.ratio.text << "*" << q.hidden << " on " << gpu.name << ": SwiGLU MLP "
+      << (q.train ? "forward+backward" : "forward") << ", " << DTypeName(q.dtype) << ", "
+      << q.tokens << " tokens, tp=" << q.tp
+      << (q.fuse_gate_up ? ", gate+up fused" : ", gate and up separate") << "\n";
+  out << "source: " << r.baseline.source << " (" << r.baseline.provenance;
+  if (r.baseline.source == "predicted") out << ", " << gpu.model.calibration << "; not measured";
+  out << ")\n";
+  out << "baseline floor(" << q.ratio.text << "*" << q.hidden << ") = " << r.candidates.naive;
+  if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
+  out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
+      << " TFLOP/s\n";
+  out << r.evaluated << " candidates from " << r.candidates.values.front() << " to "
+      << r.candidates.values.back() << " (window +/-" << q.window << ", step "
+      << std::lcm(q.align, q.tp) << ")\n\n";
+  Table table({{"rank"},
+               {"d_ff"},
+               {"pow2"},
+               {"time_us"},
+               {"TFLOP/s"},
+               {"speedup"},
+               {"mlp_params"},
+               {"params_delta"},
+               {"source", Table::Align::kLeft}});
+  int rank = 0;
+  for (const DffRow& row : r.rows) {
+    table.AddRow({std::to_string(++rank),
+                  std::to_string(row.d_ff) + (row.d_ff == r.candidates.baseline ? "*" : ""),
+                  std::to_string(PowerOfTwoFactor(row.d_ff, q.tp)), Fixed(row.time_us, 1),
+                  Fixed(row.tflops, 1), Fixed(row.speedup_vs_baseline, 3) + "x",
+                  Grouped(row.mlp_params),
+                  (row.params_delta > 0 ? "+" : "") + Grouped(row.params_delta), row.source});
+  }
+  table.Print(out);
+  out << "\n* = baseline. pow2 = largest power of two dividing d_ff/tp. "
+         "speedup = baseline time / time. `crest explain` shows any GEMM's tile/wave arithmetic.\n";
+}
+
+absl::Status RunDff(const DffCommandFlags& f, Io& io) {
+  auto query = ToDffQuery(f.window, f.top);
+  if (!query.ok()) return query.status();
+  auto gpu = FindGpu(f.window.gpu);
+  if (!gpu.ok()) return gpu.status();
+  auto ranking = RankDff(*query, PredictorTimer(**gpu));
+  if (!ranking.ok()) return ranking.status();
+  if (!io.json) {
+    PrintHuman(*query, **gpu, *ranking, io.out);
+    return absl::OkStatus();
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const DffRow& row : ranking->rows) rows.push_back(DffRowJson(row));
+  const DffRow& b = ranking->baseline;
+  io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                           {"gpu", std::string((*gpu)->name)},
+                           {"hidden", query->hidden},
+                           {"ratio", query->ratio.text},
+                           {"tokens", query->tokens},
+                           {"tp", query->tp},
+                           {"dtype", std::string(DTypeName(query->dtype))},
+                           {"pass", f.window.pass},
+                           {"fuse_gate_up", query->fuse_gate_up},
+                           {"window", query->window},
+                           {"align", query->align},
+                           {"evaluated", ranking->evaluated},
+                           {"baseline",
+                            {{"d_ff", b.d_ff},
+                             {"naive_d_ff", ranking->candidates.naive},
+                             {"time_us", b.time_us},
+                             {"tflops", b.tflops},
+                             {"mlp_params", b.mlp_params},
+                             {"source", b.source}}},
+                           {"candidates", rows}}
+                .dump(2)
+         << '\n';
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterDff(CLI::App& root) {
+  auto flags = std::make_shared<DffCommandFlags>();
+  Command cmd;
+  cmd.app = root.add_subcommand(
+      "dff", "Rank SwiGLU d_ff candidates near r*h by the time of the whole MLP");
+  AddDffFlags(*cmd.app, flags->window);
+  cmd.app->add_option("--top", flags->top, "rows to show (0 = all)")->capture_default_str();
+  cmd.run = [flags](Io& io) { return RunDff(*flags, io); };
+  return cmd;
+}
+
+}  // namespace crest::cli

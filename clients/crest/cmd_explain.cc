@@ -1,0 +1,121 @@
+// `crest explain`: the predictor's breakdown of one GEMM.
+#include <memory>
+#include <string>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/tuner/predictor.h"
+#include "json_views.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+struct ExplainFlags {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t batch = 1;
+  std::string gpu;
+  std::string dtype = "bf16";
+  std::string layout = "NT";
+};
+
+std::string AlignmentLine(const char* operand, const char* dim, const OperandAlignment& a,
+                          const GpuSpec& gpu) {
+  std::string verdict =
+      a.alignment < gpu.min_alignment_bytes
+          ? StrCat("MISALIGNED (below ", gpu.min_alignment_bytes, " B): no fast tensor-core path")
+          : (a.alignment >= gpu.preferred_alignment_bytes ? std::string("ok")
+                                                          : std::string("aligned, not preferred"));
+  return StrCat("  ", operand, ": contiguous ", dim, " = ", a.elements, " elements = ", a.bytes,
+                " B, aligned to ", a.alignment, " B -> ", verdict, " (rate x", Fixed(a.factor, 2),
+                ")\n");
+}
+
+void PrintHuman(const GemmShape& g, const GpuSpec& gpu, const Prediction& p, std::ostream& out) {
+  out << "GEMM M=" << g.m << " N=" << g.n << " K=" << g.k << " batch=" << g.batch << " "
+      << DTypeName(g.dtype) << " layout " << g.Layout() << " on " << gpu.name << " ("
+      << gpu.sm_count << " SMs)\n";
+  out << "PREDICTED by model " << p.model_version << " (" << gpu.model.calibration
+      << "), not measured\n\n";
+  out << "time " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1) << " TFLOP/s ("
+      << Fixed(100 * p.tflops / p.peak_tflops, 1) << "% of the " << Fixed(p.peak_tflops, 1)
+      << " dense peak), " << (p.memory_bound ? "memory-bound" : "compute-bound") << "\n";
+  out << "best tile " << p.best.tile.m << "x" << p.best.tile.n << ": " << p.best.tiles
+      << " tiles in " << p.best.waves << " wave(s) of " << gpu.sm_count * p.best.ctas_per_sm
+      << " slots; tile efficiency " << Fixed(100 * p.best.tile_efficiency, 1)
+      << "%, wave efficiency " << Fixed(100 * p.best.wave_efficiency, 1) << "%\n\n";
+  out << "alignment (" << gpu.name << " wants multiples of " << gpu.min_alignment_bytes
+      << " B, best " << gpu.preferred_alignment_bytes << " B):\n";
+  out << AlignmentLine("A", g.a_transposed ? "M" : "K", p.a, gpu);
+  out << AlignmentLine("B", g.b_transposed ? "K" : "N", p.b, gpu);
+  out << AlignmentLine("C", "N", p.c, gpu) << '\n';
+  Table table({{"tile", Table::Align::kLeft},
+               {"CTA/SM"},
+               {"tiles"},
+               {"waves"},
+               {"tile_eff"},
+               {"wave_eff"},
+               {"reuse"},
+               {"compute_us"},
+               {"memory_us"},
+               {"time_us"}});
+  for (const auto& e : p.tiles) {
+    const bool best = e.tile.m == p.best.tile.m && e.tile.n == p.best.tile.n;
+    table.AddRow({StrCat(e.tile.m, "x", e.tile.n, best ? " *" : ""), std::to_string(e.ctas_per_sm),
+                  std::to_string(e.tiles), std::to_string(e.waves), Fixed(e.tile_efficiency, 3),
+                  Fixed(e.wave_efficiency, 3), Fixed(e.reuse_efficiency, 3), Fixed(e.compute_us, 1),
+                  Fixed(e.memory_us, 1), Fixed(e.time_us, 1)});
+  }
+  table.Print(out);
+  out << "\n* = chosen. time = max(compute, memory) + " << Fixed(gpu.model.launch_us, 1)
+      << " us launch. Assumptions: docs/predictor.md\n";
+}
+
+absl::Status RunExplain(const ExplainFlags& f, Io& io) {
+  auto gpu = FindGpu(f.gpu);
+  if (!gpu.ok()) return gpu.status();
+  auto dtype = ParseDType(f.dtype);
+  if (!dtype.ok()) return dtype.status();
+  GemmShape g;
+  g.m = f.m;
+  g.n = f.n;
+  g.k = f.k;
+  g.batch = f.batch;
+  g.dtype = *dtype;
+  if (!ParseLayout(f.layout, &g.a_transposed, &g.b_transposed)) {
+    return absl::InvalidArgumentError(
+        StrCat("layout: '", f.layout, "' is not one of NT, NN, TN, TT"));
+  }
+  auto p = Predict(g, **gpu);
+  if (!p.ok()) return p.status();
+  if (io.json) {
+    io.out << PredictionJson(g, **gpu, *p).dump(2) << '\n';
+  } else {
+    PrintHuman(g, **gpu, *p, io.out);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterExplain(CLI::App& root) {
+  auto flags = std::make_shared<ExplainFlags>();
+  Command cmd;
+  cmd.app = root.add_subcommand("explain", "Predict one GEMM and show its tile/wave arithmetic");
+  CLI::App& app = *cmd.app;
+  app.add_option("--m", flags->m, "rows of the output (tokens)")->required();
+  app.add_option("--n", flags->n, "columns of the output (features)")->required();
+  app.add_option("--k", flags->k, "reduction dimension")->required();
+  app.add_option("--batch", flags->batch, "strided batch count")->capture_default_str();
+  app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();
+  app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
+  app.add_option("--layout", flags->layout,
+                 "row-major op letters: NT (forward), NN (data grad), TN (weight grad)")
+      ->capture_default_str();
+  cmd.run = [flags](Io& io) { return RunExplain(*flags, io); };
+  return cmd;
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,56 @@
+#include "dff_flags.h"
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+
+namespace crest::cli {
+
+void AddDffFlags(CLI::App& app, DffFlags& f) {
+  app.add_option("--hidden", f.hidden, "hidden size h")->required();
+  app.add_option("--ratio", f.ratio, "d_ff ratio r: a fraction (8/3) or a decimal (2.6667)")
+      ->capture_default_str();
+  app.add_option("--window", f.window, "candidates within +/- this of the baseline floor(r*h)")
+      ->capture_default_str();
+  app.add_option("--align", f.align, "keep only multiples of this (1 = every integer)")
+      ->capture_default_str();
+  app.add_option("--tokens", f.tokens, "M of every MLP GEMM: tokens per rank (b*s)")
+      ->capture_default_str();
+  app.add_option("--tp", f.tp, "tensor-parallel degree t")->capture_default_str();
+  app.add_option("--dtype", f.dtype, kDtypeHelp)->capture_default_str();
+  app.add_option("--pass", f.pass, kPassHelp)->capture_default_str();
+  app.add_flag("--separate-gate-up", f.separate_gate_up,
+               "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
+  app.add_option("--gpu", f.gpu, "catalogued GPU (see `crest gpus`)")->required();
+}
+
+absl::StatusOr<DffQuery> ToDffQuery(const DffFlags& f, int top) {
+  DffQuery q;
+  auto ratio = ParseRatio(f.ratio);
+  if (!ratio.ok()) return ratio.status();
+  auto dtype = ParseDType(f.dtype);
+  if (!dtype.ok()) return dtype.status();
+  if (auto s = ParsePass(f.pass, &q.train); !s.ok()) return s;
+  q.hidden = f.hidden;
+  q.ratio = *ratio;
+  q.window = f.window;
+  q.align = f.align;
+  q.tokens = f.tokens;
+  q.tp = f.tp;
+  q.dtype = *dtype;
+  q.fuse_gate_up = !f.separate_gate_up;
+  q.top = top;
+  return q;
+}
+
+absl::Status ParsePass(const std::string& text, bool* train) {
+  if (text == "fwd") {
+    *train = false;
+  } else if (text == "train") {
+    *train = true;
+  } else {
+    return absl::InvalidArgumentError(StrCat("pass: '", text, "' is not fwd or train"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace crest::cli

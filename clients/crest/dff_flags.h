@@ -1,0 +1,33 @@
+// Internal to the crest CLI: the d_ff window flags shared by `crest dff` and
+// `crest sweep`, and their translation into a DffQuery.
+#pragma once
+
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "crest/tuner/dff_ranking.h"
+
+namespace crest::cli {
+
+struct DffFlags {
+  int64_t hidden = 0;
+  std::string ratio = "8/3";
+  int64_t window = 128;
+  int64_t align = 1;
+  int64_t tokens = 8192;
+  int64_t tp = 1;
+  std::string dtype = "bf16";
+  std::string pass = "fwd";
+  bool separate_gate_up = false;
+  std::string gpu;
+};
+
+// Adds --hidden --ratio --window --align --tokens --tp --dtype --pass
+// --separate-gate-up --gpu to `app`, bound to `flags`.
+void AddDffFlags(CLI::App& app, DffFlags& flags);
+
+// InvalidArgument names the flag (ratio, dtype, pass).
+absl::StatusOr<DffQuery> ToDffQuery(const DffFlags& flags, int top);
+
+}  // namespace crest::cli

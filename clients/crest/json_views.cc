@@ -1,0 +1,103 @@
+#include "json_views.h"
+
+#include <string>
+
+namespace crest::cli {
+
+using nlohmann::json;
+
+json GemmJson(const GemmShape& g) {
+  return {{"name", g.name},
+          {"pass", std::string(PassName(g.pass))},
+          {"batch", g.batch},
+          {"m", g.m},
+          {"n", g.n},
+          {"k", g.k},
+          {"layout", g.Layout()},
+          {"dtype", std::string(DTypeName(g.dtype))},
+          {"flops", g.Flops()}};
+}
+
+json GpuJson(const GpuSpec& gpu) {
+  json aliases = json::array();
+  for (auto a : gpu.aliases) aliases.push_back(std::string(a));
+  return {{"name", std::string(gpu.name)},
+          {"architecture", std::string(gpu.architecture)},
+          {"compute_capability", std::string(gpu.compute_capability)},
+          {"sm_count", gpu.sm_count},
+          {"l2_bytes", gpu.l2_bytes},
+          {"memory_gib", gpu.memory_gib},
+          {"memory_bandwidth_gbs", gpu.memory_bandwidth_gbs},
+          {"peak_tflops",
+           {{"fp32", gpu.peak_fp32},
+            {"tf32", gpu.peak_tf32},
+            {"fp16", gpu.peak_fp16},
+            {"bf16", gpu.peak_bf16},
+            {"fp8", gpu.peak_fp8}}},
+          {"min_alignment_bytes", gpu.min_alignment_bytes},
+          {"preferred_alignment_bytes", gpu.preferred_alignment_bytes},
+          {"aliases", aliases},
+          {"model_calibration", std::string(gpu.model.calibration)}};
+}
+
+json TileJson(const TileEstimate& e) {
+  return {{"tile", {{"m", e.tile.m}, {"n", e.tile.n}}},
+          {"ctas_per_sm", e.ctas_per_sm},
+          {"tiles", e.tiles},
+          {"waves", e.waves},
+          {"tile_efficiency", e.tile_efficiency},
+          {"wave_efficiency", e.wave_efficiency},
+          {"k_efficiency", e.k_efficiency},
+          {"reuse_efficiency", e.reuse_efficiency},
+          {"compute_us", e.compute_us},
+          {"memory_us", e.memory_us},
+          {"time_us", e.time_us}};
+}
+
+namespace {
+json AlignmentJson(const OperandAlignment& a) {
+  return {{"elements", a.elements},
+          {"bytes", a.bytes},
+          {"alignment_bytes", a.alignment},
+          {"factor", a.factor}};
+}
+}  // namespace
+
+json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p) {
+  json tiles = json::array();
+  for (const auto& e : p.tiles) tiles.push_back(TileJson(e));
+  return {{"schema_version", kJsonSchemaVersion},
+          {"source", "predicted"},
+          {"model_version", std::string(p.model_version)},
+          {"calibration", std::string(gpu.model.calibration)},
+          {"gpu", std::string(gpu.name)},
+          {"gemm", GemmJson(g)},
+          {"time_us", p.time_us},
+          {"tflops", p.tflops},
+          {"peak_tflops", p.peak_tflops},
+          {"bound", p.memory_bound ? "memory" : "compute"},
+          {"tile", {{"m", p.best.tile.m}, {"n", p.best.tile.n}}},
+          {"tiles", p.best.tiles},
+          {"waves", p.best.waves},
+          {"tile_efficiency", p.best.tile_efficiency},
+          {"wave_efficiency", p.best.wave_efficiency},
+          {"alignment",
+           {{"a", AlignmentJson(p.a)},
+            {"b", AlignmentJson(p.b)},
+            {"c", AlignmentJson(p.c)},
+            {"factor", p.alignment_factor}}},
+          {"candidates", tiles}};
+}
+
+json DffRowJson(const DffRow& row) {
+  return {{"d_ff", row.d_ff},
+          {"time_us", row.time_us},
+          {"tflops", row.tflops},
+          {"speedup_vs_baseline", row.speedup_vs_baseline},
+          {"mlp_params", row.mlp_params},
+          {"params_delta", row.params_delta},
+          {"source", row.source},
+          {"provenance", row.provenance}};
+}
+
+}  // namespace crest::cli

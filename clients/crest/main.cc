@@ -1,0 +1,63 @@
+// crest: the Crest command-line client.
+#include <iostream>
+#include <vector>
+
+#include "build_info.h"
+#include "cli.h"
+#include "crest/tuner/predictor.h"
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+constexpr int kExitFailure = 1;
+
+void PrintVersion(std::ostream& out) {
+  out << "crest " << crest::build::kVersion << "\n"
+      << "predictor: " << crest::kPredictorVersion << "\n"
+      << "CUDA parts: " << (crest::build::kCudaEnabled ? "built" : "not built") << " ("
+      << crest::build::kCudaReason << ")\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "crest: find the GEMM shapes a GPU likes (predicted today; measured with "
+      "the cuBLASLt backend)"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  bool json = false;
+  app.add_flag("--json", json, "print one JSON document instead of a table");
+  app.set_version_flag(
+      "--version",
+      [] {
+        std::ostringstream out;
+        PrintVersion(out);
+        return out.str();
+      },
+      "print version and build information");
+
+  std::vector<crest::cli::Command> commands = {
+      crest::cli::RegisterGpus(app), crest::cli::RegisterShapes(app),
+      crest::cli::RegisterExplain(app), crest::cli::RegisterDff(app)};
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadInput;
+  }
+
+  crest::cli::Io io{std::cout, std::cerr, json};
+  for (auto& command : commands) {
+    if (!command.app->parsed()) continue;
+    const absl::Status status = command.run(io);
+    if (status.ok()) return 0;
+    std::cerr << "crest " << command.app->get_name() << ": error: " << status.message() << "\n";
+    const bool bad_input = absl::IsInvalidArgument(status) || absl::IsNotFound(status);
+    return bad_input ? kExitBadInput : kExitFailure;
+  }
+  return kExitFailure;
+}

@@ -1,0 +1,34 @@
+// Internal to the crest CLI: a plain-text table with aligned columns.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace crest::cli {
+
+class Table final {
+ public:
+  enum class Align { kLeft, kRight };
+  struct Column {
+    std::string header;
+    Align align = Align::kRight;
+  };
+
+  explicit Table(std::vector<Column> columns);
+
+  // REQUIRES: cells.size() == number of columns.
+  void AddRow(std::vector<std::string> cells);
+  void Print(std::ostream& out) const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Fixed-point with `digits` decimals: Fixed(1234.5678, 1) == "1234.6".
+std::string Fixed(double value, int digits);
+// Thousands separated: Grouped(67108864) == "67,108,864"; keeps the sign.
+std::string Grouped(int64_t value);
+
+}  // namespace crest::cli

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Crest builds and tests with, and only those
+# that are missing. Safe to run again: a machine that has everything installs
+# nothing and exits 0. Uses sudo when not root. The CUDA toolkit is optional
+# and is never installed here (the build leaves the measuring backend out
+# without it).
+set -euo pipefail
+
+readonly PACKAGES=(
+  build-essential
+  cmake
+  pkgconf
+  libabsl-dev
+  libcli11-dev
+  nlohmann-json3-dev
+  libsqlite3-dev
+  sqlite3
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+  sudo_cmd=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo_cmd=(sudo)
+else
+  echo "install-deps: missing packages (${missing[*]}) and not root, and sudo is not installed" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,127 @@
+#include "crest/tuner/predictor.h"
+
+#include "gtest/gtest.h"
+
+namespace crest {
+namespace {
+
+GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16, int64_t batch = 1) {
+  GemmShape g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.dtype = dtype;
+  g.batch = batch;
+  return g;
+}
+
+const TileEstimate& Tile(const Prediction& p, int tm, int tn) {
+  for (const auto& e : p.tiles) {
+    if (e.tile.m == tm && e.tile.n == tn) return e;
+  }
+  ADD_FAILURE() << "no tile " << tm << "x" << tn;
+  return p.tiles[0];
+}
+
+// NVIDIA's matrix-multiplication guide: A100, M=2304, K=4096, 256×128 tiles:
+// N=1536 gives 108 tiles, exactly one wave on 108 SMs; N=1544 spills.
+TEST(Predict, A100WaveExampleFillsOneWaveThenSpills) {
+  const GpuSpec& a100 = **FindGpu("a100");
+  auto full = Predict(Gemm(2304, 1536, 4096, DType::kFp16), a100);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(Tile(*full, 256, 128).tiles, 108);
+  EXPECT_EQ(Tile(*full, 256, 128).waves, 1);
+  EXPECT_DOUBLE_EQ(Tile(*full, 256, 128).wave_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(Tile(*full, 256, 128).tile_efficiency, 1.0);
+
+  auto spill = Predict(Gemm(2304, 1544, 4096, DType::kFp16), a100);
+  ASSERT_TRUE(spill.ok());
+  EXPECT_EQ(Tile(*spill, 256, 128).tiles, 9 * 13);
+  EXPECT_EQ(Tile(*spill, 256, 128).waves, 2);
+  EXPECT_NEAR(Tile(*spill, 256, 128).wave_efficiency, 117.0 / 216.0, 1e-12);
+  EXPECT_NEAR(Tile(*spill, 256, 128).tile_efficiency, 1544.0 / (13 * 128), 1e-12);
+  // Eight more columns cost far more than their 0.5% of FLOPs.
+  EXPECT_GT(spill->time_us, full->time_us * 1.2);
+}
+
+TEST(Predict, PicksTheFastestTileAndReportsIt) {
+  auto p = Predict(Gemm(8192, 8192, 8192), **FindGpu("h100"));
+  ASSERT_TRUE(p.ok());
+  for (const auto& e : p->tiles) EXPECT_LE(p->best.time_us, e.time_us);
+  EXPECT_DOUBLE_EQ(p->time_us, p->best.time_us);
+  EXPECT_FALSE(p->memory_bound);
+  EXPECT_GT(p->tflops, 0.5 * 989.4);
+  EXPECT_LT(p->tflops, 989.4);
+  EXPECT_EQ(p->model_version, kPredictorVersion);
+}
+
+TEST(Predict, MisalignedContiguousDimensionLosesTheFastPath) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  // mlp_down with d_ff = 10922: K·2 bytes = 21844, only 4-byte aligned.
+  auto bad = Predict(Gemm(8192, 4096, 10922), h100);
+  auto good = Predict(Gemm(8192, 4096, 11008), h100);
+  ASSERT_TRUE(bad.ok() && good.ok());
+  EXPECT_EQ(bad->a.alignment, 4);
+  EXPECT_DOUBLE_EQ(bad->alignment_factor, h100.model.misaligned_factor);
+  EXPECT_EQ(good->a.alignment, 128);
+  EXPECT_DOUBLE_EQ(good->alignment_factor, 1.0);
+  EXPECT_GT(good->tflops, 1.5 * bad->tflops);
+}
+
+TEST(Predict, LargerAlignmentMultiplesDoBetter) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  auto a16 = Predict(Gemm(8192, 4096, 10952), h100);  // 21904 B: 16-byte aligned
+  auto a128 = Predict(Gemm(8192, 4096, 11008), h100);
+  ASSERT_TRUE(a16.ok() && a128.ok());
+  EXPECT_EQ(a16->a.alignment, 16);
+  EXPECT_LT(a16->alignment_factor, 1.0);
+  EXPECT_GT(a16->alignment_factor, h100.model.misaligned_factor);
+}
+
+TEST(Predict, LayoutDecidesWhichDimensionMustAlign) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  GemmShape wgrad = Gemm(4096, 4096, 8190);  // K misaligned
+  wgrad.a_transposed = true;                 // "TN": A contiguous along M,
+  wgrad.b_transposed = false;                //       B along N
+  auto p = Predict(wgrad, h100);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->a.elements, 4096);
+  EXPECT_EQ(p->b.elements, 4096);
+  EXPECT_DOUBLE_EQ(p->alignment_factor, 1.0);
+}
+
+TEST(Predict, SkinnyGemmIsMemoryBound) {
+  auto p = Predict(Gemm(1, 16384, 16384), **FindGpu("h100"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->memory_bound);
+  const double bytes = 16384.0 * 16384 * 2;
+  EXPECT_GT(p->time_us, bytes / 3.35e12 * 1e6 * 0.99);
+}
+
+TEST(Predict, BatchMultipliesTilesAndTime) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  auto one = Predict(Gemm(4096, 4096, 4096, DType::kFp16, 1), h100);
+  auto four = Predict(Gemm(4096, 4096, 4096, DType::kFp16, 4), h100);
+  ASSERT_TRUE(one.ok() && four.ok());
+  EXPECT_EQ(Tile(*four, 128, 128).tiles, 4 * Tile(*one, 128, 128).tiles);
+  EXPECT_GT(four->time_us, 3 * one->time_us);
+}
+
+TEST(Predict, RefusesBadSizesAndMissingPaths) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  EXPECT_EQ(std::string(Predict(Gemm(0, 1, 1), h100).status().message()),
+            "m must be positive (got 0)");
+  EXPECT_EQ(std::string(Predict(Gemm(1, 1, int64_t{1} << 30), h100).status().message()),
+            "k must be at most 16777216 (got 1073741824)");
+  EXPECT_EQ(std::string(Predict(Gemm(1, 1, 1, DType::kBf16, 0), h100).status().message()),
+            "batch must be positive (got 0)");
+  EXPECT_EQ(std::string(Predict(Gemm(64, 64, 64), **FindGpu("v100")).status().message()),
+            "dtype: V100 has no dense bf16 path");
+  const auto huge = Predict(Gemm(1 << 24, 1 << 24, 1 << 24), h100);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_TRUE(std::string(huge.status().message()).starts_with("batch·m·n·k: one operand"))
+      << huge.status();
+}
+
+}  // namespace
+}  // namespace crest

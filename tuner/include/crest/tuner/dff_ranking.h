@@ -1,0 +1,63 @@
+// Ranks d_ff candidates by the time of the whole SwiGLU MLP. The time of each
+// GEMM comes from an injected timer: the predictor today, the result store or
+// a measuring backend later.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crest/tuner/candidates.h"
+#include "crest/tuner/gemm.h"
+#include "crest/tuner/gpu_catalogue.h"
+
+namespace crest {
+
+struct DffQuery {
+  int64_t hidden = 0;
+  Ratio ratio;
+  int64_t window = 128;
+  int64_t align = 1;
+  int64_t tokens = 8192;  // M of every MLP GEMM (b·s per rank)
+  int64_t tp = 1;
+  DType dtype = DType::kBf16;
+  bool train = false;  // add dgrad and wgrad GEMMs
+  bool fuse_gate_up = true;
+  int top = 10;  // rows kept; 0 keeps all
+};
+
+// Where one number came from.
+struct Timing {
+  double time_us = 0;
+  std::string source;      // "predicted" or "measured"
+  std::string provenance;  // model version, or device and software
+};
+using GemmTimer = std::function<absl::StatusOr<Timing>(const GemmShape&)>;
+
+struct DffRow {
+  int64_t d_ff = 0;
+  double time_us = 0;  // whole MLP, all GEMMs summed
+  double tflops = 0;
+  double speedup_vs_baseline = 0;  // baseline time / this time
+  int64_t mlp_params = 0;          // 3·h·d_ff / t
+  int64_t params_delta = 0;        // against the baseline
+  std::string source;
+  std::string provenance;
+};
+
+struct DffRanking {
+  DffCandidates candidates;
+  DffRow baseline;
+  std::vector<DffRow> rows;  // best (fastest) first; ties keep the smaller d_ff
+  int64_t evaluated = 0;     // candidates timed
+};
+
+// InvalidArgument names the bad field; the timer's errors pass through.
+absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmTimer& timer);
+
+// A timer that answers with the predictor for `gpu`.
+GemmTimer PredictorTimer(const GpuSpec& gpu);
+
+}  // namespace crest

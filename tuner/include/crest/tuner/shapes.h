@@ -1,0 +1,35 @@
+// A model config → the GEMMs it runs (DESIGN.md, "The GEMMs of a transformer
+// layer"), per tensor-parallel rank.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crest/tuner/gemm.h"
+#include "crest/tuner/model_config.h"
+
+namespace crest {
+
+struct ShapeOptions {
+  // Add each GEMM's data- and weight-gradient GEMMs ("--pass train").
+  bool include_backward = false;
+  // SwiGLU gate and up projections as one GEMM of N = 2f/t (the default), or
+  // as two GEMMs of N = f/t each.
+  bool fuse_gate_up = true;
+};
+
+// Every GEMM of one layer plus the logits, in table order: qkv, attn_score,
+// attn_value, attn_out, mlp_gate_up (or mlp_gate, mlp_up), mlp_down, logits;
+// each GEMM's ".fwd" and, with include_backward, its ".dgrad" and ".wgrad".
+// An invalid config is InvalidArgument (see ValidateModelConfig).
+absl::StatusOr<std::vector<GemmShape>> TransformerGemms(const ModelConfig& config,
+                                                        const ShapeOptions& options);
+
+// The SwiGLU MLP alone for `tokens` rows: what `crest dff` times.
+// REQUIRES nothing; bad sizes are InvalidArgument naming the field.
+absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,
+                                                int64_t tp, DType dtype,
+                                                const ShapeOptions& options);
+
+}  // namespace crest

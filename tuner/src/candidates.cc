@@ -1,0 +1,114 @@
+#include "crest/tuner/candidates.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/limits.h"
+#include "sizes.h"
+
+namespace crest {
+
+using internal::CheckSize;
+
+absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
+  if (auto s = CheckSize("hidden", w.hidden, kMaxHidden); !s.ok()) return s;
+  if (auto s = CheckSize("align", w.align, kMaxDffWindow); !s.ok()) return s;
+  if (auto s = CheckSize("tp", w.tp, kMaxTp); !s.ok()) return s;
+  if (w.window < 0 || w.window > kMaxDffWindow) {
+    return absl::InvalidArgumentError(
+        StrCat("window must be between 0 and ", kMaxDffWindow, " (got ", w.window, ")"));
+  }
+  DffCandidates out;
+  out.naive = w.ratio.FloorTimes(w.hidden);
+  out.baseline = out.naive - out.naive % w.tp;
+  if (out.baseline < 1 || out.naive > kMaxDff) {
+    return absl::InvalidArgumentError(StrCat("ratio·hidden (", w.ratio.text, "·", w.hidden, " = ",
+                                             out.naive, ") must lie in [", w.tp, ", ", kMaxDff,
+                                             "]"));
+  }
+  if (out.baseline != out.naive) {
+    out.baseline_note = StrCat("baseline rounded down from ", out.naive, " to ", out.baseline,
+                               " to divide by tp=", w.tp);
+  }
+  // Every candidate must be a multiple of both align and tp.
+  const int64_t step = std::lcm(w.align, w.tp);
+  const int64_t lo = std::max<int64_t>(1, out.baseline - w.window);
+  const int64_t hi = std::min(kMaxDff, out.baseline + w.window);
+  const int64_t first = (lo + step - 1) / step * step;
+  if ((hi - first) / step + 1 > kMaxCandidates) {
+    return absl::InvalidArgumentError(StrCat("window (", w.window, ") with align (", w.align,
+                                             ") gives more than ", kMaxCandidates, " candidates"));
+  }
+  for (int64_t v = first; v <= hi; v += step) out.values.push_back(v);
+  if (!std::binary_search(out.values.begin(), out.values.end(), out.baseline)) {
+    out.values.insert(std::lower_bound(out.values.begin(), out.values.end(), out.baseline),
+                      out.baseline);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> HiddenSizes(int64_t from, int64_t to, int64_t step) {
+  if (auto s = CheckSize("from", from, kMaxHidden); !s.ok()) return s;
+  if (auto s = CheckSize("to", to, kMaxHidden); !s.ok()) return s;
+  if (auto s = CheckSize("step", step, kMaxHidden); !s.ok()) return s;
+  if (to < from) {
+    return absl::InvalidArgumentError(StrCat("to (", to, ") must be at least from (", from, ")"));
+  }
+  std::vector<int64_t> out;
+  for (int64_t h = from; h <= to; h += step) out.push_back(h);
+  return out;
+}
+
+absl::StatusOr<std::vector<HeadChoice>> HeadCounts(int64_t hidden, int64_t min_head_dim,
+                                                   int64_t max_head_dim) {
+  if (auto s = CheckSize("hidden", hidden, kMaxHidden); !s.ok()) return s;
+  if (auto s = CheckSize("min-head-dim", min_head_dim, kMaxHidden); !s.ok()) return s;
+  if (auto s = CheckSize("max-head-dim", max_head_dim, kMaxHidden); !s.ok()) return s;
+  if (max_head_dim < min_head_dim) {
+    return absl::InvalidArgumentError(StrCat(
+        "max-head-dim (", max_head_dim, ") must be at least min-head-dim (", min_head_dim, ")"));
+  }
+  std::vector<HeadChoice> out;
+  for (int64_t heads = 1; heads <= std::min(hidden, kMaxHeads); ++heads) {
+    if (hidden % heads != 0) continue;
+    const int64_t d = hidden / heads;
+    if (d < min_head_dim || d > max_head_dim || d % 8 != 0) continue;
+    out.push_back({heads, d});
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> TpDegrees(int64_t heads, int64_t kv_heads, int64_t max_tp) {
+  if (auto s = CheckSize("heads", heads, kMaxHeads); !s.ok()) return s;
+  if (auto s = CheckSize("kv-heads", kv_heads, kMaxHeads); !s.ok()) return s;
+  if (auto s = CheckSize("max-tp", max_tp, kMaxTp); !s.ok()) return s;
+  std::vector<int64_t> out;
+  for (int64_t t = 1; t <= max_tp; t *= 2) {
+    if (heads % t == 0 && kv_heads % t == 0) out.push_back(t);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<VocabPadding>> VocabPaddings(int64_t vocab, int64_t tp,
+                                                        std::span<const int64_t> multiples) {
+  if (auto s = CheckSize("vocab", vocab, kMaxVocab); !s.ok()) return s;
+  if (auto s = CheckSize("tp", tp, kMaxTp); !s.ok()) return s;
+  std::vector<VocabPadding> out;
+  for (int64_t m : multiples) {
+    if (auto s = CheckSize("multiple", m, 1 << 16); !s.ok()) return s;
+    const int64_t unit = m * tp;
+    const int64_t padded = (vocab + unit - 1) / unit * unit;
+    out.push_back({m, padded, padded - vocab});
+  }
+  std::sort(out.begin(), out.end(), [](const VocabPadding& x, const VocabPadding& y) {
+    return x.padded != y.padded ? x.padded < y.padded : x.multiple < y.multiple;
+  });
+  out.erase(std::unique(
+                out.begin(), out.end(),
+                [](const VocabPadding& x, const VocabPadding& y) { return x.padded == y.padded; }),
+            out.end());
+  return out;
+}
+
+}  // namespace crest

@@ -1,0 +1,126 @@
+#include "crest/tuner/predictor.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/limits.h"
+#include "sizes.h"
+
+namespace crest {
+namespace {
+
+// Rate lost per halving of alignment below the GPU's preferred multiple
+// (16-byte aligned on a 128-byte preference: 3 halvings, 0.88).
+constexpr double kLossPerHalving = 0.04;
+// The mainloop walks K in steps of this many bytes of each operand.
+constexpr int64_t kKStepBytes = 128;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+OperandAlignment Align(int64_t elements, int element_bytes, const GpuSpec& gpu) {
+  OperandAlignment out;
+  out.elements = elements;
+  out.bytes = elements * element_bytes;
+  const auto low_bit = static_cast<int64_t>(
+      std::bit_floor(static_cast<uint64_t>(out.bytes) & (~static_cast<uint64_t>(out.bytes) + 1)));
+  out.alignment = std::min<int64_t>(low_bit, 128);
+  if (out.alignment < gpu.min_alignment_bytes) {
+    out.factor = gpu.model.misaligned_factor;
+  } else {
+    const int64_t preferred = gpu.preferred_alignment_bytes;
+    const int halvings = out.alignment >= preferred
+                             ? 0
+                             : std::countr_zero(static_cast<uint64_t>(preferred)) -
+                                   std::countr_zero(static_cast<uint64_t>(out.alignment));
+    out.factor = 1.0 - kLossPerHalving * halvings;
+  }
+  return out;
+}
+
+// CTAs one SM runs at once for a tile of this area (register and shared
+// memory budgets of the libraries' kernels).
+int CtasPerSm(TileShape tile) {
+  const int area = tile.m * tile.n;
+  if (area >= 128 * 128) return 1;
+  if (area >= 128 * 64) return 2;
+  return 4;
+}
+
+}  // namespace
+
+absl::Status ValidateGemmSizes(int64_t m, int64_t n, int64_t k, int64_t batch) {
+  using internal::CheckSize;
+  if (auto s = CheckSize("m", m, kMaxGemmDim); !s.ok()) return s;
+  if (auto s = CheckSize("n", n, kMaxGemmDim); !s.ok()) return s;
+  if (auto s = CheckSize("k", k, kMaxGemmDim); !s.ok()) return s;
+  if (auto s = CheckSize("batch", batch, kMaxGemmBatch); !s.ok()) return s;
+  // Keep every product far from int64 overflow (FLOPs and bytes as doubles).
+  const double elements =
+      static_cast<double>(batch) * std::max({static_cast<double>(m) * static_cast<double>(n),
+                                             static_cast<double>(m) * static_cast<double>(k),
+                                             static_cast<double>(n) * static_cast<double>(k)});
+  if (elements > 0x1p40) {
+    return absl::InvalidArgumentError(
+        StrCat("batch·m·n·k: one operand would hold ", elements, " elements (at most 2^40)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Prediction> Predict(const GemmShape& g, const GpuSpec& gpu) {
+  if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) return s;
+  Prediction p;
+  p.peak_tflops = gpu.PeakTflops(g.dtype);
+  if (p.peak_tflops <= 0) {
+    return absl::InvalidArgumentError(
+        StrCat("dtype: ", gpu.name, " has no dense ", DTypeName(g.dtype), " path"));
+  }
+  const int in_bytes = ElementBytes(g.dtype);
+  const int out_bytes = ElementBytes(OutputDType(g.dtype));
+  p.a = Align(g.ContiguousA(), in_bytes, gpu);
+  p.b = Align(g.ContiguousB(), in_bytes, gpu);
+  p.c = Align(g.ContiguousC(), out_bytes, gpu);
+  p.alignment_factor = std::min({p.a.factor, p.b.factor, p.c.factor});
+
+  const double m = static_cast<double>(g.m);
+  const double n = static_cast<double>(g.n);
+  const double batch = static_cast<double>(g.batch);
+  const int64_t k_step = kKStepBytes / in_bytes;
+  const double k_padded = static_cast<double>(CeilDiv(g.k, k_step) * k_step);
+
+  // [FLOP/µs] one SM sustains on a full-rate tile.
+  const double sm_rate = p.peak_tflops * 1e6 / gpu.sm_count * gpu.model.compute_efficiency;
+  const double bytes = batch * ((m + n) * static_cast<double>(g.k) * in_bytes + m * n * out_bytes);
+  const double memory_us = bytes / (gpu.memory_bandwidth_gbs * 1e3 * gpu.model.memory_efficiency);
+
+  for (size_t i = 0; i < kTileShapes.size(); ++i) {
+    const TileShape tile = kTileShapes[i];
+    TileEstimate& e = p.tiles[i];
+    e.tile = tile;
+    e.ctas_per_sm = CtasPerSm(tile);
+    const int64_t tiles_m = CeilDiv(g.m, tile.m);
+    const int64_t tiles_n = CeilDiv(g.n, tile.n);
+    e.tiles = tiles_m * tiles_n * g.batch;
+    const int64_t slots = int64_t{gpu.sm_count} * e.ctas_per_sm;
+    e.waves = CeilDiv(e.tiles, slots);
+    e.tile_efficiency = m * n / static_cast<double>(tiles_m * tile.m * tiles_n * tile.n);
+    e.wave_efficiency = static_cast<double>(e.tiles) / static_cast<double>(e.waves * slots);
+    e.k_efficiency = static_cast<double>(g.k) / k_padded;
+    const double intensity = static_cast<double>(tile.m * tile.n) / (tile.m + tile.n);
+    e.reuse_efficiency = std::min(1.0, std::sqrt(intensity / gpu.model.full_rate_intensity));
+    const double tile_flops = 2.0 * tile.m * tile.n * k_padded;
+    const double wave_us =
+        e.ctas_per_sm * tile_flops / (sm_rate * e.reuse_efficiency * p.alignment_factor);
+    e.compute_us = static_cast<double>(e.waves) * wave_us;
+    e.memory_us = memory_us;
+    e.time_us = std::max(e.compute_us, e.memory_us) + gpu.model.launch_us;
+    if (i == 0 || e.time_us < p.best.time_us) p.best = e;
+  }
+  p.time_us = p.best.time_us;
+  p.tflops = g.Flops() / p.time_us / 1e6;
+  p.memory_bound = p.best.memory_us > p.best.compute_us;
+  return p;
+}
+
+}  // namespace crest

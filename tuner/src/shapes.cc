@@ -1,0 +1,103 @@
+#include "crest/tuner/shapes.h"
+
+#include <string>
+#include <string_view>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/limits.h"
+#include "sizes.h"
+
+namespace crest {
+namespace {
+
+GemmShape Make(std::string_view row, Pass pass, int64_t batch, int64_t m, int64_t n, int64_t k,
+               DType dtype, std::string_view layout) {
+  GemmShape g;
+  g.name = StrCat(row, ".", PassName(pass));
+  g.pass = pass;
+  g.batch = batch;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.dtype = dtype;
+  ParseLayout(layout, &g.a_transposed, &g.b_transposed);
+  return g;
+}
+
+// A linear layer Y[M,N] = X[M,K]·W[N,K]ᵀ and, for training, its gradients:
+// dX[M,K] = dY[M,N]·W[N,K] and dW[N,K] = dY[M,N]ᵀ·X[M,K].
+void AddLinear(std::vector<GemmShape>& out, std::string_view row, int64_t m, int64_t n, int64_t k,
+               DType dtype, bool backward) {
+  out.push_back(Make(row, Pass::kFwd, 1, m, n, k, dtype, "NT"));
+  if (!backward) return;
+  out.push_back(Make(row, Pass::kDgrad, 1, m, k, n, dtype, "NN"));
+  out.push_back(Make(row, Pass::kWgrad, 1, n, k, m, dtype, "TN"));
+}
+
+void AddMlp(std::vector<GemmShape>& out, int64_t tokens, int64_t hidden, int64_t d_ff, int64_t tp,
+            DType dtype, const ShapeOptions& options) {
+  const bool bwd = options.include_backward;
+  if (options.fuse_gate_up) {
+    AddLinear(out, "mlp_gate_up", tokens, 2 * d_ff / tp, hidden, dtype, bwd);
+  } else {
+    AddLinear(out, "mlp_gate", tokens, d_ff / tp, hidden, dtype, bwd);
+    AddLinear(out, "mlp_up", tokens, d_ff / tp, hidden, dtype, bwd);
+  }
+  AddLinear(out, "mlp_down", tokens, hidden, d_ff / tp, dtype, bwd);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<GemmShape>> TransformerGemms(const ModelConfig& c,
+                                                        const ShapeOptions& options) {
+  if (auto s = ValidateModelConfig(c); !s.ok()) return s;
+  const int64_t t = c.tp;
+  const int64_t tokens = c.Tokens();
+  const int64_t d = c.HeadDim();
+  const int64_t s = c.seq;
+  const int64_t heads_per_rank = c.micro_batch * c.heads / t;
+  const bool bwd = options.include_backward;
+
+  std::vector<GemmShape> out;
+  out.reserve(bwd ? 27 : 9);
+  AddLinear(out, "qkv", tokens, (c.heads + 2 * c.KvHeads()) * d / t, c.hidden, c.dtype, bwd);
+
+  // Attention runs one GEMM per (sequence, head) on this rank. For these,
+  // "dgrad" is the gradient of the left operand and "wgrad" of the right.
+  // S = Q·Kᵀ: dQ = dS·K, dK = dSᵀ·Q.
+  out.push_back(Make("attn_score", Pass::kFwd, heads_per_rank, s, s, d, c.dtype, "NT"));
+  if (bwd) {
+    out.push_back(Make("attn_score", Pass::kDgrad, heads_per_rank, s, d, s, c.dtype, "NN"));
+    out.push_back(Make("attn_score", Pass::kWgrad, heads_per_rank, s, d, s, c.dtype, "TN"));
+  }
+  // O = P·V: dP = dO·Vᵀ, dV = Pᵀ·dO.
+  out.push_back(Make("attn_value", Pass::kFwd, heads_per_rank, s, d, s, c.dtype, "NN"));
+  if (bwd) {
+    out.push_back(Make("attn_value", Pass::kDgrad, heads_per_rank, s, s, d, c.dtype, "NT"));
+    out.push_back(Make("attn_value", Pass::kWgrad, heads_per_rank, s, d, s, c.dtype, "TN"));
+  }
+
+  AddLinear(out, "attn_out", tokens, c.hidden, c.heads * d / t, c.dtype, bwd);
+  AddMlp(out, tokens, c.hidden, c.d_ff, t, c.dtype, options);
+  AddLinear(out, "logits", tokens, c.vocab / t, c.hidden, c.dtype, bwd);
+  return out;
+}
+
+absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,
+                                                int64_t tp, DType dtype,
+                                                const ShapeOptions& options) {
+  using internal::CheckSize;
+  if (auto s = CheckSize("tokens", tokens, kMaxTokens); !s.ok()) return s;
+  if (auto s = CheckSize("hidden", hidden, kMaxHidden); !s.ok()) return s;
+  if (auto s = CheckSize("d-ff", d_ff, kMaxDff); !s.ok()) return s;
+  if (auto s = CheckSize("tp", tp, kMaxTp); !s.ok()) return s;
+  if (d_ff % tp != 0) {
+    return absl::InvalidArgumentError(
+        StrCat("d-ff (", d_ff, ") must be divisible by tp (", tp, ")"));
+  }
+  std::vector<GemmShape> out;
+  AddMlp(out, tokens, hidden, d_ff, tp, dtype, options);
+  return out;
+}
+
+}  // namespace crest

@@ -1,10 +1,12 @@
 // `crest dff`: rank d_ff candidates near r·h by the time of the SwiGLU MLP.
 #include <bit>
 #include <memory>
+#include <numeric>
 #include <string>
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/service/store_answers.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/predictor.h"
 #include "dff_flags.h"
@@ -17,6 +19,8 @@ namespace {
 struct DffCommandFlags {
   DffFlags window;
   int top = 10;
+  std::string db;
+  int64_t cublaslt = 0;
 };
 
 // Largest power of two dividing the per-rank d_ff, capped at 1024: the
@@ -26,21 +30,42 @@ int64_t PowerOfTwoFactor(int64_t d_ff, int64_t tp) {
   return std::min<int64_t>(1024, static_cast<int64_t>(v & (~v + 1)));
 }
 
-void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, std::ostream& out) {
+void PrintSources(const GpuSpec& gpu, const DffRanking& r, const std::string& db,
+                  std::ostream& out) {
+  if (db.empty()) {
+    out << "source: predicted (" << kPredictorVersion << ", " << gpu.model.calibration
+        << "; not measured)\n";
+    return;
+  }
+  out << "source: " << db << ": " << r.measured << " candidates measured, " << r.predicted
+      << " predicted (" << kPredictorVersion << ", not measured), " << r.missing
+      << " not in the database\n";
+  for (const DffRow& row : r.rows) {
+    if (row.source == "measured") {
+      out << "measured on: " << row.provenance << "\n";
+      break;
+    }
+  }
+}
+
+void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, const std::string& db,
+                std::ostream& out) {
   out << "d_ff near " << q.ratio.text << "*" << q.hidden << " on " << gpu.name << ": SwiGLU MLP "
       << (q.train ? "forward+backward" : "forward") << ", " << DTypeName(q.dtype) << ", "
       << q.tokens << " tokens, tp=" << q.tp
       << (q.fuse_gate_up ? ", gate+up fused" : ", gate and up separate") << "\n";
-  out << "source: " << r.baseline.source << " (" << r.baseline.provenance;
-  if (r.baseline.source == "predicted") out << ", " << gpu.model.calibration << "; not measured";
-  out << ")\n";
+  PrintSources(gpu, r, db, out);
   out << "baseline floor(" << q.ratio.text << "*" << q.hidden << ") = " << r.candidates.naive;
   if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
-  out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
-      << " TFLOP/s\n";
-  out << r.evaluated << " candidates from " << r.candidates.values.front() << " to "
-      << r.candidates.values.back() << " (window +/-" << q.window << ", step "
-      << std::lcm(q.align, q.tp) << ")\n\n";
+  if (r.baseline_found) {
+    out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
+        << " TFLOP/s, " << r.baseline.source << "\n";
+  } else {
+    out << ": not in the database (no speed-ups)\n";
+  }
+  out << r.evaluated << " of " << r.candidates.values.size() << " candidates from "
+      << r.candidates.values.front() << " to " << r.candidates.values.back() << " (window +/-"
+      << q.window << ", step " << std::lcm(q.align, q.tp) << ")\n\n";
   Table table({{"rank"},
                {"d_ff"},
                {"pow2"},
@@ -55,7 +80,8 @@ void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, std:
     table.AddRow({std::to_string(++rank),
                   std::to_string(row.d_ff) + (row.d_ff == r.candidates.baseline ? "*" : ""),
                   std::to_string(PowerOfTwoFactor(row.d_ff, q.tp)), Fixed(row.time_us, 1),
-                  Fixed(row.tflops, 1), Fixed(row.speedup_vs_baseline, 3) + "x",
+                  Fixed(row.tflops, 1),
+                  row.speedup_vs_baseline > 0 ? Fixed(row.speedup_vs_baseline, 3) + "x" : "-",
                   Grouped(row.mlp_params),
                   (row.params_delta > 0 ? "+" : "") + Grouped(row.params_delta), row.source});
   }
@@ -69,37 +95,56 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   if (!query.ok()) return query.status();
   auto gpu = FindGpu(f.window.gpu);
   if (!gpu.ok()) return gpu.status();
-  auto ranking = RankDff(*query, PredictorTimer(**gpu));
+  absl::StatusOr<DffRanking> ranking;
+  if (f.db.empty()) {
+    ranking = RankDff(*query, PredictorTimer(**gpu));
+  } else {
+    store::StoreOptions options;
+    options.read_only = true;
+    auto db = store::Store::Open(f.db, options);
+    if (!db.ok()) return db.status();
+    store::SoftwarePin pin;
+    if (f.cublaslt > 0) pin.cublaslt = f.cublaslt;
+    ranking = service::RankDffFromStore(*query, **gpu, **db, pin);
+  }
   if (!ranking.ok()) return ranking.status();
   if (!io.json) {
-    PrintHuman(*query, **gpu, *ranking, io.out);
+    PrintHuman(*query, **gpu, *ranking, f.db, io.out);
     return absl::OkStatus();
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const DffRow& row : ranking->rows) rows.push_back(DffRowJson(row));
   const DffRow& b = ranking->baseline;
-  io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                           {"gpu", std::string((*gpu)->name)},
-                           {"hidden", query->hidden},
-                           {"ratio", query->ratio.text},
-                           {"tokens", query->tokens},
-                           {"tp", query->tp},
-                           {"dtype", std::string(DTypeName(query->dtype))},
-                           {"pass", f.window.pass},
-                           {"fuse_gate_up", query->fuse_gate_up},
-                           {"window", query->window},
-                           {"align", query->align},
-                           {"evaluated", ranking->evaluated},
-                           {"baseline",
-                            {{"d_ff", b.d_ff},
-                             {"naive_d_ff", ranking->candidates.naive},
-                             {"time_us", b.time_us},
-                             {"tflops", b.tflops},
-                             {"mlp_params", b.mlp_params},
-                             {"source", b.source}}},
-                           {"candidates", rows}}
-                .dump(2)
-         << '\n';
+  const bool found = ranking->baseline_found;
+  io.out
+      << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                        {"gpu", std::string((*gpu)->name)},
+                        {"hidden", query->hidden},
+                        {"ratio", query->ratio.text},
+                        {"tokens", query->tokens},
+                        {"tp", query->tp},
+                        {"dtype", std::string(DTypeName(query->dtype))},
+                        {"pass", f.window.pass},
+                        {"fuse_gate_up", query->fuse_gate_up},
+                        {"window", query->window},
+                        {"align", query->align},
+                        {"evaluated", ranking->evaluated},
+                        {"db", f.db.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.db)},
+                        {"coverage",
+                         {{"candidates", ranking->candidates.values.size()},
+                          {"measured", ranking->measured},
+                          {"predicted", ranking->predicted},
+                          {"missing", ranking->missing}}},
+                        {"baseline",
+                         {{"d_ff", b.d_ff},
+                          {"naive_d_ff", ranking->candidates.naive},
+                          {"time_us", found ? nlohmann::json(b.time_us) : nlohmann::json(nullptr)},
+                          {"tflops", found ? nlohmann::json(b.tflops) : nlohmann::json(nullptr)},
+                          {"mlp_params", b.mlp_params},
+                          {"source", found ? nlohmann::json(b.source) : nlohmann::json(nullptr)}}},
+                        {"candidates", rows}}
+             .dump(2)
+      << '\n';
   return absl::OkStatus();
 }
 
@@ -112,6 +157,11 @@ Command RegisterDff(CLI::App& root) {
       "dff", "Rank SwiGLU d_ff candidates near r*h by the time of the whole MLP");
   AddDffFlags(*cmd.app, flags->window);
   cmd.app->add_option("--top", flags->top, "rows to show (0 = all)")->capture_default_str();
+  cmd.app->add_option("--db", flags->db,
+                      "answer from this database (measured where it has measurements, else its "
+                      "predictions) instead of running the model");
+  cmd.app->add_option("--cublaslt", flags->cublaslt,
+                      "with --db: only measurements with this cuBLASLt version (default: newest)");
   cmd.run = [flags](Io& io) { return RunDff(*flags, io); };
   return cmd;
 }

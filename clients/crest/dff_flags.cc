@@ -2,11 +2,12 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "nlohmann/json.hpp"
 
 namespace crest::cli {
 
-void AddDffFlags(CLI::App& app, DffFlags& f) {
-  app.add_option("--hidden", f.hidden, "hidden size h")->required();
+void AddDffFlags(CLI::App& app, DffFlags& f, bool required) {
+  app.add_option("--hidden", f.hidden, "hidden size h")->required(required);
   app.add_option("--ratio", f.ratio, "d_ff ratio r: a fraction (8/3) or a decimal (2.6667)")
       ->capture_default_str();
   app.add_option("--window", f.window, "candidates within +/- this of the baseline floor(r*h)")
@@ -20,7 +21,18 @@ void AddDffFlags(CLI::App& app, DffFlags& f) {
   app.add_option("--pass", f.pass, kPassHelp)->capture_default_str();
   app.add_flag("--separate-gate-up", f.separate_gate_up,
                "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
-  app.add_option("--gpu", f.gpu, "catalogued GPU (see `crest gpus`)")->required();
+  app.add_option("--gpu", f.gpu, "catalogued GPU (see `crest gpus`)")->required(required);
+}
+
+std::string DffFlagsToSpecJson(const DffFlags& f) {
+  nlohmann::json item = {{"hidden", f.hidden}, {"ratio", f.ratio},
+                         {"window", f.window}, {"align", f.align},
+                         {"tokens", f.tokens}, {"tp", f.tp},
+                         {"pass", f.pass},     {"fuse_gate_up", !f.separate_gate_up},
+                         {"dtype", f.dtype}};
+  nlohmann::json spec = {{"version", 1}, {"dff", nlohmann::json::array({item})}};
+  if (!f.gpu.empty()) spec["gpu"] = f.gpu;
+  return spec.dump();
 }
 
 absl::StatusOr<DffQuery> ToDffQuery(const DffFlags& f, int top) {

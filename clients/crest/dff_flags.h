@@ -24,8 +24,12 @@ struct DffFlags {
 };
 
 // Adds --hidden --ratio --window --align --tokens --tp --dtype --pass
-// --separate-gate-up --gpu to `app`, bound to `flags`.
-void AddDffFlags(CLI::App& app, DffFlags& flags);
+// --separate-gate-up --gpu to `app`, bound to `flags`. With required=false,
+// --hidden and --gpu may be left out (the caller checks).
+void AddDffFlags(CLI::App& app, DffFlags& flags, bool required = true);
+
+// The JSON sweep spec equivalent of the d_ff flags (see docs/sweep-spec.md).
+std::string DffFlagsToSpecJson(const DffFlags& flags);
 
 // InvalidArgument names the flag (ratio, dtype, pass).
 absl::StatusOr<DffQuery> ToDffQuery(const DffFlags& flags, int top);

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "crest/common/str_cat.h"
+
 namespace crest::cli {
 
 using nlohmann::json;
@@ -89,15 +91,38 @@ json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p)
           {"candidates", tiles}};
 }
 
+json DeviceJson(const DeviceInfo& d) {
+  return {{"name", d.name},
+          {"uuid", d.uuid},
+          {"gpu_model", d.gpu_model},
+          {"host", d.host},
+          {"sm_count", d.sm_count},
+          {"compute_capability", StrCat(d.cc_major, ".", d.cc_minor)},
+          {"l2_bytes", d.l2_bytes},
+          {"memory_bytes", d.memory_bytes},
+          {"sm_clock_mhz", d.sm_clock_mhz},
+          {"memory_clock_mhz", d.memory_clock_mhz}};
+}
+
+json SoftwareJson(const SoftwareInfo& s) {
+  return {{"driver", s.driver}, {"cuda_runtime", s.cuda_runtime}, {"cublaslt", s.cublaslt}};
+}
+
 json DffRowJson(const DffRow& row) {
-  return {{"d_ff", row.d_ff},
-          {"time_us", row.time_us},
-          {"tflops", row.tflops},
-          {"speedup_vs_baseline", row.speedup_vs_baseline},
-          {"mlp_params", row.mlp_params},
-          {"params_delta", row.params_delta},
-          {"source", row.source},
-          {"provenance", row.provenance}};
+  json out = {{"d_ff", row.d_ff},
+              {"time_us", row.time_us},
+              {"tflops", row.tflops},
+              {"speedup_vs_baseline",
+               row.speedup_vs_baseline > 0 ? json(row.speedup_vs_baseline) : json(nullptr)},
+              {"mlp_params", row.mlp_params},
+              {"params_delta", row.params_delta},
+              {"source", row.source},
+              {"provenance", row.provenance}};
+  if (row.source == "measured") {
+    out["device"] = DeviceJson(row.device);
+    out["software"] = SoftwareJson(row.software);
+  }
+  return out;
 }
 
 }  // namespace crest::cli

@@ -10,6 +10,7 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitFailure = 1;
+constexpr int kExitInterrupted = 130;
 
 void PrintVersion(std::ostream& out) {
   out << "crest " << crest::build::kVersion << "\n"
@@ -38,8 +39,10 @@ int main(int argc, char** argv) {
       "print version and build information");
 
   std::vector<crest::cli::Command> commands = {
-      crest::cli::RegisterGpus(app), crest::cli::RegisterShapes(app),
-      crest::cli::RegisterExplain(app), crest::cli::RegisterDff(app)};
+      crest::cli::RegisterGpus(app),    crest::cli::RegisterShapes(app),
+      crest::cli::RegisterExplain(app), crest::cli::RegisterDff(app),
+      crest::cli::RegisterSweep(app),   crest::cli::RegisterLookup(app),
+      crest::cli::RegisterDb(app)};
 
   try {
     app.parse(argc, argv);
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
     const absl::Status status = command.run(io);
     if (status.ok()) return 0;
     std::cerr << "crest " << command.app->get_name() << ": error: " << status.message() << "\n";
+    if (absl::IsCancelled(status)) return kExitInterrupted;
     const bool bad_input = absl::IsInvalidArgument(status) || absl::IsNotFound(status);
     return bad_input ? kExitBadInput : kExitFailure;
   }

@@ -20,7 +20,10 @@ DffQuery Query(int top = 0) {
 // d_ff-derived, except that d_ff = 10921 is very fast. Deterministic.
 Timing Scripted(const GemmShape& g) {
   const bool special = g.k == 10921 || g.n == 2 * 10921;
-  return {special ? 1.0 : 10.0, "predicted", "scripted"};
+  Timing t;
+  t.time_us = special ? 1.0 : 10.0;
+  t.source = "predicted";
+  return t;
 }
 
 TEST(RankDff, RanksFastestFirstAndMeasuresSpeedupAgainstTheBaseline) {
@@ -45,7 +48,10 @@ TEST(RankDff, TrainTimesSixGemmsPerCandidate) {
   int calls = 0;
   auto r = RankDff(q, [&](const GemmShape&) -> absl::StatusOr<Timing> {
     ++calls;
-    return Timing{1.0, "predicted", "x"};
+    Timing t;
+    t.time_us = 1.0;
+    t.source = "predicted";
+    return t;
   });
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(calls, 5 * 6);
@@ -62,7 +68,10 @@ TEST(RankDff, TopKeepsTheBestRows) {
 
 TEST(RankDff, MixedSourcesAreLabelledMixed) {
   auto r = RankDff(Query(), [](const GemmShape& g) -> absl::StatusOr<Timing> {
-    return Timing{1.0, g.name.starts_with("mlp_down") ? "measured" : "predicted", "x"};
+    Timing t;
+    t.time_us = 1.0;
+    t.source = g.name.starts_with("mlp_down") ? "measured" : "predicted";
+    return t;
   });
   ASSERT_TRUE(r.ok());
   for (const auto& row : r->rows) EXPECT_EQ(row.source, "mixed");

@@ -10,37 +10,35 @@
 namespace crest {
 namespace {
 
-// Times the whole MLP for one d_ff: the sum of its GEMMs. A row mixes
-// sources only when the timer does; it then says "mixed", never hides it.
-absl::StatusOr<DffRow> TimeMlp(const DffQuery& q, int64_t d_ff, const GemmTimer& timer) {
-  ShapeOptions options;
-  options.include_backward = q.train;
-  options.fuse_gate_up = q.fuse_gate_up;
-  auto gemms = MlpGemms(q.tokens, q.hidden, d_ff, q.tp, q.dtype, options);
+absl::StatusOr<DffRow> TimeMlp(const DffQuery& q, int64_t d_ff, const MlpTimer& timer) {
+  auto gemms = DffCandidateGemms(q, d_ff);
   if (!gemms.ok()) return gemms.status();
+  auto t = timer(*gemms);
+  if (!t.ok()) return t.status();
   DffRow row;
   row.d_ff = d_ff;
+  row.time_us = t->time_us;
   double flops = 0;
-  for (const GemmShape& g : *gemms) {
-    auto t = timer(g);
-    if (!t.ok()) return t.status();
-    row.time_us += t->time_us;
-    flops += g.Flops();
-    if (row.source.empty()) {
-      row.source = t->source;
-      row.provenance = t->provenance;
-    } else if (row.source != t->source) {
-      row.source = "mixed";
-    }
-  }
+  for (const GemmShape& g : *gemms) flops += g.Flops();
   row.tflops = flops / row.time_us / 1e6;
   row.mlp_params = 3 * q.hidden * d_ff / q.tp;
+  row.source = t->source;
+  row.provenance = t->provenance;
+  row.device = t->device;
+  row.software = t->software;
   return row;
 }
 
 }  // namespace
 
-absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const GemmTimer& timer) {
+absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int64_t d_ff) {
+  ShapeOptions options;
+  options.include_backward = q.train;
+  options.fuse_gate_up = q.fuse_gate_up;
+  return MlpGemms(q.tokens, q.hidden, d_ff, q.tp, q.dtype, options);
+}
+
+absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const MlpTimer& timer) {
   if (q.top < 0) {
     return absl::InvalidArgumentError(StrCat("top must be 0 (all) or more (got ", q.top, ")"));
   }
@@ -53,29 +51,66 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const GemmTimer& timer) {
   rows.reserve(out.candidates.values.size());
   for (int64_t d_ff : out.candidates.values) {
     auto row = TimeMlp(q, d_ff, timer);
-    if (!row.ok()) return row.status();
-    if (d_ff == out.candidates.baseline) out.baseline = *row;
+    if (!row.ok()) {
+      if (q.skip_missing && absl::IsNotFound(row.status())) {
+        ++out.missing;
+        continue;
+      }
+      return row.status();
+    }
+    if (d_ff == out.candidates.baseline) {
+      out.baseline = *row;
+      out.baseline_found = true;
+    }
+    if (row->source == "measured") ++out.measured;
+    if (row->source == "predicted") ++out.predicted;
     rows.push_back(*std::move(row));
   }
   out.evaluated = static_cast<int64_t>(rows.size());
+  if (!out.baseline_found) out.baseline.d_ff = out.candidates.baseline;
   for (DffRow& row : rows) {
-    row.speedup_vs_baseline = out.baseline.time_us / row.time_us;
-    row.params_delta = row.mlp_params - out.baseline.mlp_params;
+    row.speedup_vs_baseline = out.baseline_found ? out.baseline.time_us / row.time_us : 0;
+    row.params_delta = row.mlp_params - 3 * q.hidden * out.candidates.baseline / q.tp;
   }
-  out.baseline.speedup_vs_baseline = 1.0;
+  out.baseline.mlp_params = 3 * q.hidden * out.candidates.baseline / q.tp;
+  out.baseline.speedup_vs_baseline = out.baseline_found ? 1.0 : 0;
   std::stable_sort(rows.begin(), rows.end(),
                    [](const DffRow& a, const DffRow& b) { return a.time_us < b.time_us; });
-  if (q.top > 0 && rows.size() > static_cast<size_t>(q.top))
+  if (q.top > 0 && rows.size() > static_cast<size_t>(q.top)) {
     rows.resize(static_cast<size_t>(q.top));
+  }
   out.rows = std::move(rows);
   return out;
+}
+
+absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const GemmTimer& timer) {
+  // Sums a per-GEMM timer; a candidate whose GEMMs come from different
+  // sources says "mixed", never hides it.
+  return RankDff(q, MlpTimer([&timer](std::span<const GemmShape> gemms) -> absl::StatusOr<Timing> {
+                   Timing sum;
+                   for (const GemmShape& g : gemms) {
+                     auto t = timer(g);
+                     if (!t.ok()) return t.status();
+                     sum.time_us += t->time_us;
+                     if (sum.source.empty()) {
+                       sum = Timing{sum.time_us, t->source, t->provenance, t->device, t->software};
+                     } else if (sum.source != t->source) {
+                       sum.source = "mixed";
+                     }
+                   }
+                   return sum;
+                 }));
 }
 
 GemmTimer PredictorTimer(const GpuSpec& gpu) {
   return [&gpu](const GemmShape& g) -> absl::StatusOr<Timing> {
     auto p = Predict(g, gpu);
     if (!p.ok()) return p.status();
-    return Timing{p->time_us, "predicted", std::string(p->model_version)};
+    Timing t;
+    t.time_us = p->time_us;
+    t.source = "predicted";
+    t.provenance = std::string(p->model_version);
+    return t;
   };
 }
 

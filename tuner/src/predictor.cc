@@ -48,7 +48,28 @@ int CtasPerSm(TileShape tile) {
   return 4;
 }
 
+int64_t KPadded(const GemmShape& g) {
+  const int64_t k_step = kKStepBytes / ElementBytes(g.dtype);
+  return CeilDiv(g.k, k_step) * k_step;
+}
+
 }  // namespace
+
+TileEstimate QuantizeTiles(const GemmShape& g, TileShape tile, int sm_count) {
+  TileEstimate e;
+  e.tile = tile;
+  e.ctas_per_sm = CtasPerSm(tile);
+  const int64_t tiles_m = CeilDiv(g.m, tile.m);
+  const int64_t tiles_n = CeilDiv(g.n, tile.n);
+  e.tiles = tiles_m * tiles_n * g.batch;
+  const int64_t slots = int64_t{sm_count} * e.ctas_per_sm;
+  e.waves = CeilDiv(e.tiles, slots);
+  e.tile_efficiency = static_cast<double>(g.m) * static_cast<double>(g.n) /
+                      static_cast<double>(tiles_m * tile.m * tiles_n * tile.n);
+  e.wave_efficiency = static_cast<double>(e.tiles) / static_cast<double>(e.waves * slots);
+  e.k_efficiency = static_cast<double>(g.k) / static_cast<double>(KPadded(g));
+  return e;
+}
 
 absl::Status ValidateGemmSizes(int64_t m, int64_t n, int64_t k, int64_t batch) {
   using internal::CheckSize;
@@ -86,8 +107,7 @@ absl::StatusOr<Prediction> Predict(const GemmShape& g, const GpuSpec& gpu) {
   const double m = static_cast<double>(g.m);
   const double n = static_cast<double>(g.n);
   const double batch = static_cast<double>(g.batch);
-  const int64_t k_step = kKStepBytes / in_bytes;
-  const double k_padded = static_cast<double>(CeilDiv(g.k, k_step) * k_step);
+  const double k_padded = static_cast<double>(KPadded(g));
 
   // [FLOP/µs] one SM sustains on a full-rate tile.
   const double sm_rate = p.peak_tflops * 1e6 / gpu.sm_count * gpu.model.compute_efficiency;
@@ -97,16 +117,7 @@ absl::StatusOr<Prediction> Predict(const GemmShape& g, const GpuSpec& gpu) {
   for (size_t i = 0; i < kTileShapes.size(); ++i) {
     const TileShape tile = kTileShapes[i];
     TileEstimate& e = p.tiles[i];
-    e.tile = tile;
-    e.ctas_per_sm = CtasPerSm(tile);
-    const int64_t tiles_m = CeilDiv(g.m, tile.m);
-    const int64_t tiles_n = CeilDiv(g.n, tile.n);
-    e.tiles = tiles_m * tiles_n * g.batch;
-    const int64_t slots = int64_t{gpu.sm_count} * e.ctas_per_sm;
-    e.waves = CeilDiv(e.tiles, slots);
-    e.tile_efficiency = m * n / static_cast<double>(tiles_m * tile.m * tiles_n * tile.n);
-    e.wave_efficiency = static_cast<double>(e.tiles) / static_cast<double>(e.waves * slots);
-    e.k_efficiency = static_cast<double>(g.k) / k_padded;
+    e = QuantizeTiles(g, tile, gpu.sm_count);
     const double intensity = static_cast<double>(tile.m * tile.n) / (tile.m + tile.n);
     e.reuse_efficiency = std::min(1.0, std::sqrt(intensity / gpu.model.full_rate_intensity));
     const double tile_flops = 2.0 * tile.m * tile.n * k_padded;

@@ -13,7 +13,9 @@ namespace {
 GemmShape Make(std::string_view row, Pass pass, int64_t batch, int64_t m, int64_t n, int64_t k,
                DType dtype, std::string_view layout) {
   GemmShape g;
-  g.name = StrCat(row, ".", PassName(pass));
+  // Plain concatenation: this runs for every GEMM of every ranked candidate.
+  g.name.reserve(row.size() + 7);
+  g.name.append(row).append(".").append(PassName(pass));
   g.pass = pass;
   g.batch = batch;
   g.m = m;

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "crest/tuner/candidates.h"
+#include "crest/tuner/device_info.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
 
@@ -26,15 +28,24 @@ struct DffQuery {
   bool train = false;  // add dgrad and wgrad GEMMs
   bool fuse_gate_up = true;
   int top = 10;  // rows kept; 0 keeps all
+  // Leave out candidates the timer answers NotFound for (a database that
+  // does not cover the whole window) instead of failing.
+  bool skip_missing = false;
 };
 
 // Where one number came from.
 struct Timing {
   double time_us = 0;
   std::string source;      // "predicted" or "measured"
-  std::string provenance;  // model version, or device and software
+  std::string provenance;  // model version, or device and software in words
+  DeviceInfo device;       // measured only
+  SoftwareInfo software;   // measured only
 };
+// Times one GEMM.
 using GemmTimer = std::function<absl::StatusOr<Timing>(const GemmShape&)>;
+// Times all GEMMs of one candidate's MLP together, so that a candidate is
+// answered from one source. NotFound: no answer for this candidate.
+using MlpTimer = std::function<absl::StatusOr<Timing>(std::span<const GemmShape>)>;
 
 struct DffRow {
   int64_t d_ff = 0;
@@ -45,17 +56,28 @@ struct DffRow {
   int64_t params_delta = 0;        // against the baseline
   std::string source;
   std::string provenance;
+  DeviceInfo device;      // measured rows
+  SoftwareInfo software;  // measured rows
 };
 
 struct DffRanking {
   DffCandidates candidates;
-  DffRow baseline;
+  DffRow baseline;  // time_us 0 when !baseline_found
+  bool baseline_found = false;
   std::vector<DffRow> rows;  // best (fastest) first; ties keep the smaller d_ff
   int64_t evaluated = 0;     // candidates timed
+  int64_t measured = 0;      // of those, answered from measurements
+  int64_t predicted = 0;     // … from predictions
+  int64_t missing = 0;       // candidates with no answer (skip_missing)
 };
 
 // InvalidArgument names the bad field; the timer's errors pass through.
+absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const MlpTimer& timer);
+// The same, summing a per-GEMM timer over each candidate's GEMMs.
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmTimer& timer);
+
+// The GEMMs of the MLP for one d_ff under `query`.
+absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& query, int64_t d_ff);
 
 // A timer that answers with the predictor for `gpu`.
 GemmTimer PredictorTimer(const GpuSpec& gpu);

@@ -64,6 +64,11 @@ struct Prediction {
 // for. Thread-safe; allocates nothing.
 absl::StatusOr<Prediction> Predict(const GemmShape& gemm, const GpuSpec& gpu);
 
+// The tile and wave arithmetic alone (no timing) of `gemm` cut into `tile`
+// CTAs on `sm_count` SMs: tiles, waves, tile/wave/K efficiency, CTAs per SM.
+// REQUIRES: sizes valid (ValidateGemmSizes), sm_count > 0.
+TileEstimate QuantizeTiles(const GemmShape& gemm, TileShape tile, int sm_count);
+
 // Checks the sizes of an ad-hoc GEMM against limits.h; shared by the CLI and
 // the predictor. InvalidArgument names the field.
 absl::Status ValidateGemmSizes(int64_t m, int64_t n, int64_t k, int64_t batch);

@@ -1,0 +1,167 @@
+// `crest db export|merge|check|stats`: fleet files.
+#include <memory>
+#include <vector>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/store/store.h"
+#include "json_views.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+struct DbFlags {
+  std::string db;
+  std::string out;
+  std::string into;
+  std::vector<std::string> snapshots;
+  bool upgrade = false;
+};
+
+absl::StatusOr<std::unique_ptr<store::Store>> OpenExisting(const std::string& path,
+                                                           bool read_only) {
+  store::StoreOptions options;
+  options.read_only = read_only;
+  options.create = false;
+  return store::Store::Open(path, options);
+}
+
+absl::Status RunExport(const DbFlags& f, Io& io) {
+  auto db = OpenExisting(f.db, /*read_only=*/true);
+  if (!db.ok()) return db.status();
+  if (auto s = (*db)->ExportTo(f.out); !s.ok()) return s;
+  if (io.json) {
+    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion}, {"snapshot", f.out}}.dump(2)
+           << '\n';
+  } else {
+    io.out << "exported " << f.db << " to " << f.out << "\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunMerge(const DbFlags& f, Io& io) {
+  store::StoreOptions options;
+  auto db = store::Store::Open(f.into, options);
+  if (!db.ok()) return db.status();
+  nlohmann::json merged = nlohmann::json::array();
+  for (const auto& snapshot : f.snapshots) {
+    auto r = (*db)->MergeFrom(snapshot);
+    if (!r.ok()) return r.status();
+    merged.push_back({{"snapshot", snapshot},
+                      {"devices", r->devices},
+                      {"software", r->software},
+                      {"jobs", r->jobs},
+                      {"measurements", r->measurements},
+                      {"predictions", r->predictions}});
+    if (!io.json) {
+      io.out << "merged " << snapshot << ": +" << r->measurements << " measurements, +"
+             << r->predictions << " predictions, +" << r->jobs << " jobs, +" << r->devices
+             << " devices, +" << r->software << " software versions\n";
+    }
+  }
+  if (io.json) {
+    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                             {"into", f.into},
+                             {"merged", merged}}
+                  .dump(2)
+           << '\n';
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunCheck(const DbFlags& f, Io& io) {
+  auto db = OpenExisting(f.db, /*read_only=*/!f.upgrade);
+  if (!db.ok()) return db.status();
+  auto r = (*db)->Check();
+  if (!r.ok()) return r.status();
+  if (io.json) {
+    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                             {"db", f.db},
+                             {"ok", r->ok},
+                             {"db_schema_version", r->schema_version},
+                             {"problems", r->problems}}
+                  .dump(2)
+           << '\n';
+  } else if (r->ok) {
+    io.out << f.db << ": ok (schema version " << r->schema_version << ", integrity ok)\n";
+  } else {
+    for (const auto& p : r->problems) io.out << f.db << ": " << p << '\n';
+  }
+  if (!r->ok) return absl::DataLossError(StrCat(f.db, ": check failed"));
+  return absl::OkStatus();
+}
+
+absl::Status RunStats(const DbFlags& f, Io& io) {
+  auto db = OpenExisting(f.db, /*read_only=*/true);
+  if (!db.ok()) return db.status();
+  auto s = (*db)->Stats();
+  if (!s.ok()) return s.status();
+  if (io.json) {
+    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                             {"db", f.db},
+                             {"db_schema_version", s->schema_version},
+                             {"file_bytes", s->file_bytes},
+                             {"devices", s->devices},
+                             {"software", s->software},
+                             {"measurements", s->measurements},
+                             {"verified_measurements", s->verified_measurements},
+                             {"predictions", s->predictions},
+                             {"jobs_by_state", s->jobs_by_state},
+                             {"measurements_by_gpu", s->measurements_by_gpu},
+                             {"predictions_by_gpu", s->predictions_by_gpu}}
+                  .dump(2)
+           << '\n';
+    return absl::OkStatus();
+  }
+  io.out << f.db << ": schema version " << s->schema_version << ", " << Grouped(s->file_bytes)
+         << " bytes\n  " << Grouped(s->measurements) << " measurements ("
+         << Grouped(s->verified_measurements) << " verified), " << Grouped(s->predictions)
+         << " predictions, " << s->devices << " devices, " << s->software << " software versions\n";
+  for (const auto& [gpu, n] : s->measurements_by_gpu) {
+    io.out << "  measured on " << gpu << ": " << Grouped(n) << "\n";
+  }
+  for (const auto& [gpu, n] : s->predictions_by_gpu) {
+    io.out << "  predicted for " << gpu << ": " << Grouped(n) << "\n";
+  }
+  io.out << "  jobs:";
+  if (s->jobs_by_state.empty()) io.out << " none";
+  for (const auto& [state, n] : s->jobs_by_state) io.out << " " << state << " " << n;
+  io.out << '\n';
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterDb(CLI::App& root) {
+  auto flags = std::make_shared<DbFlags>();
+  auto which = std::make_shared<std::string>();
+  Command cmd;
+  cmd.app = root.add_subcommand("db", "Database files: export, merge, check, stats");
+  cmd.app->require_subcommand(1);
+  CLI::App* exp =
+      cmd.app->add_subcommand("export", "Write a consistent snapshot (safe while a sweep writes)");
+  exp->add_option("--db", flags->db, "database to export")->required();
+  exp->add_option("--out", flags->out, "snapshot file to create (must not exist)")->required();
+  CLI::App* merge = cmd.app->add_subcommand(
+      "merge", "Merge snapshots into a database (idempotent; each row keeps its host)");
+  merge->add_option("--into", flags->into, "database to merge into (created if missing)")
+      ->required();
+  merge->add_option("snapshots", flags->snapshots, "snapshot files")->required();
+  CLI::App* check =
+      cmd.app->add_subcommand("check", "Check integrity and schema; exits 1 when either is wrong");
+  check->add_option("--db", flags->db, "database to check")->required();
+  check->add_flag("--upgrade", flags->upgrade, "upgrade an older schema first (writes the file)");
+  CLI::App* stats = cmd.app->add_subcommand("stats", "Count what a database holds");
+  stats->add_option("--db", flags->db, "database")->required();
+  cmd.run = [flags, exp, merge, check, stats](Io& io) -> absl::Status {
+    if (exp->parsed()) return RunExport(*flags, io);
+    if (merge->parsed()) return RunMerge(*flags, io);
+    if (check->parsed()) return RunCheck(*flags, io);
+    if (stats->parsed()) return RunStats(*flags, io);
+    return absl::InvalidArgumentError("db: give export, merge, check or stats");
+  };
+  return cmd;
+}
+
+}  // namespace crest::cli

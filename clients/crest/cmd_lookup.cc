@@ -1,0 +1,163 @@
+// `crest lookup`: the best known result for one GEMM, from a database.
+#include <memory>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/service/store_answers.h"
+#include "json_views.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+struct LookupFlags {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t batch = 1;
+  std::string dtype = "bf16";
+  std::string layout = "NT";
+  std::string gpu;
+  std::string db;
+  int64_t cublaslt = 0;
+};
+
+nlohmann::json MeasuredJson(const store::MeasurementRow& r) {
+  const auto& a = r.result.algo;
+  const auto& s = r.result.stats;
+  return {{"source", "measured"},
+          {"time_us", s.median_us},
+          {"tflops", r.result.tflops},
+          {"stats",
+           {{"median_us", s.median_us},
+            {"mean_us", s.mean_us},
+            {"min_us", s.min_us},
+            {"stdev_us", s.stdev_us},
+            {"samples", s.samples},
+            {"sm_clock_mhz", s.sm_clock_mhz}}},
+          {"algo",
+           {{"algo_id", a.algo_id},
+            {"tile", a.tile},
+            {"tile_m", a.tile_m},
+            {"tile_n", a.tile_n},
+            {"stages", a.stages},
+            {"split_k", a.split_k},
+            {"reduction_scheme", a.reduction_scheme},
+            {"swizzle", a.swizzle},
+            {"custom_option", a.custom_option},
+            {"cluster_shape", a.cluster_shape}}},
+          {"tiles", r.tiles},
+          {"waves", r.waves},
+          {"tile_efficiency", r.tile_efficiency},
+          {"wave_efficiency", r.wave_efficiency},
+          {"verified", r.result.verified},
+          {"cache_mode", r.cache_mode},
+          {"leading_dims", {{"lda", r.lda}, {"ldb", r.ldb}, {"ldc", r.ldc}}},
+          {"device", DeviceJson(r.device)},
+          {"software", SoftwareJson(r.software)}};
+}
+
+nlohmann::json PredictedJson(const store::PredictionRow& p) {
+  return {{"source", "predicted"},
+          {"model_version", p.model_version},
+          {"time_us", p.time_us},
+          {"tflops", p.tflops},
+          {"tile", {{"m", p.tile_m}, {"n", p.tile_n}}},
+          {"tiles", p.tiles},
+          {"waves", p.waves},
+          {"tile_efficiency", p.tile_efficiency},
+          {"wave_efficiency", p.wave_efficiency},
+          {"bound", p.bound}};
+}
+
+absl::Status RunLookup(const LookupFlags& f, Io& io) {
+  auto gpu = FindGpu(f.gpu);
+  if (!gpu.ok()) return gpu.status();
+  auto dtype = ParseDType(f.dtype);
+  if (!dtype.ok()) return dtype.status();
+  GemmShape g;
+  g.m = f.m;
+  g.n = f.n;
+  g.k = f.k;
+  g.batch = f.batch;
+  g.dtype = *dtype;
+  if (!ParseLayout(f.layout, &g.a_transposed, &g.b_transposed)) {
+    return absl::InvalidArgumentError(
+        StrCat("layout: '", f.layout, "' is not one of NT, NN, TN, TT"));
+  }
+  store::StoreOptions options;
+  options.read_only = true;
+  auto db = store::Store::Open(f.db, options);
+  if (!db.ok()) return db.status();
+  store::SoftwarePin pin;
+  if (f.cublaslt > 0) pin.cublaslt = f.cublaslt;
+  auto answer = service::LookupGemm(g, **gpu, **db, pin);
+  if (!answer.ok()) return answer.status();
+  if (!answer->measured && !answer->predicted) {
+    return absl::FailedPreconditionError(StrCat("no result in ", f.db, " for m=", g.m, " n=", g.n,
+                                                " k=", g.k, " batch=", g.batch, " ",
+                                                DTypeName(g.dtype), " ", g.Layout(), " on ",
+                                                (*gpu)->name, "; `crest explain` predicts it"));
+  }
+  nlohmann::json result =
+      answer->measured ? MeasuredJson(*answer->measured) : PredictedJson(*answer->predicted);
+  if (io.json) {
+    nlohmann::json doc = {{"schema_version", kJsonSchemaVersion},
+                          {"gpu", std::string((*gpu)->name)},
+                          {"gemm", GemmJson(g)}};
+    doc.update(result);
+    io.out << doc.dump(2) << '\n';
+    return absl::OkStatus();
+  }
+  io.out << "GEMM M=" << g.m << " N=" << g.n << " K=" << g.k << " batch=" << g.batch << " "
+         << DTypeName(g.dtype) << " " << g.Layout() << " on " << (*gpu)->name << "\n";
+  if (answer->measured) {
+    const auto& r = *answer->measured;
+    const auto& s = r.result.stats;
+    const auto& a = r.result.algo;
+    io.out << "MEASURED on " << service::DescribeProvenance(r.device, r.software) << "\n"
+           << "  median " << Fixed(s.median_us, 2) << " us (mean " << Fixed(s.mean_us, 2)
+           << ", min " << Fixed(s.min_us, 2) << ", stdev " << Fixed(s.stdev_us, 2) << ", "
+           << s.samples << " samples, SM " << Fixed(s.sm_clock_mhz, 0) << " MHz, " << r.cache_mode
+           << " L2), " << Fixed(r.result.tflops, 1) << " TFLOP/s, verified\n"
+           << "  algorithm " << a.algo_id << ": tile " << a.tile_m << "x" << a.tile_n << " (id "
+           << a.tile << "), stages " << a.stages << ", split-K " << a.split_k << ", reduction "
+           << a.reduction_scheme << ", swizzle " << a.swizzle << ", custom " << a.custom_option
+           << ", cluster " << a.cluster_shape << "\n"
+           << "  " << r.tiles << " tiles in " << r.waves << " wave(s); tile efficiency "
+           << Fixed(100 * r.tile_efficiency, 1) << "%, wave efficiency "
+           << Fixed(100 * r.wave_efficiency, 1) << "%\n";
+  } else {
+    const auto& p = *answer->predicted;
+    io.out << "PREDICTED (model " << p.model_version << "; nothing measured in " << f.db << ")\n  "
+           << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1) << " TFLOP/s, tile " << p.tile_m
+           << "x" << p.tile_n << ", " << p.tiles << " tiles in " << p.waves << " wave(s), "
+           << p.bound << "-bound\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterLookup(CLI::App& root) {
+  auto flags = std::make_shared<LookupFlags>();
+  Command cmd;
+  cmd.app =
+      root.add_subcommand("lookup", "Show the best known result for one GEMM from a database");
+  CLI::App& app = *cmd.app;
+  app.add_option("--m", flags->m, "rows of the output")->required();
+  app.add_option("--n", flags->n, "columns of the output")->required();
+  app.add_option("--k", flags->k, "reduction dimension")->required();
+  app.add_option("--batch", flags->batch, "strided batch count")->capture_default_str();
+  app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
+  app.add_option("--layout", flags->layout, "NT (forward), NN (data grad), TN (weight grad)")
+      ->capture_default_str();
+  app.add_option("--gpu", flags->gpu, "catalogued GPU")->required();
+  app.add_option("--db", flags->db, "database file")->required();
+  app.add_option("--cublaslt", flags->cublaslt,
+                 "only measurements with this cuBLASLt version (e.g. 130100); default: newest");
+  cmd.run = [flags](Io& io) { return RunLookup(*flags, io); };
+  return cmd;
+}
+
+}  // namespace crest::cli

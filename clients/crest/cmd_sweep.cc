@@ -1,0 +1,174 @@
+// `crest sweep`: run a sweep spec through a backend into a database.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "build_info.h"
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/service/sweep_runner.h"
+#include "dff_flags.h"
+#include "json_views.h"
+#include "progress.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+std::atomic<bool> g_cancel{false};
+extern "C" void OnSignal(int) { g_cancel.store(true); }
+
+struct SweepFlags {
+  std::string db;
+  std::string spec_file;
+  std::string backend = "model";
+  DffFlags window;
+  bool force = false;
+  int priority = 0;
+};
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(StrCat("spec: cannot read '", path, "'"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
+                                                     const std::string& gpu_name) {
+  if (name == "model") {
+    if (gpu_name.empty()) {
+      return absl::InvalidArgumentError(
+          "gpu: the model backend needs a target GPU (--gpu, or \"gpu\" in the spec)");
+    }
+    auto gpu = FindGpu(gpu_name);
+    if (!gpu.ok()) return gpu.status();
+    return MakeModelBackend(**gpu);
+  }
+  if (name == "cublaslt") {
+    if (!build::kCudaEnabled) {
+      return absl::FailedPreconditionError(StrCat(
+          "backend: the cuBLASLt backend is not built into this crest (", build::kCudaReason, ")"));
+    }
+    return absl::UnimplementedError(
+        "backend: the cuBLASLt measuring backend is not implemented yet in this version");
+  }
+  return absl::InvalidArgumentError(
+      StrCat("backend: unknown backend '", name, "' (expected model or cublaslt)"));
+}
+
+absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
+  std::string spec_text;
+  if (!f.spec_file.empty()) {
+    if (f.window.hidden != 0) {
+      return absl::InvalidArgumentError("spec: give either --spec or the d_ff flags, not both");
+    }
+    auto text = ReadFile(f.spec_file);
+    if (!text.ok()) return text.status();
+    spec_text = *text;
+  } else {
+    if (f.window.hidden == 0) {
+      return absl::InvalidArgumentError("hidden: give --hidden (a d_ff sweep) or --spec FILE");
+    }
+    spec_text = DffFlagsToSpecJson(f.window);
+  }
+  auto spec = service::ParseSweepSpec(spec_text);
+  if (!spec.ok()) return spec.status();
+  if (!f.window.gpu.empty() && !spec->gpu.empty() && f.spec_file.size() > 0 &&
+      f.window.gpu != spec->gpu) {
+    return absl::InvalidArgumentError(
+        StrCat("gpu: --gpu ", f.window.gpu, " differs from the spec's \"gpu\": ", spec->gpu));
+  }
+  auto backend = MakeBackend(f.backend, f.window.gpu.empty() ? spec->gpu : f.window.gpu);
+  if (!backend.ok()) return backend.status();
+  store::StoreOptions options;
+  auto db = store::Store::Open(f.db, options);
+  if (!db.ok()) return db.status();
+
+  for (const auto& note : spec->notes) io.err << "note: " << note << '\n';
+  ProgressReporter progress(io.err, isatty(STDERR_FILENO) != 0, "sweep");
+  service::SweepOptions run;
+  run.force = f.force;
+  run.priority = f.priority;
+  run.cancel = &g_cancel;
+  run.on_progress = [&](const service::SweepProgress& p) {
+    progress.Update(p.done, p.total, p.elapsed_s);
+  };
+  g_cancel = false;
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  auto outcome = service::RunSweep(*spec, **backend, **db, run);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  progress.Finish();
+  if (!outcome.ok()) return outcome.status();
+
+  const auto& o = *outcome;
+  const double rate = o.progress.elapsed_s > 0
+                          ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
+                          : 0;
+  const char* kind = (*backend)->Measures() ? "measurements" : "predictions";
+  if (io.json) {
+    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                             {"db", f.db},
+                             {"backend", f.backend},
+                             {"job",
+                              {{"id", o.job.id},
+                               {"uid", o.job.uid},
+                               {"state", std::string(store::JobStateName(o.job.state))},
+                               {"total", o.job.total},
+                               {"done", o.job.done},
+                               {"error", o.job.error}}},
+                             {"resumed", o.resumed},
+                             {"new_results", o.progress.new_results},
+                             {"already_present", o.already_present},
+                             {"failed", o.progress.failed},
+                             {"elapsed_s", o.progress.elapsed_s},
+                             {"gemms_per_s", rate},
+                             {"notes", spec->notes}}
+                  .dump(2)
+           << '\n';
+  } else {
+    io.out << "job " << o.job.id << (o.resumed ? " (resumed)" : "") << ": "
+           << store::JobStateName(o.job.state) << ", " << o.job.done << "/" << o.job.total
+           << " GEMMs in " << f.db << "\n  " << o.progress.new_results << " new " << kind << ", "
+           << o.already_present << " already in the database, " << o.progress.failed
+           << " failed\n  " << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(rate, 0)
+           << " GEMMs/s\n";
+    if (!o.job.error.empty()) io.out << "  error: " << o.job.error << '\n';
+  }
+  if (o.job.state == store::JobState::kCancelled) {
+    return absl::CancelledError("interrupted; run the same command again to resume");
+  }
+  if (o.job.state == store::JobState::kFailed) return absl::AbortedError(o.job.error);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterSweep(CLI::App& root) {
+  auto flags = std::make_shared<SweepFlags>();
+  Command cmd;
+  cmd.app = root.add_subcommand(
+      "sweep",
+      "Run a sweep (d_ff flags or --spec FILE) through a backend into a database; re-running "
+      "resumes an interrupted sweep");
+  CLI::App& app = *cmd.app;
+  app.add_option("--db", flags->db, "database file (created if missing)")->required();
+  app.add_option("--spec", flags->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
+  app.add_option("--backend", flags->backend, "model (predict) or cublaslt (measure)")
+      ->capture_default_str();
+  AddDffFlags(app, flags->window, /*required=*/false);
+  app.add_flag("--force", flags->force, "redo GEMMs the database already holds");
+  app.add_option("--priority", flags->priority, "priority recorded on a new job")
+      ->capture_default_str();
+  cmd.run = [flags](Io& io) { return RunSweepCommand(*flags, io); };
+  return cmd;
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,53 @@
+// Runs a sweep spec through a backend into a store, as a resumable job.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "crest/service/sweep_spec.h"
+#include "crest/store/store.h"
+#include "crest/tuner/backend.h"
+
+namespace crest::service {
+
+struct SweepProgress {
+  int64_t done = 0;         // GEMMs with a result in the store (this run or before)
+  int64_t total = 0;        // GEMMs in the plan
+  int64_t new_results = 0;  // results this run wrote
+  int64_t failed = 0;       // GEMMs the backend could not run
+  double elapsed_s = 0;     // since this run started
+  double busy_s = 0;        // time spent inside the backend
+};
+
+struct SweepOptions {
+  bool force = false;  // run GEMMs the store already holds for this device/software/model
+  int priority = 0;    // recorded on a new job
+  // Called after each GEMM; not called from other threads.
+  std::function<void(const SweepProgress&)> on_progress;
+  // Polled between GEMMs; when it becomes true the job is left "cancelled".
+  const std::atomic<bool>* cancel = nullptr;
+  // Clock for elapsed times [s]; default: steady clock.
+  std::function<double()> now_s;
+};
+
+struct SweepOutcome {
+  store::JobRecord job;  // as left in the store
+  SweepProgress progress;
+  int64_t already_present = 0;  // GEMMs skipped because the store held them
+  bool resumed = false;         // continued an unfinished job
+  std::string first_error;      // the first GEMM failure, if any
+};
+
+// Finds this spec's unfinished job (same spec text, backend and target) and
+// resumes it, or creates one; skips GEMMs the store already holds (unless
+// force); writes each result and the job's progress in one transaction.
+// The job ends "done", "failed" (some GEMMs failed; the rest are kept) or
+// "cancelled". Errors of the store end the run and are returned; the job
+// stays "running" so that the next run resumes it.
+absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
+                                      const SweepOptions& options);
+
+}  // namespace crest::service

@@ -1,0 +1,115 @@
+#include "crest/service/store_answers.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/predictor.h"
+
+namespace crest::service {
+
+std::string DescribeProvenance(const DeviceInfo& d, const SoftwareInfo& s) {
+  return StrCat(d.name, " ", d.uuid, " on ", d.host, "; driver ", s.driver, ", CUDA runtime ",
+                s.cuda_runtime, ", cuBLASLt ", s.cublaslt);
+}
+
+absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec& gpu,
+                                            store::Store& db, const store::SoftwarePin& pin) {
+  auto candidates =
+      GenerateDffCandidates({query.hidden, query.ratio, query.window, query.align, query.tp});
+  if (!candidates.ok()) return candidates.status();
+  // Fetch every GEMM of the window in a few range scans.
+  std::vector<store::GemmKey> keys;
+  for (int64_t d_ff : candidates->values) {
+    auto gemms = DffCandidateGemms(query, d_ff);
+    if (!gemms.ok()) return gemms.status();
+    for (const auto& g : *gemms) keys.push_back(store::GemmKey::Of(g));
+  }
+  const std::string model(gpu.name);
+  auto measured = db.BestTimes(model, keys, pin);
+  if (!measured.ok()) return measured.status();
+  // Predictions are read only when measurements leave gaps.
+  std::map<store::GemmKey, store::PredictionRow> predicted;
+  if (measured->size() < keys.size()) {  // keys of one window are distinct
+    auto p = db.FindPredictions(model, kPredictorVersion, keys);
+    if (!p.ok()) return p.status();
+    predicted = *std::move(p);
+  }
+  // Device and software of a measurement, read once per pair.
+  std::map<std::pair<int64_t, int64_t>, store::MeasurementRow> sources;
+  absl::Status source_error;
+  const auto source_of = [&](const store::BestTime& t) -> const store::MeasurementRow* {
+    const auto pair = std::make_pair(t.device_id, t.software_id);
+    if (auto it = sources.find(pair); it != sources.end()) return &it->second;
+    auto row = db.GetMeasurement(t.measurement_id);
+    if (!row.ok()) {
+      source_error = row.status();
+      return nullptr;
+    }
+    return &sources.emplace(pair, *std::move(row)).first->second;
+  };
+
+  DffQuery q = query;
+  q.skip_missing = true;
+  const MlpTimer timer = [&](std::span<const GemmShape> gemms) -> absl::StatusOr<Timing> {
+    Timing t;
+    bool all_measured = true;
+    bool all_predicted = true;
+    double measured_us = 0;
+    double predicted_us = 0;
+    for (const auto& g : gemms) {
+      const auto key = store::GemmKey::Of(g);
+      if (auto it = measured->find(key); it != measured->end()) {
+        measured_us += it->second.median_us;
+        if (t.device.uuid.empty()) {
+          const store::MeasurementRow* source = source_of(it->second);
+          if (source == nullptr) return source_error;
+          t.device = source->device;
+          t.software = source->software;
+        }
+      } else {
+        all_measured = false;
+      }
+      if (auto it = predicted.find(key); it != predicted.end()) {
+        predicted_us += it->second.time_us;
+      } else {
+        all_predicted = false;
+      }
+    }
+    if (all_measured) {
+      t.time_us = measured_us;
+      t.source = "measured";
+      t.provenance = DescribeProvenance(t.device, t.software);
+      return t;
+    }
+    if (all_predicted) {
+      Timing p;
+      p.time_us = predicted_us;
+      p.source = "predicted";
+      p.provenance = std::string(kPredictorVersion);
+      return p;
+    }
+    return absl::NotFoundError("not in the database");
+  };
+  return RankDff(q, timer);
+}
+
+absl::StatusOr<GemmAnswer> LookupGemm(const GemmShape& gemm, const GpuSpec& gpu, store::Store& db,
+                                      const store::SoftwarePin& pin) {
+  if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
+  const store::GemmKey key = store::GemmKey::Of(gemm);
+  GemmAnswer answer;
+  auto measured = db.BestMeasurements(std::string(gpu.name), {&key, 1}, pin);
+  if (!measured.ok()) return measured.status();
+  if (auto it = measured->find(key); it != measured->end()) {
+    answer.measured = it->second;
+    return answer;
+  }
+  auto predicted = db.FindPredictions(std::string(gpu.name), kPredictorVersion, {&key, 1});
+  if (!predicted.ok()) return predicted.status();
+  if (auto it = predicted->find(key); it != predicted->end()) answer.predicted = it->second;
+  return answer;
+}
+
+}  // namespace crest::service

@@ -1,0 +1,145 @@
+#include "crest/service/sweep_runner.h"
+
+#include <chrono>
+
+#include "crest/common/str_cat.h"
+
+namespace crest::service {
+namespace {
+
+double SteadyNowS() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// What the store needs to know about one backend's results.
+class ResultWriter {
+ public:
+  ResultWriter(Backend& backend, store::Store& db) : backend_(backend), db_(db) {}
+
+  absl::Status Prepare() {
+    if (!backend_.Measures()) return absl::OkStatus();
+    DeviceInfo device = backend_.Device();
+    device.gpu_model = std::string(backend_.Gpu().name);
+    auto ids = db_.RegisterDevice(device, backend_.Software());
+    if (!ids.ok()) return ids.status();
+    device_id_ = ids->first;
+    software_id_ = ids->second;
+    sm_count_ = device.sm_count > 0 ? device.sm_count : backend_.Gpu().sm_count;
+    return absl::OkStatus();
+  }
+
+  std::string Target() const {
+    return backend_.Measures() ? backend_.Device().uuid : std::string(backend_.Gpu().name);
+  }
+
+  absl::StatusOr<bool> Has(const GemmShape& g) {
+    const auto key = store::GemmKey::Of(g);
+    if (backend_.Measures()) return db_.HasMeasurement(device_id_, software_id_, key, "cold");
+    return db_.HasPrediction(std::string(backend_.Gpu().name), kPredictorVersion, key);
+  }
+
+  absl::Status Write(int64_t job_id, const GemmShape& g, const GemmOutcome& outcome) {
+    if (outcome.measured) {
+      return db_.InsertMeasurement(job_id, device_id_, software_id_,
+                                   std::string(backend_.Gpu().name), sm_count_, *outcome.measured);
+    }
+    if (outcome.predicted) {
+      return db_.InsertPrediction(job_id, std::string(backend_.Gpu().name), g, *outcome.predicted);
+    }
+    return absl::InternalError(StrCat("backend ", backend_.Name(), " returned no result"));
+  }
+
+ private:
+  Backend& backend_;
+  store::Store& db_;
+  int64_t device_id_ = 0;
+  int64_t software_id_ = 0;
+  int sm_count_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
+                                      const SweepOptions& options) {
+  const auto now_s = options.now_s ? options.now_s : SteadyNowS;
+  const double start = now_s();
+  ResultWriter writer(backend, db);
+  if (auto s = writer.Prepare(); !s.ok()) return s;
+
+  SweepOutcome out;
+  const auto total = static_cast<int64_t>(spec.gemms.size());
+  auto job = db.FindJob(spec.canonical_json, std::string(backend.Name()), writer.Target());
+  if (job.ok() && job->state != store::JobState::kDone &&
+      job->state != store::JobState::kCancelled) {
+    out.resumed = true;
+  } else if (job.ok() || absl::IsNotFound(job.status())) {
+    store::JobRecord fresh;
+    fresh.spec = spec.canonical_json;
+    fresh.backend = std::string(backend.Name());
+    fresh.target = writer.Target();
+    fresh.state = store::JobState::kQueued;
+    fresh.total = total;
+    fresh.priority = options.priority;
+    job = db.CreateJob(fresh);
+    if (!job.ok()) return job.status();
+  } else {
+    return job.status();
+  }
+  const int64_t job_id = job->id;
+
+  // Which GEMMs the store already holds: they count as done.
+  std::vector<bool> present(spec.gemms.size(), false);
+  if (!options.force) {
+    for (size_t i = 0; i < spec.gemms.size(); ++i) {
+      auto has = writer.Has(spec.gemms[i]);
+      if (!has.ok()) return has.status();
+      present[i] = *has;
+      out.already_present += *has ? 1 : 0;
+    }
+  }
+  SweepProgress& p = out.progress;
+  p.total = total;
+  p.done = out.already_present;
+  if (auto s = db.UpdateJob(job_id, store::JobState::kRunning, total, p.done, ""); !s.ok()) {
+    return s;
+  }
+
+  store::JobState final_state = store::JobState::kDone;
+  for (size_t i = 0; i < spec.gemms.size(); ++i) {
+    if (present[i]) continue;
+    if (options.cancel != nullptr && options.cancel->load()) {
+      final_state = store::JobState::kCancelled;
+      break;
+    }
+    const double before = now_s();
+    auto outcome = backend.Run(spec.gemms[i]);
+    p.busy_s += now_s() - before;
+    if (!outcome.ok()) {
+      ++p.failed;
+      if (out.first_error.empty()) {
+        out.first_error =
+            StrCat(spec.gemms[i].name, " (m=", spec.gemms[i].m, " n=", spec.gemms[i].n,
+                   " k=", spec.gemms[i].k, "): ", outcome.status().message());
+      }
+    } else {
+      if (auto s = writer.Write(job_id, spec.gemms[i], *outcome); !s.ok()) return s;
+      ++p.new_results;
+      ++p.done;
+    }
+    p.elapsed_s = now_s() - start;
+    if (options.on_progress) options.on_progress(p);
+  }
+  p.elapsed_s = now_s() - start;
+  std::string error;
+  if (final_state == store::JobState::kDone && p.failed > 0) {
+    final_state = store::JobState::kFailed;
+    error = StrCat(p.failed, " of ", total, " GEMMs failed; first: ", out.first_error);
+  }
+  if (auto s = db.UpdateJob(job_id, final_state, total, p.done, error); !s.ok()) return s;
+  auto final_job = db.GetJob(job_id);
+  if (!final_job.ok()) return final_job.status();
+  out.job = *final_job;
+  return out;
+}
+
+}  // namespace crest::service

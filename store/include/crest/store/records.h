@@ -1,0 +1,104 @@
+// The rows of a Crest database, as C++ values.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "crest/tuner/device_info.h"
+#include "crest/tuner/gemm.h"
+#include "crest/tuner/measurement.h"
+
+namespace crest::store {
+
+// What identifies a GEMM result, apart from the GPU: input type, layout
+// and sizes.
+struct GemmKey {
+  DType dtype = DType::kBf16;  // input type
+  bool a_transposed = false;
+  bool b_transposed = true;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t batch = 1;
+
+  static GemmKey Of(const GemmShape& gemm);
+  auto operator<=>(const GemmKey&) const = default;
+};
+
+enum class JobState { kQueued, kRunning, kDone, kFailed, kCancelled };
+std::string_view JobStateName(JobState state);  // "queued", "running", …
+std::optional<JobState> ParseJobState(std::string_view text);
+
+struct JobRecord {
+  int64_t id = 0;
+  std::string uid;      // globally unique; survives merges
+  std::string host;     // where the job ran
+  std::string spec;     // canonical JSON of the sweep spec
+  std::string backend;  // "model", "cublaslt"
+  std::string target;   // catalogue GPU (model) or device UUID (measured)
+  JobState state = JobState::kQueued;
+  int64_t total = 0;  // GEMMs in the plan
+  int64_t done = 0;   // GEMMs with a committed result
+  int priority = 0;   // larger runs first
+  int64_t created_us = 0;
+  std::optional<int64_t> started_us;
+  std::optional<int64_t> finished_us;
+  std::string error;
+};
+
+struct PredictionRow {
+  std::string gpu_model;
+  std::string model_version;
+  GemmKey key;
+  double time_us = 0;
+  double tflops = 0;
+  int tile_m = 0;
+  int tile_n = 0;
+  int64_t tiles = 0;
+  int64_t waves = 0;
+  double tile_efficiency = 0;
+  double wave_efficiency = 0;
+  double alignment_factor = 0;
+  std::string bound;  // "compute" or "memory"
+  std::string host;
+  int64_t created_us = 0;
+};
+
+struct MeasurementRow {
+  int64_t id = 0;
+  std::optional<int64_t> job_id;
+  DeviceInfo device;
+  SoftwareInfo software;
+  GemmKey key;
+  int64_t lda = 0;
+  int64_t ldb = 0;
+  int64_t ldc = 0;
+  std::string dtype_out;
+  std::string compute_type;
+  AlgoResult result;  // identity, statistics, verification, TFLOP/s
+  int64_t tiles = 0;
+  int64_t waves = 0;
+  double tile_efficiency = 0;
+  double wave_efficiency = 0;
+  std::string cache_mode;
+  int64_t created_us = 0;
+};
+
+// The winning measurement of a key, without its details.
+struct BestTime {
+  double median_us = 0;
+  int64_t measurement_id = 0;
+  int64_t device_id = 0;
+  int64_t software_id = 0;
+};
+
+// Restricts lookups to software versions; unset fields match any.
+struct SoftwarePin {
+  std::optional<int64_t> cublaslt;
+  std::optional<int64_t> cuda_runtime;
+  std::optional<std::string> driver;
+};
+
+}  // namespace crest::store

@@ -1,0 +1,163 @@
+// The Crest result store: one SQLite file per node holding devices,
+// software, jobs, measurements and predictions with their provenance.
+//
+// Thread safety: a Store is one SQLite connection; use it from one thread at
+// a time. Many processes and threads may each open their own Store on the
+// same file: WAL mode lets readers answer while one writer commits, and
+// writers wait up to busy_timeout_ms for each other.
+//
+// Durability: every write is one BEGIN IMMEDIATE transaction; a result and
+// its job's progress commit together, so a crash loses at most the result
+// being written and never leaves a job counting a result it lacks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crest/store/records.h"
+#include "crest/tuner/gemm.h"
+#include "crest/tuner/measurement.h"
+#include "crest/tuner/predictor.h"
+
+namespace crest::store {
+
+// The schema this build reads and writes (PRAGMA user_version).
+inline constexpr int kSchemaVersion = 2;
+
+struct StoreOptions {
+  // Open for reading only; never creates, never migrates. A file at an older
+  // schema is refused with a message saying how to upgrade it.
+  bool read_only = false;
+  // Create the file when missing (writers only).
+  bool create = true;
+  // fsync each commit (FULL); false uses NORMAL: safe when the process dies,
+  // may lose the last commits if the machine loses power.
+  bool synchronous_full = true;
+  // How long a statement waits for another connection's lock [ms].
+  int busy_timeout_ms = 10000;
+  // Caps the file at this many pages (PRAGMA max_page_count; 0 = no cap). A
+  // write past it fails as a full disk would: ResourceExhausted, nothing of
+  // that transaction written.
+  int64_t max_pages = 0;
+  // SQLite VFS to open through (tests inject faults this way); nullptr = default.
+  const char* vfs = nullptr;
+  // Clock [µs since the Unix epoch]; default: the system clock.
+  std::function<int64_t()> now_us;
+  // Host name recorded with jobs, devices and predictions; default: gethostname().
+  std::string host;
+  // Tests only: stop migrating at this version (0 = kSchemaVersion).
+  int migrate_to_for_test = 0;
+};
+
+struct MergeReport {
+  int64_t devices = 0;
+  int64_t software = 0;
+  int64_t jobs = 0;
+  int64_t measurements = 0;
+  int64_t predictions = 0;
+};
+
+struct CheckReport {
+  bool ok = false;
+  int schema_version = 0;
+  std::vector<std::string> problems;  // empty when ok
+};
+
+struct DbStats {
+  int schema_version = 0;
+  int64_t file_bytes = 0;
+  int64_t devices = 0;
+  int64_t software = 0;
+  int64_t measurements = 0;
+  int64_t verified_measurements = 0;
+  int64_t predictions = 0;
+  std::map<std::string, int64_t> jobs_by_state;
+  std::map<std::string, int64_t> measurements_by_gpu;
+  std::map<std::string, int64_t> predictions_by_gpu;
+};
+
+class Store {
+ public:
+  // Opens (and, for writers, creates and migrates) the database at `path`.
+  // Errors name the file and the problem: not a database, corrupt, a newer
+  // schema than this build knows, unwritable location.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path,
+                                                     const StoreOptions& options = {});
+  virtual ~Store() = default;
+
+  virtual const std::string& path() const = 0;
+  virtual int64_t NowUs() const = 0;
+
+  // ---- jobs
+  // This host's newest job with this spec, backend and target that has not
+  // finished (queued, running or failed), else its newest finished one;
+  // NotFound if none. Jobs merged from other hosts are never returned.
+  virtual absl::StatusOr<JobRecord> FindJob(const std::string& spec, const std::string& backend,
+                                            const std::string& target) = 0;
+  virtual absl::StatusOr<JobRecord> CreateJob(const JobRecord& job) = 0;
+  virtual absl::StatusOr<JobRecord> GetJob(int64_t id) = 0;
+  virtual absl::StatusOr<std::vector<JobRecord>> ListJobs(std::optional<JobState> state,
+                                                          int limit) = 0;
+  // Sets state (and times: started on running, finished on done/failed/
+  // cancelled), the plan size, the GEMMs already done and the error. After
+  // this, each result inserted for the job adds one to `done` in its own
+  // transaction.
+  virtual absl::Status UpdateJob(int64_t id, JobState state, int64_t total, int64_t done,
+                                 const std::string& error) = 0;
+
+  // ---- predictions
+  virtual absl::StatusOr<bool> HasPrediction(const std::string& gpu_model,
+                                             std::string_view model_version,
+                                             const GemmKey& key) = 0;
+  // Inserts one prediction and counts it in the job's progress, in one
+  // transaction. An existing identical key is left as is (no duplicate).
+  virtual absl::Status InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
+                                        const GemmShape& gemm, const Prediction& p) = 0;
+  virtual absl::StatusOr<std::map<GemmKey, PredictionRow>> FindPredictions(
+      const std::string& gpu_model, std::string_view model_version,
+      std::span<const GemmKey> keys) = 0;
+
+  // ---- measurements
+  // Registers (or finds) the device and software; returns their row ids.
+  virtual absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(const DeviceInfo& device,
+                                                                     const SoftwareInfo& sw) = 0;
+  // True when this device and software already measured this GEMM in this
+  // cache mode.
+  virtual absl::StatusOr<bool> HasMeasurement(int64_t device_id, int64_t software_id,
+                                              const GemmKey& key,
+                                              const std::string& cache_mode) = 0;
+  // Inserts one row per algorithm of `measured` and counts one GEMM in the
+  // job's progress, in one transaction.
+  virtual absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
+                                         int64_t software_id, const std::string& gpu_model,
+                                         int sm_count, const MeasuredGemm& measured) = 0;
+  // The fastest verified row per key on `gpu_model`: among the newest
+  // software that has that key (or the pinned software); across devices.
+  virtual absl::StatusOr<std::map<GemmKey, MeasurementRow>> BestMeasurements(
+      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin) = 0;
+  // The same choice, as times and row ids only: what a ranking needs.
+  virtual absl::StatusOr<std::map<GemmKey, BestTime>> BestTimes(const std::string& gpu_model,
+                                                                std::span<const GemmKey> keys,
+                                                                const SoftwarePin& pin) = 0;
+  virtual absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) = 0;
+
+  // ---- fleet
+  // Writes a consistent snapshot to `out_path` (VACUUM INTO), while other
+  // connections keep writing. Refuses an existing `out_path`.
+  virtual absl::Status ExportTo(const std::string& out_path) = 0;
+  // Merges a snapshot in one transaction. Idempotent: merging the same
+  // snapshot again adds nothing. Devices, software and jobs are matched by
+  // identity; results by their uid (and predictions by their key).
+  virtual absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path) = 0;
+  virtual absl::StatusOr<CheckReport> Check() = 0;
+  virtual absl::StatusOr<DbStats> Stats() = 0;
+};
+
+}  // namespace crest::store

@@ -1,0 +1,300 @@
+// Fleet files: export a snapshot, merge snapshots, check and describe a file.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "crest/common/str_cat.h"
+#include "schema.h"
+#include "sqlite_store.h"
+
+namespace crest::store::internal {
+namespace {
+
+// Columns copied verbatim by a merge (everything but ids and references).
+constexpr const char* kMeasurementColumns[] = {"uid",
+                                               "gpu_model",
+                                               "dtype",
+                                               "dtype_out",
+                                               "compute_type",
+                                               "trans_a",
+                                               "trans_b",
+                                               "m",
+                                               "n",
+                                               "k",
+                                               "batch",
+                                               "lda",
+                                               "ldb",
+                                               "ldc",
+                                               "algo_id",
+                                               "tile",
+                                               "tile_m",
+                                               "tile_n",
+                                               "stages",
+                                               "split_k",
+                                               "reduction_scheme",
+                                               "swizzle",
+                                               "custom_option",
+                                               "cluster_shape",
+                                               "algo_bytes",
+                                               "median_us",
+                                               "mean_us",
+                                               "min_us",
+                                               "stdev_us",
+                                               "samples",
+                                               "sm_clock_mhz",
+                                               "tflops",
+                                               "tiles",
+                                               "waves",
+                                               "tile_efficiency",
+                                               "wave_efficiency",
+                                               "verified",
+                                               "verify_note",
+                                               "cache_mode",
+                                               "created_us"};
+constexpr const char* kPredictionColumns[] = {"uid",
+                                              "host",
+                                              "gpu_model",
+                                              "model_version",
+                                              "dtype",
+                                              "trans_a",
+                                              "trans_b",
+                                              "m",
+                                              "n",
+                                              "k",
+                                              "batch",
+                                              "time_us",
+                                              "tflops",
+                                              "tile_m",
+                                              "tile_n",
+                                              "tiles",
+                                              "waves",
+                                              "tile_efficiency",
+                                              "wave_efficiency",
+                                              "alignment_factor",
+                                              "bound",
+                                              "created_us"};
+
+template <size_t N>
+std::string Columns(const char* const (&names)[N], const char* prefix) {
+  std::ostringstream out;
+  for (size_t i = 0; i < N; ++i) out << (i ? ", " : "") << prefix << names[i];
+  return out.str();
+}
+
+// file: URI for ATTACH, read-only, with the characters URIs reserve escaped.
+std::string ReadOnlyUri(const std::string& path) {
+  std::string out = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "?mode=ro";
+}
+
+absl::StatusOr<int64_t> QueryInt(Connection& conn, const std::string& sql, std::string_view doing) {
+  auto stmt = conn.Prepare(sql);
+  if (!stmt.ok()) return stmt.status();
+  auto row = (*stmt)->Step(doing);
+  if (!row.ok()) return row.status();
+  const int64_t value = *row ? (*stmt)->Int(0) : 0;
+  (*stmt)->Reset();
+  return value;
+}
+
+}  // namespace
+
+absl::Status SqliteStore::ExportTo(const std::string& out_path) {
+  if (access(out_path.c_str(), F_OK) == 0) {
+    return absl::AlreadyExistsError(
+        StrCat(out_path, ": already exists; choose a new snapshot path"));
+  }
+  auto stmt = conn_->Prepare("VACUUM INTO ?1");
+  if (!stmt.ok()) return stmt.status();
+  absl::Status status = (*stmt)->Bind(1, out_path).Run(StrCat("exporting to ", out_path));
+  if (!status.ok()) std::remove(out_path.c_str());
+  return status;
+}
+
+absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) {
+  if (auto s = WriteAllowed(); !s.ok()) return s;
+  if (access(snapshot.c_str(), R_OK) != 0) {
+    return absl::NotFoundError(StrCat(snapshot, ": no such snapshot file (or not readable)"));
+  }
+  auto attach = conn_->Prepare("ATTACH DATABASE ?1 AS src");
+  if (!attach.ok()) return attach.status();
+  if (auto s = (*attach)->Bind(1, ReadOnlyUri(snapshot)).Run(StrCat("opening ", snapshot));
+      !s.ok()) {
+    return s;
+  }
+  struct Detach {
+    Connection* conn;
+    ~Detach() { conn->Exec("DETACH DATABASE src", "closing the snapshot").IgnoreError(); }
+  } detach{conn_.get()};
+
+  auto version = QueryInt(*conn_, "PRAGMA src.user_version", "reading the snapshot's schema");
+  if (!version.ok()) {
+    return absl::FailedPreconditionError(
+        StrCat(snapshot, ": not a Crest database (", version.status().message(), ")"));
+  }
+  if (*version != kSchemaVersion) {
+    return absl::FailedPreconditionError(StrCat(snapshot, ": schema version ", *version,
+                                                " differs from this crest's (", kSchemaVersion,
+                                                "); open it with this crest's `db check --upgrade` "
+                                                "first, or use a crest of that version"));
+  }
+  MergeReport report;
+  absl::Status status = InTransaction("merging a snapshot", [&]() -> absl::Status {
+    const auto run = [&](const std::string& sql, int64_t* count) -> absl::Status {
+      if (auto s = conn_->Exec(sql, StrCat("merging ", snapshot)); !s.ok()) return s;
+      *count = conn_->Changes();
+      return absl::OkStatus();
+    };
+    if (auto s = run("INSERT INTO main.devices(uuid, host, name, gpu_model, sm_count, cc_major, "
+                     "cc_minor, l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz) "
+                     "SELECT uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, l2_bytes, "
+                     "memory_bytes, sm_clock_mhz, memory_clock_mhz FROM src.devices WHERE true "
+                     "ON CONFLICT(uuid, host) DO NOTHING",
+                     &report.devices);
+        !s.ok()) {
+      return s;
+    }
+    if (auto s = run("INSERT INTO main.software(driver, cuda_runtime, cublaslt) "
+                     "SELECT driver, cuda_runtime, cublaslt FROM src.software WHERE true "
+                     "ON CONFLICT DO NOTHING",
+                     &report.software);
+        !s.ok()) {
+      return s;
+    }
+    if (auto s = run("INSERT INTO main.jobs(uid, host, spec, backend, target, state, total, done, "
+                     "priority, created_us, started_us, finished_us, error) "
+                     "SELECT uid, host, spec, backend, target, state, total, done, priority, "
+                     "created_us, started_us, finished_us, error FROM src.jobs WHERE true "
+                     "ON CONFLICT(uid) DO NOTHING",
+                     &report.jobs);
+        !s.ok()) {
+      return s;
+    }
+    auto last_id = QueryInt(*conn_, "SELECT coalesce(max(id), 0) FROM main.measurements",
+                            "reading the newest measurement");
+    if (!last_id.ok()) return last_id.status();
+    if (auto s = run(StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, ",
+                            Columns(kMeasurementColumns, ""), ") SELECT mj.id, md.id, ms.id, ",
+                            Columns(kMeasurementColumns, "sm."),
+                            " FROM src.measurements AS sm "
+                            "JOIN src.devices AS sd ON sd.id = sm.device_id "
+                            "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
+                            "JOIN src.software AS ss ON ss.id = sm.software_id "
+                            "JOIN main.software AS ms ON ms.driver = ss.driver AND "
+                            "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
+                            "LEFT JOIN src.jobs AS sj ON sj.id = sm.job_id "
+                            "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
+                            "WHERE true ON CONFLICT(uid) DO NOTHING"),
+                     &report.measurements);
+        !s.ok()) {
+      return s;
+    }
+    if (auto s = UpdateBest(*last_id); !s.ok()) return s;
+    return run(StrCat("INSERT INTO main.predictions(job_id, ", Columns(kPredictionColumns, ""),
+                      ") SELECT mj.id, ", Columns(kPredictionColumns, "sp."),
+                      " FROM src.predictions AS sp "
+                      "LEFT JOIN src.jobs AS sj ON sj.id = sp.job_id "
+                      "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
+                      "WHERE true ON CONFLICT DO NOTHING"),
+               &report.predictions);
+  });
+  if (!status.ok()) return status;
+  return report;
+}
+
+absl::StatusOr<CheckReport> SqliteStore::Check() {
+  CheckReport report;
+  auto version = SchemaVersion(*conn_);
+  if (!version.ok()) return version.status();
+  report.schema_version = *version;
+  if (*version != kSchemaVersion) {
+    report.problems.push_back(StrCat("schema version ", *version, ", expected ", kSchemaVersion));
+  }
+  for (const char* table :
+       {"devices", "software", "jobs", "measurements", "predictions", "best_measurements"}) {
+    auto count = QueryInt(*conn_,
+                          StrCat("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                 "name = '",
+                                 table, "'"),
+                          "reading the schema");
+    if (!count.ok()) return count.status();
+    if (*count != 1) report.problems.push_back(StrCat("table ", table, " is missing"));
+  }
+  auto integrity = conn_->Prepare("PRAGMA integrity_check");
+  if (!integrity.ok()) return integrity.status();
+  while (true) {
+    auto row = (*integrity)->Step("checking integrity");
+    if (!row.ok()) {
+      report.problems.push_back(std::string(row.status().message()));
+      break;
+    }
+    if (!*row) break;
+    const std::string line = (*integrity)->Text(0);
+    if (line != "ok") report.problems.push_back(StrCat("integrity: ", line));
+  }
+  auto fk = conn_->Prepare("PRAGMA foreign_key_check");
+  if (!fk.ok()) return fk.status();
+  while (true) {
+    auto row = (*fk)->Step("checking references");
+    if (!row.ok()) {
+      report.problems.push_back(std::string(row.status().message()));
+      break;
+    }
+    if (!*row) break;
+    report.problems.push_back(StrCat("dangling reference in table ", (*fk)->Text(0), " row ",
+                                     (*fk)->Int(1), " to ", (*fk)->Text(2)));
+  }
+  report.ok = report.problems.empty();
+  return report;
+}
+
+absl::StatusOr<DbStats> SqliteStore::Stats() {
+  DbStats stats;
+  auto version = SchemaVersion(*conn_);
+  if (!version.ok()) return version.status();
+  stats.schema_version = *version;
+  struct stat st {};
+  if (::stat(path().c_str(), &st) == 0) stats.file_bytes = st.st_size;
+  const std::pair<const char*, int64_t*> counts[] = {
+      {"SELECT count(*) FROM devices", &stats.devices},
+      {"SELECT count(*) FROM software", &stats.software},
+      {"SELECT count(*) FROM measurements", &stats.measurements},
+      {"SELECT count(*) FROM measurements WHERE verified = 1", &stats.verified_measurements},
+      {"SELECT count(*) FROM predictions", &stats.predictions},
+  };
+  for (const auto& [sql, out] : counts) {
+    auto value = QueryInt(*conn_, sql, "counting rows");
+    if (!value.ok()) return value.status();
+    *out = *value;
+  }
+  const std::pair<const char*, std::map<std::string, int64_t>*> groups[] = {
+      {"SELECT state, count(*) FROM jobs GROUP BY state", &stats.jobs_by_state},
+      {"SELECT gpu_model, count(*) FROM measurements GROUP BY gpu_model",
+       &stats.measurements_by_gpu},
+      {"SELECT gpu_model, count(*) FROM predictions GROUP BY gpu_model", &stats.predictions_by_gpu},
+  };
+  for (const auto& [sql, out] : groups) {
+    auto stmt = conn_->Prepare(sql);
+    if (!stmt.ok()) return stmt.status();
+    while (true) {
+      auto row = (*stmt)->Step("counting rows");
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      (*out)[(*stmt)->Text(0)] = (*stmt)->Int(1);
+    }
+  }
+  return stats;
+}
+
+}  // namespace crest::store::internal

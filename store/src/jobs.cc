@@ -1,0 +1,134 @@
+// Jobs: a sweep's plan size, state and progress.
+#include "crest/common/str_cat.h"
+#include "sqlite_store.h"
+
+namespace crest::store::internal {
+namespace {
+
+constexpr const char* kJobColumns =
+    "id, uid, host, spec, backend, target, state, total, done, priority, created_us, started_us, "
+    "finished_us, error";
+
+JobRecord ReadJob(const Statement& s) {
+  JobRecord j;
+  j.id = s.Int(0);
+  j.uid = s.Text(1);
+  j.host = s.Text(2);
+  j.spec = s.Text(3);
+  j.backend = s.Text(4);
+  j.target = s.Text(5);
+  j.state = ParseJobState(s.Text(6)).value_or(JobState::kFailed);
+  j.total = s.Int(7);
+  j.done = s.Int(8);
+  j.priority = static_cast<int>(s.Int(9));
+  j.created_us = s.Int(10);
+  if (!s.IsNull(11)) j.started_us = s.Int(11);
+  if (!s.IsNull(12)) j.finished_us = s.Int(12);
+  j.error = s.Text(13);
+  return j;
+}
+
+}  // namespace
+
+absl::StatusOr<JobRecord> SqliteStore::FindJob(const std::string& spec, const std::string& backend,
+                                               const std::string& target) {
+  // Unfinished jobs first (resumable), then the newest.
+  auto stmt = conn_->Prepare(
+      StrCat("SELECT ", kJobColumns,
+             " FROM jobs WHERE backend = ?1 AND target = ?2 AND spec = ?3 "
+             "AND host = ?4 ORDER BY state IN ('done','cancelled'), id DESC LIMIT 1"));
+  if (!stmt.ok()) return stmt.status();
+  (*stmt)->Bind(1, backend).Bind(2, target).Bind(3, spec).Bind(4, options_.host);
+  auto row = (*stmt)->Step("finding a job");
+  if (!row.ok()) return row.status();
+  if (!*row) return absl::NotFoundError("no such job");
+  JobRecord job = ReadJob(**stmt);
+  (*stmt)->Reset();
+  return job;
+}
+
+absl::StatusOr<JobRecord> SqliteStore::CreateJob(const JobRecord& in) {
+  JobRecord job = in;
+  job.uid = NewUid();
+  job.host = options_.host;
+  job.created_us = NowUs();
+  job.done = 0;
+  absl::Status status = InTransaction("creating a job", [&]() -> absl::Status {
+    auto stmt = conn_->Prepare(
+        "INSERT INTO jobs(uid, host, spec, backend, target, state, total, priority, created_us) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    if (!stmt.ok()) return stmt.status();
+    (*stmt)
+        ->Bind(1, job.uid)
+        .Bind(2, job.host)
+        .Bind(3, job.spec)
+        .Bind(4, job.backend)
+        .Bind(5, job.target)
+        .Bind(6, JobStateName(job.state))
+        .Bind(7, job.total)
+        .Bind(8, job.priority)
+        .Bind(9, job.created_us);
+    if (auto s = (*stmt)->Run("creating a job"); !s.ok()) return s;
+    job.id = conn_->LastInsertRowId();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return job;
+}
+
+absl::StatusOr<JobRecord> SqliteStore::GetJob(int64_t id) {
+  auto stmt = conn_->Prepare(StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?1"));
+  if (!stmt.ok()) return stmt.status();
+  auto row = (*stmt)->Bind(1, id).Step("reading a job");
+  if (!row.ok()) return row.status();
+  if (!*row) return absl::NotFoundError(StrCat("job ", id, " not found in ", path()));
+  JobRecord job = ReadJob(**stmt);
+  (*stmt)->Reset();
+  return job;
+}
+
+absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs(std::optional<JobState> state,
+                                                             int limit) {
+  auto stmt = conn_->Prepare(StrCat("SELECT ", kJobColumns,
+                                    " FROM jobs WHERE ?1 IS NULL OR state = ?1 "
+                                    "ORDER BY id DESC LIMIT ?2"));
+  if (!stmt.ok()) return stmt.status();
+  if (state) {
+    (*stmt)->Bind(1, JobStateName(*state));
+  } else {
+    (*stmt)->BindNull(1);
+  }
+  (*stmt)->Bind(2, limit > 0 ? limit : -1);
+  std::vector<JobRecord> out;
+  while (true) {
+    auto row = (*stmt)->Step("listing jobs");
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back(ReadJob(**stmt));
+  }
+  return out;
+}
+
+absl::Status SqliteStore::UpdateJob(int64_t id, JobState state, int64_t total, int64_t done,
+                                    const std::string& error) {
+  return InTransaction("updating a job", [&]() -> absl::Status {
+    auto stmt = conn_->Prepare(
+        "UPDATE jobs SET state = ?1, total = ?2, error = ?3, done = ?6, "
+        "started_us = CASE WHEN ?1 = 'running' THEN ?4 ELSE started_us END, "
+        "finished_us = CASE WHEN ?1 IN ('done','failed','cancelled') THEN ?4 ELSE NULL END "
+        "WHERE id = ?5");
+    if (!stmt.ok()) return stmt.status();
+    (*stmt)
+        ->Bind(1, JobStateName(state))
+        .Bind(2, total)
+        .Bind(3, error)
+        .Bind(4, NowUs())
+        .Bind(5, id);
+    (*stmt)->Bind(6, done);
+    if (auto s = (*stmt)->Run("updating a job"); !s.ok()) return s;
+    if (conn_->Changes() == 0) return absl::NotFoundError(StrCat("job ", id, " not found"));
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace crest::store::internal

@@ -1,0 +1,424 @@
+// Predictions and measurements: inserts and lookups.
+#include <set>
+#include <tuple>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/predictor.h"
+#include "key_batches.h"
+#include "sqlite_store.h"
+
+namespace crest::store::internal {
+namespace {
+
+// Binds the key columns dtype, trans_a, trans_b, batch, m, n, k at `first`..first+6.
+void BindKey(Statement& s, int first, const GemmKey& k) {
+  s.Bind(first, DTypeName(k.dtype))
+      .Bind(first + 1, static_cast<int64_t>(k.a_transposed))
+      .Bind(first + 2, static_cast<int64_t>(k.b_transposed))
+      .Bind(first + 3, k.batch)
+      .Bind(first + 4, k.m)
+      .Bind(first + 5, k.n)
+      .Bind(first + 6, k.k);
+}
+
+// Reads dtype, trans_a, trans_b, batch, m, n, k from columns `first`..first+6.
+// Stored names are canonical (written by DTypeName).
+DType ReadDType(const Statement& s, int column) {
+  static constexpr DType kAll[] = {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16,
+                                   DType::kFp8E4M3};
+  const std::string name = s.Text(column);
+  for (DType d : kAll) {
+    if (DTypeName(d) == name) return d;
+  }
+  return DType::kBf16;
+}
+
+GemmKey ReadKey(const Statement& s, int first) {
+  return {ReadDType(s, first), s.Int(first + 1) != 0, s.Int(first + 2) != 0, s.Int(first + 4),
+          s.Int(first + 5),    s.Int(first + 6),      s.Int(first + 3)};
+}
+
+// The WHERE clause for a KeyRange: equality on fixed dimensions and
+// BETWEEN only on the one that varies, so the index serves every column
+// up to the range. Parameters ?3..?12; ?1 and ?2 are the caller's.
+std::string KeyRangeWhere(int varying) {
+  return StrCat("dtype = ?3 AND trans_a = ?4 AND trans_b = ?5 AND batch = ?6 AND ",
+                varying == 0 ? "m BETWEEN ?7 AND ?8" : "m = ?7", " AND ",
+                varying == 1 ? "n BETWEEN ?9 AND ?10" : "n = ?9", " AND ",
+                varying == 2 ? "k BETWEEN ?11 AND ?12" : "k = ?11");
+}
+
+void BindRange(Statement& s, const KeyRange& r) {
+  s.Bind(3, DTypeName(r.prefix.dtype))
+      .Bind(4, static_cast<int64_t>(r.prefix.a_transposed))
+      .Bind(5, static_cast<int64_t>(r.prefix.b_transposed))
+      .Bind(6, r.prefix.batch)
+      .Bind(7, r.m_lo)
+      .Bind(9, r.n_lo)
+      .Bind(11, r.k_lo);
+  if (r.varying == 0) s.Bind(8, r.m_hi);
+  if (r.varying == 1) s.Bind(10, r.n_hi);
+  if (r.varying == 2) s.Bind(12, r.k_hi);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> SqliteStore::HasPrediction(const std::string& gpu_model,
+                                                std::string_view model_version,
+                                                const GemmKey& key) {
+  auto stmt = conn_->Prepare(
+      "SELECT 1 FROM predictions WHERE gpu_model = ?1 AND model_version = ?2 AND dtype = ?3 AND "
+      "trans_a = ?4 AND trans_b = ?5 AND batch = ?6 AND m = ?7 AND n = ?8 AND k = ?9");
+  if (!stmt.ok()) return stmt.status();
+  (*stmt)->Bind(1, gpu_model).Bind(2, model_version);
+  BindKey(**stmt, 3, key);
+  auto row = (*stmt)->Step("looking up a prediction");
+  if (!row.ok()) return row.status();
+  (*stmt)->Reset();
+  return *row;
+}
+
+absl::Status SqliteStore::InsertPrediction(std::optional<int64_t> job_id,
+                                           const std::string& gpu_model, const GemmShape& gemm,
+                                           const Prediction& p) {
+  return InTransaction("writing a prediction", [&]() -> absl::Status {
+    auto stmt = conn_->Prepare(
+        "INSERT INTO predictions(uid, job_id, host, gpu_model, model_version, dtype, trans_a, "
+        "trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, waves, "
+        "tile_efficiency, wave_efficiency, alignment_factor, bound, created_us) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        "?18, ?19, ?20, ?21, ?22, ?23) ON CONFLICT DO NOTHING");
+    if (!stmt.ok()) return stmt.status();
+    Statement& s = **stmt;
+    s.Bind(1, NewUid()).Bind(2, job_id).Bind(3, options_.host).Bind(4, gpu_model);
+    s.Bind(5, p.model_version);
+    BindKey(s, 6, GemmKey::Of(gemm));
+    s.Bind(13, p.time_us)
+        .Bind(14, p.tflops)
+        .Bind(15, p.best.tile.m)
+        .Bind(16, p.best.tile.n)
+        .Bind(17, p.best.tiles)
+        .Bind(18, p.best.waves)
+        .Bind(19, p.best.tile_efficiency)
+        .Bind(20, p.best.wave_efficiency)
+        .Bind(21, p.alignment_factor)
+        .Bind(22, p.memory_bound ? "memory" : "compute")
+        .Bind(23, NowUs());
+    if (auto st = s.Run("writing a prediction"); !st.ok()) return st;
+    return CountProgress(job_id, 1);
+  });
+}
+
+absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
+    const std::string& gpu_model, std::string_view model_version, std::span<const GemmKey> keys) {
+  const std::set<GemmKey> wanted(keys.begin(), keys.end());
+  std::map<GemmKey, PredictionRow> out;
+  for (const KeyRange& range : BatchKeys(wanted)) {
+    auto stmt = conn_->Prepare(StrCat(
+        "SELECT dtype, trans_a, trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, "
+        "waves, tile_efficiency, wave_efficiency, alignment_factor, bound, host, created_us "
+        "FROM predictions WHERE gpu_model = ?1 AND model_version = ?2 AND ",
+        KeyRangeWhere(range.varying)));
+    if (!stmt.ok()) return stmt.status();
+    Statement& s = **stmt;
+    s.Bind(1, gpu_model).Bind(2, model_version);
+    BindRange(s, range);
+    while (true) {
+      auto row = s.Step("looking up predictions");
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      GemmKey key = ReadKey(s, 0);
+      if (!wanted.contains(key)) continue;
+      PredictionRow p;
+      p.gpu_model = gpu_model;
+      p.model_version = std::string(model_version);
+      p.key = key;
+      p.time_us = s.Double(7);
+      p.tflops = s.Double(8);
+      p.tile_m = static_cast<int>(s.Int(9));
+      p.tile_n = static_cast<int>(s.Int(10));
+      p.tiles = s.Int(11);
+      p.waves = s.Int(12);
+      p.tile_efficiency = s.Double(13);
+      p.wave_efficiency = s.Double(14);
+      p.alignment_factor = s.Double(15);
+      p.bound = s.Text(16);
+      p.host = s.Text(17);
+      p.created_us = s.Int(18);
+      out.emplace(std::move(key), std::move(p));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const DeviceInfo& d,
+                                                                        const SoftwareInfo& sw) {
+  std::pair<int64_t, int64_t> ids;
+  const std::string host = d.host.empty() ? options_.host : d.host;
+  absl::Status status = InTransaction("registering a device", [&]() -> absl::Status {
+    auto dev = conn_->Prepare(
+        "INSERT INTO devices(uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, "
+        "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz) VALUES "
+        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(uuid, host) DO UPDATE SET "
+        "name = excluded.name, gpu_model = excluded.gpu_model, sm_clock_mhz = "
+        "excluded.sm_clock_mhz, memory_clock_mhz = excluded.memory_clock_mhz RETURNING id");
+    if (!dev.ok()) return dev.status();
+    (*dev)
+        ->Bind(1, d.uuid)
+        .Bind(2, host)
+        .Bind(3, d.name)
+        .Bind(4, d.gpu_model)
+        .Bind(5, d.sm_count)
+        .Bind(6, d.cc_major)
+        .Bind(7, d.cc_minor)
+        .Bind(8, d.l2_bytes)
+        .Bind(9, d.memory_bytes)
+        .Bind(10, d.sm_clock_mhz)
+        .Bind(11, d.memory_clock_mhz);
+    auto row = (*dev)->Step("registering a device");
+    if (!row.ok()) return row.status();
+    ids.first = (*dev)->Int(0);
+    if (auto s = (*dev)->Run("registering a device"); !s.ok()) return s;
+    auto soft = conn_->Prepare(
+        "INSERT INTO software(driver, cuda_runtime, cublaslt) VALUES (?1, ?2, ?3) "
+        "ON CONFLICT DO UPDATE SET driver = excluded.driver RETURNING id");
+    if (!soft.ok()) return soft.status();
+    (*soft)->Bind(1, sw.driver).Bind(2, sw.cuda_runtime).Bind(3, sw.cublaslt);
+    row = (*soft)->Step("registering software");
+    if (!row.ok()) return row.status();
+    ids.second = (*soft)->Int(0);
+    return (*soft)->Run("registering software");
+  });
+  if (!status.ok()) return status;
+  return ids;
+}
+
+absl::StatusOr<bool> SqliteStore::HasMeasurement(int64_t device_id, int64_t software_id,
+                                                 const GemmKey& key,
+                                                 const std::string& cache_mode) {
+  auto stmt = conn_->Prepare(
+      "SELECT 1 FROM measurements WHERE gpu_model = (SELECT gpu_model FROM devices WHERE id = ?1) "
+      "AND dtype = ?3 AND trans_a = ?4 AND trans_b = ?5 AND batch = ?6 AND m = ?7 AND n = ?8 "
+      "AND k = ?9 AND device_id = ?1 AND software_id = ?2 AND cache_mode = ?10 LIMIT 1");
+  if (!stmt.ok()) return stmt.status();
+  (*stmt)->Bind(1, device_id).Bind(2, software_id).Bind(10, cache_mode);
+  BindKey(**stmt, 3, key);
+  auto row = (*stmt)->Step("looking up a measurement");
+  if (!row.ok()) return row.status();
+  (*stmt)->Reset();
+  return *row;
+}
+
+absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
+                                            int64_t software_id, const std::string& gpu_model,
+                                            int sm_count, const MeasuredGemm& mg) {
+  return InTransaction("writing a measurement", [&]() -> absl::Status {
+    auto stmt = conn_->Prepare(
+        "INSERT INTO measurements(uid, job_id, device_id, software_id, gpu_model, dtype, "
+        "trans_a, trans_b, batch, m, n, k, dtype_out, compute_type, lda, ldb, ldc, algo_id, tile, "
+        "tile_m, tile_n, stages, split_k, reduction_scheme, swizzle, custom_option, "
+        "cluster_shape, algo_bytes, median_us, mean_us, min_us, stdev_us, samples, sm_clock_mhz, "
+        "tflops, tiles, waves, tile_efficiency, wave_efficiency, verified, verify_note, "
+        "cache_mode, created_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+        "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, "
+        "?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43)");
+    if (!stmt.ok()) return stmt.status();
+    const GemmKey key = GemmKey::Of(mg.gemm);
+    const int64_t now = NowUs();
+    int64_t first_id = 0;
+    for (const AlgoResult& r : mg.algos) {
+      TileEstimate tw;
+      if (r.algo.tile_m > 0 && r.algo.tile_n > 0 && sm_count > 0) {
+        tw = QuantizeTiles(mg.gemm, {r.algo.tile_m, r.algo.tile_n}, sm_count);
+      }
+      Statement& s = (*stmt)->Reset();
+      s.Bind(1, NewUid()).Bind(2, job_id).Bind(3, device_id).Bind(4, software_id);
+      s.Bind(5, gpu_model);
+      BindKey(s, 6, key);
+      s.Bind(13, DTypeName(OutputDType(mg.gemm.dtype)))
+          .Bind(14, mg.compute_type)
+          .Bind(15, mg.lda)
+          .Bind(16, mg.ldb)
+          .Bind(17, mg.ldc)
+          .Bind(18, r.algo.algo_id)
+          .Bind(19, r.algo.tile)
+          .Bind(20, r.algo.tile_m)
+          .Bind(21, r.algo.tile_n)
+          .Bind(22, r.algo.stages)
+          .Bind(23, r.algo.split_k)
+          .Bind(24, r.algo.reduction_scheme)
+          .Bind(25, r.algo.swizzle)
+          .Bind(26, r.algo.custom_option)
+          .Bind(27, r.algo.cluster_shape)
+          .BindBlob(28, r.algo.bytes)
+          .Bind(29, r.stats.median_us)
+          .Bind(30, r.stats.mean_us)
+          .Bind(31, r.stats.min_us)
+          .Bind(32, r.stats.stdev_us)
+          .Bind(33, r.stats.samples)
+          .Bind(34, r.stats.sm_clock_mhz)
+          .Bind(35, r.tflops)
+          .Bind(36, tw.tiles)
+          .Bind(37, tw.waves)
+          .Bind(38, tw.tile_efficiency)
+          .Bind(39, tw.wave_efficiency)
+          .Bind(40, static_cast<int64_t>(r.verified))
+          .Bind(41, r.verify_note)
+          .Bind(42, mg.cache_mode)
+          .Bind(43, now);
+      if (auto st = s.Run("writing a measurement"); !st.ok()) return st;
+      if (first_id == 0) first_id = conn_->LastInsertRowId();
+    }
+    if (first_id > 0) {
+      if (auto st = UpdateBest(first_id - 1); !st.ok()) return st;
+    }
+    return CountProgress(job_id, 1);
+  });
+}
+
+absl::Status SqliteStore::UpdateBest(int64_t after_id) {
+  auto stmt = conn_->Prepare(
+      "INSERT INTO best_measurements(gpu_model, software_id, dtype, trans_a, trans_b, batch, m, "
+      "n, k, device_id, measurement_id, median_us) "
+      "SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, id, "
+      "median_us FROM measurements WHERE id > ?1 AND verified = 1 "
+      "ON CONFLICT DO UPDATE SET device_id = excluded.device_id, "
+      "measurement_id = excluded.measurement_id, median_us = excluded.median_us "
+      "WHERE excluded.median_us < best_measurements.median_us");
+  if (!stmt.ok()) return stmt.status();
+  return (*stmt)->Bind(1, after_id).Run("updating the best measurements");
+}
+
+absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::string& gpu_model,
+                                                                   std::span<const GemmKey> keys,
+                                                                   const SoftwarePin& pin) {
+  std::set<GemmKey> wanted(keys.begin(), keys.end());
+  // Software versions, newest first (cuBLASLt, then runtime, then driver).
+  auto versions = conn_->Prepare(
+      "SELECT id FROM software WHERE (?1 IS NULL OR cublaslt = ?1) AND "
+      "(?2 IS NULL OR cuda_runtime = ?2) AND (?3 IS NULL OR driver = ?3) "
+      "ORDER BY cublaslt DESC, cuda_runtime DESC, driver DESC");
+  if (!versions.ok()) return versions.status();
+  (*versions)->Bind(1, pin.cublaslt).Bind(2, pin.cuda_runtime).Bind(3, pin.driver);
+  std::vector<int64_t> software_ids;
+  while (true) {
+    auto row = (*versions)->Step("listing software versions");
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    software_ids.push_back((*versions)->Int(0));
+  }
+  // Each key takes the newest version that has it: probe versions newest
+  // first and drop keys as they are found.
+  std::map<GemmKey, BestTime> best;
+  for (int64_t software_id : software_ids) {
+    if (wanted.empty()) break;
+    for (const KeyRange& range : BatchKeys(wanted)) {
+      auto stmt = conn_->Prepare(
+          StrCat("SELECT dtype, trans_a, trans_b, batch, m, n, k, median_us, measurement_id, "
+                 "device_id FROM best_measurements WHERE gpu_model = ?1 AND software_id = ?2 AND ",
+                 KeyRangeWhere(range.varying)));
+      if (!stmt.ok()) return stmt.status();
+      Statement& s = **stmt;
+      s.Bind(1, gpu_model).Bind(2, software_id);
+      BindRange(s, range);
+      while (true) {
+        auto row = s.Step("looking up measurements");
+        if (!row.ok()) return row.status();
+        if (!*row) break;
+        GemmKey key = ReadKey(s, 0);
+        if (!wanted.contains(key)) continue;
+        best.emplace(std::move(key), BestTime{s.Double(7), s.Int(8), s.Int(9), software_id});
+      }
+    }
+    for (const auto& [key, unused] : best) wanted.erase(key);
+  }
+  return best;
+}
+
+absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
+  auto stmt = conn_->Prepare(
+      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, "                   // 0-6
+      "m.id, m.job_id, m.lda, m.ldb, m.ldc, m.dtype_out, m.compute_type, "               // 7-13
+      "m.algo_id, m.tile, m.tile_m, m.tile_n, m.stages, m.split_k, "                     // 14-19
+      "m.reduction_scheme, m.swizzle, m.custom_option, m.cluster_shape, m.algo_bytes, "  // 20-24
+      "m.median_us, m.mean_us, m.min_us, m.stdev_us, m.samples, m.sm_clock_mhz, "        // 25-30
+      "m.tflops, m.tiles, m.waves, m.tile_efficiency, m.wave_efficiency, "               // 31-35
+      "m.verified, m.verify_note, m.cache_mode, m.created_us, "                          // 36-39
+      "d.uuid, d.host, d.name, d.gpu_model, d.sm_count, d.cc_major, d.cc_minor, "        // 40-46
+      "d.l2_bytes, d.memory_bytes, d.sm_clock_mhz, d.memory_clock_mhz, "                 // 47-50
+      "s.driver, s.cuda_runtime, s.cublaslt "                                            // 51-53
+      "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
+      "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1");
+  if (!stmt.ok()) return stmt.status();
+  Statement& s = **stmt;
+  auto found = s.Bind(1, id).Step("reading a measurement");
+  if (!found.ok()) return found.status();
+  if (!*found) return absl::NotFoundError(StrCat("measurement ", id, " not found in ", path()));
+  MeasurementRow r;
+  r.key = ReadKey(s, 0);
+  r.id = s.Int(7);
+  if (!s.IsNull(8)) r.job_id = s.Int(8);
+  r.lda = s.Int(9);
+  r.ldb = s.Int(10);
+  r.ldc = s.Int(11);
+  r.dtype_out = s.Text(12);
+  r.compute_type = s.Text(13);
+  AlgoIdentity& a = r.result.algo;
+  a.algo_id = s.Int(14);
+  a.tile = s.Int(15);
+  a.tile_m = static_cast<int>(s.Int(16));
+  a.tile_n = static_cast<int>(s.Int(17));
+  a.stages = s.Int(18);
+  a.split_k = s.Int(19);
+  a.reduction_scheme = s.Int(20);
+  a.swizzle = s.Int(21);
+  a.custom_option = s.Int(22);
+  a.cluster_shape = s.Int(23);
+  a.bytes = s.Blob(24);
+  SampleStats& st = r.result.stats;
+  st.median_us = s.Double(25);
+  st.mean_us = s.Double(26);
+  st.min_us = s.Double(27);
+  st.stdev_us = s.Double(28);
+  st.samples = s.Int(29);
+  st.sm_clock_mhz = s.Double(30);
+  r.result.tflops = s.Double(31);
+  r.tiles = s.Int(32);
+  r.waves = s.Int(33);
+  r.tile_efficiency = s.Double(34);
+  r.wave_efficiency = s.Double(35);
+  r.result.verified = s.Int(36) != 0;
+  r.result.verify_note = s.Text(37);
+  r.cache_mode = s.Text(38);
+  r.created_us = s.Int(39);
+  DeviceInfo& d = r.device;
+  d.uuid = s.Text(40);
+  d.host = s.Text(41);
+  d.name = s.Text(42);
+  d.gpu_model = s.Text(43);
+  d.sm_count = static_cast<int>(s.Int(44));
+  d.cc_major = static_cast<int>(s.Int(45));
+  d.cc_minor = static_cast<int>(s.Int(46));
+  d.l2_bytes = s.Int(47);
+  d.memory_bytes = s.Int(48);
+  d.sm_clock_mhz = static_cast<int>(s.Int(49));
+  d.memory_clock_mhz = static_cast<int>(s.Int(50));
+  r.software = {s.Text(51), s.Int(52), s.Int(53)};
+  s.Reset();
+  return r;
+}
+
+absl::StatusOr<std::map<GemmKey, MeasurementRow>> SqliteStore::BestMeasurements(
+    const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin) {
+  auto times = BestTimes(gpu_model, keys, pin);
+  if (!times.ok()) return times.status();
+  std::map<GemmKey, MeasurementRow> out;
+  for (const auto& [key, t] : *times) {
+    auto row = GetMeasurement(t.measurement_id);
+    if (!row.ok()) return row.status();
+    out.emplace(key, *std::move(row));
+  }
+  return out;
+}
+
+}  // namespace crest::store::internal

@@ -1,0 +1,253 @@
+#include "schema.h"
+
+#include <array>
+
+#include "crest/common/str_cat.h"
+#include "crest/store/store.h"
+
+namespace crest::store::internal {
+namespace {
+
+// Migration i brings the schema from version i to i+1. Never edit a released
+// step: add a new one.
+constexpr std::array<const char*, kSchemaVersion> kMigrations = {
+    // 0 → 1: the core tables.
+    R"sql(
+CREATE TABLE devices(
+  id INTEGER PRIMARY KEY,
+  uuid TEXT NOT NULL,
+  host TEXT NOT NULL,
+  name TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  sm_count INTEGER NOT NULL,
+  cc_major INTEGER NOT NULL,
+  cc_minor INTEGER NOT NULL,
+  l2_bytes INTEGER NOT NULL,
+  memory_bytes INTEGER NOT NULL,
+  sm_clock_mhz INTEGER NOT NULL,
+  memory_clock_mhz INTEGER NOT NULL,
+  UNIQUE(uuid, host));
+CREATE TABLE software(
+  id INTEGER PRIMARY KEY,
+  driver TEXT NOT NULL,
+  cuda_runtime INTEGER NOT NULL,
+  cublaslt INTEGER NOT NULL,
+  UNIQUE(driver, cuda_runtime, cublaslt));
+CREATE TABLE jobs(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  host TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  target TEXT NOT NULL,
+  state TEXT NOT NULL CHECK(state IN ('queued','running','done','failed','cancelled')),
+  total INTEGER NOT NULL,
+  done INTEGER NOT NULL DEFAULT 0,
+  created_us INTEGER NOT NULL,
+  started_us INTEGER,
+  finished_us INTEGER,
+  error TEXT NOT NULL DEFAULT '');
+CREATE TABLE measurements(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  job_id INTEGER REFERENCES jobs(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  software_id INTEGER NOT NULL REFERENCES software(id),
+  gpu_model TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  dtype_out TEXT NOT NULL,
+  compute_type TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  lda INTEGER NOT NULL,
+  ldb INTEGER NOT NULL,
+  ldc INTEGER NOT NULL,
+  algo_id INTEGER NOT NULL,
+  tile INTEGER NOT NULL,
+  tile_m INTEGER NOT NULL,
+  tile_n INTEGER NOT NULL,
+  stages INTEGER NOT NULL,
+  split_k INTEGER NOT NULL,
+  reduction_scheme INTEGER NOT NULL,
+  swizzle INTEGER NOT NULL,
+  custom_option INTEGER NOT NULL,
+  cluster_shape INTEGER NOT NULL,
+  algo_bytes BLOB NOT NULL,
+  median_us REAL NOT NULL,
+  mean_us REAL NOT NULL,
+  min_us REAL NOT NULL,
+  stdev_us REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  sm_clock_mhz REAL NOT NULL,
+  tflops REAL NOT NULL,
+  tiles INTEGER NOT NULL,
+  waves INTEGER NOT NULL,
+  tile_efficiency REAL NOT NULL,
+  wave_efficiency REAL NOT NULL,
+  verified INTEGER NOT NULL,
+  verify_note TEXT NOT NULL DEFAULT '',
+  cache_mode TEXT NOT NULL,
+  created_us INTEGER NOT NULL);
+CREATE TABLE predictions(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  job_id INTEGER REFERENCES jobs(id),
+  host TEXT NOT NULL,
+  gpu_model TEXT NOT NULL,
+  model_version TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  time_us REAL NOT NULL,
+  tflops REAL NOT NULL,
+  tile_m INTEGER NOT NULL,
+  tile_n INTEGER NOT NULL,
+  tiles INTEGER NOT NULL,
+  waves INTEGER NOT NULL,
+  tile_efficiency REAL NOT NULL,
+  wave_efficiency REAL NOT NULL,
+  alignment_factor REAL NOT NULL,
+  bound TEXT NOT NULL,
+  created_us INTEGER NOT NULL,
+  UNIQUE(gpu_model, model_version, dtype, trans_a, trans_b, batch, m, n, k));
+)sql",
+    // 1 → 2: lookup indexes and job priorities.
+    R"sql(
+CREATE INDEX measurements_by_gemm
+  ON measurements(gpu_model, dtype, trans_a, trans_b, batch, m, n, k);
+CREATE INDEX measurements_by_job ON measurements(job_id);
+CREATE INDEX predictions_by_job ON predictions(job_id);
+ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX jobs_by_spec ON jobs(backend, target, state);
+-- The fastest verified measurement per GPU model, GEMM and software, kept
+-- up to date by every insert and merge, so lookups read one small row per
+-- key instead of every algorithm of every node.
+CREATE TABLE best_measurements(
+  gpu_model TEXT NOT NULL,
+  software_id INTEGER NOT NULL REFERENCES software(id),
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  median_us REAL NOT NULL,
+  PRIMARY KEY(gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k)) WITHOUT ROWID;
+INSERT INTO best_measurements
+  SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, id,
+         min(median_us)
+  FROM measurements WHERE verified = 1
+  GROUP BY gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k;
+)sql",
+};
+
+}  // namespace
+
+absl::StatusOr<int> SchemaVersion(Connection& conn) {
+  auto stmt = conn.Prepare("PRAGMA user_version");
+  if (!stmt.ok()) return stmt.status();
+  auto row = (*stmt)->Step("reading the schema version");
+  if (!row.ok()) return row.status();
+  const auto version = static_cast<int>((*stmt)->Int(0));
+  (*stmt)->Reset();
+  return version;
+}
+
+absl::Status CheckOwnership(Connection& conn) {
+  auto version = SchemaVersion(conn);
+  if (!version.ok()) return version.status();
+  if (*version > kSchemaVersion) {
+    return absl::FailedPreconditionError(StrCat(
+        conn.path(), ": database schema version ", *version, " is newer than this crest supports (",
+        kSchemaVersion, "); use a newer crest. The file was not changed."));
+  }
+  if (*version > 0) return absl::OkStatus();
+  auto stmt = conn.Prepare("SELECT count(*) FROM sqlite_master");
+  if (!stmt.ok()) return stmt.status();
+  auto row = (*stmt)->Step("reading the schema");
+  if (!row.ok()) return row.status();
+  const int64_t objects = (*stmt)->Int(0);
+  (*stmt)->Reset();
+  if (objects != 0) {
+    return absl::FailedPreconditionError(
+        StrCat(conn.path(), ": not a Crest database (it holds other tables and no Crest schema)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Migrate(Connection& conn, bool read_only, int target) {
+  auto version = SchemaVersion(conn);
+  if (!version.ok()) return version.status();
+  const auto newer = [&](int v) {
+    return absl::FailedPreconditionError(
+        StrCat(conn.path(), ": database schema version ", v, " is newer than this crest supports (",
+               kSchemaVersion, "); use a newer crest. The file was not changed."));
+  };
+  if (*version > kSchemaVersion) return newer(*version);
+  if (read_only) {
+    if (*version == kSchemaVersion) return absl::OkStatus();
+    if (*version == 0) {
+      return absl::FailedPreconditionError(
+          StrCat(conn.path(), ": not a Crest database (no Crest schema)"));
+    }
+    return absl::FailedPreconditionError(
+        StrCat(conn.path(), ": database schema version ", *version, " is older than this crest's (",
+               kSchemaVersion,
+               "); open it once for writing (e.g. `crest db check --upgrade`) to upgrade it"));
+  }
+  if (*version >= target) return absl::OkStatus();
+  if (auto s = conn.Begin("starting the schema upgrade"); !s.ok()) return s;
+  // Another process may have migrated between our read and our lock.
+  version = SchemaVersion(conn);
+  if (!version.ok()) {
+    conn.Rollback();
+    return version.status();
+  }
+  if (*version > kSchemaVersion) {
+    conn.Rollback();
+    return newer(*version);
+  }
+  if (*version == 0) {
+    // A file with tables but no Crest version is someone else's database.
+    auto stmt = conn.Prepare("SELECT count(*) FROM sqlite_master");
+    if (!stmt.ok()) {
+      conn.Rollback();
+      return stmt.status();
+    }
+    auto row = (*stmt)->Step("reading the schema");
+    const int64_t objects = row.ok() ? (*stmt)->Int(0) : -1;
+    (*stmt)->Reset();
+    if (objects != 0) {
+      conn.Rollback();
+      return absl::FailedPreconditionError(StrCat(
+          conn.path(), ": not a Crest database (it holds other tables and no Crest schema)"));
+    }
+  }
+  for (int v = *version; v < target; ++v) {
+    if (auto s = conn.Exec(kMigrations[static_cast<size_t>(v)],
+                           StrCat("upgrading the schema from version ", v, " to ", v + 1));
+        !s.ok()) {
+      conn.Rollback();
+      return s;
+    }
+  }
+  if (auto s = conn.Exec(StrCat("PRAGMA user_version=", target), "recording the schema version");
+      !s.ok()) {
+    conn.Rollback();
+    return s;
+  }
+  return conn.Commit("committing the schema upgrade");
+}
+
+}  // namespace crest::store::internal

@@ -1,0 +1,182 @@
+#include "sqlite.h"
+
+#include "crest/common/str_cat.h"
+
+namespace crest::store::internal {
+
+absl::Status SqliteStatus(int rc, sqlite3* db, std::string_view path, std::string_view doing) {
+  const int primary = rc & 0xff;
+  const char* detail =
+      (db != nullptr && sqlite3_errcode(db) == rc) ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  std::string message = StrCat(path, ": ", doing, ": ", detail);
+  switch (primary) {
+    case SQLITE_NOTADB:
+      return absl::FailedPreconditionError(
+          StrCat(path, ": not a Crest database (", detail, ") while ", doing));
+    case SQLITE_CORRUPT:
+      return absl::DataLossError(StrCat(path, ": database is corrupt (", detail, ") while ", doing,
+                                        "; run `crest db check`"));
+    case SQLITE_FULL:
+      return absl::ResourceExhaustedError(StrCat(path, ": disk or database full while ", doing,
+                                                 " (", detail,
+                                                 "); nothing of this transaction was written"));
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+      return absl::PermissionDeniedError(
+          StrCat(path, ": cannot write or open (", detail, ") while ", doing));
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return absl::UnavailableError(StrCat(path, ": database busy (", detail, ") while ", doing));
+    case SQLITE_CONSTRAINT:
+      return absl::AlreadyExistsError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
+                                                             const Options& options) {
+  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  flags |= options.read_only ? SQLITE_OPEN_READONLY
+                             : (SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0));
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, options.vfs);
+  if (rc != SQLITE_OK) {
+    absl::Status status = SqliteStatus(rc, db, path, "opening");
+    sqlite3_close_v2(db);
+    return status;
+  }
+  sqlite3_extended_result_codes(db, 1);
+  std::unique_ptr<Connection> conn(new Connection(db, path));
+  sqlite3_busy_timeout(db, options.busy_timeout_ms);
+  // Touch the file: this is where "not a database" shows up.
+  if (auto s = conn->Exec("SELECT count(*) FROM sqlite_master", "reading the schema"); !s.ok()) {
+    return s;
+  }
+  if (auto s = conn->Exec("PRAGMA foreign_keys=ON", "enabling foreign keys"); !s.ok()) return s;
+  // 32 MiB of page cache per connection: a d_ff ranking touches a few
+  // hundred pages; inserts into 10^6-row indexes need many more.
+  if (auto s = conn->Exec("PRAGMA cache_size=-32768", "sizing the page cache"); !s.ok()) return s;
+  // Read through a memory map (up to 4 GiB of the file): a lookup then costs
+  // no system call per page.
+  if (auto s = conn->Exec("PRAGMA mmap_size=4294967296", "mapping the file"); !s.ok()) return s;
+  return conn;
+}
+
+absl::Status Connection::ConfigureForWriting(bool synchronous_full) {
+  if (auto s = Exec("PRAGMA journal_mode=WAL", "switching to WAL mode"); !s.ok()) return s;
+  return Exec(synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
+              "setting durability");
+}
+
+Connection::Connection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+
+Connection::~Connection() {
+  cache_.clear();  // finalize statements before closing
+  sqlite3_close_v2(db_);
+}
+
+absl::Status Connection::Error(int rc, std::string_view doing) const {
+  return SqliteStatus(rc, db_, path_, doing);
+}
+
+absl::Status Connection::Exec(std::string_view sql, std::string_view doing) {
+  const std::string text(sql);
+  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
+  return rc == SQLITE_OK ? absl::OkStatus() : Error(rc, doing);
+}
+
+absl::StatusOr<Statement*> Connection::Prepare(const std::string& sql) {
+  if (auto it = cache_.find(sql); it != cache_.end()) return &it->second->Reset();
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, StrCat("preparing `", sql.substr(0, 60), "`"));
+  auto owned = std::make_unique<Statement>(stmt, this);
+  Statement* raw = owned.get();
+  cache_.emplace(sql, std::move(owned));
+  return raw;
+}
+
+absl::Status Connection::Begin(std::string_view doing) { return Exec("BEGIN IMMEDIATE", doing); }
+
+absl::Status Connection::Commit(std::string_view doing) { return Exec("COMMIT", doing); }
+
+void Connection::Rollback() {
+  if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+int64_t Connection::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+int Connection::Changes() const { return sqlite3_changes(db_); }
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::string_view value) {
+  sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  return *this;
+}
+
+Statement& Statement::BindBlob(int index, const std::vector<uint8_t>& value) {
+  sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT);
+  return *this;
+}
+
+Statement& Statement::BindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+absl::StatusOr<bool> Statement::Step(std::string_view doing) {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  absl::Status status = conn_->Error(rc, doing);
+  sqlite3_reset(stmt_);
+  return status;
+}
+
+absl::Status Statement::Run(std::string_view doing) {
+  while (true) {
+    auto row = Step(doing);
+    if (!row.ok()) return row.status();
+    if (!*row) return absl::OkStatus();
+  }
+}
+
+int64_t Statement::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+double Statement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
+bool Statement::IsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+std::string Statement::Text(int column) const {
+  const auto* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(text),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
+std::vector<uint8_t> Statement::Blob(int column) const {
+  const auto* data = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, column));
+  const auto size = static_cast<size_t>(sqlite3_column_bytes(stmt_, column));
+  return data == nullptr ? std::vector<uint8_t>{} : std::vector<uint8_t>(data, data + size);
+}
+
+}  // namespace crest::store::internal

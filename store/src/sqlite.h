@@ -1,0 +1,109 @@
+// Internal to crest::store: thin RAII over the SQLite C API, and the one
+// place SQLite result codes become absl::Status.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace crest::store::internal {
+
+// Translates a SQLite result code into a Status whose message names the
+// database file, what was being done and SQLite's own words.
+absl::Status SqliteStatus(int rc, sqlite3* db, std::string_view path, std::string_view doing);
+
+class Statement;
+
+// One connection. Not thread-safe: one thread uses a Connection at a time.
+class Connection final {
+ public:
+  struct Options {
+    bool read_only = false;
+    bool create = true;            // create the file if missing (writers only)
+    int busy_timeout_ms = 10000;   // how long to wait for a lock before SQLITE_BUSY
+    bool synchronous_full = true;  // fsync every commit (else NORMAL: safe against
+                                   // crashes of the process, not of the machine)
+    const char* vfs = nullptr;     // SQLite VFS name; nullptr = the default
+  };
+
+  // Opens the file and reads its schema table (where "not a database" shows
+  // up). Writes nothing: call ConfigureForWriting once the file is known to
+  // be ours.
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path,
+                                                          const Options& options);
+  // WAL mode and the durability level; these write to the file's header.
+  absl::Status ConfigureForWriting(bool synchronous_full);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Runs one or more statements with no results.
+  absl::Status Exec(std::string_view sql, std::string_view doing);
+  // A cached prepared statement for `sql`, reset and unbound. The pointer
+  // stays valid for the connection's life.
+  absl::StatusOr<Statement*> Prepare(const std::string& sql);
+
+  absl::Status Begin(std::string_view doing);  // BEGIN IMMEDIATE
+  absl::Status Commit(std::string_view doing);
+  void Rollback();  // best effort; never fails loudly
+
+  int64_t LastInsertRowId() const;
+  int Changes() const;
+  sqlite3* raw() const { return db_; }
+  const std::string& path() const { return path_; }
+  absl::Status Error(int rc, std::string_view doing) const;
+
+ private:
+  Connection(sqlite3* db, std::string path);
+  sqlite3* db_;
+  std::string path_;
+  std::map<std::string, std::unique_ptr<Statement>> cache_;
+};
+
+// A prepared statement. Bind indexes are 1-based; column indexes 0-based.
+class Statement final {
+ public:
+  Statement(sqlite3_stmt* stmt, const Connection* conn) : stmt_(stmt), conn_(conn) {}
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& Reset();
+  Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, int value) { return Bind(index, static_cast<int64_t>(value)); }
+  Statement& Bind(int index, double value);
+  Statement& Bind(int index, std::string_view value);
+  Statement& Bind(int index, const char* value) { return Bind(index, std::string_view(value)); }
+  Statement& BindBlob(int index, const std::vector<uint8_t>& value);
+  Statement& BindNull(int index);
+  template <typename T>
+  Statement& Bind(int index, const std::optional<T>& value) {
+    return value ? Bind(index, *value) : BindNull(index);
+  }
+
+  // Steps once: true when a row is ready, false when done.
+  absl::StatusOr<bool> Step(std::string_view doing);
+  // Steps to completion, expecting no rows.
+  absl::Status Run(std::string_view doing);
+
+  int64_t Int(int column) const;
+  double Double(int column) const;
+  std::string Text(int column) const;
+  std::vector<uint8_t> Blob(int column) const;
+  bool IsNull(int column) const;
+
+ private:
+  sqlite3_stmt* stmt_;
+  const Connection* conn_;
+};
+
+}  // namespace crest::store::internal

@@ -1,0 +1,75 @@
+// Internal to crest::store: the SQLite implementation of Store.
+#pragma once
+
+#include <memory>
+#include <random>
+#include <string>
+
+#include "crest/store/store.h"
+#include "sqlite.h"
+
+namespace crest::store::internal {
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(std::unique_ptr<Connection> conn, StoreOptions options);
+
+  const std::string& path() const override { return conn_->path(); }
+  int64_t NowUs() const override { return options_.now_us(); }
+
+  // jobs.cc
+  absl::StatusOr<JobRecord> FindJob(const std::string& spec, const std::string& backend,
+                                    const std::string& target) override;
+  absl::StatusOr<JobRecord> CreateJob(const JobRecord& job) override;
+  absl::StatusOr<JobRecord> GetJob(int64_t id) override;
+  absl::StatusOr<std::vector<JobRecord>> ListJobs(std::optional<JobState> state,
+                                                  int limit) override;
+  absl::Status UpdateJob(int64_t id, JobState state, int64_t total, int64_t done,
+                         const std::string& error) override;
+
+  // results.cc
+  absl::StatusOr<bool> HasPrediction(const std::string& gpu_model, std::string_view model_version,
+                                     const GemmKey& key) override;
+  absl::Status InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
+                                const GemmShape& gemm, const Prediction& p) override;
+  absl::StatusOr<std::map<GemmKey, PredictionRow>> FindPredictions(
+      const std::string& gpu_model, std::string_view model_version,
+      std::span<const GemmKey> keys) override;
+  absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(const DeviceInfo& device,
+                                                             const SoftwareInfo& sw) override;
+  absl::StatusOr<bool> HasMeasurement(int64_t device_id, int64_t software_id, const GemmKey& key,
+                                      const std::string& cache_mode) override;
+  absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
+                                 int64_t software_id, const std::string& gpu_model, int sm_count,
+                                 const MeasuredGemm& measured) override;
+  absl::StatusOr<std::map<GemmKey, MeasurementRow>> BestMeasurements(
+      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin) override;
+  absl::StatusOr<std::map<GemmKey, BestTime>> BestTimes(const std::string& gpu_model,
+                                                        std::span<const GemmKey> keys,
+                                                        const SoftwarePin& pin) override;
+  absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) override;
+
+  // fleet.cc
+  absl::Status ExportTo(const std::string& out_path) override;
+  absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path) override;
+  absl::StatusOr<CheckReport> Check() override;
+  absl::StatusOr<DbStats> Stats() override;
+
+ private:
+  // A new globally unique id: 128 random bits in hex.
+  std::string NewUid();
+  // Runs `body` inside BEGIN IMMEDIATE … COMMIT; rolls back on error.
+  absl::Status InTransaction(std::string_view doing, const std::function<absl::Status()>& body);
+  // Folds verified measurement rows with id > `after_id` into
+  // best_measurements (inside a transaction).
+  absl::Status UpdateBest(int64_t after_id);
+  // Adds `count` to a job's done counter (inside a transaction).
+  absl::Status CountProgress(std::optional<int64_t> job_id, int64_t count);
+  absl::Status WriteAllowed() const;
+
+  std::unique_ptr<Connection> conn_;
+  StoreOptions options_;
+  std::mt19937_64 random_;
+};
+
+}  // namespace crest::store::internal

@@ -1,0 +1,127 @@
+#include "crest/store/store.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "crest/common/str_cat.h"
+#include "schema.h"
+#include "sqlite_store.h"
+
+namespace crest::store {
+
+GemmKey GemmKey::Of(const GemmShape& g) {
+  return {g.dtype, g.a_transposed, g.b_transposed, g.m, g.n, g.k, g.batch};
+}
+
+std::string_view JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kDone:
+      return "done";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
+  }
+  return "?";
+}
+
+std::optional<JobState> ParseJobState(std::string_view text) {
+  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kDone, JobState::kFailed,
+                     JobState::kCancelled}) {
+    if (JobStateName(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
+                                                   const StoreOptions& options) {
+  if (path.empty()) return absl::InvalidArgumentError("db: no database path given");
+  if (options.read_only && access(path.c_str(), F_OK) != 0) {
+    return absl::NotFoundError(StrCat(path, ": no such database file"));
+  }
+  internal::Connection::Options conn_options;
+  conn_options.read_only = options.read_only;
+  conn_options.create = options.create;
+  conn_options.busy_timeout_ms = options.busy_timeout_ms;
+  conn_options.synchronous_full = options.synchronous_full;
+  conn_options.vfs = options.vfs;
+  auto conn = internal::Connection::Open(path, conn_options);
+  if (!conn.ok()) return conn.status();
+  if (auto s = internal::CheckOwnership(**conn); !s.ok()) return s;
+  if (!options.read_only) {
+    if (auto s = (*conn)->ConfigureForWriting(options.synchronous_full); !s.ok()) return s;
+  }
+  if (options.max_pages > 0) {
+    if (auto s = (*conn)->Exec(StrCat("PRAGMA max_page_count=", options.max_pages),
+                               "capping the file size");
+        !s.ok()) {
+      return s;
+    }
+  }
+  const int target = options.migrate_to_for_test > 0 ? options.migrate_to_for_test : kSchemaVersion;
+  if (auto s = internal::Migrate(**conn, options.read_only, target); !s.ok()) return s;
+  return std::unique_ptr<Store>(new internal::SqliteStore(*std::move(conn), options));
+}
+
+namespace internal {
+namespace {
+
+int64_t SystemNowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+}  // namespace
+
+SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, StoreOptions options)
+    : conn_(std::move(conn)), options_(std::move(options)), random_(std::random_device{}()) {
+  if (!options_.now_us) options_.now_us = SystemNowUs;
+  if (options_.host.empty()) options_.host = HostName();
+}
+
+std::string SqliteStore::NewUid() {
+  // Time first, so new rows append to the uid index instead of landing at
+  // random places in it; 64 random bits keep uids unique across nodes.
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(NowUs()),
+                static_cast<unsigned long long>(random_()));
+  return buf;
+}
+
+absl::Status SqliteStore::WriteAllowed() const {
+  if (!options_.read_only) return absl::OkStatus();
+  return absl::FailedPreconditionError(StrCat(path(), ": opened read-only"));
+}
+
+absl::Status SqliteStore::InTransaction(std::string_view doing,
+                                        const std::function<absl::Status()>& body) {
+  if (auto s = WriteAllowed(); !s.ok()) return s;
+  if (auto s = conn_->Begin(doing); !s.ok()) return s;
+  absl::Status status = body();
+  if (status.ok()) status = conn_->Commit(doing);
+  if (!status.ok()) conn_->Rollback();
+  return status;
+}
+
+absl::Status SqliteStore::CountProgress(std::optional<int64_t> job_id, int64_t count) {
+  if (!job_id) return absl::OkStatus();
+  auto stmt = conn_->Prepare("UPDATE jobs SET done = done + ?1 WHERE id = ?2");
+  if (!stmt.ok()) return stmt.status();
+  return (*stmt)->Bind(1, count).Bind(2, *job_id).Run("counting job progress");
+}
+
+}  // namespace internal
+}  // namespace crest::store

@@ -1,0 +1,443 @@
+#include "crest/store/store.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "fake_results.h"
+#include "gtest/gtest.h"
+#include "readonly_vfs.h"
+#include "temp_dir.h"
+
+namespace crest::store {
+namespace {
+
+using crest::testing::ReadBytes;
+using crest::testing::TempDir;
+using crest::testing::WriteBytes;
+
+GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
+  GemmShape g;
+  g.name = "test.fwd";
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  return g;
+}
+
+std::unique_ptr<Store> OpenOk(const std::string& path, StoreOptions options = {}) {
+  options.host = options.host.empty() ? "node0" : options.host;
+  auto db = Store::Open(path, options);
+  EXPECT_TRUE(db.ok()) << db.status();
+  return db.ok() ? *std::move(db) : nullptr;
+}
+
+void SetUserVersion(const std::string& path, int version) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, ("PRAGMA user_version=" + std::to_string(version)).c_str(), nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+}
+
+absl::Status AddPrediction(Store& db, const GemmShape& g) {
+  auto p = Predict(g, **FindGpu("h100"));
+  if (!p.ok()) return p.status();
+  return db.InsertPrediction(std::nullopt, "H100-SXM", g, *p);
+}
+
+TEST(StoreOpen, CreatesTheCurrentSchemaInWalMode) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  ASSERT_NE(db, nullptr);
+  auto check = db->Check();
+  ASSERT_TRUE(check.ok());
+  EXPECT_TRUE(check->ok);
+  EXPECT_EQ(check->schema_version, kSchemaVersion);
+  EXPECT_EQ(access(dir.File("a.db-wal").c_str(), F_OK), 0) << "WAL file expected";
+}
+
+TEST(StoreOpen, UpgradesAnOlderFileAndKeepsItsRows) {
+  TempDir dir;
+  const std::string path = dir.File("old.db");
+  {
+    StoreOptions v1;
+    v1.migrate_to_for_test = 1;
+    auto db = OpenOk(path, v1);
+    ASSERT_TRUE(AddPrediction(*db, Gemm(512, 512, 512)).ok());
+  }
+  auto db = OpenOk(path);
+  auto stats = db->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->schema_version, kSchemaVersion);
+  EXPECT_EQ(stats->predictions, 1);
+  JobRecord job;
+  job.spec = "{}";
+  job.backend = "model";
+  job.target = "H100-SXM";
+  auto created = db->CreateJob(job);  // uses the v2 priority column
+  ASSERT_TRUE(created.ok()) << created.status();
+}
+
+TEST(StoreOpen, ReadOnlyOpenOfAnOlderFileSaysHowToUpgrade) {
+  TempDir dir;
+  const std::string path = dir.File("old.db");
+  {
+    StoreOptions v1;
+    v1.migrate_to_for_test = 1;
+    OpenOk(path, v1);
+  }
+  StoreOptions ro;
+  ro.read_only = true;
+  auto db = Store::Open(path, ro);
+  ASSERT_FALSE(db.ok());
+  EXPECT_NE(std::string(db.status().message()).find("older than this crest's"), std::string::npos)
+      << db.status();
+}
+
+TEST(StoreOpen, RefusesANewerSchemaAndLeavesTheFileAsItWas) {
+  TempDir dir;
+  const std::string path = dir.File("new.db");
+  OpenOk(path).reset();
+  SetUserVersion(path, kSchemaVersion + 7);
+  const std::string before = ReadBytes(path);
+  for (bool read_only : {false, true}) {
+    StoreOptions options;
+    options.read_only = read_only;
+    auto db = Store::Open(path, options);
+    ASSERT_FALSE(db.ok());
+    EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+    const std::string message(db.status().message());
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("newer than this crest supports"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(ReadBytes(path) == before) << "the file changed";
+}
+
+TEST(StoreOpen, RefusesAFileThatIsNotADatabase) {
+  TempDir dir;
+  const std::string path = dir.File("notes.txt");
+  WriteBytes(path, std::string(8192, 'x') + "these are my notes, not a database\n");
+  const std::string before = ReadBytes(path);
+  auto db = Store::Open(path);
+  ASSERT_FALSE(db.ok());
+  const std::string message(db.status().message());
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("not a Crest database"), std::string::npos) << message;
+  EXPECT_TRUE(ReadBytes(path) == before) << "the file changed";
+  EXPECT_NE(access((path + "-wal").c_str(), F_OK), 0);
+}
+
+TEST(StoreOpen, RefusesSomeoneElsesSqliteDatabase) {
+  TempDir dir;
+  const std::string path = dir.File("other.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_exec(raw, "CREATE TABLE invoices(id INTEGER)", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  const std::string before = ReadBytes(path);
+  auto db = Store::Open(path);
+  ASSERT_FALSE(db.ok());
+  EXPECT_NE(std::string(db.status().message()).find("not a Crest database"), std::string::npos);
+  EXPECT_TRUE(ReadBytes(path) == before) << "the file changed";
+}
+
+TEST(StoreOpen, ReadOnlyOpenNeverCreatesAFile) {
+  TempDir dir;
+  StoreOptions ro;
+  ro.read_only = true;
+  auto db = Store::Open(dir.File("typo.db"), ro);
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(access(dir.File("typo.db").c_str(), F_OK), 0);
+}
+
+TEST(StoreOpen, CorruptFileFailsCheckAndIsLeftAsItWas) {
+  TempDir dir;
+  const std::string path = dir.File("c.db");
+  {
+    StoreOptions options;
+    options.synchronous_full = false;
+    auto db = OpenOk(path, options);
+    for (int i = 1; i <= 300; ++i) ASSERT_TRUE(AddPrediction(*db, Gemm(64 * i, 4096, 4096)).ok());
+  }
+  // Closing the last connection checkpointed the WAL into the main file.
+  std::string bytes = ReadBytes(path);
+  ASSERT_GT(bytes.size(), 8 * 4096u);
+  for (size_t i = 2 * 4096; i < 6 * 4096; ++i) bytes[i] = static_cast<char>(i * 7);
+  WriteBytes(path, bytes);
+  StoreOptions ro;
+  ro.read_only = true;
+  auto db = Store::Open(path, ro);
+  bool reported = !db.ok();
+  if (db.ok()) {
+    auto check = (*db)->Check();
+    reported = !check.ok() || !check->ok;
+  }
+  EXPECT_TRUE(reported) << "corruption went unnoticed";
+  EXPECT_TRUE(ReadBytes(path) == bytes) << "the file changed";
+}
+
+TEST(StoreWrite, ReadOnlyLocationRefusesWritesAndKeepsTheFile) {
+  TempDir dir;
+  const std::string path = dir.File("ro.db");
+  OpenOk(path).reset();
+  const std::string before = ReadBytes(path);
+  StoreOptions options;
+  options.vfs = crest::testing::ReadOnlyVfsName();
+  auto db = Store::Open(path, options);
+  if (db.ok()) {
+    const absl::Status s = AddPrediction(**db, Gemm(128, 128, 128));
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(std::string(s.message()).find(path), std::string::npos) << s;
+  } else {
+    EXPECT_NE(std::string(db.status().message()).find(path), std::string::npos) << db.status();
+  }
+  EXPECT_TRUE(ReadBytes(path) == before) << "the file changed";
+  // A new file in a read-only location cannot be created at all.
+  auto fresh = Store::Open(dir.File("new.db"), options);
+  ASSERT_FALSE(fresh.ok());
+  EXPECT_NE(std::string(fresh.status().message()).find(dir.File("new.db")), std::string::npos);
+}
+
+TEST(StoreWrite, ReadOnlyDirectoryForAnOrdinaryUser) {
+  if (geteuid() == 0) GTEST_SKIP() << "running as root: permissions do not bind root";
+  TempDir dir;
+  const std::string sub = dir.File("locked");
+  ASSERT_EQ(mkdir(sub.c_str(), 0555), 0);
+  auto db = Store::Open(sub + "/a.db");
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST(StoreWrite, FullDiskFailsCleanlyAndKeepsCommittedRows) {
+  TempDir dir;
+  const std::string path = dir.File("full.db");
+  StoreOptions options;
+  options.max_pages = 40;
+  options.synchronous_full = false;
+  auto db = OpenOk(path, options);
+  int committed = 0;
+  absl::Status s;
+  for (int i = 1; i <= 5000 && s.ok(); ++i) {
+    s = AddPrediction(*db, Gemm(64 * i, 4096, 4096));
+    if (s.ok()) ++committed;
+  }
+  ASSERT_FALSE(s.ok()) << "the cap was never reached";
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(std::string(s.message()).find(path), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("full"), std::string::npos) << s;
+  auto stats = db->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->predictions, committed);
+  auto check = db->Check();
+  ASSERT_TRUE(check.ok());
+  EXPECT_TRUE(check->ok);
+}
+
+TEST(StoreJobs, CreateFindUpdateAndCountProgressWithResults) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("j.db"));
+  JobRecord job;
+  job.spec = R"({"dff":[]})";
+  job.backend = "model";
+  job.target = "H100-SXM";
+  job.total = 2;
+  auto created = db->CreateJob(job);
+  ASSERT_TRUE(created.ok());
+  EXPECT_EQ(created->uid.size(), 32u);
+  ASSERT_TRUE(db->UpdateJob(created->id, JobState::kRunning, 2, 0, "").ok());
+  auto p = Predict(Gemm(256, 256, 256), **FindGpu("h100"));
+  ASSERT_TRUE(db->InsertPrediction(created->id, "H100-SXM", Gemm(256, 256, 256), *p).ok());
+  auto found = db->FindJob(job.spec, "model", "H100-SXM");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->id, created->id);
+  EXPECT_EQ(found->state, JobState::kRunning);
+  EXPECT_EQ(found->done, 1);
+  EXPECT_TRUE(found->started_us.has_value());
+  EXPECT_FALSE(db->FindJob(job.spec, "model", "A100-SXM-80GB").ok());
+  ASSERT_TRUE(db->UpdateJob(created->id, JobState::kDone, 2, 2, "").ok());
+  auto done = db->GetJob(created->id);
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->finished_us.has_value());
+  EXPECT_EQ(db->ListJobs(JobState::kDone, 10)->size(), 1u);
+  EXPECT_EQ(db->UpdateJob(999, JobState::kDone, 0, 0, "").code(), absl::StatusCode::kNotFound);
+}
+
+TEST(StorePredictions, SameKeyIsStoredOnceAndFoundInBatches) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("p.db"));
+  std::vector<GemmKey> keys;
+  for (int64_t k = 1000; k < 1100; ++k) {
+    ASSERT_TRUE(AddPrediction(*db, Gemm(8192, 4096, k)).ok());
+    keys.push_back(GemmKey::Of(Gemm(8192, 4096, k)));
+  }
+  for (int64_t n = 2000; n < 2100; ++n) {
+    ASSERT_TRUE(AddPrediction(*db, Gemm(8192, n, 4096)).ok());
+    keys.push_back(GemmKey::Of(Gemm(8192, n, 4096)));
+  }
+  ASSERT_TRUE(AddPrediction(*db, Gemm(8192, 4096, 1000)).ok());  // again
+  EXPECT_EQ(db->Stats()->predictions, 200);
+  keys.push_back(GemmKey::Of(Gemm(1, 2, 3)));  // not stored
+  auto found = db->FindPredictions("H100-SXM", kPredictorVersion, keys);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->size(), 200u);
+  EXPECT_TRUE(*db->HasPrediction("H100-SXM", kPredictorVersion, keys[0]));
+  EXPECT_FALSE(*db->HasPrediction("H100-SXM", "tilewave-0", keys[0]));
+  EXPECT_FALSE(*db->HasPrediction("A100-SXM-80GB", kPredictorVersion, keys[0]));
+}
+
+TEST(StoreMeasurements, BestIsTheFastestVerifiedOnTheNewestSoftware) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("m.db"));
+  const GemmShape g = Gemm(8192, 4096, 11008);
+  auto old_ids =
+      db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(120900));
+  auto new_ids =
+      db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100));
+  ASSERT_TRUE(old_ids.ok() && new_ids.ok());
+  EXPECT_EQ(old_ids->first, new_ids->first) << "same device registered once";
+  EXPECT_NE(old_ids->second, new_ids->second);
+  // Older software was faster; the newest software is what lookups prefer.
+  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, old_ids->first, old_ids->second, "H100-SXM", 132,
+                                    crest::testing::FakeMeasurement(g, 800))
+                  .ok());
+  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, new_ids->first, new_ids->second, "H100-SXM", 132,
+                                    crest::testing::FakeMeasurement(g, 1000, 4, /*unverified=*/3))
+                  .ok());
+  const GemmKey key = GemmKey::Of(g);
+  auto best = db->BestMeasurements("H100-SXM", {&key, 1}, {});
+  ASSERT_TRUE(best.ok());
+  ASSERT_EQ(best->size(), 1u);
+  const MeasurementRow& row = best->at(key);
+  EXPECT_EQ(row.software.cublaslt, 130100);
+  EXPECT_DOUBLE_EQ(row.result.stats.median_us, 1000);  // the unverified 500 µs never wins
+  EXPECT_TRUE(row.result.verified);
+  EXPECT_EQ(row.result.algo.algo_id, 20);
+  EXPECT_EQ(row.result.algo.bytes, (std::vector<uint8_t>{0, 1, 2, 3}));
+  EXPECT_EQ(row.device.host, "node0");
+  EXPECT_EQ(row.tiles, 32 * 32);
+  EXPECT_EQ(row.waves, 8);
+  SoftwarePin pin;
+  pin.cublaslt = 120900;
+  auto pinned = db->BestMeasurements("H100-SXM", {&key, 1}, pin);
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_DOUBLE_EQ(pinned->at(key).result.stats.median_us, 800);
+  EXPECT_TRUE(*db->HasMeasurement(new_ids->first, new_ids->second, key, "cold"));
+  EXPECT_FALSE(*db->HasMeasurement(new_ids->first, new_ids->second, key, "warm"));
+  EXPECT_EQ(db->Stats()->measurements, 3 + 4);
+  EXPECT_EQ(db->Stats()->verified_measurements, 3 + 3);
+}
+
+TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
+  TempDir dir;
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  std::vector<std::string> snapshots;
+  for (const char* host : {"node1", "node2"}) {
+    StoreOptions options;
+    options.host = host;
+    auto db = OpenOk(dir.File(std::string(host) + ".db"), options);
+    auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
+                                  crest::testing::FakeSoftware());
+    ASSERT_TRUE(ids.ok());
+    ASSERT_TRUE(
+        db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                              crest::testing::FakeMeasurement(g, host[4] == '1' ? 900 : 950))
+            .ok());
+    ASSERT_TRUE(AddPrediction(*db, g).ok());
+    // A second connection keeps writing while the export runs.
+    auto writer = OpenOk(dir.File(std::string(host) + ".db"), options);
+    ASSERT_TRUE(AddPrediction(*writer, Gemm(128, 128, 128)).ok());
+    const std::string snapshot = dir.File(std::string(host) + ".snapshot");
+    ASSERT_TRUE(db->ExportTo(snapshot).ok());
+    EXPECT_EQ(db->ExportTo(snapshot).code(), absl::StatusCode::kAlreadyExists);
+    snapshots.push_back(snapshot);
+  }
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  for (const auto& snapshot : snapshots) {
+    auto r = catalogue->MergeFrom(snapshot);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->measurements, 3);
+    EXPECT_EQ(r->devices, 1);
+  }
+  const auto before = ReadBytes(dir.File("catalogue.db"));
+  for (const auto& snapshot : snapshots) {
+    auto again = catalogue->MergeFrom(snapshot);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(
+        again->measurements + again->predictions + again->devices + again->jobs + again->software,
+        0);
+  }
+  auto stats = catalogue->Stats();
+  EXPECT_EQ(stats->measurements, 6);
+  EXPECT_EQ(stats->predictions, 2);  // identical predictions merge into one
+  EXPECT_EQ(stats->devices, 2);
+  EXPECT_EQ(stats->software, 1);
+  const GemmKey key = GemmKey::Of(g);
+  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {});
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(best->at(key).device.host, "node1");
+  EXPECT_TRUE(catalogue->Check()->ok);
+}
+
+TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  EXPECT_EQ(db->MergeFrom(dir.File("missing.db")).status().code(), absl::StatusCode::kNotFound);
+  WriteBytes(dir.File("junk.db"), std::string(5000, 'j'));
+  auto r = db->MergeFrom(dir.File("junk.db"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("junk.db"), std::string::npos) << r.status();
+}
+
+TEST(StoreConcurrency, ReadersKeepAnsweringWhileASweepWrites) {
+  TempDir dir;
+  const std::string path = dir.File("busy.db");
+  OpenOk(path).reset();
+  std::atomic<bool> stop{false};
+  std::atomic<int> writes{0};
+  std::thread writer([&] {
+    StoreOptions options;
+    options.synchronous_full = false;
+    auto db = OpenOk(path, options);
+    for (int64_t k = 1; !stop.load() && k < 200000; ++k) {
+      ASSERT_TRUE(AddPrediction(*db, Gemm(8192, 4096, k)).ok());
+      writes.fetch_add(1);
+    }
+  });
+  std::vector<std::thread> readers;
+  std::atomic<int> answers{0};
+  std::atomic<int> failures{0};
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&] {
+      StoreOptions ro;
+      ro.read_only = true;
+      ro.busy_timeout_ms = 0;  // a busy database must not surface at all
+      auto db = Store::Open(path, ro);
+      if (!db.ok()) {
+        failures.fetch_add(1);
+        return;
+      }
+      std::vector<GemmKey> keys;
+      for (int64_t k = 1; k < 300; ++k) keys.push_back(GemmKey::Of(Gemm(8192, 4096, k)));
+      while (!stop.load()) {
+        auto found = (*db)->FindPredictions("H100-SXM", kPredictorVersion, keys);
+        auto best = (*db)->BestMeasurements("H100-SXM", keys, {});
+        (found.ok() && best.ok()) ? answers.fetch_add(1) : failures.fetch_add(1);
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  stop = true;
+  writer.join();
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GT(answers.load(), 10);
+  EXPECT_GT(writes.load(), 10);
+}
+
+}  // namespace
+}  // namespace crest::store

@@ -13,6 +13,7 @@
 #include "crest/service/sweep_runner.h"
 #include "dff_flags.h"
 #include "json_views.h"
+#include "measure_flags.h"
 #include "progress.h"
 #include "table.h"
 
@@ -29,6 +30,7 @@ struct SweepFlags {
   DffFlags window;
   bool force = false;
   int priority = 0;
+  MeasureFlags measure;
 };
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
@@ -40,7 +42,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }
 
 absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
-                                                     const std::string& gpu_name) {
+                                                     const std::string& gpu_name,
+                                                     const MeasureFlags& measure) {
   if (name == "model") {
     if (gpu_name.empty()) {
       return absl::InvalidArgumentError(
@@ -50,14 +53,7 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
     if (!gpu.ok()) return gpu.status();
     return MakeModelBackend(**gpu);
   }
-  if (name == "cublaslt") {
-    if (!build::kCudaEnabled) {
-      return absl::FailedPreconditionError(StrCat(
-          "backend: the cuBLASLt backend is not built into this crest (", build::kCudaReason, ")"));
-    }
-    return absl::UnimplementedError(
-        "backend: the cuBLASLt measuring backend is not implemented yet in this version");
-  }
+  if (name == "cublaslt") return MakeMeasuringBackend(measure);
   return absl::InvalidArgumentError(
       StrCat("backend: unknown backend '", name, "' (expected model or cublaslt)"));
 }
@@ -84,7 +80,9 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
     return absl::InvalidArgumentError(
         StrCat("gpu: --gpu ", f.window.gpu, " differs from the spec's \"gpu\": ", spec->gpu));
   }
-  auto backend = MakeBackend(f.backend, f.window.gpu.empty() ? spec->gpu : f.window.gpu);
+  // The backend comes first: without a device nothing, the database
+  // included, is touched.
+  auto backend = MakeBackend(f.backend, f.window.gpu.empty() ? spec->gpu : f.window.gpu, f.measure);
   if (!backend.ok()) return backend.status();
   store::StoreOptions options;
   auto db = store::Store::Open(f.db, options);
@@ -130,6 +128,10 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
                              {"failed", o.progress.failed},
                              {"elapsed_s", o.progress.elapsed_s},
                              {"gemms_per_s", rate},
+                             {"kernel_s", o.progress.kernel_s},
+                             {"gpu_busy_fraction", o.progress.elapsed_s > 0
+                                                       ? o.progress.kernel_s / o.progress.elapsed_s
+                                                       : 0.0},
                              {"notes", spec->notes}}
                   .dump(2)
            << '\n';
@@ -140,6 +142,13 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
            << o.already_present << " already in the database, " << o.progress.failed
            << " failed\n  " << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(rate, 0)
            << " GEMMs/s\n";
+    if ((*backend)->Measures() && o.progress.elapsed_s > 0) {
+      io.out << "  "
+             << Fixed(60.0 * static_cast<double>(o.progress.new_results) / o.progress.elapsed_s, 1)
+             << " GEMMs/min; the GPU was inside measured kernels "
+             << Fixed(100 * o.progress.kernel_s / o.progress.elapsed_s, 1)
+             << "% of the wall time\n";
+    }
     if (!o.job.error.empty()) io.out << "  error: " << o.job.error << '\n';
   }
   if (o.job.state == store::JobState::kCancelled) {
@@ -167,6 +176,7 @@ Command RegisterSweep(CLI::App& root) {
   app.add_flag("--force", flags->force, "redo GEMMs the database already holds");
   app.add_option("--priority", flags->priority, "priority recorded on a new job")
       ->capture_default_str();
+  AddMeasureFlags(app, flags->measure);
   cmd.run = [flags](Io& io) { return RunSweepCommand(*flags, io); };
   return cmd;
 }

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
       crest::cli::RegisterGpus(app),    crest::cli::RegisterShapes(app),
       crest::cli::RegisterExplain(app), crest::cli::RegisterDff(app),
       crest::cli::RegisterSweep(app),   crest::cli::RegisterLookup(app),
-      crest::cli::RegisterDb(app)};
+      crest::cli::RegisterDb(app),      crest::cli::RegisterInfo(app)};
 
   try {
     app.parse(argc, argv);

@@ -122,6 +122,7 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
                    " k=", spec.gemms[i].k, "): ", outcome.status().message());
       }
     } else {
+      if (outcome->measured) p.kernel_s += outcome->measured->kernel_seconds;
       if (auto s = writer.Write(job_id, spec.gemms[i], *outcome); !s.ok()) return s;
       ++p.new_results;
       ++p.done;

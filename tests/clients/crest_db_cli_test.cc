@@ -1,6 +1,7 @@
 // End-to-end tests of the database commands of `crest`: sweep, dff --db,
 // lookup, db export/merge/check/stats, and their refusals.
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -137,6 +138,26 @@ TEST(CrestDb, CheckExitsOneOnACorruptFile) {
   auto r = Crest("db check --db " + db);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(ReadBytes(db) == bytes);
+}
+
+TEST(CrestSweep, CublasLtWithoutADeviceExitsNonZeroAndTouchesNoDatabase) {
+  auto info = Json(Crest("info --json"));
+  if (!info["devices"].empty()) GTEST_SKIP() << "this machine has a CUDA device";
+  TempDir dir;
+  const std::string db = dir.File("gpu.db");
+  auto r = Crest("sweep --db " + db + " --backend cublaslt --hidden 4096");
+  EXPECT_EQ(r.exit_code, 1);
+  const bool says_why = r.err.find("no CUDA device") != std::string::npos ||
+                        r.err.find("not built into this crest") != std::string::npos;
+  EXPECT_TRUE(says_why) << r.err;
+  EXPECT_NE(access(db.c_str(), F_OK), 0) << "the database was created";
+  // An existing database is left exactly as it was.
+  ASSERT_EQ(Crest("sweep --db " + db + " --hidden 4096 --gpu h100 --window 2").exit_code, 0);
+  const std::string before = ReadBytes(db);
+  EXPECT_EQ(Crest("sweep --db " + db + " --backend cublaslt --hidden 4096").exit_code, 1);
+  EXPECT_TRUE(ReadBytes(db) == before);
+  const auto text = Crest("info");
+  EXPECT_NE(text.out.find("devices: none"), std::string::npos) << text.out;
 }
 
 TEST(CrestSweep, RefusesWhatItCannotRun) {

@@ -121,7 +121,16 @@ double GpuSpec::PeakTflops(DType dtype) const {
 std::span<const GpuSpec> GpuCatalogue() { return kCatalogue; }
 
 absl::StatusOr<const GpuSpec*> FindGpu(std::string_view name) {
-  const std::string key = internal::NormalizeName(name);
+  std::string key = internal::NormalizeName(name);
+  // The driver says "NVIDIA H100 80GB HBM3"; the catalogue says "H100".
+  if (key.starts_with("nvidia") && key.size() > 6) {
+    for (const GpuSpec& gpu : kCatalogue) {
+      if (internal::NormalizeName(gpu.name) == key.substr(6)) return &gpu;
+      for (std::string_view alias : gpu.aliases) {
+        if (internal::NormalizeName(alias) == key.substr(6)) return &gpu;
+      }
+    }
+  }
   for (const GpuSpec& gpu : kCatalogue) {
     if (internal::NormalizeName(gpu.name) == key) return &gpu;
     for (std::string_view alias : gpu.aliases) {

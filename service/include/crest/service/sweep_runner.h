@@ -20,6 +20,7 @@ struct SweepProgress {
   int64_t failed = 0;       // GEMMs the backend could not run
   double elapsed_s = 0;     // since this run started
   double busy_s = 0;        // time spent inside the backend
+  double kernel_s = 0;      // device time inside measured kernels (measuring backends)
 };
 
 struct SweepOptions {

@@ -52,6 +52,7 @@ struct MeasuredGemm {
   std::string compute_type;         // e.g. "fp32"
   std::string cache_mode = "cold";  // "cold" (L2 flushed/rotated) or "warm"
   std::vector<AlgoResult> algos;
+  double kernel_seconds = 0;  // device time inside the timed kernels [s]
 };
 
 }  // namespace crest

@@ -10,6 +10,7 @@
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/predictor.h"
 #include "dff_flags.h"
+#include "gemm_flags.h"
 #include "json_views.h"
 #include "table.h"
 
@@ -99,13 +100,9 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   if (f.db.empty()) {
     ranking = RankDff(*query, PredictorTimer(**gpu));
   } else {
-    store::StoreOptions options;
-    options.read_only = true;
-    auto db = store::Store::Open(f.db, options);
+    auto db = OpenForReading(f.db, f.cublaslt);
     if (!db.ok()) return db.status();
-    store::SoftwarePin pin;
-    if (f.cublaslt > 0) pin.cublaslt = f.cublaslt;
-    ranking = service::RankDffFromStore(*query, **gpu, **db, pin);
+    ranking = service::RankDffFromStore(*query, **gpu, *db->db, db->pin);
   }
   if (!ranking.ok()) return ranking.status();
   if (!io.json) {

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
+#include "gemm_flags.h"
 #include "json_views.h"
 #include "table.h"
 
@@ -12,13 +13,8 @@ namespace crest::cli {
 namespace {
 
 struct ExplainFlags {
-  int64_t m = 0;
-  int64_t n = 0;
-  int64_t k = 0;
-  int64_t batch = 1;
+  GemmFlags gemm;
   std::string gpu;
-  std::string dtype = "bf16";
-  std::string layout = "NT";
 };
 
 std::string AlignmentLine(const char* operand, const char* dim, const OperandAlignment& a,
@@ -76,18 +72,9 @@ void PrintHuman(const GemmShape& g, const GpuSpec& gpu, const Prediction& p, std
 absl::Status RunExplain(const ExplainFlags& f, Io& io) {
   auto gpu = FindGpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
-  auto dtype = ParseDType(f.dtype);
-  if (!dtype.ok()) return dtype.status();
-  GemmShape g;
-  g.m = f.m;
-  g.n = f.n;
-  g.k = f.k;
-  g.batch = f.batch;
-  g.dtype = *dtype;
-  if (!ParseLayout(f.layout, &g.a_transposed, &g.b_transposed)) {
-    return absl::InvalidArgumentError(
-        StrCat("layout: '", f.layout, "' is not one of NT, NN, TN, TT"));
-  }
+  auto gemm = ToGemm(f.gemm);
+  if (!gemm.ok()) return gemm.status();
+  const GemmShape& g = *gemm;
   auto p = Predict(g, **gpu);
   if (!p.ok()) return p.status();
   if (io.json) {
@@ -105,15 +92,8 @@ Command RegisterExplain(CLI::App& root) {
   Command cmd;
   cmd.app = root.add_subcommand("explain", "Predict one GEMM and show its tile/wave arithmetic");
   CLI::App& app = *cmd.app;
-  app.add_option("--m", flags->m, "rows of the output (tokens)")->required();
-  app.add_option("--n", flags->n, "columns of the output (features)")->required();
-  app.add_option("--k", flags->k, "reduction dimension")->required();
-  app.add_option("--batch", flags->batch, "strided batch count")->capture_default_str();
+  AddGemmFlags(app, flags->gemm);
   app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();
-  app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
-  app.add_option("--layout", flags->layout,
-                 "row-major op letters: NT (forward), NN (data grad), TN (weight grad)")
-      ->capture_default_str();
   cmd.run = [flags](Io& io) { return RunExplain(*flags, io); };
   return cmd;
 }

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/service/store_answers.h"
+#include "gemm_flags.h"
 #include "json_views.h"
 #include "table.h"
 
@@ -11,12 +12,7 @@ namespace crest::cli {
 namespace {
 
 struct LookupFlags {
-  int64_t m = 0;
-  int64_t n = 0;
-  int64_t k = 0;
-  int64_t batch = 1;
-  std::string dtype = "bf16";
-  std::string layout = "NT";
+  GemmFlags gemm;
   std::string gpu;
   std::string db;
   int64_t cublaslt = 0;
@@ -73,25 +69,12 @@ nlohmann::json PredictedJson(const store::PredictionRow& p) {
 absl::Status RunLookup(const LookupFlags& f, Io& io) {
   auto gpu = FindGpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
-  auto dtype = ParseDType(f.dtype);
-  if (!dtype.ok()) return dtype.status();
-  GemmShape g;
-  g.m = f.m;
-  g.n = f.n;
-  g.k = f.k;
-  g.batch = f.batch;
-  g.dtype = *dtype;
-  if (!ParseLayout(f.layout, &g.a_transposed, &g.b_transposed)) {
-    return absl::InvalidArgumentError(
-        StrCat("layout: '", f.layout, "' is not one of NT, NN, TN, TT"));
-  }
-  store::StoreOptions options;
-  options.read_only = true;
-  auto db = store::Store::Open(f.db, options);
+  auto gemm = ToGemm(f.gemm);
+  if (!gemm.ok()) return gemm.status();
+  const GemmShape& g = *gemm;
+  auto db = OpenForReading(f.db, f.cublaslt);
   if (!db.ok()) return db.status();
-  store::SoftwarePin pin;
-  if (f.cublaslt > 0) pin.cublaslt = f.cublaslt;
-  auto answer = service::LookupGemm(g, **gpu, **db, pin);
+  auto answer = service::LookupGemm(g, **gpu, *db->db, db->pin);
   if (!answer.ok()) return answer.status();
   if (!answer->measured && !answer->predicted) {
     return absl::FailedPreconditionError(StrCat("no result in ", f.db, " for m=", g.m, " n=", g.n,
@@ -145,13 +128,7 @@ Command RegisterLookup(CLI::App& root) {
   cmd.app =
       root.add_subcommand("lookup", "Show the best known result for one GEMM from a database");
   CLI::App& app = *cmd.app;
-  app.add_option("--m", flags->m, "rows of the output")->required();
-  app.add_option("--n", flags->n, "columns of the output")->required();
-  app.add_option("--k", flags->k, "reduction dimension")->required();
-  app.add_option("--batch", flags->batch, "strided batch count")->capture_default_str();
-  app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
-  app.add_option("--layout", flags->layout, "NT (forward), NN (data grad), TN (weight grad)")
-      ->capture_default_str();
+  AddGemmFlags(app, flags->gemm);
   app.add_option("--gpu", flags->gpu, "catalogued GPU")->required();
   app.add_option("--db", flags->db, "database file")->required();
   app.add_option("--cublaslt", flags->cublaslt,

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "crest/common/str_cat.h"
@@ -231,30 +232,26 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
     if (!count.ok()) return count.status();
     if (*count != 1) report.problems.push_back(StrCat("table ", table, " is missing"));
   }
-  auto integrity = conn_->Prepare("PRAGMA integrity_check");
-  if (!integrity.ok()) return integrity.status();
-  while (true) {
-    auto row = (*integrity)->Step("checking integrity");
-    if (!row.ok()) {
-      report.problems.push_back(std::string(row.status().message()));
-      break;
+  const auto collect = [&](const char* pragma, std::string_view doing,
+                           const std::function<std::string(const Statement&)>& problem) {
+    auto stmt = conn_->Prepare(pragma);
+    if (!stmt.ok()) {
+      report.problems.push_back(std::string(stmt.status().message()));
+      return;
     }
-    if (!*row) break;
-    const std::string line = (*integrity)->Text(0);
-    if (line != "ok") report.problems.push_back(StrCat("integrity: ", line));
-  }
-  auto fk = conn_->Prepare("PRAGMA foreign_key_check");
-  if (!fk.ok()) return fk.status();
-  while (true) {
-    auto row = (*fk)->Step("checking references");
-    if (!row.ok()) {
-      report.problems.push_back(std::string(row.status().message()));
-      break;
-    }
-    if (!*row) break;
-    report.problems.push_back(StrCat("dangling reference in table ", (*fk)->Text(0), " row ",
-                                     (*fk)->Int(1), " to ", (*fk)->Text(2)));
-  }
+    auto s = (*stmt)->ForEachRow(doing, [&](const Statement& row) {
+      if (std::string text = problem(row); !text.empty()) report.problems.push_back(text);
+    });
+    if (!s.ok()) report.problems.push_back(std::string(s.message()));
+  };
+  collect("PRAGMA integrity_check", "checking integrity", [](const Statement& row) {
+    const std::string line = row.Text(0);
+    return line == "ok" ? std::string() : StrCat("integrity: ", line);
+  });
+  collect("PRAGMA foreign_key_check", "checking references", [](const Statement& row) {
+    return StrCat("dangling reference in table ", row.Text(0), " row ", row.Int(1), " to ",
+                  row.Text(2));
+  });
   report.ok = report.problems.empty();
   return report;
 }
@@ -287,12 +284,9 @@ absl::StatusOr<DbStats> SqliteStore::Stats() {
   for (const auto& [sql, out] : groups) {
     auto stmt = conn_->Prepare(sql);
     if (!stmt.ok()) return stmt.status();
-    while (true) {
-      auto row = (*stmt)->Step("counting rows");
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      (*out)[(*stmt)->Text(0)] = (*stmt)->Int(1);
-    }
+    auto counted = (*stmt)->ForEachRow(
+        "counting rows", [out = out](const Statement& row) { (*out)[row.Text(0)] = row.Int(1); });
+    if (!counted.ok()) return counted;
   }
   return stats;
 }

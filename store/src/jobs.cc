@@ -100,12 +100,9 @@ absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs(std::optional<JobSt
   }
   (*stmt)->Bind(2, limit > 0 ? limit : -1);
   std::vector<JobRecord> out;
-  while (true) {
-    auto row = (*stmt)->Step("listing jobs");
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    out.push_back(ReadJob(**stmt));
-  }
+  auto listed = (*stmt)->ForEachRow("listing jobs",
+                                    [&](const Statement& row) { out.push_back(ReadJob(row)); });
+  if (!listed.ok()) return listed;
   return out;
 }
 

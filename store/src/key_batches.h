@@ -14,7 +14,7 @@ namespace crest::store::internal {
 // The box may hold rows that are not wanted: callers keep only rows whose
 // key is in the requested set.
 struct KeyRange {
-  GemmKey prefix;  // dtype, transposes, batch (m, n and k unused)
+  GemmKey prefix;    // dtype, transposes, batch (m, n and k unused)
   int varying = -1;  // the dimension that ranges: 0 = m, 1 = n, 2 = k; -1: one key
   int64_t m_lo = 0;
   int64_t m_hi = 0;

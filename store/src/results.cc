@@ -1,4 +1,5 @@
 // Predictions and measurements: inserts and lookups.
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -61,6 +62,28 @@ void BindRange(Statement& s, const KeyRange& r) {
   if (r.varying == 2) s.Bind(12, r.k_hi);
 }
 
+// Runs `select` (columns from dtype … k at 0..6, then the caller's) over
+// the index ranges covering `wanted`, calling `on_row` for rows whose key is
+// wanted. `bind` binds the caller's parameters ?1 and ?2.
+absl::Status ScanKeyRanges(Connection& conn, const std::string& select,
+                           const std::set<GemmKey>& wanted,
+                           const std::function<void(Statement&)>& bind,
+                           const std::function<void(GemmKey, const Statement&)>& on_row,
+                           std::string_view doing) {
+  for (const KeyRange& range : BatchKeys(wanted)) {
+    auto stmt = conn.Prepare(StrCat(select, " AND ", KeyRangeWhere(range.varying)));
+    if (!stmt.ok()) return stmt.status();
+    bind(**stmt);
+    BindRange(**stmt, range);
+    auto s = (*stmt)->ForEachRow(doing, [&](const Statement& row) {
+      GemmKey key = ReadKey(row, 0);
+      if (wanted.contains(key)) on_row(std::move(key), row);
+    });
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<bool> SqliteStore::HasPrediction(const std::string& gpu_model,
@@ -113,41 +136,33 @@ absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
     const std::string& gpu_model, std::string_view model_version, std::span<const GemmKey> keys) {
   const std::set<GemmKey> wanted(keys.begin(), keys.end());
   std::map<GemmKey, PredictionRow> out;
-  for (const KeyRange& range : BatchKeys(wanted)) {
-    auto stmt = conn_->Prepare(StrCat(
-        "SELECT dtype, trans_a, trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, "
-        "waves, tile_efficiency, wave_efficiency, alignment_factor, bound, host, created_us "
-        "FROM predictions WHERE gpu_model = ?1 AND model_version = ?2 AND ",
-        KeyRangeWhere(range.varying)));
-    if (!stmt.ok()) return stmt.status();
-    Statement& s = **stmt;
-    s.Bind(1, gpu_model).Bind(2, model_version);
-    BindRange(s, range);
-    while (true) {
-      auto row = s.Step("looking up predictions");
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      GemmKey key = ReadKey(s, 0);
-      if (!wanted.contains(key)) continue;
-      PredictionRow p;
-      p.gpu_model = gpu_model;
-      p.model_version = std::string(model_version);
-      p.key = key;
-      p.time_us = s.Double(7);
-      p.tflops = s.Double(8);
-      p.tile_m = static_cast<int>(s.Int(9));
-      p.tile_n = static_cast<int>(s.Int(10));
-      p.tiles = s.Int(11);
-      p.waves = s.Int(12);
-      p.tile_efficiency = s.Double(13);
-      p.wave_efficiency = s.Double(14);
-      p.alignment_factor = s.Double(15);
-      p.bound = s.Text(16);
-      p.host = s.Text(17);
-      p.created_us = s.Int(18);
-      out.emplace(std::move(key), std::move(p));
-    }
-  }
+  auto status = ScanKeyRanges(
+      *conn_,
+      "SELECT dtype, trans_a, trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, "
+      "waves, tile_efficiency, wave_efficiency, alignment_factor, bound, host, created_us "
+      "FROM predictions WHERE gpu_model = ?1 AND model_version = ?2",
+      wanted, [&](Statement& s) { s.Bind(1, gpu_model).Bind(2, model_version); },
+      [&](GemmKey key, const Statement& s) {
+        PredictionRow p;
+        p.gpu_model = gpu_model;
+        p.model_version = std::string(model_version);
+        p.key = key;
+        p.time_us = s.Double(7);
+        p.tflops = s.Double(8);
+        p.tile_m = static_cast<int>(s.Int(9));
+        p.tile_n = static_cast<int>(s.Int(10));
+        p.tiles = s.Int(11);
+        p.waves = s.Int(12);
+        p.tile_efficiency = s.Double(13);
+        p.wave_efficiency = s.Double(14);
+        p.alignment_factor = s.Double(15);
+        p.bound = s.Text(16);
+        p.host = s.Text(17);
+        p.created_us = s.Int(18);
+        out.emplace(std::move(key), std::move(p));
+      },
+      "looking up predictions");
+  if (!status.ok()) return status;
   return out;
 }
 
@@ -301,35 +316,25 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
   if (!versions.ok()) return versions.status();
   (*versions)->Bind(1, pin.cublaslt).Bind(2, pin.cuda_runtime).Bind(3, pin.driver);
   std::vector<int64_t> software_ids;
-  while (true) {
-    auto row = (*versions)->Step("listing software versions");
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    software_ids.push_back((*versions)->Int(0));
-  }
+  auto listed = (*versions)->ForEachRow("listing software versions", [&](const Statement& row) {
+    software_ids.push_back(row.Int(0));
+  });
+  if (!listed.ok()) return listed;
   // Each key takes the newest version that has it: probe versions newest
   // first and drop keys as they are found.
   std::map<GemmKey, BestTime> best;
   for (int64_t software_id : software_ids) {
     if (wanted.empty()) break;
-    for (const KeyRange& range : BatchKeys(wanted)) {
-      auto stmt = conn_->Prepare(
-          StrCat("SELECT dtype, trans_a, trans_b, batch, m, n, k, median_us, measurement_id, "
-                 "device_id FROM best_measurements WHERE gpu_model = ?1 AND software_id = ?2 AND ",
-                 KeyRangeWhere(range.varying)));
-      if (!stmt.ok()) return stmt.status();
-      Statement& s = **stmt;
-      s.Bind(1, gpu_model).Bind(2, software_id);
-      BindRange(s, range);
-      while (true) {
-        auto row = s.Step("looking up measurements");
-        if (!row.ok()) return row.status();
-        if (!*row) break;
-        GemmKey key = ReadKey(s, 0);
-        if (!wanted.contains(key)) continue;
-        best.emplace(std::move(key), BestTime{s.Double(7), s.Int(8), s.Int(9), software_id});
-      }
-    }
+    auto status = ScanKeyRanges(
+        *conn_,
+        "SELECT dtype, trans_a, trans_b, batch, m, n, k, median_us, measurement_id, device_id "
+        "FROM best_measurements WHERE gpu_model = ?1 AND software_id = ?2",
+        wanted, [&](Statement& s) { s.Bind(1, gpu_model).Bind(2, software_id); },
+        [&](GemmKey key, const Statement& s) {
+          best.emplace(std::move(key), BestTime{s.Double(7), s.Int(8), s.Int(9), software_id});
+        },
+        "looking up measurements");
+    if (!status.ok()) return status;
     for (const auto& [key, unused] : best) wanted.erase(key);
   }
   return best;

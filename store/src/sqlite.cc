@@ -160,6 +160,18 @@ absl::Status Statement::Run(std::string_view doing) {
   }
 }
 
+absl::Status Statement::ForEachRow(std::string_view doing,
+                                   const std::function<void(const Statement&)>& row) {
+  while (true) {
+    auto ready = Step(doing);
+    if (!ready.ok()) return ready.status();
+    if (!*ready) break;
+    row(*this);
+  }
+  sqlite3_reset(stmt_);
+  return absl::OkStatus();
+}
+
 int64_t Statement::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
 double Statement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
 bool Statement::IsNull(int column) const {

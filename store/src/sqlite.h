@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -94,6 +95,8 @@ class Statement final {
   absl::StatusOr<bool> Step(std::string_view doing);
   // Steps to completion, expecting no rows.
   absl::Status Run(std::string_view doing);
+  // Steps to completion, calling `row` for each row; resets when done.
+  absl::Status ForEachRow(std::string_view doing, const std::function<void(const Statement&)>& row);
 
   int64_t Int(int column) const;
   double Double(int column) const;

@@ -1,0 +1,48 @@
+#include "gemm_flags.h"
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/tuner/predictor.h"
+
+namespace crest::cli {
+
+void AddGemmFlags(CLI::App& app, GemmFlags& f) {
+  app.add_option("--m", f.m, "rows of the output (tokens)")->required();
+  app.add_option("--n", f.n, "columns of the output (features)")->required();
+  app.add_option("--k", f.k, "reduction dimension")->required();
+  app.add_option("--batch", f.batch, "strided batch count")->capture_default_str();
+  app.add_option("--dtype", f.dtype, kDtypeHelp)->capture_default_str();
+  app.add_option("--layout", f.layout,
+                 "row-major op letters: NT (forward), NN (data grad), TN (weight grad)")
+      ->capture_default_str();
+}
+
+absl::StatusOr<GemmShape> ToGemm(const GemmFlags& f) {
+  auto dtype = ParseDType(f.dtype);
+  if (!dtype.ok()) return dtype.status();
+  GemmShape g;
+  g.m = f.m;
+  g.n = f.n;
+  g.k = f.k;
+  g.batch = f.batch;
+  g.dtype = *dtype;
+  if (!ParseLayout(f.layout, &g.a_transposed, &g.b_transposed)) {
+    return absl::InvalidArgumentError(
+        StrCat("layout: '", f.layout, "' is not one of NT, NN, TN, TT"));
+  }
+  if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) return s;
+  return g;
+}
+
+absl::StatusOr<ReadOnlyDb> OpenForReading(const std::string& path, int64_t cublaslt) {
+  store::StoreOptions options;
+  options.read_only = true;
+  auto db = store::Store::Open(path, options);
+  if (!db.ok()) return db.status();
+  ReadOnlyDb out;
+  out.db = *std::move(db);
+  if (cublaslt > 0) out.pin.cublaslt = cublaslt;
+  return out;
+}
+
+}  // namespace crest::cli

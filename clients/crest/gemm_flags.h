@@ -1,0 +1,38 @@
+// Internal to the crest CLI: flags that name one GEMM (--m --n --k --batch
+// --dtype --layout), shared by `explain` and `lookup`, and opening a
+// database for reading with an optional cuBLASLt pin (`dff --db`, `lookup`).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "crest/store/store.h"
+#include "crest/tuner/gemm.h"
+
+namespace crest::cli {
+
+struct GemmFlags {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t batch = 1;
+  std::string dtype = "bf16";
+  std::string layout = "NT";
+};
+
+void AddGemmFlags(CLI::App& app, GemmFlags& flags);
+
+// InvalidArgument names the flag (dtype, layout, m, n, k, batch).
+absl::StatusOr<GemmShape> ToGemm(const GemmFlags& flags);
+
+struct ReadOnlyDb {
+  std::unique_ptr<store::Store> db;
+  store::SoftwarePin pin;
+};
+
+// Opens `path` read-only (never creating it); cublaslt > 0 pins lookups.
+absl::StatusOr<ReadOnlyDb> OpenForReading(const std::string& path, int64_t cublaslt);
+
+}  // namespace crest::cli

@@ -18,6 +18,10 @@ readonly PACKAGES=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  libgrpc++-dev
+  libprotobuf-dev
+  protobuf-compiler
+  protobuf-compiler-grpc
 )
 
 missing=()

@@ -1,0 +1,252 @@
+// Integration tests of crestd: a real daemon on an ephemeral loopback port,
+// its database filled by a real `crest sweep`.
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "crest/v1/crest.grpc.pb.h"
+#include "gtest/gtest.h"
+#include "run_command.h"
+#include "temp_dir.h"
+
+namespace crest {
+namespace {
+
+class Crestd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto sweep =
+        testing::RunCommand(std::string(CREST_BIN) + " sweep --db " + dir_.File("crest.db") +
+                            " --hidden 4096 --gpu h100 --window 16");
+    ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+    pid_ = fork();
+    if (pid_ == 0) {
+      // Neither output stream may stay tied to the test runner's pipes.
+      freopen("/dev/null", "w", stdout);
+      freopen(dir_.File("crestd.log").c_str(), "w", stderr);
+      execl(CRESTD_BIN, CRESTD_BIN, "--listen", "127.0.0.1:0", "--state-dir", dir_.path().c_str(),
+            "--port-file", dir_.File("port").c_str(), "--shutdown-grace", "1", nullptr);
+      _exit(127);
+    }
+    int port = 0;
+    for (int i = 0; i < 500 && port == 0; ++i) {
+      std::ifstream in(dir_.File("port"));
+      if (!(in >> port)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_NE(port, 0) << "crestd did not start";
+    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                   grpc::InsecureChannelCredentials());
+    stub_ = v1::Crest::NewStub(channel_);
+  }
+
+  void TearDown() override {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+  }
+
+  // Stops the daemon with SIGTERM; its exit status.
+  int Stop() {
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+
+  template <typename Request, typename Response, typename Method>
+  grpc::Status Call(Method method, const Request& request, Response* response) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    return ((*stub_).*method)(&context, request, response);
+  }
+
+  testing::TempDir dir_;
+  pid_t pid_ = -1;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Crest::Stub> stub_;
+};
+
+TEST_F(Crestd, AnswersTheStandardHealthCheck) {
+  grpc::GenericStub generic(channel_);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::Slice empty("");  // HealthCheckRequest{service: ""} serializes to no bytes
+  grpc::ByteBuffer request(&empty, 1);
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  bool done = false;
+  std::mutex mu;
+  std::condition_variable cv;
+  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
+                    &response, [&](grpc::Status s) {
+                      std::lock_guard<std::mutex> lock(mu);
+                      status = s;
+                      done = true;
+                      cv.notify_one();
+                    });
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return done; });
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(response.Dump(&slices).ok());
+  std::string bytes;
+  for (const auto& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  EXPECT_EQ(bytes, std::string("\x08\x01", 2)) << "status SERVING";
+}
+
+TEST_F(Crestd, NodeInfoListsBackendsDatabaseAndSaysWhenThereIsNoDevice) {
+  v1::GetNodeInfoResponse info;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &info).ok());
+  ASSERT_EQ(info.backends_size(), 2);
+  EXPECT_EQ(info.backends(0).name(), "model");
+  EXPECT_EQ(info.model_version(), "tilewave-1");
+  EXPECT_EQ(info.database().predictions(), 66);
+  EXPECT_EQ(info.database().jobs_by_state().at("done"), 1);
+  if (info.devices_size() == 0) {
+    EXPECT_NE(info.device_error().find("no CUDA device"), std::string::npos) << info.device_error();
+  }
+}
+
+TEST_F(Crestd, QueryDffAnswersFromTheDatabaseOrThePredictor) {
+  v1::QueryDffRequest request;
+  request.set_hidden(4096);
+  request.set_gpu("h100");
+  request.set_window(32);
+  v1::QueryDffResponse stored;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, request, &stored).ok());
+  EXPECT_EQ(stored.gpu(), "H100-SXM");
+  EXPECT_EQ(stored.candidates(), 65);
+  EXPECT_EQ(stored.predicted(), 33);
+  EXPECT_EQ(stored.missing(), 32);
+  EXPECT_TRUE(stored.baseline_found());
+  EXPECT_EQ(stored.baseline_d_ff(), 10922);
+  for (const auto& row : stored.rows()) EXPECT_EQ(row.source(), v1::SOURCE_PREDICTED);
+
+  request.set_predict_only(true);
+  request.set_top(5);
+  v1::QueryDffResponse predicted;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, request, &predicted).ok());
+  EXPECT_EQ(predicted.rows_size(), 5);
+  EXPECT_EQ(predicted.missing(), 0);
+  EXPECT_EQ(predicted.predicted(), 65);
+}
+
+TEST_F(Crestd, LookupAndPredict) {
+  v1::LookupGemmRequest lookup;
+  lookup.set_gpu("h100");
+  lookup.mutable_gemm()->set_m(8192);
+  lookup.mutable_gemm()->set_n(4096);
+  lookup.mutable_gemm()->set_k(10922);
+  v1::LookupGemmResponse found;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::LookupGemm, lookup, &found).ok());
+  EXPECT_TRUE(found.found());
+  EXPECT_EQ(found.source(), v1::SOURCE_PREDICTED);
+  lookup.mutable_gemm()->set_k(99);
+  v1::LookupGemmResponse missing;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::LookupGemm, lookup, &missing).ok());
+  EXPECT_FALSE(missing.found());
+
+  v1::PredictRequest predict;
+  predict.set_gpu("a100");
+  predict.mutable_gemm()->set_m(2304);
+  predict.mutable_gemm()->set_n(1536);
+  predict.mutable_gemm()->set_k(4096);
+  predict.mutable_gemm()->set_dtype(v1::DTYPE_FP16);
+  v1::PredictResponse p;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::Predict, predict, &p).ok());
+  EXPECT_EQ(p.source(), v1::SOURCE_PREDICTED);
+  EXPECT_EQ(p.best().tiles(), 108);
+  EXPECT_EQ(p.best().waves(), 1);
+  EXPECT_EQ(p.tiles_size(), 8);
+}
+
+TEST_F(Crestd, MalformedRequestsGetInvalidArgumentNamingTheFieldAndServingContinues) {
+  const auto dff = [&](auto mutate, const std::string& want) {
+    v1::QueryDffRequest r;
+    r.set_hidden(4096);
+    r.set_gpu("h100");
+    mutate(r);
+    v1::QueryDffResponse out;
+    const grpc::Status s = Call(&v1::Crest::Stub::QueryDff, r, &out);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << want;
+    EXPECT_NE(s.error_message().find(want), std::string::npos) << s.error_message();
+  };
+  dff([](auto& r) { r.set_hidden(0); }, "hidden must be positive");
+  dff([](auto& r) { r.set_hidden(int64_t{1} << 40); }, "hidden must be at most");
+  dff([](auto& r) { r.set_gpu(""); }, "gpu: required");
+  dff([](auto& r) { r.set_gpu("h300"); }, "unknown GPU 'h300'");
+  dff([](auto& r) { r.set_ratio("8/0"); }, "ratio: '8/0'");
+  dff([](auto& r) { r.set_window(1000000000); }, "window must be between");
+  dff([](auto& r) { r.set_tp(2000); }, "tp must be at most 1024");
+  dff([](auto& r) { r.set_top(-1); }, "top:");
+  const auto gemm = [&](auto mutate, const std::string& want) {
+    v1::PredictRequest r;
+    r.set_gpu("h100");
+    r.mutable_gemm()->set_m(64);
+    r.mutable_gemm()->set_n(64);
+    r.mutable_gemm()->set_k(64);
+    mutate(r);
+    v1::PredictResponse out;
+    const grpc::Status s = Call(&v1::Crest::Stub::Predict, r, &out);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << want;
+    EXPECT_NE(s.error_message().find(want), std::string::npos) << s.error_message();
+  };
+  gemm([](auto& r) { r.mutable_gemm()->set_m(0); }, "gemm.m must be positive");
+  gemm([](auto& r) { r.mutable_gemm()->set_k(int64_t{1} << 40); }, "gemm.k must be at most");
+  gemm([](auto& r) { r.mutable_gemm()->set_batch(-2); }, "gemm.batch must be positive");
+  gemm([](auto& r) { r.mutable_gemm()->set_layout("XY"); }, "gemm.layout: 'XY'");
+  gemm([](auto& r) { r.set_gpu("v100"); }, "V100 has no dense bf16 path");
+  v1::GetNodeInfoResponse info;
+  EXPECT_TRUE(Call(&v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &info).ok());
+}
+
+TEST_F(Crestd, ManyConcurrentClientsAllGetAnswers) {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&] {
+      auto stub = v1::Crest::NewStub(channel_);
+      for (int i = 0; i < 50; ++i) {
+        v1::QueryDffRequest r;
+        r.set_hidden(4096);
+        r.set_gpu("h100");
+        r.set_window(16);
+        v1::QueryDffResponse out;
+        grpc::ClientContext context;
+        if (!stub->QueryDff(&context, r, &out).ok() || out.predicted() != 33) failures++;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST_F(Crestd, JobMethodsSayTheyAreNotImplementedYet) {
+  v1::ListJobsResponse out;
+  const grpc::Status s = Call(&v1::Crest::Stub::ListJobs, v1::ListJobsRequest(), &out);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_F(Crestd, SigtermStopsCleanlyWithExitZero) {
+  v1::GetNodeInfoResponse info;  // an open connection must not delay the exit
+  ASSERT_TRUE(Call(&v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &info).ok());
+  const auto start = std::chrono::steady_clock::now();
+  const int status = Stop();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  std::cerr << "stop took " << std::chrono::duration<double>(elapsed).count() << " s\n";
+  EXPECT_LT(elapsed, std::chrono::seconds(3)) << "--shutdown-grace 1 bounds the exit";
+}
+
+}  // namespace
+}  // namespace crest

@@ -4,6 +4,7 @@
 // ranking < 2 ms.
 //
 // Usage: store_bench [--keep DIR]   (default: a temporary directory, removed)
+//        With --keep, a database already in DIR is reused (no insert figures).
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,7 +80,8 @@ int main(int argc, char** argv) {
     dir = mkdtemp(pattern);
   }
   const std::string path = dir + "/bench.db";
-  std::filesystem::remove(path);
+  const bool reuse = keep && std::filesystem::exists(path);
+  if (!reuse) std::filesystem::remove(path);
 
   // The plan: d_ff windows (±128, train) for 15 hidden sizes.
   std::vector<crest::GemmShape> gemms;
@@ -102,7 +104,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(7);
   int64_t rows = 0;
   double insert_s = 0;
-  {
+  if (!reuse) {
     auto db = crest::store::Store::Open(path, bulk);
     if (!db.ok()) {
       std::fprintf(stderr, "%s\n", std::string(db.status().message()).c_str());
@@ -134,9 +136,10 @@ int main(int argc, char** argv) {
   std::printf(
       "database: %s, %lld measurement rows (%zu GEMMs x 8 algorithms x 3 cuBLASLt x 2 nodes)\n",
       path.c_str(), static_cast<long long>(rows), gemms.size());
-  std::printf("insert (synchronous=NORMAL, 8 rows per transaction): %.0f rows/s, %.0f GEMMs/s\n",
-              static_cast<double>(rows) / insert_s, static_cast<double>(rows) / 8 / insert_s);
-  {
+  if (!reuse)
+    std::printf("insert (synchronous=NORMAL, 8 rows per transaction): %.0f rows/s, %.0f GEMMs/s\n",
+                static_cast<double>(rows) / insert_s, static_cast<double>(rows) / 8 / insert_s);
+  if (!reuse) {
     crest::store::StoreOptions full;
     full.host = "bench";
     auto db = crest::store::Store::Open(path, full);

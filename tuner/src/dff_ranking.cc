@@ -74,11 +74,17 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const MlpTimer& timer) {
   }
   out.baseline.mlp_params = 3 * q.hidden * out.candidates.baseline / q.tp;
   out.baseline.speedup_vs_baseline = out.baseline_found ? 1.0 : 0;
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const DffRow& a, const DffRow& b) { return a.time_us < b.time_us; });
-  if (q.top > 0 && rows.size() > static_cast<size_t>(q.top)) {
-    rows.resize(static_cast<size_t>(q.top));
-  }
+  // Sort indices, not rows: a row carries its provenance strings.
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return rows[a].time_us < rows[b].time_us; });
+  if (q.top > 0 && order.size() > static_cast<size_t>(q.top))
+    order.resize(static_cast<size_t>(q.top));
+  std::vector<DffRow> ranked;
+  ranked.reserve(order.size());
+  for (size_t i : order) ranked.push_back(std::move(rows[i]));
+  rows = std::move(ranked);
   out.rows = std::move(rows);
   return out;
 }

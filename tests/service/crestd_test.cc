@@ -36,7 +36,7 @@ class Crestd : public ::testing::Test {
       _exit(127);
     }
     int port = 0;
-    for (int i = 0; i < 500 && port == 0; ++i) {
+    for (int i = 0; i < 3000 && port == 0; ++i) {  // up to 30 s on a loaded machine
       std::ifstream in(dir_.File("port"));
       if (!(in >> port)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

@@ -75,8 +75,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   }
   auto spec = service::ParseSweepSpec(spec_text);
   if (!spec.ok()) return spec.status();
-  if (!f.window.gpu.empty() && !spec->gpu.empty() && f.spec_file.size() > 0 &&
-      f.window.gpu != spec->gpu) {
+  if (!f.window.gpu.empty() && !spec->gpu.empty() && f.window.gpu != spec->gpu) {
     return absl::InvalidArgumentError(
         StrCat("gpu: --gpu ", f.window.gpu, " differs from the spec's \"gpu\": ", spec->gpu));
   }

@@ -16,15 +16,14 @@ std::string DescribeProvenance(const DeviceInfo& d, const SoftwareInfo& s) {
 
 absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec& gpu,
                                             store::Store& db, const store::SoftwarePin& pin) {
-  auto candidates =
-      GenerateDffCandidates({query.hidden, query.ratio, query.window, query.align, query.tp});
-  if (!candidates.ok()) return candidates.status();
+  DffQuery q = query;
+  q.skip_missing = true;
+  auto plan = PlanDff(q);
+  if (!plan.ok()) return plan.status();
   // Fetch every GEMM of the window in a few range scans.
   std::vector<store::GemmKey> keys;
-  for (int64_t d_ff : candidates->values) {
-    auto gemms = DffCandidateGemms(query, d_ff);
-    if (!gemms.ok()) return gemms.status();
-    for (const auto& g : *gemms) keys.push_back(store::GemmKey::Of(g));
+  for (const auto& gemms : plan->gemms) {
+    for (const auto& g : gemms) keys.push_back(store::GemmKey::Of(g));
   }
   const std::string model(gpu.name);
   auto measured = db.BestTimes(model, keys, pin);
@@ -50,8 +49,6 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     return &sources.emplace(pair, *std::move(row)).first->second;
   };
 
-  DffQuery q = query;
-  q.skip_missing = true;
   const MlpTimer timer = [&](std::span<const GemmShape> gemms) -> absl::StatusOr<Timing> {
     Timing t;
     bool all_measured = true;
@@ -92,7 +89,7 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     }
     return absl::NotFoundError("not in the database");
   };
-  return RankDff(q, timer);
+  return RankDff(q, *plan, timer);
 }
 
 absl::StatusOr<GemmAnswer> LookupGemm(const GemmShape& gemm, const GpuSpec& gpu, store::Store& db,

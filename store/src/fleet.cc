@@ -157,30 +157,25 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
       *count = conn_->Changes();
       return absl::OkStatus();
     };
-    if (auto s = run("INSERT INTO main.devices(uuid, host, name, gpu_model, sm_count, cc_major, "
-                     "cc_minor, l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz) "
-                     "SELECT uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, l2_bytes, "
-                     "memory_bytes, sm_clock_mhz, memory_clock_mhz FROM src.devices WHERE true "
-                     "ON CONFLICT(uuid, host) DO NOTHING",
-                     &report.devices);
-        !s.ok()) {
-      return s;
-    }
-    if (auto s = run("INSERT INTO main.software(driver, cuda_runtime, cublaslt) "
-                     "SELECT driver, cuda_runtime, cublaslt FROM src.software WHERE true "
-                     "ON CONFLICT DO NOTHING",
-                     &report.software);
-        !s.ok()) {
-      return s;
-    }
-    if (auto s = run("INSERT INTO main.jobs(uid, host, spec, backend, target, state, total, done, "
-                     "priority, created_us, started_us, finished_us, error) "
-                     "SELECT uid, host, spec, backend, target, state, total, done, priority, "
-                     "created_us, started_us, finished_us, error FROM src.jobs WHERE true "
-                     "ON CONFLICT(uid) DO NOTHING",
-                     &report.jobs);
-        !s.ok()) {
-      return s;
+    const std::pair<const char*, int64_t*> plain[] = {
+        {"INSERT INTO main.devices(uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, "
+         "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz) "
+         "SELECT uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, l2_bytes, "
+         "memory_bytes, sm_clock_mhz, memory_clock_mhz FROM src.devices WHERE true "
+         "ON CONFLICT(uuid, host) DO NOTHING",
+         &report.devices},
+        {"INSERT INTO main.software(driver, cuda_runtime, cublaslt) "
+         "SELECT driver, cuda_runtime, cublaslt FROM src.software WHERE true "
+         "ON CONFLICT DO NOTHING",
+         &report.software},
+        {"INSERT INTO main.jobs(uid, host, spec, backend, target, state, total, done, priority, "
+         "created_us, started_us, finished_us, error) "
+         "SELECT uid, host, spec, backend, target, state, total, done, priority, created_us, "
+         "started_us, finished_us, error FROM src.jobs WHERE true ON CONFLICT(uid) DO NOTHING",
+         &report.jobs},
+    };
+    for (const auto& [sql, count] : plain) {
+      if (auto s = run(sql, count); !s.ok()) return s;
     }
     auto last_id = QueryInt(*conn_, "SELECT coalesce(max(id), 0) FROM main.measurements",
                             "reading the newest measurement");

@@ -23,20 +23,16 @@ void BindKey(Statement& s, int first, const GemmKey& k) {
 }
 
 // Reads dtype, trans_a, trans_b, batch, m, n, k from columns `first`..first+6.
-// Stored names are canonical (written by DTypeName).
-DType ReadDType(const Statement& s, int column) {
-  static constexpr DType kAll[] = {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16,
-                                   DType::kFp8E4M3};
-  const std::string name = s.Text(column);
-  for (DType d : kAll) {
-    if (DTypeName(d) == name) return d;
-  }
-  return DType::kBf16;
-}
-
 GemmKey ReadKey(const Statement& s, int first) {
-  return {ReadDType(s, first), s.Int(first + 1) != 0, s.Int(first + 2) != 0, s.Int(first + 4),
-          s.Int(first + 5),    s.Int(first + 6),      s.Int(first + 3)};
+  // Stored names are canonical (written by DTypeName).
+  const DType dtype = ParseDType(s.Text(first)).value_or(DType::kBf16);
+  return {dtype,
+          s.Int(first + 1) != 0,
+          s.Int(first + 2) != 0,
+          s.Int(first + 4),
+          s.Int(first + 5),
+          s.Int(first + 6),
+          s.Int(first + 3)};
 }
 
 // The WHERE clause for a KeyRange: equality on fixed dimensions and

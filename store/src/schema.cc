@@ -164,7 +164,7 @@ absl::StatusOr<int> SchemaVersion(Connection& conn) {
   return version;
 }
 
-absl::Status CheckOwnership(Connection& conn) {
+absl::StatusOr<int> CheckOwnership(Connection& conn) {
   auto version = SchemaVersion(conn);
   if (!version.ok()) return version.status();
   if (*version > kSchemaVersion) {
@@ -172,7 +172,7 @@ absl::Status CheckOwnership(Connection& conn) {
         conn.path(), ": database schema version ", *version, " is newer than this crest supports (",
         kSchemaVersion, "); use a newer crest. The file was not changed."));
   }
-  if (*version > 0) return absl::OkStatus();
+  if (*version > 0) return *version;
   auto stmt = conn.Prepare("SELECT count(*) FROM sqlite_master");
   if (!stmt.ok()) return stmt.status();
   auto row = (*stmt)->Step("reading the schema");
@@ -183,58 +183,30 @@ absl::Status CheckOwnership(Connection& conn) {
     return absl::FailedPreconditionError(
         StrCat(conn.path(), ": not a Crest database (it holds other tables and no Crest schema)"));
   }
-  return absl::OkStatus();
+  return 0;  // an empty file: ours to create
 }
 
-absl::Status Migrate(Connection& conn, bool read_only, int target) {
-  auto version = SchemaVersion(conn);
-  if (!version.ok()) return version.status();
-  const auto newer = [&](int v) {
-    return absl::FailedPreconditionError(
-        StrCat(conn.path(), ": database schema version ", v, " is newer than this crest supports (",
-               kSchemaVersion, "); use a newer crest. The file was not changed."));
-  };
-  if (*version > kSchemaVersion) return newer(*version);
+absl::Status Migrate(Connection& conn, bool read_only, int version, int target) {
   if (read_only) {
-    if (*version == kSchemaVersion) return absl::OkStatus();
-    if (*version == 0) {
+    if (version == kSchemaVersion) return absl::OkStatus();
+    if (version == 0) {
       return absl::FailedPreconditionError(
           StrCat(conn.path(), ": not a Crest database (no Crest schema)"));
     }
     return absl::FailedPreconditionError(
-        StrCat(conn.path(), ": database schema version ", *version, " is older than this crest's (",
+        StrCat(conn.path(), ": database schema version ", version, " is older than this crest's (",
                kSchemaVersion,
                "); open it once for writing (e.g. `crest db check --upgrade`) to upgrade it"));
   }
-  if (*version >= target) return absl::OkStatus();
+  if (version >= target) return absl::OkStatus();
   if (auto s = conn.Begin("starting the schema upgrade"); !s.ok()) return s;
   // Another process may have migrated between our read and our lock.
-  version = SchemaVersion(conn);
-  if (!version.ok()) {
+  auto locked = CheckOwnership(conn);
+  if (!locked.ok()) {
     conn.Rollback();
-    return version.status();
+    return locked.status();
   }
-  if (*version > kSchemaVersion) {
-    conn.Rollback();
-    return newer(*version);
-  }
-  if (*version == 0) {
-    // A file with tables but no Crest version is someone else's database.
-    auto stmt = conn.Prepare("SELECT count(*) FROM sqlite_master");
-    if (!stmt.ok()) {
-      conn.Rollback();
-      return stmt.status();
-    }
-    auto row = (*stmt)->Step("reading the schema");
-    const int64_t objects = row.ok() ? (*stmt)->Int(0) : -1;
-    (*stmt)->Reset();
-    if (objects != 0) {
-      conn.Rollback();
-      return absl::FailedPreconditionError(StrCat(
-          conn.path(), ": not a Crest database (it holds other tables and no Crest schema)"));
-    }
-  }
-  for (int v = *version; v < target; ++v) {
+  for (int v = *locked; v < target; ++v) {
     if (auto s = conn.Exec(kMigrations[static_cast<size_t>(v)],
                            StrCat("upgrading the schema from version ", v, " to ", v + 1));
         !s.ok()) {

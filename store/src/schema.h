@@ -6,14 +6,16 @@
 
 namespace crest::store::internal {
 
-// Brings the database to `target` (≤ kSchemaVersion) in one BEGIN IMMEDIATE
-// transaction; refuses a file whose version is newer than kSchemaVersion.
-// A read-only connection is only checked: it must already be at kSchemaVersion.
-absl::Status Migrate(Connection& conn, bool read_only, int target);
+// Brings the database from `version` (as CheckOwnership read it) to
+// `target` (≤ kSchemaVersion) in one BEGIN IMMEDIATE transaction, checking
+// ownership again under the lock. A read-only connection is only checked: it
+// must already be at kSchemaVersion.
+absl::Status Migrate(Connection& conn, bool read_only, int version, int target);
 
-// Refuses, without writing anything, a file that is not ours: a newer
-// schema, or tables with no Crest schema version.
-absl::Status CheckOwnership(Connection& conn);
+// Refuses, without writing anything, a file that is not ours: not a
+// database, a newer schema, or tables with no Crest schema version. Returns
+// the schema version (0 for an empty file).
+absl::StatusOr<int> CheckOwnership(Connection& conn);
 
 // PRAGMA user_version.
 absl::StatusOr<int> SchemaVersion(Connection& conn);

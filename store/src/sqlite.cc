@@ -50,10 +50,6 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& 
   sqlite3_extended_result_codes(db, 1);
   std::unique_ptr<Connection> conn(new Connection(db, path));
   sqlite3_busy_timeout(db, options.busy_timeout_ms);
-  // Touch the file: this is where "not a database" shows up.
-  if (auto s = conn->Exec("SELECT count(*) FROM sqlite_master", "reading the schema"); !s.ok()) {
-    return s;
-  }
   if (auto s = conn->Exec("PRAGMA foreign_keys=ON", "enabling foreign keys"); !s.ok()) return s;
   // 32 MiB of page cache per connection: a d_ff ranking touches a few
   // hundred pages; inserts into 10^6-row indexes need many more.

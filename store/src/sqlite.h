@@ -36,9 +36,9 @@ class Connection final {
     const char* vfs = nullptr;     // SQLite VFS name; nullptr = the default
   };
 
-  // Opens the file and reads its schema table (where "not a database" shows
-  // up). Writes nothing: call ConfigureForWriting once the file is known to
-  // be ours.
+  // Opens the file. Reads and writes nothing yet ("not a database" shows up
+  // at the first read): call ConfigureForWriting once the file is known to be
+  // ours.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path,
                                                           const Options& options);
   // WAL mode and the durability level; these write to the file's header.

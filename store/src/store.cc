@@ -53,7 +53,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   conn_options.vfs = options.vfs;
   auto conn = internal::Connection::Open(path, conn_options);
   if (!conn.ok()) return conn.status();
-  if (auto s = internal::CheckOwnership(**conn); !s.ok()) return s;
+  auto version = internal::CheckOwnership(**conn);
+  if (!version.ok()) return version.status();
   if (!options.read_only) {
     if (auto s = (*conn)->ConfigureForWriting(options.synchronous_full); !s.ok()) return s;
   }
@@ -65,7 +66,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
     }
   }
   const int target = options.migrate_to_for_test > 0 ? options.migrate_to_for_test : kSchemaVersion;
-  if (auto s = internal::Migrate(**conn, options.read_only, target); !s.ok()) return s;
+  if (auto s = internal::Migrate(**conn, options.read_only, *version, target); !s.ok()) return s;
   return std::unique_ptr<Store>(new internal::SqliteStore(*std::move(conn), options));
 }
 

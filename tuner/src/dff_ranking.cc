@@ -10,18 +10,17 @@
 namespace crest {
 namespace {
 
-absl::StatusOr<DffRow> TimeMlp(const DffQuery& q, int64_t d_ff, const MlpTimer& timer) {
-  auto gemms = DffCandidateGemms(q, d_ff);
-  if (!gemms.ok()) return gemms.status();
-  auto t = timer(*gemms);
+absl::StatusOr<DffRow> TimeMlp(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms,
+                               const MlpTimer& timer) {
+  auto t = timer(gemms);
   if (!t.ok()) return t.status();
   DffRow row;
   row.d_ff = d_ff;
   row.time_us = t->time_us;
   double flops = 0;
-  for (const GemmShape& g : *gemms) flops += g.Flops();
+  for (const GemmShape& g : gemms) flops += g.Flops();
   row.tflops = flops / row.time_us / 1e6;
-  row.mlp_params = 3 * q.hidden * d_ff / q.tp;
+  row.mlp_params = MlpParams(q, d_ff);
   row.source = t->source;
   row.provenance = t->provenance;
   row.device = t->device;
@@ -38,19 +37,39 @@ absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int6
   return MlpGemms(q.tokens, q.hidden, d_ff, q.tp, q.dtype, options);
 }
 
-absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const MlpTimer& timer) {
+int64_t MlpParams(const DffQuery& q, int64_t d_ff) { return 3 * q.hidden * d_ff / q.tp; }
+
+absl::StatusOr<DffPlan> PlanDff(const DffQuery& q) {
   if (q.top < 0) {
     return absl::InvalidArgumentError(StrCat("top must be 0 (all) or more (got ", q.top, ")"));
   }
-  DffRanking out;
   auto candidates = GenerateDffCandidates({q.hidden, q.ratio, q.window, q.align, q.tp});
   if (!candidates.ok()) return candidates.status();
-  out.candidates = *std::move(candidates);
+  DffPlan plan;
+  plan.candidates = *std::move(candidates);
+  plan.gemms.reserve(plan.candidates.values.size());
+  for (int64_t d_ff : plan.candidates.values) {
+    auto gemms = DffCandidateGemms(q, d_ff);
+    if (!gemms.ok()) return gemms.status();
+    plan.gemms.push_back(*std::move(gemms));
+  }
+  return plan;
+}
 
+absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const MlpTimer& timer) {
+  auto plan = PlanDff(q);
+  if (!plan.ok()) return plan.status();
+  return RankDff(q, *plan, timer);
+}
+
+absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan, const MlpTimer& timer) {
+  DffRanking out;
+  out.candidates = plan.candidates;
   std::vector<DffRow> rows;
   rows.reserve(out.candidates.values.size());
-  for (int64_t d_ff : out.candidates.values) {
-    auto row = TimeMlp(q, d_ff, timer);
+  for (size_t i = 0; i < out.candidates.values.size(); ++i) {
+    const int64_t d_ff = out.candidates.values[i];
+    auto row = TimeMlp(q, d_ff, plan.gemms[i], timer);
     if (!row.ok()) {
       if (q.skip_missing && absl::IsNotFound(row.status())) {
         ++out.missing;
@@ -68,11 +87,11 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const MlpTimer& timer) {
   }
   out.evaluated = static_cast<int64_t>(rows.size());
   if (!out.baseline_found) out.baseline.d_ff = out.candidates.baseline;
+  out.baseline.mlp_params = MlpParams(q, out.candidates.baseline);
   for (DffRow& row : rows) {
     row.speedup_vs_baseline = out.baseline_found ? out.baseline.time_us / row.time_us : 0;
-    row.params_delta = row.mlp_params - 3 * q.hidden * out.candidates.baseline / q.tp;
+    row.params_delta = row.mlp_params - out.baseline.mlp_params;
   }
-  out.baseline.mlp_params = 3 * q.hidden * out.candidates.baseline / q.tp;
   out.baseline.speedup_vs_baseline = out.baseline_found ? 1.0 : 0;
   // Sort indices, not rows: a row carries its provenance strings.
   std::vector<size_t> order(rows.size());

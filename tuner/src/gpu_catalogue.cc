@@ -121,22 +121,23 @@ double GpuSpec::PeakTflops(DType dtype) const {
 std::span<const GpuSpec> GpuCatalogue() { return kCatalogue; }
 
 absl::StatusOr<const GpuSpec*> FindGpu(std::string_view name) {
-  std::string key = internal::NormalizeName(name);
-  // The driver says "NVIDIA H100 80GB HBM3"; the catalogue says "H100".
-  if (key.starts_with("nvidia") && key.size() > 6) {
+  const auto match = [](std::string_view key) -> const GpuSpec* {
     for (const GpuSpec& gpu : kCatalogue) {
-      if (internal::NormalizeName(gpu.name) == key.substr(6)) return &gpu;
+      if (internal::NormalizeName(gpu.name) == key) return &gpu;
       for (std::string_view alias : gpu.aliases) {
-        if (internal::NormalizeName(alias) == key.substr(6)) return &gpu;
+        if (internal::NormalizeName(alias) == key) return &gpu;
       }
     }
-  }
-  for (const GpuSpec& gpu : kCatalogue) {
-    if (internal::NormalizeName(gpu.name) == key) return &gpu;
-    for (std::string_view alias : gpu.aliases) {
-      if (internal::NormalizeName(alias) == key) return &gpu;
-    }
-  }
+    return nullptr;
+  };
+  // The driver says "NVIDIA H100 80GB HBM3"; the catalogue says "H100…".
+  const std::string key = internal::NormalizeName(name);
+  constexpr std::string_view kVendor = "nvidia";
+  const std::string_view model = key.starts_with(kVendor) && key.size() > kVendor.size()
+                                     ? std::string_view(key).substr(kVendor.size())
+                                     : std::string_view(key);
+  if (const GpuSpec* gpu = match(model)) return gpu;
+  if (const GpuSpec* gpu = match(key)) return gpu;
   std::vector<std::string_view> names;
   for (const GpuSpec& gpu : kCatalogue) names.push_back(gpu.name);
   return absl::NotFoundError(StrCat("gpu: unknown GPU '", name, "' (known: ", StrJoin(names, ", "),

@@ -488,7 +488,7 @@ class CublasLtBackend final : public Backend {
       CREST_CUDA(cudaStreamSynchronize(stream_));
       if (NowS() - start > options_.warmup_seconds / 2) clocks.push_back(clock_.SmClockMhz());
     }
-    running_clock_mhz_ = Summarize(std::vector<double>{0.0}, clocks).sm_clock_mhz;
+    running_clock_mhz_ = Median(clocks);
     warmed_up_ = true;
     return absl::OkStatus();
   }

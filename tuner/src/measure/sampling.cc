@@ -6,7 +6,7 @@
 namespace crest::measure {
 namespace {
 
-double Median(std::vector<double> v) {
+double MedianOf(std::vector<double> v) {
   if (v.empty()) return 0;
   const size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
@@ -17,11 +17,13 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
+double Median(std::span<const double> values) { return MedianOf({values.begin(), values.end()}); }
+
 SampleStats Summarize(std::span<const double> samples, std::span<const double> clocks) {
   SampleStats s;
   if (samples.empty()) return s;
   s.samples = static_cast<int64_t>(samples.size());
-  s.median_us = Median({samples.begin(), samples.end()});
+  s.median_us = MedianOf({samples.begin(), samples.end()});
   s.min_us = *std::min_element(samples.begin(), samples.end());
   double sum = 0;
   for (double x : samples) sum += x;
@@ -29,18 +31,18 @@ SampleStats Summarize(std::span<const double> samples, std::span<const double> c
   double sq = 0;
   for (double x : samples) sq += (x - s.mean_us) * (x - s.mean_us);
   s.stdev_us = samples.size() > 1 ? std::sqrt(sq / static_cast<double>(samples.size() - 1)) : 0;
-  if (!clocks.empty()) s.sm_clock_mhz = Median({clocks.begin(), clocks.end()});
+  if (!clocks.empty()) s.sm_clock_mhz = MedianOf({clocks.begin(), clocks.end()});
   return s;
 }
 
 std::vector<double> RejectOutliers(std::span<const double> samples, double k) {
   if (samples.size() < 4) return {samples.begin(), samples.end()};
-  const double median = Median({samples.begin(), samples.end()});
+  const double median = MedianOf({samples.begin(), samples.end()});
   std::vector<double> deviations;
   deviations.reserve(samples.size());
   for (double x : samples) deviations.push_back(std::abs(x - median));
   // 1.4826·MAD estimates the standard deviation of normal noise.
-  const double scale = 1.4826 * Median(deviations);
+  const double scale = 1.4826 * MedianOf(std::move(deviations));
   std::vector<double> kept;
   for (double x : samples) {
     if (scale == 0 ? x == median : std::abs(x - median) <= k * scale) kept.push_back(x);

@@ -71,10 +71,28 @@ struct DffRanking {
   int64_t missing = 0;       // candidates with no answer (skip_missing)
 };
 
-// InvalidArgument names the bad field; the timer's errors pass through.
+// A query's candidates and each one's MLP GEMMs, computed once: a caller
+// that prefetches times for every GEMM and the ranking share it.
+struct DffPlan {
+  DffCandidates candidates;
+  std::vector<std::vector<GemmShape>> gemms;  // gemms[i] belongs to candidates.values[i]
+};
+
+// InvalidArgument names the bad field (top, hidden, ratio, window, align,
+// tokens, tp).
+absl::StatusOr<DffPlan> PlanDff(const DffQuery& query);
+
+// Ranks `plan` (made by PlanDff from the same query); the timer's errors
+// pass through.
+absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const DffPlan& plan,
+                                   const MlpTimer& timer);
+// PlanDff, then the ranking.
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const MlpTimer& timer);
 // The same, summing a per-GEMM timer over each candidate's GEMMs.
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmTimer& timer);
+
+// 3·hidden·d_ff / tp: the parameters of one SwiGLU MLP on a rank.
+int64_t MlpParams(const DffQuery& query, int64_t d_ff);
 
 // The GEMMs of the MLP for one d_ff under `query`.
 absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& query, int64_t d_ff);

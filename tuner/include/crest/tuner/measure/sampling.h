@@ -11,6 +11,9 @@
 
 namespace crest::measure {
 
+// The median of `values`; 0 for none.
+double Median(std::span<const double> values);
+
 // Median, mean, min, stdev [µs] and count of `samples_us`; sm_clock_mhz is
 // the median of `clocks_mhz` when given. Empty input gives zeros.
 SampleStats Summarize(std::span<const double> samples_us, std::span<const double> clocks_mhz = {});

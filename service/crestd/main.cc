@@ -29,6 +29,14 @@ struct Flags {
   double shutdown_grace_s = 10;
 };
 
+// HOST:PORT with a numeric port, or unix:PATH.
+bool IsAddress(const std::string& address) {
+  if (address.starts_with("unix:")) return address.size() > 5;
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) return false;
+  return address.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+}
+
 bool IsLoopback(const std::string& address) {
   return address.starts_with("unix:") || address.starts_with("127.") ||
          address.starts_with("localhost:") || address.starts_with("[::1]:");
@@ -37,6 +45,11 @@ bool IsLoopback(const std::string& address) {
 int Serve(const Flags& f) {
   using crest::crestd::Level;
   using crest::crestd::Log;
+  if (!IsAddress(f.listen)) {
+    std::cerr << "crestd: error: --listen '" << f.listen
+              << "' is not HOST:PORT (port 0 picks a free one) or unix:PATH\n";
+    return 2;
+  }
   if (!IsLoopback(f.listen)) {
     if (!f.insecure) {
       std::cerr << "crestd: error: --listen " << f.listen

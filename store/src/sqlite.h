@@ -37,12 +37,12 @@ class Connection final {
   };
 
   // Opens the file. Reads and writes nothing yet ("not a database" shows up
-  // at the first read): call ConfigureForWriting once the file is known to be
-  // ours.
+  // at the first read): call Configure once the file is known to be ours.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path,
                                                           const Options& options);
-  // WAL mode and the durability level; these write to the file's header.
-  absl::Status ConfigureForWriting(bool synchronous_full);
+  // Page cache and memory map; for a writable connection also WAL mode and
+  // the durability level, which write to the file's header.
+  absl::Status Configure(bool writable, bool synchronous_full);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -55,8 +55,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   if (!conn.ok()) return conn.status();
   auto version = internal::CheckOwnership(**conn);
   if (!version.ok()) return version.status();
-  if (!options.read_only) {
-    if (auto s = (*conn)->ConfigureForWriting(options.synchronous_full); !s.ok()) return s;
+  if (auto s = (*conn)->Configure(!options.read_only, options.synchronous_full); !s.ok()) {
+    return s;
   }
   if (options.max_pages > 0) {
     if (auto s = (*conn)->Exec(StrCat("PRAGMA max_page_count=", options.max_pages),

@@ -22,6 +22,11 @@ readonly PACKAGES=(
   libprotobuf-dev
   protobuf-compiler
   protobuf-compiler-grpc
+  prometheus-cpp-dev
+  openssl
+  python3-grpcio
+  python3-protobuf
+  python3-pytest
 )
 
 missing=()

@@ -6,6 +6,8 @@
 #include "crest/common/str_cat.h"
 #include "crest/store/store.h"
 #include "json_views.h"
+#include "remote.h"
+#include "remote_export.h"
 #include "table.h"
 
 namespace crest::cli {
@@ -28,14 +30,25 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenExisting(const std::string& pa
 }
 
 absl::Status RunExport(const DbFlags& f, Io& io) {
-  auto db = OpenExisting(f.db, /*read_only=*/true);
-  if (!db.ok()) return db.status();
-  if (auto s = (*db)->ExportTo(f.out); !s.ok()) return s;
+  std::string from = f.db;
+  if (!Remote().server.empty()) {
+    if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
+    auto connection = Connection::Open(Remote());
+    if (!connection.ok()) return connection.status();
+    auto bytes = DownloadSnapshot(*connection, f.out);
+    if (!bytes.ok()) return bytes.status();
+    from = StrCat("crestd at ", Remote().server, " (", Grouped(*bytes), " bytes)");
+  } else {
+    if (f.db.empty()) return absl::InvalidArgumentError("db: give --db FILE or --server HOST:PORT");
+    auto db = OpenExisting(f.db, /*read_only=*/true);
+    if (!db.ok()) return db.status();
+    if (auto s = (*db)->ExportTo(f.out); !s.ok()) return s;
+  }
   if (io.json) {
     io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion}, {"snapshot", f.out}}.dump(2)
            << '\n';
   } else {
-    io.out << "exported " << f.db << " to " << f.out << "\n";
+    io.out << "exported " << from << " to " << f.out << "\n";
   }
   return absl::OkStatus();
 }
@@ -141,7 +154,7 @@ Command RegisterDb(CLI::App& root) {
   cmd.app->require_subcommand(1);
   CLI::App* exp =
       cmd.app->add_subcommand("export", "Write a consistent snapshot (safe while a sweep writes)");
-  exp->add_option("--db", flags->db, "database to export")->required();
+  exp->add_option("--db", flags->db, "database to export (or --server: a crestd's)");
   exp->add_option("--out", flags->out, "snapshot file to create (must not exist)")->required();
   CLI::App* merge = cmd.app->add_subcommand(
       "merge", "Merge snapshots into a database (idempotent; each row keeps its host)");

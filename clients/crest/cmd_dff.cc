@@ -9,9 +9,11 @@
 #include "crest/service/store_answers.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/predictor.h"
+#include "crest/wire/convert.h"
 #include "dff_flags.h"
 #include "gemm_flags.h"
 #include "json_views.h"
+#include "remote.h"
 #include "table.h"
 
 namespace crest::cli {
@@ -97,7 +99,25 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   auto gpu = FindGpu(f.window.gpu);
   if (!gpu.ok()) return gpu.status();
   absl::StatusOr<DffRanking> ranking;
-  if (f.db.empty()) {
+  std::string source = f.db;
+  if (!Remote().server.empty()) {
+    if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
+    if (f.cublaslt != 0) {
+      return absl::InvalidArgumentError("cublaslt: --cublaslt is for --db; not with --server");
+    }
+    auto plan = PlanDff(*query);
+    if (!plan.ok()) return plan.status();
+    auto connection = Connection::Open(Remote());
+    if (!connection.ok()) return connection.status();
+    v1::QueryDffRequest request;
+    wire::Fill(*query, std::string((*gpu)->name), &request);
+    v1::QueryDffResponse response;
+    if (auto s = CallUnary(*connection, &v1::Crest::Stub::QueryDff, request, &response); !s.ok()) {
+      return s;
+    }
+    ranking = wire::RankingOf(response, std::move(plan->candidates));
+    source = StrCat("crestd at ", Remote().server);
+  } else if (f.db.empty()) {
     ranking = RankDff(*query, PredictorTimer(**gpu));
   } else {
     auto db = OpenForReading(f.db, f.cublaslt);
@@ -106,7 +126,7 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   }
   if (!ranking.ok()) return ranking.status();
   if (!io.json) {
-    PrintHuman(*query, **gpu, *ranking, f.db, io.out);
+    PrintHuman(*query, **gpu, *ranking, source, io.out);
     return absl::OkStatus();
   }
   nlohmann::json rows = nlohmann::json::array();
@@ -127,6 +147,8 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
                         {"align", query->align},
                         {"evaluated", ranking->evaluated},
                         {"db", f.db.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.db)},
+                        {"server", Remote().server.empty() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(Remote().server)},
                         {"coverage",
                          {{"candidates", ranking->candidates.values.size()},
                           {"measured", ranking->measured},

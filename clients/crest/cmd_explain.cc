@@ -5,8 +5,10 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
+#include "crest/wire/convert.h"
 #include "gemm_flags.h"
 #include "json_views.h"
+#include "remote.h"
 #include "table.h"
 
 namespace crest::cli {
@@ -77,6 +79,22 @@ absl::Status RunExplain(const ExplainFlags& f, Io& io) {
   const GemmShape& g = *gemm;
   auto p = Predict(g, **gpu);
   if (!p.ok()) return p.status();
+  if (!Remote().server.empty()) {
+    auto connection = Connection::Open(Remote());
+    if (!connection.ok()) return connection.status();
+    v1::PredictRequest request;
+    wire::Fill(g, request.mutable_gemm());
+    request.set_gpu(std::string((*gpu)->name));
+    v1::PredictResponse response;
+    if (auto s = CallUnary(*connection, &v1::Crest::Stub::Predict, request, &response); !s.ok()) {
+      return s;
+    }
+    if (response.model_version() != p->model_version) {
+      io.err << "note: crestd at " << Remote().server << " runs model " << response.model_version()
+             << "; this crest has " << p->model_version << "\n";
+    }
+    p = wire::PredictionOf(response, *p);
+  }
   if (io.json) {
     io.out << PredictionJson(g, **gpu, *p).dump(2) << '\n';
   } else {

@@ -4,12 +4,56 @@
 #include "crest/tuner/predictor.h"
 #include "json_views.h"
 #include "measure_flags.h"
+#include "remote.h"
 #include "table.h"
 
 namespace crest::cli {
 namespace {
 
+absl::Status RunRemoteInfo(Io& io) {
+  auto connection = Connection::Open(Remote());
+  if (!connection.ok()) return connection.status();
+  v1::GetNodeInfoResponse r;
+  if (auto s = CallUnary(*connection, &v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &r);
+      !s.ok()) {
+    return s;
+  }
+  if (io.json) {
+    io.out << ProtoJson(r) << '\n';
+    return absl::OkStatus();
+  }
+  io.out << "crestd " << r.version() << " at " << Remote().server << " (host " << r.host()
+         << ")\npredictor: " << r.model_version() << "\nbackends:\n";
+  for (const auto& b : r.backends()) {
+    io.out << "  " << b.name() << std::string(10 - std::min<size_t>(9, b.name().size()), ' ')
+           << (b.built() ? "built" : "not built") << " (" << b.detail() << ")\n";
+  }
+  if (r.devices().empty()) {
+    io.out << "devices: none (" << r.device_error() << ")\n";
+  } else {
+    io.out << "devices:\n";
+    for (const auto& d : r.devices()) {
+      io.out << "  " << d.name() << " " << d.uuid() << " (" << d.gpu_model() << ", " << d.sm_count()
+             << " SMs, cc " << d.compute_capability() << ", " << (d.memory_bytes() >> 30)
+             << " GiB, " << (d.free_bytes() >> 30) << " GiB free)\n";
+    }
+  }
+  const auto& db = r.database();
+  io.out << "database: " << db.path() << " (schema " << db.schema_version() << ", "
+         << Grouped(db.file_bytes()) << " bytes): " << Grouped(db.measurements())
+         << " measurements (" << Grouped(db.verified_measurements()) << " verified), "
+         << Grouped(db.predictions()) << " predictions, " << db.devices() << " devices\njobs:";
+  if (db.jobs_by_state().empty()) io.out << " none";
+  for (const auto& [state, n] :
+       std::map<std::string, int64_t>(db.jobs_by_state().begin(), db.jobs_by_state().end())) {
+    io.out << " " << state << "=" << n;
+  }
+  io.out << '\n';
+  return absl::OkStatus();
+}
+
 absl::Status RunInfo(Io& io) {
+  if (!Remote().server.empty()) return RunRemoteInfo(io);
   nlohmann::json info = BackendsAndDevices();
   info["schema_version"] = kJsonSchemaVersion;
   info["version"] = build::kVersion;
@@ -46,7 +90,10 @@ absl::Status RunInfo(Io& io) {
 
 Command RegisterInfo(CLI::App& root) {
   Command cmd;
-  cmd.app = root.add_subcommand("info", "Show the backends built in and the CUDA devices found");
+  cmd.app = root.add_subcommand(
+      "info",
+      "Show the backends built in and the CUDA devices found (with --server: the daemon's, and "
+      "its database)");
   cmd.run = RunInfo;
   return cmd;
 }

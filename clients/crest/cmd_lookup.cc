@@ -4,8 +4,10 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/service/store_answers.h"
+#include "crest/wire/convert.h"
 #include "gemm_flags.h"
 #include "json_views.h"
+#include "remote.h"
 #include "table.h"
 
 namespace crest::cli {
@@ -72,12 +74,32 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
   auto gemm = ToGemm(f.gemm);
   if (!gemm.ok()) return gemm.status();
   const GemmShape& g = *gemm;
-  auto db = OpenForReading(f.db, f.cublaslt);
-  if (!db.ok()) return db.status();
-  auto answer = service::LookupGemm(g, **gpu, *db->db, db->pin);
+  absl::StatusOr<service::GemmAnswer> answer;
+  std::string source = f.db;
+  if (!Remote().server.empty()) {
+    if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
+    auto connection = Connection::Open(Remote());
+    if (!connection.ok()) return connection.status();
+    v1::LookupGemmRequest request;
+    wire::Fill(g, request.mutable_gemm());
+    request.set_gpu(std::string((*gpu)->name));
+    request.mutable_pin()->set_cublaslt(f.cublaslt);
+    v1::LookupGemmResponse response;
+    if (auto s = CallUnary(*connection, &v1::Crest::Stub::LookupGemm, request, &response);
+        !s.ok()) {
+      return s;
+    }
+    answer = wire::AnswerOf(response, g, std::string((*gpu)->name));
+    source = StrCat("crestd at ", Remote().server);
+  } else {
+    if (f.db.empty()) return absl::InvalidArgumentError("db: give --db FILE or --server HOST:PORT");
+    auto db = OpenForReading(f.db, f.cublaslt);
+    if (!db.ok()) return db.status();
+    answer = service::LookupGemm(g, **gpu, *db->db, db->pin);
+  }
   if (!answer.ok()) return answer.status();
   if (!answer->measured && !answer->predicted) {
-    return absl::FailedPreconditionError(StrCat("no result in ", f.db, " for m=", g.m, " n=", g.n,
+    return absl::FailedPreconditionError(StrCat("no result in ", source, " for m=", g.m, " n=", g.n,
                                                 " k=", g.k, " batch=", g.batch, " ",
                                                 DTypeName(g.dtype), " ", g.Layout(), " on ",
                                                 (*gpu)->name, "; `crest explain` predicts it"));
@@ -112,10 +134,10 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
            << Fixed(100 * r.wave_efficiency, 1) << "%\n";
   } else {
     const auto& p = *answer->predicted;
-    io.out << "PREDICTED (model " << p.model_version << "; nothing measured in " << f.db << ")\n  "
-           << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1) << " TFLOP/s, tile " << p.tile_m
-           << "x" << p.tile_n << ", " << p.tiles << " tiles in " << p.waves << " wave(s), "
-           << p.bound << "-bound\n";
+    io.out << "PREDICTED (model " << p.model_version << "; nothing measured in " << source
+           << ")\n  " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1) << " TFLOP/s, tile "
+           << p.tile_m << "x" << p.tile_n << ", " << p.tiles << " tiles in " << p.waves
+           << " wave(s), " << p.bound << "-bound\n";
   }
   return absl::OkStatus();
 }
@@ -130,7 +152,7 @@ Command RegisterLookup(CLI::App& root) {
   CLI::App& app = *cmd.app;
   AddGemmFlags(app, flags->gemm);
   app.add_option("--gpu", flags->gpu, "catalogued GPU")->required();
-  app.add_option("--db", flags->db, "database file")->required();
+  app.add_option("--db", flags->db, "database file (or --server: ask a crestd)");
   app.add_option("--cublaslt", flags->cublaslt,
                  "only measurements with this cuBLASLt version (e.g. 130100); default: newest");
   cmd.run = [flags](Io& io) { return RunLookup(*flags, io); };

@@ -15,6 +15,9 @@
 #include "json_views.h"
 #include "measure_flags.h"
 #include "progress.h"
+#include "remote.h"
+#include "remote_jobs.h"
+#include "sweep_input.h"
 #include "table.h"
 
 namespace crest::cli {
@@ -26,20 +29,12 @@ extern "C" void OnSignal(int) { g_cancel.store(true); }
 struct SweepFlags {
   std::string db;
   std::string spec_file;
-  std::string backend = "model";
+  std::string backend;  // empty: model locally, the daemon's default remotely
   DffFlags window;
   bool force = false;
   int priority = 0;
   MeasureFlags measure;
 };
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(StrCat("spec: cannot read '", path, "'"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
                                                      const std::string& gpu_name,
@@ -58,21 +53,42 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
       StrCat("backend: unknown backend '", name, "' (expected model or cublaslt)"));
 }
 
-absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
-  std::string spec_text;
-  if (!f.spec_file.empty()) {
-    if (f.window.hidden != 0) {
-      return absl::InvalidArgumentError("spec: give either --spec or the d_ff flags, not both");
-    }
-    auto text = ReadFile(f.spec_file);
-    if (!text.ok()) return text.status();
-    spec_text = *text;
-  } else {
-    if (f.window.hidden == 0) {
-      return absl::InvalidArgumentError("hidden: give --hidden (a d_ff sweep) or --spec FILE");
-    }
-    spec_text = DffFlagsToSpecJson(f.window);
+// `crest sweep --server`: the daemon runs it as an interactive job.
+absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, Io& io) {
+  if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
+  auto connection = Connection::Open(Remote());
+  if (!connection.ok()) return connection.status();
+  v1::SweepRequest request;
+  request.mutable_spec()->set_json(spec_text);
+  request.set_backend(f.backend);
+  request.set_force(f.force);
+  auto followed = FollowJob(
+      *connection,
+      [&](grpc::ClientContext* context) { return connection->stub().Sweep(context, request); },
+      io.err, "sweep");
+  if (!followed.ok()) return followed.status();
+  const v1::JobEvent& last = followed->last;
+  if (followed->interrupted) {
+    return absl::CancelledError(
+        StrCat("interrupted; crestd at ", Remote().server, " cancels job ", last.job().id(),
+               " (results so far are kept); run the same command again to resume"));
   }
+  if (io.json) {
+    io.out << ProtoJson(last) << '\n';
+  } else {
+    io.out << JobLine(last.job()) << " on crestd at " << Remote().server << "\n  "
+           << last.new_results() << " new results, " << last.failed() << " failed, "
+           << Fixed(last.elapsed_s(), 2) << " s\n";
+  }
+  return JobStatus(last.job());
+}
+
+absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
+  auto text = SweepSpecText(f.spec_file, f.window);
+  if (!text.ok()) return text.status();
+  const std::string& spec_text = *text;
+  if (!Remote().server.empty()) return RunRemoteSweep(f, spec_text, io);
+  if (f.db.empty()) return absl::InvalidArgumentError("db: give --db FILE (or --server HOST:PORT)");
   auto spec = service::ParseSweepSpec(spec_text);
   if (!spec.ok()) return spec.status();
   if (!f.window.gpu.empty() && !spec->gpu.empty() && f.window.gpu != spec->gpu) {
@@ -81,7 +97,8 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   }
   // The backend comes first: without a device nothing, the database
   // included, is touched.
-  auto backend = MakeBackend(f.backend, f.window.gpu.empty() ? spec->gpu : f.window.gpu, f.measure);
+  auto backend = MakeBackend(f.backend.empty() ? "model" : f.backend,
+                             f.window.gpu.empty() ? spec->gpu : f.window.gpu, f.measure);
   if (!backend.ok()) return backend.status();
   store::StoreOptions options;
   auto db = store::Store::Open(f.db, options);
@@ -113,7 +130,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   if (io.json) {
     io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
                              {"db", f.db},
-                             {"backend", f.backend},
+                             {"backend", (*backend)->Name()},
                              {"job",
                               {{"id", o.job.id},
                                {"uid", o.job.uid},
@@ -164,13 +181,14 @@ Command RegisterSweep(CLI::App& root) {
   Command cmd;
   cmd.app = root.add_subcommand(
       "sweep",
-      "Run a sweep (d_ff flags or --spec FILE) through a backend into a database; re-running "
-      "resumes an interrupted sweep");
+      "Run a sweep (d_ff flags or --spec FILE) through a backend into a database, or on a crestd "
+      "(--server) with a progress bar; re-running resumes an interrupted sweep");
   CLI::App& app = *cmd.app;
-  app.add_option("--db", flags->db, "database file (created if missing)")->required();
+  app.add_option("--db", flags->db, "database file (created if missing); or --server");
   app.add_option("--spec", flags->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
-  app.add_option("--backend", flags->backend, "model (predict) or cublaslt (measure)")
-      ->capture_default_str();
+  app.add_option("--backend", flags->backend,
+                 "model (predict) or cublaslt (measure); default: model locally, the daemon's "
+                 "choice with --server (cublaslt where it has a device)");
   AddDffFlags(app, flags->window, /*required=*/false);
   app.add_flag("--force", flags->force, "redo GEMMs the database already holds");
   app.add_option("--priority", flags->priority, "priority recorded on a new job")

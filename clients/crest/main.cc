@@ -5,6 +5,7 @@
 #include "build_info.h"
 #include "cli.h"
 #include "crest/tuner/predictor.h"
+#include "remote.h"
 
 namespace {
 
@@ -37,12 +38,14 @@ int main(int argc, char** argv) {
         return out.str();
       },
       "print version and build information");
+  crest::cli::AddRemoteFlags(app);
 
   std::vector<crest::cli::Command> commands = {
       crest::cli::RegisterGpus(app),    crest::cli::RegisterShapes(app),
       crest::cli::RegisterExplain(app), crest::cli::RegisterDff(app),
       crest::cli::RegisterSweep(app),   crest::cli::RegisterLookup(app),
-      crest::cli::RegisterDb(app),      crest::cli::RegisterInfo(app)};
+      crest::cli::RegisterDb(app),      crest::cli::RegisterInfo(app),
+      crest::cli::RegisterJobs(app)};
 
   try {
     app.parse(argc, argv);

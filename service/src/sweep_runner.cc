@@ -68,9 +68,22 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
 
   SweepOutcome out;
   const auto total = static_cast<int64_t>(spec.gemms.size());
-  auto job = db.FindJob(spec.canonical_json, std::string(backend.Name()), writer.Target());
-  if (job.ok() && job->state != store::JobState::kDone &&
-      job->state != store::JobState::kCancelled) {
+  auto job = options.job_id
+                 ? db.GetJob(*options.job_id)
+                 : db.FindJob(spec.canonical_json, std::string(backend.Name()), writer.Target());
+  if (options.job_id && job.ok() && job->spec != spec.canonical_json) {
+    return absl::InvalidArgumentError(
+        StrCat("job ", *options.job_id, " holds a different spec than the one given"));
+  }
+  if (options.job_id) {
+    if (!job.ok()) return job.status();
+    if (job->state == store::JobState::kDone || job->state == store::JobState::kCancelled) {
+      return absl::FailedPreconditionError(
+          StrCat("job ", job->id, " is already ", store::JobStateName(job->state)));
+    }
+    out.resumed = job->state != store::JobState::kQueued || job->done > 0;
+  } else if (job.ok() && job->state != store::JobState::kDone &&
+             job->state != store::JobState::kCancelled) {
     out.resumed = true;
   } else if (job.ok() || absl::IsNotFound(job.status())) {
     store::JobRecord fresh;
@@ -111,6 +124,11 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
       final_state = store::JobState::kCancelled;
       break;
     }
+    if (options.interrupt != nullptr && options.interrupt->load()) {
+      final_state = store::JobState::kQueued;
+      out.interrupted = true;
+      break;
+    }
     const double before = now_s();
     auto outcome = backend.Run(spec.gemms[i]);
     p.busy_s += now_s() - before;
@@ -124,6 +142,7 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
     } else {
       if (outcome->measured) p.kernel_s += outcome->measured->kernel_seconds;
       if (auto s = writer.Write(job_id, spec.gemms[i], *outcome); !s.ok()) return s;
+      if (options.on_result) options.on_result(spec.gemms[i], *outcome);
       ++p.new_results;
       ++p.done;
     }

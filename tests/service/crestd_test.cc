@@ -231,12 +231,6 @@ TEST_F(Crestd, ManyConcurrentClientsAllGetAnswers) {
   EXPECT_EQ(failures.load(), 0);
 }
 
-TEST_F(Crestd, JobMethodsSayTheyAreNotImplementedYet) {
-  v1::ListJobsResponse out;
-  const grpc::Status s = Call(&v1::Crest::Stub::ListJobs, v1::ListJobsRequest(), &out);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-}
-
 TEST_F(Crestd, SigtermStopsCleanlyWithExitZero) {
   v1::GetNodeInfoResponse info;  // an open connection must not delay the exit
   ASSERT_TRUE(Call(&v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &info).ok());

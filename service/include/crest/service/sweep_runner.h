@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -28,8 +29,16 @@ struct SweepOptions {
   int priority = 0;    // recorded on a new job
   // Called after each GEMM; not called from other threads.
   std::function<void(const SweepProgress&)> on_progress;
+  // Called after each GEMM that produced a result; same thread as on_progress.
+  std::function<void(const GemmShape&, const GemmOutcome&)> on_result;
   // Polled between GEMMs; when it becomes true the job is left "cancelled".
   const std::atomic<bool>* cancel = nullptr;
+  // Polled between GEMMs; when it becomes true the run stops and the job is
+  // left "queued", to be resumed later (a daemon shutting down).
+  const std::atomic<bool>* interrupt = nullptr;
+  // Run this existing job (queued, or left unfinished) instead of finding or
+  // creating one; it must hold this spec.
+  std::optional<int64_t> job_id;
   // Clock for elapsed times [s]; default: steady clock.
   std::function<double()> now_s;
 };
@@ -39,6 +48,7 @@ struct SweepOutcome {
   SweepProgress progress;
   int64_t already_present = 0;  // GEMMs skipped because the store held them
   bool resumed = false;         // continued an unfinished job
+  bool interrupted = false;     // stopped by `interrupt`; the job is queued again
   std::string first_error;      // the first GEMM failure, if any
 };
 

@@ -1,0 +1,206 @@
+// `crest jobs submit|list|show|watch|cancel`: the job queue of a crestd
+// (--server is required).
+#include <chrono>
+#include <ctime>
+#include <memory>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/store/records.h"
+#include "crest/wire/convert.h"
+#include "dff_flags.h"
+#include "remote.h"
+#include "remote_jobs.h"
+#include "sweep_input.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+struct JobsFlags {
+  std::string spec_file;
+  DffFlags window;
+  std::string backend;
+  int priority = 0;
+  bool force = false;
+  bool wait = false;
+  std::string state;
+  int limit = 20;
+  int64_t id = 0;
+};
+
+absl::StatusOr<Connection> Connect() {
+  if (Remote().server.empty()) {
+    return absl::InvalidArgumentError(
+        "server: `crest jobs` talks to a crestd; give --server HOST:PORT (or set CREST_SERVER)");
+  }
+  return Connection::Open(Remote());
+}
+
+std::string Time(int64_t us) {
+  if (us == 0) return "-";
+  const std::time_t t = static_cast<std::time_t>(us / 1'000'000);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", std::gmtime(&t));
+  return buf;
+}
+
+absl::Status Watch(Connection& c, int64_t id, Io& io) {
+  v1::WatchJobRequest request;
+  request.set_id(id);
+  auto followed = FollowJob(
+      c, [&](grpc::ClientContext* context) { return c.stub().WatchJob(context, request); }, io.err,
+      StrCat("job ", id));
+  if (!followed.ok()) return followed.status();
+  if (followed->interrupted) {
+    return absl::CancelledError(
+        StrCat("stopped watching; job ", id, " goes on (crest jobs cancel ", id, " stops it)"));
+  }
+  if (io.json) {
+    io.out << ProtoJson(followed->last) << '\n';
+  } else {
+    io.out << JobLine(followed->last.job()) << '\n';
+  }
+  return JobStatus(followed->last.job());
+}
+
+absl::Status Submit(const JobsFlags& f, Io& io) {
+  auto text = SweepSpecText(f.spec_file, f.window);
+  if (!text.ok()) return text.status();
+  auto c = Connect();
+  if (!c.ok()) return c.status();
+  v1::SubmitJobRequest request;
+  request.mutable_spec()->set_json(*text);
+  request.set_backend(f.backend);
+  request.set_priority(f.priority);
+  request.set_force(f.force);
+  v1::SubmitJobResponse response;
+  if (auto s = CallUnary(*c, &v1::Crest::Stub::SubmitJob, request, &response); !s.ok()) return s;
+  if (!f.wait) {
+    io.out << (io.json ? ProtoJson(response.job()) : JobLine(response.job())) << '\n';
+    return absl::OkStatus();
+  }
+  if (!io.json) io.err << JobLine(response.job()) << '\n';
+  return Watch(*c, response.job().id(), io);
+}
+
+absl::Status List(const JobsFlags& f, Io& io) {
+  auto c = Connect();
+  if (!c.ok()) return c.status();
+  v1::ListJobsRequest request;
+  if (!f.state.empty()) {
+    auto state = store::ParseJobState(f.state);
+    if (!state) {
+      return absl::InvalidArgumentError(
+          StrCat("state: '", f.state, "' is not queued, running, done, failed or cancelled"));
+    }
+    request.set_state(wire::ProtoJobState(*state));
+  }
+  request.set_limit(f.limit);
+  v1::ListJobsResponse response;
+  if (auto s = CallUnary(*c, &v1::Crest::Stub::ListJobs, request, &response); !s.ok()) return s;
+  if (io.json) {
+    io.out << ProtoJson(response) << '\n';
+    return absl::OkStatus();
+  }
+  Table table({{"id"},
+               {"state", Table::Align::kLeft},
+               {"done"},
+               {"total"},
+               {"priority"},
+               {"backend", Table::Align::kLeft},
+               {"target", Table::Align::kLeft},
+               {"created (UTC)", Table::Align::kLeft},
+               {"host", Table::Align::kLeft}});
+  for (const auto& j : response.jobs()) {
+    const auto job = wire::JobOf(j);
+    table.AddRow({std::to_string(j.id()), std::string(store::JobStateName(job.state)),
+                  std::to_string(j.done()), std::to_string(j.total()), std::to_string(j.priority()),
+                  j.backend(), j.target(), Time(j.created_us()), j.host()});
+  }
+  table.Print(io.out);
+  if (response.jobs().empty()) io.out << "(no jobs)\n";
+  return absl::OkStatus();
+}
+
+absl::Status Show(const JobsFlags& f, Io& io) {
+  auto c = Connect();
+  if (!c.ok()) return c.status();
+  v1::GetJobRequest request;
+  request.set_id(f.id);
+  v1::Job job;
+  if (auto s = CallUnary(*c, &v1::Crest::Stub::GetJob, request, &job); !s.ok()) return s;
+  if (io.json) {
+    io.out << ProtoJson(job) << '\n';
+    return absl::OkStatus();
+  }
+  io.out << JobLine(job) << "\n  uid " << job.uid() << ", host " << job.host() << "\n  created "
+         << Time(job.created_us()) << ", started " << Time(job.started_us()) << ", finished "
+         << Time(job.finished_us()) << " (UTC)\n  spec " << job.spec_json() << '\n';
+  return absl::OkStatus();
+}
+
+absl::Status Cancel(const JobsFlags& f, Io& io) {
+  auto c = Connect();
+  if (!c.ok()) return c.status();
+  v1::CancelJobRequest request;
+  request.set_id(f.id);
+  v1::Job job;
+  if (auto s = CallUnary(*c, &v1::Crest::Stub::CancelJob, request, &job); !s.ok()) return s;
+  io.out << (io.json ? ProtoJson(job)
+                     : JobLine(job) + (job.state() == v1::JOB_STATE_RUNNING
+                                           ? " (stops before its next GEMM)"
+                                           : ""))
+         << '\n';
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterJobs(CLI::App& root) {
+  auto f = std::make_shared<JobsFlags>();
+  Command cmd;
+  cmd.app = root.add_subcommand(
+      "jobs", "The job queue of a crestd (--server): submit, list, show, watch, cancel");
+  cmd.app->require_subcommand(1);
+  CLI::App* submit = cmd.app->add_subcommand(
+      "submit",
+      "Queue a sweep (d_ff flags or --spec FILE); an identical queued or running "
+      "sweep is returned instead of a second job");
+  submit->add_option("--spec", f->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
+  AddDffFlags(*submit, f->window, /*required=*/false);
+  submit->add_option("--backend", f->backend,
+                     "model or cublaslt; default: cublaslt where the node has a device");
+  submit
+      ->add_option("--priority", f->priority,
+                   "larger runs first; nightly batches 0, interactive sweeps 100")
+      ->capture_default_str();
+  submit->add_flag("--force", f->force, "redo GEMMs the database already holds");
+  submit->add_flag("--wait", f->wait, "follow the job to its end, like `jobs watch`");
+  CLI::App* list = cmd.app->add_subcommand("list", "List jobs, newest first");
+  list->add_option("--state", f->state, "queued, running, done, failed or cancelled");
+  list->add_option("--limit", f->limit, "rows at most")->capture_default_str();
+  CLI::App* show = cmd.app->add_subcommand("show", "One job, whole");
+  show->add_option("id", f->id, "job id")->required();
+  CLI::App* watch = cmd.app->add_subcommand(
+      "watch", "Follow a job with a progress bar until it ends; exit 0 when it is done");
+  watch->add_option("id", f->id, "job id")->required();
+  CLI::App* cancel = cmd.app->add_subcommand(
+      "cancel", "Cancel a job: a queued one at once, a running one before its next GEMM");
+  cancel->add_option("id", f->id, "job id")->required();
+  cmd.run = [=](Io& io) -> absl::Status {
+    if (submit->parsed()) return Submit(*f, io);
+    if (list->parsed()) return List(*f, io);
+    if (show->parsed()) return Show(*f, io);
+    if (cancel->parsed()) return Cancel(*f, io);
+    if (watch->parsed()) {
+      auto c = Connect();
+      if (!c.ok()) return c.status();
+      return Watch(*c, f->id, io);
+    }
+    return absl::InvalidArgumentError("jobs: give submit, list, show, watch or cancel");
+  };
+  return cmd;
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,120 @@
+#include "remote.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "crest/common/str_cat.h"
+
+namespace crest::cli {
+namespace {
+
+RemoteFlags& Flags() {
+  static RemoteFlags flags;
+  return flags;
+}
+
+absl::StatusOr<std::string> ReadText(const std::string& flag, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(StrCat(flag, ": cannot read '", path, "'"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+void AddRemoteFlags(CLI::App& root) {
+  RemoteFlags& f = Flags();
+  root.add_option("--server", f.server,
+                  "ask the crestd at HOST:PORT (or unix:PATH) instead of working locally")
+      ->envname("CREST_SERVER");
+  root.add_option("--tls-ca", f.tls_ca, "with --server: CA certificate (PEM); turns TLS on");
+  root.add_option("--tls-cert", f.tls_cert, "with --server: client certificate (PEM), mutual TLS");
+  root.add_option("--tls-key", f.tls_key, "with --server: client key (PEM)");
+  root.add_option("--token-file", f.token_file,
+                  "with --server: file holding the bearer token (or set CREST_TOKEN)");
+  root.add_option("--timeout", f.timeout_s, "with --server: seconds a call may take")
+      ->capture_default_str();
+}
+
+const RemoteFlags& Remote() { return Flags(); }
+
+absl::StatusOr<Connection> Connection::Open(const RemoteFlags& f) {
+  Connection c;
+  c.server_ = f.server;
+  c.timeout_s_ = f.timeout_s;
+  if (f.timeout_s <= 0) {
+    return absl::InvalidArgumentError(StrCat("--timeout must be positive (got ", f.timeout_s, ")"));
+  }
+  if (!f.token_file.empty()) {
+    auto token = ReadText("--token-file", f.token_file);
+    if (!token.ok()) return token.status();
+    c.token_ = std::string(*token);
+    while (!c.token_.empty() && (c.token_.back() == '\n' || c.token_.back() == ' ')) {
+      c.token_.pop_back();
+    }
+  } else if (const char* env = std::getenv("CREST_TOKEN"); env != nullptr) {
+    c.token_ = env;
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (f.tls_ca.empty()) {
+    if (!f.tls_cert.empty() || !f.tls_key.empty()) {
+      return absl::InvalidArgumentError("--tls-cert/--tls-key need --tls-ca");
+    }
+    credentials = grpc::InsecureChannelCredentials();
+  } else {
+    grpc::SslCredentialsOptions options;
+    auto ca = ReadText("--tls-ca", f.tls_ca);
+    if (!ca.ok()) return ca.status();
+    options.pem_root_certs = *ca;
+    if (f.tls_cert.empty() != f.tls_key.empty()) {
+      return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
+    }
+    if (!f.tls_cert.empty()) {
+      auto cert = ReadText("--tls-cert", f.tls_cert);
+      if (!cert.ok()) return cert.status();
+      auto key = ReadText("--tls-key", f.tls_key);
+      if (!key.ok()) return key.status();
+      options.pem_cert_chain = *cert;
+      options.pem_private_key = *key;
+    }
+    credentials = grpc::SslCredentials(options);
+  }
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  c.channel_ = grpc::CreateCustomChannel(f.server, credentials, args);
+  c.stub_ = v1::Crest::NewStub(c.channel_);
+  return c;
+}
+
+std::unique_ptr<grpc::ClientContext> Connection::Context(bool with_deadline) const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  if (with_deadline) {
+    context->set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000)));
+  }
+  if (!token_.empty()) context->AddMetadata("authorization", "Bearer " + token_);
+  return context;
+}
+
+absl::Status Connection::Error(const grpc::Status& status) const {
+  if (status.ok()) return absl::OkStatus();
+  // absl and gRPC share their numeric status codes.
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      StrCat("crestd at ", server_, ": ", status.error_message()));
+}
+
+std::string ProtoJson(const google::protobuf::Message& message) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,62 @@
+// Internal to the crest CLI: talking to a crestd. The global flags
+// --server, --tls-ca, --tls-cert, --tls-key and --token-file (or the
+// CREST_TOKEN environment variable) say where and how; commands that can run
+// remotely call Remote() and, when it is set, ask the daemon instead of a
+// local database. gRPC errors become absl errors naming the server.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "crest/v1/crest.grpc.pb.h"
+
+namespace crest::cli {
+
+struct RemoteFlags {
+  std::string server;  // HOST:PORT or unix:PATH; empty: work locally
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string token_file;
+  double timeout_s = 30;
+};
+
+void AddRemoteFlags(CLI::App& root);
+const RemoteFlags& Remote();
+
+class Connection final {
+ public:
+  // Validates the flags and reads the files they name; does not connect yet.
+  static absl::StatusOr<Connection> Open(const RemoteFlags& flags);
+
+  v1::Crest::Stub& stub() { return *stub_; }
+  const std::string& server() const { return server_; }
+  // A context with the token and, for unary calls, the deadline.
+  std::unique_ptr<grpc::ClientContext> Context(bool with_deadline = true) const;
+  // "crestd at HOST:PORT: <message>", with the gRPC code mapped onto absl's.
+  absl::Status Error(const grpc::Status& status) const;
+
+ private:
+  std::string server_;
+  std::string token_;
+  double timeout_s_ = 30;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Crest::Stub> stub_;
+};
+
+// A message as JSON (proto3 JSON mapping, field names as in the .proto).
+std::string ProtoJson(const google::protobuf::Message& message);
+
+// Calls a unary method; the response, or the error from Connection::Error.
+template <typename Request, typename Response, typename Method>
+absl::Status CallUnary(Connection& c, Method method, const Request& request, Response* response) {
+  auto context = c.Context();
+  return c.Error(((c.stub()).*method)(context.get(), request, response));
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,55 @@
+// Internal to crestd: the server-streaming reactor of WatchJob and Sweep.
+// It watches one job in the queue and writes its events, coalescing while a
+// write is in flight (newest state, every result). It ends with OK after the
+// final event, UNAVAILABLE when the queue stops, CANCELLED when the client
+// goes. A Sweep stream cancels its job when the client goes before the end.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+
+#include "crest/v1/crest.grpc.pb.h"
+#include "job_queue.h"
+
+namespace crest::crestd {
+
+class JobStream final : public grpc::ServerWriteReactor<v1::JobEvent>, public JobWatcher {
+ public:
+  // `on_done` runs once when gRPC is finished with the stream (a slot of the
+  // stream limit is given back there).
+  JobStream(JobQueue& queue, int64_t job_id, bool cancel_job_if_client_leaves,
+            std::function<void()> on_done);
+
+  // Starts watching; finishes with NOT_FOUND for an unknown job.
+  void Begin();
+
+  void OnJobEvent(const JobEventData& event) override;
+  void OnJobClosed(const absl::Status& why) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  static constexpr size_t kMaxPendingResults = 100'000;
+  void Pump();  // starts the next write, or finishes; call without mu_
+
+  JobQueue& queue_;
+  const int64_t job_id_;
+  const bool cancel_job_if_client_leaves_;
+  std::function<void()> on_done_;
+
+  std::mutex mu_;
+  std::optional<v1::JobEvent> pending_;  // GUARDED_BY(mu_)
+  v1::JobEvent writing_event_;           // owned by the write in flight
+  bool writing_ = false;                 // GUARDED_BY(mu_)
+  bool finished_ = false;                // GUARDED_BY(mu_)
+  bool job_ended_ = false;               // GUARDED_BY(mu_): the final event is queued
+  std::optional<grpc::Status> close_;    // GUARDED_BY(mu_): finish with this when drained
+};
+
+}  // namespace crest::crestd

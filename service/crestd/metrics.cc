@@ -1,0 +1,193 @@
+#include "metrics.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "crest/common/str_cat.h"
+
+namespace crest::crestd {
+namespace {
+
+class NoMetrics final : public Metrics {
+ public:
+  void ObserveRpc(const std::string&, double, const std::string&) override {}
+  void SetQueue(int64_t, int64_t) override {}
+  void JobEnded(const std::string&) override {}
+  void ResultWritten(bool) override {}
+  void BackendBusy(const std::string&, double) override {}
+};
+
+// A minimal HTTP/1.0 server for GET /metrics: one connection at a time,
+// which is what a Prometheus scraper needs.
+class MetricsHttp final {
+ public:
+  MetricsHttp(int fd, std::shared_ptr<prometheus::Registry> registry)
+      : fd_(fd), registry_(std::move(registry)), thread_([this] { Loop(); }) {}
+  ~MetricsHttp() {
+    stop_ = true;
+    thread_.join();
+    close(fd_);
+  }
+
+ private:
+  void Loop() {
+    while (!stop_.load()) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      const int client = accept(fd_, nullptr, nullptr);
+      if (client < 0) continue;
+      Answer(client);
+      close(client);
+    }
+  }
+
+  void Answer(int client) {
+    std::string request;
+    char buf[1024];
+    while (request.find("\r\n\r\n") == std::string::npos && request.size() < 8192) {
+      pollfd p{client, POLLIN, 0};
+      if (poll(&p, 1, 2000) <= 0) return;
+      const ssize_t n = read(client, buf, sizeof buf);
+      if (n <= 0) return;
+      request.append(buf, static_cast<size_t>(n));
+    }
+    std::string status = "200 OK";
+    std::string body;
+    if (request.starts_with("GET /metrics ") || request.starts_with("GET /metrics?")) {
+      body = prometheus::TextSerializer().Serialize(registry_->Collect());
+    } else {
+      status = "404 Not Found";
+      body = "crestd serves GET /metrics\n";
+    }
+    const std::string response =
+        StrCat("HTTP/1.0 ", status, "\r\nContent-Type: text/plain; version=0.0.4\r\n",
+               "Content-Length: ", body.size(), "\r\nConnection: close\r\n\r\n", body);
+    size_t sent = 0;
+    while (sent < response.size()) {
+      const ssize_t n = send(client, response.data() + sent, response.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      sent += static_cast<size_t>(n);
+    }
+  }
+
+  const int fd_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+class PrometheusMetrics final : public Metrics {
+ public:
+  PrometheusMetrics(int listen_fd, std::shared_ptr<prometheus::Registry> registry)
+      : registry_(std::move(registry)),
+        queue_(prometheus::BuildGauge()
+                   .Name("crest_queue_depth")
+                   .Help("Jobs queued, not yet running")
+                   .Register(*registry_)
+                   .Add({})),
+        running_(prometheus::BuildGauge()
+                     .Name("crest_jobs_running")
+                     .Help("Jobs running (at most one per lane)")
+                     .Register(*registry_)
+                     .Add({})),
+        ended_(prometheus::BuildCounter()
+                   .Name("crest_jobs_ended_total")
+                   .Help("Jobs that reached a final state, by state")
+                   .Register(*registry_)),
+        results_(prometheus::BuildCounter()
+                     .Name("crest_results_written_total")
+                     .Help("Results written to the database, by source")
+                     .Register(*registry_)),
+        latency_(prometheus::BuildHistogram()
+                     .Name("crest_rpc_duration_seconds")
+                     .Help("Server-side latency of unary calls, by method")
+                     .Register(*registry_)),
+        errors_(prometheus::BuildCounter()
+                    .Name("crest_rpc_errors_total")
+                    .Help("Calls that ended with an error, by method and code")
+                    .Register(*registry_)),
+        busy_(prometheus::BuildCounter()
+                  .Name("crest_backend_busy_seconds_total")
+                  .Help("Seconds spent inside the backend (the GPU for cuda lanes), by lane")
+                  .Register(*registry_)),
+        http_(listen_fd, registry_) {}
+
+  void ObserveRpc(const std::string& method, double seconds, const std::string& code) override {
+    static const prometheus::Histogram::BucketBoundaries kBuckets = {
+        50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2e-3, 5e-3, 10e-3, 25e-3, 100e-3, 1};
+    latency_.Add({{"method", method}}, kBuckets).Observe(seconds);
+    if (code != "OK") errors_.Add({{"method", method}, {"code", code}}).Increment();
+  }
+  void SetQueue(int64_t queued, int64_t running) override {
+    queue_.Set(static_cast<double>(queued));
+    running_.Set(static_cast<double>(running));
+  }
+  void JobEnded(const std::string& state) override { ended_.Add({{"state", state}}).Increment(); }
+  void ResultWritten(bool measured) override {
+    results_.Add({{"source", measured ? "measured" : "predicted"}}).Increment();
+  }
+  void BackendBusy(const std::string& lane, double seconds) override {
+    busy_.Add({{"lane", lane}}).Increment(seconds);
+  }
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Gauge& queue_;
+  prometheus::Gauge& running_;
+  prometheus::Family<prometheus::Counter>& ended_;
+  prometheus::Family<prometheus::Counter>& results_;
+  prometheus::Family<prometheus::Histogram>& latency_;
+  prometheus::Family<prometheus::Counter>& errors_;
+  prometheus::Family<prometheus::Counter>& busy_;
+  MetricsHttp http_;  // last: stops serving before the metrics go
+};
+
+}  // namespace
+
+std::unique_ptr<Metrics> Metrics::Disabled() { return std::make_unique<NoMetrics>(); }
+
+absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Serve(const std::string& listen,
+                                                        int* bound_port) {
+  const auto colon = listen.rfind(':');
+  const std::string host = colon == std::string::npos ? "0.0.0.0" : listen.substr(0, colon);
+  const std::string port_text = colon == std::string::npos ? listen : listen.substr(colon + 1);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  char* end = nullptr;
+  const long port = std::strtol(port_text.c_str(), &end, 10);
+  if (port_text.empty() || *end != '\0' || port < 0 || port > 65535 ||
+      inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host.c_str(), &addr.sin_addr) != 1) {
+    return absl::InvalidArgumentError(
+        StrCat("--metrics-listen '", listen, "' is not IPv4-HOST:PORT (port 0 picks a free one)"));
+  }
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int one = 1;
+  socklen_t len = sizeof addr;
+  if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+      bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 16) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) close(fd);
+    return absl::UnavailableError(StrCat("--metrics-listen ", listen, ": ", why));
+  }
+  if (bound_port != nullptr) *bound_port = ntohs(addr.sin_port);
+  return std::unique_ptr<Metrics>(
+      std::make_unique<PrometheusMetrics>(fd, std::make_shared<prometheus::Registry>()));
+}
+
+}  // namespace crest::crestd

@@ -1,0 +1,36 @@
+// Internal to crestd: Prometheus metrics (prometheus-cpp's registry and text
+// format), served by a small HTTP/1.0 listener at GET /metrics when
+// --metrics-listen is given, and absent otherwise (every method is then a
+// no-op). Names:
+//   crest_queue_depth                 gauge    jobs queued, not yet running
+//   crest_jobs_running                gauge    jobs running (at most one per lane)
+//   crest_jobs_ended_total{state}     counter  jobs that reached done/failed/cancelled
+//   crest_results_written_total{source}  counter  measurements / predictions written
+//   crest_rpc_duration_seconds{method}   histogram  server-side latency of unary calls
+//   crest_rpc_errors_total{method,code}  counter
+//   crest_backend_busy_seconds_total{lane}  counter  time inside the backend (the GPU, for cuda
+//   lanes)
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace crest::crestd {
+
+class Metrics {
+ public:
+  virtual ~Metrics() = default;
+  // Metrics served on `listen` ("HOST:PORT"); *bound_port receives the port.
+  static absl::StatusOr<std::unique_ptr<Metrics>> Serve(const std::string& listen, int* bound_port);
+  static std::unique_ptr<Metrics> Disabled();
+
+  virtual void ObserveRpc(const std::string& method, double seconds, const std::string& code) = 0;
+  virtual void SetQueue(int64_t queued, int64_t running) = 0;
+  virtual void JobEnded(const std::string& state) = 0;
+  virtual void ResultWritten(bool measured) = 0;
+  virtual void BackendBusy(const std::string& lane, double seconds) = 0;
+};
+
+}  // namespace crest::crestd

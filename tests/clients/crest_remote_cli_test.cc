@@ -1,0 +1,108 @@
+// `crest --server`: the CLI against a real crestd gives the same answers as
+// against the daemon's database file, and says plainly what went wrong.
+#include <signal.h>
+
+#include <string>
+
+#include "crestd_process.h"
+#include "gtest/gtest.h"
+#include "run_command.h"
+#include "temp_dir.h"
+
+namespace crest {
+namespace {
+
+class CrestRemote : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    ASSERT_TRUE(daemon_.Start(CRESTD_BIN, dir_.path(), {}, &why)) << why;
+  }
+  testing::CommandResult Crest(const std::string& args) {
+    return testing::RunCommand(std::string(CREST_BIN) + " --server " + daemon_.address() + " " +
+                               args);
+  }
+  // The table and everything after it: what must not depend on where the
+  // answer came from.
+  static std::string Table(const std::string& out) { return out.substr(out.find("rank")); }
+
+  testing::TempDir dir_;
+  testing::CrestdProcess daemon_;
+};
+
+TEST_F(CrestRemote, SweepThroughTheDaemonThenTheSameRankingRemoteAndFromTheFile) {
+  const auto sweep = Crest("sweep --hidden 4096 --gpu h100 --window 16");
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("job 1: done, 66/66 GEMMs"), std::string::npos) << sweep.out;
+  EXPECT_NE(sweep.err.find("66/66"), std::string::npos) << "progress is drawn: " << sweep.err;
+
+  const auto remote = Crest("dff --hidden 4096 --gpu h100 --window 16 --top 5");
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  const auto local = testing::RunCommand(std::string(CREST_BIN) + " dff --db " +
+                                         dir_.File("crest.db") +
+                                         " --hidden 4096 --gpu h100 --window 16 --top 5");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(Table(remote.out), Table(local.out));
+  EXPECT_NE(remote.out.find("source: crestd at " + daemon_.address()), std::string::npos);
+
+  const auto lookup = Crest("lookup --m 8192 --n 4096 --k 10922 --gpu h100");
+  EXPECT_EQ(lookup.exit_code, 0) << lookup.err;
+  EXPECT_NE(lookup.out.find("PREDICTED"), std::string::npos) << lookup.out;
+
+  const auto explain = Crest("explain --m 2304 --n 1536 --k 4096 --gpu a100 --dtype fp16");
+  const auto explained_here = testing::RunCommand(
+      std::string(CREST_BIN) + " explain --m 2304 --n 1536 --k 4096 --gpu a100 --dtype fp16");
+  EXPECT_EQ(explain.exit_code, 0) << explain.err;
+  EXPECT_EQ(explain.out, explained_here.out);
+}
+
+TEST_F(CrestRemote, JobsSubmitListShowWatchCancelAndExportAndInfo) {
+  const auto submit = Crest("jobs submit --hidden 4096 --gpu h100 --window 8 --priority 5 --wait");
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  EXPECT_NE(submit.out.find("job 1: done, 34/34 GEMMs"), std::string::npos) << submit.out;
+  const auto list = Crest("jobs list");
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("done"), std::string::npos) << list.out;
+  const auto show = Crest("--json jobs show 1");
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("\"priority\": 5"), std::string::npos) << show.out;
+  const auto watch = Crest("jobs watch 1");
+  EXPECT_EQ(watch.exit_code, 0) << watch.err;
+  const auto cancel = Crest("jobs cancel 1");
+  EXPECT_EQ(cancel.exit_code, 1);
+  EXPECT_NE(cancel.err.find("already ended"), std::string::npos) << cancel.err;
+  const auto missing = Crest("jobs show 99");
+  EXPECT_EQ(missing.exit_code, 2) << "NOT_FOUND is the user's input";
+
+  const auto exported = Crest("db export --out " + dir_.File("snap.db"));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const auto stats = testing::RunCommand(std::string(CREST_BIN) + " --json db stats --db " +
+                                         dir_.File("snap.db"));
+  EXPECT_NE(stats.out.find("\"predictions\": 34"), std::string::npos) << stats.out;
+  const auto again = Crest("db export --out " + dir_.File("snap.db"));
+  EXPECT_NE(again.exit_code, 0) << "an existing file is never overwritten";
+
+  const auto info = Crest("info");
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("34 predictions"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("jobs: done=1"), std::string::npos) << info.out;
+}
+
+TEST_F(CrestRemote, ErrorsNameTheServerOrTheFlag) {
+  const auto bad = Crest("sweep --hidden 4096 --gpu h300");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("h300"), std::string::npos) << bad.err;
+  const auto both = Crest("dff --hidden 4096 --gpu h100 --db x.db");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--db or --server, not both"), std::string::npos) << both.err;
+  const auto no_server = testing::RunCommand(std::string(CREST_BIN) + " jobs list");
+  EXPECT_EQ(no_server.exit_code, 2);
+  EXPECT_NE(no_server.err.find("--server"), std::string::npos) << no_server.err;
+  daemon_.Stop(SIGTERM);
+  const auto down = Crest("--timeout 2 dff --hidden 4096 --gpu h100");
+  EXPECT_EQ(down.exit_code, 1);
+  EXPECT_NE(down.err.find("crestd at " + daemon_.address()), std::string::npos) << down.err;
+}
+
+}  // namespace
+}  // namespace crest

@@ -1,0 +1,286 @@
+"""The crest.Client class and the plain rows it returns."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from typing import Iterator, List, Optional, Union
+
+import grpc
+
+from crest.v1 import crest_pb2 as pb
+from crest.v1 import crest_pb2_grpc as pb_grpc
+
+_SOURCES = {pb.SOURCE_MEASURED: "measured", pb.SOURCE_PREDICTED: "predicted",
+            pb.SOURCE_MIXED: "mixed"}
+_DTYPES = {"fp32": pb.DTYPE_FP32, "tf32": pb.DTYPE_TF32, "fp16": pb.DTYPE_FP16,
+           "bf16": pb.DTYPE_BF16, "fp8": pb.DTYPE_FP8_E4M3}
+_STATES = {pb.JOB_STATE_QUEUED: "queued", pb.JOB_STATE_RUNNING: "running",
+           pb.JOB_STATE_DONE: "done", pb.JOB_STATE_FAILED: "failed",
+           pb.JOB_STATE_CANCELLED: "cancelled"}
+
+
+class CrestError(Exception):
+    """A call the daemon refused or could not answer."""
+
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+
+
+def _rows_to_pandas(rows):
+    try:
+        import pandas  # noqa: PLC0415 (optional dependency)
+    except ImportError as e:
+        raise ImportError("to_pandas() needs pandas (apt-get install python3-pandas)") from e
+    return pandas.DataFrame([dataclasses.asdict(r) for r in rows])
+
+
+@dataclasses.dataclass(frozen=True)
+class DffRow:
+    d_ff: int
+    time_us: float          # the whole MLP, all GEMMs summed
+    tflops: float
+    speedup_vs_baseline: float  # 0 when the baseline is not known
+    mlp_params: int
+    params_delta: int
+    source: str             # "measured" or "predicted"
+    provenance: str         # the model version, or the device and software
+
+
+class DffAnswer(list):
+    """The ranked rows (fastest first), with the query's bookkeeping."""
+
+    gpu: str
+    baseline: Optional[DffRow]
+    baseline_d_ff: int
+    candidates: int
+    measured: int
+    predicted: int
+    missing: int
+
+    def to_pandas(self):
+        return _rows_to_pandas(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class GemmAnswer:
+    found: bool
+    source: str
+    time_us: float
+    tflops: float
+    tiles: int
+    waves: int
+    tile_efficiency: float
+    wave_efficiency: float
+    detail: dict            # everything else the daemon said, as a dict
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    id: int
+    state: str              # queued, running, done, failed, cancelled
+    done: int
+    total: int
+    priority: int
+    backend: str
+    target: str
+    host: str
+    error: str
+    spec: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class GemmResult:
+    m: int
+    n: int
+    k: int
+    batch: int
+    name: str
+    source: str
+    time_us: float
+    tflops: float
+
+
+@dataclasses.dataclass(frozen=True)
+class JobEvent:
+    job: Job
+    message: str
+    final: bool
+    results: List[GemmResult]
+
+
+def _row(r) -> DffRow:
+    return DffRow(r.d_ff, r.time_us, r.tflops, r.speedup_vs_baseline, r.mlp_params,
+                  r.params_delta, _SOURCES.get(r.source, "unknown"), r.provenance)
+
+
+def _job(j) -> Job:
+    return Job(j.id, _STATES.get(j.state, "unknown"), j.done, j.total, j.priority, j.backend,
+               j.target, j.host, j.error, json.loads(j.spec_json) if j.spec_json else {})
+
+
+def _event(e) -> JobEvent:
+    results = [GemmResult(r.gemm.m, r.gemm.n, r.gemm.k, r.gemm.batch or 1, r.gemm.name,
+                          _SOURCES.get(r.source, "unknown"), r.time_us, r.tflops)
+               for r in e.results]
+    return JobEvent(_job(e.job), e.message, e.final, results)
+
+
+def _spec_json(spec: Union[str, dict]) -> str:
+    return spec if isinstance(spec, str) else json.dumps(spec)
+
+
+class Client:
+    """A connection to one crestd.
+
+    target: "host:port" or "unix:/path". token: a bearer token for mutating
+    calls (default: $CREST_TOKEN). root_certificates: PEM bytes of the CA,
+    which turns TLS on. timeout: seconds per unary call.
+    """
+
+    def __init__(self, target: str = "127.0.0.1:50051", *, token: Optional[str] = None,
+                 root_certificates: Optional[bytes] = None, timeout: float = 30.0):
+        self.target = target
+        self.timeout = timeout
+        self._token = token if token is not None else os.environ.get("CREST_TOKEN")
+        if root_certificates is not None:
+            creds = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self._channel = grpc.secure_channel(target, creds)
+        else:
+            self._channel = grpc.insecure_channel(target)
+        self._stub = pb_grpc.CrestStub(self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- plumbing
+    def _metadata(self):
+        return [("authorization", f"Bearer {self._token}")] if self._token else []
+
+    def _call(self, method, request):
+        try:
+            return method(request, timeout=self.timeout, metadata=self._metadata())
+        except grpc.RpcError as e:
+            raise CrestError(e.code(), e.details()) from None
+
+    def _stream(self, method, request) -> Iterator:
+        try:
+            yield from method(request, metadata=self._metadata())
+        except grpc.RpcError as e:
+            raise CrestError(e.code(), e.details()) from None
+
+    # ---- lookups
+    def node_info(self) -> dict:
+        from google.protobuf import json_format  # noqa: PLC0415
+        info = self._call(self._stub.GetNodeInfo, pb.GetNodeInfoRequest())
+        return json_format.MessageToDict(info, preserving_proto_field_name=True)
+
+    def best_dff(self, hidden: int, gpu: str, *, ratio: str = "8/3", window: int = 128,
+                 align: int = 1, tokens: int = 8192, tp: int = 1, dtype: str = "bf16",
+                 train: bool = False, separate_gate_up: bool = False, top: int = 10,
+                 predict_only: bool = False) -> DffAnswer:
+        """The d_ff candidates near ratio*hidden, fastest first (`crest dff`)."""
+        if dtype not in _DTYPES:
+            raise ValueError(f"dtype: '{dtype}' is not one of {', '.join(_DTYPES)}")
+        request = pb.QueryDffRequest(
+            hidden=hidden, ratio=ratio, window=window, align=align, tokens=tokens, tp=tp,
+            dtype=_DTYPES[dtype], separate_gate_up=separate_gate_up, gpu=gpu, top=top,
+            predict_only=predict_only,
+            # "pass" is a Python keyword: the field is given by name.
+            **{"pass": pb.PASS_TRAIN if train else pb.PASS_FWD})
+        r = self._call(self._stub.QueryDff, request)
+        answer = DffAnswer(_row(row) for row in r.rows)
+        answer.gpu = r.gpu
+        answer.baseline = _row(r.baseline) if r.baseline_found else None
+        answer.baseline_d_ff = r.baseline_d_ff
+        answer.candidates = r.candidates
+        answer.measured = r.measured
+        answer.predicted = r.predicted
+        answer.missing = r.missing
+        return answer
+
+    def lookup(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
+               layout: str = "NT") -> GemmAnswer:
+        """The best known result for one GEMM on `gpu` (`crest lookup`)."""
+        from google.protobuf import json_format  # noqa: PLC0415
+        gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_DTYPES.get(dtype, pb.DTYPE_BF16),
+                       layout=layout)
+        r = self._call(self._stub.LookupGemm, pb.LookupGemmRequest(gemm=gemm, gpu=gpu))
+        return GemmAnswer(r.found, _SOURCES.get(r.source, "none"), r.time_us, r.tflops, r.tiles,
+                          r.waves, r.tile_efficiency, r.wave_efficiency,
+                          json_format.MessageToDict(r, preserving_proto_field_name=True))
+
+    def predict(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1,
+                dtype: str = "bf16", layout: str = "NT") -> dict:
+        """The analytic model's answer for one GEMM (always source "predicted")."""
+        from google.protobuf import json_format  # noqa: PLC0415
+        gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_DTYPES.get(dtype, pb.DTYPE_BF16),
+                       layout=layout)
+        r = self._call(self._stub.Predict, pb.PredictRequest(gemm=gemm, gpu=gpu))
+        return json_format.MessageToDict(r, preserving_proto_field_name=True)
+
+    # ---- jobs
+    def submit(self, spec: Union[str, dict], *, backend: str = "", priority: int = 0,
+               force: bool = False) -> Job:
+        """Queues a sweep spec (docs/sweep-spec.md); returns at once."""
+        r = self._call(self._stub.SubmitJob, pb.SubmitJobRequest(
+            spec=pb.SweepSpec(json=_spec_json(spec)), backend=backend, priority=priority,
+            force=force))
+        return _job(r.job)
+
+    def job(self, job_id: int) -> Job:
+        return _job(self._call(self._stub.GetJob, pb.GetJobRequest(id=job_id)))
+
+    def jobs(self, state: str = "", limit: int = 100) -> List[Job]:
+        states = {v: k for k, v in _STATES.items()}
+        if state and state not in states:
+            raise ValueError(f"state: '{state}' is not one of {', '.join(states)}")
+        r = self._call(self._stub.ListJobs, pb.ListJobsRequest(
+            state=states.get(state, pb.JOB_STATE_UNSPECIFIED), limit=limit))
+        return [_job(j) for j in r.jobs]
+
+    def cancel(self, job_id: int) -> Job:
+        return _job(self._call(self._stub.CancelJob, pb.CancelJobRequest(id=job_id)))
+
+    def watch(self, job_id: int) -> Iterator[JobEvent]:
+        """Events of a job until it ends (the last has final=True)."""
+        for e in self._stream(self._stub.WatchJob, pb.WatchJobRequest(id=job_id)):
+            yield _event(e)
+
+    def sweep(self, spec: Union[str, dict], *, backend: str = "",
+              force: bool = False) -> Iterator[JobEvent]:
+        """Runs a spec now at interactive priority, yielding its events."""
+        request = pb.SweepRequest(spec=pb.SweepSpec(json=_spec_json(spec)), backend=backend,
+                                  force=force)
+        for e in self._stream(self._stub.Sweep, request):
+            yield _event(e)
+
+    def export(self, path: str) -> int:
+        """Writes a consistent snapshot of the node's database to `path` (a new file)."""
+        if os.path.exists(path):
+            raise FileExistsError(path)
+        part = path + ".part"
+        written, total = 0, -1
+        try:
+            with open(part, "wb") as out:
+                for chunk in self._stream(self._stub.ExportResults, pb.ExportResultsRequest()):
+                    out.write(chunk.data)
+                    written += len(chunk.data)
+                    total = chunk.total_bytes
+            if written != total:
+                raise CrestError(grpc.StatusCode.DATA_LOSS,
+                                 f"snapshot ended at {written} of {total} bytes")
+            os.replace(part, path)
+        finally:
+            if os.path.exists(part):
+                os.remove(part)
+        return written

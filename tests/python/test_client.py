@@ -1,0 +1,109 @@
+"""The Python client against a real crestd on an ephemeral loopback port.
+
+Run by ctest with PYTHONPATH=<build>/python and CRESTD_BIN set.
+"""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+import crest
+
+SPEC = {"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 16}]}
+
+
+@pytest.fixture()
+def daemon(tmp_path):
+    port_file = tmp_path / "port"
+    log = open(tmp_path / "crestd.log", "w")
+    proc = subprocess.Popen(
+        [os.environ["CRESTD_BIN"], "--listen", "127.0.0.1:0", "--state-dir", str(tmp_path),
+         "--port-file", str(port_file), "--shutdown-grace", "2"],
+        stdout=subprocess.DEVNULL, stderr=log)
+    for _ in range(3000):
+        if port_file.exists() and port_file.read_text().strip():
+            break
+        assert proc.poll() is None, (tmp_path / "crestd.log").read_text()
+        time.sleep(0.01)
+    client = crest.Client("127.0.0.1:" + port_file.read_text().strip())
+    yield client
+    client.close()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    log.close()
+
+
+def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
+    events = list(daemon.sweep(SPEC))
+    assert events[-1].final
+    assert events[-1].job.state == "done"
+    assert sum(len(e.results) for e in events) == 66
+    assert all(r.source == "predicted" for e in events for r in e.results)
+
+    rows = daemon.best_dff(hidden=4096, gpu="h100", window=16, top=5)
+    assert len(rows) == 5
+    assert isinstance(rows[0], crest.DffRow)
+    assert rows[0].time_us <= rows[1].time_us, "fastest first"
+    assert {r.source for r in rows} == {"predicted"}
+    assert rows.gpu == "H100-SXM"
+    assert rows.baseline.d_ff == 10922
+    assert rows.candidates == 33 and rows.predicted == 33 and rows.missing == 0
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            rows.to_pandas()
+    else:
+        assert list(rows.to_pandas()["d_ff"]) == [r.d_ff for r in rows]
+
+
+def test_lookup_predict_and_node_info(daemon):
+    list(daemon.sweep(SPEC))
+    found = daemon.lookup(m=8192, n=4096, k=10922, gpu="h100")
+    assert found.found and found.source == "predicted" and found.time_us > 0
+    missing = daemon.lookup(m=8192, n=4096, k=99, gpu="h100")
+    assert not missing.found
+    p = daemon.predict(m=2304, n=1536, k=4096, gpu="a100", dtype="fp16")
+    assert p["source"] == "SOURCE_PREDICTED"
+    assert p["best"]["waves"] == "1"  # int64 fields are strings in proto3 JSON
+    info = daemon.node_info()
+    assert info["model_version"] == "tilewave-1"
+    assert int(info["database"]["predictions"]) == 66
+
+
+def test_jobs_submit_watch_list_cancel_and_export(daemon, tmp_path):
+    job = daemon.submit(SPEC, priority=3)
+    assert job.state in ("queued", "running", "done") and job.total == 66
+    last = list(daemon.watch(job.id))[-1]
+    assert last.final and last.job.state == "done" and last.job.done == 66
+    assert daemon.job(job.id).priority == 3
+    assert [j.id for j in daemon.jobs(state="done")] == [job.id]
+    with pytest.raises(crest.CrestError) as e:
+        daemon.cancel(job.id)
+    assert "already ended" in e.value.message
+
+    path = str(tmp_path / "snapshot.db")
+    assert daemon.export(path) > 0
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM predictions").fetchone()[0] == 66
+    with pytest.raises(FileExistsError):
+        daemon.export(path)
+
+
+def test_bad_input_raises_crest_error_naming_the_field(daemon):
+    with pytest.raises(crest.CrestError) as e:
+        daemon.best_dff(hidden=0, gpu="h100")
+    assert e.value.code.name == "INVALID_ARGUMENT"
+    assert "hidden" in e.value.message
+    with pytest.raises(crest.CrestError) as e:
+        daemon.best_dff(hidden=4096, gpu="h300")
+    assert "h300" in e.value.message
+    with pytest.raises(ValueError, match="dtype"):
+        daemon.best_dff(hidden=4096, gpu="h100", dtype="int3")
+    with pytest.raises(crest.CrestError) as e:
+        daemon.submit({"version": 1, "gpu": "h100", "dff": []})
+    assert e.value.code.name == "INVALID_ARGUMENT"

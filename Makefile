@@ -1,5 +1,5 @@
 # Crest: the two entry points. Both install what is missing first.
-#   make demo   install, build, rank d_ff near 8/3*h for h=4096 on an H100
+#   make demo   install, build, run the h=4096 d_ff sweep through crestd and rank it
 #   make test   install, build, run every test (ctest)
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo

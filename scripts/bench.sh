@@ -3,8 +3,14 @@
 # figures. Usage: scripts/bench.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
+work=$(mktemp -d /tmp/crest-bench-XXXXXX)
+trap 'rm -rf "$work"' EXIT
 echo "== predictor (one core; target >= 100,000 predictions/s)"
 "$build/bench/predictor_bench" --benchmark_min_time=0.5
 echo
-echo "== result store (builds a >= 1,000,000-row database in a temporary directory)"
-"$build/bench/store_bench"
+echo "== result store (builds a >= 1,000,000-row database)"
+"$build/bench/store_bench" --keep "$work"
+echo
+echo "== crestd under load (the same database, served over loopback)"
+mv "$work/bench.db" "$work/crest.db"
+"$build/bench/crestd_load_bench" "$build/service/crestd" "$work"

@@ -105,8 +105,10 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
     if (f.cublaslt != 0) {
       return absl::InvalidArgumentError("cublaslt: --cublaslt is for --db; not with --server");
     }
-    auto plan = PlanDff(*query);
-    if (!plan.ok()) return plan.status();
+    // The response counts candidates; the list for the header line is made here.
+    auto candidates = GenerateDffCandidates(
+        {query->hidden, query->ratio, query->window, query->align, query->tp});
+    if (!candidates.ok()) return candidates.status();
     auto connection = Connection::Open(Remote());
     if (!connection.ok()) return connection.status();
     v1::QueryDffRequest request;
@@ -115,7 +117,7 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
     if (auto s = CallUnary(*connection, &v1::Crest::Stub::QueryDff, request, &response); !s.ok()) {
       return s;
     }
-    ranking = wire::RankingOf(response, std::move(plan->candidates));
+    ranking = wire::RankingOf(response, *std::move(candidates));
     source = StrCat("crestd at ", Remote().server);
   } else if (f.db.empty()) {
     ranking = RankDff(*query, PredictorTimer(**gpu));

@@ -113,10 +113,9 @@ absl::Status List(const JobsFlags& f, Io& io) {
                {"created (UTC)", Table::Align::kLeft},
                {"host", Table::Align::kLeft}});
   for (const auto& j : response.jobs()) {
-    const auto job = wire::JobOf(j);
-    table.AddRow({std::to_string(j.id()), std::string(store::JobStateName(job.state)),
-                  std::to_string(j.done()), std::to_string(j.total()), std::to_string(j.priority()),
-                  j.backend(), j.target(), Time(j.created_us()), j.host()});
+    table.AddRow({std::to_string(j.id()), wire::JobStateText(j.state()), std::to_string(j.done()),
+                  std::to_string(j.total()), std::to_string(j.priority()), j.backend(), j.target(),
+                  Time(j.created_us()), j.host()});
   }
   table.Print(io.out);
   if (response.jobs().empty()) io.out << "(no jobs)\n";

@@ -1,8 +1,6 @@
 // `crest sweep`: run a sweep spec through a backend into a database.
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -12,6 +10,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/service/sweep_runner.h"
 #include "dff_flags.h"
+#include "interrupt.h"
 #include "json_views.h"
 #include "measure_flags.h"
 #include "progress.h"
@@ -22,9 +21,6 @@
 
 namespace crest::cli {
 namespace {
-
-std::atomic<bool> g_cancel{false};
-extern "C" void OnSignal(int) { g_cancel.store(true); }
 
 struct SweepFlags {
   std::string db;
@@ -109,16 +105,15 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   service::SweepOptions run;
   run.force = f.force;
   run.priority = f.priority;
-  run.cancel = &g_cancel;
   run.on_progress = [&](const service::SweepProgress& p) {
     progress.Update(p.done, p.total, p.elapsed_s);
   };
-  g_cancel = false;
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
-  auto outcome = service::RunSweep(*spec, **backend, **db, run);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  absl::StatusOr<service::SweepOutcome> outcome;
+  {
+    InterruptScope interrupt;
+    run.cancel = &interrupt.flag();
+    outcome = service::RunSweep(*spec, **backend, **db, run);
+  }
   progress.Finish();
   if (!outcome.ok()) return outcome.status();
 

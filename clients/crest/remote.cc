@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "crest/common/read_file.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::cli {
@@ -17,11 +18,9 @@ RemoteFlags& Flags() {
 }
 
 absl::StatusOr<std::string> ReadText(const std::string& flag, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::InvalidArgumentError(StrCat(flag, ": cannot read '", path, "'"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  auto text = ReadWholeFile(path);
+  if (!text) return absl::InvalidArgumentError(StrCat(flag, ": cannot read '", path, "'"));
+  return *std::move(text);
 }
 
 }  // namespace

@@ -4,39 +4,25 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <thread>
 
 #include "crest/common/str_cat.h"
-#include "crest/store/records.h"
 #include "crest/wire/convert.h"
+#include "interrupt.h"
 #include "progress.h"
 
 namespace crest::cli {
-namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void OnStopSignal(int) { g_stop.store(true); }
-
-std::string StateName(v1::JobState state) {
-  auto s = wire::JobStateOf(state);
-  if (!s.ok() || !s->has_value()) return "unknown";
-  return std::string(store::JobStateName(**s));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 absl::StatusOr<FollowOutcome> FollowJob(Connection& connection, const OpenStream& open,
                                         std::ostream& err, const std::string& label) {
   auto context = connection.Context(/*with_deadline=*/false);
-  g_stop = false;
-  std::signal(SIGINT, OnStopSignal);
-  std::signal(SIGTERM, OnStopSignal);
+  InterruptScope interrupt;
   std::atomic<bool> reading{true};
   grpc::ClientContext* raw = context.get();
   std::thread canceller([&] {
     while (reading.load()) {
-      if (g_stop.load()) {
+      if (interrupt.raised()) {
         raw->TryCancel();
         return;
       }
@@ -58,10 +44,8 @@ absl::StatusOr<FollowOutcome> FollowJob(Connection& connection, const OpenStream
   const grpc::Status status = reader->Finish();
   reading = false;
   canceller.join();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
   progress.Finish();
-  out.interrupted = g_stop.load();
+  out.interrupted = interrupt.raised();
   if (out.interrupted) return out;
   if (!status.ok()) return connection.Error(status);
   return out;
@@ -69,8 +53,8 @@ absl::StatusOr<FollowOutcome> FollowJob(Connection& connection, const OpenStream
 
 std::string JobLine(const v1::Job& j) {
   std::string line =
-      StrCat("job ", j.id(), ": ", StateName(j.state()), ", ", j.done(), "/", j.total(), " GEMMs, ",
-             j.backend(), " ", j.target(), ", priority ", j.priority());
+      StrCat("job ", j.id(), ": ", wire::JobStateText(j.state()), ", ", j.done(), "/", j.total(),
+             " GEMMs, ", j.backend(), " ", j.target(), ", priority ", j.priority());
   if (!j.error().empty()) line += StrCat("\n  error: ", j.error());
   return line;
 }
@@ -85,7 +69,7 @@ absl::Status JobStatus(const v1::Job& j) {
       return absl::AbortedError(StrCat("job ", j.id(), " failed: ", j.error()));
     default:
       return absl::UnavailableError(
-          StrCat("job ", j.id(), " has not ended (", StateName(j.state()), ")"));
+          StrCat("job ", j.id(), " has not ended (", wire::JobStateText(j.state()), ")"));
   }
 }
 

@@ -1,8 +1,6 @@
 #include "sweep_input.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "crest/common/read_file.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::cli {
@@ -17,11 +15,9 @@ absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const Df
   if (window.hidden != 0) {
     return absl::InvalidArgumentError("spec: give either --spec or the d_ff flags, not both");
   }
-  std::ifstream in(spec_file);
-  if (!in) return absl::NotFoundError(StrCat("spec: cannot read '", spec_file, "'"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  auto text = ReadWholeFile(spec_file);
+  if (!text) return absl::NotFoundError(StrCat("spec: cannot read '", spec_file, "'"));
+  return *std::move(text);
 }
 
 }  // namespace crest::cli

@@ -52,16 +52,19 @@ grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* cont
   const absl::Status status = client.ok() ? handler(*client) : client.status();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string code = absl::StatusCodeToString(status.code());
-  metrics_.ObserveRpc(method, seconds, status.ok() ? "OK" : code);
-  if (!status.ok()) {
+  if (status.ok()) {
+    metrics_.ObserveRpc(method, seconds, "OK");
+    if (LogEnabled(Level::kDebug)) {
+      Log(Level::kDebug, "rpc", {{"method", method}, {"us", std::to_string(seconds * 1e6)}});
+    }
+  } else {
+    const std::string code = absl::StatusCodeToString(status.code());
+    metrics_.ObserveRpc(method, seconds, code);
     Log(absl::IsInvalidArgument(status) ? Level::kInfo : Level::kWarn, "rpc_error",
         {{"method", method},
          {"code", code},
          {"message", std::string(status.message())},
          {"peer", context->peer()}});
-  } else {
-    Log(Level::kDebug, "rpc", {{"method", method}, {"us", std::to_string(seconds * 1e6)}});
   }
   auto* reactor = context->DefaultReactor();
   reactor->Finish(ToGrpc(status));

@@ -122,6 +122,11 @@ void JobQueue::Enqueue(LaneState* lane, const store::JobRecord& job) {
   lane->queue.insert(Queued{job.priority, job.id});
 }
 
+void JobQueue::ForgetQueued(int64_t id) {
+  for (auto& [client, ids] : queued_by_client_) ids.erase(id);
+  forced_.erase(id);
+}
+
 JobQueue::LaneState* JobQueue::LaneOfJob(const store::JobRecord& job) {
   for (auto& l : lanes_) {
     if (l->lane.backend != job.backend) continue;
@@ -248,7 +253,7 @@ absl::StatusOr<store::JobRecord> JobQueue::Cancel(int64_t id) {
     }
   }
   for (auto& l : lanes_) l->queue.erase(Queued{job->priority, id});
-  for (auto& [client, ids] : queued_by_client_) ids.erase(id);
+  ForgetQueued(id);
   if (auto s = writer_->UpdateJob(id, store::JobState::kCancelled, job->total, job->done,
                                   "cancelled before it started");
       !s.ok()) {
@@ -338,8 +343,8 @@ void JobQueue::RunLane(LaneState* lane) {
       if (stopping_) return;
       id = lane->queue.begin()->id;
       lane->queue.erase(lane->queue.begin());
-      for (auto& [client, ids] : queued_by_client_) ids.erase(id);
-      force = forced_.erase(id) > 0;
+      force = forced_.contains(id);
+      ForgetQueued(id);
       lane->running = id;
       lane->cancel = false;
     }
@@ -386,7 +391,7 @@ void JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
        {"resumed", job.done > 0 || job.state == store::JobState::kRunning ? "true" : "false"}});
   store::JobRecord live = job;
   live.state = store::JobState::kRunning;
-  std::vector<JobResult> results;
+  std::vector<JobResult> results;  // written since the last event
   double last_busy = 0;
   service::SweepOptions run;
   run.job_id = job.id;
@@ -395,11 +400,10 @@ void JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
   run.interrupt = &interrupt_;
   run.on_result = [&](const GemmShape& gemm, const GemmOutcome& outcome) {
     results.push_back(ResultOf(gemm, outcome));
+    if (options_.on_result) options_.on_result(lane->lane, results.back());
   };
   run.on_progress = [&](const service::SweepProgress& p) {
-    if (options_.on_result && !results.empty()) {
-      for (const auto& r : results) options_.on_result(r, p.busy_s - last_busy);
-    }
+    if (options_.on_busy) options_.on_busy(lane->lane, p.busy_s - last_busy);
     last_busy = p.busy_s;
     live.done = p.done;
     live.total = p.total;

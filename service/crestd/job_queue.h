@@ -80,9 +80,11 @@ struct JobQueueOptions {
   std::function<absl::StatusOr<std::unique_ptr<Backend>>(const Lane& lane,
                                                          const service::SweepSpec& spec)>
       make_backend;
-  // Told about every job that ends and every result written (metrics).
+  // Told about every job that ends, every result written and the time each
+  // GEMM spent inside the backend (metrics). Called from the lane's runner.
   std::function<void(const store::JobRecord&)> on_job_end;
-  std::function<void(const JobResult&, double busy_s)> on_result;
+  std::function<void(const Lane&, const JobResult&)> on_result;
+  std::function<void(const Lane&, double seconds)> on_busy;
 };
 
 struct SubmitRequest {
@@ -144,6 +146,8 @@ class JobQueue final {
   LaneState* LaneOfJob(const store::JobRecord& job);
   void Publish(JobEventData event);
   void Enqueue(LaneState* lane, const store::JobRecord& job);  // mutex_ held
+  // The job leaves the queue's bookkeeping: client counts, force. mutex_ held.
+  void ForgetQueued(int64_t id);
 
   JobQueueOptions options_;
   StorePool& pool_;

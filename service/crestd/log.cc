@@ -51,9 +51,11 @@ bool ParseLogLevel(std::string_view text, Level* level) {
   return false;
 }
 
+bool LogEnabled(Level level) { return static_cast<int>(level) >= g_level.load(); }
+
 void Log(Level level, std::string_view event,
          std::initializer_list<std::pair<std::string_view, std::string>> fields) {
-  if (static_cast<int>(level) < g_level.load()) return;
+  if (!LogEnabled(level)) return;
   const auto now = std::chrono::system_clock::now();
   const std::time_t secs = std::chrono::system_clock::to_time_t(now);
   const auto ms =

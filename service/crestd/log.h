@@ -14,6 +14,9 @@ enum class Level { kDebug, kInfo, kWarn, kError };
 // Events below this level are dropped. Thread-safe.
 void SetLogLevel(Level level);
 bool ParseLogLevel(std::string_view text, Level* level);
+// True when events at `level` are written: lets a hot path skip building
+// fields that would be dropped.
+bool LogEnabled(Level level);
 
 void Log(Level level, std::string_view event,
          std::initializer_list<std::pair<std::string_view, std::string>> fields = {});

@@ -18,6 +18,7 @@
 
 #include "CLI/CLI.hpp"
 #include "auth.h"
+#include "crest/common/read_file.h"
 #include "crest/store/store.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest_service.h"
@@ -85,15 +86,6 @@ bool IsLoopback(const std::string& address) {
          address.starts_with("localhost:") || address.starts_with("[::1]:");
 }
 
-bool ReadText(const std::string& path, std::string* text) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *text = s.str();
-  return true;
-}
-
 void WriteAtomically(const std::string& path, int value) {
   std::ofstream(path + ".tmp") << value << "\n";
   std::error_code ec;
@@ -109,17 +101,21 @@ std::string Credentials(const Flags& f, std::shared_ptr<grpc::ServerCredentials>
     *out = grpc::InsecureServerCredentials();
     return "";
   }
-  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  if (!ReadText(f.tls_key, &pair.private_key)) return "--tls-key: cannot read '" + f.tls_key + "'";
-  if (!ReadText(f.tls_cert, &pair.cert_chain)) {
-    return "--tls-cert: cannot read '" + f.tls_cert + "'";
-  }
+  const auto key = crest::ReadWholeFile(f.tls_key);
+  if (!key) return "--tls-key: cannot read '" + f.tls_key + "'";
+  const auto cert = crest::ReadWholeFile(f.tls_cert);
+  if (!cert) return "--tls-cert: cannot read '" + f.tls_cert + "'";
   grpc::SslServerCredentialsOptions options(
       f.tls_client_ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
                               : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  if (!f.tls_client_ca.empty() && !ReadText(f.tls_client_ca, &options.pem_root_certs)) {
-    return "--tls-client-ca: cannot read '" + f.tls_client_ca + "'";
+  if (!f.tls_client_ca.empty()) {
+    const auto ca = crest::ReadWholeFile(f.tls_client_ca);
+    if (!ca) return "--tls-client-ca: cannot read '" + f.tls_client_ca + "'";
+    options.pem_root_certs = *ca;
   }
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  pair.private_key = *key;
+  pair.cert_chain = *cert;
   options.pem_key_cert_pairs.push_back(pair);
   *out = grpc::SslServerCredentials(options);
   return "";
@@ -259,9 +255,11 @@ int Serve(const Flags& f) {
   queue_options.on_job_end = [&m](const crest::store::JobRecord& job) {
     m.JobEnded(std::string(crest::store::JobStateName(job.state)));
   };
-  queue_options.on_result = [&m](const crest::crestd::JobResult& r, double busy_s) {
+  queue_options.on_result = [&m](const crest::crestd::Lane&, const crest::crestd::JobResult& r) {
     m.ResultWritten(r.measured);
-    m.BackendBusy(r.measured ? "cuda" : "model", busy_s);
+  };
+  queue_options.on_busy = [&m](const crest::crestd::Lane& lane, double seconds) {
+    m.BackendBusy(lane.name, seconds);
   };
   crest::crestd::JobQueue queue(queue_options, pool);
   if (auto s = queue.Start(); !s.ok()) {

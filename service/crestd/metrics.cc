@@ -24,7 +24,7 @@ namespace {
 
 class NoMetrics final : public Metrics {
  public:
-  void ObserveRpc(const std::string&, double, const std::string&) override {}
+  void ObserveRpc(std::string_view, double, std::string_view) override {}
   void SetQueue(int64_t, int64_t) override {}
   void JobEnded(const std::string&) override {}
   void ResultWritten(bool) override {}
@@ -126,11 +126,12 @@ class PrometheusMetrics final : public Metrics {
                   .Register(*registry_)),
         http_(listen_fd, registry_) {}
 
-  void ObserveRpc(const std::string& method, double seconds, const std::string& code) override {
+  void ObserveRpc(std::string_view method, double seconds, std::string_view code) override {
     static const prometheus::Histogram::BucketBoundaries kBuckets = {
         50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2e-3, 5e-3, 10e-3, 25e-3, 100e-3, 1};
-    latency_.Add({{"method", method}}, kBuckets).Observe(seconds);
-    if (code != "OK") errors_.Add({{"method", method}, {"code", code}}).Increment();
+    const std::string m(method);
+    latency_.Add({{"method", m}}, kBuckets).Observe(seconds);
+    if (code != "OK") errors_.Add({{"method", m}, {"code", std::string(code)}}).Increment();
   }
   void SetQueue(int64_t queued, int64_t running) override {
     queue_.Set(static_cast<double>(queued));

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 
@@ -26,7 +27,7 @@ class Metrics {
   static absl::StatusOr<std::unique_ptr<Metrics>> Serve(const std::string& listen, int* bound_port);
   static std::unique_ptr<Metrics> Disabled();
 
-  virtual void ObserveRpc(const std::string& method, double seconds, const std::string& code) = 0;
+  virtual void ObserveRpc(std::string_view method, double seconds, std::string_view code) = 0;
   virtual void SetQueue(int64_t queued, int64_t running) = 0;
   virtual void JobEnded(const std::string& state) = 0;
   virtual void ResultWritten(bool measured) = 0;

@@ -4,14 +4,13 @@
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
 #include "crest/v1/crest.grpc.pb.h"
+#include "crestd_process.h"
 #include "gtest/gtest.h"
 #include "run_command.h"
 #include "temp_dir.h"
@@ -26,42 +25,14 @@ class Crestd : public ::testing::Test {
         testing::RunCommand(std::string(CREST_BIN) + " sweep --db " + dir_.File("crest.db") +
                             " --hidden 4096 --gpu h100 --window 16");
     ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-    pid_ = fork();
-    if (pid_ == 0) {
-      // Neither output stream may stay tied to the test runner's pipes.
-      freopen("/dev/null", "w", stdout);
-      freopen(dir_.File("crestd.log").c_str(), "w", stderr);
-      execl(CRESTD_BIN, CRESTD_BIN, "--listen", "127.0.0.1:0", "--state-dir", dir_.path().c_str(),
-            "--port-file", dir_.File("port").c_str(), "--shutdown-grace", "1", nullptr);
-      _exit(127);
-    }
-    int port = 0;
-    for (int i = 0; i < 3000 && port == 0; ++i) {  // up to 30 s on a loaded machine
-      std::ifstream in(dir_.File("port"));
-      if (!(in >> port)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ASSERT_NE(port, 0) << "crestd did not start";
-    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                   grpc::InsecureChannelCredentials());
+    std::string why;
+    ASSERT_TRUE(daemon_.Start(CRESTD_BIN, dir_.path(), {"--shutdown-grace", "1"}, &why)) << why;
+    channel_ = daemon_.Channel();
     stub_ = v1::Crest::NewStub(channel_);
   }
 
-  void TearDown() override {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-    }
-  }
-
   // Stops the daemon with SIGTERM; its exit status.
-  int Stop() {
-    kill(pid_, SIGTERM);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return status;
-  }
+  int Stop() { return daemon_.Stop(SIGTERM); }
 
   template <typename Request, typename Response, typename Method>
   grpc::Status Call(Method method, const Request& request, Response* response) {
@@ -71,7 +42,7 @@ class Crestd : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  pid_t pid_ = -1;
+  testing::CrestdProcess daemon_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Crest::Stub> stub_;
 };

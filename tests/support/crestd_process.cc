@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -21,9 +22,11 @@ bool CrestdProcess::Start(const std::string& binary, const std::string& state_di
   state_dir_ = state_dir;
   const std::string port_file = state_dir + "/port";
   std::remove(port_file.c_str());
-  std::vector<std::string> argv = {binary,        "--listen",         "127.0.0.1:0",
-                                   "--state-dir", state_dir,          "--port-file",
-                                   port_file,     "--shutdown-grace", "2"};
+  std::vector<std::string> argv = {binary,    "--listen",    "127.0.0.1:0", "--state-dir",
+                                   state_dir, "--port-file", port_file};
+  if (std::find(args.begin(), args.end(), "--shutdown-grace") == args.end()) {
+    argv.insert(argv.end(), {"--shutdown-grace", "2"});
+  }
   argv.insert(argv.end(), args.begin(), args.end());
   pid_ = fork();
   if (pid_ == 0) {

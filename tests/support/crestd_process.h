@@ -18,8 +18,9 @@ class CrestdProcess final {
   CrestdProcess() = default;
   ~CrestdProcess();  // SIGKILLs a daemon still running
 
-  // Starts `binary` with --listen 127.0.0.1:0 --state-dir DIR plus `args`;
-  // false (and the log in *why) when it does not come up within 30 s.
+  // Starts `binary` with --listen 127.0.0.1:0 --state-dir DIR
+  // [--shutdown-grace 2, unless `args` gives one] plus `args`; false (and
+  // the log in *why) when it does not come up within 30 s.
   bool Start(const std::string& binary, const std::string& state_dir,
              const std::vector<std::string>& args, std::string* why);
   // Sends `signal` and waits; the wait status.

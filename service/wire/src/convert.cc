@@ -3,48 +3,41 @@
 #include "crest/common/str_cat.h"
 
 namespace crest::wire {
+namespace {
+
+// Each pairing is written once and read both ways.
+constexpr std::pair<v1::DType, DType> kDTypes[] = {
+    {v1::DTYPE_FP32, DType::kFp32},        {v1::DTYPE_TF32, DType::kTf32},
+    {v1::DTYPE_FP16, DType::kFp16},        {v1::DTYPE_BF16, DType::kBf16},
+    {v1::DTYPE_FP8_E4M3, DType::kFp8E4M3},
+};
+constexpr std::pair<v1::JobState, store::JobState> kJobStates[] = {
+    {v1::JOB_STATE_QUEUED, store::JobState::kQueued},
+    {v1::JOB_STATE_RUNNING, store::JobState::kRunning},
+    {v1::JOB_STATE_DONE, store::JobState::kDone},
+    {v1::JOB_STATE_FAILED, store::JobState::kFailed},
+    {v1::JOB_STATE_CANCELLED, store::JobState::kCancelled},
+};
+
+}  // namespace
+
 DType DTypeOf(v1::DType d) {
-  switch (d) {
-    case v1::DTYPE_FP32:
-      return DType::kFp32;
-    case v1::DTYPE_TF32:
-      return DType::kTf32;
-    case v1::DTYPE_FP16:
-      return DType::kFp16;
-    case v1::DTYPE_FP8_E4M3:
-      return DType::kFp8E4M3;
-    default:
-      return DType::kBf16;
+  for (const auto& [proto, dtype] : kDTypes) {
+    if (proto == d) return dtype;
   }
+  return DType::kBf16;  // UNSPECIFIED means bf16
 }
 
 v1::DType ProtoDType(DType d) {
-  switch (d) {
-    case DType::kFp32:
-      return v1::DTYPE_FP32;
-    case DType::kTf32:
-      return v1::DTYPE_TF32;
-    case DType::kFp16:
-      return v1::DTYPE_FP16;
-    case DType::kFp8E4M3:
-      return v1::DTYPE_FP8_E4M3;
-    default:
-      return v1::DTYPE_BF16;
+  for (const auto& [proto, dtype] : kDTypes) {
+    if (dtype == d) return proto;
   }
+  return v1::DTYPE_BF16;
 }
 
 v1::JobState ProtoJobState(store::JobState s) {
-  switch (s) {
-    case store::JobState::kQueued:
-      return v1::JOB_STATE_QUEUED;
-    case store::JobState::kRunning:
-      return v1::JOB_STATE_RUNNING;
-    case store::JobState::kDone:
-      return v1::JOB_STATE_DONE;
-    case store::JobState::kFailed:
-      return v1::JOB_STATE_FAILED;
-    case store::JobState::kCancelled:
-      return v1::JOB_STATE_CANCELLED;
+  for (const auto& [proto, state] : kJobStates) {
+    if (state == s) return proto;
   }
   return v1::JOB_STATE_UNSPECIFIED;
 }
@@ -268,41 +261,18 @@ void Fill(const store::JobRecord& j, v1::Job* out) {
 }
 
 absl::StatusOr<std::optional<store::JobState>> JobStateOf(v1::JobState state) {
-  switch (state) {
-    case v1::JOB_STATE_UNSPECIFIED:
-      return std::optional<store::JobState>();
-    case v1::JOB_STATE_QUEUED:
-      return store::JobState::kQueued;
-    case v1::JOB_STATE_RUNNING:
-      return store::JobState::kRunning;
-    case v1::JOB_STATE_DONE:
-      return store::JobState::kDone;
-    case v1::JOB_STATE_FAILED:
-      return store::JobState::kFailed;
-    case v1::JOB_STATE_CANCELLED:
-      return store::JobState::kCancelled;
-    default:
-      return absl::InvalidArgumentError(StrCat("state: unknown job state ", state));
+  if (state == v1::JOB_STATE_UNSPECIFIED) return std::optional<store::JobState>();
+  for (const auto& [proto, s] : kJobStates) {
+    if (proto == state) return s;
   }
+  return absl::InvalidArgumentError(StrCat("state: unknown job state ", state));
 }
 
-store::JobRecord JobOf(const v1::Job& in) {
-  store::JobRecord j;
-  j.id = in.id();
-  j.uid = in.uid();
-  j.host = in.host();
-  j.spec = in.spec_json();
-  j.backend = in.backend();
-  j.target = in.target();
-  j.state = JobStateOf(in.state()).value_or(std::nullopt).value_or(store::JobState::kFailed);
-  j.total = in.total();
-  j.done = in.done();
-  j.priority = in.priority();
-  j.created_us = in.created_us();
-  if (in.started_us() != 0) j.started_us = in.started_us();
-  if (in.finished_us() != 0) j.finished_us = in.finished_us();
-  j.error = in.error();
-  return j;
+std::string JobStateText(v1::JobState state) {
+  for (const auto& [proto, s] : kJobStates) {
+    if (proto == state) return std::string(store::JobStateName(s));
+  }
+  return "unknown";
 }
 
 DeviceInfo DeviceOf(const v1::Device& in) {

@@ -34,11 +34,12 @@ v1::DType ProtoDType(DType dtype);
 DType DTypeOf(v1::DType dtype);
 
 // ---- responses → values (the client side)
-store::JobRecord JobOf(const v1::Job& job);
+// "queued", "running", … as the store names them; "unknown" otherwise.
+std::string JobStateText(v1::JobState state);
 DeviceInfo DeviceOf(const v1::Device& device);
 SoftwareInfo SoftwareOf(const v1::Software& software);
-// The ranking as `crest dff` prints it; `plan` is PlanDff of the same query
-// (the response carries counts, not the candidate list).
+// The ranking as `crest dff` prints it; `candidates` are those of the same
+// query's window (the response carries counts, not the candidate list).
 DffRanking RankingOf(const v1::QueryDffResponse& response, DffCandidates candidates);
 service::GemmAnswer AnswerOf(const v1::LookupGemmResponse& response, const GemmShape& gemm,
                              const std::string& gpu);

@@ -38,6 +38,7 @@ void JobStream::Begin() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       close_ = ToGrpc(watched);
+      server_closed_ = true;
     }
     Pump();
   }
@@ -70,6 +71,7 @@ void JobStream::OnJobClosed(const absl::Status& why) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!close_) close_ = ToGrpc(why);
+    server_closed_ = true;
   }
   Pump();
 }
@@ -107,7 +109,9 @@ void JobStream::OnCancel() {
   bool cancel_job = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    cancel_job = cancel_job_if_client_leaves_ && !job_ended_ && !close_;
+    // A write that failed because the client left may have set close_
+    // already: only the job's end or the server's own close spare the job.
+    cancel_job = cancel_job_if_client_leaves_ && !job_ended_ && !server_closed_;
     pending_.reset();
     if (!close_) close_ = grpc::Status(grpc::StatusCode::CANCELLED, "the client left");
   }

@@ -49,6 +49,7 @@ class JobStream final : public grpc::ServerWriteReactor<v1::JobEvent>, public Jo
   bool writing_ = false;                 // GUARDED_BY(mu_)
   bool finished_ = false;                // GUARDED_BY(mu_)
   bool job_ended_ = false;               // GUARDED_BY(mu_): the final event is queued
+  bool server_closed_ = false;           // GUARDED_BY(mu_): the queue stopped, or no such job
   std::optional<grpc::Status> close_;    // GUARDED_BY(mu_): finish with this when drained
 };
 

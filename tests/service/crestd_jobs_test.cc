@@ -226,6 +226,32 @@ TEST_F(CrestdJobs, ClosingASweepStreamCancelsItsJob) {
   EXPECT_EQ(end.state(), v1::JOB_STATE_CANCELLED);
 }
 
+TEST_F(CrestdJobs, ClosingASweepStreamWhileEventsPourInCancelsItsJob) {
+  StartDaemon();  // full speed: writes are in flight when the client leaves
+  int64_t id = 0;
+  {
+    grpc::ClientContext context;
+    v1::SweepRequest request;
+    request.mutable_spec()->set_json(DffSpec(8192, 16384));  // 32,770 GEMMs
+    auto reader = stub_->Sweep(&context, request);
+    v1::JobEvent event;
+    while (reader->Read(&event) && event.job().done() < 200) id = event.job().id();
+    id = event.job().id();
+    // Cancel while the reader is blocked in Read, as crest's Ctrl-C does.
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      context.TryCancel();
+    });
+    while (reader->Read(&event)) {
+    }
+    canceller.join();
+    (void)reader->Finish();
+  }
+  const v1::Job end = WaitFor(id, Ended);
+  EXPECT_EQ(end.state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_LT(end.done(), end.total());
+}
+
 TEST_F(CrestdJobs, SigkillMidJobThenRestartResumesWithNoLostOrDuplicatedRows) {
   StartDaemon({"--model-gemm-delay-ms", "10"});
   const v1::Job job = Submit(DffSpec(32));  // 130 GEMMs

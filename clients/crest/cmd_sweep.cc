@@ -73,8 +73,10 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, I
     io.out << ProtoJson(last) << '\n';
   } else {
     io.out << JobLine(last.job()) << " on crestd at " << Remote().server << "\n  "
-           << last.new_results() << " new results, " << last.failed() << " failed, "
-           << Fixed(last.elapsed_s(), 2) << " s\n";
+           << last.new_results()
+           << (last.job().backend() == "model" ? " new predictions (model, not measured), "
+                                               : " new measurements, ")
+           << last.failed() << " failed, " << Fixed(last.elapsed_s(), 2) << " s\n";
   }
   return JobStatus(last.job());
 }

@@ -225,7 +225,7 @@ int Serve(const Flags& f) {
     auto served = crest::crestd::Metrics::Serve(f.metrics_listen, &metrics_port);
     if (!served.ok()) {
       std::cerr << "crestd: error: " << served.status().message() << "\n";
-      return 1;
+      return absl::IsInvalidArgument(served.status()) ? 2 : 1;
     }
     metrics = std::move(*served);
     if (!f.metrics_port_file.empty()) WriteAtomically(f.metrics_port_file, metrics_port);

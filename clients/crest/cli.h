@@ -32,6 +32,8 @@ Command RegisterLookup(CLI::App& root);
 Command RegisterDb(CLI::App& root);
 Command RegisterInfo(CLI::App& root);
 Command RegisterJobs(CLI::App& root);
+Command RegisterFleet(CLI::App& root);
+Command RegisterDoctor(CLI::App& root);
 
 // Shared flag: --dtype, parsed later by ParseDType so the error names it.
 inline constexpr const char* kDtypeHelp = "element type: fp32, tf32, fp16, bf16 or fp8";

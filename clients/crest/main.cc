@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
       crest::cli::RegisterExplain(app), crest::cli::RegisterDff(app),
       crest::cli::RegisterSweep(app),   crest::cli::RegisterLookup(app),
       crest::cli::RegisterDb(app),      crest::cli::RegisterInfo(app),
-      crest::cli::RegisterJobs(app)};
+      crest::cli::RegisterJobs(app),    crest::cli::RegisterFleet(app),
+      crest::cli::RegisterDoctor(app)};
 
   try {
     app.parse(argc, argv);

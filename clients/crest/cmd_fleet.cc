@@ -1,0 +1,400 @@
+// `crest fleet submit|pull`: one sweep spec on many crestd, and every node's
+// results merged into one catalogue database. A node that cannot be reached
+// or whose job fails is reported and skipped; the others go on.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/store/store.h"
+#include "crest/wire/convert.h"
+#include "dff_flags.h"
+#include "fleet_targets.h"
+#include "interrupt.h"
+#include "json_views.h"
+#include "progress.h"
+#include "remote.h"
+#include "remote_export.h"
+#include "remote_jobs.h"
+#include "sweep_input.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+struct FleetFlags {
+  std::string targets;
+  std::string targets_dns;
+  int parallel = 16;
+  // submit
+  std::string spec_file;
+  DffFlags window;
+  std::string backend;
+  int priority = 0;
+  bool force = false;
+  bool no_wait = false;
+  double poll_s = 5;
+  double give_up_s = 300;
+  // pull
+  std::string into;
+};
+
+// What happened on one node.
+struct Node {
+  std::string target;
+  bool ok = false;
+  bool ended = false;  // submit: the job ended, or the node was given up on
+  v1::Job job;
+  std::string error;
+  std::chrono::steady_clock::time_point failing_since{};
+  int64_t bytes = 0;
+  store::MergeReport merged;
+};
+
+absl::StatusOr<std::vector<std::string>> Targets(const FleetFlags& f) {
+  if (f.targets.empty() == f.targets_dns.empty()) {
+    return absl::InvalidArgumentError(
+        "targets: give exactly one of --targets HOST:PORT,... and --targets-dns NAME[:PORT]");
+  }
+  if (f.parallel < 1 || f.parallel > 1024) {
+    return absl::InvalidArgumentError(
+        StrCat("--parallel must be between 1 and 1024 (got ", f.parallel, ")"));
+  }
+  return f.targets.empty() ? ResolveTargets(f.targets_dns) : ParseTargets(f.targets);
+}
+
+absl::StatusOr<Connection> Connect(const std::string& target) {
+  RemoteFlags flags = Remote();
+  flags.server = target;
+  return Connection::Open(flags);
+}
+
+// Runs fn(i) for i in [0, n) on at most `parallel` threads.
+void ForEachParallel(size_t n, int parallel, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  const size_t count = std::min<size_t>(n, static_cast<size_t>(parallel));
+  for (size_t t = 0; t < count; ++t) {
+    threads.emplace_back([&] {
+      for (size_t i = next++; i < n; i = next++) fn(i);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+}
+
+void SubmitOne(const std::string& spec, const FleetFlags& f, Node& node) {
+  auto c = Connect(node.target);
+  if (!c.ok()) {
+    node.error = std::string(c.status().message());
+    node.ended = true;
+    return;
+  }
+  v1::SubmitJobRequest request;
+  request.mutable_spec()->set_json(spec);
+  request.set_backend(f.backend);
+  request.set_priority(f.priority);
+  request.set_force(f.force);
+  v1::SubmitJobResponse response;
+  if (auto s = CallUnary(*c, &v1::Crest::Stub::SubmitJob, request, &response); !s.ok()) {
+    node.error = std::string(s.message());
+    node.ended = true;
+    return;
+  }
+  node.job = response.job();
+}
+
+// One poll of a node whose job has not ended. A node that keeps failing for
+// `give_up_s` is given up on; one that answers again (a restarted daemon
+// resumes its jobs) is followed on.
+void PollOne(const FleetFlags& f, Node& node) {
+  const auto now = std::chrono::steady_clock::now();
+  auto c = Connect(node.target);
+  absl::Status status = c.status();
+  if (status.ok()) {
+    v1::GetJobRequest request;
+    request.set_id(node.job.id());
+    v1::Job job;
+    status = CallUnary(*c, &v1::Crest::Stub::GetJob, request, &job);
+    if (status.ok()) {
+      node.job = job;
+      node.failing_since = {};
+      node.error.clear();
+      if (auto ended = JobStatus(job); !absl::IsUnavailable(ended)) {
+        node.ended = true;
+        node.ok = ended.ok();
+        if (!ended.ok()) node.error = std::string(ended.message());
+      }
+      return;
+    }
+  }
+  if (node.failing_since == std::chrono::steady_clock::time_point{}) node.failing_since = now;
+  node.error = std::string(status.message());
+  const double failing_s = std::chrono::duration<double>(now - node.failing_since).count();
+  if (failing_s >= f.give_up_s) {
+    node.ended = true;
+    node.error = StrCat("gave up after ", Duration(failing_s), " unreachable: ", status.message());
+  }
+}
+
+nlohmann::json NodeJson(const Node& n, bool pull) {
+  nlohmann::json j{{"target", n.target}, {"ok", n.ok}, {"error", n.error}};
+  if (pull) {
+    j["bytes"] = n.bytes;
+    j["merged"] = {{"measurements", n.merged.measurements},
+                   {"predictions", n.merged.predictions},
+                   {"jobs", n.merged.jobs},
+                   {"devices", n.merged.devices},
+                   {"software", n.merged.software}};
+  } else if (n.job.id() != 0) {
+    j["job"] = {{"id", n.job.id()},
+                {"state", wire::JobStateText(n.job.state())},
+                {"done", n.job.done()},
+                {"total", n.job.total()}};
+  }
+  return j;
+}
+
+// OK when every node succeeded; otherwise an error counting and naming the
+// nodes that did not (the report above it has the details).
+absl::Status Outcome(const std::vector<Node>& nodes, std::string_view what) {
+  std::string failed;
+  size_t bad = 0;
+  for (const auto& n : nodes) {
+    if (n.ok) continue;
+    failed += StrCat(bad++ ? ", " : "", n.target);
+  }
+  if (bad == 0) return absl::OkStatus();
+  return absl::UnavailableError(
+      StrCat(what, " on ", nodes.size() - bad, " of ", nodes.size(), " nodes; not on ", failed));
+}
+
+absl::Status Submit(const FleetFlags& f, Io& io) {
+  auto targets = Targets(f);
+  if (!targets.ok()) return targets.status();
+  if (f.poll_s <= 0 || f.give_up_s < 0) {
+    return absl::InvalidArgumentError(
+        StrCat("--poll must be positive and --give-up-after not negative (got ", f.poll_s, ", ",
+               f.give_up_s, ")"));
+  }
+  auto spec = SweepSpecText(f.spec_file, f.window);
+  if (!spec.ok()) return spec.status();
+  std::vector<Node> nodes(targets->size());
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].target = (*targets)[i];
+  ForEachParallel(nodes.size(), f.parallel, [&](size_t i) { SubmitOne(*spec, f, nodes[i]); });
+  for (const auto& n : nodes) {
+    if (io.json) continue;
+    io.err << n.target << ": " << (n.error.empty() ? JobLine(n.job) : "not submitted: " + n.error)
+           << '\n';
+  }
+
+  bool interrupted = false;
+  if (f.no_wait) {
+    for (auto& n : nodes) n.ok = n.error.empty();
+  } else {
+    InterruptScope interrupt;
+    ProgressReporter progress(io.err, isatty(STDERR_FILENO) != 0,
+                              StrCat("fleet of ", nodes.size()));
+    const auto start = std::chrono::steady_clock::now();
+    while (true) {
+      std::vector<size_t> open;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (!nodes[i].ended) open.push_back(i);
+      }
+      int64_t done = 0;
+      int64_t total = 0;
+      for (const auto& n : nodes) {
+        done += n.job.done();
+        total += n.job.total();
+      }
+      if (open.empty() && total == 0) break;  // nothing was submitted
+      progress.Update(
+          done, total,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (open.empty()) break;
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(static_cast<int64_t>(f.poll_s * 1000));
+      while (!interrupt.raised() && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (interrupt.raised()) {
+        interrupted = true;
+        break;
+      }
+      ForEachParallel(open.size(), f.parallel, [&](size_t i) { PollOne(f, nodes[open[i]]); });
+      for (size_t i : open) {
+        const Node& n = nodes[i];
+        if (n.ended && !io.json) {
+          progress.Finish();
+          io.err << n.target << ": " << (n.ok ? JobLine(n.job) : n.error) << '\n';
+        }
+      }
+    }
+    progress.Finish();
+  }
+
+  if (io.json) {
+    nlohmann::json out{{"schema_version", kJsonSchemaVersion}, {"nodes", nlohmann::json::array()}};
+    for (const auto& n : nodes) out["nodes"].push_back(NodeJson(n, /*pull=*/false));
+    io.out << out.dump(2) << '\n';
+  } else {
+    Table table({{"node", Table::Align::kLeft},
+                 {"job"},
+                 {"state", Table::Align::kLeft},
+                 {"done"},
+                 {"total"},
+                 {"problem", Table::Align::kLeft}});
+    for (const auto& n : nodes) {
+      const bool has_job = n.job.id() != 0;
+      table.AddRow({n.target, has_job ? std::to_string(n.job.id()) : "-",
+                    has_job ? wire::JobStateText(n.job.state()) : "-", std::to_string(n.job.done()),
+                    std::to_string(n.job.total()), n.error.empty() ? "-" : n.error});
+    }
+    table.Print(io.out);
+  }
+  if (interrupted) {
+    return absl::CancelledError(
+        "stopped waiting; the jobs go on (crest fleet submit again waits "
+        "for the same jobs)");
+  }
+  return Outcome(nodes, f.no_wait ? "submitted" : "done");
+}
+
+absl::Status Pull(const FleetFlags& f, Io& io) {
+  auto targets = Targets(f);
+  if (!targets.ok()) return targets.status();
+  // Snapshots land next to the catalogue (same filesystem) and go when done.
+  const std::filesystem::path into(f.into);
+  std::string pattern =
+      (into.parent_path().empty() ? std::filesystem::path(".") : into.parent_path()) /
+      StrCat(".", into.filename().string(), ".pull-XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::PermissionDeniedError(
+        StrCat("--into: cannot create a download directory next to ", f.into));
+  }
+  const std::filesystem::path downloads(pattern);
+  struct Cleanup {
+    std::filesystem::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{downloads};
+
+  std::vector<Node> nodes(targets->size());
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].target = (*targets)[i];
+  auto snapshot = [&](size_t i) { return (downloads / StrCat("node-", i, ".db")).string(); };
+  ForEachParallel(nodes.size(), f.parallel, [&](size_t i) {
+    auto c = Connect(nodes[i].target);
+    auto bytes = c.ok() ? DownloadSnapshot(*c, snapshot(i)) : c.status();
+    if (bytes.ok()) {
+      nodes[i].bytes = *bytes;
+    } else {
+      nodes[i].error = std::string(bytes.status().message());
+    }
+  });
+
+  const bool any =
+      std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return n.error.empty(); });
+  std::unique_ptr<store::Store> catalogue;
+  if (any) {  // nothing downloaded: leave the catalogue as it was
+    auto opened = store::Store::Open(f.into);
+    if (!opened.ok()) return opened.status();
+    catalogue = *std::move(opened);
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Node& n = nodes[i];
+    if (!n.error.empty()) continue;
+    auto merged = catalogue->MergeFrom(snapshot(i));
+    if (!merged.ok()) {
+      n.error = std::string(merged.status().message());
+      continue;
+    }
+    n.merged = *merged;
+    n.ok = true;
+  }
+
+  if (io.json) {
+    nlohmann::json out{{"schema_version", kJsonSchemaVersion},
+                       {"into", f.into},
+                       {"nodes", nlohmann::json::array()}};
+    for (const auto& n : nodes) out["nodes"].push_back(NodeJson(n, /*pull=*/true));
+    io.out << out.dump(2) << '\n';
+  } else {
+    Table table({{"node", Table::Align::kLeft},
+                 {"bytes"},
+                 {"+measurements"},
+                 {"+predictions"},
+                 {"+jobs"},
+                 {"+devices"},
+                 {"problem", Table::Align::kLeft}});
+    for (const auto& n : nodes) {
+      table.AddRow({n.target, n.ok ? Grouped(n.bytes) : "-", Grouped(n.merged.measurements),
+                    Grouped(n.merged.predictions), Grouped(n.merged.jobs),
+                    Grouped(n.merged.devices), n.error.empty() ? "-" : n.error});
+    }
+    table.Print(io.out);
+    io.out << "catalogue: " << f.into << (any ? "\n" : " (unchanged: nothing downloaded)\n");
+  }
+  return Outcome(nodes, "merged");
+}
+
+void AddTargetFlags(CLI::App& app, FleetFlags& f) {
+  app.add_option("--targets", f.targets, "crestd addresses, HOST:PORT,HOST:PORT,...");
+  app.add_option("--targets-dns", f.targets_dns,
+                 "every address this name resolves to, NAME[:PORT] (default port 50051; e.g. a "
+                 "Kubernetes headless Service)");
+  app.add_option("--parallel", f.parallel, "nodes talked to at once")->capture_default_str();
+}
+
+}  // namespace
+
+Command RegisterFleet(CLI::App& root) {
+  auto f = std::make_shared<FleetFlags>();
+  Command cmd;
+  cmd.app = root.add_subcommand(
+      "fleet",
+      "Many crestd at once: submit a sweep to each and wait; pull their results into one "
+      "catalogue");
+  cmd.app->require_subcommand(1);
+  CLI::App* submit = cmd.app->add_subcommand(
+      "submit",
+      "Submit one sweep (--spec FILE or d_ff flags) to every target and wait for each job; "
+      "per-node report; exit 1 when any node did not finish");
+  AddTargetFlags(*submit, *f);
+  submit->add_option("--spec", f->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
+  AddDffFlags(*submit, f->window, /*required=*/false);
+  submit->add_option("--backend", f->backend,
+                     "model or cublaslt; default: cublaslt where the node has a device");
+  submit->add_option("--priority", f->priority, "larger runs first")->capture_default_str();
+  submit->add_flag("--force", f->force, "redo GEMMs the databases already hold");
+  submit->add_flag("--no-wait", f->no_wait, "submit and return");
+  submit->add_option("--poll", f->poll_s, "seconds between job polls")->capture_default_str();
+  submit
+      ->add_option("--give-up-after", f->give_up_s,
+                   "seconds a node may stay unreachable before it is reported failed (a "
+                   "restarted crestd resumes its job, so short outages are waited out)")
+      ->capture_default_str();
+  CLI::App* pull = cmd.app->add_subcommand(
+      "pull",
+      "Download every target's database snapshot and merge it into a catalogue (idempotent); "
+      "nodes that fail are reported and skipped; exit 1 when any did");
+  AddTargetFlags(*pull, *f);
+  pull->add_option("--into", f->into, "catalogue database (created if missing)")->required();
+  cmd.run = [=](Io& io) -> absl::Status {
+    if (submit->parsed()) return Submit(*f, io);
+    if (pull->parsed()) return Pull(*f, io);
+    return absl::InvalidArgumentError("fleet: give submit or pull");
+  };
+  return cmd;
+}
+
+}  // namespace crest::cli

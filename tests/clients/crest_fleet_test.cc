@@ -1,0 +1,145 @@
+// `crest fleet`: one sweep on three real crestd, one of which dies midway;
+// the survivors' results merge into a catalogue, the dead node is reported,
+// and merging again changes nothing.
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "crestd_process.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "run_command.h"
+#include "temp_dir.h"
+
+namespace crest {
+namespace {
+
+std::string Crest(const std::string& args) { return std::string(CREST_BIN) + " " + args; }
+
+// The job `id`'s state on `daemon`, or -1 when it cannot be asked.
+int JobState(const testing::CrestdProcess& daemon, int64_t id) {
+  auto stub = daemon.Stub();
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  v1::GetJobRequest request;
+  request.set_id(id);
+  v1::Job job;
+  if (!stub->GetJob(&context, request, &job).ok()) return -1;
+  return job.state();
+}
+
+nlohmann::json Stats(const std::string& db) {
+  const auto r = testing::RunCommand(Crest("--json db stats --db " + db));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+}
+
+TEST(CrestFleet, SubmitAndPullMergeTheSurvivorsReportTheDeadNodeAndMergeIdempotently) {
+  testing::TempDir dir;
+  testing::CrestdProcess nodes[3];
+  std::string why;
+  // The third node is slow, so that it is still sweeping when it dies.
+  const char* delays[3] = {"5", "5", "400"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string state = dir.File("node" + std::to_string(i));
+    std::filesystem::create_directories(state);
+    ASSERT_TRUE(nodes[i].Start(CRESTD_BIN, state, {"--model-gemm-delay-ms", delays[i]}, &why))
+        << why;
+  }
+  const std::string targets =
+      nodes[0].address() + "," + nodes[1].address() + "," + nodes[2].address();
+
+  testing::CommandResult submit;
+  std::thread fleet([&] {
+    submit = testing::RunCommand(Crest("fleet submit --targets " + targets +
+                                       " --hidden 4096 --gpu h100 --window 8 --poll 0.2 "
+                                       "--give-up-after 1"));
+  });
+  // Kill the third node once its job runs (each daemon's first job is job 1).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (JobState(nodes[2], 1) != v1::JOB_STATE_RUNNING &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(JobState(nodes[2], 1), v1::JOB_STATE_RUNNING);
+  nodes[2].Stop(SIGKILL);
+  fleet.join();
+
+  EXPECT_EQ(submit.exit_code, 1) << submit.out << submit.err;
+  EXPECT_NE(submit.err.find("done on 2 of 3 nodes; not on " + nodes[2].address()),
+            std::string::npos)
+      << submit.err;
+  EXPECT_NE(submit.out.find("gave up after"), std::string::npos) << submit.out;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(JobState(nodes[i], 1), v1::JOB_STATE_DONE) << "node " << i;
+  }
+
+  const std::string catalogue = dir.File("catalogue.db");
+  const auto pull =
+      testing::RunCommand(Crest("fleet pull --targets " + targets + " --into " + catalogue));
+  EXPECT_EQ(pull.exit_code, 1) << pull.out << pull.err;
+  EXPECT_NE(pull.err.find("merged on 2 of 3 nodes; not on " + nodes[2].address()),
+            std::string::npos)
+      << pull.err;
+  const nlohmann::json first = Stats(catalogue);
+  EXPECT_EQ(first["jobs_by_state"]["done"], 2) << first.dump();
+  EXPECT_EQ(first["predictions"], 34) << "both nodes predicted the same 34 GEMMs: " << first.dump();
+
+  const auto again = testing::RunCommand(Crest("--json fleet pull --targets " + nodes[0].address() +
+                                               "," + nodes[1].address() + " --into " + catalogue));
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  const auto report = nlohmann::json::parse(again.out, nullptr, false);
+  ASSERT_EQ(report["nodes"].size(), 2u) << again.out;
+  for (const auto& node : report["nodes"]) {
+    EXPECT_EQ(node["merged"]["predictions"], 0) << node.dump();
+    EXPECT_EQ(node["merged"]["jobs"], 0) << node.dump();
+    EXPECT_EQ(node["merged"]["measurements"], 0) << node.dump();
+    EXPECT_GT(node["bytes"].get<int64_t>(), 0) << node.dump();
+  }
+  const nlohmann::json second = Stats(catalogue);
+  for (const char* field : {"predictions", "measurements", "jobs_by_state", "devices"}) {
+    EXPECT_EQ(first[field], second[field]) << field;
+  }
+
+  // The catalogue answers offline, like any node's database.
+  const auto dff = testing::RunCommand(
+      Crest("dff --db " + catalogue + " --hidden 4096 --gpu h100 --window 8 --top 3"));
+  EXPECT_EQ(dff.exit_code, 0) << dff.err;
+  EXPECT_NE(dff.out.find("rank"), std::string::npos) << dff.out;
+}
+
+TEST(CrestFleet, BadTargetsAreRefusedNamingTheFlag) {
+  const auto bad = testing::RunCommand(Crest("fleet pull --targets host-without-port --into x.db"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--targets: 'host-without-port' is not HOST:PORT"), std::string::npos)
+      << bad.err;
+  const auto both = testing::RunCommand(
+      Crest("fleet submit --targets a:1 --targets-dns b --hidden 4096 --gpu h100"));
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("exactly one of --targets"), std::string::npos) << both.err;
+  const auto nowhere =
+      testing::RunCommand(Crest("fleet pull --targets-dns no-such-host.invalid --into x.db"));
+  EXPECT_EQ(nowhere.exit_code, 2);
+  EXPECT_NE(nowhere.err.find("'no-such-host.invalid' does not resolve"), std::string::npos)
+      << nowhere.err;
+}
+
+TEST(CrestFleet, TargetsFromDnsReachTheDaemon) {
+  testing::TempDir dir;
+  testing::CrestdProcess node;
+  std::string why;
+  ASSERT_TRUE(node.Start(CRESTD_BIN, dir.path(), {}, &why)) << why;
+  const auto pull = testing::RunCommand(
+      Crest("fleet pull --targets-dns localhost:" + std::to_string(node.port()) + " --into " +
+            dir.File("cat.db")));
+  // localhost may also resolve to ::1, where the daemon does not listen.
+  EXPECT_NE(pull.out.find("127.0.0.1:" + std::to_string(node.port())), std::string::npos)
+      << pull.out;
+  EXPECT_NE(pull.out.find("catalogue: "), std::string::npos) << pull.out;
+}
+
+}  // namespace
+}  // namespace crest

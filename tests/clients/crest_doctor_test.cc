@@ -1,0 +1,60 @@
+// `crest doctor`: each check reports ok or FAIL with its reason, and the
+// exit status says whether any failed.
+#include <string>
+
+#include "crestd_process.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "run_command.h"
+#include "temp_dir.h"
+
+namespace crest {
+namespace {
+
+std::string Crest(const std::string& args) { return std::string(CREST_BIN) + " " + args; }
+
+// The check called `name` in a --json report, or null.
+nlohmann::json Find(const nlohmann::json& report, const std::string& name) {
+  for (const auto& c : report["checks"]) {
+    if (c["name"] == name) return c;
+  }
+  return nullptr;
+}
+
+TEST(CrestDoctor, AWritableStateDirAndARunningDaemonPass) {
+  testing::TempDir dir;
+  testing::CrestdProcess daemon;
+  std::string why;
+  ASSERT_TRUE(daemon.Start(CRESTD_BIN, dir.path(), {}, &why)) << why;
+  const auto r = testing::RunCommand(
+      Crest("--json --server " + daemon.address() + " doctor --state-dir " + dir.path()));
+  const auto report = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.out << r.err;
+  EXPECT_EQ(Find(report, "state-dir")["verdict"], "ok") << r.out;
+  // The daemon's own database is opened and described.
+  EXPECT_NE(Find(report, "state-dir")["detail"].get<std::string>().find("crest.db: schema"),
+            std::string::npos)
+      << r.out;
+  const auto daemon_check = Find(report, "daemon");
+  EXPECT_NE(daemon_check["detail"].get<std::string>().find("at " + daemon.address()),
+            std::string::npos)
+      << r.out;
+  bool any_failed = false;
+  for (const auto& c : report["checks"]) any_failed |= c["verdict"] == "FAIL";
+  EXPECT_EQ(r.exit_code, any_failed ? 1 : 0) << "exit status follows the checks: " << r.out;
+}
+
+TEST(CrestDoctor, AMissingStateDirAndAnUnreachableDaemonFailNamingThem) {
+  testing::TempDir dir;
+  const auto r = testing::RunCommand(
+      Crest("--server 127.0.0.1:1 doctor --state-dir " + dir.File("missing")));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL  state-dir  " + dir.File("missing") + ": not a directory"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("FAIL  daemon     crestd at 127.0.0.1:1"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("check(s) failed"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace crest

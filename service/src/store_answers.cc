@@ -1,5 +1,6 @@
 #include "crest/service/store_answers.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -55,10 +56,12 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     bool all_predicted = true;
     double measured_us = 0;
     double predicted_us = 0;
+    int devices = 1;
     for (const auto& g : gemms) {
       const auto key = store::GemmKey::Of(g);
       if (auto it = measured->find(key); it != measured->end()) {
         measured_us += it->second.median_us;
+        devices = std::max(devices, it->second.devices);
         if (t.device.uuid.empty()) {
           const store::MeasurementRow* source = source_of(it->second);
           if (source == nullptr) return source_error;
@@ -78,6 +81,9 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
       t.time_us = measured_us;
       t.source = "measured";
       t.provenance = DescribeProvenance(t.device, t.software);
+      if (devices > 1) {
+        t.provenance += StrCat("; per GEMM the median of ", devices, " devices' best times");
+      }
       return t;
     }
     if (all_predicted) {

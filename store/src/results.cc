@@ -1,4 +1,5 @@
 // Predictions and measurements: inserts and lookups.
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <tuple>
@@ -78,6 +79,17 @@ absl::Status ScanKeyRanges(Connection& conn, const std::string& select,
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+// The lower median of the devices' best times (ties by device id, so the
+// choice is stable); `devices` says how many there were.
+BestTime MedianDevice(std::vector<BestTime>& times) {
+  std::sort(times.begin(), times.end(), [](const BestTime& a, const BestTime& b) {
+    return a.median_us != b.median_us ? a.median_us < b.median_us : a.device_id < b.device_id;
+  });
+  BestTime chosen = times[(times.size() - 1) / 2];
+  chosen.devices = static_cast<int>(times.size());
+  return chosen;
 }
 
 }  // namespace
@@ -319,19 +331,25 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
   // Each key takes the newest version that has it: probe versions newest
   // first and drop keys as they are found.
   std::map<GemmKey, BestTime> best;
+  std::map<GemmKey, std::vector<BestTime>> per_device;
   for (int64_t software_id : software_ids) {
     if (wanted.empty()) break;
+    per_device.clear();
     auto status = ScanKeyRanges(
         *conn_,
         "SELECT dtype, trans_a, trans_b, batch, m, n, k, median_us, measurement_id, device_id "
         "FROM best_measurements WHERE gpu_model = ?1 AND software_id = ?2",
         wanted, [&](Statement& s) { s.Bind(1, gpu_model).Bind(2, software_id); },
         [&](GemmKey key, const Statement& s) {
-          best.emplace(std::move(key), BestTime{s.Double(7), s.Int(8), s.Int(9), software_id});
+          per_device[std::move(key)].push_back(
+              BestTime{s.Double(7), s.Int(8), s.Int(9), software_id});
         },
         "looking up measurements");
     if (!status.ok()) return status;
-    for (const auto& [key, unused] : best) wanted.erase(key);
+    for (auto& [key, times] : per_device) {
+      best.emplace(key, MedianDevice(times));
+      wanted.erase(key);
+    }
   }
   return best;
 }

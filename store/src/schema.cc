@@ -150,6 +150,32 @@ INSERT INTO best_measurements
   FROM measurements WHERE verified = 1
   GROUP BY gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k;
 )sql",
+    // 2 → 3: the best measurement per device, not per GPU model, so that a
+    // catalogue of many nodes answers with the median of the nodes' bests
+    // rather than the luckiest node.
+    R"sql(
+DROP TABLE best_measurements;
+CREATE TABLE best_measurements(
+  gpu_model TEXT NOT NULL,
+  software_id INTEGER NOT NULL REFERENCES software(id),
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  median_us REAL NOT NULL,
+  PRIMARY KEY(gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id))
+  WITHOUT ROWID;
+INSERT INTO best_measurements
+  SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, id,
+         min(median_us)
+  FROM measurements WHERE verified = 1
+  GROUP BY gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id;
+)sql",
 };
 
 }  // namespace

@@ -46,8 +46,8 @@ TEST(CrestDoctor, AWritableStateDirAndARunningDaemonPass) {
 
 TEST(CrestDoctor, AMissingStateDirAndAnUnreachableDaemonFailNamingThem) {
   testing::TempDir dir;
-  const auto r = testing::RunCommand(
-      Crest("--server 127.0.0.1:1 doctor --state-dir " + dir.File("missing")));
+  const auto r =
+      testing::RunCommand(Crest("--server 127.0.0.1:1 doctor --state-dir " + dir.File("missing")));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("FAIL  state-dir  " + dir.File("missing") + ": not a directory"),
             std::string::npos)

@@ -17,17 +17,20 @@ class FakeMeasuringBackend final : public Backend {
   std::set<int64_t> failing;
   int runs = 0;
 
+  std::string uuid = "GPU-fake-0";
+  double slowdown = 1;  // this device's times, relative to the script
+
   std::string_view Name() const override { return "fake-gpu"; }
   bool Measures() const override { return true; }
   const GpuSpec& Gpu() const override { return **FindGpu("h100"); }
-  DeviceInfo Device() const override { return crest::testing::FakeH100(); }
+  DeviceInfo Device() const override { return crest::testing::FakeH100(uuid); }
   SoftwareInfo Software() const override { return crest::testing::FakeSoftware(); }
   absl::StatusOr<GemmOutcome> Run(const GemmShape& g) override {
     ++runs;
     if (failing.contains(g.k)) return absl::ResourceExhaustedError("out of device memory");
     const double us = (g.k == 10944 || g.n == 2 * 10944) ? 100 : 200 + static_cast<double>(g.k % 7);
     GemmOutcome out;
-    out.measured = crest::testing::FakeMeasurement(g, us, 2);
+    out.measured = crest::testing::FakeMeasurement(g, us * slowdown, 2);
     return out;
   }
 };
@@ -141,6 +144,33 @@ TEST(RankDffFromStore, MeasuredCandidatesWinOverPredictionsAndCoverageIsCounted)
     if (row.source == "measured") {
       EXPECT_EQ(row.device.uuid, "GPU-fake-0");
     }
+  }
+}
+
+TEST(RankDffFromStore, SeveralDevicesAnswerWithTheMedianDeviceAndSaySo) {
+  TempDir dir;
+  auto db = Open(dir);
+  // Three devices of one model (as in a merged catalogue): 1x, 3x, 2x.
+  const double slowdowns[] = {1, 3, 2};
+  for (int i = 0; i < 3; ++i) {
+    FakeMeasuringBackend gpu;
+    gpu.uuid = "GPU-fake-" + std::to_string(i);
+    gpu.slowdown = slowdowns[i];
+    ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":1}]})"), gpu, *db, {}).ok());
+  }
+  DffQuery q;
+  q.hidden = 4096;
+  q.ratio = *ParseRatio("8/3");
+  q.window = 1;
+  q.top = 0;
+  auto r = RankDffFromStore(q, **FindGpu("h100"), *db, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_FALSE(r->rows.empty());
+  for (const DffRow& row : r->rows) {
+    EXPECT_EQ(row.source, "measured");
+    EXPECT_EQ(row.device.uuid, "GPU-fake-2") << "the 2x device is the median";
+    EXPECT_NE(row.provenance.find("the median of 3 devices' best times"), std::string::npos)
+        << row.provenance;
   }
 }
 

@@ -384,6 +384,90 @@ TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
   EXPECT_TRUE(catalogue->Check()->ok);
 }
 
+TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftware) {
+  TempDir dir;
+  const GemmShape g = Gemm(8192, 4096, 11008);
+  const GemmKey key = GemmKey::Of(g);
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  // Each node's best (first algorithm) time; node4 runs older software and
+  // was fastest, node2 is the luckiest chip on the newest software.
+  struct Node {
+    const char* host;
+    double best_us;
+    int64_t cublaslt;
+  };
+  const Node nodes[] = {{"node1", 900, 130100},
+                        {"node2", 700, 130100},
+                        {"node3", 1000, 130100},
+                        {"node4", 100, 120900}};
+  auto add_node = [&](const Node& n) {
+    StoreOptions options;
+    options.host = n.host;
+    auto db = OpenOk(dir.File(std::string(n.host) + ".db"), options);
+    auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + n.host, n.host),
+                                  crest::testing::FakeSoftware(n.cublaslt));
+    ASSERT_TRUE(ids.ok());
+    ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                      crest::testing::FakeMeasurement(g, n.best_us))
+                    .ok());
+    const std::string snapshot = dir.File(std::string(n.host) + ".snapshot");
+    ASSERT_TRUE(db->ExportTo(snapshot).ok());
+    ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
+  };
+  for (const Node& n : nodes) add_node(n);
+
+  auto times = catalogue->BestTimes("H100-SXM", {&key, 1}, {});
+  ASSERT_TRUE(times.ok());
+  EXPECT_DOUBLE_EQ(times->at(key).median_us, 900) << "median of 700, 900, 1000";
+  EXPECT_EQ(times->at(key).devices, 3) << "node4's older software is not mixed in";
+  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {});
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(best->at(key).device.host, "node1") << "the row shown is the median node's own";
+
+  // An even count takes the lower middle: a real measurement, not an average.
+  add_node({"node5", 800, 130100});
+  times = catalogue->BestTimes("H100-SXM", {&key, 1}, {});
+  ASSERT_TRUE(times.ok());
+  EXPECT_DOUBLE_EQ(times->at(key).median_us, 800) << "lower middle of 700, 800, 900, 1000";
+  EXPECT_EQ(times->at(key).devices, 4);
+
+  // Pinning the older software gives its one node.
+  SoftwarePin pin;
+  pin.cublaslt = 120900;
+  auto pinned = catalogue->BestTimes("H100-SXM", {&key, 1}, pin);
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_DOUBLE_EQ(pinned->at(key).median_us, 100);
+  EXPECT_EQ(pinned->at(key).devices, 1);
+}
+
+TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
+  TempDir dir;
+  const std::string path = dir.File("v2.db");
+  StoreOptions at2;
+  at2.migrate_to_for_test = 2;
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  {
+    auto db = OpenOk(path, at2);
+    for (const char* host : {"node1", "node2", "node3"}) {
+      auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
+                                    crest::testing::FakeSoftware());
+      ASSERT_TRUE(ids.ok());
+      ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                        crest::testing::FakeMeasurement(g, host[4] == '1'   ? 500
+                                                                           : host[4] == '2' ? 600
+                                                                                            : 700))
+                      .ok());
+    }
+  }
+  auto db = OpenOk(path);  // upgrades to the current schema
+  EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
+  const GemmKey key = GemmKey::Of(g);
+  auto times = db->BestTimes("H100-SXM", {&key, 1}, {});
+  ASSERT_TRUE(times.ok());
+  EXPECT_DOUBLE_EQ(times->at(key).median_us, 600);
+  EXPECT_EQ(times->at(key).devices, 3);
+}
+
 TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {
   TempDir dir;
   auto db = OpenOk(dir.File("a.db"));

@@ -92,6 +92,7 @@ struct BestTime {
   int64_t measurement_id = 0;
   int64_t device_id = 0;
   int64_t software_id = 0;
+  int devices = 1;  // devices whose bests the median was taken over
 };
 
 // Restricts lookups to software versions; unset fields match any.

@@ -29,7 +29,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
@@ -138,8 +138,13 @@ class Store {
   virtual absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
                                          int64_t software_id, const std::string& gpu_model,
                                          int sm_count, const MeasuredGemm& measured) = 0;
-  // The fastest verified row per key on `gpu_model`: among the newest
-  // software that has that key (or the pinned software); across devices.
+  // The answer for each key on `gpu_model`, from verified rows only:
+  //  1. software: the newest version that has the key (or the pinned one);
+  //  2. per device on that software: its fastest algorithm's median;
+  //  3. across devices (the nodes of a merged catalogue): the median of those
+  //     per-device times; with an even count the lower middle one, so the
+  //     answer is always one device's real measurement, never an average.
+  // A database of one node gives that node's fastest algorithm.
   virtual absl::StatusOr<std::map<GemmKey, MeasurementRow>> BestMeasurements(
       const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin) = 0;
   // The same choice, as times and row ids only: what a ranking needs.

@@ -9,7 +9,7 @@ ifeq ($(CI),true)
   CMAKE_FLAGS += -DCREST_WERROR=ON
 endif
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench bundle clean
 
 all: build
 
@@ -30,6 +30,11 @@ test: build
 
 bench: build
 	./scripts/bench.sh $(BUILD_DIR)
+
+# The relocatable .tar.gz (CPack): crest, crestd, the libraries a GPU node of
+# another distribution may lack, the unit file, manifests and specs.
+bundle: build
+	cd $(BUILD_DIR) && cpack
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -27,6 +27,9 @@ readonly PACKAGES=(
   python3-grpcio
   python3-protobuf
   python3-pytest
+  python3-yaml
+  yamllint
+  shellcheck
 )
 
 missing=()

@@ -1,0 +1,158 @@
+"""deploy/k8s: the manifests parse and carry what running crestd on a GPU
+fleet needs. Run by ctest as deploy_manifests (Debian's pytest and PyYAML,
+/usr/bin/python3)."""
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+K8S = ROOT / "deploy" / "k8s"
+
+
+def docs(path):
+    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+def objects():
+    out = {}
+    for path in sorted((K8S / "base").glob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue
+        for d in docs(path):
+            out[(d["kind"], d["metadata"]["name"])] = d
+    return out
+
+
+def pod_spec(obj):
+    if obj["kind"] == "CronJob":
+        return obj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    return obj["spec"]["template"]["spec"]
+
+
+def gpu_node_terms(spec):
+    terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"]
+    return {e["key"] for t in terms for e in t["matchExpressions"]}
+
+
+def tolerates_gpu_taint(spec):
+    return any(t.get("key") == "nvidia.com/gpu" and t.get("operator") == "Exists"
+               for t in spec.get("tolerations", []))
+
+
+def test_every_base_file_is_in_the_kustomization_and_every_object_is_namespaced():
+    kustomization = docs(K8S / "base" / "kustomization.yaml")[0]
+    listed = set(kustomization["resources"])
+    present = {p.name for p in (K8S / "base").glob("*.yaml")} - {"kustomization.yaml"}
+    assert listed == present
+    for (kind, name), obj in objects().items():
+        if kind != "Namespace":
+            assert obj["metadata"].get("namespace") == "crest", (kind, name)
+
+
+def test_daemonset_runs_on_gpu_nodes_keeps_state_on_the_host_and_probes_grpc_health():
+    ds = objects()[("DaemonSet", "crestd")]
+    spec = pod_spec(ds)
+    assert "nvidia.com/gpu.present" in gpu_node_terms(spec)
+    assert tolerates_gpu_taint(spec)
+    assert spec["securityContext"]["runAsNonRoot"] is True
+    assert spec["securityContext"]["runAsUser"] != 0
+    (crestd,) = spec["containers"]
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        assert crestd[probe]["grpc"]["port"] == 50051, probe
+    assert crestd["resources"]["requests"]["cpu"]
+    assert crestd["resources"]["requests"]["memory"]
+    # The decision in the file's header: the GPUs are shared, not requested.
+    assert "nvidia.com/gpu" not in crestd["resources"].get("limits", {})
+    assert "nvidia.com/gpu" not in crestd["resources"].get("requests", {})
+    assert crestd["securityContext"]["allowPrivilegeEscalation"] is False
+    args = crestd["args"]
+    assert "--state-dir=/var/lib/crest" in args
+    assert any(a.startswith("--metrics-listen=") for a in args)
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    mounts = {m["name"]: m["mountPath"] for m in crestd["volumeMounts"]}
+    assert volumes["state"]["hostPath"]["path"] == "/var/lib/crest"
+    assert mounts["state"] == "/var/lib/crest"
+    ports = {p["name"]: p["containerPort"] for p in crestd["ports"]}
+    assert ports == {"grpc": 50051, "metrics": 9464}
+
+
+def test_services_reach_the_local_node_and_list_every_node():
+    objs = objects()
+    local = objs[("Service", "crestd")]["spec"]
+    assert local["internalTrafficPolicy"] == "Local"
+    assert {p["name"] for p in local["ports"]} == {"grpc", "metrics"}
+    headless = objs[("Service", "crestd-nodes")]["spec"]
+    assert headless["clusterIP"] == "None"
+    ds_labels = objs[("DaemonSet", "crestd")]["spec"]["template"]["metadata"]["labels"]
+    for svc in (local, headless):
+        assert svc["selector"].items() <= ds_labels.items()
+
+
+def test_servicemonitor_scrapes_the_metrics_port():
+    (sm,) = docs(K8S / "servicemonitor.yaml")
+    assert sm["kind"] == "ServiceMonitor"
+    assert sm["apiVersion"].startswith("monitoring.coreos.com/")
+    assert [e["port"] for e in sm["spec"]["endpoints"]] == ["metrics"]
+    svc = objects()[("Service", "crestd")]
+    assert sm["spec"]["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items()
+
+
+def test_nightly_cronjob_fans_out_one_pod_per_gpu_node_then_merges():
+    objs = objects()
+    cron = objs[("CronJob", "crest-nightly")]
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+    job = cron["spec"]["jobTemplate"]["spec"]
+    assert job["completionMode"] == "Indexed"
+    assert job["completions"] == job["parallelism"]
+    spec = pod_spec(cron)
+    assert "nvidia.com/gpu.present" in gpu_node_terms(spec)
+    assert tolerates_gpu_taint(spec)
+    anti = spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert anti[0]["topologyKey"] == "kubernetes.io/hostname"
+    assert anti[0]["labelSelector"]["matchLabels"].items() <= \
+        job_template_labels(cron).items()
+    (container,) = spec["containers"]
+    script = "\n".join(container["args"])
+    assert "--server crestd:50051" in script and "jobs submit" in script and "--wait" in script
+    assert "JOB_COMPLETION_INDEX" in script
+    assert "fleet pull --targets-dns crestd-nodes:50051" in script
+    assert "--into /catalogue/" in script
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    assert volumes["specs"]["configMap"]["name"] == "crest-specs"
+    claim = volumes["catalogue"]["persistentVolumeClaim"]["claimName"]
+    assert ("PersistentVolumeClaim", claim) in objs
+    spec_env = {e["name"]: e["value"] for e in container["env"]}["CREST_SPEC"]
+    configmap = objs[("ConfigMap", "crest-specs")]
+    assert pathlib.PurePosixPath(spec_env).name in configmap["data"]
+
+
+def job_template_labels(cron):
+    return cron["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]
+
+
+def test_specs_configmap_holds_exactly_the_repository_specs():
+    configmap = objects()[("ConfigMap", "crest-specs")]
+    specs = {p.name: p.read_text() for p in (ROOT / "deploy" / "specs").glob("*.json")}
+    assert configmap["data"] == specs, "run deploy/k8s/make-specs-configmap.sh"
+
+
+def test_exclusive_overlay_requests_the_gpus():
+    (kustomization,) = docs(K8S / "overlays" / "exclusive-gpu" / "kustomization.yaml")
+    assert kustomization["resources"] == ["../../base"]
+    patch = yaml.safe_load(kustomization["patches"][0]["patch"])
+    added = [op for op in patch if op["op"] == "add"]
+    assert added[0]["path"].endswith("nvidia.com~1gpu")
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not installed")
+@pytest.mark.parametrize("directory", ["base", "overlays/exclusive-gpu"])
+def test_kustomize_builds(directory):
+    out = subprocess.run(["kubectl", "kustomize", str(K8S / directory)], capture_output=True,
+                         text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    kinds = [d["kind"] for d in yaml.safe_load_all(out.stdout) if d]
+    assert "DaemonSet" in kinds and "CronJob" in kinds

@@ -1,9 +1,13 @@
 """deploy/k8s: the manifests parse and carry what running crestd on a GPU
 fleet needs. Run by ctest as deploy_manifests (Debian's pytest and PyYAML,
 /usr/bin/python3)."""
+import os
 import pathlib
+import re
 import shutil
+import signal
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -156,3 +160,72 @@ def test_kustomize_builds(directory):
     assert out.returncode == 0, out.stderr
     kinds = [d["kind"] for d in yaml.safe_load_all(out.stdout) if d]
     assert "DaemonSet" in kinds and "CronJob" in kinds
+
+
+CRESTD_BIN = os.environ.get("CRESTD_BIN")
+CREST_BIN = os.environ.get("CREST_BIN")
+needs_binaries = pytest.mark.skipif(not (CRESTD_BIN and CREST_BIN),
+                                    reason="CRESTD_BIN and CREST_BIN not set (ctest sets them)")
+
+
+def start_crestd(args, tmp_path):
+    port_file = tmp_path / "port"
+    proc = subprocess.Popen([CRESTD_BIN, *args, "--port-file", str(port_file)],
+                            stdout=subprocess.DEVNULL, stderr=open(tmp_path / "crestd.log", "w"))
+    for _ in range(300):
+        if port_file.exists() and port_file.read_text().strip():
+            return proc, int(port_file.read_text())
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError((tmp_path / "crestd.log").read_text())
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+
+
+@needs_binaries
+def test_daemonset_args_start_crestd(tmp_path):
+    (crestd,) = pod_spec(objects()[("DaemonSet", "crestd")])["containers"]
+    # The same flags, on ephemeral ports and a temporary state directory.
+    args = [re.sub(r":\d+$", ":0", a) if a.startswith(("--listen=", "--metrics-listen=")) else a
+            for a in crestd["args"]]
+    args = [f"--state-dir={tmp_path}" if a.startswith("--state-dir=") else a for a in args]
+    proc, _ = start_crestd(args, tmp_path)
+    stop(proc)
+
+
+@needs_binaries
+def test_nightly_script_sweeps_its_node_waits_for_all_and_merges(tmp_path):
+    cron = objects()[("CronJob", "crest-nightly")]
+    (container,) = pod_spec(cron)["containers"]
+    state = tmp_path / "state"
+    state.mkdir()
+    proc, port = start_crestd(["--listen", "127.0.0.1:0", "--state-dir", str(state),
+                               "--shutdown-grace", "2"], tmp_path)
+    try:
+        address = f"127.0.0.1:{port}"
+        # The pod's script, with the cluster names pointed at this daemon.
+        script = container["args"][0]
+        script = script.replace("crestd-nodes:50051", address).replace("crestd:50051", address)
+        script = script.replace("/catalogue/", f"{tmp_path}/").replace("--poll 30", "--poll 0.2")
+        spec = tmp_path / "spec.json"
+        spec.write_text('{"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 4}]}')
+        env = {"PATH": f"{os.path.dirname(CREST_BIN)}:/usr/bin:/bin",
+               "CREST_SPEC": str(spec), "JOB_COMPLETION_INDEX": "0"}
+        out = subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True,
+                             timeout=120, check=False)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "job 1: done" in out.stdout + out.stderr
+        stats = subprocess.run([CREST_BIN, "--json", "db", "stats", "--db",
+                                str(tmp_path / "catalogue.db")], capture_output=True, text=True,
+                               check=True)
+        # The node's job, and the barrier's: on a node whose job had already
+        # ended it is a second job that finds every GEMM stored and ends at once.
+        assert '"done": 2' in stats.stdout, stats.stdout
+        assert '"H100-SXM": 18' in stats.stdout, stats.stdout
+    finally:
+        stop(proc)

@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/service/sweep_spec.h"
 #include "crest/store/store.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
@@ -187,6 +189,8 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
   }
   auto spec = SweepSpecText(f.spec_file, f.window);
   if (!spec.ok()) return spec.status();
+  // A bad spec is refused here once, not by every node.
+  if (auto parsed = service::ParseSweepSpec(*spec); !parsed.ok()) return parsed.status();
   std::vector<Node> nodes(targets->size());
   for (size_t i = 0; i < nodes.size(); ++i) nodes[i].target = (*targets)[i];
   ForEachParallel(nodes.size(), f.parallel, [&](size_t i) { SubmitOne(*spec, f, nodes[i]); });
@@ -291,36 +295,52 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
 
   std::vector<Node> nodes(targets->size());
   for (size_t i = 0; i < nodes.size(); ++i) nodes[i].target = (*targets)[i];
-  auto snapshot = [&](size_t i) { return (downloads / StrCat("node-", i, ".db")).string(); };
-  ForEachParallel(nodes.size(), f.parallel, [&](size_t i) {
-    auto c = Connect(nodes[i].target);
-    auto bytes = c.ok() ? DownloadSnapshot(*c, snapshot(i)) : c.status();
-    if (bytes.ok()) {
-      nodes[i].bytes = *bytes;
-    } else {
-      nodes[i].error = std::string(bytes.status().message());
-    }
-  });
-
-  const bool any =
-      std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return n.error.empty(); });
+  // Downloads run in parallel; each snapshot is merged (one at a time: the
+  // catalogue is one connection) and deleted as soon as it arrives, so the
+  // disk holds at most --parallel snapshots. The catalogue is opened by the
+  // first snapshot to arrive: with none, it is left as it was.
+  std::mutex merge_mutex;
   std::unique_ptr<store::Store> catalogue;
-  if (any) {  // nothing downloaded: leave the catalogue as it was
+  absl::Status open_error;
+  // An existing catalogue is opened first, so that a bad file fails before
+  // any download.
+  if (std::error_code ec; std::filesystem::exists(f.into, ec)) {
     auto opened = store::Store::Open(f.into);
     if (!opened.ok()) return opened.status();
     catalogue = *std::move(opened);
   }
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  ForEachParallel(nodes.size(), f.parallel, [&](size_t i) {
     Node& n = nodes[i];
-    if (!n.error.empty()) continue;
-    auto merged = catalogue->MergeFrom(snapshot(i));
+    const std::string snapshot = (downloads / StrCat("node-", i, ".db")).string();
+    auto c = Connect(n.target);
+    auto bytes = c.ok() ? DownloadSnapshot(*c, snapshot) : c.status();
+    if (!bytes.ok()) {
+      n.error = std::string(bytes.status().message());
+      return;
+    }
+    n.bytes = *bytes;
+    std::lock_guard<std::mutex> lock(merge_mutex);
+    if (catalogue == nullptr && open_error.ok()) {
+      auto opened = store::Store::Open(f.into);
+      if (opened.ok()) {
+        catalogue = *std::move(opened);
+      } else {
+        open_error = opened.status();
+      }
+    }
+    auto merged = catalogue ? catalogue->MergeFrom(snapshot) : open_error;
+    std::error_code ec;
+    std::filesystem::remove(snapshot, ec);
     if (!merged.ok()) {
       n.error = std::string(merged.status().message());
-      continue;
+      return;
     }
     n.merged = *merged;
     n.ok = true;
-  }
+  });
+  if (!open_error.ok()) return open_error;
+  const bool any =
+      std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return n.bytes > 0; });
 
   if (io.json) {
     nlohmann::json out{{"schema_version", kJsonSchemaVersion},

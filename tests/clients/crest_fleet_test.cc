@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -111,7 +112,7 @@ TEST(CrestFleet, SubmitAndPullMergeTheSurvivorsReportTheDeadNodeAndMergeIdempote
   EXPECT_NE(dff.out.find("rank"), std::string::npos) << dff.out;
 }
 
-TEST(CrestFleet, BadTargetsAreRefusedNamingTheFlag) {
+TEST(CrestFleet, BadInputIsRefusedNamingTheFlagBeforeAnyNodeIsAsked) {
   const auto bad = testing::RunCommand(Crest("fleet pull --targets host-without-port --into x.db"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--targets: 'host-without-port' is not HOST:PORT"), std::string::npos)
@@ -125,6 +126,28 @@ TEST(CrestFleet, BadTargetsAreRefusedNamingTheFlag) {
   EXPECT_EQ(nowhere.exit_code, 2);
   EXPECT_NE(nowhere.err.find("'no-such-host.invalid' does not resolve"), std::string::npos)
       << nowhere.err;
+
+  testing::TempDir dir;
+  const std::string spec = dir.File("bad.json");
+  std::FILE* file = std::fopen(spec.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fputs(R"({"version": 1, "dff": [{"hidden": 4096, "windw": 3}]})", file);
+  std::fclose(file);
+  // Port 1 has no daemon: a node that was asked would be reported instead.
+  const auto typo = testing::RunCommand(Crest("fleet submit --targets 127.0.0.1:1 --spec " + spec));
+  EXPECT_EQ(typo.exit_code, 2) << typo.out << typo.err;
+  EXPECT_NE(typo.err.find("spec.dff[0]: unknown field 'windw'"), std::string::npos) << typo.err;
+  EXPECT_EQ(typo.out, "");
+
+  const std::string junk = dir.File("junk.db");
+  file = std::fopen(junk.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fputs(std::string(5000, 'j').c_str(), file);
+  std::fclose(file);
+  const auto not_db = testing::RunCommand(Crest("fleet pull --targets 127.0.0.1:1 --into " + junk));
+  EXPECT_EQ(not_db.exit_code, 1);
+  EXPECT_NE(not_db.err.find(junk + ": not a Crest database"), std::string::npos) << not_db.err;
+  EXPECT_EQ(not_db.out, "") << "no node is reported: nothing was downloaded";
 }
 
 TEST(CrestFleet, TargetsFromDnsReachTheDaemon) {

@@ -41,6 +41,16 @@ SweepSpec Spec(const std::string& json) {
   return *spec;
 }
 
+// Every d_ff candidate within ±window of 8/3·hidden, unranked.
+DffQuery EveryCandidate(int64_t hidden, int64_t window) {
+  DffQuery q;
+  q.hidden = hidden;
+  q.ratio = *ParseRatio("8/3");
+  q.window = window;
+  q.top = 0;
+  return q;
+}
+
 std::unique_ptr<store::Store> Open(const TempDir& dir) {
   store::StoreOptions options;
   options.host = "node0";
@@ -126,12 +136,7 @@ TEST(RankDffFromStore, MeasuredCandidatesWinOverPredictionsAndCoverageIsCounted)
   FakeMeasuringBackend gpu;
   ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":4}]})"), gpu, *db, {}).ok());
 
-  DffQuery q;
-  q.hidden = 4096;
-  q.ratio = *ParseRatio("8/3");
-  q.window = 16;
-  q.top = 0;
-  auto r = RankDffFromStore(q, **FindGpu("h100"), *db, {});
+  auto r = RankDffFromStore(EveryCandidate(4096, 16), **FindGpu("h100"), *db, {});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->measured, 9);
   EXPECT_EQ(r->predicted, 8);
@@ -158,12 +163,7 @@ TEST(RankDffFromStore, SeveralDevicesAnswerWithTheMedianDeviceAndSaySo) {
     gpu.slowdown = slowdowns[i];
     ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":1}]})"), gpu, *db, {}).ok());
   }
-  DffQuery q;
-  q.hidden = 4096;
-  q.ratio = *ParseRatio("8/3");
-  q.window = 1;
-  q.top = 0;
-  auto r = RankDffFromStore(q, **FindGpu("h100"), *db, {});
+  auto r = RankDffFromStore(EveryCandidate(4096, 1), **FindGpu("h100"), *db, {});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_FALSE(r->rows.empty());
   for (const DffRow& row : r->rows) {

@@ -164,10 +164,12 @@ TEST(CrestFleet, TargetsFromDnsReachTheDaemon) {
   EXPECT_NE(pull.out.find("127.0.0.1:" + port), std::string::npos) << pull.out;
   EXPECT_NE(pull.out.find("catalogue: " + dir.File("cat.db") + "\n"), std::string::npos)
       << pull.out;
+}
 
-  // A host name, where this machine resolves "localhost" (a bare chroot may
-  // have no /etc/hosts). It may also give ::1, where the daemon does not
-  // listen: that node is then reported, and 127.0.0.1 still merges.
+TEST(CrestFleet, TargetsDnsTakesTheAddressesOfAHostName) {
+  // Where this machine resolves "localhost" (a bare chroot may have no
+  // /etc/hosts). It may also give ::1, where the daemon does not listen: that
+  // node is then reported, and 127.0.0.1 still merges.
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
@@ -175,6 +177,11 @@ TEST(CrestFleet, TargetsFromDnsReachTheDaemon) {
     GTEST_SKIP() << "'localhost' does not resolve here";
   }
   freeaddrinfo(found);
+  testing::TempDir dir;
+  testing::CrestdProcess node;
+  std::string why;
+  ASSERT_TRUE(node.Start(CRESTD_BIN, dir.path(), {}, &why)) << why;
+  const std::string port = std::to_string(node.port());
   const auto named = testing::RunCommand(
       Crest("fleet pull --targets-dns localhost:" + port + " --into " + dir.File("cat.db")));
   EXPECT_NE(named.out.find("127.0.0.1:" + port), std::string::npos) << named.out << named.err;

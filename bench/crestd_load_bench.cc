@@ -21,6 +21,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "bench_crestd.h"
 #include "crest/v1/crest.grpc.pb.h"
 
 namespace {
@@ -95,25 +96,12 @@ int main(int argc, char** argv) {
   }
   const std::string state = argv[2];
   const double seconds = argc > 3 ? std::stod(argv[3]) : 3.0;
-  const std::string port_file = state + "/port";
-  std::remove(port_file.c_str());
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (freopen((state + "/crestd.log").c_str(), "a", stderr) == nullptr) _exit(127);
-    execl(argv[1], argv[1], "--listen", "127.0.0.1:0", "--state-dir", state.c_str(),
-          "--port-file", port_file.c_str(), "--log-level", "warn", nullptr);
-    _exit(127);
-  }
-  int port = 0;
-  for (int i = 0; i < 3000 && port == 0; ++i) {
-    std::ifstream in(port_file);
-    if (!(in >> port)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (port == 0) {
+  const crest::bench::Crestd daemon = crest::bench::StartCrestd(argv[1], state);
+  if (daemon.port == 0) {
     std::fprintf(stderr, "crestd did not start; see %s/crestd.log\n", state.c_str());
-    kill(pid, SIGKILL);
     return 1;
   }
+  const int port = daemon.port;
   const std::string address = "127.0.0.1:" + std::to_string(port);
   auto control = crest::v1::Crest::NewStub(
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
@@ -163,8 +151,6 @@ int main(int argc, char** argv) {
     std::printf("the sweep wrote %lld of %lld predictions while the clients queried\n",
                 static_cast<long long>(job.done()), static_cast<long long>(job.total()));
   }
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  crest::bench::StopCrestd(daemon);
   return 0;
 }

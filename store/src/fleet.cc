@@ -217,8 +217,8 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   if (*version != kSchemaVersion) {
     report.problems.push_back(StrCat("schema version ", *version, ", expected ", kSchemaVersion));
   }
-  for (const char* table :
-       {"devices", "software", "jobs", "measurements", "predictions", "best_measurements"}) {
+  for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
+                            "best_measurements", "best_answers"}) {
     auto count = QueryInt(*conn_,
                           StrCat("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
                                  "name = '",

@@ -81,17 +81,6 @@ absl::Status ScanKeyRanges(Connection& conn, const std::string& select,
   return absl::OkStatus();
 }
 
-// The lower median of the devices' best times (ties by device id, so the
-// choice is stable); `devices` says how many there were.
-BestTime MedianDevice(std::vector<BestTime>& times) {
-  std::sort(times.begin(), times.end(), [](const BestTime& a, const BestTime& b) {
-    return a.median_us != b.median_us ? a.median_us < b.median_us : a.device_id < b.device_id;
-  });
-  BestTime chosen = times[(times.size() - 1) / 2];
-  chosen.devices = static_cast<int>(times.size());
-  return chosen;
-}
-
 }  // namespace
 
 absl::StatusOr<bool> SqliteStore::HasPrediction(const std::string& gpu_model,
@@ -300,7 +289,8 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
 }
 
 absl::Status SqliteStore::UpdateBest(int64_t after_id) {
-  auto stmt = conn_->Prepare(
+  // Each device's best for the keys of the new rows...
+  auto best = conn_->Prepare(
       "INSERT INTO best_measurements(gpu_model, software_id, dtype, trans_a, trans_b, batch, m, "
       "n, k, device_id, measurement_id, median_us) "
       "SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, id, "
@@ -308,8 +298,25 @@ absl::Status SqliteStore::UpdateBest(int64_t after_id) {
       "ON CONFLICT DO UPDATE SET device_id = excluded.device_id, "
       "measurement_id = excluded.measurement_id, median_us = excluded.median_us "
       "WHERE excluded.median_us < best_measurements.median_us");
-  if (!stmt.ok()) return stmt.status();
-  return (*stmt)->Bind(1, after_id).Run("updating the best measurements");
+  if (!best.ok()) return best.status();
+  if (auto s = (*best)->Bind(1, after_id).Run("updating the best measurements"); !s.ok()) return s;
+  // ...then the median device of those keys again, reading only their rows.
+  auto answers = conn_->Prepare(
+      "WITH touched AS (SELECT DISTINCT gpu_model, software_id, dtype, trans_a, trans_b, batch, "
+      "m, n, k FROM measurements WHERE id > ?1 AND verified = 1), "
+      "ranked AS (SELECT b.*, row_number() OVER (PARTITION BY b.gpu_model, b.software_id, "
+      "b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k ORDER BY b.median_us, b.device_id) "
+      "AS rank, count(*) OVER (PARTITION BY b.gpu_model, b.software_id, b.dtype, b.trans_a, "
+      "b.trans_b, b.batch, b.m, b.n, b.k) AS devices "
+      "FROM touched AS t JOIN best_measurements AS b ON b.gpu_model = t.gpu_model AND "
+      "b.software_id = t.software_id AND b.dtype = t.dtype AND b.trans_a = t.trans_a AND "
+      "b.trans_b = t.trans_b AND b.batch = t.batch AND b.m = t.m AND b.n = t.n AND b.k = t.k) "
+      "INSERT OR REPLACE INTO best_answers(gpu_model, software_id, dtype, trans_a, trans_b, "
+      "batch, m, n, k, device_id, measurement_id, median_us, devices) "
+      "SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, "
+      "measurement_id, median_us, devices FROM ranked WHERE rank = (devices + 1) / 2");
+  if (!answers.ok()) return answers.status();
+  return (*answers)->Bind(1, after_id).Run("updating the answers across devices");
 }
 
 absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::string& gpu_model,
@@ -331,25 +338,20 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
   // Each key takes the newest version that has it: probe versions newest
   // first and drop keys as they are found.
   std::map<GemmKey, BestTime> best;
-  std::map<GemmKey, std::vector<BestTime>> per_device;
   for (int64_t software_id : software_ids) {
     if (wanted.empty()) break;
-    per_device.clear();
     auto status = ScanKeyRanges(
         *conn_,
-        "SELECT dtype, trans_a, trans_b, batch, m, n, k, median_us, measurement_id, device_id "
-        "FROM best_measurements WHERE gpu_model = ?1 AND software_id = ?2",
+        "SELECT dtype, trans_a, trans_b, batch, m, n, k, median_us, measurement_id, device_id, "
+        "devices FROM best_answers WHERE gpu_model = ?1 AND software_id = ?2",
         wanted, [&](Statement& s) { s.Bind(1, gpu_model).Bind(2, software_id); },
         [&](GemmKey key, const Statement& s) {
-          per_device[std::move(key)].push_back(
-              BestTime{s.Double(7), s.Int(8), s.Int(9), software_id});
+          best.emplace(std::move(key), BestTime{s.Double(7), s.Int(8), s.Int(9), software_id,
+                                                static_cast<int>(s.Int(10))});
         },
         "looking up measurements");
     if (!status.ok()) return status;
-    for (auto& [key, times] : per_device) {
-      best.emplace(key, MedianDevice(times));
-      wanted.erase(key);
-    }
+    for (const auto& [key, unused] : best) wanted.erase(key);
   }
   return best;
 }

@@ -175,6 +175,36 @@ INSERT INTO best_measurements
          min(median_us)
   FROM measurements WHERE verified = 1
   GROUP BY gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id;
+-- The answer per GPU model, software and GEMM: the device whose best is the
+-- (lower) median of the devices' bests, and how many devices there were.
+-- Kept up to date with best_measurements, so a lookup reads one row per key.
+CREATE TABLE best_answers(
+  gpu_model TEXT NOT NULL,
+  software_id INTEGER NOT NULL REFERENCES software(id),
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  median_us REAL NOT NULL,
+  devices INTEGER NOT NULL,
+  PRIMARY KEY(gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k)) WITHOUT ROWID;
+INSERT INTO best_answers
+  SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id,
+         measurement_id, median_us, devices
+  FROM (SELECT *,
+          row_number() OVER key_devices AS rank,
+          count(*) OVER (PARTITION BY gpu_model, software_id, dtype, trans_a, trans_b, batch,
+                                      m, n, k) AS devices
+        FROM best_measurements
+        WINDOW key_devices AS (PARTITION BY gpu_model, software_id, dtype, trans_a, trans_b,
+                                            batch, m, n, k
+                               ORDER BY median_us, device_id))
+  WHERE rank = (devices + 1) / 2;
 )sql",
 };
 

@@ -443,11 +443,9 @@ TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftwar
 TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   TempDir dir;
   const std::string path = dir.File("v2.db");
-  StoreOptions at2;
-  at2.migrate_to_for_test = 2;
   const GemmShape g = Gemm(4096, 4096, 4096);
   {
-    auto db = OpenOk(path, at2);
+    auto db = OpenOk(path);
     for (const char* host : {"node1", "node2", "node3"}) {
       auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
                                     crest::testing::FakeSoftware());
@@ -459,6 +457,29 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
                       .ok());
     }
   }
+  // Back to version 2 as that version wrote it: the measurement tables are
+  // the same; version 2 kept one best row per GPU model and had no answers.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  const char* downgrade = R"sql(
+    DROP TABLE best_answers;
+    DROP TABLE best_measurements;
+    CREATE TABLE best_measurements(
+      gpu_model TEXT NOT NULL, software_id INTEGER NOT NULL, dtype TEXT NOT NULL,
+      trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL, batch INTEGER NOT NULL,
+      m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, device_id INTEGER NOT NULL,
+      measurement_id INTEGER NOT NULL, median_us REAL NOT NULL,
+      PRIMARY KEY(gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k)) WITHOUT ROWID;
+    INSERT INTO best_measurements
+      SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, id,
+             min(median_us)
+      FROM measurements WHERE verified = 1
+      GROUP BY gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k;
+    PRAGMA user_version = 2;)sql";
+  ASSERT_EQ(sqlite3_exec(raw, downgrade, nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+
   auto db = OpenOk(path);  // upgrades to the current schema
   EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
   const GemmKey key = GemmKey::Of(g);

@@ -1,0 +1,224 @@
+// Fleet catalogue figures, measured side by side in one run on this machine:
+//  1. `crest fleet pull` of NODES crestd on loopback, each serving a
+//     database of the same GEMMs measured on its own (fake) H100: wall time,
+//     bytes, rows merged per second; then the second pull, which adds nothing.
+//  2. The h=4096 train d_ff ranking (1,542 GEMMs, all measured) from one
+//     node's database and from the catalogue, where each GEMM is the median
+//     of NODES devices: p50/p99 of each.
+// The measurements are synthetic (no GPU): the figures are the tool's
+// speed, not any GPU's.
+//
+// Usage: fleet_bench CRESTD_BIN CREST_BIN [NODES]   (default 4 nodes)
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_crestd.h"
+#include "crest/service/store_answers.h"
+#include "crest/store/store.h"
+#include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/gpu_catalogue.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+crest::DffQuery TrainQuery(int64_t hidden) {
+  crest::DffQuery q;
+  q.hidden = hidden;
+  q.ratio = *crest::ParseRatio("8/3");
+  q.window = 128;
+  q.train = true;
+  q.top = 10;
+  return q;
+}
+
+// Eight algorithms, seven verified, around 700 TFLOP/s; each node a little
+// faster or slower than the others.
+crest::MeasuredGemm Measurement(const crest::GemmShape& g, double node_speed,
+                                std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> jitter(0.95, 1.3);
+  crest::MeasuredGemm m;
+  m.gemm = g;
+  m.lda = g.k;
+  m.ldb = g.k;
+  m.ldc = g.n;
+  m.compute_type = "fp32";
+  const double base = g.Flops() / 700e6 * node_speed;  // µs
+  for (int a = 0; a < 8; ++a) {
+    crest::AlgoResult r;
+    r.algo.algo_id = 10 + a;
+    r.algo.tile_m = a % 2 ? 128 : 256;
+    r.algo.tile_n = 128;
+    r.algo.bytes.assign(64, static_cast<uint8_t>(a));
+    r.stats.median_us = base * jitter(rng);
+    r.stats.mean_us = r.stats.median_us;
+    r.stats.min_us = r.stats.median_us * 0.98;
+    r.stats.samples = 40;
+    r.stats.sm_clock_mhz = 1980;
+    r.verified = a != 7;
+    r.tflops = g.Flops() / r.stats.median_us / 1e6;
+    m.algos.push_back(r);
+  }
+  return m;
+}
+
+struct Percentiles {
+  double p50_us, p99_us;
+};
+
+Percentiles Summarize(std::vector<double> us) {
+  std::sort(us.begin(), us.end());
+  const auto at = [&](double q) {
+    return us[static_cast<size_t>(q * static_cast<double>(us.size() - 1))];
+  };
+  return {at(0.5), at(0.99)};
+}
+
+// Runs `command`, its stdout into `out`; the wall time in seconds, or -1.
+double Timed(const std::string& command, const std::string& out) {
+  const auto start = Clock::now();
+  const int rc = std::system((command + " > " + out + " 2>/dev/null").c_str());
+  const double s = Seconds(start, Clock::now());
+  return rc == 0 ? s : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: fleet_bench CRESTD_BIN CREST_BIN [NODES]\n");
+    return 2;
+  }
+  const std::string crestd = argv[1];
+  const std::string crest = argv[2];
+  const int nodes = argc > 3 ? std::atoi(argv[3]) : 4;
+  char pattern[] = "/tmp/crest-fleet-bench-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+
+  // The GEMMs of three train d_ff windows (h = 4096, 5120, 8192).
+  std::vector<crest::GemmShape> gemms;
+  for (int64_t h : {4096, 5120, 8192}) {
+    auto plan = crest::PlanDff(TrainQuery(h));
+    if (!plan.ok()) return 1;
+    for (const auto& mlp : plan->gemms) gemms.insert(gemms.end(), mlp.begin(), mlp.end());
+  }
+  std::printf("fleet of %d nodes, each %zu GEMMs x 8 algorithms (synthetic, not measured), %u "
+              "hardware threads\n",
+              nodes, gemms.size(), std::thread::hardware_concurrency());
+
+  const auto insert_start = Clock::now();
+  std::vector<std::string> state_dirs;
+  for (int i = 0; i < nodes; ++i) {
+    const std::string state = dir + "/node" + std::to_string(i);
+    std::filesystem::create_directories(state);
+    state_dirs.push_back(state);
+    crest::store::StoreOptions options;
+    options.host = "bench-node-" + std::to_string(i);
+    options.synchronous_full = false;
+    auto db = crest::store::Store::Open(state + "/crest.db", options);
+    if (!db.ok()) return 1;
+    crest::DeviceInfo dev;
+    dev.name = "NVIDIA H100 80GB HBM3";
+    dev.uuid = "GPU-bench-" + std::to_string(i);
+    dev.gpu_model = "H100-SXM";
+    dev.sm_count = 132;
+    dev.host = options.host;
+    auto ids = (*db)->RegisterDevice(dev, {"580.159.04", 13000, 130100});
+    if (!ids.ok()) return 1;
+    std::mt19937_64 rng(static_cast<uint64_t>(i));
+    const double speed = 1.0 + 0.03 * i;
+    for (const auto& g : gemms) {
+      if (!(*db)->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                    Measurement(g, speed, rng))
+               .ok()) {
+        return 1;
+      }
+    }
+  }
+  std::printf("built %d node databases in %.1f s\n", nodes, Seconds(insert_start, Clock::now()));
+
+  std::vector<crest::bench::Crestd> daemons;
+  std::string targets;
+  for (const auto& state : state_dirs) {
+    daemons.push_back(crest::bench::StartCrestd(crestd, state));
+    if (daemons.back().port == 0) {
+      std::fprintf(stderr, "crestd did not start; see %s/crestd.log\n", state.c_str());
+      return 1;
+    }
+    targets += (targets.empty() ? "" : ",") + std::string("127.0.0.1:") +
+               std::to_string(daemons.back().port);
+  }
+
+  const std::string catalogue = dir + "/catalogue.db";
+  const std::string pull = crest + " --json fleet pull --targets " + targets + " --into " +
+                           catalogue;
+  std::printf("\n%-12s %8s %12s %14s %14s\n", "pull", "wall_s", "MB", "rows_merged", "rows/s");
+  for (const char* which : {"first", "second"}) {
+    const std::string out = dir + "/pull.json";
+    const double s = Timed(pull, out);
+    if (s < 0) {
+      std::fprintf(stderr, "crest fleet pull failed\n");
+      return 1;
+    }
+    std::ifstream in(out);
+    const auto report = nlohmann::json::parse(in, nullptr, false);
+    int64_t bytes = 0;
+    int64_t rows = 0;
+    for (const auto& n : report["nodes"]) {
+      bytes += n["bytes"].get<int64_t>();
+      rows += n["merged"]["measurements"].get<int64_t>();
+    }
+    std::printf("%-12s %8.2f %12.1f %14lld %14.0f\n", which, s, static_cast<double>(bytes) / 1e6,
+                static_cast<long long>(rows), static_cast<double>(rows) / s);
+  }
+  for (const auto& d : daemons) crest::bench::StopCrestd(d);
+
+  // The same ranking from one node and from the catalogue, interleaved.
+  crest::store::StoreOptions read_only;
+  read_only.read_only = true;
+  read_only.create = false;
+  auto one = crest::store::Store::Open(state_dirs[0] + "/crest.db", read_only);
+  auto all = crest::store::Store::Open(catalogue, read_only);
+  if (!one.ok() || !all.ok()) return 1;
+  const crest::GpuSpec& h100 = **crest::FindGpu("h100");
+  std::vector<double> one_us;
+  std::vector<double> all_us;
+  std::string provenance;
+  for (int i = 0; i < 200; ++i) {
+    for (auto* db : {&*one, &*all}) {
+      const auto start = Clock::now();
+      auto r = crest::service::RankDffFromStore(TrainQuery(4096), h100, **db, {});
+      const double us = Seconds(start, Clock::now()) * 1e6;
+      if (!r.ok() || r->measured != 257) return 1;
+      (db == &*one ? one_us : all_us).push_back(us);
+      if (db == &*all) provenance = r->rows.front().provenance;
+    }
+  }
+  const Percentiles a = Summarize(one_us);
+  const Percentiles b = Summarize(all_us);
+  std::printf("\nh=4096 train d_ff ranking (257 candidates, 1,542 GEMMs, 200 runs each)\n");
+  std::printf("%-22s %10s %10s\n", "database", "p50_us", "p99_us");
+  std::printf("%-22s %10.0f %10.0f\n", "one node", a.p50_us, a.p99_us);
+  std::printf("%-22s %10.0f %10.0f\n", "catalogue", b.p50_us, b.p99_us);
+  std::printf("catalogue / one node: p50 %.2fx, p99 %.2fx\n", b.p50_us / a.p50_us,
+              b.p99_us / a.p99_us);
+  std::printf("catalogue answer: %s\n", provenance.c_str());
+  std::filesystem::remove_all(dir);
+  return 0;
+}

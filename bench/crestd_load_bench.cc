@@ -6,6 +6,7 @@
 //
 // Usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN]
 //   STATE_DIR/crest.db must exist (scripts/bench.sh makes it with store_bench).
+#include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +19,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
 
 #include "bench_crestd.h"
 #include "crest/v1/crest.grpc.pb.h"
@@ -103,8 +102,8 @@ int main(int argc, char** argv) {
   }
   const int port = daemon.port;
   const std::string address = "127.0.0.1:" + std::to_string(port);
-  auto control = crest::v1::Crest::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  auto control =
+      crest::v1::Crest::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   crest::v1::GetNodeInfoResponse info;
   {
     grpc::ClientContext context;

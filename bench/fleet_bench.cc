@@ -29,6 +29,7 @@
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "nlohmann/json.hpp"
+#include "synthetic.h"
 
 namespace {
 
@@ -46,48 +47,6 @@ crest::DffQuery TrainQuery(int64_t hidden) {
   q.train = true;
   q.top = 10;
   return q;
-}
-
-// Eight algorithms, seven verified, around 700 TFLOP/s; each node a little
-// faster or slower than the others.
-crest::MeasuredGemm Measurement(const crest::GemmShape& g, double node_speed,
-                                std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> jitter(0.95, 1.3);
-  crest::MeasuredGemm m;
-  m.gemm = g;
-  m.lda = g.k;
-  m.ldb = g.k;
-  m.ldc = g.n;
-  m.compute_type = "fp32";
-  const double base = g.Flops() / 700e6 * node_speed;  // µs
-  for (int a = 0; a < 8; ++a) {
-    crest::AlgoResult r;
-    r.algo.algo_id = 10 + a;
-    r.algo.tile_m = a % 2 ? 128 : 256;
-    r.algo.tile_n = 128;
-    r.algo.bytes.assign(64, static_cast<uint8_t>(a));
-    r.stats.median_us = base * jitter(rng);
-    r.stats.mean_us = r.stats.median_us;
-    r.stats.min_us = r.stats.median_us * 0.98;
-    r.stats.samples = 40;
-    r.stats.sm_clock_mhz = 1980;
-    r.verified = a != 7;
-    r.tflops = g.Flops() / r.stats.median_us / 1e6;
-    m.algos.push_back(r);
-  }
-  return m;
-}
-
-struct Percentiles {
-  double p50_us, p99_us;
-};
-
-Percentiles Summarize(std::vector<double> us) {
-  std::sort(us.begin(), us.end());
-  const auto at = [&](double q) {
-    return us[static_cast<size_t>(q * static_cast<double>(us.size() - 1))];
-  };
-  return {at(0.5), at(0.99)};
 }
 
 // Runs `command`, its stdout into `out`; the wall time in seconds, or -1.
@@ -118,9 +77,10 @@ int main(int argc, char** argv) {
     if (!plan.ok()) return 1;
     for (const auto& mlp : plan->gemms) gemms.insert(gemms.end(), mlp.begin(), mlp.end());
   }
-  std::printf("fleet of %d nodes, each %zu GEMMs x 8 algorithms (synthetic, not measured), %u "
-              "hardware threads\n",
-              nodes, gemms.size(), std::thread::hardware_concurrency());
+  std::printf(
+      "fleet of %d nodes, each %zu GEMMs x 8 algorithms (synthetic, not measured), %u "
+      "hardware threads\n",
+      nodes, gemms.size(), std::thread::hardware_concurrency());
 
   const auto insert_start = Clock::now();
   std::vector<std::string> state_dirs;
@@ -144,8 +104,9 @@ int main(int argc, char** argv) {
     std::mt19937_64 rng(static_cast<uint64_t>(i));
     const double speed = 1.0 + 0.03 * i;
     for (const auto& g : gemms) {
-      if (!(*db)->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
-                                    Measurement(g, speed, rng))
+      if (!(*db)
+               ->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                   crest::bench::SyntheticMeasurement(g, rng, speed))
                .ok()) {
         return 1;
       }
@@ -166,8 +127,8 @@ int main(int argc, char** argv) {
   }
 
   const std::string catalogue = dir + "/catalogue.db";
-  const std::string pull = crest + " --json fleet pull --targets " + targets + " --into " +
-                           catalogue;
+  const std::string pull =
+      crest + " --json fleet pull --targets " + targets + " --into " + catalogue;
   std::printf("\n%-12s %8s %12s %14s %14s\n", "pull", "wall_s", "MB", "rows_merged", "rows/s");
   for (const char* which : {"first", "second"}) {
     const std::string out = dir + "/pull.json";
@@ -210,8 +171,8 @@ int main(int argc, char** argv) {
       if (db == &*all) provenance = r->rows.front().provenance;
     }
   }
-  const Percentiles a = Summarize(one_us);
-  const Percentiles b = Summarize(all_us);
+  const crest::bench::Percentiles a = crest::bench::Summarize(one_us);
+  const crest::bench::Percentiles b = crest::bench::Summarize(all_us);
   std::printf("\nh=4096 train d_ff ranking (257 candidates, 1,542 GEMMs, 200 runs each)\n");
   std::printf("%-22s %10s %10s\n", "database", "p50_us", "p99_us");
   std::printf("%-22s %10.0f %10.0f\n", "one node", a.p50_us, a.p99_us);

@@ -18,6 +18,7 @@
 #include "crest/service/store_answers.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
+#include "synthetic.h"
 
 namespace {
 
@@ -25,45 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-struct Percentiles {
-  double p50_us, p99_us, max_us;
-};
-
-Percentiles Summarize(std::vector<double> us) {
-  std::sort(us.begin(), us.end());
-  const auto at = [&](double q) {
-    return us[static_cast<size_t>(q * static_cast<double>(us.size() - 1))];
-  };
-  return {at(0.5), at(0.99), us.back()};
-}
-
-crest::MeasuredGemm Measurement(const crest::GemmShape& g, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> jitter(0.9, 1.3);
-  crest::MeasuredGemm m;
-  m.gemm = g;
-  m.lda = g.k;
-  m.ldb = g.k;
-  m.ldc = g.n;
-  m.compute_type = "fp32";
-  const double base = g.Flops() / 700e6;  // ~700 TFLOP/s, in µs
-  for (int a = 0; a < 8; ++a) {
-    crest::AlgoResult r;
-    r.algo.algo_id = 10 + a;
-    r.algo.tile_m = a % 2 ? 128 : 256;
-    r.algo.tile_n = 128;
-    r.algo.bytes.assign(64, static_cast<uint8_t>(a));
-    r.stats.median_us = base * jitter(rng);
-    r.stats.mean_us = r.stats.median_us;
-    r.stats.min_us = r.stats.median_us * 0.98;
-    r.stats.samples = 40;
-    r.stats.sm_clock_mhz = 1980;
-    r.verified = a != 7;
-    r.tflops = g.Flops() / r.stats.median_us / 1e6;
-    m.algos.push_back(r);
-  }
-  return m;
 }
 
 }  // namespace
@@ -122,7 +84,7 @@ int main(int argc, char** argv) {
         auto ids = (*db)->RegisterDevice(dev, {"580.159.04", 13000, cublaslt});
         for (const auto& g : gemms) {
           auto s = (*db)->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
-                                            Measurement(g, rng));
+                                            crest::bench::SyntheticMeasurement(g, rng));
           if (!s.ok()) {
             std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
             return 1;
@@ -152,8 +114,9 @@ int main(int argc, char** argv) {
     const int n = 500;
     const auto start = Clock::now();
     for (int i = 0; i < n; ++i) {
-      (void)(*db)->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
-                                     Measurement(gemms[static_cast<size_t>(i)], rng));
+      (void)(*db)->InsertMeasurement(
+          std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+          crest::bench::SyntheticMeasurement(gemms[static_cast<size_t>(i)], rng));
     }
     const double s = Seconds(start, Clock::now());
     std::printf(
@@ -178,7 +141,7 @@ int main(int argc, char** argv) {
     }
     lookup_us.push_back(Seconds(start, end) * 1e6);
   }
-  const Percentiles lookup = Summarize(lookup_us);
+  const crest::bench::Percentiles lookup = crest::bench::Summarize(lookup_us);
   std::printf(
       "single-GEMM lookup (best verified algorithm, newest software), 20000 lookups: "
       "p50 %.1f us, p99 %.1f us, max %.1f us  [target p99 < 100 us: %s]\n",
@@ -200,7 +163,7 @@ int main(int argc, char** argv) {
       }
       rank_us.push_back(Seconds(start, end) * 1e6);
     }
-    const Percentiles rank = Summarize(rank_us);
+    const crest::bench::Percentiles rank = crest::bench::Summarize(rank_us);
     std::printf(
         "d_ff ranking h=4096 %s (257 candidates, %d GEMMs), 300 rankings: p50 %.0f us, "
         "p99 %.0f us  [target < 2000 us: %s]\n",

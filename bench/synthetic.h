@@ -1,0 +1,57 @@
+// Benchmarks only: made-up measurements (there is no GPU where the
+// benchmarks run) and latency percentiles.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "crest/tuner/gemm.h"
+#include "crest/tuner/measurement.h"
+
+namespace crest::bench {
+
+struct Percentiles {
+  double p50_us, p99_us, max_us;
+};
+
+inline Percentiles Summarize(std::vector<double> us) {
+  std::sort(us.begin(), us.end());
+  const auto at = [&](double q) {
+    return us[static_cast<size_t>(q * static_cast<double>(us.size() - 1))];
+  };
+  return {at(0.5), at(0.99), us.back()};
+}
+
+// Eight algorithms of `g` (seven verified) around 700 TFLOP/s divided by
+// `slowdown`, each time jittered by 0.9–1.3×.
+inline MeasuredGemm SyntheticMeasurement(const GemmShape& g, std::mt19937_64& rng,
+                                         double slowdown = 1.0) {
+  std::uniform_real_distribution<double> jitter(0.9, 1.3);
+  MeasuredGemm m;
+  m.gemm = g;
+  m.lda = g.k;
+  m.ldb = g.k;
+  m.ldc = g.n;
+  m.compute_type = "fp32";
+  const double base = g.Flops() / 700e6 * slowdown;  // µs
+  for (int a = 0; a < 8; ++a) {
+    AlgoResult r;
+    r.algo.algo_id = 10 + a;
+    r.algo.tile_m = a % 2 ? 128 : 256;
+    r.algo.tile_n = 128;
+    r.algo.bytes.assign(64, static_cast<uint8_t>(a));
+    r.stats.median_us = base * jitter(rng);
+    r.stats.mean_us = r.stats.median_us;
+    r.stats.min_us = r.stats.median_us * 0.98;
+    r.stats.samples = 40;
+    r.stats.sm_clock_mhz = 1980;
+    r.verified = a != 7;
+    r.tflops = g.Flops() / r.stats.median_us / 1e6;
+    m.algos.push_back(r);
+  }
+  return m;
+}
+
+}  // namespace crest::bench

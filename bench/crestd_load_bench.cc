@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench_crestd.h"
 #include "crest/v1/crest.grpc.pb.h"
+#include "crestd_process.h"
 
 namespace {
 
@@ -95,13 +95,13 @@ int main(int argc, char** argv) {
   }
   const std::string state = argv[2];
   const double seconds = argc > 3 ? std::stod(argv[3]) : 3.0;
-  const crest::bench::Crestd daemon = crest::bench::StartCrestd(argv[1], state);
-  if (daemon.port == 0) {
-    std::fprintf(stderr, "crestd did not start; see %s/crestd.log\n", state.c_str());
+  crest::testing::CrestdProcess daemon;
+  std::string why;
+  if (!daemon.Start(argv[1], state, {"--log-level", "warn"}, &why)) {
+    std::fprintf(stderr, "%s\n", why.c_str());
     return 1;
   }
-  const int port = daemon.port;
-  const std::string address = "127.0.0.1:" + std::to_string(port);
+  const std::string address = daemon.address();
   auto control =
       crest::v1::Crest::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   crest::v1::GetNodeInfoResponse info;
@@ -150,6 +150,6 @@ int main(int argc, char** argv) {
     std::printf("the sweep wrote %lld of %lld predictions while the clients queried\n",
                 static_cast<long long>(job.done()), static_cast<long long>(job.total()));
   }
-  crest::bench::StopCrestd(daemon);
+  daemon.Stop(SIGTERM);
   return 0;
 }

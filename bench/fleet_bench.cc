@@ -9,6 +9,7 @@
 // speed, not any GPU's.
 //
 // Usage: fleet_bench CRESTD_BIN CREST_BIN [NODES]   (default 4 nodes)
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,17 +18,19 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include "bench_crestd.h"
 #include "crest/service/store_answers.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
+#include "crestd_process.h"
 #include "nlohmann/json.hpp"
 #include "synthetic.h"
 
@@ -114,16 +117,16 @@ int main(int argc, char** argv) {
   }
   std::printf("built %d node databases in %.1f s\n", nodes, Seconds(insert_start, Clock::now()));
 
-  std::vector<crest::bench::Crestd> daemons;
+  std::vector<std::unique_ptr<crest::testing::CrestdProcess>> daemons;
   std::string targets;
   for (const auto& state : state_dirs) {
-    daemons.push_back(crest::bench::StartCrestd(crestd, state));
-    if (daemons.back().port == 0) {
-      std::fprintf(stderr, "crestd did not start; see %s/crestd.log\n", state.c_str());
+    daemons.push_back(std::make_unique<crest::testing::CrestdProcess>());
+    std::string why;
+    if (!daemons.back()->Start(crestd, state, {"--log-level", "warn"}, &why)) {
+      std::fprintf(stderr, "%s\n", why.c_str());
       return 1;
     }
-    targets += (targets.empty() ? "" : ",") + std::string("127.0.0.1:") +
-               std::to_string(daemons.back().port);
+    targets += (targets.empty() ? "" : ",") + daemons.back()->address();
   }
 
   const std::string catalogue = dir + "/catalogue.db";
@@ -148,7 +151,7 @@ int main(int argc, char** argv) {
     std::printf("%-12s %8.2f %12.1f %14lld %14.0f\n", which, s, static_cast<double>(bytes) / 1e6,
                 static_cast<long long>(rows), static_cast<double>(rows) / s);
   }
-  for (const auto& d : daemons) crest::bench::StopCrestd(d);
+  for (const auto& d : daemons) d->Stop(SIGTERM);
 
   // The same ranking from one node and from the catalogue, interleaved.
   crest::store::StoreOptions read_only;

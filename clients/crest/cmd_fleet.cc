@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct FleetFlags {
 // What happened on one node.
 struct Node {
   std::string target;
+  std::optional<Connection> connection;  // one channel for every call to this node
   bool ok = false;
   bool ended = false;  // submit: the job ended, or the node was given up on
   v1::Job job;
@@ -74,10 +76,19 @@ absl::StatusOr<std::vector<std::string>> Targets(const FleetFlags& f) {
   return f.targets.empty() ? ResolveTargets(f.targets_dns) : ParseTargets(f.targets);
 }
 
-absl::StatusOr<Connection> Connect(const std::string& target) {
-  RemoteFlags flags = Remote();
-  flags.server = target;
-  return Connection::Open(flags);
+// One node per target, each with its channel; the credentials (token, TLS
+// files) are read once for all. A bad credential flag fails before any node.
+absl::StatusOr<std::vector<Node>> Nodes(const FleetFlags& f) {
+  auto targets = Targets(f);
+  if (!targets.ok()) return targets.status();
+  auto credentials = LoadCredentials(Remote());
+  if (!credentials.ok()) return credentials.status();
+  std::vector<Node> nodes(targets->size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].target = (*targets)[i];
+    nodes[i].connection = Connection::Open(nodes[i].target, *credentials);
+  }
+  return nodes;
 }
 
 // Runs fn(i) for i in [0, n) on at most `parallel` threads.
@@ -94,19 +105,14 @@ void ForEachParallel(size_t n, int parallel, const std::function<void(size_t)>& 
 }
 
 void SubmitOne(const std::string& spec, const FleetFlags& f, Node& node) {
-  auto c = Connect(node.target);
-  if (!c.ok()) {
-    node.error = std::string(c.status().message());
-    node.ended = true;
-    return;
-  }
   v1::SubmitJobRequest request;
   request.mutable_spec()->set_json(spec);
   request.set_backend(f.backend);
   request.set_priority(f.priority);
   request.set_force(f.force);
   v1::SubmitJobResponse response;
-  if (auto s = CallUnary(*c, &v1::Crest::Stub::SubmitJob, request, &response); !s.ok()) {
+  if (auto s = CallUnary(*node.connection, &v1::Crest::Stub::SubmitJob, request, &response);
+      !s.ok()) {
     node.error = std::string(s.message());
     node.ended = true;
     return;
@@ -119,24 +125,20 @@ void SubmitOne(const std::string& spec, const FleetFlags& f, Node& node) {
 // resumes its jobs) is followed on.
 void PollOne(const FleetFlags& f, Node& node) {
   const auto now = std::chrono::steady_clock::now();
-  auto c = Connect(node.target);
-  absl::Status status = c.status();
+  v1::GetJobRequest request;
+  request.set_id(node.job.id());
+  v1::Job job;
+  const absl::Status status = CallUnary(*node.connection, &v1::Crest::Stub::GetJob, request, &job);
   if (status.ok()) {
-    v1::GetJobRequest request;
-    request.set_id(node.job.id());
-    v1::Job job;
-    status = CallUnary(*c, &v1::Crest::Stub::GetJob, request, &job);
-    if (status.ok()) {
-      node.job = job;
-      node.failing_since = {};
-      node.error.clear();
-      if (auto ended = JobStatus(job); !absl::IsUnavailable(ended)) {
-        node.ended = true;
-        node.ok = ended.ok();
-        if (!ended.ok()) node.error = std::string(ended.message());
-      }
-      return;
+    node.job = job;
+    node.failing_since = {};
+    node.error.clear();
+    if (auto ended = JobStatus(job); !absl::IsUnavailable(ended)) {
+      node.ended = true;
+      node.ok = ended.ok();
+      if (!ended.ok()) node.error = std::string(ended.message());
     }
+    return;
   }
   if (node.failing_since == std::chrono::steady_clock::time_point{}) node.failing_since = now;
   node.error = std::string(status.message());
@@ -180,8 +182,9 @@ absl::Status Outcome(const std::vector<Node>& nodes, std::string_view what) {
 }
 
 absl::Status Submit(const FleetFlags& f, Io& io) {
-  auto targets = Targets(f);
-  if (!targets.ok()) return targets.status();
+  auto made = Nodes(f);
+  if (!made.ok()) return made.status();
+  std::vector<Node>& nodes = *made;
   if (f.poll_s <= 0 || f.give_up_s < 0) {
     return absl::InvalidArgumentError(
         StrCat("--poll must be positive and --give-up-after not negative (got ", f.poll_s, ", ",
@@ -191,8 +194,6 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
   if (!spec.ok()) return spec.status();
   // A bad spec is refused here once, not by every node.
   if (auto parsed = service::ParseSweepSpec(*spec); !parsed.ok()) return parsed.status();
-  std::vector<Node> nodes(targets->size());
-  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].target = (*targets)[i];
   ForEachParallel(nodes.size(), f.parallel, [&](size_t i) { SubmitOne(*spec, f, nodes[i]); });
   for (const auto& n : nodes) {
     if (io.json) continue;
@@ -273,8 +274,9 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
 }
 
 absl::Status Pull(const FleetFlags& f, Io& io) {
-  auto targets = Targets(f);
-  if (!targets.ok()) return targets.status();
+  auto made = Nodes(f);
+  if (!made.ok()) return made.status();
+  std::vector<Node>& nodes = *made;
   // Snapshots land next to the catalogue (same filesystem) and go when done.
   const std::filesystem::path into(f.into);
   std::string pattern =
@@ -293,8 +295,6 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
     }
   } cleanup{downloads};
 
-  std::vector<Node> nodes(targets->size());
-  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].target = (*targets)[i];
   // Downloads run in parallel; each snapshot is merged (one at a time: the
   // catalogue is one connection) and deleted as soon as it arrives, so the
   // disk holds at most --parallel snapshots. The catalogue is opened by the
@@ -312,8 +312,7 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
   ForEachParallel(nodes.size(), f.parallel, [&](size_t i) {
     Node& n = nodes[i];
     const std::string snapshot = (downloads / StrCat("node-", i, ".db")).string();
-    auto c = Connect(n.target);
-    auto bytes = c.ok() ? DownloadSnapshot(*c, snapshot) : c.status();
+    auto bytes = DownloadSnapshot(*n.connection, snapshot);
     if (!bytes.ok()) {
       n.error = std::string(bytes.status().message());
       return;

@@ -5,36 +5,12 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 
+#include "crest/common/host_port.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::cli {
-namespace {
-
-// The port of "HOST:PORT" / "[V6]:PORT", or 0 when there is none or it is out
-// of range; `host` receives the part before it.
-int SplitPort(std::string_view text, std::string* host) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return 0;
-  std::string_view h = text.substr(0, colon);
-  if (h.front() == '[') {
-    if (h.back() != ']' || h.size() < 3) return 0;
-  } else if (h.find(':') != std::string_view::npos) {
-    return 0;  // a bare IPv6 address needs brackets
-  }
-  int port = 0;
-  const std::string_view digits = text.substr(colon + 1);
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
-  if (ec != std::errc() || end != digits.data() + digits.size() || port < 1 || port > 65535) {
-    return 0;
-  }
-  *host = std::string(h);
-  return port;
-}
-
-}  // namespace
 
 absl::StatusOr<std::vector<std::string>> ParseTargets(const std::string& list) {
   std::vector<std::string> out;
@@ -48,9 +24,8 @@ absl::StatusOr<std::vector<std::string>> ParseTargets(const std::string& list) {
     entry.erase(0, entry.find_first_not_of(" \t"));
     entry.erase(entry.find_last_not_of(" \t") + 1);
     if (entry.empty()) continue;
-    std::string host;
     const bool unix_socket = entry.starts_with("unix:") && entry.size() > 5;
-    if (!unix_socket && SplitPort(entry, &host) == 0) {
+    if (!unix_socket && !ParseHostPort(entry, 1)) {
       return absl::InvalidArgumentError(StrCat(
           "--targets: '", entry, "' is not HOST:PORT (port 1..65535), [IPv6]:PORT or unix:PATH"));
     }
@@ -63,13 +38,14 @@ absl::StatusOr<std::vector<std::string>> ParseTargets(const std::string& list) {
 absl::StatusOr<std::vector<std::string>> ResolveTargets(const std::string& name_and_port) {
   std::string name = name_and_port;
   int port = kDefaultCrestdPort;
-  if (std::string host; name.find(':') != std::string::npos) {
-    port = SplitPort(name, &host);
-    if (port == 0) {
+  if (name.find(':') != std::string::npos) {
+    auto parsed = ParseHostPort(name, 1);
+    if (!parsed) {
       return absl::InvalidArgumentError(
           StrCat("--targets-dns: '", name_and_port, "' is not NAME or NAME:PORT (port 1..65535)"));
     }
-    name = host;
+    name = parsed->host;
+    port = parsed->port;
   }
   if (name.empty()) return absl::InvalidArgumentError("--targets-dns: empty name");
   addrinfo hints{};

@@ -41,50 +41,62 @@ void AddRemoteFlags(CLI::App& root) {
 
 const RemoteFlags& Remote() { return Flags(); }
 
-absl::StatusOr<Connection> Connection::Open(const RemoteFlags& f) {
-  Connection c;
-  c.server_ = f.server;
-  c.timeout_s_ = f.timeout_s;
+absl::StatusOr<Credentials> LoadCredentials(const RemoteFlags& f) {
+  Credentials c;
+  c.timeout_s = f.timeout_s;
   if (f.timeout_s <= 0) {
     return absl::InvalidArgumentError(StrCat("--timeout must be positive (got ", f.timeout_s, ")"));
   }
   if (!f.token_file.empty()) {
     auto token = ReadText("--token-file", f.token_file);
     if (!token.ok()) return token.status();
-    c.token_ = std::string(*token);
-    while (!c.token_.empty() && (c.token_.back() == '\n' || c.token_.back() == ' ')) {
-      c.token_.pop_back();
+    c.token = std::string(*token);
+    while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == ' ')) {
+      c.token.pop_back();
     }
   } else if (const char* env = std::getenv("CREST_TOKEN"); env != nullptr) {
-    c.token_ = env;
+    c.token = env;
   }
-  std::shared_ptr<grpc::ChannelCredentials> credentials;
   if (f.tls_ca.empty()) {
     if (!f.tls_cert.empty() || !f.tls_key.empty()) {
       return absl::InvalidArgumentError("--tls-cert/--tls-key need --tls-ca");
     }
-    credentials = grpc::InsecureChannelCredentials();
-  } else {
-    grpc::SslCredentialsOptions options;
-    auto ca = ReadText("--tls-ca", f.tls_ca);
-    if (!ca.ok()) return ca.status();
-    options.pem_root_certs = *ca;
-    if (f.tls_cert.empty() != f.tls_key.empty()) {
-      return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
-    }
-    if (!f.tls_cert.empty()) {
-      auto cert = ReadText("--tls-cert", f.tls_cert);
-      if (!cert.ok()) return cert.status();
-      auto key = ReadText("--tls-key", f.tls_key);
-      if (!key.ok()) return key.status();
-      options.pem_cert_chain = *cert;
-      options.pem_private_key = *key;
-    }
-    credentials = grpc::SslCredentials(options);
+    c.channel = grpc::InsecureChannelCredentials();
+    return c;
   }
+  grpc::SslCredentialsOptions options;
+  auto ca = ReadText("--tls-ca", f.tls_ca);
+  if (!ca.ok()) return ca.status();
+  options.pem_root_certs = *ca;
+  if (f.tls_cert.empty() != f.tls_key.empty()) {
+    return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
+  }
+  if (!f.tls_cert.empty()) {
+    auto cert = ReadText("--tls-cert", f.tls_cert);
+    if (!cert.ok()) return cert.status();
+    auto key = ReadText("--tls-key", f.tls_key);
+    if (!key.ok()) return key.status();
+    options.pem_cert_chain = *cert;
+    options.pem_private_key = *key;
+  }
+  c.channel = grpc::SslCredentials(options);
+  return c;
+}
+
+absl::StatusOr<Connection> Connection::Open(const RemoteFlags& f) {
+  auto credentials = LoadCredentials(f);
+  if (!credentials.ok()) return credentials.status();
+  return Open(f.server, *credentials);
+}
+
+Connection Connection::Open(const std::string& server, const Credentials& credentials) {
+  Connection c;
+  c.server_ = server;
+  c.token_ = credentials.token;
+  c.timeout_s_ = credentials.timeout_s;
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
-  c.channel_ = grpc::CreateCustomChannel(f.server, credentials, args);
+  c.channel_ = grpc::CreateCustomChannel(server, credentials.channel, args);
   c.stub_ = v1::Crest::NewStub(c.channel_);
   return c;
 }

@@ -29,10 +29,25 @@ struct RemoteFlags {
 void AddRemoteFlags(CLI::App& root);
 const RemoteFlags& Remote();
 
+// How to reach any crestd: the token, the channel credentials (TLS files
+// read) and the call timeout. Loaded once, shared by every connection a
+// command opens (`crest fleet` opens one per node).
+struct Credentials {
+  std::string token;
+  std::shared_ptr<grpc::ChannelCredentials> channel;
+  double timeout_s = 30;
+};
+
+// Validates the flags and reads the files they name. InvalidArgument names
+// the flag.
+absl::StatusOr<Credentials> LoadCredentials(const RemoteFlags& flags);
+
 class Connection final {
  public:
   // Validates the flags and reads the files they name; does not connect yet.
   static absl::StatusOr<Connection> Open(const RemoteFlags& flags);
+  // A channel to `server` with credentials already loaded; does not connect yet.
+  static Connection Open(const std::string& server, const Credentials& credentials);
 
   v1::Crest::Stub& stub() { return *stub_; }
   const std::string& server() const { return server_; }

@@ -18,6 +18,7 @@
 
 #include "CLI/CLI.hpp"
 #include "auth.h"
+#include "crest/common/host_port.h"
 #include "crest/common/read_file.h"
 #include "crest/store/store.h"
 #include "crest/tuner/gpu_catalogue.h"
@@ -76,9 +77,7 @@ class DelayedBackend final : public crest::Backend {
 // HOST:PORT with a numeric port, or unix:PATH.
 bool IsAddress(const std::string& address) {
   if (address.starts_with("unix:")) return address.size() > 5;
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) return false;
-  return address.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  return crest::ParseHostPort(address, 0).has_value();
 }
 
 bool IsLoopback(const std::string& address) {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <thread>
 
+#include "crest/common/host_port.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::crestd {
@@ -163,19 +164,18 @@ std::unique_ptr<Metrics> Metrics::Disabled() { return std::make_unique<NoMetrics
 
 absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Serve(const std::string& listen,
                                                         int* bound_port) {
-  const auto colon = listen.rfind(':');
-  const std::string host = colon == std::string::npos ? "0.0.0.0" : listen.substr(0, colon);
-  const std::string port_text = colon == std::string::npos ? listen : listen.substr(colon + 1);
+  // A bare PORT means every interface.
+  const auto parsed =
+      ParseHostPort(listen.find(':') == std::string::npos ? "0.0.0.0:" + listen : listen, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  char* end = nullptr;
-  const long port = std::strtol(port_text.c_str(), &end, 10);
-  if (port_text.empty() || *end != '\0' || port < 0 || port > 65535 ||
-      inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host.c_str(), &addr.sin_addr) != 1) {
+  if (!parsed ||
+      inet_pton(AF_INET, parsed->host == "localhost" ? "127.0.0.1" : parsed->host.c_str(),
+                &addr.sin_addr) != 1) {
     return absl::InvalidArgumentError(
         StrCat("--metrics-listen '", listen, "' is not IPv4-HOST:PORT (port 0 picks a free one)"));
   }
-  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_port = htons(static_cast<uint16_t>(parsed->port));
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const int one = 1;
   socklen_t len = sizeof addr;

@@ -300,6 +300,7 @@ absl::Status SqliteStore::UpdateBest(int64_t after_id) {
       "WHERE excluded.median_us < best_measurements.median_us");
   if (!best.ok()) return best.status();
   if (auto s = (*best)->Bind(1, after_id).Run("updating the best measurements"); !s.ok()) return s;
+  if (conn_->Changes() == 0) return absl::OkStatus();  // no device's best moved: answers stand
   // ...then the median device of those keys again, reading only their rows.
   auto answers = conn_->Prepare(
       "WITH touched AS (SELECT DISTINCT gpu_model, software_id, dtype, trans_a, trans_b, batch, "

@@ -440,6 +440,34 @@ TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftwar
   EXPECT_EQ(pinned->at(key).devices, 1);
 }
 
+TEST(StoreFleet, TheAnswerFollowsAFasterRemeasurementAndIgnoresASlowerOne) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("m.db"));
+  const GemmShape g = Gemm(2048, 2048, 2048);
+  const GemmKey key = GemmKey::Of(g);
+  std::vector<std::pair<int64_t, int64_t>> ids;
+  for (const char* host : {"node1", "node2", "node3"}) {
+    auto id = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
+                                 crest::testing::FakeSoftware());
+    ASSERT_TRUE(id.ok());
+    ids.push_back(*id);
+  }
+  auto measure = [&](size_t device, double us) {
+    ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids[device].first, ids[device].second,
+                                      "H100-SXM", 132, crest::testing::FakeMeasurement(g, us))
+                    .ok());
+  };
+  measure(0, 500);
+  measure(1, 600);
+  measure(2, 700);
+  const auto median = [&] { return db->BestTimes("H100-SXM", {&key, 1}, {})->at(key).median_us; };
+  EXPECT_DOUBLE_EQ(median(), 600);
+  measure(2, 900);  // slower than node3's best: nothing moves
+  EXPECT_DOUBLE_EQ(median(), 600);
+  measure(2, 400);  // node3 is now the fastest: node1's 500 is the median
+  EXPECT_DOUBLE_EQ(median(), 500);
+}
+
 TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   TempDir dir;
   const std::string path = dir.File("v2.db");

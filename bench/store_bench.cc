@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 20000; ++i) {
     const auto& g = gemms[pick(rng)];
     const auto start = Clock::now();
-    auto answer = crest::service::LookupGemm(g, h100, **db, {});
+    auto answer = crest::service::LookupGemm(g, h100, **db, {}, {});
     const auto end = Clock::now();
     if (!answer.ok() || !answer->measured) {
       std::fprintf(stderr, "lookup missed\n");

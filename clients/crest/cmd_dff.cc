@@ -24,6 +24,7 @@ struct DffCommandFlags {
   int top = 10;
   std::string db;
   int64_t cublaslt = 0;
+  ModeFlags mode;
 };
 
 // Largest power of two dividing the per-rank d_ff, capped at 1024: the
@@ -51,6 +52,21 @@ void PrintSources(const GpuSpec& gpu, const DffRanking& r, const std::string& db
   }
 }
 
+// Says which rows the measurements cannot order.
+void PrintTies(const DffRanking& r, std::ostream& out) {
+  if (r.tied_with_best <= 1) return;
+  std::vector<int64_t> shown;
+  for (const DffRow& row : r.rows) {
+    if (row.tie_group == 1) shown.push_back(row.d_ff);
+  }
+  out << "\n" << r.tied_with_best << " candidates are tied with the best (d_ff "
+      << StrJoin(shown, ", ")
+      << (static_cast<int64_t>(shown.size()) < r.tied_with_best ? ", ..." : "")
+      << "): their intervals overlap, so "
+      << (r.rows.front().source == "measured" ? "the measurements" : "the model")
+      << " cannot order them; pick among them by other needs (parameters, alignment).\n";
+}
+
 void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, const std::string& db,
                 std::ostream& out) {
   out << "d_ff near " << q.ratio.text << "*" << q.hidden << " on " << gpu.name << ": SwiGLU MLP "
@@ -70,9 +86,11 @@ void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, cons
       << r.candidates.values.front() << " to " << r.candidates.values.back() << " (window +/-"
       << q.window << ", step " << std::lcm(q.align, q.tp) << ")\n\n";
   Table table({{"rank"},
+               {"tie"},
                {"d_ff"},
                {"pow2"},
                {"time_us"},
+               {"95% interval", Table::Align::kLeft},
                {"TFLOP/s"},
                {"speedup"},
                {"mlp_params"},
@@ -80,22 +98,28 @@ void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, cons
                {"source", Table::Align::kLeft}});
   int rank = 0;
   for (const DffRow& row : r.rows) {
-    table.AddRow({std::to_string(++rank),
+    const bool exact = row.time_low_us == row.time_high_us;
+    table.AddRow({std::to_string(++rank), std::to_string(row.tie_group),
                   std::to_string(row.d_ff) + (row.d_ff == r.candidates.baseline ? "*" : ""),
                   std::to_string(PowerOfTwoFactor(row.d_ff, q.tp)), Fixed(row.time_us, 1),
+                  exact ? "-"
+                        : Fixed(row.time_low_us, 1) + "-" + Fixed(row.time_high_us, 1),
                   Fixed(row.tflops, 1),
                   row.speedup_vs_baseline > 0 ? Fixed(row.speedup_vs_baseline, 3) + "x" : "-",
                   Grouped(row.mlp_params),
                   (row.params_delta > 0 ? "+" : "") + Grouped(row.params_delta), row.source});
   }
   table.Print(out);
-  out << "\n* = baseline. pow2 = largest power of two dividing d_ff/tp. "
+  PrintTies(r, out);
+  out << "\n* = baseline. tie = tie group: rows of a group cannot be told apart (their 95% "
+         "intervals reach the group's fastest). pow2 = largest power of two dividing d_ff/tp. "
          "speedup = baseline time / time. `crest explain` shows any GEMM's tile/wave arithmetic.\n";
 }
 
 absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   auto query = ToDffQuery(f.window, f.top);
   if (!query.ok()) return query.status();
+  query->mode = ToMode(f.mode);
   auto gpu = FindGpu(f.window.gpu);
   if (!gpu.ok()) return gpu.status();
   absl::StatusOr<DffRanking> ranking;
@@ -156,6 +180,10 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
                           {"measured", ranking->measured},
                           {"predicted", ranking->predicted},
                           {"missing", ranking->missing}}},
+                        {"measure_mode",
+                         {{"cache", CacheModeName(query->mode.cache)},
+                          {"clocks", ClockPolicyName(query->mode.clocks)}}},
+                        {"tied_with_best", ranking->tied_with_best},
                         {"baseline",
                          {{"d_ff", b.d_ff},
                           {"naive_d_ff", ranking->candidates.naive},
@@ -183,6 +211,7 @@ Command RegisterDff(CLI::App& root) {
                       "predictions) instead of running the model");
   cmd.app->add_option("--cublaslt", flags->cublaslt,
                       "with --db: only measurements with this cuBLASLt version (default: newest)");
+  AddModeFlags(*cmd.app, flags->mode);
   cmd.run = [flags](Io& io) { return RunDff(*flags, io); };
   return cmd;
 }

@@ -21,6 +21,7 @@
 #include "crest/store/store.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
+#include "measure_flags.h"
 #include "fleet_targets.h"
 #include "interrupt.h"
 #include "json_views.h"
@@ -47,6 +48,7 @@ struct FleetFlags {
   bool no_wait = false;
   double poll_s = 5;
   double give_up_s = 300;
+  MeasureFlags measure;
   // pull
   std::string into;
 };
@@ -190,7 +192,7 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
         StrCat("--poll must be positive and --give-up-after not negative (got ", f.poll_s, ", ",
                f.give_up_s, ")"));
   }
-  auto spec = SweepSpecText(f.spec_file, f.window);
+  auto spec = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure));
   if (!spec.ok()) return spec.status();
   // A bad spec is refused here once, not by every node.
   if (auto parsed = service::ParseSweepSpec(*spec); !parsed.ok()) return parsed.status();
@@ -402,6 +404,7 @@ Command RegisterFleet(CLI::App& root) {
                    "seconds a node may stay unreachable before it is reported failed (a "
                    "restarted crestd resumes its job, so short outages are waited out)")
       ->capture_default_str();
+  AddMeasureFlags(*submit, f->measure, /*with_device=*/false);
   CLI::App* pull = cmd.app->add_subcommand(
       "pull",
       "Download every target's database snapshot and merge it into a catalogue (idempotent); "

@@ -9,6 +9,7 @@
 #include "crest/store/records.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
+#include "measure_flags.h"
 #include "remote.h"
 #include "remote_jobs.h"
 #include "sweep_input.h"
@@ -27,6 +28,7 @@ struct JobsFlags {
   std::string state;
   int limit = 20;
   int64_t id = 0;
+  MeasureFlags measure;
 };
 
 absl::StatusOr<Connection> Connect() {
@@ -65,7 +67,7 @@ absl::Status Watch(Connection& c, int64_t id, Io& io) {
 }
 
 absl::Status Submit(const JobsFlags& f, Io& io) {
-  auto text = SweepSpecText(f.spec_file, f.window);
+  auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure));
   if (!text.ok()) return text.status();
   auto c = Connect();
   if (!c.ok()) return c.status();
@@ -176,6 +178,7 @@ Command RegisterJobs(CLI::App& root) {
       ->capture_default_str();
   submit->add_flag("--force", f->force, "redo GEMMs the database already holds");
   submit->add_flag("--wait", f->wait, "follow the job to its end, like `jobs watch`");
+  AddMeasureFlags(*submit, f->measure, /*with_device=*/false);
   CLI::App* list = cmd.app->add_subcommand("list", "List jobs, newest first");
   list->add_option("--state", f->state, "queued, running, done, failed or cancelled");
   list->add_option("--limit", f->limit, "rows at most")->capture_default_str();

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/service/store_answers.h"
+#include "crest/tuner/measure/clock_policy.h"
 #include "crest/wire/convert.h"
 #include "gemm_flags.h"
 #include "json_views.h"
@@ -18,6 +19,7 @@ struct LookupFlags {
   std::string gpu;
   std::string db;
   int64_t cublaslt = 0;
+  ModeFlags mode;
 };
 
 nlohmann::json MeasuredJson(const store::MeasurementRow& r) {
@@ -32,7 +34,13 @@ nlohmann::json MeasuredJson(const store::MeasurementRow& r) {
             {"min_us", s.min_us},
             {"stdev_us", s.stdev_us},
             {"samples", s.samples},
-            {"sm_clock_mhz", s.sm_clock_mhz}}},
+            {"ci_low_us", s.ci_low_us},
+            {"ci_high_us", s.ci_high_us},
+            {"sm_clock_mhz", s.sm_clock_mhz},
+            {"power_w", s.power_w},
+            {"throttle_reasons", measure::DescribeReasons(s.throttle_reasons)},
+            {"discarded", s.discarded},
+            {"clock_note", r.result.clock_note}}},
           {"algo",
            {{"algo_id", a.algo_id},
             {"tile", a.tile},
@@ -49,7 +57,9 @@ nlohmann::json MeasuredJson(const store::MeasurementRow& r) {
           {"tile_efficiency", r.tile_efficiency},
           {"wave_efficiency", r.wave_efficiency},
           {"verified", r.result.verified},
-          {"cache_mode", r.cache_mode},
+          {"cache_mode", CacheModeName(r.mode.cache)},
+          {"clock_policy", ClockPolicyName(r.mode.clocks)},
+          {"settled_clock_mhz", r.settled_clock_mhz},
           {"leading_dims", {{"lda", r.lda}, {"ldb", r.ldb}, {"ldc", r.ldc}}},
           {"device", DeviceJson(r.device)},
           {"software", SoftwareJson(r.software)}};
@@ -84,6 +94,7 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
     wire::Fill(g, request.mutable_gemm());
     request.set_gpu(std::string((*gpu)->name));
     request.mutable_pin()->set_cublaslt(f.cublaslt);
+    wire::Fill(ToMode(f.mode), request.mutable_mode());
     v1::LookupGemmResponse response;
     if (auto s = CallUnary(*connection, &v1::Crest::Stub::LookupGemm, request, &response);
         !s.ok()) {
@@ -95,7 +106,7 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
     if (f.db.empty()) return absl::InvalidArgumentError("db: give --db FILE or --server HOST:PORT");
     auto db = OpenForReading(f.db, f.cublaslt);
     if (!db.ok()) return db.status();
-    answer = service::LookupGemm(g, **gpu, *db->db, db->pin);
+    answer = service::LookupGemm(g, **gpu, *db->db, db->pin, ToMode(f.mode));
   }
   if (!answer.ok()) return answer.status();
   if (!answer->measured && !answer->predicted) {
@@ -121,10 +132,15 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
     const auto& s = r.result.stats;
     const auto& a = r.result.algo;
     io.out << "MEASURED on " << service::DescribeProvenance(r.device, r.software) << "\n"
-           << "  median " << Fixed(s.median_us, 2) << " us (mean " << Fixed(s.mean_us, 2)
-           << ", min " << Fixed(s.min_us, 2) << ", stdev " << Fixed(s.stdev_us, 2) << ", "
-           << s.samples << " samples, SM " << Fixed(s.sm_clock_mhz, 0) << " MHz, " << r.cache_mode
-           << " L2), " << Fixed(r.result.tflops, 1) << " TFLOP/s, verified\n"
+           << "  " << CacheModeName(r.mode.cache) << " L2, " << ClockPolicyName(r.mode.clocks)
+           << " clocks: SM " << Fixed(s.sm_clock_mhz, 0) << " MHz, " << Fixed(s.power_w, 0)
+           << " W, clock-event reasons " << measure::DescribeReasons(s.throttle_reasons) << ", "
+           << s.discarded << " samples discarded"
+           << (r.result.clock_note.empty() ? "" : " (" + r.result.clock_note + ")") << "\n"
+           << "  median " << Fixed(s.median_us, 2) << " us (95% interval " << Fixed(s.ci_low_us, 2)
+           << "-" << Fixed(s.ci_high_us, 2) << ", mean " << Fixed(s.mean_us, 2) << ", min "
+           << Fixed(s.min_us, 2) << ", stdev " << Fixed(s.stdev_us, 2) << ", " << s.samples
+           << " samples), " << Fixed(r.result.tflops, 1) << " TFLOP/s, verified\n"
            << "  algorithm " << a.algo_id << ": tile " << a.tile_m << "x" << a.tile_n << " (id "
            << a.tile << "), stages " << a.stages << ", split-K " << a.split_k << ", reduction "
            << a.reduction_scheme << ", swizzle " << a.swizzle << ", custom " << a.custom_option
@@ -155,6 +171,7 @@ Command RegisterLookup(CLI::App& root) {
   app.add_option("--db", flags->db, "database file (or --server: ask a crestd)");
   app.add_option("--cublaslt", flags->cublaslt,
                  "only measurements with this cuBLASLt version (e.g. 130100); default: newest");
+  AddModeFlags(app, flags->mode);
   cmd.run = [flags](Io& io) { return RunLookup(*flags, io); };
   return cmd;
 }

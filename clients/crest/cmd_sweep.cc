@@ -8,6 +8,7 @@
 #include "build_info.h"
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/service/backend_factory.h"
 #include "crest/service/sweep_runner.h"
 #include "dff_flags.h"
 #include "interrupt.h"
@@ -31,23 +32,6 @@ struct SweepFlags {
   int priority = 0;
   MeasureFlags measure;
 };
-
-absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
-                                                     const std::string& gpu_name,
-                                                     const MeasureFlags& measure) {
-  if (name == "model") {
-    if (gpu_name.empty()) {
-      return absl::InvalidArgumentError(
-          "gpu: the model backend needs a target GPU (--gpu, or \"gpu\" in the spec)");
-    }
-    auto gpu = FindGpu(gpu_name);
-    if (!gpu.ok()) return gpu.status();
-    return MakeModelBackend(**gpu);
-  }
-  if (name == "cublaslt") return MakeMeasuringBackend(measure);
-  return absl::InvalidArgumentError(
-      StrCat("backend: unknown backend '", name, "' (expected model or cublaslt)"));
-}
 
 // `crest sweep --server`: the daemon runs it as an interactive job.
 absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, Io& io) {
@@ -77,12 +61,17 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, I
            << (last.job().backend() == "model" ? " new predictions (model, not measured), "
                                                : " new measurements, ")
            << last.failed() << " failed, " << Fixed(last.elapsed_s(), 2) << " s\n";
+    if (last.kernel_s() > 0) {
+      io.out << "  " << Accounting(last.gemms_per_minute(), last.gpu_busy_fraction(),
+                                   last.host_overhead_per_gemm_s())
+             << "\n";
+    }
   }
   return JobStatus(last.job());
 }
 
 absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
-  auto text = SweepSpecText(f.spec_file, f.window);
+  auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure));
   if (!text.ok()) return text.status();
   const std::string& spec_text = *text;
   if (!Remote().server.empty()) return RunRemoteSweep(f, spec_text, io);
@@ -95,8 +84,9 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   }
   // The backend comes first: without a device nothing, the database
   // included, is touched.
-  auto backend = MakeBackend(f.backend.empty() ? "model" : f.backend,
-                             f.window.gpu.empty() ? spec->gpu : f.window.gpu, f.measure);
+  auto backend = service::MakeBackend({f.backend.empty() ? "model" : f.backend,
+                                       f.window.gpu.empty() ? spec->gpu : f.window.gpu,
+                                       f.measure.device, spec->measure});
   if (!backend.ok()) return backend.status();
   store::StoreOptions options;
   auto db = store::Store::Open(f.db, options);
@@ -107,8 +97,12 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   service::SweepOptions run;
   run.force = f.force;
   run.priority = f.priority;
+  const bool measures = (*backend)->Measures();
   run.on_progress = [&](const service::SweepProgress& p) {
-    progress.Update(p.done, p.total, p.elapsed_s);
+    progress.Update(p.done, p.total, p.elapsed_s,
+                    measures ? Accounting(p.GemmsPerMinute(), p.GpuBusyFraction(),
+                                          p.HostOverheadPerGemmS())
+                             : "");
   };
   absl::StatusOr<service::SweepOutcome> outcome;
   {
@@ -123,7 +117,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   const double rate = o.progress.elapsed_s > 0
                           ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
                           : 0;
-  const char* kind = (*backend)->Measures() ? "measurements" : "predictions";
+  const char* kind = measures ? "measurements" : "predictions";
   if (io.json) {
     io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
                              {"db", f.db},
@@ -142,9 +136,11 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
                              {"elapsed_s", o.progress.elapsed_s},
                              {"gemms_per_s", rate},
                              {"kernel_s", o.progress.kernel_s},
-                             {"gpu_busy_fraction", o.progress.elapsed_s > 0
-                                                       ? o.progress.kernel_s / o.progress.elapsed_s
-                                                       : 0.0},
+                             {"gemms_per_minute", o.progress.GemmsPerMinute()},
+                             {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
+                             {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
+                             {"measure", measures ? service::MeasureJson(spec->measure)
+                                                  : nlohmann::json(nullptr)},
                              {"notes", spec->notes}}
                   .dump(2)
            << '\n';
@@ -155,12 +151,12 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
            << o.already_present << " already in the database, " << o.progress.failed
            << " failed\n  " << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(rate, 0)
            << " GEMMs/s\n";
-    if ((*backend)->Measures() && o.progress.elapsed_s > 0) {
-      io.out << "  "
-             << Fixed(60.0 * static_cast<double>(o.progress.new_results) / o.progress.elapsed_s, 1)
-             << " GEMMs/min; the GPU was inside measured kernels "
-             << Fixed(100 * o.progress.kernel_s / o.progress.elapsed_s, 1)
-             << "% of the wall time\n";
+    if (measures && o.progress.elapsed_s > 0) {
+      io.out << "  measured " << CacheModeName(spec->measure.mode.cache) << " L2, "
+             << ClockPolicyName(spec->measure.mode.clocks) << " clocks; "
+             << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
+                           o.progress.HostOverheadPerGemmS())
+             << "\n";
     }
     if (!o.job.error.empty()) io.out << "  error: " << o.job.error << '\n';
   }
@@ -190,7 +186,7 @@ Command RegisterSweep(CLI::App& root) {
   app.add_flag("--force", flags->force, "redo GEMMs the database already holds");
   app.add_option("--priority", flags->priority, "priority recorded on a new job")
       ->capture_default_str();
-  AddMeasureFlags(app, flags->measure);
+  AddMeasureFlags(app, flags->measure, /*with_device=*/true);
   cmd.run = [flags](Io& io) { return RunSweepCommand(*flags, io); };
   return cmd;
 }

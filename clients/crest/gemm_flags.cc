@@ -34,6 +34,21 @@ absl::StatusOr<GemmShape> ToGemm(const GemmFlags& f) {
   return g;
 }
 
+void AddModeFlags(CLI::App& app, ModeFlags& f) {
+  app.add_flag("--warm", f.warm,
+               "answer from warm-L2 measurements (default: cold; the two are never mixed)");
+  app.add_option("--clocks", f.clocks,
+                 "answer from measurements under this clock policy: sustained (settled under "
+                 "load) or burst (boost clock after idle)")
+      ->check(CLI::IsMember({"sustained", "burst"}))
+      ->capture_default_str();
+}
+
+MeasureMode ToMode(const ModeFlags& f) {
+  return {f.warm ? CacheMode::kWarm : CacheMode::kCold,
+          f.clocks == "burst" ? ClockPolicy::kBurst : ClockPolicy::kSustained};
+}
+
 absl::StatusOr<ReadOnlyDb> OpenForReading(const std::string& path, int64_t cublaslt) {
   store::StoreOptions options;
   options.read_only = true;

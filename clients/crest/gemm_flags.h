@@ -1,6 +1,7 @@
 // Internal to the crest CLI: flags that name one GEMM (--m --n --k --batch
-// --dtype --layout), shared by `explain` and `lookup`, and opening a
-// database for reading with an optional cuBLASLt pin (`dff --db`, `lookup`).
+// --dtype --layout), shared by `explain` and `lookup`; which measurements
+// answer (--warm, --clocks) and opening a database for reading with an
+// optional cuBLASLt pin (`dff --db`, `lookup`).
 #pragma once
 
 #include <memory>
@@ -26,6 +27,14 @@ void AddGemmFlags(CLI::App& app, GemmFlags& flags);
 
 // InvalidArgument names the flag (dtype, layout, m, n, k, batch).
 absl::StatusOr<GemmShape> ToGemm(const GemmFlags& flags);
+
+// Which measurements answer a query: cold and sustained unless asked.
+struct ModeFlags {
+  bool warm = false;
+  std::string clocks = "sustained";
+};
+void AddModeFlags(CLI::App& app, ModeFlags& flags);
+MeasureMode ToMode(const ModeFlags& flags);
 
 struct ReadOnlyDb {
   std::unique_ptr<store::Store> db;

@@ -111,6 +111,9 @@ json SoftwareJson(const SoftwareInfo& s) {
 json DffRowJson(const DffRow& row) {
   json out = {{"d_ff", row.d_ff},
               {"time_us", row.time_us},
+              {"time_low_us", row.time_low_us},
+              {"time_high_us", row.time_high_us},
+              {"tie_group", row.tie_group},
               {"tflops", row.tflops},
               {"speedup_vs_baseline",
                row.speedup_vs_baseline > 0 ? json(row.speedup_vs_baseline) : json(nullptr)},

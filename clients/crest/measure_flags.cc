@@ -1,7 +1,6 @@
 #include "measure_flags.h"
 
-#include "build_info.h"
-#include "crest/common/str_cat.h"
+#include "crest/service/backend_factory.h"
 #include "json_views.h"
 #ifdef CREST_HAVE_CUDA
 #include "crest/measure/cuda_backend.h"
@@ -9,47 +8,58 @@
 
 namespace crest::cli {
 
-void AddMeasureFlags(CLI::App& app, MeasureFlags& f) {
-  app.add_option("--device", f.device, "cublaslt: CUDA device index")->capture_default_str();
-  app.add_option("--top-k", f.top_k, "cublaslt: heuristic candidates per GEMM")
-      ->capture_default_str();
-  app.add_flag("--exhaustive", f.exhaustive,
-               "cublaslt: walk algorithm capabilities instead of the heuristic's top K");
-  app.add_option("--max-algos", f.max_algos, "cublaslt: cap on exhaustive candidates per GEMM")
-      ->capture_default_str();
-  app.add_flag("--warm", f.warm, "cublaslt: warm L2 (default: cold, rotating operand copies)");
-  app.add_option("--max-noise", f.max_noise, "cublaslt: stop sampling under this stdev/mean")
-      ->capture_default_str();
-  app.add_option("--min-samples", f.min_samples, "cublaslt: samples per algorithm at least")
-      ->capture_default_str();
-  app.add_option("--max-seconds", f.max_seconds, "cublaslt: sampling time per algorithm at most")
-      ->capture_default_str();
+void AddMeasureFlags(CLI::App& app, MeasureFlags& f, bool with_device) {
+  measure::MeasureOptions& v = f.values;
+  const auto given = [&](const char* field, CLI::Option* option) {
+    f.given.emplace_back(field, option);
+  };
+  if (with_device) {
+    app.add_option("--device", f.device, "cublaslt: CUDA device index")->capture_default_str();
+  }
+  given("cache", app.add_flag("--warm", f.warm,
+                              "cublaslt: warm L2 (default: cold, rotating operand copies)"));
+  given("clocks", app.add_option("--clocks", f.clocks,
+                                 "cublaslt: sustained (settled under load, power-capped as in "
+                                 "training) or burst (boost clock after idle)")
+                      ->check(CLI::IsMember({"sustained", "burst"}))
+                      ->capture_default_str());
+  given("top_k", app.add_option("--top-k", v.top_k, "cublaslt: heuristic candidates per GEMM")
+                     ->capture_default_str());
+  given("exhaustive",
+        app.add_flag("--exhaustive", v.exhaustive,
+                     "cublaslt: walk algorithm capabilities instead of the heuristic's top K"));
+  given("max_algos",
+        app.add_option("--max-algos", v.max_algos, "cublaslt: cap on exhaustive candidates per GEMM")
+            ->capture_default_str());
+  given("max_noise", app.add_option("--max-noise", v.max_noise,
+                                    "cublaslt: the race ends when every algorithm left has its "
+                                    "median known within this fraction (95% interval half-width)")
+                         ->capture_default_str());
+  given("min_samples",
+        app.add_option("--min-samples", v.min_samples,
+                       "cublaslt: samples per algorithm before it may leave the race")
+            ->capture_default_str());
+  given("max_seconds", app.add_option("--max-seconds", v.max_seconds,
+                                      "cublaslt: sampling time per GEMM, all its algorithms "
+                                      "together, at most (warm-up not counted)")
+                           ->capture_default_str());
 }
 
-absl::StatusOr<std::unique_ptr<Backend>> MakeMeasuringBackend(const MeasureFlags& f) {
-  if (f.top_k < 1 || f.top_k > 64) {
-    return absl::InvalidArgumentError(StrCat("top-k must be between 1 and 64 (got ", f.top_k, ")"));
+nlohmann::json MeasureOverrides(const MeasureFlags& f) {
+  nlohmann::json out = nlohmann::json::object();
+  const measure::MeasureOptions& v = f.values;
+  for (const auto& [field, option] : f.given) {
+    if (option->count() == 0) continue;
+    if (field == "cache") out["cache"] = f.warm ? "warm" : "cold";
+    if (field == "clocks") out["clocks"] = f.clocks;
+    if (field == "top_k") out["top_k"] = v.top_k;
+    if (field == "exhaustive") out["exhaustive"] = v.exhaustive;
+    if (field == "max_algos") out["max_algos"] = v.max_algos;
+    if (field == "max_noise") out["max_noise"] = v.max_noise;
+    if (field == "min_samples") out["min_samples"] = v.min_samples;
+    if (field == "max_seconds") out["max_seconds"] = v.max_seconds;
   }
-  if (f.max_noise <= 0 || f.max_noise > 0.5) {
-    return absl::InvalidArgumentError(
-        StrCat("max-noise must be in (0, 0.5] (got ", f.max_noise, ")"));
-  }
-#ifdef CREST_HAVE_CUDA
-  measure::CublasLtOptions options;
-  options.device = f.device;
-  options.top_k = f.top_k;
-  options.exhaustive = f.exhaustive;
-  options.max_algos = f.max_algos;
-  options.cold_l2 = !f.warm;
-  options.stopping.max_relative_noise = f.max_noise;
-  options.stopping.min_samples = f.min_samples;
-  options.stopping.max_seconds = f.max_seconds;
-  return measure::MakeCublasLtBackend(options);
-#else
-  (void)f;
-  return absl::FailedPreconditionError(StrCat(
-      "backend: the cuBLASLt backend is not built into this crest (", build::kCudaReason, ")"));
-#endif
+  return out;
 }
 
 nlohmann::json BackendsAndDevices() {
@@ -57,9 +67,9 @@ nlohmann::json BackendsAndDevices() {
   out["backends"] =
       nlohmann::json::array({{{"name", "model"}, {"built", true}, {"measures", false}}});
   out["backends"].push_back({{"name", "cublaslt"},
-                             {"built", build::kCudaEnabled},
+                             {"built", service::MeasuringBackendBuilt()},
                              {"measures", true},
-                             {"why", build::kCudaReason}});
+                             {"why", std::string(service::MeasuringBackendReason())}});
   out["devices"] = nlohmann::json::array();
 #ifdef CREST_HAVE_CUDA
   auto devices = measure::ProbeDevices();

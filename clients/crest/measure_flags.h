@@ -1,32 +1,33 @@
-// Internal to the crest CLI: the measuring engine's flags, and the two
-// things the CLI asks of the CUDA build (built or not).
+// Internal to the crest CLI: the measuring engine's flags, which become the
+// "measure" section of the sweep spec (so the daemon measures the same way),
+// and what `crest info` asks of the CUDA build.
 #pragma once
 
-#include <memory>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
-#include "absl/status/statusor.h"
-#include "crest/tuner/backend.h"
+#include "crest/tuner/measure/options.h"
 #include "nlohmann/json.hpp"
 
 namespace crest::cli {
 
 struct MeasureFlags {
-  int device = 0;
-  int top_k = 8;
-  bool exhaustive = false;
-  int max_algos = 64;
+  measure::MeasureOptions values;  // defaults shown in --help
   bool warm = false;
-  double max_noise = 0.01;
-  int min_samples = 10;
-  double max_seconds = 0.5;
+  std::string clocks = "sustained";
+  int device = 0;  // local sweeps: which CUDA device
+  // The options the user gave, by their spec field name.
+  std::vector<std::pair<std::string, CLI::Option*>> given;
 };
 
-void AddMeasureFlags(CLI::App& app, MeasureFlags& flags);
+// Adds --warm --clocks --top-k --exhaustive --max-algos --max-noise
+// --min-samples --max-seconds (and --device when `with_device`).
+void AddMeasureFlags(CLI::App& app, MeasureFlags& flags, bool with_device);
 
-// The cuBLASLt backend, or FailedPrecondition: not built, or no device.
-absl::StatusOr<std::unique_ptr<Backend>> MakeMeasuringBackend(const MeasureFlags& flags);
+// The spec "measure" fields of the flags given on the command line; an
+// empty object when none was.
+nlohmann::json MeasureOverrides(const MeasureFlags& flags);
 
 // What `crest info` reports: backends built in and devices found.
 nlohmann::json BackendsAndDevices();

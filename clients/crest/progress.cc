@@ -31,7 +31,14 @@ std::string Duration(double seconds) {
 ProgressReporter::ProgressReporter(std::ostream& err, bool is_terminal, std::string label)
     : err_(err), terminal_(is_terminal), label_(std::move(label)) {}
 
-void ProgressReporter::Update(int64_t done, int64_t total, double elapsed_s) {
+std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
+                       double host_overhead_per_gemm_s) {
+  return Fixed(gemms_per_minute, 1) + " GEMMs/min, GPU busy " + Fixed(100 * gpu_busy_fraction, 1) +
+         "%, host " + Fixed(1e3 * host_overhead_per_gemm_s, 1) + " ms/GEMM";
+}
+
+void ProgressReporter::Update(int64_t done, int64_t total, double elapsed_s,
+                              const std::string& detail) {
   if (first_done_ < 0) first_done_ = done;
   const double period = terminal_ ? kTerminalPeriodS : kLogPeriodS;
   if (done < total && last_print_s_ >= 0 && elapsed_s - last_print_s_ < period) return;
@@ -40,7 +47,8 @@ void ProgressReporter::Update(int64_t done, int64_t total, double elapsed_s) {
   const double rate = elapsed_s > 0 ? static_cast<double>(done - first_done_) / elapsed_s : 0;
   const double eta = rate > 0 ? static_cast<double>(total - done) / rate : -1;
   std::string line = label_ + " " + std::to_string(done) + "/" + std::to_string(total) + " " +
-                     Fixed(100 * fraction, 1) + "% " + Fixed(rate, 0) + "/s ETA " + Duration(eta);
+                     Fixed(100 * fraction, 1) + "% " + Fixed(rate, 0) + "/s ETA " + Duration(eta) +
+                     (detail.empty() ? "" : ", " + detail);
   if (terminal_) {
     const int filled = static_cast<int>(fraction * kBarWidth);
     err_ << "\r[" << std::string(static_cast<size_t>(filled), '#')

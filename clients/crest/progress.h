@@ -11,8 +11,9 @@ namespace crest::cli {
 class ProgressReporter final {
  public:
   ProgressReporter(std::ostream& err, bool is_terminal, std::string label);
-  // `done` of `total`; `rate_label` names what is counted ("GEMMs").
-  void Update(int64_t done, int64_t total, double elapsed_s);
+  // `done` of `total`, and `detail` (e.g. the sweep's accounting) after the
+  // rate and ETA when not empty.
+  void Update(int64_t done, int64_t total, double elapsed_s, const std::string& detail = "");
   void Finish();
 
  private:
@@ -26,5 +27,10 @@ class ProgressReporter final {
 
 // "3m07s", "42s", "1h02m".
 std::string Duration(double seconds);
+
+// A measuring sweep's accounting in words: "12.3 GEMMs/min, GPU busy 85.1%,
+// host 14.2 ms/GEMM".
+std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
+                       double host_overhead_per_gemm_s);
 
 }  // namespace crest::cli

@@ -38,7 +38,11 @@ absl::StatusOr<FollowOutcome> FollowJob(Connection& connection, const OpenStream
     out.results += event.results_size();
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    progress.Update(event.job().done(), event.job().total(), elapsed);
+    progress.Update(event.job().done(), event.job().total(), elapsed,
+                    event.kernel_s() > 0 ? Accounting(event.gemms_per_minute(),
+                                                      event.gpu_busy_fraction(),
+                                                      event.host_overhead_per_gemm_s())
+                                         : "");
     out.last = event;
   }
   const grpc::Status status = reader->Finish();

@@ -4,8 +4,9 @@
 #include "crest/common/str_cat.h"
 
 namespace crest::cli {
+namespace {
 
-absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window) {
+absl::StatusOr<std::string> BaseText(const std::string& spec_file, const DffFlags& window) {
   if (spec_file.empty()) {
     if (window.hidden == 0) {
       return absl::InvalidArgumentError("hidden: give --hidden (a d_ff sweep) or --spec FILE");
@@ -18,6 +19,22 @@ absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const Df
   auto text = ReadWholeFile(spec_file);
   if (!text) return absl::NotFoundError(StrCat("spec: cannot read '", spec_file, "'"));
   return *std::move(text);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
+                                          const nlohmann::json& measure) {
+  auto text = BaseText(spec_file, window);
+  if (!text.ok() || measure.empty()) return text;
+  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return absl::InvalidArgumentError(StrCat("spec: '", spec_file, "' is not a JSON object"));
+  }
+  if (!doc.contains("measure")) doc["measure"] = nlohmann::json::object();
+  if (!doc["measure"].is_object()) return absl::InvalidArgumentError("spec.measure: must be an object");
+  for (const auto& [field, value] : measure.items()) doc["measure"][field] = value;
+  return doc.dump();
 }
 
 }  // namespace crest::cli

@@ -1,17 +1,23 @@
-// Internal to the crest CLI: the sweep spec text that `crest sweep` and
-// `crest jobs submit` send or run: a spec file, or the d_ff flags turned
-// into the same JSON (one schema either way; docs/sweep-spec.md).
+// Internal to the crest CLI: the sweep spec text that `crest sweep`,
+// `crest jobs submit` and `crest fleet submit` send or run: a spec file, or
+// the d_ff flags turned into the same JSON (one schema either way;
+// docs/sweep-spec.md), with the measuring flags given on the command line
+// merged into its "measure" section.
 #pragma once
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "dff_flags.h"
+#include "nlohmann/json.hpp"
 
 namespace crest::cli {
 
 // Exactly one of `spec_file` and the d_ff flags (--hidden …) must be given;
 // InvalidArgument names them otherwise. NotFound for an unreadable file.
-absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window);
+// `measure` (MeasureOverrides) replaces those fields of the spec's
+// "measure" section.
+absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
+                                          const nlohmann::json& measure);
 
 }  // namespace crest::cli

@@ -21,6 +21,7 @@ using wire::Fill;
 using wire::GemmOf;
 using wire::GpuOf;
 using wire::JobStateOf;
+using wire::ModeOf;
 using wire::PinOf;
 
 namespace {
@@ -283,6 +284,7 @@ absl::Status CrestService::Dff(const v1::QueryDffRequest& request, v1::QueryDffR
   }
   if (!ranking.ok()) return ranking.status();
   Fill(*ranking, **gpu, response);
+  Fill(query->mode, response->mutable_mode());
   return absl::OkStatus();
 }
 
@@ -292,9 +294,11 @@ absl::Status CrestService::Lookup(const v1::LookupGemmRequest& request,
   if (!gpu.ok()) return gpu.status();
   auto gemm = GemmOf(request.gemm());
   if (!gemm.ok()) return gemm.status();
+  auto mode = ModeOf(request.mode());
+  if (!mode.ok()) return mode.status();
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
-  auto answer = service::LookupGemm(*gemm, **gpu, **db, PinOf(request.pin()));
+  auto answer = service::LookupGemm(*gemm, **gpu, **db, PinOf(request.pin()), *mode);
   if (!answer.ok()) return answer.status();
   Fill(*answer, response);
   return absl::OkStatus();

@@ -409,9 +409,7 @@ void JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
     live.total = p.total;
     JobEventData event;
     event.job = live;
-    event.elapsed_s = p.elapsed_s;
-    event.new_results = p.new_results;
-    event.failed = p.failed;
+    event.progress = p;
     event.message = "running";
     event.results.swap(results);
     Publish(std::move(event));
@@ -431,9 +429,7 @@ void JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
   }
   JobEventData event;
   event.job = outcome->job;
-  event.elapsed_s = outcome->progress.elapsed_s;
-  event.new_results = outcome->progress.new_results;
-  event.failed = outcome->progress.failed;
+  event.progress = outcome->progress;
   event.message = outcome->job.error.empty() ? std::string(store::JobStateName(outcome->job.state))
                                              : outcome->job.error;
   event.final = true;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "crest/service/sweep_runner.h"
 #include "crest/service/sweep_spec.h"
 #include "crest/store/records.h"
 #include "crest/tuner/backend.h"
@@ -43,9 +44,7 @@ struct JobResult {
 
 struct JobEventData {
   store::JobRecord job;
-  double elapsed_s = 0;            // since this run of the job started
-  int64_t new_results = 0;         // written by this run
-  int64_t failed = 0;              // GEMMs the backend could not run, this run
+  service::SweepProgress progress;  // this run of the job: counts, times, accounting
   std::string message;             // in words: "queued", "resumed", "cancelled", …
   std::vector<JobResult> results;  // results since the watcher's previous event
   bool final = false;              // the job reached done, failed or cancelled
@@ -68,6 +67,7 @@ struct Lane {
   std::string backend;    // "model" or "cublaslt"
   std::string target;     // device UUID for cublaslt lanes; empty for model
   std::string gpu_model;  // catalogue name of the device, for cublaslt lanes
+  int device = -1;        // CUDA device index, for cublaslt lanes
 };
 
 struct JobQueueOptions {

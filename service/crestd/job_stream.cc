@@ -9,9 +9,14 @@ namespace {
 
 void Fill(const JobEventData& e, v1::JobEvent* out) {
   wire::Fill(e.job, out->mutable_job());
-  out->set_elapsed_s(e.elapsed_s);
-  out->set_new_results(e.new_results);
-  out->set_failed(e.failed);
+  const service::SweepProgress& p = e.progress;
+  out->set_elapsed_s(p.elapsed_s);
+  out->set_new_results(p.new_results);
+  out->set_failed(p.failed);
+  out->set_kernel_s(p.kernel_s);
+  out->set_gemms_per_minute(p.GemmsPerMinute());
+  out->set_gpu_busy_fraction(p.GpuBusyFraction());
+  out->set_host_overhead_per_gemm_s(p.HostOverheadPerGemmS());
   out->set_message(e.message);
   out->set_final(e.final);
   for (const auto& r : e.results) {

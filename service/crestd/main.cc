@@ -20,6 +20,7 @@
 #include "auth.h"
 #include "crest/common/host_port.h"
 #include "crest/common/read_file.h"
+#include "crest/service/backend_factory.h"
 #include "crest/store/store.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest_service.h"
@@ -122,13 +123,13 @@ std::string Credentials(const Flags& f, std::shared_ptr<grpc::ServerCredentials>
 
 // Where jobs run: the model always; each CUDA device when built with CUDA.
 std::vector<crest::crestd::Lane> Lanes() {
-  std::vector<crest::crestd::Lane> lanes = {{"model", "model", "", ""}};
+  std::vector<crest::crestd::Lane> lanes = {{"model", "model", "", "", -1}};
 #ifdef CREST_HAVE_CUDA
   auto devices = crest::measure::ProbeDevices();
   if (devices.ok()) {
     for (const auto& d : *devices) {
-      lanes.push_back(
-          {"cuda:" + std::to_string(d.index), "cublaslt", d.device.uuid, d.device.gpu_model});
+      lanes.push_back({"cuda:" + std::to_string(d.index), "cublaslt", d.device.uuid,
+                       d.device.gpu_model, d.index});
     }
   } else {
     Log(Level::kInfo, "no_device", {{"message", std::string(devices.status().message())}});
@@ -140,21 +141,9 @@ std::vector<crest::crestd::Lane> Lanes() {
 absl::StatusOr<std::unique_ptr<crest::Backend>> MakeBackend(const crest::crestd::Lane& lane,
                                                             const crest::service::SweepSpec& spec,
                                                             double model_delay_ms) {
-  if (lane.backend == "model") {
-    auto gpu = crest::FindGpu(spec.gpu);
-    if (!gpu.ok()) return gpu.status();
-    if (model_delay_ms > 0) {
-      return std::make_unique<DelayedBackend>(crest::MakeModelBackend(**gpu), model_delay_ms);
-    }
-    return crest::MakeModelBackend(**gpu);
-  }
-#ifdef CREST_HAVE_CUDA
-  crest::measure::CublasLtOptions options;
-  options.device = std::stoi(lane.name.substr(lane.name.find(':') + 1));
-  return crest::measure::MakeCublasLtBackend(options);
-#else
-  return absl::FailedPreconditionError("this crestd was built without CUDA");
-#endif
+  auto backend = crest::service::MakeBackend({lane.backend, spec.gpu, lane.device, spec.measure});
+  if (!backend.ok() || lane.backend != "model" || model_delay_ms <= 0) return backend;
+  return std::make_unique<DelayedBackend>(*std::move(backend), model_delay_ms);
 }
 
 int Serve(const Flags& f) {

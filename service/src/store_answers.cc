@@ -27,7 +27,7 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     for (const auto& g : gemms) keys.push_back(store::GemmKey::Of(g));
   }
   const std::string model(gpu.name);
-  auto measured = db.BestTimes(model, keys, pin);
+  auto measured = db.BestTimes(model, keys, pin, q.mode);
   if (!measured.ok()) return measured.status();
   // Predictions are read only when measurements leave gaps.
   std::map<store::GemmKey, store::PredictionRow> predicted;
@@ -55,12 +55,18 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     bool all_measured = true;
     bool all_predicted = true;
     double measured_us = 0;
+    double low_us = 0;
+    double high_us = 0;
     double predicted_us = 0;
     int devices = 1;
     for (const auto& g : gemms) {
       const auto key = store::GemmKey::Of(g);
       if (auto it = measured->find(key); it != measured->end()) {
-        measured_us += it->second.median_us;
+        const store::BestTime& b = it->second;
+        measured_us += b.median_us;
+        // Rows from before intervals were kept count as exact.
+        low_us += b.ci_high_us > 0 ? b.ci_low_us : b.median_us;
+        high_us += b.ci_high_us > 0 ? b.ci_high_us : b.median_us;
         devices = std::max(devices, it->second.devices);
         if (t.device.uuid.empty()) {
           const store::MeasurementRow* source = source_of(it->second);
@@ -79,8 +85,12 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     }
     if (all_measured) {
       t.time_us = measured_us;
+      t.low_us = low_us;
+      t.high_us = high_us;
       t.source = "measured";
-      t.provenance = DescribeProvenance(t.device, t.software);
+      t.provenance = StrCat(DescribeProvenance(t.device, t.software), "; ",
+                            CacheModeName(q.mode.cache), " L2, ", ClockPolicyName(q.mode.clocks),
+                            " clocks");
       if (devices > 1) {
         t.provenance += StrCat("; per GEMM the median of ", devices, " devices' best times");
       }
@@ -99,11 +109,11 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
 }
 
 absl::StatusOr<GemmAnswer> LookupGemm(const GemmShape& gemm, const GpuSpec& gpu, store::Store& db,
-                                      const store::SoftwarePin& pin) {
+                                      const store::SoftwarePin& pin, const MeasureMode& mode) {
   if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
   const store::GemmKey key = store::GemmKey::Of(gemm);
   GemmAnswer answer;
-  auto measured = db.BestMeasurements(std::string(gpu.name), {&key, 1}, pin);
+  auto measured = db.BestMeasurements(std::string(gpu.name), {&key, 1}, pin, mode);
   if (!measured.ok()) return measured.status();
   if (auto it = measured->find(key); it != measured->end()) {
     answer.measured = it->second;

@@ -1,5 +1,6 @@
 #include "crest/service/sweep_runner.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "crest/common/str_cat.h"
@@ -34,7 +35,7 @@ class ResultWriter {
 
   absl::StatusOr<bool> Has(const GemmShape& g) {
     const auto key = store::GemmKey::Of(g);
-    if (backend_.Measures()) return db_.HasMeasurement(device_id_, software_id_, key, "cold");
+    if (backend_.Measures()) return db_.HasMeasurement(device_id_, software_id_, key, backend_.Mode());
     return db_.HasPrediction(std::string(backend_.Gpu().name), kPredictorVersion, key);
   }
 
@@ -58,6 +59,19 @@ class ResultWriter {
 };
 
 }  // namespace
+
+double SweepProgress::GemmsPerMinute() const {
+  return elapsed_s > 0 ? 60.0 * static_cast<double>(new_results + failed) / elapsed_s : 0;
+}
+
+double SweepProgress::GpuBusyFraction() const {
+  return elapsed_s > 0 ? kernel_s / elapsed_s : 0;
+}
+
+double SweepProgress::HostOverheadPerGemmS() const {
+  const int64_t run = new_results + failed;
+  return run > 0 ? std::max(0.0, elapsed_s - kernel_s) / static_cast<double>(run) : 0;
+}
 
 absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
                                       const SweepOptions& options) {
@@ -110,6 +124,11 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
       out.already_present += *has ? 1 : 0;
     }
   }
+  std::vector<GemmShape> to_run;
+  for (size_t i = 0; i < spec.gemms.size(); ++i) {
+    if (!present[i]) to_run.push_back(spec.gemms[i]);
+  }
+  if (auto s = backend.Reserve(to_run); !s.ok()) return s;
   SweepProgress& p = out.progress;
   p.total = total;
   p.done = out.already_present;

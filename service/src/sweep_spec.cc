@@ -308,11 +308,56 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
   return absl::OkStatus();
 }
 
+// The "measure" section; `canonical` gets every field, defaults filled.
+absl::StatusOr<measure::MeasureOptions> ExpandMeasure(const json& m, json& canonical) {
+  const std::string path = "spec.measure";
+  if (auto s = OnlyKnownFields(m, path,
+                               {"cache", "clocks", "top_k", "exhaustive", "max_algos",
+                                "max_noise", "min_samples", "max_seconds"});
+      !s.ok()) {
+    return s;
+  }
+  measure::MeasureOptions o;
+  auto cache = Text(m, "cache", path, std::string(CacheModeName(o.mode.cache)));
+  if (!cache.ok()) return cache.status();
+  auto cache_mode = ParseCacheMode(*cache);
+  if (!cache_mode) return Bad(path + ".cache", "must be cold or warm");
+  o.mode.cache = *cache_mode;
+  auto clocks = Text(m, "clocks", path, std::string(ClockPolicyName(o.mode.clocks)));
+  if (!clocks.ok()) return clocks.status();
+  auto policy = ParseClockPolicy(*clocks);
+  if (!policy) return Bad(path + ".clocks", "must be sustained or burst");
+  o.mode.clocks = *policy;
+  auto exhaustive = Flag(m, "exhaustive", path, o.exhaustive);
+  if (!exhaustive.ok()) return exhaustive.status();
+  o.exhaustive = *exhaustive;
+  for (auto [key, field] : {std::pair{"top_k", &o.top_k}, std::pair{"max_algos", &o.max_algos},
+                            std::pair{"min_samples", &o.min_samples}}) {
+    if (!m.contains(key)) continue;
+    auto v = Int(m[key], StrCat(path, ".", key));
+    if (!v.ok()) return v.status();
+    if (*v < 0 || *v > 1'000'000) return Bad(StrCat(path, ".", key), "is out of range");
+    *field = static_cast<int>(*v);
+  }
+  for (auto [key, field] :
+       {std::pair{"max_noise", &o.max_noise}, std::pair{"max_seconds", &o.max_seconds}}) {
+    if (!m.contains(key)) continue;
+    if (!m[key].is_number()) return Bad(StrCat(path, ".", key), "must be a number");
+    *field = m[key].get<double>();
+  }
+  if (auto s = measure::ValidateMeasureOptions(o); !s.ok()) {
+    return absl::InvalidArgumentError(StrCat("spec.", s.message()));
+  }
+  canonical = MeasureJson(o);
+  return o;
+}
+
 absl::StatusOr<SweepSpec> Parse(const std::string& text) {
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Bad("spec", "is not valid JSON");
   if (auto s = OnlyKnownFields(doc, "spec",
-                               {"version", "name", "gpu", "dtype", "dff", "models", "gemms"});
+                               {"version", "name", "gpu", "dtype", "dff", "models", "gemms",
+                                "measure"});
       !s.ok()) {
     return s;
   }
@@ -362,6 +407,14 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text) {
     }
     canonical[section] = out;
   }
+  if (doc.contains("measure")) {
+    json measure_json;
+    auto measure = ExpandMeasure(doc["measure"], measure_json);
+    if (!measure.ok()) return measure.status();
+    spec.measure = *measure;
+    // Only a method other than the default changes the job's identity.
+    if (measure_json != MeasureJson({})) canonical["measure"] = measure_json;
+  }
   spec.gemms = plan.Take();
   if (spec.gemms.empty()) return Bad("spec", "is empty: give at least one of dff, models, gemms");
   spec.canonical_json = canonical.dump();
@@ -369,6 +422,13 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text) {
 }
 
 }  // namespace
+
+nlohmann::json MeasureJson(const measure::MeasureOptions& o) {
+  return {{"cache", CacheModeName(o.mode.cache)}, {"clocks", ClockPolicyName(o.mode.clocks)},
+          {"top_k", o.top_k},                     {"exhaustive", o.exhaustive},
+          {"max_algos", o.max_algos},             {"max_noise", o.max_noise},
+          {"min_samples", o.min_samples},         {"max_seconds", o.max_seconds}};
+}
 
 absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text) {
   try {

@@ -206,14 +206,15 @@ absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const De
 }
 
 absl::StatusOr<bool> SqliteStore::HasMeasurement(int64_t device_id, int64_t software_id,
-                                                 const GemmKey& key,
-                                                 const std::string& cache_mode) {
+                                                 const GemmKey& key, const MeasureMode& mode) {
   auto stmt = conn_->Prepare(
       "SELECT 1 FROM measurements WHERE gpu_model = (SELECT gpu_model FROM devices WHERE id = ?1) "
       "AND dtype = ?3 AND trans_a = ?4 AND trans_b = ?5 AND batch = ?6 AND m = ?7 AND n = ?8 "
-      "AND k = ?9 AND device_id = ?1 AND software_id = ?2 AND cache_mode = ?10 LIMIT 1");
+      "AND k = ?9 AND device_id = ?1 AND software_id = ?2 AND cache_mode = ?10 "
+      "AND clock_policy = ?11 LIMIT 1");
   if (!stmt.ok()) return stmt.status();
-  (*stmt)->Bind(1, device_id).Bind(2, software_id).Bind(10, cache_mode);
+  (*stmt)->Bind(1, device_id).Bind(2, software_id).Bind(10, CacheModeName(mode.cache));
+  (*stmt)->Bind(11, ClockPolicyName(mode.clocks));
   BindKey(**stmt, 3, key);
   auto row = (*stmt)->Step("looking up a measurement");
   if (!row.ok()) return row.status();
@@ -231,9 +232,11 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
         "tile_m, tile_n, stages, split_k, reduction_scheme, swizzle, custom_option, "
         "cluster_shape, algo_bytes, median_us, mean_us, min_us, stdev_us, samples, sm_clock_mhz, "
         "tflops, tiles, waves, tile_efficiency, wave_efficiency, verified, verify_note, "
-        "cache_mode, created_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-        "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, "
-        "?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43)");
+        "cache_mode, created_us, clock_policy, ci_low_us, ci_high_us, power_w, "
+        "throttle_reasons, discarded, clock_note, settled_clock_mhz) VALUES (?1, ?2, ?3, ?4, "
+        "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+        "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, "
+        "?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51)");
     if (!stmt.ok()) return stmt.status();
     const GemmKey key = GemmKey::Of(mg.gemm);
     const int64_t now = NowUs();
@@ -276,8 +279,16 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
           .Bind(39, tw.wave_efficiency)
           .Bind(40, static_cast<int64_t>(r.verified))
           .Bind(41, r.verify_note)
-          .Bind(42, mg.cache_mode)
-          .Bind(43, now);
+          .Bind(42, CacheModeName(mg.mode.cache))
+          .Bind(43, now)
+          .Bind(44, ClockPolicyName(mg.mode.clocks))
+          .Bind(45, r.stats.ci_low_us)
+          .Bind(46, r.stats.ci_high_us)
+          .Bind(47, r.stats.power_w)
+          .Bind(48, static_cast<int64_t>(r.stats.throttle_reasons))
+          .Bind(49, r.stats.discarded)
+          .Bind(50, r.clock_note)
+          .Bind(51, mg.settled_clock_mhz);
       if (auto st = s.Run("writing a measurement"); !st.ok()) return st;
       if (first_id == 0) first_id = conn_->LastInsertRowId();
     }
@@ -291,10 +302,10 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
 absl::Status SqliteStore::UpdateBest(int64_t after_id) {
   // Each device's best for the keys of the new rows...
   auto best = conn_->Prepare(
-      "INSERT INTO best_measurements(gpu_model, software_id, dtype, trans_a, trans_b, batch, m, "
-      "n, k, device_id, measurement_id, median_us) "
-      "SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, id, "
-      "median_us FROM measurements WHERE id > ?1 AND verified = 1 "
+      "INSERT INTO best_measurements(gpu_model, cache_mode, clock_policy, software_id, dtype, "
+      "trans_a, trans_b, batch, m, n, k, device_id, measurement_id, median_us) "
+      "SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, "
+      "m, n, k, device_id, id, median_us FROM measurements WHERE id > ?1 AND verified = 1 "
       "ON CONFLICT DO UPDATE SET device_id = excluded.device_id, "
       "measurement_id = excluded.measurement_id, median_us = excluded.median_us "
       "WHERE excluded.median_us < best_measurements.median_us");
@@ -303,26 +314,32 @@ absl::Status SqliteStore::UpdateBest(int64_t after_id) {
   if (conn_->Changes() == 0) return absl::OkStatus();  // no device's best moved: answers stand
   // ...then the median device of those keys again, reading only their rows.
   auto answers = conn_->Prepare(
-      "WITH touched AS (SELECT DISTINCT gpu_model, software_id, dtype, trans_a, trans_b, batch, "
-      "m, n, k FROM measurements WHERE id > ?1 AND verified = 1), "
-      "ranked AS (SELECT b.*, row_number() OVER (PARTITION BY b.gpu_model, b.software_id, "
-      "b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k ORDER BY b.median_us, b.device_id) "
-      "AS rank, count(*) OVER (PARTITION BY b.gpu_model, b.software_id, b.dtype, b.trans_a, "
-      "b.trans_b, b.batch, b.m, b.n, b.k) AS devices "
+      "WITH touched AS (SELECT DISTINCT gpu_model, cache_mode, clock_policy, software_id, dtype, "
+      "trans_a, trans_b, batch, m, n, k FROM measurements WHERE id > ?1 AND verified = 1), "
+      "ranked AS (SELECT b.*, row_number() OVER (PARTITION BY b.gpu_model, b.cache_mode, "
+      "b.clock_policy, b.software_id, b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k "
+      "ORDER BY b.median_us, b.device_id) AS rank, count(*) OVER (PARTITION BY b.gpu_model, "
+      "b.cache_mode, b.clock_policy, b.software_id, b.dtype, b.trans_a, b.trans_b, b.batch, b.m, "
+      "b.n, b.k) AS devices "
       "FROM touched AS t JOIN best_measurements AS b ON b.gpu_model = t.gpu_model AND "
+      "b.cache_mode = t.cache_mode AND b.clock_policy = t.clock_policy AND "
       "b.software_id = t.software_id AND b.dtype = t.dtype AND b.trans_a = t.trans_a AND "
       "b.trans_b = t.trans_b AND b.batch = t.batch AND b.m = t.m AND b.n = t.n AND b.k = t.k) "
-      "INSERT OR REPLACE INTO best_answers(gpu_model, software_id, dtype, trans_a, trans_b, "
-      "batch, m, n, k, device_id, measurement_id, median_us, devices) "
-      "SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, "
-      "measurement_id, median_us, devices FROM ranked WHERE rank = (devices + 1) / 2");
+      "INSERT OR REPLACE INTO best_answers(gpu_model, cache_mode, clock_policy, software_id, "
+      "dtype, trans_a, trans_b, batch, m, n, k, device_id, measurement_id, median_us, ci_low_us, "
+      "ci_high_us, devices) "
+      "SELECT r.gpu_model, r.cache_mode, r.clock_policy, r.software_id, r.dtype, r.trans_a, "
+      "r.trans_b, r.batch, r.m, r.n, r.k, r.device_id, r.measurement_id, r.median_us, "
+      "m.ci_low_us, m.ci_high_us, r.devices FROM ranked AS r "
+      "JOIN measurements AS m ON m.id = r.measurement_id WHERE r.rank = (r.devices + 1) / 2");
   if (!answers.ok()) return answers.status();
   return (*answers)->Bind(1, after_id).Run("updating the answers across devices");
 }
 
 absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::string& gpu_model,
                                                                    std::span<const GemmKey> keys,
-                                                                   const SoftwarePin& pin) {
+                                                                   const SoftwarePin& pin,
+                                                                   const MeasureMode& mode) {
   std::set<GemmKey> wanted(keys.begin(), keys.end());
   // Software versions, newest first (cuBLASLt, then runtime, then driver).
   auto versions = conn_->Prepare(
@@ -344,11 +361,17 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
     auto status = ScanKeyRanges(
         *conn_,
         "SELECT dtype, trans_a, trans_b, batch, m, n, k, median_us, measurement_id, device_id, "
-        "devices FROM best_answers WHERE gpu_model = ?1 AND software_id = ?2",
-        wanted, [&](Statement& s) { s.Bind(1, gpu_model).Bind(2, software_id); },
+        "devices, ci_low_us, ci_high_us FROM best_answers WHERE gpu_model = ?1 AND "
+        "software_id = ?2 AND cache_mode = ?13 AND clock_policy = ?14",
+        wanted,
+        [&](Statement& s) {
+          s.Bind(1, gpu_model).Bind(2, software_id);
+          s.Bind(13, CacheModeName(mode.cache)).Bind(14, ClockPolicyName(mode.clocks));
+        },
         [&](GemmKey key, const Statement& s) {
-          best.emplace(std::move(key), BestTime{s.Double(7), s.Int(8), s.Int(9), software_id,
-                                                static_cast<int>(s.Int(10))});
+          best.emplace(std::move(key),
+                       BestTime{s.Double(7), s.Double(11), s.Double(12), s.Int(8), s.Int(9),
+                                software_id, static_cast<int>(s.Int(10))});
         },
         "looking up measurements");
     if (!status.ok()) return status;
@@ -368,7 +391,9 @@ absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
       "m.verified, m.verify_note, m.cache_mode, m.created_us, "                          // 36-39
       "d.uuid, d.host, d.name, d.gpu_model, d.sm_count, d.cc_major, d.cc_minor, "        // 40-46
       "d.l2_bytes, d.memory_bytes, d.sm_clock_mhz, d.memory_clock_mhz, "                 // 47-50
-      "s.driver, s.cuda_runtime, s.cublaslt "                                            // 51-53
+      "s.driver, s.cuda_runtime, s.cublaslt, "                                           // 51-53
+      "m.clock_policy, m.ci_low_us, m.ci_high_us, m.power_w, m.throttle_reasons, "       // 54-58
+      "m.discarded, m.clock_note, m.settled_clock_mhz "                                  // 59-61
       "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
       "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1");
   if (!stmt.ok()) return stmt.status();
@@ -411,7 +436,7 @@ absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   r.wave_efficiency = s.Double(35);
   r.result.verified = s.Int(36) != 0;
   r.result.verify_note = s.Text(37);
-  r.cache_mode = s.Text(38);
+  r.mode.cache = ParseCacheMode(s.Text(38)).value_or(CacheMode::kCold);
   r.created_us = s.Int(39);
   DeviceInfo& d = r.device;
   d.uuid = s.Text(40);
@@ -426,13 +451,22 @@ absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   d.sm_clock_mhz = static_cast<int>(s.Int(49));
   d.memory_clock_mhz = static_cast<int>(s.Int(50));
   r.software = {s.Text(51), s.Int(52), s.Int(53)};
+  r.mode.clocks = ParseClockPolicy(s.Text(54)).value_or(ClockPolicy::kBurst);
+  st.ci_low_us = s.Double(55);
+  st.ci_high_us = s.Double(56);
+  st.power_w = s.Double(57);
+  st.throttle_reasons = static_cast<uint64_t>(s.Int(58));
+  st.discarded = s.Int(59);
+  r.result.clock_note = s.Text(60);
+  r.settled_clock_mhz = s.Double(61);
   s.Reset();
   return r;
 }
 
 absl::StatusOr<std::map<GemmKey, MeasurementRow>> SqliteStore::BestMeasurements(
-    const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin) {
-  auto times = BestTimes(gpu_model, keys, pin);
+    const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
+    const MeasureMode& mode) {
+  auto times = BestTimes(gpu_model, keys, pin, mode);
   if (!times.ok()) return times.status();
   std::map<GemmKey, MeasurementRow> out;
   for (const auto& [key, t] : *times) {

@@ -206,6 +206,82 @@ INSERT INTO best_answers
                                ORDER BY median_us, device_id))
   WHERE rank = (devices + 1) / 2;
 )sql",
+    // 3 → 4: the measurement method is part of a result's key. Rows get their
+    // clock policy and GPU state (power, clock-event reasons, the settled
+    // clock), the 95% interval of their median and the samples the policy
+    // discarded. Rows of earlier versions were measured by a rule that kept
+    // only samples within 3% of the warm-up (boost) clock: they are "burst".
+    // The best tables are rebuilt keyed by cache mode and clock policy, so
+    // warm and cold, burst and sustained never compete.
+    R"sql(
+ALTER TABLE measurements ADD COLUMN clock_policy TEXT NOT NULL DEFAULT 'burst';
+ALTER TABLE measurements ADD COLUMN ci_low_us REAL NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN ci_high_us REAL NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN power_w REAL NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN throttle_reasons INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN discarded INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN clock_note TEXT NOT NULL DEFAULT '';
+ALTER TABLE measurements ADD COLUMN settled_clock_mhz REAL NOT NULL DEFAULT 0;
+DROP TABLE best_answers;
+DROP TABLE best_measurements;
+CREATE TABLE best_measurements(
+  gpu_model TEXT NOT NULL,
+  cache_mode TEXT NOT NULL,
+  clock_policy TEXT NOT NULL,
+  software_id INTEGER NOT NULL REFERENCES software(id),
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  median_us REAL NOT NULL,
+  PRIMARY KEY(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch,
+              m, n, k, device_id)) WITHOUT ROWID;
+INSERT INTO best_measurements
+  SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, m, n,
+         k, device_id, id, min(median_us)
+  FROM measurements WHERE verified = 1
+  GROUP BY gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, m,
+           n, k, device_id;
+CREATE TABLE best_answers(
+  gpu_model TEXT NOT NULL,
+  cache_mode TEXT NOT NULL,
+  clock_policy TEXT NOT NULL,
+  software_id INTEGER NOT NULL REFERENCES software(id),
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  median_us REAL NOT NULL,
+  ci_low_us REAL NOT NULL,
+  ci_high_us REAL NOT NULL,
+  devices INTEGER NOT NULL,
+  PRIMARY KEY(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch,
+              m, n, k)) WITHOUT ROWID;
+INSERT INTO best_answers
+  SELECT r.gpu_model, r.cache_mode, r.clock_policy, r.software_id, r.dtype, r.trans_a, r.trans_b,
+         r.batch, r.m, r.n, r.k, r.device_id, r.measurement_id, r.median_us, m.ci_low_us,
+         m.ci_high_us, r.devices
+  FROM (SELECT *,
+          row_number() OVER key_devices AS rank,
+          count(*) OVER (PARTITION BY gpu_model, cache_mode, clock_policy, software_id, dtype,
+                                      trans_a, trans_b, batch, m, n, k) AS devices
+        FROM best_measurements
+        WINDOW key_devices AS (PARTITION BY gpu_model, cache_mode, clock_policy, software_id,
+                                            dtype, trans_a, trans_b, batch, m, n, k
+                               ORDER BY median_us, device_id)) AS r
+  JOIN measurements AS m ON m.id = r.measurement_id
+  WHERE r.rank = (r.devices + 1) / 2;
+)sql",
 };
 
 }  // namespace

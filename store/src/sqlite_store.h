@@ -38,15 +38,17 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(const DeviceInfo& device,
                                                              const SoftwareInfo& sw) override;
   absl::StatusOr<bool> HasMeasurement(int64_t device_id, int64_t software_id, const GemmKey& key,
-                                      const std::string& cache_mode) override;
+                                      const MeasureMode& mode) override;
   absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
                                  int64_t software_id, const std::string& gpu_model, int sm_count,
                                  const MeasuredGemm& measured) override;
   absl::StatusOr<std::map<GemmKey, MeasurementRow>> BestMeasurements(
-      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin) override;
+      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
+      const MeasureMode& mode) override;
   absl::StatusOr<std::map<GemmKey, BestTime>> BestTimes(const std::string& gpu_model,
                                                         std::span<const GemmKey> keys,
-                                                        const SoftwarePin& pin) override;
+                                                        const SoftwarePin& pin,
+                                                        const MeasureMode& mode) override;
   absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) override;
 
   // fleet.cc

@@ -66,6 +66,56 @@ TEST(CrestSweep, SpecFileIsTheSameSweepAsTheFlags) {
   EXPECT_EQ(r["already_present"], 66);
 }
 
+// The spec text of the only job in `db`.
+std::string OnlyJobSpec(const std::string& db) {
+  sqlite3* raw = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(raw, "SELECT spec FROM jobs", -1, &stmt, nullptr), SQLITE_OK);
+  std::string spec;
+  if (sqlite3_step(stmt) == SQLITE_ROW) {
+    spec = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  }
+  EXPECT_NE(sqlite3_step(stmt), SQLITE_ROW) << "more than one job";
+  sqlite3_finalize(stmt);
+  sqlite3_close(raw);
+  return spec;
+}
+
+TEST(CrestSweep, MeasureFlagsBecomeTheSpecsMeasureSection) {
+  TempDir dir;
+  crest::testing::WriteBytes(dir.File("spec.json"),
+                             R"({"gpu": "h100", "measure": {"top_k": 3},
+                                 "dff": [{"hidden": 4096, "window": 1}]})");
+  const std::string db = dir.File("m.db");
+  ASSERT_EQ(Crest("sweep --db " + db + " --spec " + dir.File("spec.json") +
+                  " --warm --clocks burst --max-seconds 2")
+                .exit_code,
+            0);
+  const auto spec = nlohmann::json::parse(OnlyJobSpec(db));
+  ASSERT_TRUE(spec.contains("measure")) << spec.dump();
+  EXPECT_EQ(spec["measure"]["cache"], "warm");
+  EXPECT_EQ(spec["measure"]["clocks"], "burst");
+  EXPECT_EQ(spec["measure"]["top_k"], 3) << "the spec's own field was lost";
+  EXPECT_EQ(spec["measure"]["max_seconds"], 2.0);
+  // Without measure flags nothing is added: the default method.
+  const std::string plain = dir.File("p.db");
+  ASSERT_EQ(Crest("sweep --db " + plain + " --hidden 4096 --window 1 --gpu h100").exit_code, 0);
+  EXPECT_FALSE(nlohmann::json::parse(OnlyJobSpec(plain)).contains("measure"));
+}
+
+TEST(CrestSweep, ABadMeasureFlagIsRefusedNamingIt) {
+  TempDir dir;
+  auto r = Crest("sweep --db " + dir.File("x.db") + " --hidden 4096 --gpu h100 --top-k 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("measure.top_k (--top-k): must be between 1 and 64 (got 0)"),
+            std::string::npos)
+      << r.err;
+  auto clocks = Crest("sweep --db " + dir.File("x.db") + " --hidden 4096 --gpu h100 --clocks boost");
+  EXPECT_EQ(clocks.exit_code, 2);
+  EXPECT_NE(clocks.err.find("--clocks"), std::string::npos) << clocks.err;
+}
+
 TEST(CrestDb, ExportMergeTwiceCheckAndStats) {
   TempDir dir;
   for (const char* node : {"a", "b"}) {

@@ -41,6 +41,8 @@ def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
     events = list(daemon.sweep(SPEC))
     assert events[-1].final
     assert events[-1].job.state == "done"
+    assert events[-1].elapsed_s > 0
+    assert events[-1].kernel_s == 0 and events[-1].gpu_busy_fraction == 0, "the model is no GPU"
     assert sum(len(e.results) for e in events) == 66
     assert all(r.source == "predicted" for e in events for r in e.results)
 
@@ -52,6 +54,11 @@ def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
     assert rows.gpu == "H100-SXM"
     assert rows.baseline.d_ff == 10922
     assert rows.candidates == 33 and rows.predicted == 33 and rows.missing == 0
+    assert rows[0].tie_group == 1 and rows.tied_with_best >= 1
+    assert all(r.time_low_us == r.time_us == r.time_high_us for r in rows), "predictions are exact"
+    assert (rows.cache_mode, rows.clock_policy) == ("cold", "sustained")
+    with pytest.raises(ValueError, match="clocks"):
+        daemon.best_dff(hidden=4096, gpu="h100", clocks="boost")
     try:
         import pandas  # noqa: F401
     except ImportError:

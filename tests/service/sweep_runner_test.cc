@@ -19,18 +19,26 @@ class FakeMeasuringBackend final : public Backend {
 
   std::string uuid = "GPU-fake-0";
   double slowdown = 1;  // this device's times, relative to the script
+  MeasureMode mode;     // what its results are keyed by
+  std::vector<GemmShape> reserved;  // the plan of the last Reserve
 
   std::string_view Name() const override { return "fake-gpu"; }
   bool Measures() const override { return true; }
   const GpuSpec& Gpu() const override { return **FindGpu("h100"); }
   DeviceInfo Device() const override { return crest::testing::FakeH100(uuid); }
   SoftwareInfo Software() const override { return crest::testing::FakeSoftware(); }
+  MeasureMode Mode() const override { return mode; }
+  absl::Status Reserve(std::span<const GemmShape> plan) override {
+    reserved.assign(plan.begin(), plan.end());
+    return absl::OkStatus();
+  }
   absl::StatusOr<GemmOutcome> Run(const GemmShape& g) override {
     ++runs;
     if (failing.contains(g.k)) return absl::ResourceExhaustedError("out of device memory");
     const double us = (g.k == 10944 || g.n == 2 * 10944) ? 100 : 200 + static_cast<double>(g.k % 7);
     GemmOutcome out;
     out.measured = crest::testing::FakeMeasurement(g, us * slowdown, 2);
+    out.measured->mode = mode;
     return out;
   }
 };
@@ -124,6 +132,82 @@ TEST(RunSweep, ForceMeasuresAgainAndCancelStopsBetweenGemms) {
   ASSERT_TRUE(cancelled.ok());
   EXPECT_EQ(cancelled->job.state, store::JobState::kCancelled);
   EXPECT_EQ(cancelled->progress.new_results, 3);
+}
+
+TEST(RunSweep, AWarmSweepAfterAColdOneMeasuresEverythingAndTheModesNeverMix) {
+  TempDir dir;
+  auto db = Open(dir);
+  const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 2}]})");
+  FakeMeasuringBackend cold;
+  ASSERT_TRUE(RunSweep(spec, cold, *db, {}).ok());
+  FakeMeasuringBackend warm;
+  warm.mode.cache = CacheMode::kWarm;
+  warm.slowdown = 0.5;  // warm L2: faster, and not comparable
+  auto w = RunSweep(spec, warm, *db, {});
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->already_present, 0) << "the cold results were taken for warm ones";
+  EXPECT_EQ(w->progress.new_results, 10);
+  EXPECT_EQ(warm.reserved.size(), 10u);
+  FakeMeasuringBackend burst;
+  burst.mode.clocks = ClockPolicy::kBurst;
+  burst.slowdown = 0.8;
+  ASSERT_TRUE(RunSweep(spec, burst, *db, {}).ok());
+  EXPECT_EQ(burst.runs, 10);
+
+  DffQuery q = EveryCandidate(4096, 2);
+  auto cold_rank = RankDffFromStore(q, **FindGpu("h100"), *db, {});
+  q.mode.cache = CacheMode::kWarm;
+  auto warm_rank = RankDffFromStore(q, **FindGpu("h100"), *db, {});
+  ASSERT_TRUE(cold_rank.ok() && warm_rank.ok());
+  ASSERT_EQ(cold_rank->measured, 5);
+  ASSERT_EQ(warm_rank->measured, 5);
+  for (size_t i = 0; i < cold_rank->rows.size(); ++i) {
+    EXPECT_NEAR(warm_rank->rows[i].time_us, 0.5 * cold_rank->rows[i].time_us, 1e-6)
+        << "warm and cold times competed";
+    EXPECT_NE(cold_rank->rows[i].provenance.find("cold L2, sustained clocks"), std::string::npos)
+        << cold_rank->rows[i].provenance;
+  }
+}
+
+TEST(RunSweep, ReservesTheBackendForTheGemmsItWillRunOnly) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend backend;
+  ASSERT_TRUE(RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 1}]})"), backend, *db, {}).ok());
+  EXPECT_EQ(backend.reserved.size(), 6u);
+  ASSERT_TRUE(RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 2}]})"), backend, *db, {}).ok());
+  EXPECT_EQ(backend.reserved.size(), 4u) << "GEMMs already measured were planned for";
+}
+
+TEST(SweepProgress, AccountsForWhereTheTimeWent) {
+  SweepProgress p;
+  EXPECT_EQ(p.GemmsPerMinute(), 0);
+  EXPECT_EQ(p.HostOverheadPerGemmS(), 0);
+  p.elapsed_s = 60;
+  p.kernel_s = 48;
+  p.new_results = 10;
+  p.failed = 2;
+  EXPECT_DOUBLE_EQ(p.GemmsPerMinute(), 12);
+  EXPECT_DOUBLE_EQ(p.GpuBusyFraction(), 0.8);
+  EXPECT_DOUBLE_EQ(p.HostOverheadPerGemmS(), 1.0);
+}
+
+TEST(RankDffFromStore, MeasuredRowsCarryTheirIntervalAndAreGroupedIntoTies) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend gpu;  // 10944: 100 µs per GEMM; the rest 200-207 µs
+  ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":24}]})"), gpu, *db, {}).ok());
+  auto r = RankDffFromStore(EveryCandidate(4096, 24), **FindGpu("h100"), *db, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 49u);
+  const DffRow& best = r->rows.front();
+  EXPECT_EQ(best.d_ff, 10944);
+  EXPECT_NEAR(best.time_low_us, 0.99 * best.time_us, 1e-6) << "the sum of the GEMMs' intervals";
+  EXPECT_NEAR(best.time_high_us, 1.01 * best.time_us, 1e-6);
+  EXPECT_EQ(best.tie_group, 1);
+  EXPECT_EQ(r->tied_with_best, 1) << "nothing overlaps the clearly faster 10944";
+  // The rest differ by at most 6 µs in ~400 with ±1% intervals: one group.
+  for (size_t i = 1; i < r->rows.size(); ++i) EXPECT_EQ(r->rows[i].tie_group, 2) << i;
 }
 
 TEST(RankDffFromStore, MeasuredCandidatesWinOverPredictionsAndCoverageIsCounted) {

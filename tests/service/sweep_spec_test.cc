@@ -77,5 +77,40 @@ TEST(SweepSpec, RefusesBadSpecsNamingThePath) {
             "spec.gemms[0]: expands to more than 2000000 GEMMs");
 }
 
+TEST(SweepSpec, TheMeasureSectionSaysHowAndIsPartOfTheJobOnlyWhenNotTheDefault) {
+  const std::string dff = R"("dff": [{"hidden": 4096, "window": 1}])";
+  auto plain = ParseSweepSpec("{" + dff + "}");
+  auto defaults = ParseSweepSpec(R"({"measure": {"cache": "cold", "top_k": 8}, )" + dff + "}");
+  auto warm = ParseSweepSpec(
+      R"({"measure": {"cache": "warm", "clocks": "burst", "top_k": 2, "max_seconds": 1.5}, )" +
+      dff + "}");
+  ASSERT_TRUE(plain.ok() && defaults.ok() && warm.ok()) << warm.status();
+  EXPECT_EQ(plain->canonical_json, defaults->canonical_json)
+      << "spelling out the defaults made a different job";
+  EXPECT_EQ(plain->canonical_json.find("measure"), std::string::npos);
+  EXPECT_NE(warm->canonical_json, plain->canonical_json);
+  EXPECT_EQ(warm->measure.mode.cache, CacheMode::kWarm);
+  EXPECT_EQ(warm->measure.mode.clocks, ClockPolicy::kBurst);
+  EXPECT_EQ(warm->measure.top_k, 2);
+  EXPECT_DOUBLE_EQ(warm->measure.max_seconds, 1.5);
+  EXPECT_EQ(warm->measure.min_samples, measure::MeasureOptions{}.min_samples);
+  // The canonical text holds every field, so the same method is the same job.
+  EXPECT_NE(warm->canonical_json.find(R"("min_samples":5)"), std::string::npos)
+      << warm->canonical_json;
+}
+
+TEST(SweepSpec, ABadMeasureFieldNamesItsPathAndLimit) {
+  const std::string dff = R"(, "dff": [{"hidden": 4096}]})";
+  EXPECT_EQ(Message(R"({"measure": {"cache": "lukewarm"})" + dff),
+            "spec.measure.cache: must be cold or warm");
+  EXPECT_EQ(Message(R"({"measure": {"clocks": "boost"})" + dff),
+            "spec.measure.clocks: must be sustained or burst");
+  EXPECT_EQ(Message(R"({"measure": {"top_k": 0})" + dff),
+            "spec.measure.top_k (--top-k): must be between 1 and 64 (got 0)");
+  EXPECT_EQ(Message(R"({"measure": {"max_noise": "low"})" + dff),
+            "spec.measure.max_noise: must be a number");
+  EXPECT_EQ(Message(R"({"measure": {"warmup": 3})" + dff), "spec.measure: unknown field 'warmup'");
+}
+
 }  // namespace
 }  // namespace crest::service

@@ -19,6 +19,9 @@ using crest::testing::ReadBytes;
 using crest::testing::TempDir;
 using crest::testing::WriteBytes;
 
+// Cold L2 and sustained clocks: the engine's default and what lookups read.
+constexpr MeasureMode kDefaultMode{};
+
 GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
   GemmShape g;
   g.name = "test.fwd";
@@ -310,7 +313,7 @@ TEST(StoreMeasurements, BestIsTheFastestVerifiedOnTheNewestSoftware) {
                                     crest::testing::FakeMeasurement(g, 1000, 4, /*unverified=*/3))
                   .ok());
   const GemmKey key = GemmKey::Of(g);
-  auto best = db->BestMeasurements("H100-SXM", {&key, 1}, {});
+  auto best = db->BestMeasurements("H100-SXM", {&key, 1}, {}, kDefaultMode);
   ASSERT_TRUE(best.ok());
   ASSERT_EQ(best->size(), 1u);
   const MeasurementRow& row = best->at(key);
@@ -324,11 +327,14 @@ TEST(StoreMeasurements, BestIsTheFastestVerifiedOnTheNewestSoftware) {
   EXPECT_EQ(row.waves, 8);
   SoftwarePin pin;
   pin.cublaslt = 120900;
-  auto pinned = db->BestMeasurements("H100-SXM", {&key, 1}, pin);
+  auto pinned = db->BestMeasurements("H100-SXM", {&key, 1}, pin, kDefaultMode);
   ASSERT_TRUE(pinned.ok());
   EXPECT_DOUBLE_EQ(pinned->at(key).result.stats.median_us, 800);
-  EXPECT_TRUE(*db->HasMeasurement(new_ids->first, new_ids->second, key, "cold"));
-  EXPECT_FALSE(*db->HasMeasurement(new_ids->first, new_ids->second, key, "warm"));
+  EXPECT_TRUE(*db->HasMeasurement(new_ids->first, new_ids->second, key, kDefaultMode));
+  EXPECT_FALSE(*db->HasMeasurement(new_ids->first, new_ids->second, key,
+                                   {CacheMode::kWarm, ClockPolicy::kSustained}));
+  EXPECT_FALSE(*db->HasMeasurement(new_ids->first, new_ids->second, key,
+                                   {CacheMode::kCold, ClockPolicy::kBurst}));
   EXPECT_EQ(db->Stats()->measurements, 3 + 4);
   EXPECT_EQ(db->Stats()->verified_measurements, 3 + 3);
 }
@@ -378,7 +384,7 @@ TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
   EXPECT_EQ(stats->devices, 2);
   EXPECT_EQ(stats->software, 1);
   const GemmKey key = GemmKey::Of(g);
-  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {});
+  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {}, kDefaultMode);
   ASSERT_TRUE(best.ok());
   EXPECT_EQ(best->at(key).device.host, "node1");
   EXPECT_TRUE(catalogue->Check()->ok);
@@ -416,17 +422,17 @@ TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftwar
   };
   for (const Node& n : nodes) add_node(n);
 
-  auto times = catalogue->BestTimes("H100-SXM", {&key, 1}, {});
+  auto times = catalogue->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode);
   ASSERT_TRUE(times.ok());
   EXPECT_DOUBLE_EQ(times->at(key).median_us, 900) << "median of 700, 900, 1000";
   EXPECT_EQ(times->at(key).devices, 3) << "node4's older software is not mixed in";
-  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {});
+  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {}, kDefaultMode);
   ASSERT_TRUE(best.ok());
   EXPECT_EQ(best->at(key).device.host, "node1") << "the row shown is the median node's own";
 
   // An even count takes the lower middle: a real measurement, not an average.
   add_node({"node5", 800, 130100});
-  times = catalogue->BestTimes("H100-SXM", {&key, 1}, {});
+  times = catalogue->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode);
   ASSERT_TRUE(times.ok());
   EXPECT_DOUBLE_EQ(times->at(key).median_us, 800) << "lower middle of 700, 800, 900, 1000";
   EXPECT_EQ(times->at(key).devices, 4);
@@ -434,7 +440,7 @@ TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftwar
   // Pinning the older software gives its one node.
   SoftwarePin pin;
   pin.cublaslt = 120900;
-  auto pinned = catalogue->BestTimes("H100-SXM", {&key, 1}, pin);
+  auto pinned = catalogue->BestTimes("H100-SXM", {&key, 1}, pin, kDefaultMode);
   ASSERT_TRUE(pinned.ok());
   EXPECT_DOUBLE_EQ(pinned->at(key).median_us, 100);
   EXPECT_EQ(pinned->at(key).devices, 1);
@@ -460,7 +466,9 @@ TEST(StoreFleet, TheAnswerFollowsAFasterRemeasurementAndIgnoresASlowerOne) {
   measure(0, 500);
   measure(1, 600);
   measure(2, 700);
-  const auto median = [&] { return db->BestTimes("H100-SXM", {&key, 1}, {})->at(key).median_us; };
+  const auto median = [&] {
+    return db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->at(key).median_us;
+  };
   EXPECT_DOUBLE_EQ(median(), 600);
   measure(2, 900);  // slower than node3's best: nothing moves
   EXPECT_DOUBLE_EQ(median(), 600);
@@ -490,6 +498,14 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   const char* downgrade = R"sql(
+    ALTER TABLE measurements DROP COLUMN clock_policy;
+    ALTER TABLE measurements DROP COLUMN ci_low_us;
+    ALTER TABLE measurements DROP COLUMN ci_high_us;
+    ALTER TABLE measurements DROP COLUMN power_w;
+    ALTER TABLE measurements DROP COLUMN throttle_reasons;
+    ALTER TABLE measurements DROP COLUMN discarded;
+    ALTER TABLE measurements DROP COLUMN clock_note;
+    ALTER TABLE measurements DROP COLUMN settled_clock_mhz;
     DROP TABLE best_answers;
     DROP TABLE best_measurements;
     CREATE TABLE best_measurements(
@@ -511,10 +527,41 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   auto db = OpenOk(path);  // upgrades to the current schema
   EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
   const GemmKey key = GemmKey::Of(g);
-  auto times = db->BestTimes("H100-SXM", {&key, 1}, {});
+  // Rows of versions before 4 were taken under the old burst clock rule.
+  const MeasureMode burst{CacheMode::kCold, ClockPolicy::kBurst};
+  auto times = db->BestTimes("H100-SXM", {&key, 1}, {}, burst);
   ASSERT_TRUE(times.ok());
+  ASSERT_EQ(times->count(key), 1u);
   EXPECT_DOUBLE_EQ(times->at(key).median_us, 600);
   EXPECT_EQ(times->at(key).devices, 3);
+  EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty())
+      << "a burst row answered a sustained query";
+}
+
+TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasured) {
+  TempDir dir;
+  const std::string path = dir.File("seed-bmm.db");
+  WriteBytes(path, ReadBytes(std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/crest-seed-bmm.db"));
+  auto db = OpenOk(path);
+  EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
+  EXPECT_TRUE(db->Check()->ok);
+  const DbStats stats = *db->Stats();
+  EXPECT_EQ(stats.measurements, 120) << "rows were lost in the upgrade";
+  EXPECT_EQ(stats.verified_measurements, 86);
+  GemmShape bmm = Gemm(4096, 4096, 10820);
+  bmm.batch = 4;
+  bmm.dtype = DType::kFp16;
+  bmm.b_transposed = false;  // the common script's row-major NN
+  const GemmKey key = GemmKey::Of(bmm);
+  auto burst = db->BestMeasurements("H100-SXM", {&key, 1}, {},
+                                    {CacheMode::kCold, ClockPolicy::kBurst});
+  ASSERT_TRUE(burst.ok());
+  ASSERT_EQ(burst->count(key), 1u);
+  const MeasurementRow& row = burst->at(key);
+  EXPECT_EQ(row.mode.clocks, ClockPolicy::kBurst);
+  EXPECT_GT(row.result.stats.median_us, 0);
+  EXPECT_EQ(row.result.stats.ci_high_us, 0) << "an interval invented for an old row";
+  EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty());
 }
 
 TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {
@@ -567,7 +614,7 @@ TEST(StoreConcurrency, ReadersKeepAnsweringWhileASweepWrites) {
       for (int64_t k = 1; k < 300; ++k) keys.push_back(GemmKey::Of(Gemm(8192, 4096, k)));
       while (!stop.load()) {
         auto found = (*db)->FindPredictions("H100-SXM", kPredictorVersion, keys);
-        auto best = (*db)->BestMeasurements("H100-SXM", keys, {});
+        auto best = (*db)->BestMeasurements("H100-SXM", keys, {}, kDefaultMode);
         if (found.ok() && best.ok()) {
           answers.fetch_add(1);
         } else {

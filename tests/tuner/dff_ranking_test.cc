@@ -1,5 +1,7 @@
 #include "crest/tuner/dff_ranking.h"
 
+#include <map>
+
 #include "crest/tuner/predictor.h"
 #include "gtest/gtest.h"
 
@@ -94,6 +96,56 @@ TEST(RankDff, PredictorTimerLabelsEveryRowPredicted) {
     EXPECT_EQ(row.source, "predicted");
     EXPECT_EQ(row.provenance, kPredictorVersion);
   }
+}
+
+TEST(RankDff, RowsWhoseIntervalsReachTheBestAreTiedWithItAndSourcesAreNotMixed) {
+  // d_ff → (source, low, time, high) of the whole MLP.
+  const std::map<int64_t, std::tuple<const char*, double, double, double>> script = {
+      {10920, {"measured", 99, 100, 101}},   {10921, {"measured", 100.5, 101.5, 103}},
+      {10922, {"measured", 101.5, 102, 104}}, {10923, {"predicted", 101, 101, 101}},
+      {10924, {"measured", 110, 111, 112}}};
+  const MlpTimer timer = [&](std::span<const GemmShape> gemms) -> absl::StatusOr<Timing> {
+    const int64_t d_ff = gemms.back().k;  // mlp_down's K
+    const auto& [source, low, time, high] = script.at(d_ff);
+    Timing t;
+    t.source = source;
+    t.low_us = low;
+    t.time_us = time;
+    t.high_us = high;
+    return t;
+  };
+  auto r = RankDff(Query(), timer);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::map<int64_t, int> group;
+  for (const DffRow& row : r->rows) group[row.d_ff] = row.tie_group;
+  EXPECT_EQ(group[10920], 1);
+  EXPECT_EQ(group[10921], 1) << "its interval reaches the best's";
+  EXPECT_NE(group[10923], 1) << "a prediction is never tied with a measurement";
+  EXPECT_NE(group[10922], 1) << "its interval lies above the best's";
+  EXPECT_NE(group[10924], group[10922]);
+  EXPECT_EQ(r->tied_with_best, 2);
+  EXPECT_DOUBLE_EQ(r->rows.front().time_low_us, 99);
+  EXPECT_DOUBLE_EQ(r->rows.front().time_high_us, 101);
+  // Tie groups count every evaluated row, also those cut by --top.
+  DffQuery top1 = Query(1);
+  auto cut = RankDff(top1, timer);
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ(cut->rows.size(), 1u);
+  EXPECT_EQ(cut->tied_with_best, 2);
+}
+
+TEST(RankDff, PredictionsWithoutAnIntervalAreExact) {
+  auto r =
+      RankDff(Query(), [](const GemmShape& g) -> absl::StatusOr<Timing> { return Scripted(g); });
+  ASSERT_TRUE(r.ok());
+  for (const DffRow& row : r->rows) {
+    EXPECT_DOUBLE_EQ(row.time_low_us, row.time_us);
+    EXPECT_DOUBLE_EQ(row.time_high_us, row.time_us);
+  }
+  // 10921 alone is fast; the other four take exactly the same time: one group.
+  EXPECT_EQ(r->rows[0].tie_group, 1);
+  EXPECT_EQ(r->tied_with_best, 1);
+  for (size_t i = 1; i < r->rows.size(); ++i) EXPECT_EQ(r->rows[i].tie_group, 2);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "crest/tuner/dff_ranking.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "crest/common/str_cat.h"
@@ -17,6 +18,8 @@ absl::StatusOr<DffRow> TimeMlp(const DffQuery& q, int64_t d_ff, const std::vecto
   DffRow row;
   row.d_ff = d_ff;
   row.time_us = t->time_us;
+  row.time_low_us = t->low_us > 0 ? t->low_us : t->time_us;
+  row.time_high_us = t->high_us > 0 ? t->high_us : t->time_us;
   double flops = 0;
   for (const GemmShape& g : gemms) flops += g.Flops();
   row.tflops = flops / row.time_us / 1e6;
@@ -26,6 +29,24 @@ absl::StatusOr<DffRow> TimeMlp(const DffQuery& q, int64_t d_ff, const std::vecto
   row.device = t->device;
   row.software = t->software;
   return row;
+}
+
+// Numbers tie groups over rows sorted fastest first. Each source (measured,
+// predicted) has its own current group; a row joins its source's current
+// group when its interval reaches that group's fastest row's, else it starts
+// a new group. Numbers follow the order groups start in.
+void GroupTies(std::vector<DffRow>& rows) {
+  int groups = 0;
+  std::map<std::string, const DffRow*> leader;  // per source: the current group's fastest
+  for (DffRow& r : rows) {
+    auto it = leader.find(r.source);
+    if (it != leader.end() && r.time_low_us <= it->second->time_high_us) {
+      r.tie_group = it->second->tie_group;
+      continue;
+    }
+    r.tie_group = ++groups;
+    leader[r.source] = &r;
+  }
 }
 
 }  // namespace
@@ -98,13 +119,15 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan, const
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return rows[a].time_us < rows[b].time_us; });
-  if (q.top > 0 && order.size() > static_cast<size_t>(q.top))
-    order.resize(static_cast<size_t>(q.top));
   std::vector<DffRow> ranked;
   ranked.reserve(order.size());
   for (size_t i : order) ranked.push_back(std::move(rows[i]));
-  rows = std::move(ranked);
-  out.rows = std::move(rows);
+  GroupTies(ranked);
+  for (const DffRow& r : ranked) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
+  if (q.top > 0 && ranked.size() > static_cast<size_t>(q.top)) {
+    ranked.resize(static_cast<size_t>(q.top));
+  }
+  out.rows = std::move(ranked);
   return out;
 }
 
@@ -117,8 +140,13 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const GemmTimer& timer) {
                      auto t = timer(g);
                      if (!t.ok()) return t.status();
                      sum.time_us += t->time_us;
+                     sum.low_us += t->low_us > 0 ? t->low_us : t->time_us;
+                     sum.high_us += t->high_us > 0 ? t->high_us : t->time_us;
                      if (sum.source.empty()) {
-                       sum = Timing{sum.time_us, t->source, t->provenance, t->device, t->software};
+                       sum.source = t->source;
+                       sum.provenance = t->provenance;
+                       sum.device = t->device;
+                       sum.software = t->software;
                      } else if (sum.source != t->source) {
                        sum.source = "mixed";
                      }

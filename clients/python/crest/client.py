@@ -48,6 +48,9 @@ class DffRow:
     params_delta: int
     source: str             # "measured" or "predicted"
     provenance: str         # the model version, or the device and software
+    time_low_us: float      # the interval time_us is known within (95%, measured rows;
+    time_high_us: float     #   equal to time_us for predictions)
+    tie_group: int          # rows of a group cannot be told apart; 1 = tied with the best
 
 
 class DffAnswer(list):
@@ -60,6 +63,9 @@ class DffAnswer(list):
     measured: int
     predicted: int
     missing: int
+    tied_with_best: int     # evaluated rows in tie group 1, not only those returned
+    cache_mode: str         # the measurements' mode the answer is from: "cold" or "warm",
+    clock_policy: str       #   "sustained" or "burst"
 
     def to_pandas(self):
         return _rows_to_pandas(self)
@@ -110,11 +116,26 @@ class JobEvent:
     message: str
     final: bool
     results: List[GemmResult]
+    elapsed_s: float = 0.0
+    # Where the run's time went (measuring backends; 0 for the model).
+    kernel_s: float = 0.0
+    gemms_per_minute: float = 0.0
+    gpu_busy_fraction: float = 0.0
+    host_overhead_per_gemm_s: float = 0.0
 
 
 def _row(r) -> DffRow:
     return DffRow(r.d_ff, r.time_us, r.tflops, r.speedup_vs_baseline, r.mlp_params,
-                  r.params_delta, _SOURCES.get(r.source, "unknown"), r.provenance)
+                  r.params_delta, _SOURCES.get(r.source, "unknown"), r.provenance,
+                  r.time_low_us, r.time_high_us, r.tie_group)
+
+
+def _mode(cache: str, clocks: str):
+    if cache not in ("cold", "warm"):
+        raise ValueError(f"cache: '{cache}' is not cold or warm")
+    if clocks not in ("sustained", "burst"):
+        raise ValueError(f"clocks: '{clocks}' is not sustained or burst")
+    return pb.MeasureMode(cache_mode=cache, clock_policy=clocks)
 
 
 def _job(j) -> Job:
@@ -126,7 +147,8 @@ def _event(e) -> JobEvent:
     results = [GemmResult(r.gemm.m, r.gemm.n, r.gemm.k, r.gemm.batch or 1, r.gemm.name,
                           _SOURCES.get(r.source, "unknown"), r.time_us, r.tflops)
                for r in e.results]
-    return JobEvent(_job(e.job), e.message, e.final, results)
+    return JobEvent(_job(e.job), e.message, e.final, results, e.elapsed_s, e.kernel_s,
+                    e.gemms_per_minute, e.gpu_busy_fraction, e.host_overhead_per_gemm_s)
 
 
 def _spec_json(spec: Union[str, dict]) -> str:
@@ -187,14 +209,19 @@ class Client:
     def best_dff(self, hidden: int, gpu: str, *, ratio: str = "8/3", window: int = 128,
                  align: int = 1, tokens: int = 8192, tp: int = 1, dtype: str = "bf16",
                  train: bool = False, separate_gate_up: bool = False, top: int = 10,
-                 predict_only: bool = False) -> DffAnswer:
-        """The d_ff candidates near ratio*hidden, fastest first (`crest dff`)."""
+                 predict_only: bool = False, cache: str = "cold",
+                 clocks: str = "sustained") -> DffAnswer:
+        """The d_ff candidates near ratio*hidden, fastest first (`crest dff`).
+
+        cache and clocks choose which measurements answer (never mixed);
+        rows that cannot be told apart share a tie_group.
+        """
         if dtype not in _DTYPES:
             raise ValueError(f"dtype: '{dtype}' is not one of {', '.join(_DTYPES)}")
         request = pb.QueryDffRequest(
             hidden=hidden, ratio=ratio, window=window, align=align, tokens=tokens, tp=tp,
             dtype=_DTYPES[dtype], separate_gate_up=separate_gate_up, gpu=gpu, top=top,
-            predict_only=predict_only,
+            predict_only=predict_only, mode=_mode(cache, clocks),
             # "pass" is a Python keyword: the field is given by name.
             **{"pass": pb.PASS_TRAIN if train else pb.PASS_FWD})
         r = self._call(self._stub.QueryDff, request)
@@ -206,15 +233,20 @@ class Client:
         answer.measured = r.measured
         answer.predicted = r.predicted
         answer.missing = r.missing
+        answer.tied_with_best = r.tied_with_best
+        answer.cache_mode = r.mode.cache_mode or cache
+        answer.clock_policy = r.mode.clock_policy or clocks
         return answer
 
     def lookup(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
-               layout: str = "NT") -> GemmAnswer:
+               layout: str = "NT", cache: str = "cold",
+               clocks: str = "sustained") -> GemmAnswer:
         """The best known result for one GEMM on `gpu` (`crest lookup`)."""
         from google.protobuf import json_format  # noqa: PLC0415
         gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_DTYPES.get(dtype, pb.DTYPE_BF16),
                        layout=layout)
-        r = self._call(self._stub.LookupGemm, pb.LookupGemmRequest(gemm=gemm, gpu=gpu))
+        r = self._call(self._stub.LookupGemm, pb.LookupGemmRequest(
+            gemm=gemm, gpu=gpu, mode=_mode(cache, clocks)))
         return GemmAnswer(r.found, _SOURCES.get(r.source, "none"), r.time_us, r.tflops, r.tiles,
                           r.waves, r.tile_efficiency, r.wave_efficiency,
                           json_format.MessageToDict(r, preserving_proto_field_name=True))

@@ -58,6 +58,9 @@ void FillRow(const DffRow& row, v1::DffRow* out) {
   out->set_speedup_vs_baseline(row.speedup_vs_baseline);
   out->set_mlp_params(row.mlp_params);
   out->set_params_delta(row.params_delta);
+  out->set_time_low_us(row.time_low_us);
+  out->set_time_high_us(row.time_high_us);
+  out->set_tie_group(row.tie_group);
   out->set_source(SourceOf(row.source));
   out->set_provenance(row.provenance);
   if (row.source == "measured") {
@@ -124,7 +127,36 @@ absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& r) {
   q.fuse_gate_up = !r.separate_gate_up();
   if (r.top() < 0) return absl::InvalidArgumentError("top: must be 0 (all) or more");
   q.top = r.top();
+  auto mode = ModeOf(r.mode());
+  if (!mode.ok()) return mode.status();
+  q.mode = *mode;
   return q;  // the ranking checks the window and sizes, naming the field
+}
+
+absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& in) {
+  MeasureMode mode;
+  if (!in.cache_mode().empty()) {
+    auto cache = ParseCacheMode(in.cache_mode());
+    if (!cache) {
+      return absl::InvalidArgumentError(
+          StrCat("mode.cache_mode: '", in.cache_mode(), "' is not cold or warm"));
+    }
+    mode.cache = *cache;
+  }
+  if (!in.clock_policy().empty()) {
+    auto clocks = ParseClockPolicy(in.clock_policy());
+    if (!clocks) {
+      return absl::InvalidArgumentError(
+          StrCat("mode.clock_policy: '", in.clock_policy(), "' is not sustained or burst"));
+    }
+    mode.clocks = *clocks;
+  }
+  return mode;
+}
+
+void Fill(const MeasureMode& mode, v1::MeasureMode* out) {
+  out->set_cache_mode(std::string(CacheModeName(mode.cache)));
+  out->set_clock_policy(std::string(ClockPolicyName(mode.clocks)));
 }
 
 store::SoftwarePin PinOf(const v1::SoftwarePin& in) {
@@ -166,6 +198,7 @@ void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
   out->set_measured(r.measured);
   out->set_predicted(r.predicted);
   out->set_missing(r.missing);
+  out->set_tied_with_best(r.tied_with_best);
 }
 
 void Fill(const GemmShape&, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out) {
@@ -209,13 +242,21 @@ void Fill(const service::GemmAnswer& a, v1::LookupGemmResponse* out) {
     st->set_stdev_us(m.result.stats.stdev_us);
     st->set_samples(m.result.stats.samples);
     st->set_sm_clock_mhz(m.result.stats.sm_clock_mhz);
+    st->set_ci_low_us(m.result.stats.ci_low_us);
+    st->set_ci_high_us(m.result.stats.ci_high_us);
+    st->set_power_w(m.result.stats.power_w);
+    st->set_throttle_reasons(m.result.stats.throttle_reasons);
+    st->set_discarded(m.result.stats.discarded);
+    st->set_clock_note(m.result.clock_note);
+    st->set_settled_clock_mhz(m.settled_clock_mhz);
     Fill(m.device, out->mutable_device());
     Fill(m.software, out->mutable_software());
     out->set_tiles(m.tiles);
     out->set_waves(m.waves);
     out->set_tile_efficiency(m.tile_efficiency);
     out->set_wave_efficiency(m.wave_efficiency);
-    out->set_cache_mode(m.cache_mode);
+    out->set_cache_mode(std::string(CacheModeName(m.mode.cache)));
+    out->set_clock_policy(std::string(ClockPolicyName(m.mode.clocks)));
   } else if (a.predicted) {
     const auto& p = *a.predicted;
     out->set_found(true);
@@ -321,6 +362,9 @@ DffRow RowOf(const v1::DffRow& in) {
   r.speedup_vs_baseline = in.speedup_vs_baseline();
   r.mlp_params = in.mlp_params();
   r.params_delta = in.params_delta();
+  r.time_low_us = in.time_low_us();
+  r.time_high_us = in.time_high_us();
+  r.tie_group = in.tie_group();
   r.source = SourceName(in.source());
   r.provenance = in.provenance();
   r.device = DeviceOf(in.device());
@@ -340,6 +384,7 @@ DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
   r.measured = in.measured();
   r.predicted = in.predicted();
   r.missing = in.missing();
+  r.tied_with_best = in.tied_with_best();
   r.evaluated = in.measured() + in.predicted();
   return r;
 }
@@ -367,15 +412,28 @@ service::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
     id.cluster_shape = algo.cluster_shape();
     id.bytes.assign(algo.algo_bytes().begin(), algo.algo_bytes().end());
     const auto& st = in.statistics();
-    m.result.stats = SampleStats{st.median_us(), st.mean_us(), st.min_us(),
-                                 st.stdev_us(),  st.samples(), st.sm_clock_mhz()};
+    SampleStats& s = m.result.stats;
+    s.median_us = st.median_us();
+    s.mean_us = st.mean_us();
+    s.min_us = st.min_us();
+    s.stdev_us = st.stdev_us();
+    s.samples = st.samples();
+    s.sm_clock_mhz = st.sm_clock_mhz();
+    s.ci_low_us = st.ci_low_us();
+    s.ci_high_us = st.ci_high_us();
+    s.power_w = st.power_w();
+    s.throttle_reasons = st.throttle_reasons();
+    s.discarded = st.discarded();
+    m.result.clock_note = st.clock_note();
+    m.settled_clock_mhz = st.settled_clock_mhz();
     m.result.verified = true;  // lookups answer from verified rows only
     m.result.tflops = in.tflops();
     m.tiles = in.tiles();
     m.waves = in.waves();
     m.tile_efficiency = in.tile_efficiency();
     m.wave_efficiency = in.wave_efficiency();
-    m.cache_mode = in.cache_mode();
+    m.mode.cache = ParseCacheMode(in.cache_mode()).value_or(CacheMode::kCold);
+    m.mode.clocks = ParseClockPolicy(in.clock_policy()).value_or(ClockPolicy::kSustained);
     a.measured = std::move(m);
   } else {
     store::PredictionRow p;
@@ -408,6 +466,7 @@ void Fill(const DffQuery& q, const std::string& gpu, v1::QueryDffRequest* out) {
   out->set_separate_gate_up(!q.fuse_gate_up);
   out->set_gpu(gpu);
   out->set_top(q.top);
+  Fill(q.mode, out->mutable_mode());
 }
 
 namespace {

@@ -27,9 +27,7 @@ std::string HostName() {
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<ProbedDevice>> ProbeDevices() {
+absl::StatusOr<std::vector<ProbedDevice>> Probe() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -74,6 +72,15 @@ absl::StatusOr<std::vector<ProbedDevice>> ProbeDevices() {
     out.push_back(std::move(d));
   }
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ProbedDevice>> ProbeDevices() {
+  // Once per process: device identity and software do not change under a
+  // running process, and probing initialises the CUDA context (slow).
+  static const absl::StatusOr<std::vector<ProbedDevice>> probed = Probe();
+  return probed;
 }
 
 }  // namespace crest::measure

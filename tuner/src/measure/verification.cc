@@ -3,8 +3,65 @@
 #include <cmath>
 
 #include "crest/common/str_cat.h"
+#include "crest/tuner/measure/operand_values.h"
 
 namespace crest::measure {
+
+int MantissaBits(DType dtype) {
+  switch (dtype) {
+    case DType::kFp32:
+      return 23;
+    case DType::kTf32:
+    case DType::kFp16:
+      return 10;
+    case DType::kBf16:
+      return 7;
+    case DType::kFp8E4M3:
+      return 3;
+  }
+  return 7;
+}
+
+std::vector<OutputIndex> PickOutputElements(const GemmShape& g, int count) {
+  std::vector<OutputIndex> out;
+  uint64_t state = MixBits(static_cast<uint64_t>(g.m) ^ (static_cast<uint64_t>(g.n) << 20) ^
+                           (static_cast<uint64_t>(g.k) << 40) ^ static_cast<uint64_t>(g.batch));
+  const auto next = [&](int64_t bound) {
+    state = MixBits(state + 0x9e3779b97f4a7c15ULL);
+    return static_cast<int64_t>(state % static_cast<uint64_t>(bound));
+  };
+  for (int s = 0; s < count; ++s) {
+    if (s == 0) {
+      out.push_back({0, 0, 0});
+    } else if (s == 1) {
+      out.push_back({g.batch - 1, g.m - 1, g.n - 1});
+    } else {
+      const int64_t b = next(g.batch);
+      const int64_t i = next(g.m);
+      out.push_back({b, i, next(g.n)});
+    }
+  }
+  return out;
+}
+
+SampledElement ReferenceElement(const GemmShape& g, const OperandSource& source,
+                                const OutputIndex& at) {
+  // A is M×K as used, stored [M,K] or ([K,M] when transposed); B is K×N as
+  // used, stored [K,N] or ([N,K] when transposed). Batches follow each other.
+  const int bits = MantissaBits(g.dtype);
+  const int64_t a_base = source.a_element + at.b * g.m * g.k;
+  const int64_t b_base = source.b_element + at.b * g.k * g.n;
+  SampledElement e;
+  for (int64_t k = 0; k < g.k; ++k) {
+    const int64_t a_at = a_base + (g.a_transposed ? k * g.m + at.i : at.i * g.k + k);
+    const int64_t b_at = b_base + (g.b_transposed ? at.j * g.k + k : k * g.n + at.j);
+    const double x = OperandValue(source.seed, static_cast<uint64_t>(a_at), bits);
+    const double y = OperandValue(source.seed, static_cast<uint64_t>(b_at), bits);
+    e.ref += x * y;
+    e.magnitude += std::abs(x * y);
+  }
+  return e;
+}
 
 double VerifyTolerance(DType dtype) {
   // Inputs are generated exactly representable in their dtype; the error is

@@ -13,9 +13,11 @@
 namespace crest::service {
 
 // Ranks the query's window from the store: for each candidate, measurements
-// when every GEMM of its MLP is measured on `gpu` (newest software, or the
-// pinned one), else this build's predictions when every GEMM has one, else
-// the candidate is missing (counted, not ranked).
+// when every GEMM of its MLP is measured on `gpu` in the query's mode (cache
+// mode and clock policy; newest software, or the pinned one), else this
+// build's predictions when every GEMM has one, else the candidate is missing
+// (counted, not ranked). Measured rows carry the interval of their time, and
+// rows that cannot be told apart share a tie group.
 absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec& gpu,
                                             store::Store& db, const store::SoftwarePin& pin);
 
@@ -24,10 +26,10 @@ struct GemmAnswer {
   std::optional<store::PredictionRow> predicted;  // when nothing is measured
 };
 
-// The best known result for one GEMM on `gpu`. Both empty: the store knows
-// nothing of it.
+// The best known result for one GEMM on `gpu`, measured in `mode`. Both
+// empty: the store knows nothing of it.
 absl::StatusOr<GemmAnswer> LookupGemm(const GemmShape& gemm, const GpuSpec& gpu, store::Store& db,
-                                      const store::SoftwarePin& pin);
+                                      const store::SoftwarePin& pin, const MeasureMode& mode);
 
 // "NVIDIA H100 80GB HBM3 GPU-… on node7; driver 580.1, CUDA 13000, cuBLASLt 130100"
 std::string DescribeProvenance(const DeviceInfo& device, const SoftwareInfo& software);

@@ -21,7 +21,15 @@ struct SweepProgress {
   int64_t failed = 0;       // GEMMs the backend could not run
   double elapsed_s = 0;     // since this run started
   double busy_s = 0;        // time spent inside the backend
-  double kernel_s = 0;      // device time inside measured kernels (measuring backends)
+  double kernel_s = 0;      // device time inside the engine's timed kernels (measuring backends)
+
+  // Where the time of this run went (docs/measurement.md, "Accounting"):
+  // GEMMs run (results and failures) per minute of wall time, the fraction
+  // of wall time the device spent in timed kernels, and the wall time
+  // outside them per GEMM run [s]. 0 before any GEMM ran.
+  double GemmsPerMinute() const;
+  double GpuBusyFraction() const;
+  double HostOverheadPerGemmS() const;
 };
 
 struct SweepOptions {

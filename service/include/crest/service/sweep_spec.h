@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
 #include "crest/tuner/gemm.h"
+#include "crest/tuner/measure/options.h"
 
 namespace crest::service {
 
@@ -21,6 +23,7 @@ struct SweepSpec {
   std::string canonical_json;
   std::string name;                // optional label
   std::string gpu;                 // catalogue GPU for predictions (the model backend)
+  measure::MeasureOptions measure;  // how a measuring backend measures ("measure")
   std::vector<GemmShape> gemms;    // the plan: deduplicated, in spec order
   std::vector<std::string> notes;  // combinations skipped, and why
 };
@@ -28,5 +31,8 @@ struct SweepSpec {
 // Parses and expands a spec. InvalidArgument names the path of the bad field
 // ("spec.models[0].tp[2]") and the rule.
 absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text);
+
+// The "measure" section for these options, every field filled.
+nlohmann::json MeasureJson(const measure::MeasureOptions& options);
 
 }  // namespace crest::service

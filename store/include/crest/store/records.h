@@ -82,13 +82,17 @@ struct MeasurementRow {
   int64_t waves = 0;
   double tile_efficiency = 0;
   double wave_efficiency = 0;
-  std::string cache_mode;
+  MeasureMode mode;               // cache mode and clock policy
+  double settled_clock_mhz = 0;   // the clock the policy judged samples by; 0 unknown
   int64_t created_us = 0;
 };
 
 // The winning measurement of a key, without its details.
 struct BestTime {
   double median_us = 0;
+  // The 95% interval of that median (0 when the row predates intervals).
+  double ci_low_us = 0;
+  double ci_high_us = 0;
   int64_t measurement_id = 0;
   int64_t device_id = 0;
   int64_t software_id = 0;

@@ -29,7 +29,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
@@ -129,16 +129,16 @@ class Store {
   virtual absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(const DeviceInfo& device,
                                                                      const SoftwareInfo& sw) = 0;
   // True when this device and software already measured this GEMM in this
-  // cache mode.
+  // mode (cache mode and clock policy).
   virtual absl::StatusOr<bool> HasMeasurement(int64_t device_id, int64_t software_id,
-                                              const GemmKey& key,
-                                              const std::string& cache_mode) = 0;
+                                              const GemmKey& key, const MeasureMode& mode) = 0;
   // Inserts one row per algorithm of `measured` and counts one GEMM in the
   // job's progress, in one transaction.
   virtual absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
                                          int64_t software_id, const std::string& gpu_model,
                                          int sm_count, const MeasuredGemm& measured) = 0;
-  // The answer for each key on `gpu_model`, from verified rows only:
+  // The answer for each key on `gpu_model`, from verified rows measured in
+  // `mode` only (cold and warm, sustained and burst are never mixed):
   //  1. software: the newest version that has the key (or the pinned one);
   //  2. per device on that software: its fastest algorithm's median;
   //  3. across devices (the nodes of a merged catalogue): the median of those
@@ -146,11 +146,13 @@ class Store {
   //     answer is always one device's real measurement, never an average.
   // A database of one node gives that node's fastest algorithm.
   virtual absl::StatusOr<std::map<GemmKey, MeasurementRow>> BestMeasurements(
-      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin) = 0;
+      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
+      const MeasureMode& mode) = 0;
   // The same choice, as times and row ids only: what a ranking needs.
   virtual absl::StatusOr<std::map<GemmKey, BestTime>> BestTimes(const std::string& gpu_model,
                                                                 std::span<const GemmKey> keys,
-                                                                const SoftwarePin& pin) = 0;
+                                                                const SoftwarePin& pin,
+                                                                const MeasureMode& mode) = 0;
   virtual absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) = 0;
 
   // ---- fleet

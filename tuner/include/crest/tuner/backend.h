@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,17 @@ class Backend {
   virtual const GpuSpec& Gpu() const = 0;
   virtual DeviceInfo Device() const { return {}; }
   virtual SoftwareInfo Software() const { return {}; }
+  // Measuring backends: how their results are measured (cache mode, clock
+  // policy); part of every result's key.
+  virtual MeasureMode Mode() const { return {}; }
+
+  // Prepares for a sweep of `plan` (the GEMMs it will Run, in order): a
+  // measuring backend sizes its operand arena once for all of them. Running
+  // a GEMM outside the plan still works (the arena grows). Errors are values.
+  virtual absl::Status Reserve(std::span<const GemmShape> plan) {
+    (void)plan;
+    return absl::OkStatus();
+  }
 
   // Times one GEMM. Errors are values; InvalidArgument for a shape the
   // backend cannot run.

@@ -14,6 +14,7 @@
 #include "crest/tuner/device_info.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/measurement.h"
 
 namespace crest {
 
@@ -31,11 +32,17 @@ struct DffQuery {
   // Leave out candidates the timer answers NotFound for (a database that
   // does not cover the whole window) instead of failing.
   bool skip_missing = false;
+  // Which measurements answer (database timers): cache mode and clock policy.
+  MeasureMode mode;
 };
 
 // Where one number came from.
 struct Timing {
   double time_us = 0;
+  // The interval the time is known within (measured: the sum of each GEMM's
+  // 95% interval of its median); 0 when unknown, i.e. just time_us.
+  double low_us = 0;
+  double high_us = 0;
   std::string source;      // "predicted" or "measured"
   std::string provenance;  // model version, or device and software in words
   DeviceInfo device;       // measured only
@@ -50,6 +57,11 @@ using MlpTimer = std::function<absl::StatusOr<Timing>(std::span<const GemmShape>
 struct DffRow {
   int64_t d_ff = 0;
   double time_us = 0;  // whole MLP, all GEMMs summed
+  double time_low_us = 0;   // the interval time_us is known within (= time_us when exact)
+  double time_high_us = 0;
+  // Rows of one group cannot be told apart: their intervals reach the
+  // group's fastest row's. Group 1 holds the best and every row tied with it.
+  int tie_group = 0;
   double tflops = 0;
   double speedup_vs_baseline = 0;  // baseline time / this time
   int64_t mlp_params = 0;          // 3·h·d_ff / t
@@ -64,7 +76,8 @@ struct DffRanking {
   DffCandidates candidates;
   DffRow baseline;  // time_us 0 when !baseline_found
   bool baseline_found = false;
-  std::vector<DffRow> rows;  // best (fastest) first; ties keep the smaller d_ff
+  std::vector<DffRow> rows;  // best (fastest) first; equal times keep the smaller d_ff
+  int64_t tied_with_best = 0;  // rows (of all evaluated, not only `top`) in tie group 1
   int64_t evaluated = 0;     // candidates timed
   int64_t measured = 0;      // of those, answered from measurements
   int64_t predicted = 0;     // … from predictions

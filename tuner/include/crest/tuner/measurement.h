@@ -1,14 +1,39 @@
 // What a measuring backend reports for one GEMM: every algorithm it timed,
-// with its identity and statistics. Never produced by the predictor.
+// with its identity and statistics, and how it was measured. Never produced
+// by the predictor.
 #pragma once
 
+#include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "crest/tuner/gemm.h"
 
 namespace crest {
+
+// Whether operands come to a GEMM from memory (cold: copies are rotated so
+// the L2 holds none of them) or from the L2 (warm: one copy, reused).
+enum class CacheMode { kCold, kWarm };
+std::string_view CacheModeName(CacheMode mode);  // "cold", "warm"
+std::optional<CacheMode> ParseCacheMode(std::string_view text);
+
+// The GPU state a measurement describes. Sustained: clocks and power have
+// settled under load (an H100 at its power cap), as in training. Burst: the
+// boost clock right after idle, as a few launches see it.
+enum class ClockPolicy { kSustained, kBurst };
+std::string_view ClockPolicyName(ClockPolicy policy);  // "sustained", "burst"
+std::optional<ClockPolicy> ParseClockPolicy(std::string_view text);
+
+// How a measurement was made. Results of different modes answer different
+// questions and are never compared, resumed or ranked together.
+struct MeasureMode {
+  CacheMode cache = CacheMode::kCold;
+  ClockPolicy clocks = ClockPolicy::kSustained;
+  auto operator<=>(const MeasureMode&) const = default;
+};
 
 // A cuBLASLt algorithm, stored by its configuration attributes and its raw
 // bytes (cublasLtMatmulAlgo_t), never by a position in a heuristic list.
@@ -26,21 +51,30 @@ struct AlgoIdentity {
   std::vector<uint8_t> bytes;  // raw cublasLtMatmulAlgo_t
 };
 
-// Sample statistics of one algorithm's kernel time [µs].
+// Sample statistics of one algorithm's kernel time [µs], and the GPU state
+// its samples were taken in.
 struct SampleStats {
   double median_us = 0;
   double mean_us = 0;
   double min_us = 0;
   double stdev_us = 0;
   int64_t samples = 0;
-  double sm_clock_mhz = 0;  // median SM clock over the kept samples
+  // 95% confidence interval of the median (order statistics; with fewer
+  // than 6 samples the range of the samples, at lower confidence).
+  double ci_low_us = 0;
+  double ci_high_us = 0;
+  double sm_clock_mhz = 0;        // median SM clock over the kept samples; 0 unknown
+  double power_w = 0;             // median board power over the kept samples; 0 unknown
+  uint64_t throttle_reasons = 0;  // NVML clock-event reasons seen while sampling (OR)
+  int64_t discarded = 0;          // samples the clock policy did not count
 };
 
 struct AlgoResult {
   AlgoIdentity algo;
   SampleStats stats;
-  bool verified = false;    // output matched the fp32 reference on sampled elements
+  bool verified = false;    // output matched the reference on sampled elements
   std::string verify_note;  // why verification failed, if it did
+  std::string clock_note;   // set when the clock policy could not be honoured
   double tflops = 0;        // from the median
 };
 
@@ -49,10 +83,11 @@ struct MeasuredGemm {
   int64_t lda = 0;  // leading dimensions as run [elements]
   int64_t ldb = 0;
   int64_t ldc = 0;
-  std::string compute_type;         // e.g. "fp32"
-  std::string cache_mode = "cold";  // "cold" (L2 flushed/rotated) or "warm"
+  std::string compute_type;  // e.g. "fp32"
+  MeasureMode mode;
+  double settled_clock_mhz = 0;  // the clock the policy judged samples by; 0 unknown
   std::vector<AlgoResult> algos;
-  double kernel_seconds = 0;  // device time inside the timed kernels [s]
+  double kernel_seconds = 0;  // device time inside the engine's timed launches [s]
 };
 
 }  // namespace crest

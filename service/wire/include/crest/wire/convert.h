@@ -19,6 +19,9 @@ absl::StatusOr<const GpuSpec*> GpuOf(const std::string& name);
 absl::StatusOr<GemmShape> GemmOf(const v1::Gemm& gemm);
 absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& request);
 store::SoftwarePin PinOf(const v1::SoftwarePin& pin);
+// Empty fields are the defaults; an unknown name is InvalidArgument naming the field.
+absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& mode);
+void Fill(const MeasureMode& mode, v1::MeasureMode* out);
 
 void Fill(const DffRanking& ranking, const GpuSpec& gpu, v1::QueryDffResponse* out);
 void Fill(const GemmShape& gemm, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out);

@@ -1,24 +1,58 @@
 // Checks a GEMM's output against a reference on sampled elements. The
-// error of element (i, j) is |out - ref| / Σ_k |a_ik·b_kj|: scaled by the
-// magnitude the dot product could reach, so cancellation in ref does not
-// make a correct answer look wrong. Tolerances follow each dtype's rounding.
+// reference is recomputed on the host from the operand generator
+// (operand_values.h), so no copy of an operand is kept. The error of element
+// (i, j) is |out - ref| / Σ_k |a_ik·b_kj|: scaled by the magnitude the dot
+// product could reach, so cancellation in ref does not make a correct answer
+// look wrong. Tolerances follow each dtype's rounding.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "crest/tuner/dtype.h"
+#include "crest/tuner/gemm.h"
 
 namespace crest::measure {
 
+// Random mantissa bits the generator gives an input of this dtype (its
+// stored mantissa width; tf32 10, the width its tensor cores multiply).
+int MantissaBits(DType dtype);
+
 // Largest scaled error an output in this dtype may show [unitless].
 double VerifyTolerance(DType dtype);
+
+// Where copy 0 of A and B start in the arena's input region [elements of
+// the GEMM's input dtype], and the seed the region was filled with.
+struct OperandSource {
+  uint64_t seed = 0;
+  int64_t a_element = 0;
+  int64_t b_element = 0;
+};
+
+// An element of C: batch b, row i, column j.
+struct OutputIndex {
+  int64_t b = 0;
+  int64_t i = 0;
+  int64_t j = 0;
+  // Its position in C [elements], C being batch × M × N, row-major.
+  int64_t Offset(const GemmShape& gemm) const { return (b * gemm.m + i) * gemm.n + j; }
+};
+
+// `count` elements to check: the two opposite corners, then random ones
+// (a fixed sequence per shape, so a re-run checks the same elements).
+std::vector<OutputIndex> PickOutputElements(const GemmShape& gemm, int count = 64);
 
 struct SampledElement {
   double out = 0;        // what the GEMM wrote
   double ref = 0;        // Σ_k a_ik·b_kj, in double
   double magnitude = 0;  // Σ_k |a_ik·b_kj|
 };
+
+// The reference of one output element, from the generator: O(K).
+SampledElement ReferenceElement(const GemmShape& gemm, const OperandSource& source,
+                                const OutputIndex& at);
 
 struct VerifyResult {
   bool ok = false;

@@ -1,0 +1,142 @@
+#include "scripted_gpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "gtest/gtest.h"
+
+namespace crest::measure::testing {
+
+std::vector<TraceRow> LoadTrace(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::vector<TraceRow> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    // "2026/11/22 16:59:29.445, 1980 MHz, 81.82 W, 38, 0x0000000000000000"
+    std::stringstream fields(line);
+    std::string timestamp, clock, power, temperature, reasons;
+    std::getline(fields, timestamp, ',');
+    std::getline(fields, clock, ',');
+    std::getline(fields, power, ',');
+    std::getline(fields, temperature, ',');
+    std::getline(fields, reasons, ',');
+    TraceRow row;
+    row.sm_clock_mhz = std::stod(clock);
+    row.power_w = std::stod(power);
+    row.reasons = std::stoull(reasons, nullptr, 16);
+    rows.push_back(row);
+  }
+  EXPECT_FALSE(rows.empty()) << path;
+  return rows;
+}
+
+std::vector<TraceRow> H100Trace() {
+  return LoadTrace(std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/nvidia-smi-clock-trace.csv");
+}
+
+ScriptedGpu::ScriptedGpu(std::vector<TraceRow> trace, size_t idle_row, size_t load_row,
+                         size_t last_row)
+    : trace_(std::move(trace)), idle_row_(idle_row), load_row_(load_row), last_row_(last_row) {}
+
+ScriptedGpu ScriptedGpu::WithoutNvml() {
+  ScriptedGpu gpu({TraceRow{1980, 100, 0}}, 0, 0, 0);
+  gpu.nvml_ = false;
+  return gpu;
+}
+
+TraceRow ScriptedGpu::Current() const {
+  // The first launches after idle run at boost (791 TFLOP/s in the recorded
+  // run) before the power cap bites; the 200 ms trace cannot show that, so
+  // the first kBoostHoldS of load read as idle.
+  if (load_s_ < kBoostHoldS) return trace_[idle_row_];
+  const auto row = load_row_ + static_cast<size_t>((load_s_ - kBoostHoldS) / 0.2);
+  return trace_[std::min(row, last_row_)];
+}
+
+void ScriptedGpu::SleepS(double seconds) {
+  now_s_ += seconds;
+  slept_s_ += seconds;
+  load_s_ = std::max(0.0, load_s_ - 2 * seconds);
+}
+
+GpuReading ScriptedGpu::Read() {
+  GpuReading r;
+  if (nvml_) {
+    const TraceRow row = Current();
+    r.sm_clock_mhz = row.sm_clock_mhz;
+    r.power_w = row.power_w;
+    r.reasons = row.reasons;
+    r.reasons_known = true;
+  }
+  if (tamper) tamper(r);
+  return r;
+}
+
+double ScriptedGpu::Run(double burst_us) {
+  const double clock = nvml_ ? Current().sm_clock_mhz : 1980;
+  const double us = burst_us * 1980 / clock;
+  now_s_ += us / 1e6;
+  load_s_ += us / 1e6;
+  return us;
+}
+
+ScriptedLauncher::ScriptedLauncher(ScriptedGpu& gpu, const GemmShape& gemm, OperandSource source,
+                                   std::vector<double> burst_us, double noise, uint64_t seed)
+    : gpu_(gpu),
+      gemm_(gemm),
+      source_(source),
+      burst_us_(std::move(burst_us)),
+      samples_(burst_us_.size(), 0),
+      rng_(seed),
+      noise_(0, noise) {
+  for (size_t c = 0; c < burst_us_.size(); ++c) {
+    AlgoIdentity id;
+    id.algo_id = static_cast<int64_t>(c);
+    id.tile_m = 128;
+    id.tile_n = 256;
+    ids_.push_back(id);
+  }
+}
+
+double ScriptedLauncher::Launch(int c) {
+  return gpu_.Run(burst_us_[static_cast<size_t>(c)] * (1 + noise_(rng_)));
+}
+
+absl::StatusOr<double> ScriptedLauncher::TimeOneLaunch(int c) {
+  gpu_.Run(burst_us_[static_cast<size_t>(c)]);  // the untimed launch
+  return Launch(c);
+}
+
+absl::Status ScriptedLauncher::PrepareSamples(int launches) {
+  launches_ = launches;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SampleTimes> ScriptedLauncher::Sample(std::span<const int> order) {
+  if (!fail_sample.ok()) return fail_sample;
+  SampleTimes out;
+  for (int c : order) {
+    double us = 0;
+    for (int i = 0; i < launches_; ++i) us += Launch(c);
+    ++samples_[static_cast<size_t>(c)];
+    out.us.push_back(us);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<double>> ScriptedLauncher::RunAndRead(
+    int c, std::span<const OutputIndex> elements) {
+  Launch(c);
+  const bool is_wrong = std::find(wrong.begin(), wrong.end(), c) != wrong.end();
+  std::vector<double> out;
+  for (const OutputIndex& at : elements) {
+    const SampledElement e = ReferenceElement(gemm_, source_, at);
+    out.push_back(is_wrong ? e.ref + 0.5 * e.magnitude : e.ref);
+  }
+  return out;
+}
+
+}  // namespace crest::measure::testing

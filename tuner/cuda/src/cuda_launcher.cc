@@ -1,0 +1,189 @@
+#include "cuda_launcher.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstring>
+
+#include "cuda_status.h"
+
+namespace crest::measure::internal {
+namespace {
+
+// Elapsed device time between two completed events [µs].
+absl::StatusOr<double> ElapsedUs(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0;
+  CREST_CUDA(cudaEventElapsedTime(&ms, from, to));
+  return static_cast<double>(ms) * 1e3;
+}
+
+double Unpack(const uint8_t* p, DType out) {
+  switch (out) {
+    case DType::kFp16: {
+      __half h;
+      std::memcpy(&h, p, 2);
+      return static_cast<double>(__half2float(h));
+    }
+    case DType::kBf16: {
+      __nv_bfloat16 h;
+      std::memcpy(&h, p, 2);
+      return static_cast<double>(__bfloat162float(h));
+    }
+    default: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return static_cast<double>(f);
+    }
+  }
+}
+
+}  // namespace
+
+DeviceScratch::~DeviceScratch() {
+  for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  if (pinned_ != nullptr) cudaFreeHost(pinned_);
+}
+
+absl::StatusOr<const std::vector<cudaEvent_t>*> DeviceScratch::Events(size_t count) {
+  while (events_.size() < count) {
+    cudaEvent_t e = nullptr;
+    CREST_CUDA(cudaEventCreate(&e));
+    events_.push_back(e);
+  }
+  return &events_;
+}
+
+absl::StatusOr<void*> DeviceScratch::Pinned(size_t bytes) {
+  if (pinned_bytes_ >= bytes) return pinned_;
+  if (pinned_ != nullptr) CREST_CUDA(cudaFreeHost(pinned_));
+  pinned_ = nullptr;
+  pinned_bytes_ = 0;
+  CREST_CUDA(cudaMallocHost(&pinned_, bytes));
+  pinned_bytes_ = bytes;
+  return pinned_;
+}
+
+CudaGemmLauncher::CudaGemmLauncher(LaunchContext context, const LtProblem& problem,
+                                   OperandLayout layout, std::vector<cublasLtMatmulAlgo_t> algos)
+    : ctx_(context), problem_(problem), layout_(std::move(layout)), algos_(std::move(algos)) {
+  for (const auto& a : algos_) ids_.push_back(Identify(a));
+}
+
+CudaGemmLauncher::~CudaGemmLauncher() { DestroyGraphs(); }
+
+void CudaGemmLauncher::DestroyGraphs() {
+  for (cudaGraphExec_t g : graphs_) {
+    if (g != nullptr) cudaGraphExecDestroy(g);
+  }
+  graphs_.clear();
+}
+
+absl::Status CudaGemmLauncher::Launch(int c, int copy) {
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  const auto u = static_cast<size_t>(copy);
+  const DeviceArena& arena = *ctx_.arena;
+  void* c_ptr = arena.At(layout_.c_offset[u]);
+  // cuBLASLt's A is our B and its B is our A (lt_problem.h).
+  CREST_CUBLAS(cublasLtMatmul(
+      ctx_.handle, problem_.desc(), &alpha, arena.At(layout_.b_offset[u]), problem_.a_layout(),
+      arena.At(layout_.a_offset[u]), problem_.b_layout(), &beta, c_ptr, problem_.c_layout(), c_ptr,
+      problem_.c_layout(), &algos_[static_cast<size_t>(c)], arena.At(layout_.workspace_offset),
+      static_cast<size_t>(arena.plan().workspace_bytes), ctx_.stream));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> CudaGemmLauncher::TimeOneLaunch(int c) {
+  for (int copy = 0; copy < layout_.copies; ++copy) {
+    if (auto s = Launch(c, copy); !s.ok()) return s;
+  }
+  auto events = ctx_.scratch->Events(2);
+  if (!events.ok()) return events.status();
+  const std::vector<cudaEvent_t>& ev = **events;
+  CREST_CUDA(cudaEventRecord(ev[0], ctx_.stream));
+  if (auto s = Launch(c, 0); !s.ok()) return s;
+  CREST_CUDA(cudaEventRecord(ev[1], ctx_.stream));
+  CREST_CUDA(cudaEventSynchronize(ev[1]));
+  return ElapsedUs(ev[0], ev[1]);
+}
+
+absl::StatusOr<cudaGraphExec_t> CudaGemmLauncher::Capture(int c, int launches) {
+  CREST_CUDA(cudaStreamBeginCapture(ctx_.stream, cudaStreamCaptureModeThreadLocal));
+  absl::Status launched = absl::OkStatus();
+  for (int i = 0; i < launches && launched.ok(); ++i) launched = Launch(c, i % layout_.copies);
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(ctx_.stream, &graph);
+  if (!launched.ok()) {
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    return launched;
+  }
+  if (ended != cudaSuccess) return CudaStatus(ended, "cudaStreamEndCapture", __FILE__, __LINE__);
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  if (made != cudaSuccess) return CudaStatus(made, "cudaGraphInstantiate", __FILE__, __LINE__);
+  return exec;
+}
+
+absl::Status CudaGemmLauncher::PrepareSamples(int launches) {
+  DestroyGraphs();
+  for (int c = 0; c < Candidates(); ++c) {
+    auto exec = Capture(c, launches);
+    if (!exec.ok()) return exec.status();
+    graphs_.push_back(*exec);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SampleTimes> CudaGemmLauncher::Sample(std::span<const int> order) {
+  if (order.empty()) return SampleTimes{};
+  auto events = ctx_.scratch->Events(order.size() + 2);
+  if (!events.ok()) return events.status();
+  const std::vector<cudaEvent_t>& ev = **events;
+  // The lead-in keeps the device busy while the host queues the timed
+  // samples, so the first of them does not include the host's queuing.
+  CREST_CUDA(cudaEventRecord(ev[0], ctx_.stream));
+  CREST_CUDA(cudaGraphLaunch(graphs_[static_cast<size_t>(order[0])], ctx_.stream));
+  CREST_CUDA(cudaEventRecord(ev[1], ctx_.stream));
+  for (size_t i = 0; i < order.size(); ++i) {
+    CREST_CUDA(cudaGraphLaunch(graphs_[static_cast<size_t>(order[i])], ctx_.stream));
+    CREST_CUDA(cudaEventRecord(ev[i + 2], ctx_.stream));
+  }
+  CREST_CUDA(cudaEventSynchronize(ev[order.size() + 1]));
+  SampleTimes out;
+  auto lead = ElapsedUs(ev[0], ev[1]);
+  if (!lead.ok()) return lead.status();
+  out.lead_in_us = *lead;
+  for (size_t i = 0; i < order.size(); ++i) {
+    auto us = ElapsedUs(ev[i + 1], ev[i + 2]);
+    if (!us.ok()) return us.status();
+    out.us.push_back(*us);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<double>> CudaGemmLauncher::RunAndRead(
+    int c, std::span<const OutputIndex> elements) {
+  const GemmShape& g = problem_.gemm();
+  const DType out_type = OutputDType(g.dtype);
+  const auto bytes = static_cast<size_t>(ElementBytes(out_type));
+  auto pinned = ctx_.scratch->Pinned(elements.size() * bytes);
+  if (!pinned.ok()) return pinned.status();
+  auto* host = static_cast<uint8_t*>(*pinned);
+  const auto* c0 = static_cast<const uint8_t*>(ctx_.arena->At(layout_.c_offset[0]));
+  // NaN in every output format: an element the GEMM does not write fails.
+  CREST_CUDA(cudaMemsetAsync(ctx_.arena->At(layout_.c_offset[0]), 0xFF,
+                             static_cast<size_t>(layout_.c_bytes), ctx_.stream));
+  if (auto s = Launch(c, 0); !s.ok()) return s;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    const auto offset = static_cast<size_t>(elements[i].Offset(g)) * bytes;
+    CREST_CUDA(cudaMemcpyAsync(host + i * bytes, c0 + offset, bytes, cudaMemcpyDeviceToHost,
+                               ctx_.stream));
+  }
+  CREST_CUDA(cudaStreamSynchronize(ctx_.stream));
+  std::vector<double> out;
+  for (size_t i = 0; i < elements.size(); ++i) out.push_back(Unpack(host + i * bytes, out_type));
+  return out;
+}
+
+}  // namespace crest::measure::internal

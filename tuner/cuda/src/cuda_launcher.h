@@ -1,0 +1,69 @@
+// Internal: the GemmLauncher of crest/tuner/measure/launcher.h on a CUDA
+// device: one GEMM's candidate algorithms, run from the backend's arena on
+// its stream, timed with CUDA events, each sample a replay of a CUDA graph.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "crest/tuner/measure/arena.h"
+#include "crest/tuner/measure/launcher.h"
+#include "device_arena.h"
+#include "lt_problem.h"
+
+namespace crest::measure::internal {
+
+// Events and a pinned read-back buffer, kept by the backend across GEMMs.
+class DeviceScratch final {
+ public:
+  ~DeviceScratch();
+  // At least `count` events (created as needed, kept).
+  absl::StatusOr<const std::vector<cudaEvent_t>*> Events(size_t count);
+  // Pinned host memory of at least `bytes` (allocated as needed, kept).
+  absl::StatusOr<void*> Pinned(size_t bytes);
+
+ private:
+  std::vector<cudaEvent_t> events_;
+  void* pinned_ = nullptr;
+  size_t pinned_bytes_ = 0;
+};
+
+struct LaunchContext {
+  cublasLtHandle_t handle = nullptr;
+  cudaStream_t stream = nullptr;
+  DeviceArena* arena = nullptr;
+  DeviceScratch* scratch = nullptr;
+};
+
+class CudaGemmLauncher final : public GemmLauncher {
+ public:
+  CudaGemmLauncher(LaunchContext context, const LtProblem& problem, OperandLayout layout,
+                   std::vector<cublasLtMatmulAlgo_t> algos);
+  ~CudaGemmLauncher() override;
+  CudaGemmLauncher(const CudaGemmLauncher&) = delete;
+  CudaGemmLauncher& operator=(const CudaGemmLauncher&) = delete;
+
+  int Candidates() const override { return static_cast<int>(algos_.size()); }
+  const AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
+  absl::StatusOr<double> TimeOneLaunch(int c) override;
+  absl::Status PrepareSamples(int launches) override;
+  absl::StatusOr<SampleTimes> Sample(std::span<const int> order) override;
+  absl::StatusOr<std::vector<double>> RunAndRead(int c,
+                                                 std::span<const OutputIndex> elements) override;
+
+ private:
+  absl::Status Launch(int c, int copy);
+  absl::StatusOr<cudaGraphExec_t> Capture(int c, int launches);
+  void DestroyGraphs();
+
+  LaunchContext ctx_;
+  const LtProblem& problem_;
+  OperandLayout layout_;
+  std::vector<cublasLtMatmulAlgo_t> algos_;
+  std::vector<AlgoIdentity> ids_;
+  std::vector<cudaGraphExec_t> graphs_;
+};
+
+}  // namespace crest::measure::internal

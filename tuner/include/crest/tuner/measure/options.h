@@ -1,0 +1,36 @@
+// How the measuring engine measures: one options type for `crest sweep`,
+// crestd and the "measure" section of a sweep spec (docs/sweep-spec.md), so
+// the same sweep is measured the same way wherever it runs. The defaults are
+// the documented method (docs/measurement.md).
+#pragma once
+
+#include "absl/status/status.h"
+#include "crest/tuner/measurement.h"
+
+namespace crest::measure {
+
+struct MeasureOptions {
+  // Cold L2 and sustained clocks by default; part of every result's key.
+  MeasureMode mode;
+  // Heuristic candidates per GEMM [1, 64].
+  int top_k = 8;
+  // Walk the algorithms' capabilities (tile, stages, split-K, …) instead of
+  // taking the heuristic's top K; capped by max_algos [1, 1024].
+  bool exhaustive = false;
+  int max_algos = 64;
+  // The race ends when every algorithm still in it has a median whose 95%
+  // confidence half-width is at most this fraction of the median (0, 0.5].
+  double max_noise = 0.01;
+  // Samples each algorithm gets before it may be dropped or the race may end
+  // [3, 10000].
+  int min_samples = 5;
+  // Sampling time per GEMM, all its algorithms together, at most [s]
+  // (0, 600]. Warm-up and cool-down pauses do not count.
+  double max_seconds = 0.25;
+};
+
+// OK, or InvalidArgument naming the field as the spec and the CLI spell it
+// ("measure.top_k (--top-k): must be between 1 and 64 (got 0)").
+absl::Status ValidateMeasureOptions(const MeasureOptions& options);
+
+}  // namespace crest::measure

@@ -115,14 +115,14 @@ absl::Status ScriptedLauncher::PrepareSamples(int launches) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<SampleTimes> ScriptedLauncher::Sample(std::span<const int> order) {
+absl::StatusOr<std::vector<double>> ScriptedLauncher::Sample(std::span<const int> order) {
   if (!fail_sample.ok()) return fail_sample;
-  SampleTimes out;
+  std::vector<double> out;
   for (int c : order) {
     double us = 0;
     for (int i = 0; i < launches_; ++i) us += Launch(c);
     ++samples_[static_cast<size_t>(c)];
-    out.us.push_back(us);
+    out.push_back(us);
   }
   return out;
 }

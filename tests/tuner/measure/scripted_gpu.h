@@ -76,7 +76,7 @@ class ScriptedLauncher final : public GemmLauncher {
   const AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
   absl::StatusOr<double> TimeOneLaunch(int c) override;
   absl::Status PrepareSamples(int launches) override;
-  absl::StatusOr<SampleTimes> Sample(std::span<const int> order) override;
+  absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
   absl::StatusOr<std::vector<double>> RunAndRead(int c,
                                                  std::span<const OutputIndex> elements) override;
 

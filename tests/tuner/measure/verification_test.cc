@@ -67,15 +67,19 @@ TEST(ReferenceElement, MatchesTheWholeProductInEveryLayout) {
     g.batch = 3;
     ASSERT_TRUE(ParseLayout(layout, &g.a_transposed, &g.b_transposed));
     const OperandSource s{99, 1024, 4096};
-    for (const OutputIndex& at : PickOutputElements(g, 16)) {
-      const SampledElement e = ReferenceElement(g, s, at);
-      EXPECT_DOUBLE_EQ(e.ref, BruteForce(g, s, at)) << layout;
-      EXPECT_GE(e.magnitude, std::abs(e.ref));
+    const auto picked = PickOutputElements(g);
+    const auto refs = ReferenceElements(g, s, picked);
+    ASSERT_EQ(refs.size(), picked.size());
+    for (size_t i = 0; i < picked.size(); ++i) {
+      // Summed in another order: equal to far below any tolerance.
+      EXPECT_NEAR(refs[i].ref, BruteForce(g, s, picked[i]), 1e-12 * refs[i].magnitude) << layout;
+      EXPECT_DOUBLE_EQ(refs[i].ref, ReferenceElement(g, s, picked[i]).ref);
+      EXPECT_GE(refs[i].magnitude, std::abs(refs[i].ref));
     }
   }
 }
 
-TEST(PickOutputElements, StartsWithTheCornersAndRepeatsPerShape) {
+TEST(PickOutputElements, AGridOfRowsAndColumnsWithBothCornersRepeatedPerShape) {
   GemmShape g;
   g.m = 100;
   g.n = 50;
@@ -83,13 +87,20 @@ TEST(PickOutputElements, StartsWithTheCornersAndRepeatsPerShape) {
   g.batch = 2;
   const auto picked = PickOutputElements(g);
   ASSERT_EQ(picked.size(), 64u);
-  EXPECT_EQ(picked[0].Offset(g), 0);
-  EXPECT_EQ(picked[1].Offset(g), 2 * 100 * 50 - 1);
+  EXPECT_EQ(picked.front().Offset(g), 0);
+  EXPECT_EQ(picked.back().Offset(g), 2 * 100 * 50 - 1);
+  std::set<std::pair<int64_t, int64_t>> rows;
+  std::set<int64_t> cols;
   for (const OutputIndex& at : picked) {
     EXPECT_LT(at.b, 2);
     EXPECT_LT(at.i, 100);
     EXPECT_LT(at.j, 50);
+    rows.insert({at.b, at.i});
+    cols.insert(at.j);
   }
+  EXPECT_LE(rows.size(), 8u) << "rows are shared by the grid";
+  EXPECT_LE(cols.size(), 8u);
+  EXPECT_TRUE(cols.contains(0) && cols.contains(49)) << "the edge columns";
   EXPECT_EQ(PickOutputElements(g)[40].Offset(g), picked[40].Offset(g));
 }
 

@@ -3,9 +3,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "cuda_status.h"
+#include "device_kernels.h"
 
 namespace crest::measure::internal {
 namespace {
@@ -42,6 +44,22 @@ double Unpack(const uint8_t* p, DType out) {
 DeviceScratch::~DeviceScratch() {
   for (cudaEvent_t e : events_) cudaEventDestroy(e);
   if (pinned_ != nullptr) cudaFreeHost(pinned_);
+  if (flag_.host != nullptr) cudaFreeHost(const_cast<int*>(flag_.host));
+}
+
+absl::StatusOr<DeviceScratch::Flag> DeviceScratch::HostFlag() {
+  if (flag_.host != nullptr) return flag_;
+  void* host = nullptr;
+  CREST_CUDA(cudaHostAlloc(&host, sizeof(int), cudaHostAllocMapped));
+  void* device = nullptr;
+  if (const cudaError_t e = cudaHostGetDevicePointer(&device, host, 0); e != cudaSuccess) {
+    cudaFreeHost(host);
+    return CudaStatus(e, "cudaHostGetDevicePointer", __FILE__, __LINE__);
+  }
+  flag_.host = static_cast<volatile int*>(host);
+  flag_.device = static_cast<const volatile int*>(device);
+  *flag_.host = 1;
+  return flag_;
 }
 
 absl::StatusOr<const std::vector<cudaEvent_t>*> DeviceScratch::Events(size_t count) {
@@ -135,29 +153,40 @@ absl::Status CudaGemmLauncher::PrepareSamples(int launches) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<SampleTimes> CudaGemmLauncher::Sample(std::span<const int> order) {
-  if (order.empty()) return SampleTimes{};
-  auto events = ctx_.scratch->Events(order.size() + 2);
-  if (!events.ok()) return events.status();
-  const std::vector<cudaEvent_t>& ev = **events;
-  // The lead-in keeps the device busy while the host queues the timed
-  // samples, so the first of them does not include the host's queuing.
+absl::Status CudaGemmLauncher::QueueRound(std::span<const int> order,
+                                          const std::vector<cudaEvent_t>& ev) {
   CREST_CUDA(cudaEventRecord(ev[0], ctx_.stream));
-  CREST_CUDA(cudaGraphLaunch(graphs_[static_cast<size_t>(order[0])], ctx_.stream));
-  CREST_CUDA(cudaEventRecord(ev[1], ctx_.stream));
   for (size_t i = 0; i < order.size(); ++i) {
     CREST_CUDA(cudaGraphLaunch(graphs_[static_cast<size_t>(order[i])], ctx_.stream));
-    CREST_CUDA(cudaEventRecord(ev[i + 2], ctx_.stream));
+    CREST_CUDA(cudaEventRecord(ev[i + 1], ctx_.stream));
   }
-  CREST_CUDA(cudaEventSynchronize(ev[order.size() + 1]));
-  SampleTimes out;
-  auto lead = ElapsedUs(ev[0], ev[1]);
-  if (!lead.ok()) return lead.status();
-  out.lead_in_us = *lead;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<double>> CudaGemmLauncher::Sample(std::span<const int> order) {
+  std::vector<double> out;
+  if (order.empty()) return out;
+  auto events = ctx_.scratch->Events(order.size() + 1);
+  if (!events.ok()) return events.status();
+  auto flag = ctx_.scratch->HostFlag();
+  if (!flag.ok()) return flag.status();
+  const std::vector<cudaEvent_t>& ev = **events;
+  // The stream waits on the flag while the host queues the round, so the
+  // first sample does not include the host's queuing; a second at most if
+  // the host stalls.
+  *flag->host = 0;
+  const cudaError_t held = LaunchWaitForHost(flag->device, 1'000'000'000, ctx_.stream);
+  const absl::Status queued = held == cudaSuccess
+                                  ? QueueRound(order, ev)
+                                  : CudaStatus(held, "LaunchWaitForHost", __FILE__, __LINE__);
+  std::atomic_thread_fence(std::memory_order_release);
+  *flag->host = 1;  // released on every path: the stream never waits for a timeout
+  if (!queued.ok()) return queued;
+  CREST_CUDA(cudaEventSynchronize(ev[order.size()]));
   for (size_t i = 0; i < order.size(); ++i) {
-    auto us = ElapsedUs(ev[i + 1], ev[i + 2]);
+    auto us = ElapsedUs(ev[i], ev[i + 1]);
     if (!us.ok()) return us.status();
-    out.us.push_back(*us);
+    out.push_back(*us);
   }
   return out;
 }

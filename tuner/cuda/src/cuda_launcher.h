@@ -15,7 +15,8 @@
 
 namespace crest::measure::internal {
 
-// Events and a pinned read-back buffer, kept by the backend across GEMMs.
+// Events, a pinned read-back buffer and the host flag that releases a
+// round of samples, kept by the backend across GEMMs.
 class DeviceScratch final {
  public:
   ~DeviceScratch();
@@ -23,11 +24,18 @@ class DeviceScratch final {
   absl::StatusOr<const std::vector<cudaEvent_t>*> Events(size_t count);
   // Pinned host memory of at least `bytes` (allocated as needed, kept).
   absl::StatusOr<void*> Pinned(size_t bytes);
+  // A flag in mapped host memory: the host's pointer and the device's.
+  struct Flag {
+    volatile int* host = nullptr;
+    const volatile int* device = nullptr;
+  };
+  absl::StatusOr<Flag> HostFlag();
 
  private:
   std::vector<cudaEvent_t> events_;
   void* pinned_ = nullptr;
   size_t pinned_bytes_ = 0;
+  Flag flag_;
 };
 
 struct LaunchContext {
@@ -49,12 +57,14 @@ class CudaGemmLauncher final : public GemmLauncher {
   const AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
   absl::StatusOr<double> TimeOneLaunch(int c) override;
   absl::Status PrepareSamples(int launches) override;
-  absl::StatusOr<SampleTimes> Sample(std::span<const int> order) override;
+  absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
   absl::StatusOr<std::vector<double>> RunAndRead(int c,
                                                  std::span<const OutputIndex> elements) override;
 
  private:
   absl::Status Launch(int c, int copy);
+  // Queues the timed samples of `order` behind the host flag.
+  absl::Status QueueRound(std::span<const int> order, const std::vector<cudaEvent_t>& ev);
   absl::StatusOr<cudaGraphExec_t> Capture(int c, int launches);
   void DestroyGraphs();
 

@@ -4,7 +4,7 @@
 
 #include "crest/tuner/measure/verification.h"
 #include "cuda_status.h"
-#include "operand_fill.h"
+#include "device_kernels.h"
 
 namespace crest::measure::internal {
 namespace {

@@ -122,14 +122,13 @@ absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMoni
     const double start = clock.NowS();
     auto times = launcher.Sample(order);
     if (!times.ok()) return times.status();
-    run.kernel_us += times->lead_in_us;
     const GpuReading reading = ReadAt(monitor, clock);
     sampling_s += reading.time_s - start;
     governor.MarkBusy(reading.time_s);
     const std::optional<Discard> verdict = filter.Judge(reading);
     for (size_t i = 0; i < order.size(); ++i) {
       const int c = order[i];
-      const double us = times->us[i];
+      const double us = (*times)[i];
       CandidateLog& log = run.logs[static_cast<size_t>(c)];
       run.kernel_us += us;
       log.reasons |= reading.reasons;
@@ -181,13 +180,10 @@ AlgoResult Summarise(const GemmShape& gemm, const RaceRun& run, int c, const Alg
 }
 
 absl::Status VerifyAll(const GemmShape& gemm, const GemmOperands& operands,
-                       GemmLauncher& launcher, const EngineTuning& tuning,
-                       std::vector<AlgoResult>& algos) {
-  const std::vector<OutputIndex> elements = PickOutputElements(gemm, tuning.verify_elements);
-  std::vector<SampledElement> references;
-  for (const OutputIndex& at : elements) {
-    references.push_back(ReferenceElement(gemm, operands.source, at));
-  }
+                       GemmLauncher& launcher, std::vector<AlgoResult>& algos) {
+  const std::vector<OutputIndex> elements = PickOutputElements(gemm);
+  const std::vector<SampledElement> references =
+      ReferenceElements(gemm, operands.source, elements);
   for (size_t c = 0; c < algos.size(); ++c) {
     auto out = launcher.RunAndRead(static_cast<int>(c), elements);
     if (!out.ok()) return out.status();
@@ -221,8 +217,8 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   const auto warm_round = [&]() -> absl::StatusOr<double> {
     auto times = launcher.Sample(warm_order);
     if (!times.ok()) return times.status();
-    double sum = times->lead_in_us;
-    for (double t : times->us) sum += t;
+    double sum = 0;
+    for (double t : *times) sum += t;
     return sum;
   };
   if (auto s = governor.Prepare(warm_round, monitor, clock, &run.kernel_us); !s.ok()) return s;
@@ -239,7 +235,7 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
       m.algos.back().clock_note = governor.note();
     }
   }
-  if (auto s = VerifyAll(gemm, operands, launcher, tuning, m.algos); !s.ok()) return s;
+  if (auto s = VerifyAll(gemm, operands, launcher, m.algos); !s.ok()) return s;
   m.kernel_seconds = run.kernel_us / 1e6;
   return m;
 }

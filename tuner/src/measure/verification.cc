@@ -1,6 +1,7 @@
 #include "crest/tuner/measure/verification.h"
 
 #include <cmath>
+#include <map>
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/measure/operand_values.h"
@@ -22,45 +23,100 @@ int MantissaBits(DType dtype) {
   return 7;
 }
 
-std::vector<OutputIndex> PickOutputElements(const GemmShape& g, int count) {
-  std::vector<OutputIndex> out;
+std::vector<OutputIndex> PickOutputElements(const GemmShape& g) {
+  constexpr int kSide = 8;
   uint64_t state = MixBits(static_cast<uint64_t>(g.m) ^ (static_cast<uint64_t>(g.n) << 20) ^
                            (static_cast<uint64_t>(g.k) << 40) ^ static_cast<uint64_t>(g.batch));
   const auto next = [&](int64_t bound) {
     state = MixBits(state + 0x9e3779b97f4a7c15ULL);
     return static_cast<int64_t>(state % static_cast<uint64_t>(bound));
   };
-  for (int s = 0; s < count; ++s) {
-    if (s == 0) {
-      out.push_back({0, 0, 0});
-    } else if (s == 1) {
-      out.push_back({g.batch - 1, g.m - 1, g.n - 1});
+  std::vector<std::pair<int64_t, int64_t>> rows;  // (batch, row)
+  std::vector<int64_t> cols;
+  for (int r = 0; r < kSide; ++r) {
+    if (r == 0) {
+      rows.emplace_back(0, 0);
+    } else if (r == kSide - 1) {
+      rows.emplace_back(g.batch - 1, g.m - 1);
     } else {
       const int64_t b = next(g.batch);
-      const int64_t i = next(g.m);
-      out.push_back({b, i, next(g.n)});
+      rows.emplace_back(b, next(g.m));
     }
+  }
+  for (int c = 0; c < kSide; ++c) cols.push_back(c == 0 ? 0 : c == kSide - 1 ? g.n - 1 : next(g.n));
+  std::vector<OutputIndex> out;
+  for (const auto& [b, i] : rows) {
+    for (int64_t j : cols) out.push_back({b, i, j});
   }
   return out;
 }
 
+namespace {
+
+// Row i of A (as used) in batch b, or column j of B, from the generator.
+std::vector<double> OperandVector(const GemmShape& g, const OperandSource& s, bool of_a,
+                                  int64_t b, int64_t index) {
+  const int bits = MantissaBits(g.dtype);
+  std::vector<double> out(static_cast<size_t>(g.k));
+  const int64_t base = of_a ? s.a_element + b * g.m * g.k : s.b_element + b * g.k * g.n;
+  // A is M×K as used, stored [M,K] or ([K,M] when transposed); B is K×N as
+  // used, stored [K,N] or ([N,K] when transposed).
+  const bool contiguous = of_a ? !g.a_transposed : g.b_transposed;
+  const int64_t stride = contiguous ? 1 : (of_a ? g.m : g.n);
+  const int64_t first = contiguous ? index * g.k : index;
+  for (int64_t k = 0; k < g.k; ++k) {
+    out[static_cast<size_t>(k)] =
+        OperandValue(s.seed, static_cast<uint64_t>(base + first + k * stride), bits);
+  }
+  return out;
+}
+
+// Σ a·b and Σ |a·b| in double, with four independent partial sums each
+// (the additions pipeline; the order differs from a plain loop only in the
+// last bits, far inside every tolerance).
+SampledElement Dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double ref[4] = {0, 0, 0, 0};
+  double magnitude[4] = {0, 0, 0, 0};
+  const size_t n = a.size();
+  size_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    for (size_t u = 0; u < 4; ++u) {
+      const double p = a[k + u] * b[k + u];
+      ref[u] += p;
+      magnitude[u] += std::abs(p);
+    }
+  }
+  for (; k < n; ++k) {
+    const double p = a[k] * b[k];
+    ref[0] += p;
+    magnitude[0] += std::abs(p);
+  }
+  return {0, (ref[0] + ref[1]) + (ref[2] + ref[3]),
+          (magnitude[0] + magnitude[1]) + (magnitude[2] + magnitude[3])};
+}
+
+}  // namespace
+
 SampledElement ReferenceElement(const GemmShape& g, const OperandSource& source,
                                 const OutputIndex& at) {
-  // A is M×K as used, stored [M,K] or ([K,M] when transposed); B is K×N as
-  // used, stored [K,N] or ([N,K] when transposed). Batches follow each other.
-  const int bits = MantissaBits(g.dtype);
-  const int64_t a_base = source.a_element + at.b * g.m * g.k;
-  const int64_t b_base = source.b_element + at.b * g.k * g.n;
-  SampledElement e;
-  for (int64_t k = 0; k < g.k; ++k) {
-    const int64_t a_at = a_base + (g.a_transposed ? k * g.m + at.i : at.i * g.k + k);
-    const int64_t b_at = b_base + (g.b_transposed ? at.j * g.k + k : k * g.n + at.j);
-    const double x = OperandValue(source.seed, static_cast<uint64_t>(a_at), bits);
-    const double y = OperandValue(source.seed, static_cast<uint64_t>(b_at), bits);
-    e.ref += x * y;
-    e.magnitude += std::abs(x * y);
+  return Dot(OperandVector(g, source, true, at.b, at.i),
+             OperandVector(g, source, false, at.b, at.j));
+}
+
+std::vector<SampledElement> ReferenceElements(const GemmShape& g, const OperandSource& source,
+                                              std::span<const OutputIndex> elements) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<double>> rows;
+  std::map<std::pair<int64_t, int64_t>, std::vector<double>> cols;
+  std::vector<SampledElement> out;
+  out.reserve(elements.size());
+  for (const OutputIndex& at : elements) {
+    auto row = rows.try_emplace({at.b, at.i});
+    if (row.second) row.first->second = OperandVector(g, source, true, at.b, at.i);
+    auto col = cols.try_emplace({at.b, at.j});
+    if (col.second) col.first->second = OperandVector(g, source, false, at.b, at.j);
+    out.push_back(Dot(row.first->second, col.first->second));
   }
-  return e;
+  return out;
 }
 
 double VerifyTolerance(DType dtype) {

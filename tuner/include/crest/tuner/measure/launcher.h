@@ -16,11 +16,6 @@
 
 namespace crest::measure {
 
-struct SampleTimes {
-  std::vector<double> us;  // one per entry of the order [µs]
-  double lead_in_us = 0;   // device time of the untimed lead-in [µs]
-};
-
 // One GEMM's candidate algorithms on a device, operands in place.
 class GemmLauncher {
  public:
@@ -35,11 +30,10 @@ class GemmLauncher {
   // rotating operand copies (a CUDA graph), replayed by Sample.
   virtual absl::Status PrepareSamples(int launches) = 0;
   // One sample of each candidate in `order` (a candidate may repeat), back
-  // to back on the device with no host work in between: each sample's device
-  // time [µs], all its launches together. The launcher may first run an
-  // untimed lead-in that keeps the device busy while the timed samples are
-  // queued; its device time is reported apart.
-  virtual absl::StatusOr<SampleTimes> Sample(std::span<const int> order) = 0;
+  // to back on the device with no host work in between (the first does not
+  // start before the last is queued): each sample's device time [µs], all
+  // its launches together.
+  virtual absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) = 0;
   // Poisons the output of copy 0, runs the candidate once on copy 0 and
   // returns C at `elements`, converted to double.
   virtual absl::StatusOr<std::vector<double>> RunAndRead(int candidate,

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__CUDACC__)
 #define CREST_HOST_DEVICE __host__ __device__
@@ -32,16 +33,21 @@ CREST_HOST_DEVICE inline uint64_t MixBits(uint64_t x) {
 }
 
 // The operand value at `index` for `seed`, with `mantissa_bits` random
-// mantissa bits (bf16 7, fp16 10, tf32 10, fp32 23, fp8 e4m3 3). Computed in
-// float arithmetic that is exact on every IEEE platform.
+// mantissa bits (bf16 7, fp16 10, tf32 10, fp32 23, fp8 e4m3 3), built
+// directly as the bits of an IEEE float, branch-free: the same bits on
+// every platform.
 CREST_HOST_DEVICE inline float OperandValue(uint64_t seed, uint64_t index, int mantissa_bits) {
-  const uint64_t bits = MixBits(seed ^ MixBits(index + 0x9e3779b97f4a7c15ULL));
-  const uint64_t mantissa = bits & ((uint64_t{1} << mantissa_bits) - 1);
-  const float fraction =
-      static_cast<float>(mantissa) / static_cast<float>(uint64_t{1} << mantissa_bits);
-  const float scale = (bits >> 62) & 1 ? 0.5f : 0.25f;
-  const float magnitude = (1.0f + fraction) * scale;
-  return (bits >> 63) != 0 ? -magnitude : magnitude;
+  // SplitMix64: the index-th output of the sequence that starts at `seed`.
+  const uint64_t bits = MixBits(seed + (index + 1) * 0x9e3779b97f4a7c15ULL);
+  const auto sign = static_cast<uint32_t>(bits >> 63) << 31;
+  // Biased exponent 125 or 126: a magnitude in [0.25, 0.5) or [0.5, 1).
+  const auto exponent = (125u + static_cast<uint32_t>((bits >> 62) & 1)) << 23;
+  const auto mantissa = static_cast<uint32_t>(bits & ((uint64_t{1} << mantissa_bits) - 1))
+                        << (23 - mantissa_bits);
+  const uint32_t raw = sign | exponent | mantissa;
+  float value;
+  memcpy(&value, &raw, sizeof value);
+  return value;
 }
 
 }  // namespace crest::measure

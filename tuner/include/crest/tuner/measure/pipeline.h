@@ -30,8 +30,6 @@ struct EngineTuning {
   // launch gaps and event resolution do not pollute small kernels [µs].
   double target_sample_us = 1000;
   int max_launches_per_sample = 256;
-  // Output elements verified per algorithm.
-  int verify_elements = 64;
   // Burst policy: idle this long when a sample finds the GPU out of its
   // boost state [s], at most this many times per GEMM.
   double burst_cooldown_s = 0.5;

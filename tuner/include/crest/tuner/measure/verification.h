@@ -40,9 +40,13 @@ struct OutputIndex {
   int64_t Offset(const GemmShape& gemm) const { return (b * gemm.m + i) * gemm.n + j; }
 };
 
-// `count` elements to check: the two opposite corners, then random ones
-// (a fixed sequence per shape, so a re-run checks the same elements).
-std::vector<OutputIndex> PickOutputElements(const GemmShape& gemm, int count = 64);
+// The elements to check: a grid of 8 rows by 8 columns of C (64 elements),
+// the first and last row and column among them (so both corners and every
+// edge tile are checked), the rest random; each row in its own random batch,
+// the first in batch 0 and the last in the last batch. A fixed sequence per
+// shape, so a re-run checks the same elements. Rows and columns are shared
+// by the grid, so the host regenerates 16 operand vectors, not 128.
+std::vector<OutputIndex> PickOutputElements(const GemmShape& gemm);
 
 struct SampledElement {
   double out = 0;        // what the GEMM wrote
@@ -53,6 +57,10 @@ struct SampledElement {
 // The reference of one output element, from the generator: O(K).
 SampledElement ReferenceElement(const GemmShape& gemm, const OperandSource& source,
                                 const OutputIndex& at);
+// The references of many elements, each row of A and column of B generated
+// once however many elements share it.
+std::vector<SampledElement> ReferenceElements(const GemmShape& gemm, const OperandSource& source,
+                                              std::span<const OutputIndex> elements);
 
 struct VerifyResult {
   bool ok = false;

@@ -1,12 +1,13 @@
-// The operand generator on the device: the same OperandValue the host
-// verifies with (crest/tuner/measure/operand_values.h), stored exactly in
-// the GEMM's input dtype.
+// The engine's device code: the operand generator (the same OperandValue
+// the host verifies with, crest/tuner/measure/operand_values.h, stored
+// exactly in the GEMM's input dtype) and the kernel that holds a stream
+// until the host has queued a round of samples.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
 #include "crest/tuner/measure/operand_values.h"
-#include "operand_fill.h"
+#include "device_kernels.h"
 
 namespace crest::measure::internal {
 namespace {
@@ -48,7 +49,24 @@ cudaError_t Launch(void* data, int64_t elements, uint64_t seed, int bits, cudaSt
   return cudaGetLastError();
 }
 
+__device__ int64_t GlobalTimerNs() {
+  uint64_t ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return static_cast<int64_t>(ns);
+}
+
+__global__ void WaitForHost(const volatile int* flag, int64_t timeout_ns) {
+  const int64_t start = GlobalTimerNs();
+  while (*flag == 0 && GlobalTimerNs() - start < timeout_ns) {
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchWaitForHost(const volatile int* flag, int64_t timeout_ns, cudaStream_t stream) {
+  WaitForHost<<<1, 1, 0, stream>>>(flag, timeout_ns);
+  return cudaGetLastError();
+}
 
 cudaError_t LaunchFillOperands(void* data, int64_t elements, Storage storage, int mantissa_bits,
                                uint64_t seed, cudaStream_t stream) {

@@ -8,6 +8,9 @@ trap 'rm -rf "$work"' EXIT
 echo "== predictor (one core; target >= 100,000 predictions/s)"
 "$build/bench/predictor_bench" --benchmark_min_time=0.5
 echo
+echo "== engine host work per GEMM (null device; target on a GPU: <= 20 ms per GEMM in all)"
+"$build/bench/engine_bench"
+echo
 echo "== result store (builds a >= 1,000,000-row database)"
 "$build/bench/store_bench" --keep "$work"
 echo

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The summary of one scripts/gpu-check.sh results folder: summary.md and summary.json.
+
+Reads what the check wrote (crest info/sweep/dff JSON, the sweeps' databases,
+torch_compare.py CSVs, the GPU tests' log) and reports, against the targets
+of the engine issue: sweep speed (GEMMs/min, GPU-busy fraction, host overhead
+per GEMM), repeatability of two back-to-back sweeps (per-GEMM best medians,
+and whether the best d_ff's tie group held), the d_ff answer, Crest against
+PyTorch per shape, and algorithm rows left without samples.
+
+Every figure here is measured by Crest's engine or by PyTorch on the device
+named at the top; nothing is predicted.
+
+Usage: gpu_check_summary.py RESULTS_DIR [--clocks sustained|burst]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sqlite3
+import statistics
+import sys
+from typing import Dict, List, Optional, Tuple
+
+Key = Tuple[int, int, int, int, str, int, int]  # m, n, k, batch, dtype, trans_a, trans_b
+
+
+def best_times(db_path: str, cache: str = "cold", clocks: str = "sustained") -> Dict[Key, Dict]:
+    """Each GEMM's answer in a Crest database (schema 4): median and interval [µs]."""
+    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        rows = con.execute(
+            "SELECT m, n, k, batch, dtype, trans_a, trans_b, median_us, ci_low_us, ci_high_us "
+            "FROM best_answers WHERE cache_mode = ? AND clock_policy = ?",
+            (cache, clocks)).fetchall()
+    finally:
+        con.close()
+    return {tuple(r[:7]): {"median_us": r[7], "ci_low_us": r[8], "ci_high_us": r[9]}
+            for r in rows}
+
+
+def rows_without_samples(db_path: str) -> int:
+    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        return con.execute("SELECT count(*) FROM measurements WHERE samples = 0").fetchone()[0]
+    finally:
+        con.close()
+
+
+def repeatability(first: Dict[Key, Dict], second: Dict[Key, Dict]) -> Dict:
+    """Relative differences of the per-GEMM best medians of two runs."""
+    diffs = [abs(second[k]["median_us"] - v["median_us"]) / v["median_us"]
+             for k, v in first.items() if k in second and v["median_us"] > 0]
+    if not diffs:
+        return {"gemms": 0, "median_diff": None, "worst_diff": None}
+    return {"gemms": len(diffs), "median_diff": statistics.median(diffs),
+            "worst_diff": max(diffs)}
+
+
+def tie_group(dff: Dict) -> List[int]:
+    """The d_ff candidates tied with the best in a `crest dff --json` answer."""
+    return sorted(r["d_ff"] for r in dff.get("candidates", []) if r.get("tie_group") == 1)
+
+
+def torch_key(row: Dict) -> Key:
+    ta, tb = {"NT": (0, 1), "NN": (0, 0), "TN": (1, 0), "TT": (1, 1)}[row["layout"]]
+    return (int(row["m"]), int(row["n"]), int(row["k"]), int(row["batch"]), row["dtype"], ta, tb)
+
+
+def against_torch(crest: Dict[Key, Dict], torch_rows: List[Dict]) -> List[Dict]:
+    """Per shape: PyTorch's median / Crest's best (> 1: Crest's algorithm is faster)."""
+    out = []
+    for row in torch_rows:
+        key = torch_key(row)
+        if key not in crest:
+            continue
+        c = crest[key]["median_us"]
+        t = float(row["median_us"])
+        out.append({"shape": f'{row["name"]} m={key[0]} n={key[1]} k={key[2]} b={key[3]}',
+                    "crest_us": c, "torch_us": t, "ratio": t / c if c > 0 else None})
+    return out
+
+
+def load_json(path: str) -> Optional[Dict]:
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def load_csv(path: str) -> List[Dict]:
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+
+
+def pct(x: Optional[float]) -> str:
+    return "-" if x is None else f"{100 * x:.2f}%"
+
+
+def sweep_lines(results: str) -> List[str]:
+    lines = ["| study | GEMMs run | wall s | GEMMs/min | GPU busy | host ms/GEMM |",
+             "|---|---|---|---|---|---|"]
+    for name in ("seed-bmm", "mlp-fwd-1", "mlp-fwd-2"):
+        s = load_json(os.path.join(results, f"{name}.sweep.json"))
+        if s is None:
+            lines.append(f"| {name} | not run | | | | |")
+            continue
+        lines.append(f'| {name} | {s["new_results"] + s["failed"]} | {s["elapsed_s"]:.1f} | '
+                     f'{s["gemms_per_minute"]:.1f} | {pct(s["gpu_busy_fraction"])} | '
+                     f'{1e3 * s["host_overhead_per_gemm_s"]:.1f} |')
+    return lines
+
+
+def summarize(results: str, clocks: str = "sustained") -> Dict:
+    out: Dict = {"results": results, "clocks": clocks}
+    info = load_json(os.path.join(results, "info.json")) or {}
+    out["devices"] = info.get("devices", [])
+    dbs = {n: os.path.join(results, f"{n}.db") for n in ("seed-bmm", "mlp-fwd-1", "mlp-fwd-2")}
+    times = {n: best_times(p, clocks=clocks) for n, p in dbs.items() if os.path.exists(p)}
+    out["rows_without_samples"] = {n: rows_without_samples(p) for n, p in dbs.items()
+                                   if os.path.exists(p)}
+    if "mlp-fwd-1" in times and "mlp-fwd-2" in times:
+        out["repeatability"] = repeatability(times["mlp-fwd-1"], times["mlp-fwd-2"])
+    dff = [load_json(os.path.join(results, f"mlp-fwd-{i}.dff.json")) for i in (1, 2)]
+    if all(dff):
+        out["tie_groups"] = [tie_group(d) for d in dff]
+        out["tie_group_held"] = out["tie_groups"][0] == out["tie_groups"][1]
+        best, base = dff[0]["candidates"][0], dff[0]["baseline"]
+        out["dff"] = {"best": best["d_ff"], "best_us": best["time_us"],
+                      "best_tflops": best["tflops"], "baseline": base["d_ff"],
+                      "baseline_us": base["time_us"],
+                      "speedup": (base["time_us"] / best["time_us"]) if base["time_us"] else None}
+    comparisons = []
+    for study, name in (("seed-bmm", "torch-seed-bmm.csv"), ("mlp-fwd-1", "torch-mlp.csv")):
+        if study in times:
+            comparisons += against_torch(times[study], load_csv(os.path.join(results, name)))
+    ratios = [c["ratio"] for c in comparisons if c["ratio"]]
+    out["torch"] = {"shapes": len(ratios),
+                    "min": min(ratios) if ratios else None,
+                    "median": statistics.median(ratios) if ratios else None,
+                    "max": max(ratios) if ratios else None,
+                    "crest_slower": sum(1 for r in ratios if r < 1.0),
+                    "gains_most": sorted(comparisons, key=lambda c: -(c["ratio"] or 0))[:5]}
+    return out
+
+
+def markdown(s: Dict, results: str) -> str:
+    lines = ["# GPU check", ""]
+    for d in s["devices"]:
+        sw = d.get("software", {})
+        lines.append(f'Device: {d.get("name")} {d.get("uuid")} ({d.get("gpu_model")}); driver '
+                     f'{sw.get("driver")}, CUDA runtime {sw.get("cuda_runtime")}, cuBLASLt '
+                     f'{sw.get("cublaslt")}. Measured, {s["clocks"]} clocks, cold L2.')
+    lines += ["", "## Sweep speed (targets: host <= 20 ms/GEMM, GPU busy >= 80%, h=4096 fwd "
+              "<= 3 min)", ""] + sweep_lines(results)
+    r = s.get("repeatability")
+    if r:
+        lines += ["", "## Repeatability, two back-to-back h=4096 forward sweeps (targets: median "
+                  "<= 1%, worst <= 3%, the best d_ff's tie group the same)", "",
+                  f'{r["gemms"]} GEMMs: median difference {pct(r["median_diff"])}, worst '
+                  f'{pct(r["worst_diff"])}; tie group run 1 {s.get("tie_groups", [[]])[0]}, '
+                  f'run 2 {s.get("tie_groups", [[], []])[1]}: '
+                  f'{"held" if s.get("tie_group_held") else "did not hold"}.']
+    d = s.get("dff")
+    if d:
+        lines += ["", "## The d_ff answer (h=4096, SwiGLU MLP forward, bf16, 8192 tokens)", "",
+                  f'best {d["best"]}: {d["best_us"]:.1f} us ({d["best_tflops"]:.1f} TFLOP/s); '
+                  f'baseline {d["baseline"]}: {d["baseline_us"]:.1f} us; speed-up '
+                  f'{d["speedup"]:.3f}x.']
+    t = s["torch"]
+    lines += ["", "## Crest's chosen algorithm against PyTorch (ratio = torch / Crest; > 1: Crest "
+              "faster)", ""]
+    if t["shapes"]:
+        lines.append(f'{t["shapes"]} shapes: ratio min {t["min"]:.3f}, median {t["median"]:.3f}, '
+                     f'max {t["max"]:.3f}; Crest slower on {t["crest_slower"]}.')
+        lines += ["", "| shape | Crest us | torch us | ratio |", "|---|---|---|---|"]
+        lines += [f'| {c["shape"]} | {c["crest_us"]:.1f} | {c["torch_us"]:.1f} | '
+                  f'{c["ratio"]:.3f} |' for c in t["gains_most"]]
+    else:
+        lines.append("no PyTorch comparison in this folder")
+    lines += ["", "Algorithm rows without samples: " +
+              ", ".join(f"{k} {v}" for k, v in s["rows_without_samples"].items()), ""]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("results")
+    p.add_argument("--clocks", default="sustained", choices=["sustained", "burst"])
+    args = p.parse_args(argv)
+    s = summarize(args.results, args.clocks)
+    with open(os.path.join(args.results, "summary.json"), "w") as f:
+        json.dump(s, f, indent=2)
+    text = markdown(s, args.results)
+    with open(os.path.join(args.results, "summary.md"), "w") as f:
+        f.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The GPU check's pieces that run without a GPU: PyTorch's side of the
+comparison (shapes, protocol arithmetic), the summary (on a real Crest
+database from the first H100 run) and the script's refusal without a device.
+
+Run by ctest with CREST_BIN, CREST_ROOT and CREST_TEST_DATA set.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.environ["CREST_ROOT"]
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import gpu_check_summary as summary  # noqa: E402
+import torch_compare  # noqa: E402
+
+
+def test_torch_side_measures_the_same_shapes_as_the_check():
+    bmm = torch_compare.seed_bmm_shapes(10820, 11020, 4)
+    assert len(bmm) == 52, "K = 10820..11020 step 4, plus the naive 10922"
+    assert {s["layout"] for s in bmm} == {"NN"} and {s["batch"] for s in bmm} == {4}
+    mlp = torch_compare.mlp_shapes(4096, 128)
+    assert len(mlp) == 2 * 257
+    gate_up = [s for s in mlp if s["d_ff"] == 10922 and s["name"] == "mlp_gate_up.fwd"][0]
+    assert (gate_up["m"], gate_up["n"], gate_up["k"]) == (8192, 21844, 4096)
+
+
+def test_torch_side_follows_crests_protocol_arithmetic():
+    # Crest's cold-L2 rule (tests/tuner/measure/arena_test.cc): 1024^3 bf16 on 50 MiB L2 → 17.
+    s = {"batch": 1, "m": 1024, "n": 1024, "k": 1024, "dtype": "bf16"}
+    assert torch_compare.copies_for(s, 50 << 20) == 17
+    assert torch_compare.launches_per_sample(5000, 1) == 1
+    assert torch_compare.launches_per_sample(5000, 3) == 3
+    assert torch_compare.launches_per_sample(0.01, 1) == 256
+    # Crest's order-statistic interval (tests/tuner/measure/sampling_test.cc).
+    assert torch_compare.median_interval(list(range(1, 11))) == (2, 9)
+    assert torch_compare.median_interval(list(range(1, 101))) == (40, 61)
+    assert torch_compare.median_interval([5, 1, 4, 2, 3]) == (1, 5)
+
+
+def test_torch_side_without_torch_says_so():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        assert torch_compare.main(["mlp", "--out", "/dev/null"]) == 2
+    else:
+        pytest.skip("PyTorch is installed here")
+
+
+def test_summary_compares_runs_ties_and_torch():
+    key_a = (8192, 21888, 4096, 1, "bf16", 0, 1)
+    key_b = (8192, 4096, 10944, 1, "bf16", 0, 1)
+    first = {key_a: {"median_us": 100.0}, key_b: {"median_us": 50.0}}
+    second = {key_a: {"median_us": 101.0}, key_b: {"median_us": 50.0}}
+    r = summary.repeatability(first, second)
+    assert r["gemms"] == 2 and r["worst_diff"] == pytest.approx(0.01)
+    assert r["median_diff"] == pytest.approx(0.005)
+    dff = {"candidates": [{"d_ff": 10944, "tie_group": 1}, {"d_ff": 11008, "tie_group": 1},
+                          {"d_ff": 10922, "tie_group": 3}]}
+    assert summary.tie_group(dff) == [10944, 11008]
+    torch_rows = [{"name": "mlp_gate_up.fwd", "m": "8192", "n": "21888", "k": "4096",
+                   "batch": "1", "dtype": "bf16", "layout": "NT", "median_us": "120"}]
+    c = summary.against_torch(first, torch_rows)
+    assert len(c) == 1 and c[0]["ratio"] == pytest.approx(1.2), "torch slower: ratio > 1"
+
+
+def test_summary_reads_a_real_crest_database(tmp_path):
+    db = tmp_path / "seed-bmm.db"
+    shutil.copy(os.path.join(os.environ["CREST_TEST_DATA"], "h100-2026-11-22",
+                             "crest-seed-bmm.db"), db)
+    os.chmod(db, 0o644)
+    up = subprocess.run([os.environ["CREST_BIN"], "db", "check", "--upgrade", "--db", str(db)],
+                        capture_output=True, text=True)
+    assert up.returncode == 0, up.stderr
+    # The first engine's rows are burst measurements; none is sustained.
+    assert summary.best_times(str(db)) == {}
+    burst = summary.best_times(str(db), clocks="burst")
+    assert len(burst) == 15
+    assert all(v["median_us"] > 0 for v in burst.values())
+    assert summary.rows_without_samples(str(db)) == 34
+
+
+def test_gpu_check_without_a_device_measures_nothing_and_says_so(tmp_path):
+    info = json.loads(subprocess.run([os.environ["CREST_BIN"], "info", "--json"],
+                                     capture_output=True, text=True).stdout)
+    if info["devices"]:
+        pytest.skip("this machine has a CUDA device")
+    build = os.path.dirname(os.path.dirname(os.path.dirname(os.environ["CREST_BIN"])))
+    r = subprocess.run([os.path.join(ROOT, "scripts", "gpu-check.sh"), "--build-dir", build,
+                        "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "no CUDA device" in r.stderr
+    assert not (tmp_path / "out" / "summary.md").exists()

@@ -101,6 +101,46 @@ TEST(Pipeline, WarmsUpOnceAcrossGemmsButAgainAfterIdle) {
   EXPECT_LE(m->settled_clock_mhz, 1515);
 }
 
+TEST(Pipeline, AHeavyGemmAfterALightWarmUpKeepsItsPowerCappedSamples) {
+  Harness h;
+  // The warm-up GEMM is light: the GPU settles at boost without a power cap.
+  bool heavy = false;
+  h.gpu.tamper = [&](GpuReading& r) {
+    r.sm_clock_mhz = heavy ? 1410 : 1980;
+    r.power_w = heavy ? 695 : 350;
+    r.reasons = heavy ? kReasonSwPowerCap : 0;
+  };
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ScriptedLauncher light = h.Launcher({20});
+  ASSERT_TRUE(h.Measure(light, governor).ok());
+  EXPECT_DOUBLE_EQ(governor.reference_mhz(), 1980);
+  heavy = true;  // 1410 MHz is under 75% of 1980: a fixed reference would discard it all
+  ScriptedLauncher big = h.Launcher({5000, 5200});
+  auto m = h.Measure(big, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_EQ(a.stats.discarded, 0) << "power-capped samples of a heavy GEMM were discarded";
+    EXPECT_TRUE(a.clock_note.empty()) << a.clock_note;
+    EXPECT_DOUBLE_EQ(a.stats.sm_clock_mhz, 1410);
+  }
+}
+
+TEST(Pipeline, AClockCollapseFarUnderTheGemmsOwnStateIsDiscarded) {
+  Harness h;
+  int reads = 0;
+  h.gpu.tamper = [&](GpuReading& r) {
+    if (++reads % 4 == 0) r.sm_clock_mhz = 600;  // no reason reported, clock collapsed
+  };
+  ScriptedLauncher launcher = h.Launcher({2000, 2100});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_GT(a.stats.discarded, 0);
+    EXPECT_GE(a.stats.sm_clock_mhz, 1380) << "a collapsed reading counted";
+  }
+}
+
 TEST(Pipeline, BurstPolicyMeasuresTheBoostClockAndSaysSo) {
   Harness h;
   h.options.mode.clocks = ClockPolicy::kBurst;

@@ -112,9 +112,18 @@ struct RaceRun {
   double kernel_us = 0;
 };
 
+// The filter for a round. Burst: the governor's boost clock. Sustained: the
+// median clock of this GEMM's rounds so far, so a heavy GEMM after light ones
+// (power-capped after boost) is judged by its own settled state, and only a
+// collapse far under it is discarded.
+SampleFilter RoundFilter(const ClockGovernor& governor, const std::vector<double>& gemm_clocks) {
+  if (governor.Filter().policy() == ClockPolicy::kBurst) return governor.Filter();
+  return SampleFilter(ClockPolicy::kSustained, Median(gemm_clocks));
+}
+
 absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMonitor& monitor,
                      EngineClock& clock, ClockGovernor& governor, const EngineTuning& tuning) {
-  SampleFilter filter = governor.Filter();
+  std::vector<double> gemm_clocks;
   double sampling_s = 0;
   int cooldowns = 0;
   while (!run.race.Finished(sampling_s)) {
@@ -125,6 +134,8 @@ absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMoni
     const GpuReading reading = ReadAt(monitor, clock);
     sampling_s += reading.time_s - start;
     governor.MarkBusy(reading.time_s);
+    if (reading.sm_clock_mhz > 0) gemm_clocks.push_back(reading.sm_clock_mhz);
+    const SampleFilter filter = RoundFilter(governor, gemm_clocks);
     const std::optional<Discard> verdict = filter.Judge(reading);
     for (size_t i = 0; i < order.size(); ++i) {
       const int c = order[i];

@@ -5,7 +5,8 @@
 // cap (NVML reason "SW power cap") with the SM clock at 1410–1515 MHz, well
 // under its 1980 MHz boost; that is how training runs, so power capping never
 // discards a sample. A sample is discarded only for thermal or hardware
-// slowdown, or a clock far (25%) below the settled one, as nvbench does.
+// slowdown, or a clock far (25%) below the GEMM's own settled clock (the
+// median of its rounds; nvbench uses 75% too).
 // Burst: the boost clock right after idle. Samples count only while the
 // clock holds near the boost clock and no power cap is active; the engine
 // lets the GPU cool down between bursts.
@@ -80,7 +81,8 @@ enum class Discard { kSlowdown, kClockFarBelow, kPowerCapped, kBelowBoost };
 std::string_view DiscardName(Discard why);
 
 // Judges samples by the reading taken with them. `reference_mhz` is the
-// settled clock (sustained) or the boost clock (burst); 0 when unknown.
+// settled clock (sustained: the median of the GEMM's rounds) or the boost
+// clock (burst); 0 when unknown.
 class SampleFilter final {
  public:
   SampleFilter(ClockPolicy policy, double reference_mhz) : policy_(policy), ref_(reference_mhz) {}

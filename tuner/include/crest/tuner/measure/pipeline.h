@@ -58,6 +58,8 @@ class ClockGovernor final {
   absl::Status Prepare(const std::function<absl::StatusOr<double>()>& work, GpuMonitor& monitor,
                        EngineClock& clock, double* kernel_us);
   void MarkBusy(double now_s) { last_busy_s_ = now_s; }
+  // The policy with the warm-up's settled clock (sustained) or the boost
+  // clock (burst) as reference.
   SampleFilter Filter() const { return SampleFilter(policy_, reference_mhz_); }
   double reference_mhz() const { return reference_mhz_; }
   // Set when the policy's state could not be reached (and what was done).

@@ -14,6 +14,7 @@ readonly PACKAGES=(
   libcli11-dev
   nlohmann-json3-dev
   libsqlite3-dev
+  libcsv-dev
   sqlite3
   libgtest-dev
   libgmock-dev

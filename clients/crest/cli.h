@@ -34,6 +34,7 @@ Command RegisterInfo(CLI::App& root);
 Command RegisterJobs(CLI::App& root);
 Command RegisterFleet(CLI::App& root);
 Command RegisterDoctor(CLI::App& root);
+Command RegisterCalibrate(CLI::App& root);
 
 // Shared flag: --dtype, parsed later by ParseDType so the error names it.
 inline constexpr const char* kDtypeHelp = "element type: fp32, tf32, fp16, bf16 or fp8";

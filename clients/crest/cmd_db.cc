@@ -1,9 +1,11 @@
-// `crest db export|merge|check|stats`: fleet files.
+// `crest db export|merge|check|stats|import`: fleet files, and timings from
+// other tools.
 #include <memory>
 #include <vector>
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/service/timing_csv.h"
 #include "crest/store/store.h"
 #include "json_views.h"
 #include "remote.h"
@@ -19,6 +21,8 @@ struct DbFlags {
   std::string into;
   std::vector<std::string> snapshots;
   bool upgrade = false;
+  std::string csv;  // import
+  service::TimingCsvOptions csv_options;
 };
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenExisting(const std::string& path,
@@ -66,11 +70,13 @@ absl::Status RunMerge(const DbFlags& f, Io& io) {
                       {"software", r->software},
                       {"jobs", r->jobs},
                       {"measurements", r->measurements},
-                      {"predictions", r->predictions}});
+                      {"predictions", r->predictions},
+                      {"imported", r->imported}});
     if (!io.json) {
       io.out << "merged " << snapshot << ": +" << r->measurements << " measurements, +"
-             << r->predictions << " predictions, +" << r->jobs << " jobs, +" << r->devices
-             << " devices, +" << r->software << " software versions\n";
+             << r->predictions << " predictions, +" << r->imported << " imported timings, +"
+             << r->jobs << " jobs, +" << r->devices << " devices, +" << r->software
+             << " software versions\n";
     }
   }
   if (io.json) {
@@ -120,9 +126,11 @@ absl::Status RunStats(const DbFlags& f, Io& io) {
                              {"measurements", s->measurements},
                              {"verified_measurements", s->verified_measurements},
                              {"predictions", s->predictions},
+                             {"imported", s->imported},
                              {"jobs_by_state", s->jobs_by_state},
                              {"measurements_by_gpu", s->measurements_by_gpu},
-                             {"predictions_by_gpu", s->predictions_by_gpu}}
+                             {"predictions_by_gpu", s->predictions_by_gpu},
+                             {"imported_by_gpu", s->imported_by_gpu}}
                   .dump(2)
            << '\n';
     return absl::OkStatus();
@@ -137,10 +145,46 @@ absl::Status RunStats(const DbFlags& f, Io& io) {
   for (const auto& [gpu, n] : s->predictions_by_gpu) {
     io.out << "  predicted for " << gpu << ": " << Grouped(n) << "\n";
   }
+  for (const auto& [gpu, n] : s->imported_by_gpu) {
+    io.out << "  imported (other tools) for " << gpu << ": " << Grouped(n) << "\n";
+  }
   io.out << "  jobs:";
   if (s->jobs_by_state.empty()) io.out << " none";
   for (const auto& [state, n] : s->jobs_by_state) io.out << " " << state << " " << n;
   io.out << '\n';
+  return absl::OkStatus();
+}
+
+absl::Status RunImport(const DbFlags& f, Io& io) {
+  auto batch = service::ReadTimingCsv(f.csv, f.csv_options);
+  if (!batch.ok()) return batch.status();
+  store::StoreOptions options;
+  auto db = store::Store::Open(f.db, options);
+  if (!db.ok()) return db.status();
+  auto added = (*db)->InsertImported(*batch);
+  if (!added.ok()) return added.status();
+  const auto rows = static_cast<int64_t>(batch->rows.size());
+  if (io.json) {
+    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                             {"db", f.db},
+                             {"source", "imported"},
+                             {"file", f.csv},
+                             {"gpu", batch->gpu_model},
+                             {"device", batch->device},
+                             {"tool", batch->tool},
+                             {"rows", rows},
+                             {"added", *added},
+                             {"already_present", rows - *added}}
+                  .dump(2)
+           << '\n';
+    return absl::OkStatus();
+  }
+  io.out << "imported " << *added << " GEMM timings (" << rows - *added
+         << " already there) from " << f.csv << " into " << f.db << "\n  device "
+         << batch->device << " (" << batch->gpu_model << "); tool: " << batch->tool
+         << "\n  imported, not measured by Crest: they never answer dff or lookup; "
+            "`crest calibrate --db "
+         << f.db << "` can fit the predictor to them\n";
   return absl::OkStatus();
 }
 
@@ -150,7 +194,7 @@ Command RegisterDb(CLI::App& root) {
   auto flags = std::make_shared<DbFlags>();
   auto which = std::make_shared<std::string>();
   Command cmd;
-  cmd.app = root.add_subcommand("db", "Database files: export, merge, check, stats");
+  cmd.app = root.add_subcommand("db", "Database files: export, merge, check, stats, import");
   cmd.app->require_subcommand(1);
   CLI::App* exp =
       cmd.app->add_subcommand("export", "Write a consistent snapshot (safe while a sweep writes)");
@@ -167,12 +211,27 @@ Command RegisterDb(CLI::App& root) {
   check->add_flag("--upgrade", flags->upgrade, "upgrade an older schema first (writes the file)");
   CLI::App* stats = cmd.app->add_subcommand("stats", "Count what a database holds");
   stats->add_option("--db", flags->db, "database")->required();
-  cmd.run = [flags, exp, merge, check, stats](Io& io) -> absl::Status {
+  CLI::App* import = cmd.app->add_subcommand(
+      "import",
+      "Import GEMM timings another tool made (CSV: m, n, k, dtype, [batch], [layout], time_us "
+      "or median_us, [device], [tool]); stored as imported, never as Crest's measurements");
+  import->add_option("--db", flags->db, "database (created if missing)")->required();
+  import->add_option("--csv", flags->csv, "the CSV file")->required();
+  import->add_option("--device", flags->csv_options.device,
+                     "the GPU the times were taken on, as the driver names it (when the file "
+                     "has no device column)");
+  import->add_option("--tool", flags->csv_options.tool,
+                     "the tool and how it timed, e.g. \"torch.matmul, median of 20\" (when the "
+                     "file has no tool or note column)");
+  import->add_option("--time-column", flags->csv_options.time_column,
+                     "the column of times in µs (default: time_us, else median_us)");
+  cmd.run = [flags, exp, merge, check, stats, import](Io& io) -> absl::Status {
     if (exp->parsed()) return RunExport(*flags, io);
     if (merge->parsed()) return RunMerge(*flags, io);
     if (check->parsed()) return RunCheck(*flags, io);
     if (stats->parsed()) return RunStats(*flags, io);
-    return absl::InvalidArgumentError("db: give export, merge, check or stats");
+    if (import->parsed()) return RunImport(*flags, io);
+    return absl::InvalidArgumentError("db: give export, merge, check, stats or import");
   };
   return cmd;
 }

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/service/store_answers.h"
+#include "crest/tuner/calibration.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/predictor.h"
 #include "crest/wire/convert.h"
@@ -34,15 +35,14 @@ int64_t PowerOfTwoFactor(int64_t d_ff, int64_t tp) {
   return std::min<int64_t>(1024, static_cast<int64_t>(v & (~v + 1)));
 }
 
-void PrintSources(const GpuSpec& gpu, const DffRanking& r, const std::string& db,
+void PrintSources(const std::string& model, const DffRanking& r, const std::string& db,
                   std::ostream& out) {
   if (db.empty()) {
-    out << "source: predicted (" << kPredictorVersion << ", " << gpu.model.calibration
-        << "; not measured)\n";
+    out << "source: predicted by " << model << "; not measured\n";
     return;
   }
   out << "source: " << db << ": " << r.measured << " candidates measured, " << r.predicted
-      << " predicted (" << kPredictorVersion << ", not measured), " << r.missing
+      << " predicted (by " << model << "; not measured), " << r.missing
       << " not in the database\n";
   for (const DffRow& row : r.rows) {
     if (row.source == "measured") {
@@ -62,9 +62,12 @@ void PrintTies(const DffRanking& r, std::ostream& out) {
   out << "\n" << r.tied_with_best << " candidates are tied with the best (d_ff "
       << StrJoin(shown, ", ")
       << (static_cast<int64_t>(shown.size()) < r.tied_with_best ? ", ..." : "")
-      << "): their intervals overlap, so "
-      << (r.rows.front().source == "measured" ? "the measurements" : "the model")
-      << " cannot order them; pick among them by other needs (parameters, alignment).\n";
+      << "): "
+      << (r.rows.front().source == "measured"
+              ? "their 95% intervals overlap, so the measurements cannot order them"
+              : "their predicted times are within the model's expected error of the best, so "
+                "the model cannot order them")
+      << "; pick among them by other needs (parameters, alignment).\n";
 }
 
 void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, const std::string& db,
@@ -73,7 +76,7 @@ void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, cons
       << (q.train ? "forward+backward" : "forward") << ", " << DTypeName(q.dtype) << ", "
       << q.tokens << " tokens, tp=" << q.tp
       << (q.fuse_gate_up ? ", gate+up fused" : ", gate and up separate") << "\n";
-  PrintSources(gpu, r, db, out);
+  PrintSources(DescribeModel(gpu, q.dtype), r, db, out);
   out << "baseline floor(" << q.ratio.text << "*" << q.hidden << ") = " << r.candidates.naive;
   if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
   if (r.baseline_found) {
@@ -90,7 +93,7 @@ void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, cons
                {"d_ff"},
                {"pow2"},
                {"time_us"},
-               {"95% interval", Table::Align::kLeft},
+               {"interval_us", Table::Align::kLeft},
                {"TFLOP/s"},
                {"speedup"},
                {"mlp_params"},
@@ -111,8 +114,9 @@ void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, cons
   }
   table.Print(out);
   PrintTies(r, out);
-  out << "\n* = baseline. tie = tie group: rows of a group cannot be told apart (their 95% "
-         "intervals reach the group's fastest). pow2 = largest power of two dividing d_ff/tp. "
+  out << "\n* = baseline. interval = the 95% interval of a measured time, or the model's expected "
+         "error around a predicted one. tie = tie group: rows whose intervals reach the group's "
+         "fastest cannot be told apart. pow2 = largest power of two dividing d_ff/tp. "
          "speedup = baseline time / time. `crest explain` shows any GEMM's tile/wave arithmetic.\n";
 }
 

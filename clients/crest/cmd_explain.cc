@@ -23,7 +23,7 @@ std::string AlignmentLine(const char* operand, const char* dim, const OperandAli
                           const GpuSpec& gpu) {
   std::string verdict =
       a.alignment < gpu.min_alignment_bytes
-          ? StrCat("MISALIGNED (below ", gpu.min_alignment_bytes, " B): no fast tensor-core path")
+          ? StrCat("MISALIGNED (below ", gpu.min_alignment_bytes, " B): no fast kernel")
           : (a.alignment >= gpu.preferred_alignment_bytes ? std::string("ok")
                                                           : std::string("aligned, not preferred"));
   return StrCat("  ", operand, ": contiguous ", dim, " = ", a.elements, " elements = ", a.bytes,
@@ -31,19 +31,30 @@ std::string AlignmentLine(const char* operand, const char* dim, const OperandAli
                 ")\n");
 }
 
+std::string FamilyLine(const Prediction& p) {
+  return p.family == KernelFamily::kFast
+             ? StrCat("kernel family: fast (every operand 16-byte aligned), sustained rate ",
+                      Fixed(p.family_tflops, 1), " TFLOP/s x alignment ",
+                      Fixed(p.alignment_factor, 2), "\n")
+             : StrCat("kernel family: FALLBACK (an operand below 16 B), rate ",
+                      Fixed(p.family_tflops, 1), " TFLOP/s x misaligned inputs ",
+                      Fixed(p.alignment_factor, 2), "\n");
+}
+
 void PrintHuman(const GemmShape& g, const GpuSpec& gpu, const Prediction& p, std::ostream& out) {
   out << "GEMM M=" << g.m << " N=" << g.n << " K=" << g.k << " batch=" << g.batch << " "
       << DTypeName(g.dtype) << " layout " << g.Layout() << " on " << gpu.name << " ("
       << gpu.sm_count << " SMs)\n";
-  out << "PREDICTED by model " << p.model_version << " (" << gpu.model.calibration
-      << "), not measured\n\n";
+  out << "PREDICTED by model " << p.model_version << " (" << p.calibration
+      << "), not measured; expected error +/-" << Fixed(100 * p.expected_error, 1) << "%\n\n";
   out << "time " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1) << " TFLOP/s ("
       << Fixed(100 * p.tflops / p.peak_tflops, 1) << "% of the " << Fixed(p.peak_tflops, 1)
       << " dense peak), " << (p.memory_bound ? "memory-bound" : "compute-bound") << "\n";
   out << "best tile " << p.best.tile.m << "x" << p.best.tile.n << ": " << p.best.tiles
       << " tiles in " << p.best.waves << " wave(s) of " << gpu.sm_count * p.best.ctas_per_sm
       << " slots; tile efficiency " << Fixed(100 * p.best.tile_efficiency, 1)
-      << "%, wave efficiency " << Fixed(100 * p.best.wave_efficiency, 1) << "%\n\n";
+      << "%, wave efficiency " << Fixed(100 * p.best.wave_efficiency, 1) << "%\n"
+      << FamilyLine(p) << "\n";
   out << "alignment (" << gpu.name << " wants multiples of " << gpu.min_alignment_bytes
       << " B, best " << gpu.preferred_alignment_bytes << " B):\n";
   out << AlignmentLine("A", g.a_transposed ? "M" : "K", p.a, gpu);
@@ -67,8 +78,8 @@ void PrintHuman(const GemmShape& g, const GpuSpec& gpu, const Prediction& p, std
                   Fixed(e.memory_us, 1), Fixed(e.time_us, 1)});
   }
   table.Print(out);
-  out << "\n* = chosen. time = max(compute, memory) + " << Fixed(gpu.model.launch_us, 1)
-      << " us launch. Assumptions: docs/predictor.md\n";
+  out << "\n* = chosen. time = max(compute, memory) + launch. Assumptions and parameters: "
+         "docs/predictor.md\n";
 }
 
 absl::Status RunExplain(const ExplainFlags& f, Io& io) {

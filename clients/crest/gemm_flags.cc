@@ -36,10 +36,10 @@ absl::StatusOr<GemmShape> ToGemm(const GemmFlags& f) {
 
 void AddModeFlags(CLI::App& app, ModeFlags& f) {
   app.add_flag("--warm", f.warm,
-               "answer from warm-L2 measurements (default: cold; the two are never mixed)");
+               "read warm-L2 measurements (default: cold; the two are never mixed)");
   app.add_option("--clocks", f.clocks,
-                 "answer from measurements under this clock policy: sustained (settled under "
-                 "load) or burst (boost clock after idle)")
+                 "read measurements under this clock policy: sustained (settled under load) or "
+                 "burst (boost clock after idle)")
       ->check(CLI::IsMember({"sustained", "burst"}))
       ->capture_default_str();
 }

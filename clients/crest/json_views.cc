@@ -3,6 +3,7 @@
 #include <string>
 
 #include "crest/common/str_cat.h"
+#include "crest/tuner/calibration.h"
 
 namespace crest::cli {
 
@@ -19,6 +20,21 @@ json GemmJson(const GemmShape& g) {
           {"dtype", std::string(DTypeName(g.dtype))},
           {"flops", g.Flops()}};
 }
+
+namespace {
+// The calibrations in force for a GPU, one per dtype.
+json Calibrations(const GpuSpec& gpu) {
+  json out = json::array();
+  for (const auto& c : ActiveCalibrations()) {
+    if (c->gpu != gpu.name) continue;
+    out.push_back({{"dtype", std::string(DTypeName(c->dtype))},
+                   {"id", c->id},
+                   {"model_version", c->model_version},
+                   {"label", c->label}});
+  }
+  return out;
+}
+}  // namespace
 
 json GpuJson(const GpuSpec& gpu) {
   json aliases = json::array();
@@ -39,7 +55,8 @@ json GpuJson(const GpuSpec& gpu) {
           {"min_alignment_bytes", gpu.min_alignment_bytes},
           {"preferred_alignment_bytes", gpu.preferred_alignment_bytes},
           {"aliases", aliases},
-          {"model_calibration", std::string(gpu.model.calibration)}};
+          {"model_calibration", CalibrationState(gpu)},
+          {"calibrations", Calibrations(gpu)}};
 }
 
 json TileJson(const TileEstimate& e) {
@@ -71,7 +88,10 @@ json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p)
   return {{"schema_version", kJsonSchemaVersion},
           {"source", "predicted"},
           {"model_version", std::string(p.model_version)},
-          {"calibration", std::string(gpu.model.calibration)},
+          {"calibration", std::string(p.calibration)},
+          {"expected_error", p.expected_error},
+          {"kernel_family", std::string(KernelFamilyName(p.family))},
+          {"family_tflops", p.family_tflops},
           {"gpu", std::string(gpu.name)},
           {"gemm", GemmJson(g)},
           {"time_us", p.time_us},

@@ -4,6 +4,7 @@
 
 #include "build_info.h"
 #include "cli.h"
+#include "crest/tuner/calibration.h"
 #include "crest/tuner/predictor.h"
 #include "remote.h"
 
@@ -39,6 +40,10 @@ int main(int argc, char** argv) {
       },
       "print version and build information");
   crest::cli::AddRemoteFlags(app);
+  std::vector<std::string> calibrations;
+  app.add_option("--calibration", calibrations,
+                 "load a predictor calibration (crest calibrate --out FILE); repeatable; it "
+                 "replaces the shipped one for its GPU and dtype");
 
   std::vector<crest::cli::Command> commands = {
       crest::cli::RegisterGpus(app),    crest::cli::RegisterShapes(app),
@@ -46,7 +51,7 @@ int main(int argc, char** argv) {
       crest::cli::RegisterSweep(app),   crest::cli::RegisterLookup(app),
       crest::cli::RegisterDb(app),      crest::cli::RegisterInfo(app),
       crest::cli::RegisterJobs(app),    crest::cli::RegisterFleet(app),
-      crest::cli::RegisterDoctor(app)};
+      crest::cli::RegisterDoctor(app),  crest::cli::RegisterCalibrate(app)};
 
   try {
     app.parse(argc, argv);
@@ -57,6 +62,12 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  for (const std::string& file : calibrations) {
+    if (auto s = crest::LoadCalibrationFile(file); !s.ok()) {
+      std::cerr << "crest: error: " << s.message() << "\n";
+      return kExitBadInput;
+    }
+  }
   crest::cli::Io io{std::cout, std::cerr, json};
   for (auto& command : commands) {
     if (!command.app->parsed()) continue;

@@ -7,6 +7,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/service/store_answers.h"
+#include "crest/tuner/calibration.h"
 #include "crest/wire/convert.h"
 #include "export_stream.h"
 #include "job_stream.h"
@@ -225,6 +226,9 @@ grpc::ServerWriteReactor<v1::ExportChunk>* CrestService::ExportResults(
 absl::Status CrestService::NodeInfo(v1::GetNodeInfoResponse* r) {
   r->set_version(CREST_VERSION);
   r->set_model_version(std::string(kPredictorVersion));
+  for (const auto& c : ActiveCalibrations()) {
+    r->add_calibrations(StrCat(c->model_version, ": ", c->label));
+  }
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   r->set_host(host);

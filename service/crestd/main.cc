@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include "crest/common/host_port.h"
 #include "crest/common/read_file.h"
 #include "crest/service/backend_factory.h"
+#include "crest/tuner/calibration.h"
 #include "crest/store/store.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest_service.h"
@@ -53,7 +55,27 @@ struct Flags {
   std::string metrics_listen;
   std::string metrics_port_file;
   double model_gemm_delay_ms = 0;
+  std::vector<std::string> calibrations;
 };
+
+// The predictor calibrations this node answers with: the shipped ones, then
+// <state-dir>/calibrations/*.json (a node's own refits), then --calibration
+// files; a later one replaces an earlier one for the same GPU and dtype.
+std::string LoadCalibrations(const Flags& f) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  const auto dir = std::filesystem::path(f.state_dir) / "calibrations";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  files.insert(files.end(), f.calibrations.begin(), f.calibrations.end());
+  for (const std::string& file : files) {
+    if (auto s = crest::LoadCalibrationFile(file); !s.ok()) return std::string(s.message());
+    Log(Level::kInfo, "calibration_loaded", {{"file", file}});
+  }
+  return "";
+}
 
 // Testing aid: the model backend slowed to a measuring backend's pace, so
 // that cancellation, priorities and crash recovery can be exercised
@@ -196,6 +218,10 @@ int Serve(const Flags& f) {
     }
   }
 
+  if (auto error = LoadCalibrations(f); !error.empty()) {
+    std::cerr << "crestd: error: " << error << "\n";
+    return 2;
+  }
   std::error_code ec;
   std::filesystem::create_directories(f.state_dir, ec);
   const std::string db_path = (std::filesystem::path(f.state_dir) / "crest.db").string();
@@ -351,6 +377,9 @@ int main(int argc, char** argv) {
   app.add_option("--metrics-listen", f.metrics_listen,
                  "serve Prometheus metrics at http://HOST:PORT/metrics (off when empty)");
   app.add_option("--metrics-port-file", f.metrics_port_file, "write the metrics port to this file");
+  app.add_option("--calibration", f.calibrations,
+                 "load a predictor calibration (crest calibrate --out FILE); repeatable; "
+                 "<state-dir>/calibrations/*.json load first");
   app.add_option("--shutdown-grace", f.shutdown_grace_s,
                  "seconds in-flight calls get after SIGTERM/SIGINT")
       ->capture_default_str();

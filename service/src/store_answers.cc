@@ -31,8 +31,9 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
   if (!measured.ok()) return measured.status();
   // Predictions are read only when measurements leave gaps.
   std::map<store::GemmKey, store::PredictionRow> predicted;
+  const std::string version = ModelVersionFor(gpu, q.dtype);
   if (measured->size() < keys.size()) {  // keys of one window are distinct
-    auto p = db.FindPredictions(model, kPredictorVersion, keys);
+    auto p = db.FindPredictions(model, version, keys);
     if (!p.ok()) return p.status();
     predicted = *std::move(p);
   }
@@ -58,6 +59,8 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     double low_us = 0;
     double high_us = 0;
     double predicted_us = 0;
+    double predicted_low = 0;
+    double predicted_high = 0;
     int devices = 1;
     for (const auto& g : gemms) {
       const auto key = store::GemmKey::Of(g);
@@ -78,7 +81,11 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
         all_measured = false;
       }
       if (auto it = predicted.find(key); it != predicted.end()) {
-        predicted_us += it->second.time_us;
+        const store::PredictionRow& r = it->second;
+        predicted_us += r.time_us;
+        // Within the model's expected error of each other: one tie.
+        predicted_low += r.time_us * (1 - r.expected_error / 2);
+        predicted_high += r.time_us * (1 + r.expected_error / 2);
       } else {
         all_predicted = false;
       }
@@ -99,8 +106,10 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     if (all_predicted) {
       Timing p;
       p.time_us = predicted_us;
+      p.low_us = predicted_low;
+      p.high_us = predicted_high;
       p.source = "predicted";
-      p.provenance = std::string(kPredictorVersion);
+      p.provenance = version;
       return p;
     }
     return absl::NotFoundError("not in the database");
@@ -119,7 +128,8 @@ absl::StatusOr<GemmAnswer> LookupGemm(const GemmShape& gemm, const GpuSpec& gpu,
     answer.measured = it->second;
     return answer;
   }
-  auto predicted = db.FindPredictions(std::string(gpu.name), kPredictorVersion, {&key, 1});
+  auto predicted =
+      db.FindPredictions(std::string(gpu.name), ModelVersionFor(gpu, gemm.dtype), {&key, 1});
   if (!predicted.ok()) return predicted.status();
   if (auto it = predicted->find(key); it != predicted->end()) answer.predicted = it->second;
   return answer;

@@ -36,7 +36,8 @@ class ResultWriter {
   absl::StatusOr<bool> Has(const GemmShape& g) {
     const auto key = store::GemmKey::Of(g);
     if (backend_.Measures()) return db_.HasMeasurement(device_id_, software_id_, key, backend_.Mode());
-    return db_.HasPrediction(std::string(backend_.Gpu().name), kPredictorVersion, key);
+    return db_.HasPrediction(std::string(backend_.Gpu().name),
+                             ModelVersionFor(backend_.Gpu(), g.dtype), key);
   }
 
   absl::Status Write(int64_t job_id, const GemmShape& g, const GemmOutcome& outcome) {

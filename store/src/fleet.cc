@@ -83,7 +83,12 @@ constexpr const char* kPredictionColumns[] = {"uid",
                                               "wave_efficiency",
                                               "alignment_factor",
                                               "bound",
-                                              "created_us"};
+                                              "created_us",
+                                              "expected_error"};
+
+constexpr const char* kImportedColumns[] = {
+    "uid", "gpu_model", "device", "tool", "source_file", "source_hash", "host", "dtype",
+    "trans_a", "trans_b", "batch", "m", "n", "k", "time_us", "created_us"};
 
 template <size_t N>
 std::string Columns(const char* const (&names)[N], const char* prefix) {
@@ -205,6 +210,13 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
       return s;
     }
     if (auto s = UpdateBest(*last_id); !s.ok()) return s;
+    if (auto s = run(StrCat("INSERT INTO main.imported(", Columns(kImportedColumns, ""),
+                            ") SELECT ", Columns(kImportedColumns, ""),
+                            " FROM src.imported WHERE true ON CONFLICT DO NOTHING"),
+                     &report.imported);
+        !s.ok()) {
+      return s;
+    }
     return run(StrCat("INSERT INTO main.predictions(job_id, ", Columns(kPredictionColumns, ""),
                       ") SELECT mj.id, ", Columns(kPredictionColumns, "sp."),
                       " FROM src.predictions AS sp "
@@ -226,7 +238,7 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
     report.problems.push_back(StrCat("schema version ", *version, ", expected ", kSchemaVersion));
   }
   for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
-                            "best_measurements", "best_answers"}) {
+                            "best_measurements", "best_answers", "imported"}) {
     auto count = QueryInt(*conn_,
                           StrCat("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
                                  "name = '",
@@ -272,6 +284,7 @@ absl::StatusOr<DbStats> SqliteStore::Stats() {
       {"SELECT count(*) FROM measurements", &stats.measurements},
       {"SELECT count(*) FROM measurements WHERE verified = 1", &stats.verified_measurements},
       {"SELECT count(*) FROM predictions", &stats.predictions},
+      {"SELECT count(*) FROM imported", &stats.imported},
   };
   for (const auto& [sql, out] : counts) {
     auto value = QueryInt(*conn_, sql, "counting rows");
@@ -283,6 +296,7 @@ absl::StatusOr<DbStats> SqliteStore::Stats() {
       {"SELECT gpu_model, count(*) FROM measurements GROUP BY gpu_model",
        &stats.measurements_by_gpu},
       {"SELECT gpu_model, count(*) FROM predictions GROUP BY gpu_model", &stats.predictions_by_gpu},
+      {"SELECT gpu_model, count(*) FROM imported GROUP BY gpu_model", &stats.imported_by_gpu},
   };
   for (const auto& [sql, out] : groups) {
     auto stmt = conn_->Prepare(sql);

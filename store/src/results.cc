@@ -7,34 +7,11 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
 #include "key_batches.h"
+#include "key_columns.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
 namespace {
-
-// Binds the key columns dtype, trans_a, trans_b, batch, m, n, k at `first`..first+6.
-void BindKey(Statement& s, int first, const GemmKey& k) {
-  s.Bind(first, DTypeName(k.dtype))
-      .Bind(first + 1, static_cast<int64_t>(k.a_transposed))
-      .Bind(first + 2, static_cast<int64_t>(k.b_transposed))
-      .Bind(first + 3, k.batch)
-      .Bind(first + 4, k.m)
-      .Bind(first + 5, k.n)
-      .Bind(first + 6, k.k);
-}
-
-// Reads dtype, trans_a, trans_b, batch, m, n, k from columns `first`..first+6.
-GemmKey ReadKey(const Statement& s, int first) {
-  // Stored names are canonical (written by DTypeName).
-  const DType dtype = ParseDType(s.Text(first)).value_or(DType::kBf16);
-  return {dtype,
-          s.Int(first + 1) != 0,
-          s.Int(first + 2) != 0,
-          s.Int(first + 4),
-          s.Int(first + 5),
-          s.Int(first + 6),
-          s.Int(first + 3)};
-}
 
 // The WHERE clause for a KeyRange: equality on fixed dimensions and
 // BETWEEN only on the one that varies, so the index serves every column
@@ -105,13 +82,13 @@ absl::Status SqliteStore::InsertPrediction(std::optional<int64_t> job_id,
     auto stmt = conn_->Prepare(
         "INSERT INTO predictions(uid, job_id, host, gpu_model, model_version, dtype, trans_a, "
         "trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, waves, "
-        "tile_efficiency, wave_efficiency, alignment_factor, bound, created_us) "
+        "tile_efficiency, wave_efficiency, alignment_factor, bound, created_us, expected_error) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?20, ?21, ?22, ?23) ON CONFLICT DO NOTHING");
+        "?18, ?19, ?20, ?21, ?22, ?23, ?24) ON CONFLICT DO NOTHING");
     if (!stmt.ok()) return stmt.status();
     Statement& s = **stmt;
     s.Bind(1, NewUid()).Bind(2, job_id).Bind(3, options_.host).Bind(4, gpu_model);
-    s.Bind(5, p.model_version);
+    s.Bind(5, std::string(p.model_version));
     BindKey(s, 6, GemmKey::Of(gemm));
     s.Bind(13, p.time_us)
         .Bind(14, p.tflops)
@@ -123,7 +100,8 @@ absl::Status SqliteStore::InsertPrediction(std::optional<int64_t> job_id,
         .Bind(20, p.best.wave_efficiency)
         .Bind(21, p.alignment_factor)
         .Bind(22, p.memory_bound ? "memory" : "compute")
-        .Bind(23, NowUs());
+        .Bind(23, NowUs())
+        .Bind(24, p.expected_error);
     if (auto st = s.Run("writing a prediction"); !st.ok()) return st;
     return CountProgress(job_id, 1);
   });
@@ -136,7 +114,8 @@ absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
   auto status = ScanKeyRanges(
       *conn_,
       "SELECT dtype, trans_a, trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, "
-      "waves, tile_efficiency, wave_efficiency, alignment_factor, bound, host, created_us "
+      "waves, tile_efficiency, wave_efficiency, alignment_factor, bound, host, created_us, "
+      "expected_error "
       "FROM predictions WHERE gpu_model = ?1 AND model_version = ?2",
       wanted, [&](Statement& s) { s.Bind(1, gpu_model).Bind(2, model_version); },
       [&](GemmKey key, const Statement& s) {
@@ -156,6 +135,7 @@ absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
         p.bound = s.Text(16);
         p.host = s.Text(17);
         p.created_us = s.Int(18);
+        p.expected_error = s.Double(19);
         out.emplace(std::move(key), std::move(p));
       },
       "looking up predictions");
@@ -461,6 +441,32 @@ absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   r.settled_clock_mhz = s.Double(61);
   s.Reset();
   return r;
+}
+
+absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> SqliteStore::AllBestTimes(
+    const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) {
+  // Every key's answers, newest software first; the first of each key wins.
+  auto stmt = conn_->Prepare(
+      "SELECT b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k, b.median_us, b.ci_low_us, "
+      "b.ci_high_us, b.measurement_id, b.device_id, b.software_id, b.devices "
+      "FROM best_answers AS b JOIN software AS s ON s.id = b.software_id "
+      "WHERE b.gpu_model = ?1 AND b.cache_mode = ?2 AND b.clock_policy = ?3 AND "
+      "(?4 IS NULL OR s.cublaslt = ?4) AND (?5 IS NULL OR s.cuda_runtime = ?5) AND "
+      "(?6 IS NULL OR s.driver = ?6) "
+      "ORDER BY b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k, s.cublaslt DESC, "
+      "s.cuda_runtime DESC, s.driver DESC");
+  if (!stmt.ok()) return stmt.status();
+  (*stmt)->Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache)).Bind(3, ClockPolicyName(mode.clocks));
+  (*stmt)->Bind(4, pin.cublaslt).Bind(5, pin.cuda_runtime).Bind(6, pin.driver);
+  std::vector<std::pair<GemmKey, BestTime>> out;
+  auto s = (*stmt)->ForEachRow("reading every answer", [&](const Statement& row) {
+    GemmKey key = ReadKey(row, 0);
+    if (!out.empty() && out.back().first == key) return;  // an older software version
+    out.emplace_back(key, BestTime{row.Double(7), row.Double(8), row.Double(9), row.Int(10),
+                                   row.Int(11), row.Int(12), static_cast<int>(row.Int(13))});
+  });
+  if (!s.ok()) return s;
+  return out;
 }
 
 absl::StatusOr<std::map<GemmKey, MeasurementRow>> SqliteStore::BestMeasurements(

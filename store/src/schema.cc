@@ -206,7 +206,9 @@ INSERT INTO best_answers
                                ORDER BY median_us, device_id))
   WHERE rank = (devices + 1) / 2;
 )sql",
-    // 3 → 4: the measurement method is part of a result's key. Rows get their
+    // 3 → 4: the measurement method is part of a result's key; predictions
+    // carry their model's expected error; timings imported from other tools
+    // get a table of their own. Measurement rows get their
     // clock policy and GPU state (power, clock-event reasons, the settled
     // clock), the 95% interval of their median and the samples the policy
     // discarded. Rows of earlier versions were measured by a rule that kept
@@ -222,6 +224,7 @@ ALTER TABLE measurements ADD COLUMN throttle_reasons INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE measurements ADD COLUMN discarded INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE measurements ADD COLUMN clock_note TEXT NOT NULL DEFAULT '';
 ALTER TABLE measurements ADD COLUMN settled_clock_mhz REAL NOT NULL DEFAULT 0;
+ALTER TABLE predictions ADD COLUMN expected_error REAL NOT NULL DEFAULT 0;
 DROP TABLE best_answers;
 DROP TABLE best_measurements;
 CREATE TABLE best_measurements(
@@ -281,6 +284,30 @@ INSERT INTO best_answers
                                ORDER BY median_us, device_id)) AS r
   JOIN measurements AS m ON m.id = r.measurement_id
   WHERE r.rank = (r.devices + 1) / 2;
+-- GEMM timings other tools made (`crest db import`): kept apart from the
+-- engine's measurements, so they never answer a lookup or a ranking as if
+-- Crest had measured them; `crest calibrate` may fit to them. Importing the
+-- same file again adds nothing (its content hash is part of each row).
+CREATE TABLE imported(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  gpu_model TEXT NOT NULL,
+  device TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  source_file TEXT NOT NULL,
+  source_hash TEXT NOT NULL,
+  host TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  time_us REAL NOT NULL,
+  created_us INTEGER NOT NULL,
+  UNIQUE(source_hash, gpu_model, dtype, trans_a, trans_b, batch, m, n, k));
+CREATE INDEX imported_by_gpu ON imported(gpu_model, dtype);
 )sql",
 };
 

@@ -50,6 +50,12 @@ class SqliteStore final : public Store {
                                                         const SoftwarePin& pin,
                                                         const MeasureMode& mode) override;
   absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) override;
+  absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
+      const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) override;
+
+  // imported.cc
+  absl::StatusOr<int64_t> InsertImported(const ImportBatch& batch) override;
+  absl::StatusOr<std::vector<ImportedRow>> ImportedTimings(const std::string& gpu_model) override;
 
   // fleet.cc
   absl::Status ExportTo(const std::string& out_path) override;

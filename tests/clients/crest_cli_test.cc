@@ -139,7 +139,7 @@ TEST(Crest, HelpAndVersionExitZero) {
   EXPECT_EQ(Crest("dff --help").exit_code, 0);
   const auto v = Crest("--version");
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_NE(v.out.find("predictor: tilewave-1"), std::string::npos);
+  EXPECT_NE(v.out.find("predictor: tilewave-2"), std::string::npos);
 }
 
 }  // namespace

@@ -116,6 +116,102 @@ TEST(CrestSweep, ABadMeasureFlagIsRefusedNamingIt) {
   EXPECT_NE(clocks.err.find("--clocks"), std::string::npos) << clocks.err;
 }
 
+const std::string kData = std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/";
+const std::string kDevice = "--device 'NVIDIA H100 80GB HBM3' --tool 'torch.matmul, median of 20'";
+
+TEST(CrestDbImport, TheSharedPyTorchCsvsImportAsTheyAreOnceAndNeverAnswerAsMeasured) {
+  TempDir dir;
+  const std::string db = dir.File("h100.db");
+  auto first = Json(Crest("--json db import --db " + db + " --csv " + kData +
+                          "torch-mlp-h4096.csv " + kDevice));
+  EXPECT_EQ(first["added"], 514);
+  EXPECT_EQ(first["gpu"], "H100-SXM");
+  EXPECT_EQ(first["source"], "imported");
+  auto again = Json(Crest("--json db import --db " + db + " --csv " + kData +
+                          "torch-mlp-h4096.csv " + kDevice));
+  EXPECT_EQ(again["added"], 0);
+  EXPECT_EQ(again["already_present"], 514);
+  auto stats = Json(Crest("db stats --json --db " + db));
+  EXPECT_EQ(stats["imported"], 514);
+  EXPECT_EQ(stats["measurements"], 0);
+  auto dff = Json(Crest("dff --json --hidden 4096 --gpu h100 --window 4 --db " + db));
+  EXPECT_EQ(dff["coverage"]["measured"], 0) << "an imported time answered as measured";
+  auto refused = Crest("db import --db " + db + " --csv " + kData + "torch-mlp-h4096.csv");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("no device column; say it with --device"), std::string::npos)
+      << refused.err;
+}
+
+TEST(CrestCalibrate, FitsTheSharedDataWritesTheFileAndCrestAnswersWithIt) {
+  TempDir dir;
+  const std::string db = dir.File("h100.db");
+  for (const char* csv : {"torch-mlp-h4096.csv", "torch-mlp-h4096-repeat.csv", "torch-seed-bmm.csv"}) {
+    ASSERT_EQ(Crest("db import --db " + db + " --csv " + kData + csv + " " + kDevice).exit_code, 0);
+  }
+  auto several = Crest("calibrate --db " + db);
+  EXPECT_EQ(several.exit_code, 2);
+  EXPECT_NE(several.err.find("several dtypes: bf16 (1028 rows), fp16 (52 rows)"),
+            std::string::npos)
+      << several.err;
+  const std::string out = dir.File("cal.json");
+  auto c = Json(Crest("--json calibrate --db " + db + " --dtype bf16 --from-defaults --out " + out));
+  EXPECT_EQ(c["gpu"], "H100-SXM");
+  EXPECT_EQ(c["provenance"]["source"], "imported");
+  EXPECT_EQ(c["provenance"]["rows"], 514);
+  const auto& study = c["fit"]["after"]["studies"][0];
+  EXPECT_EQ(study["candidates"], 257);
+  EXPECT_GE(study["spearman"].get<double>(), 0.9);
+  EXPECT_LE(c["fit"]["after"]["median_error"].get<double>(), 0.10);
+  EXPECT_LT(c["fit"]["after"]["median_error"].get<double>(),
+            c["fit"]["before"]["median_error"].get<double>());
+  EXPECT_EQ(nlohmann::json::parse(ReadBytes(out))["id"], c["id"]) << "the file is the report";
+  const std::string human =
+      Crest("calibrate --db " + db + " --dtype bf16 --out " + dir.File("again.json")).out;
+  EXPECT_NE(human.find("Spearman, MLP time"), std::string::npos) << human;
+  EXPECT_NE(human.find("fallback_input.4"), std::string::npos);
+  // A loaded calibration is the model crest answers with.
+  auto explained = Json(Crest("--json --calibration " + out +
+                              " explain --m 8192 --n 4096 --k 10922 --gpu h100"));
+  EXPECT_EQ(explained["model_version"], "tilewave-2+" + c["id"].get<std::string>());
+  EXPECT_EQ(explained["kernel_family"], "fallback");
+}
+
+TEST(CrestCalibrate, RefusesWhatItCannotFit) {
+  TempDir dir;
+  const std::string empty = dir.File("empty.db");
+  ASSERT_EQ(Crest("sweep --db " + empty + " --hidden 4096 --gpu h100 --window 1").exit_code, 0);
+  auto none = Crest("calibrate --db " + empty);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("holds no measured or imported GEMM times"), std::string::npos)
+      << none.err;
+  auto few = Crest("calibrate --db " + empty + " --gpu h100 --dtype bf16");
+  EXPECT_NE(few.exit_code, 0);
+  EXPECT_NE(few.err.find("0 usable bf16 GEMMs on H100-SXM; at least 8 are needed"),
+            std::string::npos)
+      << few.err;
+  crest::testing::WriteBytes(dir.File("bad.json"), "{\"schema_version\": 7}");
+  auto bad = Crest("--calibration " + dir.File("bad.json") + " gpus");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(dir.File("bad.json") + ": calibration schema_version 7"),
+            std::string::npos)
+      << bad.err;
+}
+
+TEST(CrestGpus, SaysWhichGpusAreCalibrated) {
+  auto gpus = Json(Crest("gpus --json"));
+  for (const auto& g : gpus["gpus"]) {
+    if (g["name"] == "H100-SXM") {
+      EXPECT_EQ(g["calibrations"].size(), 2u);
+      EXPECT_EQ(g["calibrations"][0]["dtype"], "bf16");
+    } else if (g["name"] == "A100-SXM-80GB") {
+      EXPECT_TRUE(g["calibrations"].empty());
+      EXPECT_EQ(g["model_calibration"], "uncalibrated Ampere defaults");
+    }
+  }
+  const auto text = Crest("gpus").out;
+  EXPECT_NE(text.find("calibrated bf16,fp16"), std::string::npos) << text;
+}
+
 TEST(CrestDb, ExportMergeTwiceCheckAndStats) {
   TempDir dir;
   for (const char* node : {"a", "b"}) {

@@ -80,7 +80,9 @@ TEST_F(Crestd, NodeInfoListsBackendsDatabaseAndSaysWhenThereIsNoDevice) {
   ASSERT_TRUE(Call(&v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &info).ok());
   ASSERT_EQ(info.backends_size(), 2);
   EXPECT_EQ(info.backends(0).name(), "model");
-  EXPECT_EQ(info.model_version(), "tilewave-1");
+  EXPECT_EQ(info.model_version(), "tilewave-2");
+  ASSERT_GE(info.calibrations_size(), 2) << "the shipped H100 calibrations";
+  EXPECT_NE(info.calibrations(0).find("h100-sxm-bf16"), std::string::npos) << info.calibrations(0);
   EXPECT_EQ(info.database().predictions(), 66);
   EXPECT_EQ(info.database().jobs_by_state().at("done"), 1);
   if (info.devices_size() == 0) {

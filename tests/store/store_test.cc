@@ -70,8 +70,22 @@ TEST(StoreOpen, UpgradesAnOlderFileAndKeepsItsRows) {
   {
     StoreOptions v1;
     v1.migrate_to_for_test = 1;
-    auto db = OpenOk(path, v1);
-    ASSERT_TRUE(AddPrediction(*db, Gemm(512, 512, 512)).ok());
+    OpenOk(path, v1);
+  }
+  {  // a prediction as version 1 wrote it
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw,
+                           "INSERT INTO predictions(uid, host, gpu_model, model_version, dtype, "
+                           "trans_a, trans_b, m, n, k, batch, time_us, tflops, tile_m, tile_n, "
+                           "tiles, waves, tile_efficiency, wave_efficiency, alignment_factor, "
+                           "bound, created_us) VALUES ('u1', 'node0', 'H100-SXM', 'tilewave-1', "
+                           "'bf16', 0, 1, 512, 512, 512, 1, 10, 13, 128, 128, 16, 1, 1, 0.12, 1, "
+                           "'compute', 0)",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
   }
   auto db = OpenOk(path);
   auto stats = db->Stats();
@@ -286,12 +300,15 @@ TEST(StorePredictions, SameKeyIsStoredOnceAndFoundInBatches) {
   ASSERT_TRUE(AddPrediction(*db, Gemm(8192, 4096, 1000)).ok());  // again
   EXPECT_EQ(db->Stats()->predictions, 200);
   keys.push_back(GemmKey::Of(Gemm(1, 2, 3)));  // not stored
-  auto found = db->FindPredictions("H100-SXM", kPredictorVersion, keys);
+  // Stored under the version of the model in force (a calibrated one here).
+  const std::string version = ModelVersionFor(**FindGpu("h100"), DType::kBf16);
+  auto found = db->FindPredictions("H100-SXM", version, keys);
   ASSERT_TRUE(found.ok());
   EXPECT_EQ(found->size(), 200u);
-  EXPECT_TRUE(*db->HasPrediction("H100-SXM", kPredictorVersion, keys[0]));
+  EXPECT_GT(found->begin()->second.expected_error, 0) << "the model's error is kept";
+  EXPECT_TRUE(*db->HasPrediction("H100-SXM", version, keys[0]));
   EXPECT_FALSE(*db->HasPrediction("H100-SXM", "tilewave-0", keys[0]));
-  EXPECT_FALSE(*db->HasPrediction("A100-SXM-80GB", kPredictorVersion, keys[0]));
+  EXPECT_FALSE(*db->HasPrediction("A100-SXM-80GB", version, keys[0]));
 }
 
 TEST(StoreMeasurements, BestIsTheFastestVerifiedOnTheNewestSoftware) {
@@ -506,6 +523,8 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
     ALTER TABLE measurements DROP COLUMN discarded;
     ALTER TABLE measurements DROP COLUMN clock_note;
     ALTER TABLE measurements DROP COLUMN settled_clock_mhz;
+    ALTER TABLE predictions DROP COLUMN expected_error;
+    DROP TABLE imported;
     DROP TABLE best_answers;
     DROP TABLE best_measurements;
     CREATE TABLE best_measurements(
@@ -562,6 +581,82 @@ TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasure
   EXPECT_GT(row.result.stats.median_us, 0);
   EXPECT_EQ(row.result.stats.ci_high_us, 0) << "an interval invented for an old row";
   EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty());
+}
+
+ImportBatch Imported(const std::string& hash, std::initializer_list<int64_t> ks) {
+  ImportBatch b;
+  b.gpu_model = "H100-SXM";
+  b.device = "NVIDIA H100 80GB HBM3";
+  b.tool = "torch.matmul, median of 20";
+  b.source_file = "t.csv";
+  b.source_hash = hash;
+  for (int64_t k : ks) {
+    b.rows.push_back({GemmKey::Of(Gemm(8192, 4096, k)), 1000.0 + static_cast<double>(k % 7)});
+  }
+  return b;
+}
+
+TEST(StoreImported, ImportingAFileAgainAddsNothingAndRowsKeepTheirSource) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  EXPECT_EQ(*db->InsertImported(Imported("h1", {10920, 10921, 10922})), 3);
+  EXPECT_EQ(*db->InsertImported(Imported("h1", {10920, 10921, 10922})), 0) << "imported twice";
+  EXPECT_EQ(*db->InsertImported(Imported("h2", {10920})), 1) << "another file is another run";
+  auto rows = db->ImportedTimings("H100-SXM");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 4u);
+  EXPECT_EQ((*rows)[0].tool, "torch.matmul, median of 20");
+  EXPECT_EQ((*rows)[0].device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ((*rows)[0].timing.key.k, 10920);
+  EXPECT_TRUE(db->ImportedTimings("A100-SXM-80GB")->empty());
+  EXPECT_EQ(db->Stats()->imported, 4);
+  EXPECT_EQ(db->Stats()->imported_by_gpu.at("H100-SXM"), 4);
+}
+
+TEST(StoreImported, ImportedTimingsNeverAnswerALookup) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  ASSERT_TRUE(db->InsertImported(Imported("h1", {10920})).ok());
+  const GemmKey key = GemmKey::Of(Gemm(8192, 4096, 10920));
+  EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty());
+  EXPECT_TRUE(db->AllBestTimes("H100-SXM", {}, kDefaultMode)->empty());
+  EXPECT_EQ(db->Stats()->measurements, 0);
+}
+
+TEST(StoreImported, MergesCarryImportedTimingsOnce) {
+  TempDir dir;
+  auto node = OpenOk(dir.File("node.db"));
+  ASSERT_TRUE(node->InsertImported(Imported("h1", {10920, 10921})).ok());
+  ASSERT_TRUE(node->ExportTo(dir.File("snap.db")).ok());
+  auto catalogue = OpenOk(dir.File("cat.db"));
+  EXPECT_EQ(catalogue->MergeFrom(dir.File("snap.db"))->imported, 2);
+  EXPECT_EQ(catalogue->MergeFrom(dir.File("snap.db"))->imported, 0);
+  EXPECT_EQ(catalogue->ImportedTimings("H100-SXM")->size(), 2u);
+}
+
+TEST(StoreLookup, AllBestTimesGivesEveryKeysAnswerOnItsNewestSoftware) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  auto old_ids = db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(120900));
+  auto new_ids = db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100));
+  ASSERT_TRUE(old_ids.ok() && new_ids.ok());
+  for (int64_t k : {4096, 8192}) {
+    ASSERT_TRUE(db->InsertMeasurement(std::nullopt, old_ids->first, old_ids->second, "H100-SXM",
+                                      132, crest::testing::FakeMeasurement(Gemm(64, 64, k), 50))
+                    .ok());
+  }
+  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, new_ids->first, new_ids->second, "H100-SXM",
+                                    132, crest::testing::FakeMeasurement(Gemm(64, 64, 4096), 70))
+                  .ok());
+  auto all = db->AllBestTimes("H100-SXM", {}, kDefaultMode);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  for (const auto& [key, t] : *all) {
+    EXPECT_DOUBLE_EQ(t.median_us, key.k == 4096 ? 70 : 50) << "newest software per key";
+    EXPECT_GT(t.ci_high_us, t.ci_low_us);
+  }
+  EXPECT_TRUE(db->AllBestTimes("H100-SXM", {}, {CacheMode::kWarm, ClockPolicy::kSustained})
+                  ->empty());
 }
 
 TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {

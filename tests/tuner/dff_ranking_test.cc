@@ -87,15 +87,36 @@ TEST(RankDff, TimerErrorsPassThrough) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
 }
 
-TEST(RankDff, PredictorTimerLabelsEveryRowPredicted) {
+TEST(RankDff, PredictorTimerLabelsEveryRowPredictedWithTheModelInForce) {
   DffQuery q = Query();
   q.window = 128;
-  auto r = RankDff(q, PredictorTimer(**FindGpu("h100")));
+  const GpuSpec& h100 = **FindGpu("h100");
+  auto r = RankDff(q, PredictorTimer(h100));
   ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->rows.empty());
   for (const auto& row : r->rows) {
     EXPECT_EQ(row.source, "predicted");
-    EXPECT_EQ(row.provenance, kPredictorVersion);
+    EXPECT_EQ(row.provenance, ModelVersionFor(h100, DType::kBf16));
+    EXPECT_TRUE(row.provenance.starts_with(kPredictorVersion)) << row.provenance;
   }
+}
+
+TEST(RankDff, PredictionsWithinTheModelsExpectedErrorAreTied) {
+  DffQuery q = Query();
+  q.window = 128;
+  q.top = 0;
+  auto r = RankDff(q, PredictorTimer(**FindGpu("a100")));  // uncalibrated: +/-25%
+  ASSERT_TRUE(r.ok());
+  const DffRow& best = r->rows.front();
+  EXPECT_NEAR(best.time_high_us - best.time_low_us, 0.25 * best.time_us, 1e-6);
+  int64_t tied = 0;
+  for (const DffRow& row : r->rows) {
+    const bool within = row.time_us * (1 - 0.125) <= best.time_us * (1 + 0.125);
+    EXPECT_EQ(row.tie_group == 1, within) << row.d_ff;
+    tied += row.tie_group == 1;
+  }
+  EXPECT_EQ(tied, r->tied_with_best);
+  EXPECT_GT(tied, 1) << "an uncalibrated model claimed an order it cannot know";
 }
 
 TEST(RankDff, RowsWhoseIntervalsReachTheBestAreTiedWithItAndSourcesAreNotMixed) {

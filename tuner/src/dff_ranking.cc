@@ -161,6 +161,9 @@ GemmTimer PredictorTimer(const GpuSpec& gpu) {
     if (!p.ok()) return p.status();
     Timing t;
     t.time_us = p->time_us;
+    // Candidates within the model's expected error of each other are tied.
+    t.low_us = p->time_us * (1 - p->expected_error / 2);
+    t.high_us = p->time_us * (1 + p->expected_error / 2);
     t.source = "predicted";
     t.provenance = std::string(p->model_version);
     return t;

@@ -11,15 +11,31 @@ namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
-// Predictor defaults per architecture. Assumptions, not measurements: the
-// compute efficiencies are the fraction of dense peak that large, aligned
-// cuBLAS GEMMs are commonly reported to reach (Hopper: 8192³ bf16 runs near
-// 800 of 989 TFLOP/s). Issue 7 replaces them with calibrated values.
-constexpr ModelParams kVolta{0.85, 0.85, 48, 0.5, 3.0, "uncalibrated Volta defaults"};
-constexpr ModelParams kAmpere{0.88, 0.85, 64, 0.5, 2.5, "uncalibrated Ampere defaults"};
-constexpr ModelParams kAda{0.85, 0.85, 64, 0.5, 2.5, "uncalibrated Ada defaults"};
-constexpr ModelParams kHopper{0.80, 0.85, 85, 0.5, 2.5, "uncalibrated Hopper defaults"};
-constexpr ModelParams kBlackwell{0.80, 0.85, 85, 0.5, 2.5, "uncalibrated Blackwell defaults"};
+// Predictor defaults per architecture (docs/predictor.md). Assumptions, not
+// fits: the compute efficiencies are the fraction of dense peak that large,
+// aligned cuBLAS GEMMs are commonly reported to reach at the boost clock; the
+// fallback ratios and per-input factors are guesses (half rate for Hopper's
+// fallback, as tilewave-1 assumed). One figure is measured: Hopper's
+// sustained clock ratio is an H100's power-capped 1455 MHz over its 1980 MHz
+// boost (shared/data/h100-2026-11-22, clock trace), assumed for every Hopper
+// part. A calibration replaces all of them for its GPU and dtype.
+constexpr ModelParams Defaults(double efficiency, double clock_ratio, double fast_intensity,
+                               double fallback_ratio, double launch_us,
+                               std::string_view calibration) {
+  ModelParams p;
+  p.compute_efficiency = efficiency;
+  p.sustained_clock_ratio = clock_ratio;
+  p.fast_full_rate_intensity = fast_intensity;
+  p.fallback_ratio = fallback_ratio;
+  p.launch_us = launch_us;
+  p.calibration = calibration;
+  return p;
+}
+constexpr ModelParams kVolta = Defaults(0.85, 0.95, 48, 0.5, 3.0, "uncalibrated Volta defaults");
+constexpr ModelParams kAmpere = Defaults(0.88, 0.95, 64, 0.6, 2.5, "uncalibrated Ampere defaults");
+constexpr ModelParams kAda = Defaults(0.85, 0.9, 64, 0.6, 2.5, "uncalibrated Ada defaults");
+constexpr ModelParams kHopper = Defaults(0.80, 0.735, 85, 0.5, 2.5, "uncalibrated Hopper defaults");
+constexpr ModelParams kBlackwell = Defaults(0.80, 0.8, 85, 0.5, 2.5, "uncalibrated Blackwell defaults");
 
 constexpr std::array<std::string_view, 3> kV100Aliases{"v100", "v100-sxm2", "tesla-v100"};
 constexpr std::array<std::string_view, 2> kA100Sxm40Aliases{"a100-40gb", "a100-sxm4-40gb"};

@@ -5,38 +5,62 @@
 #include <cmath>
 
 #include "crest/common/str_cat.h"
+#include "crest/tuner/calibration.h"
 #include "crest/tuner/limits.h"
 #include "sizes.h"
 
 namespace crest {
 namespace {
 
-// Rate lost per halving of alignment below the GPU's preferred multiple
-// (16-byte aligned on a 128-byte preference: 3 halvings, 0.88).
-constexpr double kLossPerHalving = 0.04;
 // The mainloop walks K in steps of this many bytes of each operand.
 constexpr int64_t kKStepBytes = 128;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-OperandAlignment Align(int64_t elements, int element_bytes, const GpuSpec& gpu) {
+OperandAlignment Align(int64_t elements, int element_bytes) {
   OperandAlignment out;
   out.elements = elements;
   out.bytes = elements * element_bytes;
   const auto low_bit = static_cast<int64_t>(
       std::bit_floor(static_cast<uint64_t>(out.bytes) & (~static_cast<uint64_t>(out.bytes) + 1)));
   out.alignment = std::min<int64_t>(low_bit, 128);
-  if (out.alignment < gpu.min_alignment_bytes) {
-    out.factor = gpu.model.misaligned_factor;
-  } else {
-    const int64_t preferred = gpu.preferred_alignment_bytes;
-    const int halvings = out.alignment >= preferred
-                             ? 0
-                             : std::countr_zero(static_cast<uint64_t>(preferred)) -
-                                   std::countr_zero(static_cast<uint64_t>(out.alignment));
-    out.factor = 1.0 - kLossPerHalving * halvings;
-  }
   return out;
+}
+
+// Index of a fast-family class (16, 32, 64, 128 B) or a fallback input
+// class (≤2, 4, 8 B).
+size_t FastClass(int64_t alignment) {
+  return static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(std::max<int64_t>(alignment, 16))) - 4);
+}
+size_t FallbackClass(int64_t alignment) {
+  return static_cast<size_t>(std::max(std::countr_zero(static_cast<uint64_t>(alignment)), 1) - 1);
+}
+
+// The family, its rate and each operand's factor.
+void ChooseFamily(Prediction& p, const GpuSpec& gpu, const ModelParams& params) {
+  const int64_t min_alignment = std::min({p.a.alignment, p.b.alignment, p.c.alignment});
+  const double fast = params.fast_tflops > 0 ? params.fast_tflops
+                                             : p.peak_tflops * params.compute_efficiency *
+                                                   params.sustained_clock_ratio;
+  if (min_alignment >= gpu.min_alignment_bytes) {
+    p.family = KernelFamily::kFast;
+    p.family_tflops = fast;
+    for (OperandAlignment* o : {&p.a, &p.b, &p.c}) {
+      o->factor = params.fast_align[FastClass(o->alignment)];
+    }
+    p.alignment_factor = std::min({p.a.factor, p.b.factor, p.c.factor});
+    return;
+  }
+  p.family = KernelFamily::kFallback;
+  p.family_tflops =
+      params.fallback_tflops > 0 ? params.fallback_tflops : fast * params.fallback_ratio;
+  for (OperandAlignment* o : {&p.a, &p.b}) {
+    o->factor = o->alignment >= gpu.min_alignment_bytes
+                    ? 1.0
+                    : params.fallback_input[FallbackClass(o->alignment)];
+  }
+  p.c.factor = 1.0;  // C's alignment only chooses the family
+  p.alignment_factor = p.a.factor * p.b.factor;
 }
 
 // CTAs one SM runs at once for a tile of this area (register and shared
@@ -89,9 +113,16 @@ absl::Status ValidateGemmSizes(int64_t m, int64_t n, int64_t k, int64_t batch) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Prediction> Predict(const GemmShape& g, const GpuSpec& gpu) {
+std::string_view KernelFamilyName(KernelFamily family) {
+  return family == KernelFamily::kFast ? "fast" : "fallback";
+}
+
+absl::StatusOr<Prediction> PredictWith(const GemmShape& g, const GpuSpec& gpu,
+                                       const ModelParams& params) {
   if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) return s;
   Prediction p;
+  p.model_version = kPredictorVersion;
+  p.calibration = params.calibration;
   p.peak_tflops = gpu.PeakTflops(g.dtype);
   if (p.peak_tflops <= 0) {
     return absl::InvalidArgumentError(
@@ -99,39 +130,58 @@ absl::StatusOr<Prediction> Predict(const GemmShape& g, const GpuSpec& gpu) {
   }
   const int in_bytes = ElementBytes(g.dtype);
   const int out_bytes = ElementBytes(OutputDType(g.dtype));
-  p.a = Align(g.ContiguousA(), in_bytes, gpu);
-  p.b = Align(g.ContiguousB(), in_bytes, gpu);
-  p.c = Align(g.ContiguousC(), out_bytes, gpu);
-  p.alignment_factor = std::min({p.a.factor, p.b.factor, p.c.factor});
+  p.a = Align(g.ContiguousA(), in_bytes);
+  p.b = Align(g.ContiguousB(), in_bytes);
+  p.c = Align(g.ContiguousC(), out_bytes);
+  ChooseFamily(p, gpu, params);
+  p.expected_error = params.expected_error[p.family == KernelFamily::kFast ? 0 : 1];
 
   const double m = static_cast<double>(g.m);
   const double n = static_cast<double>(g.n);
   const double batch = static_cast<double>(g.batch);
   const double k_padded = static_cast<double>(KPadded(g));
-
+  const double full_rate_intensity = p.family == KernelFamily::kFast
+                                         ? params.fast_full_rate_intensity
+                                         : params.fallback_full_rate_intensity;
   // [FLOP/µs] one SM sustains on a full-rate tile.
-  const double sm_rate = p.peak_tflops * 1e6 / gpu.sm_count * gpu.model.compute_efficiency;
+  const double sm_rate = p.family_tflops * 1e6 / gpu.sm_count;
   const double bytes = batch * ((m + n) * static_cast<double>(g.k) * in_bytes + m * n * out_bytes);
-  const double memory_us = bytes / (gpu.memory_bandwidth_gbs * 1e3 * gpu.model.memory_efficiency);
+  const double memory_us = bytes / (gpu.memory_bandwidth_gbs * 1e3 * params.memory_efficiency);
 
   for (size_t i = 0; i < kTileShapes.size(); ++i) {
     const TileShape tile = kTileShapes[i];
     TileEstimate& e = p.tiles[i];
     e = QuantizeTiles(g, tile, gpu.sm_count);
     const double intensity = static_cast<double>(tile.m * tile.n) / (tile.m + tile.n);
-    e.reuse_efficiency = std::min(1.0, std::sqrt(intensity / gpu.model.full_rate_intensity));
+    e.reuse_efficiency = std::min(1.0, std::sqrt(intensity / full_rate_intensity));
     const double tile_flops = 2.0 * tile.m * tile.n * k_padded;
     const double wave_us =
         e.ctas_per_sm * tile_flops / (sm_rate * e.reuse_efficiency * p.alignment_factor);
     e.compute_us = static_cast<double>(e.waves) * wave_us;
     e.memory_us = memory_us;
-    e.time_us = std::max(e.compute_us, e.memory_us) + gpu.model.launch_us;
+    e.time_us = std::max(e.compute_us, e.memory_us) + params.launch_us;
     if (i == 0 || e.time_us < p.best.time_us) p.best = e;
   }
   p.time_us = p.best.time_us;
   p.tflops = g.Flops() / p.time_us / 1e6;
   p.memory_bound = p.best.memory_us > p.best.compute_us;
   return p;
+}
+
+absl::StatusOr<Prediction> Predict(const GemmShape& g, const GpuSpec& gpu) {
+  std::shared_ptr<const Calibration> calibration = ActiveCalibration(gpu.name, g.dtype);
+  if (calibration == nullptr) return PredictWith(g, gpu, gpu.model);
+  auto p = PredictWith(g, gpu, calibration->params);
+  if (!p.ok()) return p;
+  p->model_version = calibration->model_version;
+  p->calibration = calibration->label;
+  p->calibration_ref = std::move(calibration);
+  return p;
+}
+
+std::string ModelVersionFor(const GpuSpec& gpu, DType dtype) {
+  std::shared_ptr<const Calibration> calibration = ActiveCalibration(gpu.name, dtype);
+  return calibration == nullptr ? std::string(kPredictorVersion) : calibration->model_version;
 }
 
 }  // namespace crest

@@ -11,6 +11,7 @@ the analytic model. Errors are crest.CrestError with the gRPC code and the
 daemon's message (which names the bad field).
 """
 
+from crest.calibration import Calibration, read_calibration  # noqa: F401
 from crest.client import (  # noqa: F401
     Client,
     CrestError,
@@ -22,5 +23,5 @@ from crest.client import (  # noqa: F401
     JobEvent,
 )
 
-__all__ = ["Client", "CrestError", "DffAnswer", "DffRow", "GemmAnswer", "GemmResult", "Job",
-           "JobEvent"]
+__all__ = ["Calibration", "Client", "CrestError", "DffAnswer", "DffRow", "GemmAnswer",
+           "GemmResult", "Job", "JobEvent", "read_calibration"]

@@ -204,7 +204,10 @@ void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
 void Fill(const GemmShape&, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out) {
   out->set_source(v1::SOURCE_PREDICTED);
   out->set_model_version(std::string(p.model_version));
-  out->set_calibration(std::string(gpu.model.calibration));
+  out->set_calibration(std::string(p.calibration));
+  out->set_kernel_family(std::string(KernelFamilyName(p.family)));
+  out->set_family_tflops(p.family_tflops);
+  out->set_expected_error(p.expected_error);
   out->set_gpu(std::string(gpu.name));
   out->set_time_us(p.time_us);
   out->set_tflops(p.tflops);
@@ -496,6 +499,9 @@ Prediction PredictionOf(const v1::PredictResponse& in, Prediction p) {
   p.peak_tflops = in.peak_tflops();
   p.memory_bound = in.memory_bound();
   p.alignment_factor = in.alignment_factor();
+  p.family = in.kernel_family() == "fallback" ? KernelFamily::kFallback : KernelFamily::kFast;
+  p.family_tflops = in.family_tflops();
+  p.expected_error = in.expected_error();
   p.best = TileOf(in.best());
   for (int i = 0; i < in.tiles_size() && i < static_cast<int>(p.tiles.size()); ++i) {
     p.tiles[static_cast<size_t>(i)] = TileOf(in.tiles(i));

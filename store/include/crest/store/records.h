@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "crest/tuner/device_info.h"
 #include "crest/tuner/gemm.h"
@@ -61,6 +62,7 @@ struct PredictionRow {
   double tile_efficiency = 0;
   double wave_efficiency = 0;
   double alignment_factor = 0;
+  double expected_error = 0;  // the model's typical relative error (0: not recorded)
   std::string bound;  // "compute" or "memory"
   std::string host;
   int64_t created_us = 0;
@@ -97,6 +99,21 @@ struct BestTime {
   int64_t device_id = 0;
   int64_t software_id = 0;
   int devices = 1;  // devices whose bests the median was taken over
+};
+
+// GEMM timings another tool made, as `crest db import` stores them: never
+// measurements of Crest's engine, and never answers to lookups.
+struct ImportedTiming {
+  GemmKey key;
+  double time_us = 0;
+};
+struct ImportBatch {
+  std::string gpu_model;    // catalogue name
+  std::string device;       // as the file (or the user) names it
+  std::string tool;         // the tool and how it timed, in words
+  std::string source_file;  // the file's name
+  std::string source_hash;  // of its content: importing it again adds nothing
+  std::vector<ImportedTiming> rows;
 };
 
 // Restricts lookups to software versions; unset fields match any.

@@ -62,6 +62,7 @@ struct MergeReport {
   int64_t jobs = 0;
   int64_t measurements = 0;
   int64_t predictions = 0;
+  int64_t imported = 0;
 };
 
 struct CheckReport {
@@ -78,9 +79,11 @@ struct DbStats {
   int64_t measurements = 0;
   int64_t verified_measurements = 0;
   int64_t predictions = 0;
+  int64_t imported = 0;
   std::map<std::string, int64_t> jobs_by_state;
   std::map<std::string, int64_t> measurements_by_gpu;
   std::map<std::string, int64_t> predictions_by_gpu;
+  std::map<std::string, int64_t> imported_by_gpu;
 };
 
 class Store {
@@ -154,6 +157,24 @@ class Store {
                                                                 const SoftwarePin& pin,
                                                                 const MeasureMode& mode) = 0;
   virtual absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) = 0;
+  // Every GEMM's answer on `gpu_model` measured in `mode`, as BestTimes
+  // would give it (newest software that has the key, or the pinned one).
+  virtual absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
+      const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) = 0;
+
+  // ---- timings imported from other tools (never answers; calibration input)
+  // Inserts a batch in one transaction; returns the rows added (a batch
+  // already imported adds none).
+  virtual absl::StatusOr<int64_t> InsertImported(const ImportBatch& batch) = 0;
+  // Every imported timing on `gpu_model`, with where it came from.
+  struct ImportedRow {
+    ImportedTiming timing;
+    std::string device;
+    std::string tool;
+    std::string source_file;
+  };
+  virtual absl::StatusOr<std::vector<ImportedRow>> ImportedTimings(
+      const std::string& gpu_model) = 0;
 
   // ---- fleet
   // Writes a consistent snapshot to `out_path` (VACUUM INTO), while other

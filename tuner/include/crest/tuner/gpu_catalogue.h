@@ -2,6 +2,7 @@
 // parameters for each. Every figure cites its source in gpu_catalogue.cc.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -11,15 +12,37 @@
 
 namespace crest {
 
-// Parameters of the analytic predictor for one GPU (docs/predictor.md). The
-// defaults are assumptions per architecture until a calibration replaces
-// them; `calibration` says which.
+// Parameters of the analytic predictor (tilewave-2, docs/predictor.md) for
+// one GPU and dtype. The catalogue holds assumptions per architecture; a
+// calibration (calibration.h) replaces them with values fitted to
+// measurements, and `calibration` says which is in force.
+//
+// Two kernel families: the fast one (Hopper's wgmma/TMA kernels, Ampere's
+// 16-byte cp.async ones) runs only when every operand's contiguous dimension
+// is 16-byte aligned; otherwise the libraries fall back to kernels with
+// narrower loads, their own rate and a penalty per misaligned input.
 struct ModelParams {
-  double compute_efficiency = 0.8;  // achievable fraction of dense peak, large GEMMs
+  // Fast family: the sustained rate of a full-rate tile [TFLOP/s]; 0 means
+  // dense peak × compute_efficiency × sustained_clock_ratio (uncalibrated).
+  double fast_tflops = 0;
+  double compute_efficiency = 0.8;     // fraction of dense peak at the boost clock
+  double sustained_clock_ratio = 1.0;  // sustained (power-capped) / boost SM clock
+  // Rate factor by the GEMM's smallest operand alignment: 16, 32, 64, 128 B.
+  std::array<double, 4> fast_align = {0.97, 0.98, 0.99, 1.0};
+  double fast_full_rate_intensity = 64;  // tile reuse tm·tn/(tm+tn) at full rate
+  // Fallback family: the rate with 16-byte aligned inputs [TFLOP/s]; 0
+  // means fast rate × fallback_ratio (uncalibrated).
+  double fallback_tflops = 0;
+  double fallback_ratio = 0.5;
+  // Rate factor per input operand (A, B) aligned to 2 (or 1), 4, 8 bytes.
+  std::array<double, 3> fallback_input = {0.5, 0.75, 0.9};
+  double fallback_full_rate_intensity = 64;
   double memory_efficiency = 0.85;  // achievable fraction of memory bandwidth
-  double full_rate_intensity = 64;  // tile reuse tm·tn/(tm+tn) that reaches full rate
-  double misaligned_factor = 0.5;   // rate when an operand is not 16-byte aligned
   double launch_us = 2.5;           // fixed per-GEMM cost [µs]
+  // Typical |predicted - measured| / measured of one GEMM of each family
+  // (fast, fallback): the fit's median error when calibrated, an assumption
+  // otherwise. Rankings tie candidates within it.
+  std::array<double, 2> expected_error = {0.25, 0.25};
   std::string_view calibration = "uncalibrated architecture defaults";
 };
 

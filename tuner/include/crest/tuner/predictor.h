@@ -1,10 +1,14 @@
 // The analytic tile/wave/alignment/roofline model of one GEMM's time on a
-// catalogued GPU. Its answers are predictions, never measurements: every
-// result carries kPredictorVersion. Assumptions: docs/predictor.md.
+// catalogued GPU (tilewave-2). Its answers are predictions, never
+// measurements: every result carries its model version and the calibration
+// in force (calibration.h), or says it runs on uncalibrated defaults.
+// Assumptions and parameters: docs/predictor.md.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -13,7 +17,9 @@
 
 namespace crest {
 
-inline constexpr std::string_view kPredictorVersion = "tilewave-1";
+inline constexpr std::string_view kPredictorVersion = "tilewave-2";
+
+struct Calibration;  // calibration.h
 
 struct TileShape {
   int m = 0;
@@ -23,6 +29,11 @@ struct TileShape {
 // The CTA output tiles the vendor libraries use, largest first.
 inline constexpr std::array<TileShape, 8> kTileShapes = {
     {{256, 128}, {128, 256}, {128, 128}, {256, 64}, {64, 256}, {128, 64}, {64, 128}, {64, 64}}};
+
+// The kernels a library picks from: the fast family needs every operand's
+// contiguous dimension 16-byte aligned; the fallback family runs the rest.
+enum class KernelFamily { kFast, kFallback };
+std::string_view KernelFamilyName(KernelFamily family);  // "fast", "fallback"
 
 // The model's view of one GEMM run with one tile shape.
 struct TileEstimate {
@@ -44,7 +55,7 @@ struct OperandAlignment {
   int64_t elements = 0;   // contiguous dimension [elements]
   int64_t bytes = 0;      // the same [bytes]
   int64_t alignment = 0;  // largest power of two dividing bytes, capped at 128 [bytes]
-  double factor = 1;      // rate multiplier the model applies
+  double factor = 1;      // the rate factor this operand brings in its family
 };
 
 struct Prediction {
@@ -53,16 +64,31 @@ struct Prediction {
   TileEstimate best;                                   // the tile chosen
   std::array<TileEstimate, kTileShapes.size()> tiles;  // every tile considered, kTileShapes order
   OperandAlignment a, b, c;
-  double alignment_factor = 1;  // min over A, B, C
-  double peak_tflops = 0;       // dense peak for the dtype
+  KernelFamily family = KernelFamily::kFast;
+  double family_tflops = 0;     // the family's sustained full-rate tile rate [TFLOP/s]
+  double alignment_factor = 1;  // the GEMM's alignment factor on that rate
+  double peak_tflops = 0;       // dense datasheet peak for the dtype (boost clock)
   bool memory_bound = false;
-  std::string_view model_version = kPredictorVersion;
+  double expected_error = 0;        // typical relative error of the model in force
+  std::string_view model_version;   // "tilewave-2", or "tilewave-2+<calibration id>"
+  std::string_view calibration;     // the model in force, in words
+  std::shared_ptr<const Calibration> calibration_ref;  // keeps the two strings alive
 };
 
-// Predicts `gemm` on `gpu`. InvalidArgument for non-positive or oversized
-// dimensions (naming m, n, k or batch) and for a dtype the GPU has no path
-// for. Thread-safe; allocates nothing.
+// Predicts `gemm` on `gpu` with the model in force for the GPU and the
+// GEMM's dtype: a loaded calibration (calibration.h), else the catalogue's
+// defaults. InvalidArgument for non-positive or oversized dimensions (naming
+// m, n, k or batch) and for a dtype the GPU has no path for. Thread-safe;
+// allocates nothing.
 absl::StatusOr<Prediction> Predict(const GemmShape& gemm, const GpuSpec& gpu);
+// The same with explicit parameters (the calibration fit; tests). The
+// result's version and calibration text are those of `params`.
+absl::StatusOr<Prediction> PredictWith(const GemmShape& gemm, const GpuSpec& gpu,
+                                       const ModelParams& params);
+
+// The version string stored with predictions for this GPU and dtype: the
+// model version, plus the calibration's id when one is in force.
+std::string ModelVersionFor(const GpuSpec& gpu, DType dtype);
 
 // The tile and wave arithmetic alone (no timing) of `gemm` cut into `tile`
 // CTAs on `sm_count` SMs: tiles, waves, tile/wave/K efficiency, CTAs per SM.

@@ -1,0 +1,257 @@
+// `crest calibrate`: fit the predictor to a database's measured (and
+// imported) GEMM times for one GPU model and dtype, print the fit and write
+// the calibration file.
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/service/store_answers.h"
+#include "crest/tuner/calibration.h"
+#include "crest/tuner/calibration_fit.h"
+#include "gemm_flags.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+struct CalibrateFlags {
+  std::string db;
+  std::string gpu;
+  std::string dtype;
+  std::string source = "all";
+  std::string out;
+  int64_t cublaslt = 0;
+  bool from_defaults = false;
+  ModeFlags mode;
+};
+
+GemmShape ShapeOf(const store::GemmKey& k) {
+  GemmShape g;
+  g.dtype = k.dtype;
+  g.a_transposed = k.a_transposed;
+  g.b_transposed = k.b_transposed;
+  g.m = k.m;
+  g.n = k.n;
+  g.k = k.k;
+  g.batch = k.batch;
+  return g;
+}
+
+// The one GPU model the database holds rows of, unless --gpu names one.
+absl::StatusOr<const GpuSpec*> ChooseGpu(const CalibrateFlags& f, store::Store& db) {
+  if (!f.gpu.empty()) return FindGpu(f.gpu);
+  auto stats = db.Stats();
+  if (!stats.ok()) return stats.status();
+  std::set<std::string> models;
+  for (const auto& [gpu, n] : stats->measurements_by_gpu) models.insert(gpu);
+  for (const auto& [gpu, n] : stats->imported_by_gpu) models.insert(gpu);
+  if (models.size() != 1) {
+    return absl::InvalidArgumentError(
+        models.empty() ? StrCat("db: ", f.db, " holds no measured or imported GEMM times")
+                       : StrCat("gpu: ", f.db, " holds several GPU models (",
+                                StrJoin(models, ", "), "); choose one with --gpu"));
+  }
+  return FindGpu(*models.begin());
+}
+
+// Where one row came from.
+struct RowSource {
+  std::string source;  // "measured" or "imported"
+  std::string tool;
+  std::string device;
+  std::string file;  // imported: the file the row came from
+};
+
+struct Rows {
+  std::vector<TimedGemm> timed;
+  std::vector<RowSource> from;  // one per timed row
+  std::string software;         // of the measured rows
+};
+
+// Measured answers (the engine's, in the chosen mode) and imported timings.
+absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, ReadOnlyDb& db) {
+  Rows out;
+  const std::string model(gpu.name);
+  if (f.source != "imported") {
+    auto best = db.db->AllBestTimes(model, db.pin, ToMode(f.mode));
+    if (!best.ok()) return best.status();
+    RowSource measured;
+    if (!best->empty()) {
+      auto row = db.db->GetMeasurement(best->front().second.measurement_id);
+      if (!row.ok()) return row.status();
+      measured = {"measured",
+                  StrCat("Crest's cuBLASLt engine, ", CacheModeName(row->mode.cache), " L2, ",
+                         ClockPolicyName(row->mode.clocks), " clocks"),
+                  row->device.name, ""};
+      out.software = service::DescribeProvenance(row->device, row->software);
+    }
+    for (const auto& [key, t] : *best) {
+      out.timed.push_back({ShapeOf(key), t.median_us});
+      out.from.push_back(measured);
+    }
+  }
+  if (f.source != "measured") {
+    auto imported = db.db->ImportedTimings(model);
+    if (!imported.ok()) return imported.status();
+    for (const auto& r : *imported) {
+      out.timed.push_back({ShapeOf(r.timing.key), r.timing.time_us});
+      out.from.push_back({"imported", r.tool, r.device, r.source_file});
+    }
+  }
+  return out;
+}
+
+// The provenance of the rows of one dtype.
+CalibrationProvenance ProvenanceOf(const Rows& rows, DType dtype, const std::string& db) {
+  std::set<std::string> sources, devices;
+  std::map<std::string, std::set<std::string>> files_by_tool;
+  for (size_t i = 0; i < rows.timed.size(); ++i) {
+    if (rows.timed[i].gemm.dtype != dtype) continue;
+    sources.insert(rows.from[i].source);
+    devices.insert(rows.from[i].device);
+    auto& files = files_by_tool[rows.from[i].tool];
+    if (!rows.from[i].file.empty()) files.insert(rows.from[i].file);
+  }
+  std::vector<std::string> tools;
+  for (const auto& [tool, files] : files_by_tool) {
+    tools.push_back(files.empty() ? tool : StrCat(tool, " [", StrJoin(files, ", "), "]"));
+  }
+  CalibrationProvenance p;
+  p.source = StrJoin(sources, "+");
+  p.tool = StrJoin(tools, "; ");
+  p.device = StrJoin(devices, ", ");
+  p.software = sources.contains("measured") ? rows.software : "";
+  p.database = db.substr(db.find_last_of('/') + 1);  // the file, not where it lay
+  return p;
+}
+
+// The dtype to fit: --dtype, or the only one among the rows.
+absl::StatusOr<DType> ChooseDtype(const CalibrateFlags& f, const std::vector<TimedGemm>& rows) {
+  if (!f.dtype.empty()) return ParseDType(f.dtype);
+  std::map<std::string, int> counts;
+  for (const TimedGemm& r : rows) ++counts[std::string(DTypeName(r.gemm.dtype))];
+  if (counts.size() == 1) return ParseDType(counts.begin()->first);
+  std::vector<std::string> listed;
+  for (const auto& [d, n] : counts) listed.push_back(StrCat(d, " (", n, " rows)"));
+  return absl::InvalidArgumentError(
+      counts.empty() ? std::string("dtype: no rows to fit")
+                     : StrCat("dtype: the rows hold several dtypes: ", StrJoin(listed, ", "),
+                              "; choose one with --dtype"));
+}
+
+std::string Percent(double x) { return Fixed(100 * x, 1) + "%"; }
+
+void PrintParams(const ModelParams& before, const Calibration& c, std::ostream& out) {
+  const std::set<std::string> fitted(c.fitted.begin(), c.fitted.end());
+  Table table({{"parameter", Table::Align::kLeft},
+               {"before"},
+               {"after"},
+               {"", Table::Align::kLeft}});
+  const auto row = [&](const std::string& name, double b, double a, int digits) {
+    table.AddRow({name, Fixed(b, digits), Fixed(a, digits),
+                  fitted.contains(name) ? "fitted" : "kept"});
+  };
+  const ModelParams& p = c.params;
+  row("fast_tflops", before.fast_tflops, p.fast_tflops, 1);
+  const char* fast[] = {"fast_align.16", "fast_align.32", "fast_align.64", "fast_align.128"};
+  for (size_t i = 0; i < 4; ++i) row(fast[i], before.fast_align[i], p.fast_align[i], 3);
+  row("fallback_tflops", before.fallback_tflops, p.fallback_tflops, 1);
+  const char* fb[] = {"fallback_input.2", "fallback_input.4", "fallback_input.8"};
+  for (size_t i = 0; i < 3; ++i) row(fb[i], before.fallback_input[i], p.fallback_input[i], 3);
+  row("expected_error.fast", before.expected_error[0], p.expected_error[0], 3);
+  row("expected_error.fallback", before.expected_error[1], p.expected_error[1], 3);
+  row("memory_efficiency", before.memory_efficiency, p.memory_efficiency, 2);
+  row("launch_us", before.launch_us, p.launch_us, 1);
+  table.Print(out);
+}
+
+void PrintFit(const Calibration& c, std::ostream& out) {
+  out << "\nfit on " << c.after.rows << " distinct GEMMs (" << c.provenance.rows
+      << " compute-bound ones set the rates)\n";
+  Table table({{"", Table::Align::kLeft}, {"before"}, {"after"}});
+  table.AddRow({"Spearman, GEMM time", Fixed(c.before.spearman, 3), Fixed(c.after.spearman, 3)});
+  table.AddRow({"median error, GEMM time", Percent(c.before.median_error),
+                Percent(c.after.median_error)});
+  for (size_t i = 0; i < c.after.studies.size() && i < c.before.studies.size(); ++i) {
+    const StudyFit& b = c.before.studies[i];
+    const StudyFit& a = c.after.studies[i];
+    table.AddRow({StrCat("SwiGLU MLP window tokens=", a.tokens, " h=", a.hidden, " (",
+                         a.candidates, " d_ff)"),
+                  "", ""});
+    table.AddRow({"  Spearman, MLP time", Fixed(b.spearman, 3), Fixed(a.spearman, 3)});
+    table.AddRow({"  median error, MLP time", Percent(b.median_error), Percent(a.median_error)});
+    table.AddRow({StrCat("  predicted best vs the measured best (", a.measured_best, ")"),
+                  StrCat(b.predicted_best, " +", Percent(b.best_gap)),
+                  StrCat(a.predicted_best, " +", Percent(a.best_gap))});
+  }
+  table.Print(out);
+}
+
+absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
+  if (f.source != "all" && f.source != "measured" && f.source != "imported") {
+    return absl::InvalidArgumentError("source: must be all, measured or imported");
+  }
+  auto db = OpenForReading(f.db, f.cublaslt);
+  if (!db.ok()) return db.status();
+  auto gpu = ChooseGpu(f, *db->db);
+  if (!gpu.ok()) return gpu.status();
+  auto rows = CollectRows(f, **gpu, *db);
+  if (!rows.ok()) return rows.status();
+  auto dtype = ChooseDtype(f, rows->timed);
+  if (!dtype.ok()) return dtype.status();
+  const auto active = f.from_defaults ? nullptr : ActiveCalibration((*gpu)->name, *dtype);
+  FitRequest request{*gpu, *dtype, active ? active->params : (*gpu)->model,
+                     ProvenanceOf(*rows, *dtype, f.db)};
+  auto calibration = FitCalibration(rows->timed, request);
+  if (!calibration.ok()) return calibration.status();
+  const std::string path = f.out.empty() ? calibration->id + ".json" : f.out;
+  std::ofstream file(path);
+  file << CalibrationJson(*calibration);
+  file.close();
+  if (!file) return absl::InternalError(StrCat("out: cannot write '", path, "'"));
+  if (io.json) {
+    io.out << CalibrationJson(*calibration);
+    return absl::OkStatus();
+  }
+  const Calibration& c = *calibration;
+  io.out << "calibrated " << c.model_version << " for " << c.gpu << " " << DTypeName(c.dtype)
+         << "\n  from " << c.provenance.rows << " " << c.provenance.source << " GEMM times on "
+         << c.provenance.device << " (" << c.provenance.tool << ")\n  wrote " << path
+         << "; load it with `crest --calibration FILE`, `crestd --calibration FILE` or "
+            "<state-dir>/calibrations/\n\n";
+  PrintParams(ExplicitRates(request.before, **gpu, *dtype), c, io.out);
+  PrintFit(c, io.out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterCalibrate(CLI::App& root) {
+  auto flags = std::make_shared<CalibrateFlags>();
+  Command cmd;
+  cmd.app = root.add_subcommand(
+      "calibrate",
+      "Fit the predictor (tilewave-2) to a database's measured and imported GEMM times for one "
+      "GPU model and dtype; print the fit and write the calibration file");
+  CLI::App& app = *cmd.app;
+  app.add_option("--db", flags->db, "database with measured or imported times")->required();
+  app.add_option("--gpu", flags->gpu, "GPU model (default: the one the database holds)");
+  app.add_option("--dtype", flags->dtype, "dtype (default: the one the rows hold)");
+  app.add_option("--source", flags->source,
+                 "rows to fit: all, measured (Crest's engine) or imported (other tools)")
+      ->capture_default_str();
+  app.add_option("--out", flags->out, "calibration file to write (default: <id>.json)");
+  app.add_option("--cublaslt", flags->cublaslt,
+                 "measured rows of this cuBLASLt version only (default: newest)");
+  app.add_flag("--from-defaults", flags->from_defaults,
+               "start from the catalogue's defaults, not the calibration in force (and report "
+               "'before' against them)");
+  AddModeFlags(app, flags->mode);
+  cmd.run = [flags](Io& io) { return RunCalibrate(*flags, io); };
+  return cmd;
+}
+
+}  // namespace crest::cli

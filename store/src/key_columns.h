@@ -1,0 +1,15 @@
+// Internal: a GemmKey in the seven columns every result table keys by
+// (dtype, trans_a, trans_b, batch, m, n, k), bound and read in one place.
+#pragma once
+
+#include "crest/store/records.h"
+#include "sqlite.h"
+
+namespace crest::store::internal {
+
+// Binds dtype, trans_a, trans_b, batch, m, n, k at `first`..first+6.
+void BindKey(Statement& s, int first, const GemmKey& key);
+// Reads dtype, trans_a, trans_b, batch, m, n, k from columns `first`..first+6.
+GemmKey ReadKey(const Statement& s, int first);
+
+}  // namespace crest::store::internal

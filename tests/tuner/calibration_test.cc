@@ -1,0 +1,197 @@
+// Calibrations: the file format, the calibrations in force, and the fit,
+// checked on data made from known parameters.
+#include "crest/tuner/calibration.h"
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "crest/tuner/calibration_fit.h"
+#include "crest/tuner/predictor.h"
+#include "gtest/gtest.h"
+
+namespace crest {
+namespace {
+
+GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16) {
+  GemmShape g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.dtype = dtype;
+  return g;
+}
+
+// The SwiGLU MLP forward GEMMs of the h=4096 d_ff window, timed by `truth`
+// with multiplicative noise.
+std::vector<TimedGemm> MlpWindow(const GpuSpec& gpu, const ModelParams& truth, double noise,
+                                 DType dtype = DType::kBf16) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> jitter(0, noise);
+  std::vector<TimedGemm> rows;
+  for (int64_t f = 10794; f <= 11050; ++f) {
+    for (const GemmShape& g : {Gemm(8192, 2 * f, 4096, dtype), Gemm(8192, 4096, f, dtype)}) {
+      rows.push_back({g, PredictWith(g, gpu, truth)->time_us * std::exp(jitter(rng))});
+    }
+  }
+  return rows;
+}
+
+ModelParams Truth(const GpuSpec& gpu) {
+  ModelParams t = gpu.model;
+  t.fast_tflops = 700;
+  t.fast_align = {0.96, 0.98, 1.0, 1.0};
+  t.fallback_tflops = 290;
+  t.fallback_input = {0.66, 0.91, 0.88};
+  return t;
+}
+
+TEST(FitCalibration, RecoversTheRatesAndFactorsTheDataWereMadeWith) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  const ModelParams truth = Truth(h100);
+  const auto rows = MlpWindow(h100, truth, 0.02);
+  auto c = FitCalibration(rows, {&h100, DType::kBf16, h100.model, {"imported", "script", "", "",
+                                                                     "2026-11-22", "t.db", 0}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  const ModelParams& p = c->params;
+  EXPECT_NEAR(p.fast_tflops, 700, 0.02 * 700);
+  EXPECT_NEAR(p.fallback_tflops, 290, 0.02 * 290);
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(p.fallback_input[i], truth.fallback_input[i], 0.03);
+  EXPECT_NEAR(p.fast_align[0], 0.96, 0.03);
+  // The fit's error is the noise's, about 2% · 0.67 (a normal's median |x|).
+  EXPECT_NEAR(p.expected_error[0], 0.0135, 0.008);
+  EXPECT_LT(c->after.median_error, c->before.median_error);
+  ASSERT_EQ(c->after.studies.size(), 1u);
+  EXPECT_EQ(c->after.studies[0].candidates, 257);
+  EXPECT_EQ(c->after.studies[0].hidden, 4096);
+  EXPECT_GT(c->after.studies[0].spearman, 0.9);
+  EXPECT_EQ(c->provenance.rows, 514);
+  EXPECT_TRUE(c->id.starts_with("h100-sxm-bf16-20261122-")) << c->id;
+  EXPECT_EQ(c->model_version, "tilewave-2+" + c->id);
+}
+
+TEST(FitCalibration, KeepsWhatTheRowsCannotSeparate) {
+  // Only one input misaligned, always at 8 B, and no fallback row with
+  // aligned inputs: the fallback rate and the 8-byte factor are one number.
+  const GpuSpec& h100 = **FindGpu("h100");
+  const ModelParams truth = Truth(h100);
+  std::vector<TimedGemm> rows;
+  for (int64_t k = 10820; k <= 11020; k += 4) {
+    GemmShape g = Gemm(4096, 4096, k, DType::kFp16);
+    g.batch = 4;
+    g.b_transposed = false;  // NN: A contiguous along K, B along N
+    rows.push_back({g, PredictWith(g, h100, truth)->time_us});
+  }
+  auto c = FitCalibration(rows, {&h100, DType::kFp16, h100.model, {}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::vector<std::string>& fitted = c->fitted;
+  EXPECT_NE(std::find(fitted.begin(), fitted.end(), "fallback_tflops"), fitted.end());
+  EXPECT_EQ(std::find(fitted.begin(), fitted.end(), "fallback_input.8"), fitted.end());
+  EXPECT_DOUBLE_EQ(c->params.fallback_input[2], h100.model.fallback_input[2]) << "moved";
+  // The rate absorbs it: the misaligned rows are still predicted right.
+  EXPECT_NEAR(c->params.fallback_tflops * c->params.fallback_input[2], 290 * 0.88, 3);
+  EXPECT_LT(c->after.median_error, 0.01);
+}
+
+TEST(FitCalibration, RefusesTooFewUsableRowsSayingWhy) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  const std::vector<TimedGemm> rows = {{Gemm(1, 16384, 16384), 200},
+                                       {Gemm(64, 64, 64), 5},
+                                       {Gemm(8192, 8192, 8192, DType::kFp16), 2000}};
+  auto c = FitCalibration(rows, {&h100, DType::kBf16, h100.model, {}});
+  ASSERT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(c.status().message(),
+            "calibrate: 0 usable bf16 GEMMs on H100-SXM; at least 8 are needed (left out: 1 "
+            "memory-bound, 1 too short against the launch cost, 1 of other dtypes)");
+}
+
+TEST(CalibrationFile, RoundTripsEveryField) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  auto c = FitCalibration(MlpWindow(h100, Truth(h100), 0.01),
+                          {&h100, DType::kBf16, h100.model,
+                           {"imported", "torch", "NVIDIA H100 80GB HBM3", "", "2026-11-22",
+                            "x.db", 0}});
+  ASSERT_TRUE(c.ok());
+  auto back = ParseCalibration(CalibrationJson(*c), "round trip");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->id, c->id);
+  EXPECT_EQ(back->model_version, c->model_version);
+  EXPECT_EQ(back->fitted, c->fitted);
+  EXPECT_DOUBLE_EQ(back->params.fast_tflops, c->params.fast_tflops);
+  EXPECT_DOUBLE_EQ(back->params.fallback_input[1], c->params.fallback_input[1]);
+  EXPECT_DOUBLE_EQ(back->params.expected_error[0], c->params.expected_error[0]);
+  EXPECT_EQ(back->provenance.device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(back->after.studies.size(), 1u);
+  EXPECT_DOUBLE_EQ(back->after.studies[0].best_gap, c->after.studies[0].best_gap);
+}
+
+TEST(CalibrationFile, ABadFileNamesItselfAndTheField) {
+  const auto message = [](const std::string& text) {
+    return std::string(ParseCalibration(text, "cal.json").status().message());
+  };
+  EXPECT_EQ(message("not json"), "cal.json: not valid JSON");
+  EXPECT_EQ(message(R"({"schema_version": 9})"),
+            "cal.json: calibration schema_version 9 (this crest reads 1)");
+  EXPECT_EQ(message(R"({"schema_version": 1, "model": "tilewave-1"})"),
+            "cal.json: a calibration of model 'tilewave-1'; this crest runs tilewave-2");
+  EXPECT_NE(message(R"({"schema_version": 1, "model": "tilewave-2", "gpu": "tpu", "dtype": "bf16"})")
+                .find("unknown GPU 'tpu'"),
+            std::string::npos);
+  EXPECT_EQ(message(R"({"schema_version": 1, "model": "tilewave-2", "gpu": "h100",
+                        "dtype": "bf16", "parameters": {"fast_tflops": 700}})"),
+            "cal.json: parameters.fast_full_rate_intensity: must be a number");
+}
+
+TEST(Calibrations, TheShippedH100OnesAreInForceAndMeetTheirTargets) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  for (DType d : {DType::kBf16, DType::kFp16}) {
+    const auto c = ActiveCalibration("H100-SXM", d);
+    ASSERT_NE(c, nullptr) << DTypeName(d);
+    EXPECT_EQ(c->provenance.source, "imported");
+    EXPECT_LE(c->after.median_error, 0.10) << DTypeName(d);
+    auto p = Predict(Gemm(8192, 4096, 11008, d), h100);
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ(p->model_version, c->model_version);
+    EXPECT_NE(std::string(p->calibration).find("calibrated for"), std::string::npos);
+  }
+  const auto bf16 = ActiveCalibration("H100-SXM", DType::kBf16);
+  ASSERT_EQ(bf16->after.studies.size(), 1u);
+  EXPECT_GE(bf16->after.studies[0].spearman, 0.9);
+  EXPECT_EQ(ActiveCalibration("H100-SXM", DType::kFp8E4M3), nullptr) << "fp8 runs on defaults";
+  EXPECT_EQ(ModelVersionFor(h100, DType::kFp8E4M3), kPredictorVersion);
+  EXPECT_NE(CalibrationState(h100).find("calibrated (bf16, fp16)"), std::string::npos)
+      << CalibrationState(h100);
+  EXPECT_EQ(CalibrationState(**FindGpu("a100")), "uncalibrated Ampere defaults");
+}
+
+TEST(Calibrations, ALoadedFileReplacesTheOneForItsGpuAndDtypeOnly) {
+  // L40S fp8: a GPU and dtype no other test predicts.
+  const GpuSpec& l40s = **FindGpu("l40s");
+  auto fit = FitCalibration(MlpWindow(l40s, Truth(l40s), 0.01, DType::kFp8E4M3),
+                            {&l40s, DType::kFp8E4M3, l40s.model, {"imported", "t", "", "", "2026-11-22", "", 0}});
+  ASSERT_TRUE(fit.ok()) << fit.status();
+  const std::string path = testing::TempDir() + "/l40s-fp8.json";
+  std::ofstream(path) << CalibrationJson(*fit);
+  EXPECT_EQ(ActiveCalibration("L40S", DType::kFp8E4M3), nullptr);
+  ASSERT_TRUE(LoadCalibrationFile(path).ok());
+  auto p = Predict(Gemm(8192, 8192, 8192, DType::kFp8E4M3), l40s);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->model_version, fit->model_version);
+  EXPECT_NEAR(p->family_tflops, fit->params.fast_tflops, 1e-9);
+  EXPECT_EQ(Predict(Gemm(8192, 8192, 8192, DType::kBf16), l40s)->model_version, kPredictorVersion);
+  EXPECT_EQ(LoadCalibrationFile(testing::TempDir() + "/missing.json").code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(Spearman, RanksWithTies) {
+  const std::vector<double> x = {1, 2, 3, 4};
+  const std::vector<double> reversed = {4, 3, 2, 1};
+  EXPECT_DOUBLE_EQ(SpearmanCorrelation(x, x), 1.0);
+  EXPECT_DOUBLE_EQ(SpearmanCorrelation(x, reversed), -1.0);
+  const std::vector<double> tied = {1, 1, 2, 2};
+  EXPECT_NEAR(SpearmanCorrelation(x, tied), 0.894427, 1e-6);
+  EXPECT_EQ(SpearmanCorrelation(std::vector<double>{1}, std::vector<double>{1}), 0);
+}
+
+}  // namespace
+}  // namespace crest

@@ -1,0 +1,90 @@
+// Calibrations of the predictor: tilewave-2's parameters fitted for one GPU
+// model and dtype (calibration_fit.h), with how well they fit and where the
+// measurements came from. A calibration is a versioned JSON file that
+// `crest calibrate` writes and crest, crestd and the Python client read;
+// calibrations shipped for catalogued GPUs are built into the binaries from
+// tuner/calibrations/*.json. docs/predictor.md describes the format.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crest/tuner/dtype.h"
+#include "crest/tuner/gpu_catalogue.h"
+
+namespace crest {
+
+inline constexpr int kCalibrationSchemaVersion = 1;
+
+// How well a model fits one SwiGLU MLP d_ff window found among the rows:
+// candidates d_ff whose gate+up (tokens × 2f × hidden) and down
+// (tokens × hidden × f) GEMMs were both timed.
+struct StudyFit {
+  int64_t tokens = 0;
+  int64_t hidden = 0;
+  int64_t candidates = 0;
+  int64_t measured_best = 0;  // the d_ff with the least measured MLP time
+  int64_t predicted_best = 0;
+  // Measured MLP time of the predicted best over the measured best's, - 1.
+  double best_gap = 0;
+  double spearman = 0;      // predicted vs measured MLP time over the candidates
+  double median_error = 0;  // median |predicted - measured| / measured MLP time
+};
+
+// A model's fit to a set of timed GEMMs.
+struct FitMetrics {
+  int64_t rows = 0;
+  double spearman = 0;      // predicted vs measured GEMM time
+  double median_error = 0;  // median |predicted - measured| / measured GEMM time
+  std::vector<StudyFit> studies;
+};
+
+struct CalibrationProvenance {
+  std::string source;    // "measured" (Crest's engine), "imported" (another tool), or both
+  std::string tool;      // imported rows: the tool and how it timed; measured: the method
+  std::string device;    // as the driver names it, e.g. "NVIDIA H100 80GB HBM3"
+  std::string software;  // driver, CUDA, cuBLASLt, framework as known
+  std::string date;      // when the calibration was fitted, YYYY-MM-DD
+  std::string database;  // the file the rows came from
+  int64_t rows = 0;
+};
+
+struct Calibration {
+  int schema_version = kCalibrationSchemaVersion;
+  std::string gpu;  // catalogue name, e.g. "H100-SXM"
+  DType dtype = DType::kBf16;
+  std::string id;             // "<gpu>-<dtype>-<YYYYMMDD>-<8 hex of the parameters>"
+  std::string model_version;  // "tilewave-2+<id>": stored with its predictions
+  std::string label;          // in words, as predictions cite it
+  ModelParams params;         // every parameter, fitted or kept
+  std::vector<std::string> fitted;  // the parameters the fit set; the rest are the defaults
+  FitMetrics before;                // the model in force before the fit, on the same rows
+  FitMetrics after;
+  CalibrationProvenance provenance;
+};
+
+// Parses a calibration file's text. InvalidArgument names `origin` and the
+// field (an unknown GPU or dtype, a newer schema, a missing parameter).
+absl::StatusOr<Calibration> ParseCalibration(std::string_view json, std::string_view origin);
+// The JSON text of a calibration (sorted keys, every field).
+std::string CalibrationJson(const Calibration& calibration);
+// Fills id, model_version and label from the other fields.
+void NameCalibration(Calibration& calibration);
+
+// ---- the calibrations in force in this process
+// The shipped calibrations, then every file loaded; a later calibration for
+// the same GPU and dtype replaces the earlier one. Thread-safe.
+absl::Status LoadCalibrationFile(const std::string& path);
+std::shared_ptr<const Calibration> ActiveCalibration(std::string_view gpu, DType dtype);
+std::vector<std::shared_ptr<const Calibration>> ActiveCalibrations();
+// Names the model in force for a GPU: "calibrated (bf16, fp16); other
+// dtypes: uncalibrated … defaults" or the catalogue's "uncalibrated … defaults".
+std::string CalibrationState(const GpuSpec& gpu);
+// The model in force for a GPU and dtype, in words: "tilewave-2+<id>
+// (calibrated for bf16 from …)" or "tilewave-2 (uncalibrated Hopper defaults)".
+std::string DescribeModel(const GpuSpec& gpu, DType dtype);
+
+}  // namespace crest

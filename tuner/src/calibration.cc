@@ -1,0 +1,314 @@
+#include "crest/tuner/calibration.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "crest/common/read_file.h"
+#include "crest/common/str_cat.h"
+#include "crest/tuner/predictor.h"
+#include "nlohmann/json.hpp"
+
+namespace crest {
+namespace {
+
+using nlohmann::json;
+
+// tuner/calibrations/*.json, as the build found them (then a terminator).
+constexpr const char* kShipped[] = {
+#include "shipped_calibrations.inc"
+    nullptr};
+
+constexpr std::array<int, 4> kFastClasses = {16, 32, 64, 128};
+constexpr std::array<int, 3> kFallbackClasses = {2, 4, 8};
+
+template <size_t N>
+json ByClass(const std::array<double, N>& values, const std::array<int, N>& classes) {
+  json out = json::object();
+  for (size_t i = 0; i < N; ++i) out[std::to_string(classes[i])] = values[i];
+  return out;
+}
+
+json ParamsJson(const ModelParams& p) {
+  return {{"fast_tflops", p.fast_tflops},
+          {"fast_align", ByClass(p.fast_align, kFastClasses)},
+          {"fast_full_rate_intensity", p.fast_full_rate_intensity},
+          {"fallback_tflops", p.fallback_tflops},
+          {"fallback_input", ByClass(p.fallback_input, kFallbackClasses)},
+          {"fallback_full_rate_intensity", p.fallback_full_rate_intensity},
+          {"memory_efficiency", p.memory_efficiency},
+          {"launch_us", p.launch_us},
+          {"expected_error", {{"fast", p.expected_error[0]}, {"fallback", p.expected_error[1]}}}};
+}
+
+json MetricsJson(const FitMetrics& m) {
+  json studies = json::array();
+  for (const StudyFit& s : m.studies) {
+    studies.push_back({{"tokens", s.tokens},
+                       {"hidden", s.hidden},
+                       {"candidates", s.candidates},
+                       {"measured_best", s.measured_best},
+                       {"predicted_best", s.predicted_best},
+                       {"best_gap", s.best_gap},
+                       {"spearman", s.spearman},
+                       {"median_error", s.median_error}});
+  }
+  return {{"rows", m.rows},
+          {"spearman", m.spearman},
+          {"median_error", m.median_error},
+          {"studies", studies}};
+}
+
+// Reads a number at `key` of `object` into *out; InvalidArgument names the path.
+absl::Status Number(const json& object, const char* key, const std::string& path, double* out) {
+  if (!object.contains(key) || !object[key].is_number()) {
+    return absl::InvalidArgumentError(StrCat(path, ".", key, ": must be a number"));
+  }
+  *out = object[key].get<double>();
+  return absl::OkStatus();
+}
+
+template <size_t N>
+absl::Status Classes(const json& object, const char* key, const std::string& path,
+                     const std::array<int, N>& classes, std::array<double, N>* out) {
+  if (!object.contains(key) || !object[key].is_object()) {
+    return absl::InvalidArgumentError(StrCat(path, ".", key, ": must be an object by class"));
+  }
+  for (size_t i = 0; i < N; ++i) {
+    const std::string c = std::to_string(classes[i]);
+    if (auto s = Number(object[key], c.c_str(), StrCat(path, ".", key), &(*out)[i]); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseParams(const json& p, const std::string& path, ModelParams* out) {
+  const std::pair<const char*, double*> numbers[] = {
+      {"fast_tflops", &out->fast_tflops},
+      {"fast_full_rate_intensity", &out->fast_full_rate_intensity},
+      {"fallback_tflops", &out->fallback_tflops},
+      {"fallback_full_rate_intensity", &out->fallback_full_rate_intensity},
+      {"memory_efficiency", &out->memory_efficiency},
+      {"launch_us", &out->launch_us}};
+  for (const auto& [key, field] : numbers) {
+    if (auto s = Number(p, key, path, field); !s.ok()) return s;
+  }
+  if (auto s = Classes(p, "fast_align", path, kFastClasses, &out->fast_align); !s.ok()) return s;
+  if (!p.contains("expected_error") || !p["expected_error"].is_object()) {
+    return absl::InvalidArgumentError(StrCat(path, ".expected_error: must be {fast, fallback}"));
+  }
+  if (auto s = Number(p["expected_error"], "fast", path + ".expected_error", &out->expected_error[0]);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = Number(p["expected_error"], "fallback", path + ".expected_error",
+                      &out->expected_error[1]);
+      !s.ok()) {
+    return s;
+  }
+  if (out->fast_tflops <= 0 || out->fallback_tflops <= 0) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": fast_tflops and fallback_tflops must be positive"));
+  }
+  return Classes(p, "fallback_input", path, kFallbackClasses, &out->fallback_input);
+}
+
+void ParseMetrics(const json& m, FitMetrics* out) {
+  out->rows = m.value("rows", int64_t{0});
+  out->spearman = m.value("spearman", 0.0);
+  out->median_error = m.value("median_error", 0.0);
+  for (const json& s : m.value("studies", json::array())) {
+    out->studies.push_back({s.value("tokens", int64_t{0}), s.value("hidden", int64_t{0}),
+                            s.value("candidates", int64_t{0}), s.value("measured_best", int64_t{0}),
+                            s.value("predicted_best", int64_t{0}), s.value("best_gap", 0.0),
+                            s.value("spearman", 0.0), s.value("median_error", 0.0)});
+  }
+}
+
+std::string OneDecimal(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", x);
+  return buf;
+}
+
+uint64_t Fnv1a(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+absl::StatusOr<Calibration> Parse(const json& doc, std::string_view origin) {
+  const std::string where(origin);
+  if (!doc.is_object()) return absl::InvalidArgumentError(StrCat(where, ": not a JSON object"));
+  const int version = doc.value("schema_version", 0);
+  if (version < 1 || version > kCalibrationSchemaVersion) {
+    return absl::InvalidArgumentError(StrCat(where, ": calibration schema_version ", version,
+                                             " (this crest reads ", kCalibrationSchemaVersion,
+                                             ")"));
+  }
+  if (doc.value("model", std::string()) != kPredictorVersion) {
+    return absl::InvalidArgumentError(StrCat(where, ": a calibration of model '",
+                                             doc.value("model", std::string()),
+                                             "'; this crest runs ", kPredictorVersion));
+  }
+  auto gpu = FindGpu(doc.value("gpu", std::string()));
+  if (!gpu.ok()) return absl::InvalidArgumentError(StrCat(where, ": ", gpu.status().message()));
+  auto dtype = ParseDType(doc.value("dtype", std::string()));
+  if (!dtype.ok()) return absl::InvalidArgumentError(StrCat(where, ": ", dtype.status().message()));
+  Calibration c;
+  c.gpu = std::string((*gpu)->name);
+  c.dtype = *dtype;
+  c.params = (*gpu)->model;
+  if (!doc.contains("parameters")) {
+    return absl::InvalidArgumentError(StrCat(where, ": parameters: missing"));
+  }
+  if (auto s = ParseParams(doc["parameters"], where + ": parameters", &c.params); !s.ok()) return s;
+  for (const json& f : doc.value("fitted", json::array())) c.fitted.push_back(f.get<std::string>());
+  const json fit = doc.value("fit", json::object());
+  ParseMetrics(fit.value("before", json::object()), &c.before);
+  ParseMetrics(fit.value("after", json::object()), &c.after);
+  const json prov = doc.value("provenance", json::object());
+  c.provenance = {prov.value("source", std::string()),   prov.value("tool", std::string()),
+                  prov.value("device", std::string()),   prov.value("software", std::string()),
+                  prov.value("date", std::string()),     prov.value("database", std::string()),
+                  prov.value("rows", int64_t{0})};
+  NameCalibration(c);
+  return c;
+}
+
+// The process's calibrations by (GPU, dtype).
+class Registry {
+ public:
+  Registry() {
+    for (const char* text : kShipped) {
+      if (text == nullptr) break;
+      auto c = ParseCalibration(text, "a shipped calibration");
+      if (c.ok()) Put(*std::move(c));  // a broken shipped file fails its test, not the process
+    }
+  }
+  void Put(Calibration c) {
+    auto shared = std::make_shared<Calibration>(std::move(c));
+    shared->params.calibration = shared->label;  // points into the object it belongs to
+    std::lock_guard<std::mutex> lock(mutex_);
+    by_key_[{shared->gpu, shared->dtype}] = std::move(shared);
+  }
+  std::shared_ptr<const Calibration> Get(std::string_view gpu, DType dtype) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = by_key_.find({std::string(gpu), dtype});
+    return it == by_key_.end() ? nullptr : it->second;
+  }
+  std::vector<std::shared_ptr<const Calibration>> All() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::shared_ptr<const Calibration>> out;
+    for (const auto& [key, c] : by_key_) out.push_back(c);
+    // By GPU, then dtype name: the order every listing shows.
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      return std::pair(a->gpu, DTypeName(a->dtype)) < std::pair(b->gpu, DTypeName(b->dtype));
+    });
+    return out;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<std::string, DType>, std::shared_ptr<const Calibration>> by_key_;
+};
+
+Registry& TheRegistry() {
+  static Registry registry;
+  return registry;
+}
+
+}  // namespace
+
+void NameCalibration(Calibration& c) {
+  const std::string params = ParamsJson(c.params).dump();
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%08llx",
+                static_cast<unsigned long long>(Fnv1a(params) & 0xffffffffULL));  // NOLINT
+  std::string date = c.provenance.date;
+  std::erase(date, '-');
+  std::string gpu = c.gpu;
+  for (char& ch : gpu) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  c.id = StrCat(gpu, "-", DTypeName(c.dtype), "-", date.empty() ? "undated" : date, "-", hash);
+  c.model_version = StrCat(kPredictorVersion, "+", c.id);
+  c.label = StrCat("calibrated for ", DTypeName(c.dtype), " from ", c.provenance.rows, " ",
+                   c.provenance.source, " rows", c.provenance.device.empty() ? "" : " on ",
+                   c.provenance.device, c.provenance.date.empty() ? "" : ", ", c.provenance.date,
+                   "; expected error +/-", OneDecimal(100 * c.params.expected_error[0]),
+                   "% (fast kernels), +/-", OneDecimal(100 * c.params.expected_error[1]),
+                   "% (fallback)");
+}
+
+absl::StatusOr<Calibration> ParseCalibration(std::string_view text, std::string_view origin) {
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    return absl::InvalidArgumentError(StrCat(origin, ": not valid JSON"));
+  }
+  try {
+    return Parse(doc, origin);
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(StrCat(origin, ": ", e.what()));
+  }
+}
+
+std::string CalibrationJson(const Calibration& c) {
+  const CalibrationProvenance& p = c.provenance;
+  json doc = {{"schema_version", c.schema_version},
+              {"model", std::string(kPredictorVersion)},
+              {"id", c.id},
+              {"gpu", c.gpu},
+              {"dtype", std::string(DTypeName(c.dtype))},
+              {"parameters", ParamsJson(c.params)},
+              {"fitted", c.fitted},
+              {"fit", {{"before", MetricsJson(c.before)}, {"after", MetricsJson(c.after)}}},
+              {"provenance",
+               {{"source", p.source},
+                {"tool", p.tool},
+                {"device", p.device},
+                {"software", p.software},
+                {"date", p.date},
+                {"database", p.database},
+                {"rows", p.rows}}}};
+  return doc.dump(2) + "\n";
+}
+
+absl::Status LoadCalibrationFile(const std::string& path) {
+  auto text = ReadWholeFile(path);
+  if (!text) return absl::NotFoundError(StrCat("calibration: cannot read '", path, "'"));
+  auto c = ParseCalibration(*text, path);
+  if (!c.ok()) return c.status();
+  TheRegistry().Put(*std::move(c));
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const Calibration> ActiveCalibration(std::string_view gpu, DType dtype) {
+  return TheRegistry().Get(gpu, dtype);
+}
+
+std::vector<std::shared_ptr<const Calibration>> ActiveCalibrations() {
+  return TheRegistry().All();
+}
+
+std::string DescribeModel(const GpuSpec& gpu, DType dtype) {
+  const auto c = ActiveCalibration(gpu.name, dtype);
+  return c == nullptr ? StrCat(kPredictorVersion, " (", gpu.model.calibration, ")")
+                      : StrCat(c->model_version, " (", c->label, ")");
+}
+
+std::string CalibrationState(const GpuSpec& gpu) {
+  std::vector<std::string> dtypes;
+  for (const auto& c : ActiveCalibrations()) {
+    if (c->gpu == gpu.name) dtypes.emplace_back(DTypeName(c->dtype));
+  }
+  if (dtypes.empty()) return std::string(gpu.model.calibration);
+  return StrCat("calibrated (", StrJoin(dtypes, ", "), "); other dtypes: ", gpu.model.calibration);
+}
+
+}  // namespace crest

@@ -1,0 +1,448 @@
+#include "crest/tuner/calibration_fit.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <ctime>
+#include <map>
+#include <set>
+#include <numeric>
+#include <tuple>
+#include <vector>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/predictor.h"
+
+namespace crest {
+namespace {
+
+constexpr double kPull = 1.0;             // weight of the model in force, in rows
+constexpr double kHold = 1e9;             // a parameter the rows cannot separate stays
+constexpr double kMinComputeRatio = 10;   // usable: compute time >= this × launch cost
+constexpr int64_t kMinStudyCandidates = 8;
+
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::vector<double> Ranks(std::span<const double> x) {
+  std::vector<size_t> order(x.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+  std::vector<double> ranks(x.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && x[order[j + 1]] == x[order[i]]) ++j;
+    for (size_t t = i; t <= j; ++t) ranks[order[t]] = (static_cast<double>(i + j)) / 2;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+// Solves (AᵀWA + Λ)θ = AᵀWy + Λ·prior for a few unknowns (Gaussian
+// elimination with partial pivoting), Λ the diagonal of per-parameter pulls
+// toward the prior.
+struct Observation {
+  std::vector<double> features;
+  double y = 0;
+  double weight = 0;
+};
+
+std::vector<double> RidgeSolve(const std::vector<Observation>& obs, const std::vector<double>& prior,
+                               const std::vector<double>& pull) {
+  const size_t n = prior.size();
+  std::vector<std::vector<double>> m(n, std::vector<double>(n + 1, 0));
+  for (size_t i = 0; i < n; ++i) {
+    m[i][i] = pull[i];
+    m[i][n] = pull[i] * prior[i];
+  }
+  for (const Observation& o : obs) {
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) m[i][j] += o.weight * o.features[i] * o.features[j];
+      m[i][n] += o.weight * o.features[i] * o.y;
+    }
+  }
+  for (size_t c = 0; c < n; ++c) {
+    size_t pivot = c;
+    for (size_t r = c + 1; r < n; ++r) {
+      if (std::abs(m[r][c]) > std::abs(m[pivot][c])) pivot = r;
+    }
+    std::swap(m[c], m[pivot]);
+    for (size_t r = 0; r < n; ++r) {
+      if (r == c || m[c][c] == 0) continue;
+      const double f = m[r][c] / m[c][c];
+      for (size_t k = c; k <= n; ++k) m[r][k] -= f * m[c][k];
+    }
+  }
+  std::vector<double> theta(n);
+  for (size_t i = 0; i < n; ++i) {
+    // A held parameter is the prior exactly; the others were solved with it fixed.
+    theta[i] = pull[i] >= kHold || m[i][i] == 0 ? prior[i] : m[i][n] / m[i][i];
+  }
+  return theta;
+}
+
+// A row as the fit sees it: family, classes and log(rate × factor) observed.
+struct FitRow {
+  KernelFamily family = KernelFamily::kFast;
+  int64_t min_alignment = 0;  // fast: the GEMM's smallest operand alignment
+  int64_t a_alignment = 0;    // fallback: the inputs'
+  int64_t b_alignment = 0;
+  double y = 0;  // log(unit-rate compute time / measured compute time)
+};
+
+size_t FallbackIndex(int64_t alignment) {
+  return static_cast<size_t>(std::max(std::countr_zero(static_cast<uint64_t>(alignment)), 1) - 1);
+}
+
+// Rows grouped by what they share, one observation per group (its median).
+template <typename Key>
+std::vector<Observation> Groups(const std::vector<FitRow>& rows,
+                                const std::function<bool(const FitRow&)>& take,
+                                const std::function<Key(const FitRow&)>& key,
+                                const std::function<std::vector<double>(const Key&)>& features) {
+  std::map<Key, std::vector<double>> groups;
+  for (const FitRow& r : rows) {
+    if (take(r)) groups[key(r)].push_back(r.y);
+  }
+  std::vector<Observation> out;
+  for (const auto& [k, ys] : groups) {
+    out.push_back({features(k), MedianOf(ys), static_cast<double>(ys.size())});
+  }
+  return out;
+}
+
+}  // namespace
+
+double SpearmanCorrelation(std::span<const double> x, std::span<const double> y) {
+  if (x.size() < 2 || x.size() != y.size()) return 0;
+  const auto rx = Ranks(x);
+  const auto ry = Ranks(y);
+  const double n = static_cast<double>(x.size());
+  const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n;
+  const double my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
+  double num = 0, dx = 0, dy = 0;
+  for (size_t i = 0; i < rx.size(); ++i) {
+    num += (rx[i] - mx) * (ry[i] - my);
+    dx += (rx[i] - mx) * (rx[i] - mx);
+    dy += (ry[i] - my) * (ry[i] - my);
+  }
+  return dx > 0 && dy > 0 ? num / std::sqrt(dx * dy) : 0;
+}
+
+namespace {
+
+using ShapeKey = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool>;  // m n k batch ta tb
+
+ShapeKey KeyOf(const GemmShape& g) {
+  return {g.m, g.n, g.k, g.batch, g.a_transposed, g.b_transposed};
+}
+
+// One distinct GEMM: the median of its measured times, and the prediction.
+struct Timed {
+  GemmShape gemm;
+  double measured = 0;
+  double predicted = 0;
+};
+
+std::map<ShapeKey, Timed> Collapse(std::span<const TimedGemm> rows, const GpuSpec& gpu,
+                                   const ModelParams& params) {
+  std::map<ShapeKey, std::pair<GemmShape, std::vector<double>>> times;
+  for (const TimedGemm& r : rows) {
+    if (r.time_us <= 0) continue;
+    auto& entry = times[KeyOf(r.gemm)];
+    entry.first = r.gemm;
+    entry.second.push_back(r.time_us);
+  }
+  std::map<ShapeKey, Timed> out;
+  for (auto& [key, entry] : times) {
+    auto p = PredictWith(entry.first, gpu, params);
+    if (!p.ok()) continue;
+    out[key] = {entry.first, MedianOf(entry.second), p->time_us};
+  }
+  return out;
+}
+
+double MedianError(const std::vector<double>& predicted, const std::vector<double>& measured) {
+  std::vector<double> errors;
+  for (size_t i = 0; i < predicted.size(); ++i) {
+    errors.push_back(std::abs(predicted[i] - measured[i]) / measured[i]);
+  }
+  return MedianOf(std::move(errors));
+}
+
+// SwiGLU MLP windows: candidates whose gate+up [T, 2f, h] and down [T, h, f]
+// (forward, NT, unbatched) are both present.
+std::vector<StudyFit> Studies(const std::map<ShapeKey, Timed>& timed) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::tuple<int64_t, double, double>>> windows;
+  for (const auto& [key, up] : timed) {
+    const GemmShape& g = up.gemm;
+    if (g.batch != 1 || g.a_transposed || !g.b_transposed || g.n % 2 != 0) continue;
+    const int64_t f = g.n / 2;
+    const auto down = timed.find({g.m, g.k, f, 1, false, true});
+    if (down == timed.end()) continue;
+    windows[{g.m, g.k}].emplace_back(f, up.measured + down->second.measured,
+                                     up.predicted + down->second.predicted);
+  }
+  std::vector<StudyFit> out;
+  for (const auto& [key, rows] : windows) {
+    if (static_cast<int64_t>(rows.size()) < kMinStudyCandidates) continue;
+    std::vector<double> measured, predicted;
+    for (const auto& [f, m, p] : rows) {
+      measured.push_back(m);
+      predicted.push_back(p);
+    }
+    const auto best_measured = std::min_element(measured.begin(), measured.end());
+    const auto best_predicted = std::min_element(predicted.begin(), predicted.end());
+    StudyFit s;
+    s.tokens = key.first;
+    s.hidden = key.second;
+    s.candidates = static_cast<int64_t>(rows.size());
+    s.measured_best = std::get<0>(rows[static_cast<size_t>(best_measured - measured.begin())]);
+    const size_t chosen = static_cast<size_t>(best_predicted - predicted.begin());
+    s.predicted_best = std::get<0>(rows[chosen]);
+    s.best_gap = measured[chosen] / *best_measured - 1;
+    s.spearman = SpearmanCorrelation(predicted, measured);
+    s.median_error = MedianError(predicted, measured);
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+FitMetrics Evaluate(std::span<const TimedGemm> rows, const GpuSpec& gpu,
+                    const ModelParams& params) {
+  const auto timed = Collapse(rows, gpu, params);
+  FitMetrics m;
+  std::vector<double> measured, predicted;
+  for (const auto& [key, t] : timed) {
+    measured.push_back(t.measured);
+    predicted.push_back(t.predicted);
+  }
+  m.rows = static_cast<int64_t>(measured.size());
+  m.spearman = SpearmanCorrelation(predicted, measured);
+  m.median_error = MedianError(predicted, measured);
+  m.studies = Studies(timed);
+  return m;
+}
+
+namespace {
+
+}  // namespace
+
+ModelParams ExplicitRates(const ModelParams& p, const GpuSpec& gpu, DType dtype) {
+  ModelParams out = p;
+  out.fast_tflops = p.fast_tflops > 0 ? p.fast_tflops
+                                      : gpu.PeakTflops(dtype) * p.compute_efficiency *
+                                            p.sustained_clock_ratio;
+  out.fallback_tflops = p.fallback_tflops > 0 ? p.fallback_tflops
+                                              : out.fast_tflops * p.fallback_ratio;
+  return out;
+}
+
+namespace {
+
+// Rates of 1 TFLOP/s, no alignment factor, no launch cost or memory limit:
+// a GEMM's compute time under it is its quantized work.
+ModelParams UnitModel(ModelParams p) {
+  p.fast_tflops = 1;
+  p.fallback_tflops = 1;
+  p.fast_align = {1, 1, 1, 1};
+  p.fallback_input = {1, 1, 1};
+  p.launch_us = 0;
+  p.memory_efficiency = 1e12;
+  return p;
+}
+
+struct Usable {
+  std::vector<FitRow> rows;
+  int64_t memory_bound = 0;
+  int64_t too_short = 0;
+  int64_t other_dtype = 0;
+};
+
+Usable Prepare(std::span<const TimedGemm> all, const FitRequest& request, const ModelParams& start) {
+  Usable out;
+  std::vector<TimedGemm> mine;
+  for (const TimedGemm& r : all) {
+    if (r.gemm.dtype == request.dtype) {
+      mine.push_back(r);
+    } else {
+      ++out.other_dtype;
+    }
+  }
+  const GpuSpec& gpu = *request.gpu;
+  const ModelParams unit = UnitModel(start);
+  for (const auto& [key, t] : Collapse(mine, gpu, start)) {
+    auto full = PredictWith(t.gemm, gpu, start);
+    auto work = PredictWith(t.gemm, gpu, unit);
+    if (!full.ok() || !work.ok()) continue;
+    const double compute_us = t.measured - start.launch_us;
+    if (full->memory_bound) {
+      ++out.memory_bound;
+    } else if (compute_us < kMinComputeRatio * start.launch_us) {
+      ++out.too_short;
+    } else {
+      out.rows.push_back({work->family,
+                          std::min({work->a.alignment, work->b.alignment, work->c.alignment}),
+                          work->a.alignment, work->b.alignment,
+                          std::log(work->best.compute_us / compute_us)});
+    }
+  }
+  return out;
+}
+
+// The fast family: log rate and the factors of classes 16, 32, 64 B (128 B
+// is 1 by definition). Returns the names of the parameters the rows set.
+std::vector<std::string> FitFast(const std::vector<FitRow>& rows, ModelParams& p) {
+  const auto groups = Groups<int64_t>(
+      rows, [](const FitRow& r) { return r.family == KernelFamily::kFast; },
+      [](const FitRow& r) { return std::min<int64_t>(r.min_alignment, 128); },
+      [](const int64_t& c) {
+        return std::vector<double>{1, c == 16 ? 1.0 : 0, c == 32 ? 1.0 : 0, c == 64 ? 1.0 : 0};
+      });
+  if (groups.empty()) return {};
+  std::vector<bool> present(4, false);  // classes 16, 32, 64, 128
+  for (const Observation& o : groups) {
+    size_t c = 3;
+    for (size_t i = 1; i < 4; ++i) {
+      if (o.features[i] > 0) c = i - 1;
+    }
+    present[c] = true;
+  }
+  std::vector<double> prior = {std::log(p.fast_tflops), std::log(p.fast_align[0]),
+                               std::log(p.fast_align[1]), std::log(p.fast_align[2])};
+  std::vector<double> pull(4, kPull);
+  if (!present[3]) {  // no 128-byte rows: hold the highest class present to separate the rate
+    size_t highest = 0;
+    for (size_t c = 0; c < 3; ++c) {
+      if (present[c]) highest = c;
+    }
+    pull[highest + 1] = kHold;
+  }
+  const auto theta = RidgeSolve(groups, prior, pull);
+  p.fast_tflops = std::exp(theta[0]);
+  std::vector<std::string> fitted = {"fast_tflops"};
+  constexpr const char* kNames[] = {"fast_align.16", "fast_align.32", "fast_align.64"};
+  for (size_t c = 0; c < 3; ++c) {
+    p.fast_align[c] = std::exp(theta[c + 1]);
+    if (present[c] && pull[c + 1] == kPull) fitted.emplace_back(kNames[c]);
+  }
+  // Larger alignment never costs rate.
+  p.fast_align[3] = 1.0;
+  for (size_t c = 3; c-- > 0;) p.fast_align[c] = std::min(p.fast_align[c], p.fast_align[c + 1]);
+  return fitted;
+}
+
+// The fallback family: log rate and the factor per misaligned input at 2,
+// 4, 8 B. The rate is separable from the factors when some rows have both
+// inputs aligned (only C misaligned) or a class appears once and twice;
+// otherwise the factors stay and the rate takes the whole correction.
+std::vector<std::string> FitFallback(const std::vector<FitRow>& rows, ModelParams& p) {
+  using Counts = std::array<int, 3>;
+  const auto groups = Groups<Counts>(
+      rows, [](const FitRow& r) { return r.family == KernelFamily::kFallback; },
+      [](const FitRow& r) {
+        Counts c = {0, 0, 0};
+        for (int64_t a : {r.a_alignment, r.b_alignment}) {
+          if (a < 16) ++c[FallbackIndex(a)];
+        }
+        return c;
+      },
+      [](const Counts& c) {
+        return std::vector<double>{1, static_cast<double>(c[0]), static_cast<double>(c[1]),
+                                   static_cast<double>(c[2])};
+      });
+  if (groups.empty()) return {};
+  bool rate_alone = false;
+  std::array<std::set<int>, 3> counts;
+  for (const Observation& o : groups) {
+    rate_alone = rate_alone || (o.features[1] + o.features[2] + o.features[3] == 0);
+    for (size_t c = 0; c < 3; ++c) {
+      if (o.features[c + 1] > 0) counts[c].insert(static_cast<int>(o.features[c + 1]));
+    }
+  }
+  bool separable = rate_alone;
+  for (const auto& seen : counts) separable = separable || seen.size() > 1;
+  std::vector<double> prior = {std::log(p.fallback_tflops), std::log(p.fallback_input[0]),
+                               std::log(p.fallback_input[1]), std::log(p.fallback_input[2])};
+  std::vector<double> pull = {kPull, separable ? kPull : kHold, separable ? kPull : kHold,
+                              separable ? kPull : kHold};
+  const auto theta = RidgeSolve(groups, prior, pull);
+  p.fallback_tflops = std::exp(theta[0]);
+  std::vector<std::string> fitted = {"fallback_tflops"};
+  constexpr const char* kNames[] = {"fallback_input.2", "fallback_input.4", "fallback_input.8"};
+  for (size_t c = 0; c < 3; ++c) {
+    p.fallback_input[c] = std::min(1.0, std::exp(theta[c + 1]));  // misalignment never helps
+    if (separable && !counts[c].empty()) fitted.emplace_back(kNames[c]);
+  }
+  return fitted;
+}
+
+// |predicted - measured| / measured of the distinct GEMMs of one family.
+std::vector<double> FamilyErrors(std::span<const TimedGemm> rows, const GpuSpec& gpu,
+                                 const ModelParams& params, KernelFamily family) {
+  std::vector<double> errors;
+  for (const auto& [key, t] : Collapse(rows, gpu, params)) {
+    auto p = PredictWith(t.gemm, gpu, params);
+    if (p.ok() && p->family == family) errors.push_back(std::abs(t.predicted - t.measured) / t.measured);
+  }
+  return errors;
+}
+
+std::string Today() {
+  const std::time_t now = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
+
+}  // namespace
+
+absl::StatusOr<Calibration> FitCalibration(std::span<const TimedGemm> rows,
+                                           const FitRequest& request) {
+  const GpuSpec& gpu = *request.gpu;
+  const ModelParams start = ExplicitRates(request.before, gpu, request.dtype);
+  const Usable usable = Prepare(rows, request, start);
+  if (static_cast<int64_t>(usable.rows.size()) < kMinFitRows) {
+    return absl::FailedPreconditionError(StrCat(
+        "calibrate: ", usable.rows.size(), " usable ", DTypeName(request.dtype), " GEMMs on ",
+        gpu.name, "; at least ", kMinFitRows, " are needed (left out: ", usable.memory_bound,
+        " memory-bound, ", usable.too_short, " too short against the launch cost, ",
+        usable.other_dtype, " of other dtypes)"));
+  }
+  Calibration c;
+  c.gpu = std::string(gpu.name);
+  c.dtype = request.dtype;
+  c.params = start;
+  c.fitted = FitFast(usable.rows, c.params);
+  for (auto& name : FitFallback(usable.rows, c.params)) c.fitted.push_back(std::move(name));
+  std::vector<TimedGemm> mine;
+  for (const TimedGemm& r : rows) {
+    if (r.gemm.dtype == request.dtype) mine.push_back(r);
+  }
+  c.before = Evaluate(mine, gpu, request.before);
+  c.after = Evaluate(mine, gpu, c.params);
+  for (const KernelFamily family : {KernelFamily::kFast, KernelFamily::kFallback}) {
+    const std::vector<double> errors = FamilyErrors(mine, gpu, c.params, family);
+    if (errors.empty()) continue;
+    // What a prediction of this family typically misses by, never below 1%.
+    c.params.expected_error[family == KernelFamily::kFast ? 0 : 1] =
+        std::max(0.01, MedianOf(errors));
+    c.fitted.emplace_back(family == KernelFamily::kFast ? "expected_error.fast"
+                                                        : "expected_error.fallback");
+  }
+  c.provenance = request.provenance;
+  c.provenance.rows = static_cast<int64_t>(usable.rows.size());
+  if (c.provenance.date.empty()) c.provenance.date = Today();
+  NameCalibration(c);
+  return c;
+}
+
+}  // namespace crest

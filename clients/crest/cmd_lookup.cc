@@ -75,6 +75,7 @@ nlohmann::json PredictedJson(const store::PredictionRow& p) {
           {"waves", p.waves},
           {"tile_efficiency", p.tile_efficiency},
           {"wave_efficiency", p.wave_efficiency},
+          {"expected_error", p.expected_error},
           {"bound", p.bound}};
 }
 
@@ -153,7 +154,8 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
     io.out << "PREDICTED (model " << p.model_version << "; nothing measured in " << source
            << ")\n  " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1) << " TFLOP/s, tile "
            << p.tile_m << "x" << p.tile_n << ", " << p.tiles << " tiles in " << p.waves
-           << " wave(s), " << p.bound << "-bound\n";
+           << " wave(s), " << p.bound << "-bound; expected error +/-"
+           << Fixed(100 * p.expected_error, 1) << "%\n";
   }
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -213,6 +214,62 @@ TEST_F(Crestd, SigtermStopsCleanlyWithExitZero) {
   const auto elapsed = std::chrono::steady_clock::now() - start;
   std::cerr << "stop took " << std::chrono::duration<double>(elapsed).count() << " s\n";
   EXPECT_LT(elapsed, std::chrono::seconds(3)) << "--shutdown-grace 1 bounds the exit";
+}
+
+}  // namespace
+}  // namespace crest
+
+namespace crest {
+namespace {
+
+// A calibration file for another GPU, made from the shipped H100 one.
+std::string CalibrationFor(const testing::TempDir& dir, const std::string& gpu) {
+  std::string text = testing::ReadBytes(std::string(CREST_SOURCE_DIR) +
+                                        "/tuner/calibrations/h100-sxm-bf16.json");
+  const std::string from = "\"gpu\": \"H100-SXM\"";
+  text.replace(text.find(from), from.size(), "\"gpu\": \"" + gpu + "\"");
+  const std::string path = dir.File(gpu + ".json");
+  testing::WriteBytes(path, text);
+  return path;
+}
+
+TEST(CrestdCalibrations, LoadsTheStateDirsAndTheFlagsAndAnswersWithThem) {
+  testing::TempDir dir;
+  const std::string own = CalibrationFor(dir, "H200");
+  std::filesystem::create_directories(dir.File("calibrations"));
+  std::filesystem::copy_file(CalibrationFor(dir, "GH200"), dir.File("calibrations/gh200.json"));
+  testing::CrestdProcess daemon;
+  std::string why;
+  ASSERT_TRUE(daemon.Start(CRESTD_BIN, dir.path(), {"--calibration", own}, &why)) << why;
+  auto stub = daemon.Stub();
+  grpc::ClientContext context;
+  v1::GetNodeInfoResponse info;
+  ASSERT_TRUE(stub->GetNodeInfo(&context, v1::GetNodeInfoRequest(), &info).ok());
+  std::string all;
+  for (const auto& c : info.calibrations()) all += c + "\n";
+  EXPECT_NE(all.find("h200-bf16"), std::string::npos) << all;
+  EXPECT_NE(all.find("gh200-bf16"), std::string::npos) << all;
+  grpc::ClientContext predict_context;
+  v1::PredictRequest request;
+  request.mutable_gemm()->set_m(8192);
+  request.mutable_gemm()->set_n(4096);
+  request.mutable_gemm()->set_k(11008);
+  request.set_gpu("h200");
+  v1::PredictResponse p;
+  ASSERT_TRUE(stub->Predict(&predict_context, request, &p).ok());
+  EXPECT_TRUE(p.model_version().starts_with("tilewave-2+h200-bf16-")) << p.model_version();
+  EXPECT_EQ(daemon.Stop(SIGTERM), 0);
+}
+
+TEST(CrestdCalibrations, ABadCalibrationIsRefusedAtStartNamingIt) {
+  testing::TempDir dir;
+  testing::WriteBytes(dir.File("bad.json"), "{\"schema_version\": 1, \"model\": \"tilewave-1\"}");
+  const auto r = testing::RunCommand(std::string(CRESTD_BIN) + " --listen 127.0.0.1:0 --state-dir " +
+                                     dir.path() + " --calibration " + dir.File("bad.json"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(dir.File("bad.json") + ": a calibration of model 'tilewave-1'"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -274,6 +274,7 @@ void Fill(const service::GemmAnswer& a, v1::LookupGemmResponse* out) {
     out->set_tile_m(p.tile_m);
     out->set_tile_n(p.tile_n);
     out->set_bound(p.bound);
+    out->set_expected_error(p.expected_error);
   }
 }
 
@@ -452,6 +453,7 @@ service::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
     p.tile_efficiency = in.tile_efficiency();
     p.wave_efficiency = in.wave_efficiency();
     p.bound = in.bound();
+    p.expected_error = in.expected_error();
     a.predicted = std::move(p);
   }
   return a;

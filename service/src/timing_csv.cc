@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "crest/common/fnv1a.h"
 #include "crest/common/read_file.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/gpu_catalogue.h"
@@ -46,15 +47,6 @@ absl::StatusOr<std::vector<Row>> Records(const std::string& text, const std::str
                                              " lines (", why, ")"));
   }
   return sink.rows;
-}
-
-uint64_t Fnv1a(std::string_view text) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 // The columns the importer uses, by header name.
@@ -172,7 +164,7 @@ absl::StatusOr<store::ImportBatch> ReadTimingCsv(const std::string& path,
   batch.source_file = path.substr(path.find_last_of('/') + 1);
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(Fnv1a(*text)));  // NOLINT(runtime/int)
+                static_cast<unsigned long long>(Fnv1a64(*text)));  // NOLINT(runtime/int)
   batch.source_hash = hash;
   auto device = OneValue(*records, cols.Find({"device"}), options.device, "device", "--device", path);
   if (!device.ok()) return device.status();

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <utility>
 
+#include "crest/common/fnv1a.h"
 #include "crest/common/read_file.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
@@ -135,15 +136,6 @@ std::string OneDecimal(double x) {
   return buf;
 }
 
-uint64_t Fnv1a(std::string_view text) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 absl::StatusOr<Calibration> Parse(const json& doc, std::string_view origin) {
   const std::string where(origin);
   if (!doc.is_object()) return absl::InvalidArgumentError(StrCat(where, ": not a JSON object"));
@@ -231,7 +223,7 @@ void NameCalibration(Calibration& c) {
   const std::string params = ParamsJson(c.params).dump();
   char hash[17];
   std::snprintf(hash, sizeof hash, "%08llx",
-                static_cast<unsigned long long>(Fnv1a(params) & 0xffffffffULL));  // NOLINT
+                static_cast<unsigned long long>(Fnv1a64(params) & 0xffffffffULL));  // NOLINT
   std::string date = c.provenance.date;
   std::erase(date, '-');
   std::string gpu = c.gpu;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "crest/tuner/dff_ranking.h"
-#include "crest/tuner/measure/pipeline.h"
+#include "crest/measure/pipeline.h"
 #include "crest/tuner/predictor.h"
 
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "crest/service/store_answers.h"
+#include "crest/answers/store_answers.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
 #include "synthetic.h"
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 20000; ++i) {
     const auto& g = gemms[pick(rng)];
     const auto start = Clock::now();
-    auto answer = crest::service::LookupGemm(g, h100, **db, {}, {});
+    auto answer = crest::answers::LookupGemm(g, h100, **db, {}, {});
     const auto end = Clock::now();
     if (!answer.ok() || !answer->measured) {
       std::fprintf(stderr, "lookup missed\n");
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     dq.train = train;
     for (int i = 0; i < 300; ++i) {
       const auto start = Clock::now();
-      auto r = crest::service::RankDffFromStore(dq, h100, **db, {});
+      auto r = crest::answers::RankDffFromStore(dq, h100, **db, {});
       const auto end = Clock::now();
       if (!r.ok() || r->measured != 257) {
         std::fprintf(stderr, "ranking incomplete\n");

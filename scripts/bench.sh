@@ -16,7 +16,7 @@ echo "== result store (builds a >= 1,000,000-row database)"
 echo
 echo "== crestd under load (the same database, served over loopback)"
 mv "$work/bench.db" "$work/crest.db"
-"$build/bench/crestd_load_bench" "$build/service/crestd" "$work"
+"$build/bench/crestd_load_bench" "$build/daemon/crestd" "$work"
 echo
 echo "== fleet: crest fleet pull of 4 crestd into a catalogue; one node's ranking vs the catalogue's"
-"$build/bench/fleet_bench" "$build/service/crestd" "$build/clients/crest/crest" 4
+"$build/bench/fleet_bench" "$build/daemon/crestd" "$build/clients/crest/crest" 4

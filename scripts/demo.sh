@@ -7,7 +7,7 @@
 set -euo pipefail
 build=${1:-build}
 crest="$build/clients/crest/crest"
-crestd="$build/service/crestd"
+crestd="$build/daemon/crestd"
 mkdir -p var
 "$crest" --version
 echo

@@ -63,7 +63,7 @@ if [[ -n $make_bundle ]]; then
     exit 1
   }
   rm -rf "$make_bundle" && mkdir -p "$make_bundle/bin" "$make_bundle/lib"
-  cp "$build/clients/crest/crest" "$build/service/crestd" "$build/tests/cublaslt_test" \
+  cp "$build/clients/crest/crest" "$build/daemon/crestd" "$build/tests/cublaslt_test" \
     "$make_bundle/bin/"
   bundle_libs "$make_bundle"/bin/* | while read -r lib; do cp -L "$lib" "$make_bundle/lib/"; done
   echo "gpu-check: bundle in $make_bundle ($(du -sh "$make_bundle" | cut -f1)); on the GPU" \

@@ -8,10 +8,11 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
-#include "crest/service/store_answers.h"
+#include "crest/answers/store_answers.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/calibration_fit.h"
 #include "gemm_flags.h"
+#include "read_only_db.h"
 #include "table.h"
 
 namespace crest::cli {
@@ -86,7 +87,7 @@ absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, Re
                   StrCat("Crest's cuBLASLt engine, ", CacheModeName(row->mode.cache), " L2, ",
                          ClockPolicyName(row->mode.clocks), " clocks"),
                   row->device.name, ""};
-      out.software = service::DescribeProvenance(row->device, row->software);
+      out.software = answers::DescribeProvenance(row->device, row->software);
     }
     for (const auto& [key, t] : *best) {
       out.timed.push_back({ShapeOf(key), t.median_us});

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
-#include "crest/service/timing_csv.h"
+#include "crest/store/timing_csv.h"
 #include "crest/store/store.h"
 #include "json_views.h"
 #include "remote.h"
@@ -22,7 +22,7 @@ struct DbFlags {
   std::vector<std::string> snapshots;
   bool upgrade = false;
   std::string csv;  // import
-  service::TimingCsvOptions csv_options;
+  store::TimingCsvOptions csv_options;
 };
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenExisting(const std::string& path,
@@ -37,7 +37,7 @@ absl::Status RunExport(const DbFlags& f, Io& io) {
   std::string from = f.db;
   if (!Remote().server.empty()) {
     if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
-    auto connection = Connection::Open(Remote());
+    auto connection = DaemonChannel::Open(Remote());
     if (!connection.ok()) return connection.status();
     auto bytes = DownloadSnapshot(*connection, f.out);
     if (!bytes.ok()) return bytes.status();
@@ -156,7 +156,7 @@ absl::Status RunStats(const DbFlags& f, Io& io) {
 }
 
 absl::Status RunImport(const DbFlags& f, Io& io) {
-  auto batch = service::ReadTimingCsv(f.csv, f.csv_options);
+  auto batch = store::ReadTimingCsv(f.csv, f.csv_options);
   if (!batch.ok()) return batch.status();
   store::StoreOptions options;
   auto db = store::Store::Open(f.db, options);

@@ -6,13 +6,14 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
-#include "crest/service/store_answers.h"
+#include "crest/answers/store_answers.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/predictor.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
 #include "gemm_flags.h"
+#include "read_only_db.h"
 #include "json_views.h"
 #include "remote.h"
 #include "table.h"
@@ -137,7 +138,7 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
     auto candidates = GenerateDffCandidates(
         {query->hidden, query->ratio, query->window, query->align, query->tp});
     if (!candidates.ok()) return candidates.status();
-    auto connection = Connection::Open(Remote());
+    auto connection = DaemonChannel::Open(Remote());
     if (!connection.ok()) return connection.status();
     v1::QueryDffRequest request;
     wire::Fill(*query, std::string((*gpu)->name), &request);
@@ -152,7 +153,7 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   } else {
     auto db = OpenForReading(f.db, f.cublaslt);
     if (!db.ok()) return db.status();
-    ranking = service::RankDffFromStore(*query, **gpu, *db->db, db->pin);
+    ranking = answers::RankDffFromStore(*query, **gpu, *db->db, db->pin);
   }
   if (!ranking.ok()) return ranking.status();
   if (!io.json) {

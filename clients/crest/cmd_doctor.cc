@@ -13,6 +13,7 @@
 
 #include "build_info.h"
 #include "cli.h"
+#include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
 #include "crest/store/store.h"
 #include "fleet_targets.h"
@@ -38,6 +39,7 @@ struct Check {
 struct DoctorFlags {
   std::string state_dir = "/var/lib/crest";
   bool no_daemon = false;
+  bool no_gpu = false;
 };
 
 const char* VerdictText(Verdict v) {
@@ -100,10 +102,14 @@ void CheckCuda(std::vector<Check>& checks) {
 void CheckStateDir(const std::string& dir, std::vector<Check>& checks) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
+    const bool unknown = ec && ec != std::errc::no_such_file_or_directory;
+    const std::string why =
+        unknown ? std::string(FromErrorCode(ec, StrCat("cannot look at '", dir, "'")).message())
+                : StrCat(dir, ": not a directory");
     checks.push_back({"state-dir", Verdict::kFail,
-                      StrCat(dir,
-                             ": not a directory (create it, or give --state-dir; the "
-                             "systemd unit's StateDirectory= makes it)")});
+                      StrCat(why,
+                             " (create it, or give --state-dir; the systemd unit's "
+                             "StateDirectory= makes it)")});
     return;
   }
   std::string probe = StrCat(dir, "/.crest-doctor-XXXXXX");
@@ -151,7 +157,7 @@ void CheckDaemon(std::vector<Check>& checks) {
   RemoteFlags flags = Remote();
   if (flags.server.empty()) flags.server = StrCat("127.0.0.1:", kDefaultCrestdPort);
   if (flags.timeout_s > 5) flags.timeout_s = 5;
-  auto c = Connection::Open(flags);
+  auto c = DaemonChannel::Open(flags);
   v1::GetNodeInfoResponse r;
   absl::Status s = c.ok()
                        ? CallUnary(*c, &v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &r)
@@ -174,12 +180,14 @@ void CheckDaemon(std::vector<Check>& checks) {
 
 absl::Status RunDoctor(const DoctorFlags& f, Io& io) {
   std::vector<Check> checks;
+  // A node that only predicts (--no-gpu) needs no CUDA parts.
   checks.push_back(
-      {"build", build::kCudaEnabled ? Verdict::kOk : Verdict::kFail,
+      {"build", build::kCudaEnabled || f.no_gpu ? Verdict::kOk : Verdict::kFail,
        StrCat("crest ", build::kVersion, ", CUDA parts ",
-              build::kCudaEnabled ? "built" : "not built", " (", build::kCudaReason, ")")});
+              build::kCudaEnabled ? "built" : "not built", " (", build::kCudaReason, ")",
+              f.no_gpu ? "; GPU checks skipped (--no-gpu)" : "")});
 #ifdef CREST_HAVE_CUDA
-  CheckCuda(checks);
+  if (!f.no_gpu) CheckCuda(checks);
 #endif
   CheckStateDir(f.state_dir, checks);
   if (!f.no_daemon) CheckDaemon(checks);
@@ -226,6 +234,8 @@ Command RegisterDoctor(CLI::App& root) {
   cmd.app->add_option("--state-dir", f->state_dir, "crestd's state directory")
       ->capture_default_str();
   cmd.app->add_flag("--no-daemon", f->no_daemon, "skip the daemon check");
+  cmd.app->add_flag("--no-gpu", f->no_gpu,
+                    "skip the CUDA, driver and GPU checks (a node that only predicts)");
   cmd.run = [f](Io& io) { return RunDoctor(*f, io); };
   return cmd;
 }

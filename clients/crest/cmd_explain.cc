@@ -91,7 +91,7 @@ absl::Status RunExplain(const ExplainFlags& f, Io& io) {
   auto p = Predict(g, **gpu);
   if (!p.ok()) return p.status();
   if (!Remote().server.empty()) {
-    auto connection = Connection::Open(Remote());
+    auto connection = DaemonChannel::Open(Remote());
     if (!connection.ok()) return connection.status();
     v1::PredictRequest request;
     wire::Fill(g, request.mutable_gemm());

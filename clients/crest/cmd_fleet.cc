@@ -16,13 +16,15 @@
 #include <vector>
 
 #include "cli.h"
+#include "crest/common/env.h"
+#include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
-#include "crest/service/sweep_spec.h"
 #include "crest/store/store.h"
+#include "crest/sweep/spec.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
-#include "measure_flags.h"
 #include "fleet_targets.h"
+#include "measure_flags.h"
 #include "interrupt.h"
 #include "json_views.h"
 #include "progress.h"
@@ -56,7 +58,7 @@ struct FleetFlags {
 // What happened on one node.
 struct Node {
   std::string target;
-  std::optional<Connection> connection;  // one channel for every call to this node
+  std::optional<DaemonChannel> connection;  // one channel for every call to this node
   bool ok = false;
   bool ended = false;  // submit: the job ended, or the node was given up on
   v1::Job job;
@@ -88,7 +90,7 @@ absl::StatusOr<std::vector<Node>> Nodes(const FleetFlags& f) {
   std::vector<Node> nodes(targets->size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     nodes[i].target = (*targets)[i];
-    nodes[i].connection = Connection::Open(nodes[i].target, *credentials);
+    nodes[i].connection = DaemonChannel::Open(nodes[i].target, *credentials);
   }
   return nodes;
 }
@@ -195,7 +197,7 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
   auto spec = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure));
   if (!spec.ok()) return spec.status();
   // A bad spec is refused here once, not by every node.
-  if (auto parsed = service::ParseSweepSpec(*spec); !parsed.ok()) return parsed.status();
+  if (auto parsed = sweep::ParseSweepSpec(*spec); !parsed.ok()) return parsed.status();
   ForEachParallel(nodes.size(), f.parallel, [&](size_t i) { SubmitOne(*spec, f, nodes[i]); });
   for (const auto& n : nodes) {
     if (io.json) continue;
@@ -294,6 +296,7 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
     ~Cleanup() {
       std::error_code ec;
       std::filesystem::remove_all(dir, ec);
+      if (ec) std::cerr << "crest: warning: " << FromErrorCode(ec, StrCat("cannot remove '", dir.string(), "'")).message() << "\n";
     }
   } cleanup{downloads};
 
@@ -306,7 +309,9 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
   absl::Status open_error;
   // An existing catalogue is opened first, so that a bad file fails before
   // any download.
-  if (std::error_code ec; std::filesystem::exists(f.into, ec)) {
+  auto exists = DefaultEnv().Exists(f.into);
+  if (!exists.ok()) return absl::Status(exists.status().code(), StrCat("--into: ", exists.status().message()));
+  if (*exists) {
     auto opened = store::Store::Open(f.into);
     if (!opened.ok()) return opened.status();
     catalogue = *std::move(opened);
@@ -330,8 +335,9 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
       }
     }
     auto merged = catalogue ? catalogue->MergeFrom(snapshot) : open_error;
-    std::error_code ec;
-    std::filesystem::remove(snapshot, ec);
+    if (auto removed = DefaultEnv().RemoveFile(snapshot); !removed.ok()) {
+      std::cerr << "crest: warning: " << removed.message() << "\n";
+    }
     if (!merged.ok()) {
       n.error = std::string(merged.status().message());
       return;

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "crest/tuner/predictor.h"
 #include "json_views.h"
-#include "measure_flags.h"
+#include "local_devices.h"
 #include "remote.h"
 #include "table.h"
 
@@ -11,7 +11,7 @@ namespace crest::cli {
 namespace {
 
 absl::Status RunRemoteInfo(Io& io) {
-  auto connection = Connection::Open(Remote());
+  auto connection = DaemonChannel::Open(Remote());
   if (!connection.ok()) return connection.status();
   v1::GetNodeInfoResponse r;
   if (auto s = CallUnary(*connection, &v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &r);

@@ -31,12 +31,12 @@ struct JobsFlags {
   MeasureFlags measure;
 };
 
-absl::StatusOr<Connection> Connect() {
+absl::StatusOr<DaemonChannel> Connect() {
   if (Remote().server.empty()) {
     return absl::InvalidArgumentError(
         "server: `crest jobs` talks to a crestd; give --server HOST:PORT (or set CREST_SERVER)");
   }
-  return Connection::Open(Remote());
+  return DaemonChannel::Open(Remote());
 }
 
 std::string Time(int64_t us) {
@@ -47,7 +47,7 @@ std::string Time(int64_t us) {
   return buf;
 }
 
-absl::Status Watch(Connection& c, int64_t id, Io& io) {
+absl::Status Watch(DaemonChannel& c, int64_t id, Io& io) {
   v1::WatchJobRequest request;
   request.set_id(id);
   auto followed = FollowJob(

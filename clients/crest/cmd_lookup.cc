@@ -3,10 +3,11 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
-#include "crest/service/store_answers.h"
-#include "crest/tuner/measure/clock_policy.h"
+#include "crest/answers/store_answers.h"
+#include "crest/measure/clock_policy.h"
 #include "crest/wire/convert.h"
 #include "gemm_flags.h"
+#include "read_only_db.h"
 #include "json_views.h"
 #include "remote.h"
 #include "table.h"
@@ -85,11 +86,11 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
   auto gemm = ToGemm(f.gemm);
   if (!gemm.ok()) return gemm.status();
   const GemmShape& g = *gemm;
-  absl::StatusOr<service::GemmAnswer> answer;
+  absl::StatusOr<answers::GemmAnswer> answer;
   std::string source = f.db;
   if (!Remote().server.empty()) {
     if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
-    auto connection = Connection::Open(Remote());
+    auto connection = DaemonChannel::Open(Remote());
     if (!connection.ok()) return connection.status();
     v1::LookupGemmRequest request;
     wire::Fill(g, request.mutable_gemm());
@@ -107,7 +108,7 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
     if (f.db.empty()) return absl::InvalidArgumentError("db: give --db FILE or --server HOST:PORT");
     auto db = OpenForReading(f.db, f.cublaslt);
     if (!db.ok()) return db.status();
-    answer = service::LookupGemm(g, **gpu, *db->db, db->pin, ToMode(f.mode));
+    answer = answers::LookupGemm(g, **gpu, *db->db, db->pin, ToMode(f.mode));
   }
   if (!answer.ok()) return answer.status();
   if (!answer->measured && !answer->predicted) {
@@ -132,7 +133,7 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
     const auto& r = *answer->measured;
     const auto& s = r.result.stats;
     const auto& a = r.result.algo;
-    io.out << "MEASURED on " << service::DescribeProvenance(r.device, r.software) << "\n"
+    io.out << "MEASURED on " << answers::DescribeProvenance(r.device, r.software) << "\n"
            << "  " << CacheModeName(r.mode.cache) << " L2, " << ClockPolicyName(r.mode.clocks)
            << " clocks: SM " << Fixed(s.sm_clock_mhz, 0) << " MHz, " << Fixed(s.power_w, 0)
            << " W, clock-event reasons " << measure::DescribeReasons(s.throttle_reasons) << ", "

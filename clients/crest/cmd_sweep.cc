@@ -8,8 +8,8 @@
 #include "build_info.h"
 #include "cli.h"
 #include "crest/common/str_cat.h"
-#include "crest/service/backend_factory.h"
-#include "crest/service/sweep_runner.h"
+#include "crest/sweep/backend_factory.h"
+#include "crest/sweep/runner.h"
 #include "dff_flags.h"
 #include "interrupt.h"
 #include "json_views.h"
@@ -36,7 +36,7 @@ struct SweepFlags {
 // `crest sweep --server`: the daemon runs it as an interactive job.
 absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, Io& io) {
   if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
-  auto connection = Connection::Open(Remote());
+  auto connection = DaemonChannel::Open(Remote());
   if (!connection.ok()) return connection.status();
   v1::SweepRequest request;
   request.mutable_spec()->set_json(spec_text);
@@ -76,7 +76,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   const std::string& spec_text = *text;
   if (!Remote().server.empty()) return RunRemoteSweep(f, spec_text, io);
   if (f.db.empty()) return absl::InvalidArgumentError("db: give --db FILE (or --server HOST:PORT)");
-  auto spec = service::ParseSweepSpec(spec_text);
+  auto spec = sweep::ParseSweepSpec(spec_text);
   if (!spec.ok()) return spec.status();
   if (!f.window.gpu.empty() && !spec->gpu.empty() && f.window.gpu != spec->gpu) {
     return absl::InvalidArgumentError(
@@ -84,7 +84,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   }
   // The backend comes first: without a device nothing, the database
   // included, is touched.
-  auto backend = service::MakeBackend({f.backend.empty() ? "model" : f.backend,
+  auto backend = sweep::MakeBackend({f.backend.empty() ? "model" : f.backend,
                                        f.window.gpu.empty() ? spec->gpu : f.window.gpu,
                                        f.measure.device, spec->measure});
   if (!backend.ok()) return backend.status();
@@ -94,21 +94,21 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
 
   for (const auto& note : spec->notes) io.err << "note: " << note << '\n';
   ProgressReporter progress(io.err, isatty(STDERR_FILENO) != 0, "sweep");
-  service::SweepOptions run;
+  sweep::SweepOptions run;
   run.force = f.force;
   run.priority = f.priority;
   const bool measures = (*backend)->Measures();
-  run.on_progress = [&](const service::SweepProgress& p) {
+  run.on_progress = [&](const sweep::SweepProgress& p) {
     progress.Update(p.done, p.total, p.elapsed_s,
                     measures ? Accounting(p.GemmsPerMinute(), p.GpuBusyFraction(),
                                           p.HostOverheadPerGemmS())
                              : "");
   };
-  absl::StatusOr<service::SweepOutcome> outcome;
+  absl::StatusOr<sweep::SweepOutcome> outcome;
   {
     InterruptScope interrupt;
     run.cancel = &interrupt.flag();
-    outcome = service::RunSweep(*spec, **backend, **db, run);
+    outcome = sweep::RunSweep(*spec, **backend, **db, run);
   }
   progress.Finish();
   if (!outcome.ok()) return outcome.status();
@@ -139,7 +139,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
                              {"gemms_per_minute", o.progress.GemmsPerMinute()},
                              {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
                              {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
-                             {"measure", measures ? service::MeasureJson(spec->measure)
+                             {"measure", measures ? sweep::MeasureJson(spec->measure)
                                                   : nlohmann::json(nullptr)},
                              {"notes", spec->notes}}
                   .dump(2)

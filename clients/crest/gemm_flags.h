@@ -1,15 +1,13 @@
 // Internal to the crest CLI: flags that name one GEMM (--m --n --k --batch
 // --dtype --layout), shared by `explain` and `lookup`; which measurements
-// answer (--warm, --clocks) and opening a database for reading with an
-// optional cuBLASLt pin (`dff --db`, `lookup`).
+// answer (--warm, --clocks).
 #pragma once
 
-#include <memory>
 #include <string>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
-#include "crest/store/store.h"
+#include "crest/tuner/measurement.h"
 #include "crest/tuner/gemm.h"
 
 namespace crest::cli {
@@ -35,13 +33,5 @@ struct ModeFlags {
 };
 void AddModeFlags(CLI::App& app, ModeFlags& flags);
 MeasureMode ToMode(const ModeFlags& flags);
-
-struct ReadOnlyDb {
-  std::unique_ptr<store::Store> db;
-  store::SoftwarePin pin;
-};
-
-// Opens `path` read-only (never creating it); cublaslt > 0 pins lookups.
-absl::StatusOr<ReadOnlyDb> OpenForReading(const std::string& path, int64_t cublaslt);
 
 }  // namespace crest::cli

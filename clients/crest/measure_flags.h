@@ -1,13 +1,12 @@
 // Internal to the crest CLI: the measuring engine's flags, which become the
-// "measure" section of the sweep spec (so the daemon measures the same way),
-// and what `crest info` asks of the CUDA build.
+// "measure" section of the sweep spec (so the daemon measures the same way).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
-#include "crest/tuner/measure/options.h"
+#include "crest/measure/options.h"
 #include "nlohmann/json.hpp"
 
 namespace crest::cli {
@@ -28,8 +27,5 @@ void AddMeasureFlags(CLI::App& app, MeasureFlags& flags, bool with_device);
 // The spec "measure" fields of the flags given on the command line; an
 // empty object when none was.
 nlohmann::json MeasureOverrides(const MeasureFlags& flags);
-
-// What `crest info` reports: backends built in and devices found.
-nlohmann::json BackendsAndDevices();
 
 }  // namespace crest::cli

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "crest/common/read_file.h"
+#include "crest/common/env.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::cli {
@@ -18,8 +18,8 @@ RemoteFlags& Flags() {
 }
 
 absl::StatusOr<std::string> ReadText(const std::string& flag, const std::string& path) {
-  auto text = ReadWholeFile(path);
-  if (!text) return absl::InvalidArgumentError(StrCat(flag, ": cannot read '", path, "'"));
+  auto text = ReadFileToString(path);
+  if (!text.ok()) return absl::InvalidArgumentError(StrCat(flag, ": ", text.status().message()));
   return *std::move(text);
 }
 
@@ -54,8 +54,8 @@ absl::StatusOr<Credentials> LoadCredentials(const RemoteFlags& f) {
     while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == ' ')) {
       c.token.pop_back();
     }
-  } else if (const char* env = std::getenv("CREST_TOKEN"); env != nullptr) {
-    c.token = env;
+  } else if (auto token = DefaultEnv().GetVar("CREST_TOKEN")) {
+    c.token = *std::move(token);
   }
   if (f.tls_ca.empty()) {
     if (!f.tls_cert.empty() || !f.tls_key.empty()) {
@@ -83,14 +83,14 @@ absl::StatusOr<Credentials> LoadCredentials(const RemoteFlags& f) {
   return c;
 }
 
-absl::StatusOr<Connection> Connection::Open(const RemoteFlags& f) {
+absl::StatusOr<DaemonChannel> DaemonChannel::Open(const RemoteFlags& f) {
   auto credentials = LoadCredentials(f);
   if (!credentials.ok()) return credentials.status();
   return Open(f.server, *credentials);
 }
 
-Connection Connection::Open(const std::string& server, const Credentials& credentials) {
-  Connection c;
+DaemonChannel DaemonChannel::Open(const std::string& server, const Credentials& credentials) {
+  DaemonChannel c;
   c.server_ = server;
   c.token_ = credentials.token;
   c.timeout_s_ = credentials.timeout_s;
@@ -101,7 +101,7 @@ Connection Connection::Open(const std::string& server, const Credentials& creden
   return c;
 }
 
-std::unique_ptr<grpc::ClientContext> Connection::Context(bool with_deadline) const {
+std::unique_ptr<grpc::ClientContext> DaemonChannel::Context(bool with_deadline) const {
   auto context = std::make_unique<grpc::ClientContext>();
   if (with_deadline) {
     context->set_deadline(std::chrono::system_clock::now() +
@@ -111,7 +111,7 @@ std::unique_ptr<grpc::ClientContext> Connection::Context(bool with_deadline) con
   return context;
 }
 
-absl::Status Connection::Error(const grpc::Status& status) const {
+absl::Status DaemonChannel::Error(const grpc::Status& status) const {
   if (status.ok()) return absl::OkStatus();
   // absl and gRPC share their numeric status codes.
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),

@@ -42,12 +42,12 @@ struct Credentials {
 // the flag.
 absl::StatusOr<Credentials> LoadCredentials(const RemoteFlags& flags);
 
-class Connection final {
+class DaemonChannel final {
  public:
   // Validates the flags and reads the files they name; does not connect yet.
-  static absl::StatusOr<Connection> Open(const RemoteFlags& flags);
+  static absl::StatusOr<DaemonChannel> Open(const RemoteFlags& flags);
   // A channel to `server` with credentials already loaded; does not connect yet.
-  static Connection Open(const std::string& server, const Credentials& credentials);
+  static DaemonChannel Open(const std::string& server, const Credentials& credentials);
 
   v1::Crest::Stub& stub() { return *stub_; }
   const std::string& server() const { return server_; }
@@ -67,9 +67,9 @@ class Connection final {
 // A message as JSON (proto3 JSON mapping, field names as in the .proto).
 std::string ProtoJson(const google::protobuf::Message& message);
 
-// Calls a unary method; the response, or the error from Connection::Error.
+// Calls a unary method; the response, or the error from DaemonChannel::Error.
 template <typename Request, typename Response, typename Method>
-absl::Status CallUnary(Connection& c, Method method, const Request& request, Response* response) {
+absl::Status CallUnary(DaemonChannel& c, Method method, const Request& request, Response* response) {
   auto context = c.Context();
   return c.Error(((c.stub()).*method)(context.get(), request, response));
 }

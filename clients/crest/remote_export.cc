@@ -3,13 +3,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "crest/common/env.h"
+#include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::cli {
 
-absl::StatusOr<int64_t> DownloadSnapshot(Connection& connection, const std::string& out_path) {
-  std::error_code ec;
-  if (std::filesystem::exists(out_path, ec)) {
+absl::StatusOr<int64_t> DownloadSnapshot(DaemonChannel& connection, const std::string& out_path) {
+  auto exists = DefaultEnv().Exists(out_path);
+  if (!exists.ok()) return exists.status();
+  if (*exists) {
     return absl::AlreadyExistsError(StrCat(out_path, ": exists; a snapshot goes to a new file"));
   }
   const std::string part = out_path + ".part";
@@ -41,11 +44,12 @@ absl::StatusOr<int64_t> DownloadSnapshot(Connection& connection, const std::stri
         StrCat("snapshot ended at ", written, " of ", total, " bytes from ", connection.server()));
   }
   if (problem.ok()) {
+    std::error_code ec;
     std::filesystem::rename(part, out_path, ec);
-    if (ec) problem = absl::InternalError(StrCat(out_path, ": ", ec.message()));
+    problem = FromErrorCode(ec, StrCat("cannot rename '", part, "' to '", out_path, "'"));
   }
   if (!problem.ok()) {
-    std::filesystem::remove(part, ec);
+    (void)DefaultEnv().RemoveFile(part);  // the download's error is the one to report
     return problem;
   }
   return written;

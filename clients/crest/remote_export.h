@@ -13,6 +13,6 @@ namespace crest::cli {
 // Streams the snapshot into `out_path` (refused when it exists), through a
 // temporary file renamed into place only when every byte arrived; returns
 // the bytes written. Nothing is left at `out_path` on failure.
-absl::StatusOr<int64_t> DownloadSnapshot(Connection& connection, const std::string& out_path);
+absl::StatusOr<int64_t> DownloadSnapshot(DaemonChannel& connection, const std::string& out_path);
 
 }  // namespace crest::cli

@@ -14,7 +14,7 @@
 namespace crest::cli {
 namespace {}  // namespace
 
-absl::StatusOr<FollowOutcome> FollowJob(Connection& connection, const OpenStream& open,
+absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStream& open,
                                         std::ostream& err, const std::string& label) {
   auto context = connection.Context(/*with_deadline=*/false);
   InterruptScope interrupt;

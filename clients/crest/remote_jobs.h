@@ -27,7 +27,7 @@ struct FollowOutcome {
 // cancels the job). `open` starts the call on the given context.
 using OpenStream =
     std::function<std::unique_ptr<grpc::ClientReader<v1::JobEvent>>(grpc::ClientContext* context)>;
-absl::StatusOr<FollowOutcome> FollowJob(Connection& connection, const OpenStream& open,
+absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStream& open,
                                         std::ostream& err, const std::string& label);
 
 // One job as a line: "job 7: running, 120/514 GEMMs, model H100-SXM, priority 100".

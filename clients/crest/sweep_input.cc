@@ -1,6 +1,6 @@
 #include "sweep_input.h"
 
-#include "crest/common/read_file.h"
+#include "crest/common/env.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::cli {
@@ -16,8 +16,8 @@ absl::StatusOr<std::string> BaseText(const std::string& spec_file, const DffFlag
   if (window.hidden != 0) {
     return absl::InvalidArgumentError("spec: give either --spec or the d_ff flags, not both");
   }
-  auto text = ReadWholeFile(spec_file);
-  if (!text) return absl::NotFoundError(StrCat("spec: cannot read '", spec_file, "'"));
+  auto text = ReadFileToString(spec_file);
+  if (!text.ok()) return absl::Status(text.status().code(), StrCat("spec: ", text.status().message()));
   return *std::move(text);
 }
 

@@ -112,12 +112,13 @@ std::string ReadOnlyUri(const std::string& path) {
   return out + "?mode=ro";
 }
 
+// The column named "value" of the first row of `sql`; 0 when there is none.
 absl::StatusOr<int64_t> QueryInt(Connection& conn, const std::string& sql, std::string_view doing) {
   auto stmt = conn.Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   auto row = (*stmt)->Step(doing);
   if (!row.ok()) return row.status();
-  const int64_t value = *row ? (*stmt)->Int(0) : 0;
+  const int64_t value = *row ? (*stmt)->Int("value") : 0;
   (*stmt)->Reset();
   return value;
 }
@@ -152,7 +153,7 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
     ~Detach() { conn->Exec("DETACH DATABASE src", "closing the snapshot").IgnoreError(); }
   } detach{conn_.get()};
 
-  auto version = QueryInt(*conn_, "PRAGMA src.user_version", "reading the snapshot's schema");
+  auto version = QueryInt(*conn_, "SELECT user_version AS value FROM src.pragma_user_version", "reading the snapshot's schema");
   if (!version.ok()) {
     return absl::FailedPreconditionError(
         StrCat(snapshot, ": not a Crest database (", version.status().message(), ")"));
@@ -190,7 +191,7 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
     for (const auto& [sql, count] : plain) {
       if (auto s = run(sql, count); !s.ok()) return s;
     }
-    auto last_id = QueryInt(*conn_, "SELECT coalesce(max(id), 0) FROM main.measurements",
+    auto last_id = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM main.measurements",
                             "reading the newest measurement");
     if (!last_id.ok()) return last_id.status();
     if (auto s = run(StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, ",
@@ -240,7 +241,7 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
                             "best_measurements", "best_answers", "imported"}) {
     auto count = QueryInt(*conn_,
-                          StrCat("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                          StrCat("SELECT count(*) AS value FROM sqlite_master WHERE type = 'table' AND "
                                  "name = '",
                                  table, "'"),
                           "reading the schema");
@@ -260,12 +261,12 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
     if (!s.ok()) report.problems.push_back(std::string(s.message()));
   };
   collect("PRAGMA integrity_check", "checking integrity", [](const Statement& row) {
-    const std::string line = row.Text(0);
+    const std::string line = row.Text("integrity_check");
     return line == "ok" ? std::string() : StrCat("integrity: ", line);
   });
   collect("PRAGMA foreign_key_check", "checking references", [](const Statement& row) {
-    return StrCat("dangling reference in table ", row.Text(0), " row ", row.Int(1), " to ",
-                  row.Text(2));
+    return StrCat("dangling reference in table ", row.Text("table"), " row ", row.Int("rowid"),
+                  " to ", row.Text("parent"));
   });
   report.ok = report.problems.empty();
   return report;
@@ -279,12 +280,13 @@ absl::StatusOr<DbStats> SqliteStore::Stats() {
   struct stat st {};
   if (::stat(path().c_str(), &st) == 0) stats.file_bytes = st.st_size;
   const std::pair<const char*, int64_t*> counts[] = {
-      {"SELECT count(*) FROM devices", &stats.devices},
-      {"SELECT count(*) FROM software", &stats.software},
-      {"SELECT count(*) FROM measurements", &stats.measurements},
-      {"SELECT count(*) FROM measurements WHERE verified = 1", &stats.verified_measurements},
-      {"SELECT count(*) FROM predictions", &stats.predictions},
-      {"SELECT count(*) FROM imported", &stats.imported},
+      {"SELECT count(*) AS value FROM devices", &stats.devices},
+      {"SELECT count(*) AS value FROM software", &stats.software},
+      {"SELECT count(*) AS value FROM measurements", &stats.measurements},
+      {"SELECT count(*) AS value FROM measurements WHERE verified = 1",
+       &stats.verified_measurements},
+      {"SELECT count(*) AS value FROM predictions", &stats.predictions},
+      {"SELECT count(*) AS value FROM imported", &stats.imported},
   };
   for (const auto& [sql, out] : counts) {
     auto value = QueryInt(*conn_, sql, "counting rows");
@@ -292,17 +294,19 @@ absl::StatusOr<DbStats> SqliteStore::Stats() {
     *out = *value;
   }
   const std::pair<const char*, std::map<std::string, int64_t>*> groups[] = {
-      {"SELECT state, count(*) FROM jobs GROUP BY state", &stats.jobs_by_state},
-      {"SELECT gpu_model, count(*) FROM measurements GROUP BY gpu_model",
+      {"SELECT state AS name, count(*) AS value FROM jobs GROUP BY state", &stats.jobs_by_state},
+      {"SELECT gpu_model AS name, count(*) AS value FROM measurements GROUP BY gpu_model",
        &stats.measurements_by_gpu},
-      {"SELECT gpu_model, count(*) FROM predictions GROUP BY gpu_model", &stats.predictions_by_gpu},
-      {"SELECT gpu_model, count(*) FROM imported GROUP BY gpu_model", &stats.imported_by_gpu},
+      {"SELECT gpu_model AS name, count(*) AS value FROM predictions GROUP BY gpu_model",
+       &stats.predictions_by_gpu},
+      {"SELECT gpu_model AS name, count(*) AS value FROM imported GROUP BY gpu_model",
+       &stats.imported_by_gpu},
   };
   for (const auto& [sql, out] : groups) {
     auto stmt = conn_->Prepare(sql);
     if (!stmt.ok()) return stmt.status();
     auto counted = (*stmt)->ForEachRow(
-        "counting rows", [out = out](const Statement& row) { (*out)[row.Text(0)] = row.Int(1); });
+        "counting rows", [out = out](const Statement& row) { (*out)[row.Text("name")] = row.Int("value"); });
     if (!counted.ok()) return counted;
   }
   return stats;

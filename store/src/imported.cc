@@ -43,10 +43,10 @@ absl::StatusOr<std::vector<Store::ImportedRow>> SqliteStore::ImportedTimings(
   std::vector<ImportedRow> out;
   auto s = (*stmt)->Bind(1, gpu_model).ForEachRow("reading imported timings",
                                                    [&](const Statement& row) {
-                                                     out.push_back({{ReadKey(row, 0), row.Double(7)},
-                                                                    row.Text(8),
-                                                                    row.Text(9),
-                                                                    row.Text(10)});
+                                                     out.push_back({{ReadKey(row), row.Double("time_us")},
+                                                                    row.Text("device"),
+                                                                    row.Text("tool"),
+                                                                    row.Text("source_file")});
                                                    });
   if (!s.ok()) return s;
   return out;

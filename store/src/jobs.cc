@@ -11,20 +11,20 @@ constexpr const char* kJobColumns =
 
 JobRecord ReadJob(const Statement& s) {
   JobRecord j;
-  j.id = s.Int(0);
-  j.uid = s.Text(1);
-  j.host = s.Text(2);
-  j.spec = s.Text(3);
-  j.backend = s.Text(4);
-  j.target = s.Text(5);
-  j.state = ParseJobState(s.Text(6)).value_or(JobState::kFailed);
-  j.total = s.Int(7);
-  j.done = s.Int(8);
-  j.priority = static_cast<int>(s.Int(9));
-  j.created_us = s.Int(10);
-  if (!s.IsNull(11)) j.started_us = s.Int(11);
-  if (!s.IsNull(12)) j.finished_us = s.Int(12);
-  j.error = s.Text(13);
+  j.id = s.Int("id");
+  j.uid = s.Text("uid");
+  j.host = s.Text("host");
+  j.spec = s.Text("spec");
+  j.backend = s.Text("backend");
+  j.target = s.Text("target");
+  j.state = ParseJobState(s.Text("state")).value_or(JobState::kFailed);
+  j.total = s.Int("total");
+  j.done = s.Int("done");
+  j.priority = static_cast<int>(s.Int("priority"));
+  j.created_us = s.Int("created_us");
+  if (!s.IsNull("started_us")) j.started_us = s.Int("started_us");
+  if (!s.IsNull("finished_us")) j.finished_us = s.Int("finished_us");
+  j.error = s.Text("error");
   return j;
 }
 

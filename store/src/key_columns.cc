@@ -12,16 +12,11 @@ void BindKey(Statement& s, int first, const GemmKey& k) {
       .Bind(first + 6, k.k);
 }
 
-GemmKey ReadKey(const Statement& s, int first) {
+GemmKey ReadKey(const Statement& s) {
   // Stored names are canonical (written by DTypeName).
-  const DType dtype = ParseDType(s.Text(first)).value_or(DType::kBf16);
-  return {dtype,
-          s.Int(first + 1) != 0,
-          s.Int(first + 2) != 0,
-          s.Int(first + 4),
-          s.Int(first + 5),
-          s.Int(first + 6),
-          s.Int(first + 3)};
+  const DType dtype = ParseDType(s.Text("dtype")).value_or(DType::kBf16);
+  return {dtype,         s.Int("trans_a") != 0, s.Int("trans_b") != 0, s.Int("m"),
+          s.Int("n"),    s.Int("k"),            s.Int("batch")};
 }
 
 }  // namespace crest::store::internal

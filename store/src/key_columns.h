@@ -9,7 +9,7 @@ namespace crest::store::internal {
 
 // Binds dtype, trans_a, trans_b, batch, m, n, k at `first`..first+6.
 void BindKey(Statement& s, int first, const GemmKey& key);
-// Reads dtype, trans_a, trans_b, batch, m, n, k from columns `first`..first+6.
-GemmKey ReadKey(const Statement& s, int first);
+// Reads the columns named dtype, trans_a, trans_b, batch, m, n, k.
+GemmKey ReadKey(const Statement& s);
 
 }  // namespace crest::store::internal

@@ -36,7 +36,7 @@ void BindRange(Statement& s, const KeyRange& r) {
   if (r.varying == 2) s.Bind(12, r.k_hi);
 }
 
-// Runs `select` (columns from dtype … k at 0..6, then the caller's) over
+// Runs `select` (the key columns dtype … k by name, then the caller's) over
 // the index ranges covering `wanted`, calling `on_row` for rows whose key is
 // wanted. `bind` binds the caller's parameters ?1 and ?2.
 absl::Status ScanKeyRanges(Connection& conn, const std::string& select,
@@ -50,12 +50,102 @@ absl::Status ScanKeyRanges(Connection& conn, const std::string& select,
     bind(**stmt);
     BindRange(**stmt, range);
     auto s = (*stmt)->ForEachRow(doing, [&](const Statement& row) {
-      GemmKey key = ReadKey(row, 0);
+      GemmKey key = ReadKey(row);
       if (wanted.contains(key)) on_row(std::move(key), row);
     });
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+BestTime ReadBestTime(const Statement& s, int64_t software_id) {
+  BestTime b;
+  b.median_us = s.Double("median_us");
+  b.ci_low_us = s.Double("ci_low_us");
+  b.ci_high_us = s.Double("ci_high_us");
+  b.measurement_id = s.Int("measurement_id");
+  b.device_id = s.Int("device_id");
+  b.software_id = software_id;
+  b.devices = static_cast<int>(s.Int("devices"));
+  return b;
+}
+
+AlgoIdentity ReadAlgo(const Statement& s) {
+  AlgoIdentity a;
+  a.algo_id = s.Int("algo_id");
+  a.tile = s.Int("tile");
+  a.tile_m = static_cast<int>(s.Int("tile_m"));
+  a.tile_n = static_cast<int>(s.Int("tile_n"));
+  a.stages = s.Int("stages");
+  a.split_k = s.Int("split_k");
+  a.reduction_scheme = s.Int("reduction_scheme");
+  a.swizzle = s.Int("swizzle");
+  a.custom_option = s.Int("custom_option");
+  a.cluster_shape = s.Int("cluster_shape");
+  a.bytes = s.Blob("algo_bytes");
+  return a;
+}
+
+SampleStats ReadStats(const Statement& s) {
+  SampleStats st;
+  st.median_us = s.Double("median_us");
+  st.mean_us = s.Double("mean_us");
+  st.min_us = s.Double("min_us");
+  st.stdev_us = s.Double("stdev_us");
+  st.samples = s.Int("samples");
+  st.sm_clock_mhz = s.Double("sm_clock_mhz");
+  st.ci_low_us = s.Double("ci_low_us");
+  st.ci_high_us = s.Double("ci_high_us");
+  st.power_w = s.Double("power_w");
+  st.throttle_reasons = static_cast<uint64_t>(s.Int("throttle_reasons"));
+  st.discarded = s.Int("discarded");
+  return st;
+}
+
+// The device_* columns of a measurement joined with its device.
+DeviceInfo ReadDevice(const Statement& s) {
+  DeviceInfo d;
+  d.uuid = s.Text("device_uuid");
+  d.host = s.Text("device_host");
+  d.name = s.Text("device_name");
+  d.gpu_model = s.Text("device_gpu_model");
+  d.sm_count = static_cast<int>(s.Int("device_sm_count"));
+  d.cc_major = static_cast<int>(s.Int("device_cc_major"));
+  d.cc_minor = static_cast<int>(s.Int("device_cc_minor"));
+  d.l2_bytes = s.Int("device_l2_bytes");
+  d.memory_bytes = s.Int("device_memory_bytes");
+  d.sm_clock_mhz = static_cast<int>(s.Int("device_sm_clock_mhz"));
+  d.memory_clock_mhz = static_cast<int>(s.Int("device_memory_clock_mhz"));
+  return d;
+}
+
+MeasurementRow ReadMeasurement(const Statement& s) {
+  MeasurementRow r;
+  r.key = ReadKey(s);
+  r.id = s.Int("id");
+  if (!s.IsNull("job_id")) r.job_id = s.Int("job_id");
+  r.lda = s.Int("lda");
+  r.ldb = s.Int("ldb");
+  r.ldc = s.Int("ldc");
+  r.dtype_out = s.Text("dtype_out");
+  r.compute_type = s.Text("compute_type");
+  r.result.algo = ReadAlgo(s);
+  r.result.stats = ReadStats(s);
+  r.result.tflops = s.Double("tflops");
+  r.result.verified = s.Int("verified") != 0;
+  r.result.verify_note = s.Text("verify_note");
+  r.result.clock_note = s.Text("clock_note");
+  r.tiles = s.Int("tiles");
+  r.waves = s.Int("waves");
+  r.tile_efficiency = s.Double("tile_efficiency");
+  r.wave_efficiency = s.Double("wave_efficiency");
+  r.mode.cache = ParseCacheMode(s.Text("cache_mode")).value_or(CacheMode::kCold);
+  r.mode.clocks = ParseClockPolicy(s.Text("clock_policy")).value_or(ClockPolicy::kBurst);
+  r.created_us = s.Int("created_us");
+  r.settled_clock_mhz = s.Double("settled_clock_mhz");
+  r.device = ReadDevice(s);
+  r.software = {s.Text("driver"), s.Int("cuda_runtime"), s.Int("cublaslt")};
+  return r;
 }
 
 }  // namespace
@@ -123,19 +213,19 @@ absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
         p.gpu_model = gpu_model;
         p.model_version = std::string(model_version);
         p.key = key;
-        p.time_us = s.Double(7);
-        p.tflops = s.Double(8);
-        p.tile_m = static_cast<int>(s.Int(9));
-        p.tile_n = static_cast<int>(s.Int(10));
-        p.tiles = s.Int(11);
-        p.waves = s.Int(12);
-        p.tile_efficiency = s.Double(13);
-        p.wave_efficiency = s.Double(14);
-        p.alignment_factor = s.Double(15);
-        p.bound = s.Text(16);
-        p.host = s.Text(17);
-        p.created_us = s.Int(18);
-        p.expected_error = s.Double(19);
+        p.time_us = s.Double("time_us");
+        p.tflops = s.Double("tflops");
+        p.tile_m = static_cast<int>(s.Int("tile_m"));
+        p.tile_n = static_cast<int>(s.Int("tile_n"));
+        p.tiles = s.Int("tiles");
+        p.waves = s.Int("waves");
+        p.tile_efficiency = s.Double("tile_efficiency");
+        p.wave_efficiency = s.Double("wave_efficiency");
+        p.alignment_factor = s.Double("alignment_factor");
+        p.bound = s.Text("bound");
+        p.host = s.Text("host");
+        p.created_us = s.Int("created_us");
+        p.expected_error = s.Double("expected_error");
         out.emplace(std::move(key), std::move(p));
       },
       "looking up predictions");
@@ -169,7 +259,7 @@ absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const De
         .Bind(11, d.memory_clock_mhz);
     auto row = (*dev)->Step("registering a device");
     if (!row.ok()) return row.status();
-    ids.first = (*dev)->Int(0);
+    ids.first = (*dev)->Int("id");
     if (auto s = (*dev)->Run("registering a device"); !s.ok()) return s;
     auto soft = conn_->Prepare(
         "INSERT INTO software(driver, cuda_runtime, cublaslt) VALUES (?1, ?2, ?3) "
@@ -178,7 +268,7 @@ absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const De
     (*soft)->Bind(1, sw.driver).Bind(2, sw.cuda_runtime).Bind(3, sw.cublaslt);
     row = (*soft)->Step("registering software");
     if (!row.ok()) return row.status();
-    ids.second = (*soft)->Int(0);
+    ids.second = (*soft)->Int("id");
     return (*soft)->Run("registering software");
   });
   if (!status.ok()) return status;
@@ -330,7 +420,7 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
   (*versions)->Bind(1, pin.cublaslt).Bind(2, pin.cuda_runtime).Bind(3, pin.driver);
   std::vector<int64_t> software_ids;
   auto listed = (*versions)->ForEachRow("listing software versions", [&](const Statement& row) {
-    software_ids.push_back(row.Int(0));
+    software_ids.push_back(row.Int("id"));
   });
   if (!listed.ok()) return listed;
   // Each key takes the newest version that has it: probe versions newest
@@ -349,9 +439,7 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
           s.Bind(13, CacheModeName(mode.cache)).Bind(14, ClockPolicyName(mode.clocks));
         },
         [&](GemmKey key, const Statement& s) {
-          best.emplace(std::move(key),
-                       BestTime{s.Double(7), s.Double(11), s.Double(12), s.Int(8), s.Int(9),
-                                software_id, static_cast<int>(s.Int(10))});
+          best.emplace(std::move(key), ReadBestTime(s, software_id));
         },
         "looking up measurements");
     if (!status.ok()) return status;
@@ -362,18 +450,19 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
 
 absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   auto stmt = conn_->Prepare(
-      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, "                   // 0-6
-      "m.id, m.job_id, m.lda, m.ldb, m.ldc, m.dtype_out, m.compute_type, "               // 7-13
-      "m.algo_id, m.tile, m.tile_m, m.tile_n, m.stages, m.split_k, "                     // 14-19
-      "m.reduction_scheme, m.swizzle, m.custom_option, m.cluster_shape, m.algo_bytes, "  // 20-24
-      "m.median_us, m.mean_us, m.min_us, m.stdev_us, m.samples, m.sm_clock_mhz, "        // 25-30
-      "m.tflops, m.tiles, m.waves, m.tile_efficiency, m.wave_efficiency, "               // 31-35
-      "m.verified, m.verify_note, m.cache_mode, m.created_us, "                          // 36-39
-      "d.uuid, d.host, d.name, d.gpu_model, d.sm_count, d.cc_major, d.cc_minor, "        // 40-46
-      "d.l2_bytes, d.memory_bytes, d.sm_clock_mhz, d.memory_clock_mhz, "                 // 47-50
-      "s.driver, s.cuda_runtime, s.cublaslt, "                                           // 51-53
-      "m.clock_policy, m.ci_low_us, m.ci_high_us, m.power_w, m.throttle_reasons, "       // 54-58
-      "m.discarded, m.clock_note, m.settled_clock_mhz "                                  // 59-61
+      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, m.lda, "
+      "m.ldb, m.ldc, m.dtype_out, m.compute_type, m.algo_id, m.tile, m.tile_m, m.tile_n, "
+      "m.stages, m.split_k, m.reduction_scheme, m.swizzle, m.custom_option, m.cluster_shape, "
+      "m.algo_bytes, m.median_us, m.mean_us, m.min_us, m.stdev_us, m.samples, m.sm_clock_mhz, "
+      "m.tflops, m.tiles, m.waves, m.tile_efficiency, m.wave_efficiency, m.verified, "
+      "m.verify_note, m.cache_mode, m.created_us, m.clock_policy, m.ci_low_us, m.ci_high_us, "
+      "m.power_w, m.throttle_reasons, m.discarded, m.clock_note, m.settled_clock_mhz, "
+      "d.uuid AS device_uuid, d.host AS device_host, d.name AS device_name, "
+      "d.gpu_model AS device_gpu_model, d.sm_count AS device_sm_count, "
+      "d.cc_major AS device_cc_major, d.cc_minor AS device_cc_minor, "
+      "d.l2_bytes AS device_l2_bytes, d.memory_bytes AS device_memory_bytes, "
+      "d.sm_clock_mhz AS device_sm_clock_mhz, d.memory_clock_mhz AS device_memory_clock_mhz, "
+      "s.driver, s.cuda_runtime, s.cublaslt "
       "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
       "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1");
   if (!stmt.ok()) return stmt.status();
@@ -381,64 +470,7 @@ absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   auto found = s.Bind(1, id).Step("reading a measurement");
   if (!found.ok()) return found.status();
   if (!*found) return absl::NotFoundError(StrCat("measurement ", id, " not found in ", path()));
-  MeasurementRow r;
-  r.key = ReadKey(s, 0);
-  r.id = s.Int(7);
-  if (!s.IsNull(8)) r.job_id = s.Int(8);
-  r.lda = s.Int(9);
-  r.ldb = s.Int(10);
-  r.ldc = s.Int(11);
-  r.dtype_out = s.Text(12);
-  r.compute_type = s.Text(13);
-  AlgoIdentity& a = r.result.algo;
-  a.algo_id = s.Int(14);
-  a.tile = s.Int(15);
-  a.tile_m = static_cast<int>(s.Int(16));
-  a.tile_n = static_cast<int>(s.Int(17));
-  a.stages = s.Int(18);
-  a.split_k = s.Int(19);
-  a.reduction_scheme = s.Int(20);
-  a.swizzle = s.Int(21);
-  a.custom_option = s.Int(22);
-  a.cluster_shape = s.Int(23);
-  a.bytes = s.Blob(24);
-  SampleStats& st = r.result.stats;
-  st.median_us = s.Double(25);
-  st.mean_us = s.Double(26);
-  st.min_us = s.Double(27);
-  st.stdev_us = s.Double(28);
-  st.samples = s.Int(29);
-  st.sm_clock_mhz = s.Double(30);
-  r.result.tflops = s.Double(31);
-  r.tiles = s.Int(32);
-  r.waves = s.Int(33);
-  r.tile_efficiency = s.Double(34);
-  r.wave_efficiency = s.Double(35);
-  r.result.verified = s.Int(36) != 0;
-  r.result.verify_note = s.Text(37);
-  r.mode.cache = ParseCacheMode(s.Text(38)).value_or(CacheMode::kCold);
-  r.created_us = s.Int(39);
-  DeviceInfo& d = r.device;
-  d.uuid = s.Text(40);
-  d.host = s.Text(41);
-  d.name = s.Text(42);
-  d.gpu_model = s.Text(43);
-  d.sm_count = static_cast<int>(s.Int(44));
-  d.cc_major = static_cast<int>(s.Int(45));
-  d.cc_minor = static_cast<int>(s.Int(46));
-  d.l2_bytes = s.Int(47);
-  d.memory_bytes = s.Int(48);
-  d.sm_clock_mhz = static_cast<int>(s.Int(49));
-  d.memory_clock_mhz = static_cast<int>(s.Int(50));
-  r.software = {s.Text(51), s.Int(52), s.Int(53)};
-  r.mode.clocks = ParseClockPolicy(s.Text(54)).value_or(ClockPolicy::kBurst);
-  st.ci_low_us = s.Double(55);
-  st.ci_high_us = s.Double(56);
-  st.power_w = s.Double(57);
-  st.throttle_reasons = static_cast<uint64_t>(s.Int(58));
-  st.discarded = s.Int(59);
-  r.result.clock_note = s.Text(60);
-  r.settled_clock_mhz = s.Double(61);
+  MeasurementRow r = ReadMeasurement(s);
   s.Reset();
   return r;
 }
@@ -460,10 +492,9 @@ absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> SqliteStore::AllBestTi
   (*stmt)->Bind(4, pin.cublaslt).Bind(5, pin.cuda_runtime).Bind(6, pin.driver);
   std::vector<std::pair<GemmKey, BestTime>> out;
   auto s = (*stmt)->ForEachRow("reading every answer", [&](const Statement& row) {
-    GemmKey key = ReadKey(row, 0);
+    GemmKey key = ReadKey(row);
     if (!out.empty() && out.back().first == key) return;  // an older software version
-    out.emplace_back(key, BestTime{row.Double(7), row.Double(8), row.Double(9), row.Int(10),
-                                   row.Int(11), row.Int(12), static_cast<int>(row.Int(13))});
+    out.emplace_back(key, ReadBestTime(row, row.Int("software_id")));
   });
   if (!s.ok()) return s;
   return out;

@@ -318,7 +318,7 @@ absl::StatusOr<int> SchemaVersion(Connection& conn) {
   if (!stmt.ok()) return stmt.status();
   auto row = (*stmt)->Step("reading the schema version");
   if (!row.ok()) return row.status();
-  const auto version = static_cast<int>((*stmt)->Int(0));
+  const auto version = static_cast<int>((*stmt)->Int("user_version"));
   (*stmt)->Reset();
   return version;
 }
@@ -332,11 +332,11 @@ absl::StatusOr<int> CheckOwnership(Connection& conn) {
         kSchemaVersion, "); use a newer crest. The file was not changed."));
   }
   if (*version > 0) return *version;
-  auto stmt = conn.Prepare("SELECT count(*) FROM sqlite_master");
+  auto stmt = conn.Prepare("SELECT count(*) AS objects FROM sqlite_master");
   if (!stmt.ok()) return stmt.status();
   auto row = (*stmt)->Step("reading the schema");
   if (!row.ok()) return row.status();
-  const int64_t objects = (*stmt)->Int(0);
+  const int64_t objects = (*stmt)->Int("objects");
   (*stmt)->Reset();
   if (objects != 0) {
     return absl::FailedPreconditionError(

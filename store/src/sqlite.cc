@@ -1,5 +1,8 @@
 #include "sqlite.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "crest/common/str_cat.h"
 
 namespace crest::store::internal {
@@ -169,20 +172,34 @@ absl::Status Statement::ForEachRow(std::string_view doing,
   return absl::OkStatus();
 }
 
-int64_t Statement::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
-double Statement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
-bool Statement::IsNull(int column) const {
-  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+int Statement::Index(std::string_view column) const {
+  if (columns_.empty()) {
+    const int n = sqlite3_column_count(stmt_);
+    for (int i = 0; i < n; ++i) columns_.emplace(sqlite3_column_name(stmt_, i), i);
+  }
+  auto it = columns_.find(column);
+  if (it == columns_.end()) {
+    std::fprintf(stderr, "crest store: bug: no column '%.*s' in: %s\n",
+                 static_cast<int>(column.size()), column.data(), sqlite3_sql(stmt_));
+    std::abort();
+  }
+  return it->second;
 }
 
-std::string Statement::Text(int column) const {
+int64_t Statement::IntAt(int index) const { return sqlite3_column_int64(stmt_, index); }
+double Statement::DoubleAt(int index) const { return sqlite3_column_double(stmt_, index); }
+bool Statement::IsNullAt(int index) const {
+  return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+
+std::string Statement::TextAt(int column) const {
   const auto* text = sqlite3_column_text(stmt_, column);
   if (text == nullptr) return {};
   return std::string(reinterpret_cast<const char*>(text),
                      static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
-std::vector<uint8_t> Statement::Blob(int column) const {
+std::vector<uint8_t> Statement::BlobAt(int column) const {
   const auto* data = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, column));
   const auto size = static_cast<size_t>(sqlite3_column_bytes(stmt_, column));
   return data == nullptr ? std::vector<uint8_t>{} : std::vector<uint8_t>(data, data + size);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -70,7 +71,9 @@ class Connection final {
   std::map<std::string, std::unique_ptr<Statement>> cache_;
 };
 
-// A prepared statement. Bind indexes are 1-based; column indexes 0-based.
+// A prepared statement. Bind indexes are 1-based. Rows are read by column
+// name — the AS alias, else the column's own name without its table — so
+// that a column added to a SELECT shifts nothing.
 class Statement final {
  public:
   Statement(sqlite3_stmt* stmt, const Connection* conn) : stmt_(stmt), conn_(conn) {}
@@ -98,15 +101,31 @@ class Statement final {
   // Steps to completion, calling `row` for each row; resets when done.
   absl::Status ForEachRow(std::string_view doing, const std::function<void(const Statement&)>& row);
 
-  int64_t Int(int column) const;
-  double Double(int column) const;
-  std::string Text(int column) const;
-  std::vector<uint8_t> Blob(int column) const;
-  bool IsNull(int column) const;
+  // A name the statement does not return is a bug in the SQL beside the
+  // reader: it aborts, naming the column and the SQL.
+  int64_t Int(std::string_view column) const { return IntAt(Index(column)); }
+  double Double(std::string_view column) const { return DoubleAt(Index(column)); }
+  std::string Text(std::string_view column) const { return TextAt(Index(column)); }
+  std::vector<uint8_t> Blob(std::string_view column) const { return BlobAt(Index(column)); }
+  bool IsNull(std::string_view column) const { return IsNullAt(Index(column)); }
 
  private:
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  int Index(std::string_view column) const;
+  int64_t IntAt(int index) const;
+  double DoubleAt(int index) const;
+  std::string TextAt(int index) const;
+  std::vector<uint8_t> BlobAt(int index) const;
+  bool IsNullAt(int index) const;
+
   sqlite3_stmt* stmt_;
   const Connection* conn_;
+  // Column name → index, filled at the first read (a statement's columns
+  // never change once prepared).
+  mutable std::unordered_map<std::string, int, NameHash, std::equal_to<>> columns_;
 };
 
 }  // namespace crest::store::internal

@@ -15,7 +15,9 @@ class SqliteStore final : public Store {
   SqliteStore(std::unique_ptr<Connection> conn, StoreOptions options);
 
   const std::string& path() const override { return conn_->path(); }
-  int64_t NowUs() const override { return options_.now_us(); }
+  int64_t NowUs() const override {
+    return static_cast<int64_t>(options_.env->NowSeconds() * 1e6);
+  }
 
   // jobs.cc
   absl::StatusOr<JobRecord> FindJob(const std::string& spec, const std::string& backend,

@@ -71,26 +71,11 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
 }
 
 namespace internal {
-namespace {
-
-int64_t SystemNowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string HostName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
-}  // namespace
 
 SqliteStore::SqliteStore(std::unique_ptr<Connection> conn, StoreOptions options)
     : conn_(std::move(conn)), options_(std::move(options)), random_(std::random_device{}()) {
-  if (!options_.now_us) options_.now_us = SystemNowUs;
-  if (options_.host.empty()) options_.host = HostName();
+  if (options_.env == nullptr) options_.env = &DefaultEnv();
+  if (options_.host.empty()) options_.host = options_.env->HostName();
 }
 
 std::string SqliteStore::NewUid() {

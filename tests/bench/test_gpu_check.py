@@ -31,13 +31,13 @@ def test_torch_side_measures_the_same_shapes_as_the_check():
 
 
 def test_torch_side_follows_crests_protocol_arithmetic():
-    # Crest's cold-L2 rule (tests/tuner/measure/arena_test.cc): 1024^3 bf16 on 50 MiB L2 → 17.
+    # Crest's cold-L2 rule (tests/measure/arena_test.cc): 1024^3 bf16 on 50 MiB L2 → 17.
     s = {"batch": 1, "m": 1024, "n": 1024, "k": 1024, "dtype": "bf16"}
     assert torch_compare.copies_for(s, 50 << 20) == 17
     assert torch_compare.launches_per_sample(5000, 1) == 1
     assert torch_compare.launches_per_sample(5000, 3) == 3
     assert torch_compare.launches_per_sample(0.01, 1) == 256
-    # Crest's order-statistic interval (tests/tuner/measure/sampling_test.cc).
+    # Crest's order-statistic interval (tests/measure/sampling_test.cc).
     assert torch_compare.median_interval(list(range(1, 11))) == (2, 9)
     assert torch_compare.median_interval(list(range(1, 101))) == (40, 61)
     assert torch_compare.median_interval([5, 1, 4, 2, 3]) == (1, 5)

@@ -48,7 +48,7 @@ TEST(CrestFleet, SubmitAndPullMergeTheSurvivorsReportTheDeadNodeAndMergeIdempote
   for (int i = 0; i < 3; ++i) {
     const std::string state = dir.File("node" + std::to_string(i));
     std::filesystem::create_directories(state);
-    ASSERT_TRUE(nodes[i].Start(CRESTD_BIN, state, {"--model-gemm-delay-ms", delays[i]}, &why))
+    ASSERT_TRUE(nodes[i].Start(CRESTD_TESTING_BIN, state, {"--model-gemm-delay-ms", delays[i]}, &why))
         << why;
   }
   const std::string targets =

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "fake_env.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "readonly_vfs.h"
@@ -98,6 +99,27 @@ TEST(StoreOpen, UpgradesAnOlderFileAndKeepsItsRows) {
   job.target = "H100-SXM";
   auto created = db->CreateJob(job);  // uses the v2 priority column
   ASSERT_TRUE(created.ok()) << created.status();
+}
+
+TEST(StoreOpen, JobsCarryTheHostAndTheTimeOfTheStoresEnv) {
+  TempDir dir;
+  testing::FakeEnv env;
+  env.SetHostName("env-node");
+  env.SetNow(1'800'000'000.25);
+  StoreOptions options;
+  options.env = &env;
+  auto db = Store::Open(dir.File("env.db"), options);
+  ASSERT_TRUE(db.ok()) << db.status();
+  JobRecord job;
+  job.spec = "{}";
+  job.backend = "model";
+  auto created = (*db)->CreateJob(job);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->host, "env-node");
+  auto read = (*db)->GetJob(created->id);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->host, "env-node");
+  EXPECT_EQ(read->created_us, 1'800'000'000'250'000);
 }
 
 TEST(StoreOpen, ReadOnlyOpenOfAnOlderFileSaysHowToUpgrade) {

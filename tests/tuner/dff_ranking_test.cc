@@ -76,7 +76,9 @@ TEST(RankDff, MixedSourcesAreLabelledMixed) {
     return t;
   });
   ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->rows.size(), 5u) << "every candidate is ranked";
   for (const auto& row : r->rows) EXPECT_EQ(row.source, "mixed");
+  EXPECT_EQ(r->baseline.source, "mixed");
 }
 
 TEST(RankDff, TimerErrorsPassThrough) {
@@ -93,7 +95,7 @@ TEST(RankDff, PredictorTimerLabelsEveryRowPredictedWithTheModelInForce) {
   const GpuSpec& h100 = **FindGpu("h100");
   auto r = RankDff(q, PredictorTimer(h100));
   ASSERT_TRUE(r.ok());
-  ASSERT_FALSE(r->rows.empty());
+  ASSERT_EQ(r->rows.size(), 257u) << "2·128 + 1 candidates";
   for (const auto& row : r->rows) {
     EXPECT_EQ(row.source, "predicted");
     EXPECT_EQ(row.provenance, ModelVersionFor(h100, DType::kBf16));
@@ -107,6 +109,7 @@ TEST(RankDff, PredictionsWithinTheModelsExpectedErrorAreTied) {
   q.top = 0;
   auto r = RankDff(q, PredictorTimer(**FindGpu("a100")));  // uncalibrated: +/-25%
   ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->rows.size(), 257u) << "2·128 + 1 candidates";
   const DffRow& best = r->rows.front();
   EXPECT_NEAR(best.time_high_us - best.time_low_us, 0.25 * best.time_us, 1e-6);
   int64_t tied = 0;
@@ -159,6 +162,7 @@ TEST(RankDff, PredictionsWithoutAnIntervalAreExact) {
   auto r =
       RankDff(Query(), [](const GemmShape& g) -> absl::StatusOr<Timing> { return Scripted(g); });
   ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->rows.size(), 5u) << "every candidate is ranked";
   for (const DffRow& row : r->rows) {
     EXPECT_DOUBLE_EQ(row.time_low_us, row.time_us);
     EXPECT_DOUBLE_EQ(row.time_high_us, row.time_us);

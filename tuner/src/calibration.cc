@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "crest/common/fnv1a.h"
-#include "crest/common/read_file.h"
+#include "crest/common/env.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
 #include "nlohmann/json.hpp"
@@ -272,8 +272,10 @@ std::string CalibrationJson(const Calibration& c) {
 }
 
 absl::Status LoadCalibrationFile(const std::string& path) {
-  auto text = ReadWholeFile(path);
-  if (!text) return absl::NotFoundError(StrCat("calibration: cannot read '", path, "'"));
+  auto text = ReadFileToString(path);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(), StrCat("calibration: ", text.status().message()));
+  }
   auto c = ParseCalibration(*text, path);
   if (!c.ok()) return c.status();
   TheRegistry().Put(*std::move(c));

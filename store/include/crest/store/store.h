@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "crest/store/records.h"
 #include "crest/tuner/gemm.h"
+#include "crest/common/env.h"
 #include "crest/tuner/measurement.h"
 #include "crest/tuner/predictor.h"
 
@@ -48,9 +49,10 @@ struct StoreOptions {
   int64_t max_pages = 0;
   // SQLite VFS to open through (tests inject faults this way); nullptr = default.
   const char* vfs = nullptr;
-  // Clock [µs since the Unix epoch]; default: the system clock.
-  std::function<int64_t()> now_us;
-  // Host name recorded with jobs, devices and predictions; default: gethostname().
+  // The clock (row timestamps) and the host name; nullptr = DefaultEnv().
+  Env* env = nullptr;
+  // Host name recorded with jobs, devices and predictions, when this store
+  // speaks for another node (fleet tests and benchmarks); default: env's.
   std::string host;
   // Tests only: stop migrating at this version (0 = kSchemaVersion).
   int migrate_to_for_test = 0;

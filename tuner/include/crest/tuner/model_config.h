@@ -9,7 +9,7 @@
 namespace crest {
 
 // The dimensions of one transformer layer and its training step. Every size
-// is in elements. See DESIGN.md's table of GEMMs.
+// is in elements. See the table of GEMMs in docs/shapes.md.
 struct ModelConfig {
   int64_t hidden = 0;       // h
   int64_t heads = 0;        // a, attention (query) heads

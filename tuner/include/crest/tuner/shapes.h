@@ -1,4 +1,4 @@
-// A model config → the GEMMs it runs (DESIGN.md, "The GEMMs of a transformer
+// A model config → the GEMMs it runs (docs/shapes.md, "The GEMMs of a transformer
 // layer"), per tensor-parallel rank.
 #pragma once
 

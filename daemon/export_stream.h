@@ -1,0 +1,44 @@
+// Internal to crestd: the ExportResults reactor. It takes a consistent
+// snapshot of the database (VACUUM INTO a temporary file in the state
+// directory) on its own thread, streams the file in 1 MiB chunks and
+// deletes it when the call ends, however it ends.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "crest/common/env.h"
+#include "crest/v1/crest.grpc.pb.h"
+#include "store_pool.h"
+
+namespace crest::crestd {
+
+class ExportStream final : public grpc::ServerWriteReactor<v1::ExportChunk> {
+ public:
+  ExportStream(StorePool& pool, Env& env, std::string snapshot_path,
+               std::function<void()> on_done);
+
+  void Begin();
+  void OnWriteDone(bool ok) override;
+  void OnDone() override;
+
+ private:
+  void RemoveSnapshot();  // logs when the name cannot be removed
+  static constexpr int64_t kChunkBytes = 1 << 20;
+  void WriteNext();
+
+  StorePool& pool_;
+  Env& env_;
+  const std::string snapshot_path_;
+  std::function<void()> on_done_;
+  std::ifstream in_;
+  int64_t total_ = 0;
+  int64_t offset_ = 0;
+  v1::ExportChunk chunk_;
+};
+
+}  // namespace crest::crestd

@@ -1,0 +1,457 @@
+#include "job_queue.h"
+
+#include <chrono>
+
+#include "crest/common/str_cat.h"
+#include "crest/sweep/runner.h"
+#include "crest/tuner/gpu_catalogue.h"
+#include "log.h"
+
+namespace crest::crestd {
+namespace {
+
+bool Ended(store::JobState state) {
+  return state == store::JobState::kDone || state == store::JobState::kFailed ||
+         state == store::JobState::kCancelled;
+}
+
+JobResult ResultOf(const GemmShape& gemm, const GemmOutcome& outcome) {
+  JobResult r;
+  r.gemm = gemm;
+  if (outcome.predicted) {
+    r.time_us = outcome.predicted->time_us;
+    r.tflops = outcome.predicted->tflops;
+  } else if (outcome.measured) {
+    r.measured = true;
+    for (const auto& algo : outcome.measured->algos) {  // the fastest verified algorithm
+      if (!algo.verified) continue;
+      if (r.time_us == 0 || algo.stats.median_us < r.time_us) {
+        r.time_us = algo.stats.median_us;
+        r.tflops = algo.tflops;
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+JobQueue::JobQueue(JobQueueOptions options, StorePool& pool)
+    : options_(std::move(options)), pool_(pool) {
+  for (const auto& lane : options_.lanes) {
+    auto state = std::make_unique<LaneState>();
+    state->lane = lane;
+    lanes_.push_back(std::move(state));
+  }
+}
+
+JobQueue::~JobQueue() { Stop(); }
+
+std::string JobQueue::DefaultBackend() const {
+  for (const auto& l : lanes_) {
+    if (l->lane.backend == "cublaslt") return "cublaslt";
+  }
+  return "model";
+}
+
+absl::Status JobQueue::Start() {
+  store::StoreOptions writer_options;
+  if (!options_.host.empty()) writer_options.host = options_.host;
+  writer_options.env = options_.env;
+  auto writer = store::Store::Open(options_.db_path, writer_options);
+  if (!writer.ok()) return writer.status();
+  std::lock_guard<std::mutex> lock(mutex_);
+  writer_ = std::move(*writer);
+  for (const auto state : {store::JobState::kRunning, store::JobState::kQueued}) {
+    auto jobs = writer_->ListJobs(state, 1'000'000);
+    if (!jobs.ok()) return jobs.status();
+    for (const auto& job : *jobs) {
+      if (job.host != options_.host) continue;
+      LaneState* lane = LaneOfJob(job);
+      if (lane == nullptr) {
+        const std::string why =
+            StrCat("not resumed: this node has no ", job.backend, " lane for target ", job.target);
+        if (auto s = writer_->UpdateJob(job.id, store::JobState::kFailed, job.total, job.done, why);
+            !s.ok()) {
+          return s;
+        }
+        Log(Level::kWarn, "job_not_resumed", {{"job", std::to_string(job.id)}, {"why", why}});
+        continue;
+      }
+      Enqueue(lane, job);
+      Log(Level::kInfo, "job_requeued",
+          {{"job", std::to_string(job.id)},
+           {"was", std::string(store::JobStateName(job.state))},
+           {"done", StrCat(job.done, "/", job.total)}});
+    }
+  }
+  for (auto& lane : lanes_) {
+    LaneState* l = lane.get();
+    l->thread = std::thread([this, l] { RunLane(l); });
+  }
+  return absl::OkStatus();
+}
+
+void JobQueue::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+    interrupt_ = true;
+  }
+  wake_.notify_all();
+  for (auto& lane : lanes_) {
+    if (lane->thread.joinable()) lane->thread.join();
+  }
+  std::map<int64_t, std::vector<JobWatcher*>> watchers;
+  {
+    std::lock_guard<std::recursive_mutex> lock(watch_mutex_);
+    watchers.swap(watchers_);
+    for (auto& [id, list] : watchers) {
+      for (JobWatcher* w : list) {
+        w->OnJobClosed(absl::UnavailableError(
+            StrCat("crestd is shutting down; job ", id,
+                   " is kept and, if unfinished, resumes when crestd starts again")));
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  writer_.reset();
+}
+
+void JobQueue::Enqueue(LaneState* lane, const store::JobRecord& job) {
+  lane->queue.insert(Queued{job.priority, job.id});
+}
+
+void JobQueue::ForgetQueued(int64_t id) {
+  for (auto& [client, ids] : queued_by_client_) ids.erase(id);
+  forced_.erase(id);
+  parsed_.erase(id);
+}
+
+JobQueue::LaneState* JobQueue::LaneOfJob(const store::JobRecord& job) {
+  for (auto& l : lanes_) {
+    if (l->lane.backend != job.backend) continue;
+    if (job.backend == "model" || l->lane.target == job.target) return l.get();
+  }
+  return nullptr;
+}
+
+absl::StatusOr<JobQueue::LaneState*> JobQueue::LaneFor(const std::string& backend,
+                                                       const sweep::SweepSpec& spec,
+                                                       std::string* target) {
+  if (backend == "model") {
+    if (spec.gpu.empty()) {
+      return absl::InvalidArgumentError(
+          "spec.gpu: the model backend needs a target GPU (\"gpu\" in the spec)");
+    }
+    auto gpu = FindGpu(spec.gpu);
+    if (!gpu.ok()) return absl::InvalidArgumentError(StrCat("spec.gpu: ", gpu.status().message()));
+    *target = std::string((*gpu)->name);
+    for (auto& l : lanes_) {
+      if (l->lane.backend == "model") return l.get();
+    }
+    return absl::FailedPreconditionError("backend: this crestd runs no model lane");
+  }
+  if (backend != "cublaslt") {
+    return absl::InvalidArgumentError(
+        StrCat("backend: unknown backend '", backend, "' (expected model or cublaslt)"));
+  }
+  std::string wanted;
+  if (!spec.gpu.empty()) {
+    auto gpu = FindGpu(spec.gpu);
+    if (gpu.ok()) wanted = std::string((*gpu)->name);
+  }
+  LaneState* chosen = nullptr;
+  for (auto& l : lanes_) {
+    if (l->lane.backend != "cublaslt") continue;
+    if (chosen == nullptr) chosen = l.get();
+    if (!wanted.empty() && l->lane.gpu_model == wanted) {
+      chosen = l.get();
+      break;
+    }
+  }
+  if (chosen == nullptr) {
+    return absl::FailedPreconditionError(
+        "backend: cublaslt needs a CUDA device, and this node has none (submit with backend "
+        "\"model\" for predictions)");
+  }
+  *target = chosen->lane.target;
+  return chosen;
+}
+
+absl::StatusOr<store::JobRecord> JobQueue::Submit(const SubmitRequest& request) {
+  if (request.spec_json.empty()) {
+    return absl::InvalidArgumentError("spec: empty; give a sweep spec (docs/sweep-spec.md)");
+  }
+  auto spec = sweep::ParseSweepSpec(request.spec_json);
+  if (!spec.ok()) return spec.status();
+  if (spec->gemms.empty()) {
+    return absl::InvalidArgumentError("spec: the plan holds no GEMMs");
+  }
+  const auto gemms = static_cast<int64_t>(spec->gemms.size());
+  if (gemms > options_.max_gemms_per_job) {
+    return absl::InvalidArgumentError(
+        StrCat("spec: the plan holds ", gemms, " GEMMs; this crestd takes at most ",
+               options_.max_gemms_per_job, " per job (--max-job-gemms); split the spec"));
+  }
+  const std::string backend = request.backend.empty() ? DefaultBackend() : request.backend;
+  std::string target;
+  auto lane = LaneFor(backend, *spec, &target);
+  if (!lane.ok()) return lane.status();
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_) return absl::UnavailableError("crestd is shutting down; submit again later");
+  auto existing = writer_->FindJob(spec->canonical_json, backend, target);
+  if (existing.ok() && !request.force &&
+      (existing->state == store::JobState::kQueued ||
+       existing->state == store::JobState::kRunning)) {
+    return *existing;  // the same sweep is already on its way
+  }
+  auto& mine = queued_by_client_[request.client];
+  if (static_cast<int>(mine.size()) >= options_.max_queued_per_client) {
+    return absl::ResourceExhaustedError(
+        StrCat("client '", request.client, "' already has ", mine.size(),
+               " queued jobs, the limit (--max-queued-per-client ", options_.max_queued_per_client,
+               "); wait for some to start or cancel them"));
+  }
+  store::JobRecord job;
+  job.spec = spec->canonical_json;
+  job.backend = backend;
+  job.target = target;
+  job.state = store::JobState::kQueued;
+  job.total = gemms;
+  job.priority = request.priority;
+  auto created = writer_->CreateJob(job);
+  if (!created.ok()) return created.status();
+  Enqueue(*lane, *created);
+  parsed_[created->id] = std::make_shared<const sweep::SweepSpec>(*std::move(spec));
+  mine.insert(created->id);
+  if (request.force) forced_.insert(created->id);
+  wake_.notify_all();
+  Log(Level::kInfo, "job_queued",
+      {{"job", std::to_string(created->id)},
+       {"backend", backend},
+       {"target", target},
+       {"gemms", std::to_string(gemms)},
+       {"priority", std::to_string(request.priority)},
+       {"client", request.client}});
+  return *created;
+}
+
+absl::StatusOr<store::JobRecord> JobQueue::Cancel(int64_t id) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stopping_) return absl::UnavailableError("crestd is shutting down");
+  auto job = writer_->GetJob(id);
+  if (!job.ok()) return job.status();
+  if (Ended(job->state)) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", id, " has already ended (", store::JobStateName(job->state), ")"));
+  }
+  for (auto& l : lanes_) {
+    if (l->running == id) {
+      l->cancel = true;  // the runner stops before its next GEMM and publishes the end
+      Log(Level::kInfo, "job_cancelling", {{"job", std::to_string(id)}});
+      return *job;
+    }
+  }
+  for (auto& l : lanes_) l->queue.erase(Queued{job->priority, id});
+  ForgetQueued(id);
+  if (auto s = writer_->UpdateJob(id, store::JobState::kCancelled, job->total, job->done,
+                                  "cancelled before it started");
+      !s.ok()) {
+    return s;
+  }
+  auto cancelled = writer_->GetJob(id);
+  lock.unlock();
+  if (!cancelled.ok()) return cancelled.status();
+  Log(Level::kInfo, "job_cancelled", {{"job", std::to_string(id)}});
+  JobEventData event;
+  event.job = *cancelled;
+  event.message = "cancelled before it started";
+  event.final = true;
+  Publish(std::move(event));
+  if (options_.on_job_end) options_.on_job_end(*cancelled);
+  return *cancelled;
+}
+
+absl::StatusOr<store::JobRecord> JobQueue::Get(int64_t id) {
+  auto db = pool_.Acquire();
+  if (!db.ok()) return db.status();
+  return (*db)->GetJob(id);
+}
+
+absl::StatusOr<std::vector<store::JobRecord>> JobQueue::List(std::optional<store::JobState> state,
+                                                             int limit) {
+  auto db = pool_.Acquire();
+  if (!db.ok()) return db.status();
+  return (*db)->ListJobs(state, limit);
+}
+
+int64_t JobQueue::QueuedCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t n = 0;
+  for (const auto& l : lanes_) n += static_cast<int64_t>(l->queue.size());
+  return n;
+}
+
+int64_t JobQueue::RunningCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t n = 0;
+  for (const auto& l : lanes_) n += l->running != 0 ? 1 : 0;
+  return n;
+}
+
+absl::Status JobQueue::Watch(int64_t id, JobWatcher* watcher) {
+  std::lock_guard<std::recursive_mutex> lock(watch_mutex_);
+  auto job = Get(id);  // read under the lock: no event can slip between
+  if (!job.ok()) return job.status();
+  JobEventData event;
+  event.job = *job;
+  event.final = Ended(job->state);
+  event.message = std::string(store::JobStateName(job->state));
+  if (!event.final) watchers_[id].push_back(watcher);
+  watcher->OnJobEvent(event);
+  return absl::OkStatus();
+}
+
+void JobQueue::Unwatch(int64_t id, JobWatcher* watcher) {
+  std::lock_guard<std::recursive_mutex> lock(watch_mutex_);
+  auto it = watchers_.find(id);
+  if (it == watchers_.end()) return;
+  std::erase(it->second, watcher);
+  if (it->second.empty()) watchers_.erase(it);
+}
+
+void JobQueue::Publish(JobEventData event) {
+  std::lock_guard<std::recursive_mutex> lock(watch_mutex_);
+  auto it = watchers_.find(event.job.id);
+  if (it == watchers_.end()) return;
+  // A watcher may finish, and unwatch, inside its callback.
+  const std::vector<JobWatcher*> list = it->second;
+  for (JobWatcher* w : list) w->OnJobEvent(event);
+  if (event.final) watchers_.erase(event.job.id);
+}
+
+void JobQueue::RunLane(LaneState* lane) {
+  store::StoreOptions options;
+  if (!options_.host.empty()) options.host = options_.host;
+  options.env = options_.env;
+  std::unique_ptr<store::Store> db;
+  while (true) {
+    int64_t id = 0;
+    bool force = false;
+    std::shared_ptr<const sweep::SweepSpec> spec;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || !lane->queue.empty(); });
+      if (stopping_) return;
+      id = lane->queue.begin()->id;
+      lane->queue.erase(lane->queue.begin());
+      force = forced_.contains(id);
+      if (auto it = parsed_.find(id); it != parsed_.end()) spec = it->second;
+      ForgetQueued(id);
+      lane->running = id;
+      lane->cancel = false;
+    }
+    if (db == nullptr) {
+      auto opened = store::Store::Open(options_.db_path, options);
+      if (opened.ok()) {
+        db = std::move(*opened);
+      } else {
+        Log(Level::kError, "lane_store_error",
+            {{"lane", lane->lane.name}, {"message", std::string(opened.status().message())}});
+      }
+    }
+    if (db != nullptr) {
+      auto job = db->GetJob(id);
+      if (job.ok()) RunJob(lane, *db, *job, force, std::move(spec));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    lane->running = 0;
+  }
+}
+
+void JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force,
+                      std::shared_ptr<const sweep::SweepSpec> spec) {
+  const std::string id = std::to_string(job.id);
+  auto fail = [&](const std::string& why) {
+    Log(Level::kWarn, "job_failed", {{"job", id}, {"error", why}});
+    (void)db.UpdateJob(job.id, store::JobState::kFailed, job.total, job.done, why);
+    JobEventData event;
+    event.job = job;
+    if (auto j = db.GetJob(job.id); j.ok()) event.job = *j;
+    event.message = why;
+    event.final = true;
+    if (options_.on_job_end) options_.on_job_end(event.job);
+    Publish(std::move(event));
+  };
+  if (spec == nullptr) {  // queued again at Start: not parsed in this process yet
+    auto parsed = sweep::ParseSweepSpec(job.spec);
+    if (!parsed.ok()) return fail(StrCat("spec: ", parsed.status().message()));
+    spec = std::make_shared<const sweep::SweepSpec>(*std::move(parsed));
+  }
+  auto backend = options_.make_backend(lane->lane, *spec);
+  if (!backend.ok()) return fail(std::string(backend.status().message()));
+
+  Log(Level::kInfo, "job_started",
+      {{"job", id},
+       {"lane", lane->lane.name},
+       {"done", StrCat(job.done, "/", job.total)},
+       {"resumed", job.done > 0 || job.state == store::JobState::kRunning ? "true" : "false"}});
+  store::JobRecord live = job;
+  live.state = store::JobState::kRunning;
+  std::vector<JobResult> results;  // written since the last event
+  double last_busy = 0;
+  sweep::SweepOptions run;
+  run.job_id = job.id;
+  run.env = options_.env;
+  run.force = force;
+  run.cancel = &lane->cancel;
+  run.interrupt = &interrupt_;
+  run.on_result = [&](const GemmShape& gemm, const GemmOutcome& outcome) {
+    results.push_back(ResultOf(gemm, outcome));
+    if (options_.on_result) options_.on_result(lane->lane, results.back());
+  };
+  run.on_progress = [&](const sweep::SweepProgress& p) {
+    if (options_.on_busy) options_.on_busy(lane->lane, p.busy_s - last_busy);
+    last_busy = p.busy_s;
+    live.done = p.done;
+    live.total = p.total;
+    JobEventData event;
+    event.job = live;
+    event.progress = p;
+    event.message = "running";
+    event.results.swap(results);
+    Publish(std::move(event));
+  };
+  {
+    JobEventData started;
+    started.job = live;
+    started.message = job.done > 0 ? "resumed" : "started";
+    Publish(std::move(started));
+  }
+  auto outcome = sweep::RunSweep(*spec, **backend, db, run);
+  if (!outcome.ok()) return fail(std::string(outcome.status().message()));
+  if (outcome->interrupted) {
+    Log(Level::kInfo, "job_interrupted",
+        {{"job", id}, {"done", StrCat(outcome->job.done, "/", outcome->job.total)}});
+    return;  // Stop() closes the watchers; the job resumes at the next start
+  }
+  JobEventData event;
+  event.job = outcome->job;
+  event.progress = outcome->progress;
+  event.message = outcome->job.error.empty() ? std::string(store::JobStateName(outcome->job.state))
+                                             : outcome->job.error;
+  event.final = true;
+  Log(Level::kInfo, "job_ended",
+      {{"job", id},
+       {"state", std::string(store::JobStateName(outcome->job.state))},
+       {"done", StrCat(outcome->job.done, "/", outcome->job.total)},
+       {"new_results", std::to_string(outcome->progress.new_results)},
+       {"elapsed_s", std::to_string(outcome->progress.elapsed_s)}});
+  if (options_.on_job_end) options_.on_job_end(outcome->job);
+  Publish(std::move(event));
+}
+
+}  // namespace crest::crestd

@@ -1,0 +1,136 @@
+#include "job_stream.h"
+
+#include "crest/wire/convert.h"
+#include "crest_service.h"
+#include "log.h"
+
+namespace crest::crestd {
+namespace {
+
+void Fill(const JobEventData& e, v1::JobEvent* out) {
+  wire::Fill(e.job, out->mutable_job());
+  const sweep::SweepProgress& p = e.progress;
+  out->set_elapsed_s(p.elapsed_s);
+  out->set_new_results(p.new_results);
+  out->set_failed(p.failed);
+  out->set_kernel_s(p.kernel_s);
+  out->set_gemms_per_minute(p.GemmsPerMinute());
+  out->set_gpu_busy_fraction(p.GpuBusyFraction());
+  out->set_host_overhead_per_gemm_s(p.HostOverheadPerGemmS());
+  out->set_message(e.message);
+  out->set_final(e.final);
+  for (const auto& r : e.results) {
+    auto* row = out->add_results();
+    wire::Fill(r.gemm, row->mutable_gemm());
+    row->set_source(r.measured ? v1::SOURCE_MEASURED : v1::SOURCE_PREDICTED);
+    row->set_time_us(r.time_us);
+    row->set_tflops(r.tflops);
+  }
+}
+
+}  // namespace
+
+JobStream::JobStream(JobQueue& queue, int64_t job_id, bool cancel_job_if_client_leaves,
+                     std::function<void()> on_done)
+    : queue_(queue),
+      job_id_(job_id),
+      cancel_job_if_client_leaves_(cancel_job_if_client_leaves),
+      on_done_(std::move(on_done)) {}
+
+void JobStream::Begin() {
+  const absl::Status watched = queue_.Watch(job_id_, this);
+  if (!watched.ok()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      close_ = ToGrpc(watched);
+      server_closed_ = true;
+    }
+    Pump();
+  }
+}
+
+void JobStream::OnJobEvent(const JobEventData& event) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (finished_ || job_ended_ || close_) return;
+    v1::JobEvent next;
+    Fill(event, &next);
+    if (pending_) {  // coalesce: the newest state, every result
+      auto* kept = pending_->mutable_results();
+      if (static_cast<size_t>(kept->size()) + static_cast<size_t>(next.results_size()) <=
+          kMaxPendingResults) {
+        kept->MergeFrom(next.results());
+      }
+      next.mutable_results()->Swap(kept);
+    }
+    pending_ = std::move(next);
+    if (event.final) {
+      job_ended_ = true;
+      close_ = grpc::Status::OK;
+    }
+  }
+  Pump();
+}
+
+void JobStream::OnJobClosed(const absl::Status& why) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!close_) close_ = ToGrpc(why);
+    server_closed_ = true;
+  }
+  Pump();
+}
+
+void JobStream::Pump() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (writing_ || finished_) return;
+  if (pending_) {
+    writing_event_ = std::move(*pending_);
+    pending_.reset();
+    writing_ = true;
+    lock.unlock();
+    StartWrite(&writing_event_);
+    return;
+  }
+  if (close_) {
+    finished_ = true;
+    const grpc::Status status = *close_;
+    lock.unlock();
+    Finish(status);
+  }
+}
+
+void JobStream::OnWriteDone(bool ok) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    writing_ = false;
+    if (!ok && !close_) close_ = grpc::Status(grpc::StatusCode::CANCELLED, "the stream broke");
+    if (!ok) pending_.reset();
+  }
+  Pump();
+}
+
+void JobStream::OnCancel() {
+  bool cancel_job = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A write that failed because the client left may have set close_
+    // already: only the job's end or the server's own close spare the job.
+    cancel_job = cancel_job_if_client_leaves_ && !job_ended_ && !server_closed_;
+    pending_.reset();
+    if (!close_) close_ = grpc::Status(grpc::StatusCode::CANCELLED, "the client left");
+  }
+  if (cancel_job) {
+    Log(Level::kInfo, "sweep_client_left", {{"job", std::to_string(job_id_)}});
+    (void)queue_.Cancel(job_id_);
+  }
+  Pump();
+}
+
+void JobStream::OnDone() {
+  queue_.Unwatch(job_id_, this);
+  if (on_done_) on_done_();
+  delete this;
+}
+
+}  // namespace crest::crestd

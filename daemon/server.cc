@@ -1,0 +1,343 @@
+#include "server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "auth.h"
+#include "crest/common/host_port.h"
+#include "crest/common/str_cat.h"
+#include "crest/store/store.h"
+#include "crest/sweep/backend_factory.h"
+#include "crest/tuner/calibration.h"
+#include "crest_service.h"
+#include "log.h"
+#include "metrics.h"
+#include "store_pool.h"
+#ifdef CREST_HAVE_CUDA
+#include "crest/measure/cuda_backend.h"
+#endif
+
+namespace crest::crestd {
+
+struct Server::Parts {
+  ServerConfig config;
+  Env* env = nullptr;
+  std::string db_path;
+  // Declared in the order they start; destroyed in reverse.
+  std::unique_ptr<Metrics> metrics;
+  std::unique_ptr<StorePool> pool;
+  Authorizer auth;
+  std::unique_ptr<JobQueue> queue;
+  std::unique_ptr<CrestService> service;
+  std::unique_ptr<grpc::Server> grpc;
+  int port = 0;
+  std::string address;
+  size_t lanes = 0;
+  std::atomic<bool> serving{false};
+  std::thread gauges;
+  std::mutex shutdown_mutex;
+  bool shut_down = false;
+};
+
+namespace {
+
+// HOST:PORT with a numeric port, or unix:PATH.
+bool IsAddress(const std::string& address) {
+  if (address.starts_with("unix:")) return address.size() > 5;
+  return ParseHostPort(address, 0).has_value();
+}
+
+bool IsLoopback(const std::string& address) {
+  return address.starts_with("unix:") || address.starts_with("127.") ||
+         address.starts_with("localhost:") || address.starts_with("[::1]:");
+}
+
+bool UsesTls(const ServerConfig& c) { return !c.tls_cert.empty(); }
+
+// What can be told from the config alone; InvalidArgument naming the flag.
+absl::Status CheckConfig(const ServerConfig& c) {
+  if (!IsAddress(c.listen)) {
+    return absl::InvalidArgumentError(StrCat(
+        "--listen '", c.listen, "' is not HOST:PORT (port 0 picks a free one) or unix:PATH"));
+  }
+  if (c.tls_cert.empty() != c.tls_key.empty()) {
+    return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
+  }
+  if (!UsesTls(c) && !c.tls_client_ca.empty()) {
+    return absl::InvalidArgumentError("--tls-client-ca needs --tls-cert and --tls-key");
+  }
+  if (!IsLoopback(c.listen) && !UsesTls(c) && !c.insecure) {
+    return absl::InvalidArgumentError(
+        StrCat("--listen ", c.listen,
+               " is not a loopback address; serve it with TLS (--tls-cert, --tls-key) or pass "
+               "--insecure to serve plaintext"));
+  }
+  if (!c.token_file.empty() && !UsesTls(c) && !IsLoopback(c.listen)) {
+    return absl::InvalidArgumentError(
+        "--token-file on a non-loopback address needs TLS: tokens would cross the network in "
+        "clear text");
+  }
+  if (c.token_file.empty() && c.auth_reads) {
+    return absl::InvalidArgumentError("--auth-reads needs --token-file");
+  }
+  for (const auto& [name, value] :
+       {std::pair<const char*, int64_t>{"--max-job-gemms", c.max_job_gemms},
+        {"--max-queued-per-client", c.max_queued_per_client},
+        {"--max-streams", c.max_streams},
+        {"--max-message-bytes", c.max_message_bytes}}) {
+    if (value < 1) {
+      return absl::InvalidArgumentError(StrCat(name, " must be at least 1 (got ", value, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// TLS when a certificate is given, else plaintext. InvalidArgument naming
+// the flag whose file cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> CredentialsFor(const ServerConfig& c,
+                                                                        const Env& env) {
+  if (!UsesTls(c)) return grpc::InsecureServerCredentials();
+  auto read = [&env](const char* flag, const std::string& path) -> absl::StatusOr<std::string> {
+    auto text = env.ReadFile(path);
+    if (!text.ok()) return absl::InvalidArgumentError(StrCat(flag, ": ", text.status().message()));
+    return text;
+  };
+  auto key = read("--tls-key", c.tls_key);
+  if (!key.ok()) return key.status();
+  auto cert = read("--tls-cert", c.tls_cert);
+  if (!cert.ok()) return cert.status();
+  grpc::SslServerCredentialsOptions options(
+      c.tls_client_ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                              : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  if (!c.tls_client_ca.empty()) {
+    auto ca = read("--tls-client-ca", c.tls_client_ca);
+    if (!ca.ok()) return ca.status();
+    options.pem_root_certs = *std::move(ca);
+  }
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  pair.private_key = *std::move(key);
+  pair.cert_chain = *std::move(cert);
+  options.pem_key_cert_pairs.push_back(std::move(pair));
+  return grpc::SslServerCredentials(options);
+}
+
+absl::StatusOr<Authorizer> AuthorizerFor(const ServerConfig& c, const Env& env) {
+  if (c.token_file.empty()) return Authorizer();
+  auto tokens = LoadTokens(c.token_file, env);
+  if (!tokens.ok()) return tokens.status();
+  return Authorizer(*std::move(tokens), c.auth_reads);
+}
+
+// The predictor calibrations this node answers with: the shipped ones, then
+// <state-dir>/calibrations/*.json (a node's own refits), then --calibration
+// files; a later one replaces an earlier one for the same GPU and dtype.
+absl::Status LoadCalibrations(const ServerConfig& c, const Env& env) {
+  auto files = env.ListFiles((std::filesystem::path(c.state_dir) / "calibrations").string(),
+                             ".json");
+  if (!files.ok() && !absl::IsNotFound(files.status())) return files.status();
+  std::vector<std::string> all = files.ok() ? *std::move(files) : std::vector<std::string>{};
+  all.insert(all.end(), c.calibrations.begin(), c.calibrations.end());
+  for (const std::string& file : all) {
+    if (auto s = LoadCalibrationFile(file); !s.ok()) return absl::InvalidArgumentError(s.message());
+    Log(Level::kInfo, "calibration_loaded", {{"file", file}});
+  }
+  return absl::OkStatus();
+}
+
+// Creates the state directory, and creates or upgrades the database once, as
+// the writer would; the database's path.
+absl::StatusOr<std::string> PrepareDatabase(const ServerConfig& c, Env& env) {
+  if (auto s = env.CreateDirectories(c.state_dir); !s.ok()) return s;
+  std::string path = (std::filesystem::path(c.state_dir) / "crest.db").string();
+  store::StoreOptions options;
+  options.env = &env;
+  auto db = store::Store::Open(path, options);
+  if (!db.ok()) return db.status();
+  return path;
+}
+
+absl::Status WritePortFile(Env& env, const std::string& path, int port) {
+  if (path.empty()) return absl::OkStatus();
+  return env.WriteFileAtomically(path, StrCat(port, "\n"));
+}
+
+absl::StatusOr<std::unique_ptr<Metrics>> StartMetrics(const ServerConfig& c, Env& env) {
+  if (c.metrics_listen.empty()) return Metrics::Disabled();
+  int port = 0;
+  auto metrics = Metrics::Serve(c.metrics_listen, &port);
+  if (!metrics.ok()) return metrics.status();
+  if (auto s = WritePortFile(env, c.metrics_port_file, port); !s.ok()) return s;
+  Log(Level::kInfo, "metrics_listening", {{"port", std::to_string(port)}});
+  return metrics;
+}
+
+// Where jobs run: the model always; each CUDA device when built with CUDA.
+std::vector<Lane> ProbeLanes() {
+  std::vector<Lane> lanes = {{"model", "model", "", "", -1}};
+#ifdef CREST_HAVE_CUDA
+  auto devices = measure::ProbeDevices();
+  if (devices.ok()) {
+    for (const auto& d : *devices) {
+      lanes.push_back({"cuda:" + std::to_string(d.index), "cublaslt", d.device.uuid,
+                       d.device.gpu_model, d.index});
+    }
+  } else {
+    Log(Level::kInfo, "no_device", {{"message", std::string(devices.status().message())}});
+  }
+#endif
+  return lanes;
+}
+
+JobQueueOptions QueueOptions(const Server::Parts& p) {
+  const ServerConfig& c = p.config;
+  JobQueueOptions o;
+  o.db_path = p.db_path;
+  o.lanes = c.lanes.empty() ? ProbeLanes() : c.lanes;
+  o.max_gemms_per_job = c.max_job_gemms;
+  o.max_queued_per_client = c.max_queued_per_client;
+  o.host = p.env->HostName();
+  o.env = p.env;
+  o.make_backend = c.make_backend ? c.make_backend : [](const Lane& lane, const auto& spec) {
+    return sweep::MakeBackend({lane.backend, spec.gpu, lane.device, spec.measure});
+  };
+  Metrics& m = *p.metrics;
+  o.on_job_end = [&m](const store::JobRecord& job) {
+    m.JobEnded(std::string(store::JobStateName(job.state)));
+  };
+  o.on_result = [&m](const Lane&, const JobResult& r) { m.ResultWritten(r.measured); };
+  o.on_busy = [&m](const Lane& lane, double seconds) { m.BackendBusy(lane.name, seconds); };
+  return o;
+}
+
+// Builds and starts the gRPC server on the service; UNAVAILABLE when the
+// address cannot be bound.
+absl::Status StartGrpc(Server::Parts& p,
+                       const std::shared_ptr<grpc::ServerCredentials>& credentials) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(p.config.listen, credentials, &p.port);
+  builder.RegisterService(p.service.get());
+  builder.SetMaxReceiveMessageSize(p.config.max_message_bytes);
+  p.grpc = builder.BuildAndStart();
+  const bool unix_socket = p.config.listen.starts_with("unix:");
+  if (p.grpc == nullptr || (p.port == 0 && !unix_socket)) {
+    return absl::UnavailableError(StrCat("cannot listen on ", p.config.listen));
+  }
+  p.address = unix_socket ? p.config.listen
+                          : p.config.listen.substr(0, p.config.listen.rfind(':') + 1) +
+                                std::to_string(p.port);
+  return absl::OkStatus();
+}
+
+void LogListening(const Server::Parts& p) {
+  const ServerConfig& c = p.config;
+  Log(Level::kInfo, "listening",
+      {{"address", p.address},
+       {"db", p.db_path},
+       {"tls", UsesTls(c) ? (c.tls_client_ca.empty() ? "server" : "mutual") : "off"},
+       {"tokens", p.auth.enabled() ? (c.auth_reads ? "all calls" : "mutating calls") : "off"},
+       {"lanes", std::to_string(p.lanes)},
+       {"default_backend", p.queue->DefaultBackend()}});
+}
+
+// The queue gauges, refreshed while serving.
+void StartGauges(Server::Parts& p) {
+  p.serving = true;
+  p.gauges = std::thread([&p] {
+    while (p.serving.load()) {
+      p.metrics->SetQueue(p.queue->QueuedCount(), p.queue->RunningCount());
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  });
+}
+
+// Everything after the config is known good: the parts, in order.
+absl::Status StartParts(Server::Parts& p,
+                        const std::shared_ptr<grpc::ServerCredentials>& credentials) {
+  Env& env = *p.env;
+  auto db_path = PrepareDatabase(p.config, env);
+  if (!db_path.ok()) return db_path.status();
+  p.db_path = *std::move(db_path);
+  auto metrics = StartMetrics(p.config, env);
+  if (!metrics.ok()) return metrics.status();
+  p.metrics = *std::move(metrics);
+  p.pool = std::make_unique<StorePool>(p.db_path);
+  JobQueueOptions queue = QueueOptions(p);
+  p.lanes = queue.lanes.size();
+  p.queue = std::make_unique<JobQueue>(std::move(queue), *p.pool);
+  if (auto s = p.queue->Start(); !s.ok()) {
+    return absl::Status(s.code(), StrCat("starting the job queue: ", s.message()));
+  }
+  ServiceOptions service;
+  service.db_path = p.db_path;
+  service.state_dir = p.config.state_dir;
+  service.max_streams = p.config.max_streams;
+  service.host = env.HostName();
+  service.env = &env;
+  p.service = std::make_unique<CrestService>(service, *p.pool, *p.queue, p.auth, *p.metrics);
+  if (auto s = StartGrpc(p, credentials); !s.ok()) return s;
+  if (auto s = WritePortFile(env, p.config.port_file, p.port); !s.ok()) return s;
+  StartGauges(p);
+  LogListening(p);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
+  auto parts = std::make_unique<Parts>();
+  parts->env = config.env != nullptr ? config.env : &DefaultEnv();
+  parts->config = std::move(config);
+  const ServerConfig& c = parts->config;
+  if (auto s = CheckConfig(c); !s.ok()) return s;
+  if (!IsLoopback(c.listen) && !UsesTls(c)) {
+    Log(Level::kWarn, "insecure_listen",
+        {{"address", c.listen}, {"reason", "non-loopback without TLS (--insecure)"}});
+  }
+  auto credentials = CredentialsFor(c, *parts->env);
+  if (!credentials.ok()) return credentials.status();
+  auto auth = AuthorizerFor(c, *parts->env);
+  if (!auth.ok()) return auth.status();
+  parts->auth = *std::move(auth);
+  if (auto s = LoadCalibrations(c, *parts->env); !s.ok()) return s;
+  // Whatever started is stopped by the Server's destructor on failure.
+  std::unique_ptr<Server> server(new Server(std::move(parts)));
+  if (auto s = StartParts(*server->parts_, *credentials); !s.ok()) return s;
+  return server;
+}
+
+Server::Server(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+Server::~Server() { Shutdown(); }
+
+int Server::port() const { return parts_->port; }
+const std::string& Server::address() const { return parts_->address; }
+
+void Server::Shutdown() {
+  Parts& p = *parts_;
+  std::lock_guard<std::mutex> lock(p.shutdown_mutex);
+  if (p.shut_down) return;
+  p.shut_down = true;
+  if (p.grpc != nullptr) p.grpc->GetHealthCheckService()->SetServingStatus(false);
+  // No new jobs; the running GEMM finishes, its job stays queued for the
+  // next start; every job stream ends with UNAVAILABLE.
+  if (p.queue != nullptr) p.queue->Stop();
+  if (p.grpc != nullptr) {
+    const auto grace = std::chrono::milliseconds(static_cast<int64_t>(p.config.shutdown_grace_s * 1000));
+    p.grpc->Shutdown(std::chrono::system_clock::now() + grace);
+    p.grpc->Wait();
+  }
+  p.serving = false;
+  if (p.gauges.joinable()) p.gauges.join();
+}
+
+}  // namespace crest::crestd

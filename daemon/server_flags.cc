@@ -1,0 +1,46 @@
+#include "server_flags.h"
+
+namespace crest::crestd {
+
+void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
+  ServerConfig& c = flags.server;
+  app.set_config("--config", "", "config file: one 'flag = value' per line (TOML/INI)");
+  app.add_option("--listen", c.listen, "HOST:PORT or unix:PATH (port 0 picks a free port)")
+      ->capture_default_str();
+  app.add_option("--state-dir", c.state_dir, "directory of the database (crest.db)")
+      ->capture_default_str();
+  app.add_option("--log-level", flags.log_level, "debug, info, warn or error")
+      ->capture_default_str();
+  app.add_option("--port-file", c.port_file, "write the port listened on to this file");
+  app.add_flag("--insecure", c.insecure,
+               "allow a non-loopback --listen without TLS (logs a warning)");
+  app.add_option("--tls-cert", c.tls_cert, "server certificate chain (PEM); turns TLS on");
+  app.add_option("--tls-key", c.tls_key, "server private key (PEM)");
+  app.add_option("--tls-client-ca", c.tls_client_ca,
+                 "CA (PEM) that client certificates must chain to: mutual TLS");
+  app.add_option("--token-file", c.token_file,
+                 "bearer tokens, one 'NAME TOKEN' per line; Sweep, SubmitJob and CancelJob "
+                 "then need one");
+  app.add_flag("--auth-reads", c.auth_reads, "every call, not only mutating ones, needs a token");
+  app.add_option("--max-message-bytes", c.max_message_bytes, "largest request accepted [bytes]")
+      ->capture_default_str();
+  app.add_option("--max-job-gemms", c.max_job_gemms, "largest plan one job may hold [GEMMs]")
+      ->capture_default_str();
+  app.add_option("--max-queued-per-client", c.max_queued_per_client,
+                 "queued jobs one client (token or address) may have")
+      ->capture_default_str();
+  app.add_option("--max-streams", c.max_streams,
+                 "Sweep, WatchJob and ExportResults streams open at once")
+      ->capture_default_str();
+  app.add_option("--metrics-listen", c.metrics_listen,
+                 "serve Prometheus metrics at http://HOST:PORT/metrics (off when empty)");
+  app.add_option("--metrics-port-file", c.metrics_port_file, "write the metrics port to this file");
+  app.add_option("--calibration", c.calibrations,
+                 "load a predictor calibration (crest calibrate --out FILE); repeatable; "
+                 "<state-dir>/calibrations/*.json load first");
+  app.add_option("--shutdown-grace", c.shutdown_grace_s,
+                 "seconds in-flight calls get after SIGTERM/SIGINT")
+      ->capture_default_str();
+}
+
+}  // namespace crest::crestd

@@ -1,0 +1,169 @@
+// The cuBLASLt measuring backend: the device side of the method. The
+// pipeline (crest/measure/pipeline.h) makes every decision; this file
+// owns the device: the cuBLASLt handle, the stream, one operand arena for
+// the sweep, NVML, and for each GEMM its descriptors and candidates.
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include "crest/common/str_cat.h"
+#include "crest/measure/cuda_backend.h"
+#include "crest/measure/arena.h"
+#include "cuda_launcher.h"
+#include "cuda_status.h"
+#include "device_arena.h"
+#include "lt_problem.h"
+#include "nvml_monitor.h"
+
+namespace crest::measure {
+namespace {
+
+using internal::CudaGemmLauncher;
+using internal::DeviceArena;
+using internal::DeviceScratch;
+using internal::LtProblem;
+
+constexpr uint64_t kOperandSeed = 0x5eed;
+
+class CublasLtBackend final : public Backend {
+ public:
+  CublasLtBackend(const CublasLtOptions& options, ProbedDevice device, const GpuSpec& gpu)
+      : options_(options),
+        probed_(std::move(device)),
+        gpu_(gpu),
+        monitor_(probed_.device.uuid),
+        arena_(kOperandSeed),
+        governor_(options.measure.mode.clocks, Tuning(options, probed_)) {}
+  ~CublasLtBackend() override {
+    scratch_.reset();  // events and pinned memory before the stream and handle
+    if (stream_) cudaStreamDestroy(stream_);
+    if (handle_) cublasLtDestroy(handle_);
+  }
+
+  absl::Status Init() {
+    CREST_CUDA(cudaSetDevice(options_.device));
+    CREST_CUBLAS(cublasLtCreate(&handle_));
+    CREST_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    scratch_ = std::make_unique<DeviceScratch>();
+    return absl::OkStatus();
+  }
+
+  std::string_view Name() const override { return "cublaslt"; }
+  bool Measures() const override { return true; }
+  const GpuSpec& Gpu() const override { return gpu_; }
+  DeviceInfo Device() const override { return probed_.device; }
+  SoftwareInfo Software() const override { return probed_.software; }
+  MeasureMode Mode() const override { return options_.measure.mode; }
+
+  absl::Status Reserve(std::span<const GemmShape> plan) override {
+    CREST_CUDA(cudaSetDevice(options_.device));
+    size_t free_bytes = 0;
+    size_t total_bytes = 0;
+    CREST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // GEMMs too large for the device on their own fail when run, with the
+    // memory they need; the arena is sized for the rest.
+    std::vector<GemmShape> fitting;
+    for (const GemmShape& g : plan) {
+      if (CheckFits(PlanFor({&g, 1}).TotalBytes(), static_cast<int64_t>(free_bytes)).ok()) {
+        fitting.push_back(g);
+      }
+    }
+    if (fitting.empty()) return absl::OkStatus();
+    return arena_.Hold(PlanFor(fitting));
+  }
+
+  absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override {
+    if (auto s = Refuse(gemm); !s.ok()) return s;
+    CREST_CUDA(cudaSetDevice(options_.device));
+    if (auto s = arena_.Hold(PlanFor({&gemm, 1})); !s.ok()) return s;
+    if (auto s = arena_.Fill(gemm.dtype, stream_); !s.ok()) return s;
+    auto problem = LtProblem::Describe(gemm);
+    if (!problem.ok()) return problem.status();
+    auto algos = internal::FindCandidates(handle_, **problem, Search());
+    if (!algos.ok()) return algos.status();
+    if (algos->empty()) {
+      return absl::InvalidArgumentError(
+          StrCat("cuBLASLt offers no algorithm for this GEMM (m=", gemm.m, " n=", gemm.n,
+                 " k=", gemm.k, " ", DTypeName(gemm.dtype), " ", gemm.Layout(), ")"));
+    }
+    const OperandLayout layout =
+        LayOut(gemm, probed_.device.l2_bytes, options_.measure.mode.cache, arena_.plan());
+    const int64_t element = ElementBytes(gemm.dtype);
+    const GemmOperands operands{
+        {arena_.seed(), layout.a_offset[0] / element, layout.b_offset[0] / element},
+        layout.copies};
+    CudaGemmLauncher launcher({handle_, stream_, &arena_, scratch_.get()}, **problem, layout,
+                              *std::move(algos));
+    auto measured = MeasureGemm(gemm, options_.measure, operands, launcher, monitor_,
+                                SteadyEngineClock(), governor_, options_.tuning);
+    if (!measured.ok()) return measured.status();
+    measured->lda = gemm.ContiguousA();
+    measured->ldb = gemm.ContiguousB();
+    measured->ldc = gemm.ContiguousC();
+    measured->compute_type = (*problem)->types().compute_name;
+    GemmOutcome outcome;
+    outcome.measured = *std::move(measured);
+    return outcome;
+  }
+
+ private:
+  static EngineTuning Tuning(const CublasLtOptions& options, const ProbedDevice& device) {
+    EngineTuning t = options.tuning;
+    if (t.boost_clock_mhz <= 0) t.boost_clock_mhz = device.device.sm_clock_mhz;
+    return t;
+  }
+
+  ArenaPlan PlanFor(std::span<const GemmShape> gemms) const {
+    return PlanArena(gemms, probed_.device.l2_bytes, options_.measure.mode.cache,
+                     options_.workspace_bytes);
+  }
+
+  internal::CandidateSearch Search() const {
+    const MeasureOptions& m = options_.measure;
+    return {m.top_k, m.exhaustive, m.max_algos, options_.max_search_seconds,
+            options_.workspace_bytes};
+  }
+
+  absl::Status Refuse(const GemmShape& gemm) const {
+    if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
+    const DeviceInfo& d = probed_.device;
+    if (gemm.dtype == DType::kFp8E4M3 && (d.cc_major * 10 + d.cc_minor < 89 || gemm.Layout() != "NT")) {
+      return absl::InvalidArgumentError(
+          "dtype: fp8 runs on compute capability 8.9+ and only in the NT (forward) layout");
+    }
+    return absl::OkStatus();
+  }
+
+  CublasLtOptions options_;
+  ProbedDevice probed_;
+  const GpuSpec& gpu_;
+  internal::NvmlMonitor monitor_;
+  DeviceArena arena_;
+  ClockGovernor governor_;
+  std::unique_ptr<DeviceScratch> scratch_;
+  cublasLtHandle_t handle_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Backend>> MakeCublasLtBackend(const CublasLtOptions& options) {
+  if (auto s = ValidateMeasureOptions(options.measure); !s.ok()) return s;
+  auto devices = ProbeDevices();
+  if (!devices.ok()) return devices.status();
+  if (options.device < 0 || options.device >= static_cast<int>(devices->size())) {
+    return absl::InvalidArgumentError(StrCat(
+        "device: index ", options.device, " is not one of the ", devices->size(), " CUDA devices"));
+  }
+  ProbedDevice device = (*devices)[static_cast<size_t>(options.device)];
+  auto gpu = FindGpu(device.device.name);
+  if (!gpu.ok()) {
+    return absl::FailedPreconditionError(StrCat(
+        "device '", device.device.name,
+        "' is not in the GPU catalogue (tuner/src/gpu_catalogue.cc); add it to measure on it"));
+  }
+  auto backend = std::make_unique<CublasLtBackend>(options, std::move(device), **gpu);
+  if (auto s = backend->Init(); !s.ok()) return s;
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace crest::measure

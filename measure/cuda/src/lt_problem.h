@@ -1,0 +1,78 @@
+// Internal: one GEMM as cuBLASLt sees it (descriptors, layouts) and the
+// candidate algorithms for it: the heuristic's top K, or the exhaustive grid
+// of crest/measure/algo_grid.h, each checked with
+// cublasLtMatmulAlgoCheck.
+//
+// Row-major to column-major: a row-major matrix R[r][c] is the column-major
+// matrix Rᵀ (c×r). So row-major C[M,N] = op(A)·op(B) is computed as the
+// column-major Cᵀ[N,M] = op(B)ᵀ·op(A)ᵀ: cuBLASLt's "A" is our B, its "B" is
+// our A, m' = N, n' = M.
+//   our B stored [N,K] (b_transposed): column-major K×N = B; need Bᵀ: op T.
+//   our B stored [K,N]:                column-major N×K = Bᵀ: op N.
+//   our A stored [M,K]:                column-major K×M = Aᵀ: op N.
+//   our A stored [K,M] (a_transposed): column-major M×K = A; need Aᵀ: op T.
+#pragma once
+
+#include <cublasLt.h>
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crest/tuner/gemm.h"
+#include "crest/tuner/measurement.h"
+
+namespace crest::measure::internal {
+
+// cuBLASLt types of one Crest dtype.
+struct LtTypes {
+  cudaDataType_t ab;
+  cudaDataType_t c;
+  cublasComputeType_t compute;
+  const char* compute_name;
+};
+LtTypes TypesOf(DType dtype);
+
+class LtProblem final {
+ public:
+  // Creates the descriptors of `gemm`; errors of cuBLASLt as statuses.
+  static absl::StatusOr<std::unique_ptr<LtProblem>> Describe(const GemmShape& gemm);
+  ~LtProblem();
+  LtProblem(const LtProblem&) = delete;
+  LtProblem& operator=(const LtProblem&) = delete;
+
+  const GemmShape& gemm() const { return gemm_; }
+  const LtTypes& types() const { return types_; }
+  cublasLtMatmulDesc_t desc() const { return desc_; }
+  cublasLtMatrixLayout_t a_layout() const { return a_layout_; }  // of our B
+  cublasLtMatrixLayout_t b_layout() const { return b_layout_; }  // of our A
+  cublasLtMatrixLayout_t c_layout() const { return c_layout_; }
+
+ private:
+  LtProblem() = default;
+  absl::Status Create();
+  GemmShape gemm_;
+  LtTypes types_{};
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_layout_ = nullptr;
+  cublasLtMatrixLayout_t b_layout_ = nullptr;
+  cublasLtMatrixLayout_t c_layout_ = nullptr;
+};
+
+struct CandidateSearch {
+  int top_k = 8;
+  bool exhaustive = false;
+  int max_algos = 64;
+  double max_search_seconds = 30;  // exhaustive: time for the checks, per GEMM
+  int64_t workspace_bytes = 0;
+};
+
+// The algorithms to measure, each passing cublasLtMatmulAlgoCheck within
+// the workspace. Empty when cuBLASLt offers none.
+absl::StatusOr<std::vector<cublasLtMatmulAlgo_t>> FindCandidates(cublasLtHandle_t handle,
+                                                                 const LtProblem& problem,
+                                                                 const CandidateSearch& search);
+
+// The algorithm's configuration attributes and raw bytes.
+AlgoIdentity Identify(const cublasLtMatmulAlgo_t& algo);
+
+}  // namespace crest::measure::internal

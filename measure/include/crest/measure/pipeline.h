@@ -1,0 +1,98 @@
+// One GEMM's measurement as a pipeline of small steps (nvbench's
+// measure_cold is the model): size the samples, bring the GPU to the clock
+// policy's state, race the candidate algorithms, summarise, verify. Every
+// step is device-free; the device comes in through GemmLauncher, GpuMonitor
+// and EngineClock (launcher.h), so tests drive it with scripted timings,
+// clocks and power, and with the recorded H100 trace.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "crest/measure/clock_policy.h"
+#include "crest/measure/launcher.h"
+#include "crest/measure/options.h"
+#include "crest/measure/verification.h"
+#include "crest/tuner/measurement.h"
+
+namespace crest::measure {
+
+// The engine's fixed knobs. The defaults are the documented method
+// (docs/measurement.md); tests shrink the times.
+struct EngineTuning {
+  SettleOptions settle;
+  // An idle GPU cools and boosts again: warm up again after a gap this long [s].
+  double rewarm_after_idle_s = 1.0;
+  // Device time of one warm-up round between two readings [µs].
+  double warmup_round_us = 20000;
+  // Each sample runs this long at least (launches batched in one graph), so
+  // launch gaps and event resolution do not pollute small kernels [µs].
+  double target_sample_us = 1000;
+  int max_launches_per_sample = 256;
+  // Burst policy: idle this long when a sample finds the GPU out of its
+  // boost state [s], at most this many times per GEMM.
+  double burst_cooldown_s = 0.5;
+  int max_cooldowns = 20;
+  // The device's maximum SM clock (the burst reference) [MHz]; 0 unknown:
+  // the clock read after a cool-down is taken instead.
+  double boost_clock_mhz = 0;
+};
+
+// Launches per sample: enough to run target_sample_us, at least one per
+// operand copy (so every sample rotates through them), at most the cap.
+int LaunchesPerSample(double one_launch_us, int copies, const EngineTuning& tuning);
+
+// The GPU's clock state across the GEMMs of one backend: whether it has
+// settled (sustained) or cooled (burst), the reference clock samples are
+// judged by, and when the device last worked.
+class ClockGovernor final {
+ public:
+  ClockGovernor(ClockPolicy policy, EngineTuning tuning) : policy_(policy), tuning_(tuning) {}
+
+  // Brings the GPU to the policy's state. Sustained: when never settled, or
+  // idle longer than rewarm_after_idle_s, runs `work` (one warm-up round on
+  // the device, returning its device time [µs]) until clock and power
+  // settle. Burst: idles until the clock is back at boost. Device time spent
+  // is added to *kernel_us.
+  absl::Status Prepare(const std::function<absl::StatusOr<double>()>& work, GpuMonitor& monitor,
+                       EngineClock& clock, double* kernel_us);
+  void MarkBusy(double now_s) { last_busy_s_ = now_s; }
+  // The policy with the warm-up's settled clock (sustained) or the boost
+  // clock (burst) as reference.
+  SampleFilter Filter() const { return SampleFilter(policy_, reference_mhz_); }
+  double reference_mhz() const { return reference_mhz_; }
+  // Set when the policy's state could not be reached (and what was done).
+  const std::string& note() const { return note_; }
+
+ private:
+  absl::Status WarmUp(const std::function<absl::StatusOr<double>()>& work, GpuMonitor& monitor,
+                      EngineClock& clock, double* kernel_us);
+  void CoolDown(GpuMonitor& monitor, EngineClock& clock);
+
+  ClockPolicy policy_;
+  EngineTuning tuning_;
+  bool prepared_ = false;
+  double last_busy_s_ = 0;
+  double reference_mhz_ = 0;
+  std::string note_;
+};
+
+// Where the GEMM's operands are, for the verification references.
+struct GemmOperands {
+  OperandSource source;
+  int copies = 1;
+};
+
+// Measures one GEMM: sizes the samples, prepares the clocks, races the
+// launcher's candidates, summarises each one's kept samples and verifies
+// each one's output. An algorithm always gets a time: when the clock policy
+// discarded all its samples they are kept and its clock_note says why.
+// Errors of the launcher pass through; InvalidArgument when it has no
+// candidate.
+absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOptions& options,
+                                         const GemmOperands& operands, GemmLauncher& launcher,
+                                         GpuMonitor& monitor, EngineClock& clock,
+                                         ClockGovernor& governor, const EngineTuning& tuning);
+
+}  // namespace crest::measure

@@ -1,0 +1,254 @@
+#include "crest/measure/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "crest/common/str_cat.h"
+#include "crest/measure/race.h"
+#include "crest/measure/sampling.h"
+
+namespace crest::measure {
+namespace {
+
+class SteadyClock final : public EngineClock {
+ public:
+  double NowS() override {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void SleepS(double seconds) override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  }
+};
+
+GpuReading ReadAt(GpuMonitor& monitor, EngineClock& clock) {
+  GpuReading r = monitor.Read();
+  r.time_s = clock.NowS();
+  return r;
+}
+
+// What one candidate's samples were taken in, beside the samples themselves.
+struct CandidateLog {
+  std::vector<double> clocks_mhz;
+  std::vector<double> power_w;
+  uint64_t reasons = 0;
+  std::vector<double> discarded_us;  // kept only for the no-sample fallback
+  std::string first_discard;
+};
+
+}  // namespace
+
+EngineClock& SteadyEngineClock() {
+  static SteadyClock clock;
+  return clock;
+}
+
+int LaunchesPerSample(double one_launch_us, int copies, const EngineTuning& t) {
+  const double per = std::max(one_launch_us, 0.1);
+  const auto by_time = static_cast<int64_t>(std::ceil(t.target_sample_us / per));
+  const int64_t wanted = std::max<int64_t>(by_time, copies);
+  return static_cast<int>(std::clamp<int64_t>(wanted, 1, t.max_launches_per_sample));
+}
+
+absl::Status ClockGovernor::Prepare(const std::function<absl::StatusOr<double>()>& work,
+                                    GpuMonitor& monitor, EngineClock& clock, double* kernel_us) {
+  if (policy_ == ClockPolicy::kBurst) {
+    CoolDown(monitor, clock);
+    return absl::OkStatus();
+  }
+  const bool idle_too_long = clock.NowS() - last_busy_s_ > tuning_.rewarm_after_idle_s;
+  if (prepared_ && !idle_too_long) return absl::OkStatus();
+  return WarmUp(work, monitor, clock, kernel_us);
+}
+
+absl::Status ClockGovernor::WarmUp(const std::function<absl::StatusOr<double>()>& work,
+                                   GpuMonitor& monitor, EngineClock& clock, double* kernel_us) {
+  SettleDetector settle(tuning_.settle);
+  settle.Add(ReadAt(monitor, clock));
+  while (!settle.Settled() && !settle.TimedOut()) {
+    auto us = work();
+    if (!us.ok()) return us.status();
+    *kernel_us += *us;
+    settle.Add(ReadAt(monitor, clock));
+  }
+  reference_mhz_ = settle.ClockMhz();
+  note_ = settle.Settled()
+              ? ""
+              : StrCat("clock and power did not settle within ", tuning_.settle.max_s,
+                       " s of warm-up; samples are judged against the last median clock");
+  prepared_ = true;
+  last_busy_s_ = clock.NowS();
+  return absl::OkStatus();
+}
+
+void ClockGovernor::CoolDown(GpuMonitor& monitor, EngineClock& clock) {
+  // Idle until the clock is back near boost and no power cap is active.
+  const double deadline = clock.NowS() + 10 * tuning_.burst_cooldown_s;
+  GpuReading r = ReadAt(monitor, clock);
+  const auto boost = [&] {
+    return tuning_.boost_clock_mhz > 0 ? tuning_.boost_clock_mhz : r.sm_clock_mhz;
+  };
+  const auto cooled = [&] {
+    const bool capped = r.reasons_known && (r.reasons & (kReasonSwPowerCap | kSlowdownReasons));
+    return !capped && (r.sm_clock_mhz <= 0 || r.sm_clock_mhz >= SampleFilter::kBurstFloor * boost());
+  };
+  while (!cooled() && clock.NowS() < deadline) {
+    clock.SleepS(tuning_.burst_cooldown_s / 5);
+    r = ReadAt(monitor, clock);
+  }
+  reference_mhz_ = boost();
+  note_ = cooled() ? "" : "the GPU did not return to its boost clock while idle";
+  prepared_ = true;
+}
+
+namespace {
+
+// The race and what each candidate's samples were taken in.
+struct RaceRun {
+  Race race;
+  std::vector<CandidateLog> logs;
+  double kernel_us = 0;
+};
+
+// The filter for a round. Burst: the governor's boost clock. Sustained: the
+// median clock of this GEMM's rounds so far, so a heavy GEMM after light ones
+// (power-capped after boost) is judged by its own settled state, and only a
+// collapse far under it is discarded.
+SampleFilter RoundFilter(const ClockGovernor& governor, const std::vector<double>& gemm_clocks) {
+  if (governor.Filter().policy() == ClockPolicy::kBurst) return governor.Filter();
+  return SampleFilter(ClockPolicy::kSustained, Median(gemm_clocks));
+}
+
+absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMonitor& monitor,
+                     EngineClock& clock, ClockGovernor& governor, const EngineTuning& tuning) {
+  std::vector<double> gemm_clocks;
+  double sampling_s = 0;
+  int cooldowns = 0;
+  while (!run.race.Finished(sampling_s)) {
+    const std::vector<int> order = run.race.NextRound();
+    const double start = clock.NowS();
+    auto times = launcher.Sample(order);
+    if (!times.ok()) return times.status();
+    const GpuReading reading = ReadAt(monitor, clock);
+    sampling_s += reading.time_s - start;
+    governor.MarkBusy(reading.time_s);
+    if (reading.sm_clock_mhz > 0) gemm_clocks.push_back(reading.sm_clock_mhz);
+    const SampleFilter filter = RoundFilter(governor, gemm_clocks);
+    const std::optional<Discard> verdict = filter.Judge(reading);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const int c = order[i];
+      const double us = (*times)[i];
+      CandidateLog& log = run.logs[static_cast<size_t>(c)];
+      run.kernel_us += us;
+      log.reasons |= reading.reasons;
+      if (verdict) {
+        run.race.CountDiscarded(c);
+        log.discarded_us.push_back(us / launches);
+        if (log.first_discard.empty()) log.first_discard = std::string(DiscardName(*verdict));
+        continue;
+      }
+      run.race.Add(c, us / launches);
+      log.clocks_mhz.push_back(reading.sm_clock_mhz);
+      log.power_w.push_back(reading.power_w);
+    }
+    run.race.EndRound();
+    if (verdict && filter.policy() == ClockPolicy::kBurst && cooldowns < tuning.max_cooldowns) {
+      ++cooldowns;
+      clock.SleepS(tuning.burst_cooldown_s);
+    }
+  }
+  return absl::OkStatus();
+}
+
+double MedianKnown(const std::vector<double>& values) {
+  std::vector<double> known;
+  for (double v : values) {
+    if (v > 0) known.push_back(v);
+  }
+  return Median(known);
+}
+
+AlgoResult Summarise(const GemmShape& gemm, const RaceRun& run, int c, const AlgoIdentity& id) {
+  AlgoResult r;
+  r.algo = id;
+  const CandidateLog& log = run.logs[static_cast<size_t>(c)];
+  std::vector<double> kept = RejectOutliers(run.race.Samples(c));
+  if (kept.empty() && !log.discarded_us.empty()) {
+    // Never leave an algorithm without a time because of clocks.
+    kept = RejectOutliers(log.discarded_us);
+    r.clock_note = StrCat("every sample was taken during ", log.first_discard,
+                          "; they are kept so the algorithm has a time");
+  }
+  r.stats = Summarize(kept);
+  r.stats.sm_clock_mhz = MedianKnown(log.clocks_mhz);
+  r.stats.power_w = MedianKnown(log.power_w);
+  r.stats.throttle_reasons = log.reasons;
+  r.stats.discarded = run.race.Discarded(c);
+  r.tflops = r.stats.median_us > 0 ? gemm.Flops() / r.stats.median_us / 1e6 : 0;
+  return r;
+}
+
+absl::Status VerifyAll(const GemmShape& gemm, const GemmOperands& operands,
+                       GemmLauncher& launcher, std::vector<AlgoResult>& algos) {
+  const std::vector<OutputIndex> elements = PickOutputElements(gemm);
+  const std::vector<SampledElement> references =
+      ReferenceElements(gemm, operands.source, elements);
+  for (size_t c = 0; c < algos.size(); ++c) {
+    auto out = launcher.RunAndRead(static_cast<int>(c), elements);
+    if (!out.ok()) return out.status();
+    std::vector<SampledElement> checked = references;
+    for (size_t i = 0; i < checked.size(); ++i) checked[i].out = (*out)[i];
+    const VerifyResult v = VerifySamples(checked, gemm.dtype);
+    algos[c].verified = v.ok;
+    algos[c].verify_note = v.note;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOptions& options,
+                                         const GemmOperands& operands, GemmLauncher& launcher,
+                                         GpuMonitor& monitor, EngineClock& clock,
+                                         ClockGovernor& governor, const EngineTuning& tuning) {
+  const int n = launcher.Candidates();
+  if (n == 0) return absl::InvalidArgumentError("no candidate algorithm to measure");
+  RaceRun run{Race(n, {options.min_samples, 10000, options.max_noise, options.max_seconds}),
+              std::vector<CandidateLog>(static_cast<size_t>(n)), 0};
+  auto one = launcher.TimeOneLaunch(0);
+  if (!one.ok()) return one.status();
+  run.kernel_us += *one;
+  const int launches = LaunchesPerSample(*one, operands.copies, tuning);
+  if (auto s = launcher.PrepareSamples(launches); !s.ok()) return s;
+  const int rounds = std::max(
+      1, static_cast<int>(std::ceil(tuning.warmup_round_us / (*one * launches))));
+  const std::vector<int> warm_order(static_cast<size_t>(std::min(rounds, 1000)), 0);
+  const auto warm_round = [&]() -> absl::StatusOr<double> {
+    auto times = launcher.Sample(warm_order);
+    if (!times.ok()) return times.status();
+    double sum = 0;
+    for (double t : *times) sum += t;
+    return sum;
+  };
+  if (auto s = governor.Prepare(warm_round, monitor, clock, &run.kernel_us); !s.ok()) return s;
+  if (auto s = RunRace(run, launches, launcher, monitor, clock, governor, tuning); !s.ok()) {
+    return s;
+  }
+  MeasuredGemm m;
+  m.gemm = gemm;
+  m.mode = options.mode;
+  m.settled_clock_mhz = governor.reference_mhz();
+  for (int c = 0; c < n; ++c) {
+    m.algos.push_back(Summarise(gemm, run, c, launcher.Identity(c)));
+    if (!governor.note().empty() && m.algos.back().clock_note.empty()) {
+      m.algos.back().clock_note = governor.note();
+    }
+  }
+  if (auto s = VerifyAll(gemm, operands, launcher, m.algos); !s.ok()) return s;
+  m.kernel_seconds = run.kernel_us / 1e6;
+  return m;
+}
+
+}  // namespace crest::measure

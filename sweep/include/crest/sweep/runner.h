@@ -1,0 +1,73 @@
+// Runs a sweep spec through a backend into a store, as a resumable job.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "crest/common/env.h"
+#include "crest/store/store.h"
+#include "crest/sweep/spec.h"
+#include "crest/tuner/backend.h"
+
+namespace crest::sweep {
+
+struct SweepProgress {
+  int64_t done = 0;         // GEMMs with a result in the store (this run or before)
+  int64_t total = 0;        // GEMMs in the plan
+  int64_t new_results = 0;  // results this run wrote
+  int64_t failed = 0;       // GEMMs the backend could not run
+  double elapsed_s = 0;     // since this run started
+  double busy_s = 0;        // time spent inside the backend
+  double kernel_s = 0;      // device time inside the engine's timed kernels (measuring backends)
+
+  // Where the time of this run went (docs/measurement.md, "Accounting"):
+  // GEMMs run (results and failures) per minute of wall time, the fraction
+  // of wall time the device spent in timed kernels, and the wall time
+  // outside them per GEMM run [s]. 0 before any GEMM ran.
+  double GemmsPerMinute() const;
+  double GpuBusyFraction() const;
+  double HostOverheadPerGemmS() const;
+};
+
+struct SweepOptions {
+  bool force = false;  // run GEMMs the store already holds for this device/software/model
+  int priority = 0;    // recorded on a new job
+  // Called after each GEMM; not called from other threads.
+  std::function<void(const SweepProgress&)> on_progress;
+  // Called after each GEMM that produced a result; same thread as on_progress.
+  std::function<void(const GemmShape&, const GemmOutcome&)> on_result;
+  // Polled between GEMMs; when it becomes true the job is left "cancelled".
+  const std::atomic<bool>* cancel = nullptr;
+  // Polled between GEMMs; when it becomes true the run stops and the job is
+  // left "queued", to be resumed later (a daemon shutting down).
+  const std::atomic<bool>* interrupt = nullptr;
+  // Run this existing job (queued, or left unfinished) instead of finding or
+  // creating one; it must hold this spec.
+  std::optional<int64_t> job_id;
+  // The monotonic clock of elapsed and busy times; nullptr = DefaultEnv().
+  const Env* env = nullptr;
+};
+
+struct SweepOutcome {
+  store::JobRecord job;  // as left in the store
+  SweepProgress progress;
+  int64_t already_present = 0;  // GEMMs skipped because the store held them
+  bool resumed = false;         // continued an unfinished job
+  bool interrupted = false;     // stopped by `interrupt`; the job is queued again
+  std::string first_error;      // the first GEMM failure, if any
+};
+
+// Finds this spec's unfinished job (same spec text, backend and target) and
+// resumes it, or creates one; skips GEMMs the store already holds (unless
+// force); writes each result and the job's progress in one transaction.
+// The job ends "done", "failed" (some GEMMs failed; the rest are kept) or
+// "cancelled". Errors of the store end the run and are returned; the job
+// stays "running" so that the next run resumes it.
+absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
+                                      const SweepOptions& options);
+
+}  // namespace crest::sweep

@@ -1,0 +1,38 @@
+// A sweep spec: what a sweep measures or predicts. The JSON form is what
+// `crest sweep --spec FILE` reads and nightly jobs submit; docs/sweep-spec.md
+// documents it. `crest sweep` with d_ff flags builds the same spec.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "crest/tuner/gemm.h"
+#include "crest/measure/options.h"
+
+namespace crest::sweep {
+
+inline constexpr int kSweepSpecVersion = 1;
+inline constexpr int64_t kMaxPlanGemms = 2'000'000;
+
+// The parsed spec, kept as canonical JSON (sorted keys, defaults filled)
+// so the same sweep always has the same text: that text identifies its job.
+struct SweepSpec {
+  std::string canonical_json;
+  std::string name;                // optional label
+  std::string gpu;                 // catalogue GPU for predictions (the model backend)
+  measure::MeasureOptions measure;  // how a measuring backend measures ("measure")
+  std::vector<GemmShape> gemms;    // the plan: deduplicated, in spec order
+  std::vector<std::string> notes;  // combinations skipped, and why
+};
+
+// Parses and expands a spec. InvalidArgument names the path of the bad field
+// ("spec.models[0].tp[2]") and the rule.
+absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text);
+
+// The "measure" section for these options, every field filled.
+nlohmann::json MeasureJson(const measure::MeasureOptions& options);
+
+}  // namespace crest::sweep

@@ -1,0 +1,441 @@
+#include "crest/sweep/spec.h"
+
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "crest/common/str_cat.h"
+#include "crest/store/records.h"
+#include "crest/tuner/candidates.h"
+#include "crest/tuner/limits.h"
+#include "crest/tuner/predictor.h"
+#include "crest/tuner/shapes.h"
+#include "nlohmann/json.hpp"
+
+namespace crest::sweep {
+namespace {
+
+using nlohmann::json;
+
+absl::Status Bad(const std::string& path, const std::string& why) {
+  return absl::InvalidArgumentError(StrCat(path, ": ", why));
+}
+
+absl::Status OnlyKnownFields(const json& object, const std::string& path,
+                             std::initializer_list<std::string_view> known) {
+  if (!object.is_object()) return Bad(path, "must be an object");
+  for (const auto& [key, value] : object.items()) {
+    bool found = false;
+    for (auto k : known) found = found || k == key;
+    if (!found) return Bad(path, StrCat("unknown field '", key, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> Int(const json& v, const std::string& path) {
+  if (!v.is_number_integer()) return Bad(path, "must be a whole number");
+  return v.get<int64_t>();
+}
+
+// A dimension: a number, a list of numbers, or {"from","to","step"}.
+absl::StatusOr<std::vector<int64_t>> Values(const json& v, const std::string& path) {
+  std::vector<int64_t> out;
+  if (v.is_number_integer()) {
+    out.push_back(v.get<int64_t>());
+  } else if (v.is_array()) {
+    if (v.empty()) return Bad(path, "must not be empty");
+    for (size_t i = 0; i < v.size(); ++i) {
+      auto x = Int(v[i], StrCat(path, "[", i, "]"));
+      if (!x.ok()) return x.status();
+      out.push_back(*x);
+    }
+  } else if (v.is_object()) {
+    if (auto s = OnlyKnownFields(v, path, {"from", "to", "step"}); !s.ok()) return s;
+    if (!v.contains("from") || !v.contains("to")) return Bad(path, "a range needs from and to");
+    auto from = Int(v["from"], path + ".from");
+    auto to = Int(v["to"], path + ".to");
+    auto step = v.contains("step") ? Int(v["step"], path + ".step") : absl::StatusOr<int64_t>(1);
+    if (!from.ok()) return from.status();
+    if (!to.ok()) return to.status();
+    if (!step.ok()) return step.status();
+    if (*step < 1) return Bad(path + ".step", "must be positive");
+    if (*to < *from) return Bad(path, "to must be at least from");
+    if ((*to - *from) / *step + 1 > kMaxCandidates) {
+      return Bad(path, StrCat("gives more than ", kMaxCandidates, " values"));
+    }
+    for (int64_t x = *from; x <= *to; x += *step) out.push_back(x);
+  } else {
+    return Bad(path, "must be a number, a list of numbers or {\"from\", \"to\", \"step\"}");
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> Text(const json& object, const char* key, const std::string& path,
+                                 const std::string& fallback) {
+  if (!object.contains(key)) return fallback;
+  if (!object[key].is_string()) return Bad(StrCat(path, ".", key), "must be a string");
+  return object[key].get<std::string>();
+}
+
+absl::StatusOr<bool> Flag(const json& object, const char* key, const std::string& path,
+                          bool fallback) {
+  if (!object.contains(key)) return fallback;
+  if (!object[key].is_boolean()) return Bad(StrCat(path, ".", key), "must be true or false");
+  return object[key].get<bool>();
+}
+
+// Collects GEMMs, dropping repeats of the same key.
+class Plan {
+ public:
+  absl::Status Add(const GemmShape& g, const std::string& path) {
+    if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
+      return Bad(path, std::string(s.message()));
+    }
+    if (seen_.insert(store::GemmKey::Of(g)).second) gemms_.push_back(g);
+    if (gemms_.size() > static_cast<size_t>(kMaxPlanGemms)) {
+      return Bad(path, StrCat("the plan exceeds ", kMaxPlanGemms, " GEMMs"));
+    }
+    return absl::OkStatus();
+  }
+  std::vector<GemmShape> Take() { return std::move(gemms_); }
+
+ private:
+  std::set<store::GemmKey> seen_;
+  std::vector<GemmShape> gemms_;
+};
+
+absl::Status ExpandDff(const json& item, const std::string& path, DType default_dtype, Plan& plan,
+                       json& canonical) {
+  if (auto s = OnlyKnownFields(
+          item, path,
+          {"hidden", "ratio", "window", "align", "tokens", "tp", "pass", "fuse_gate_up", "dtype"});
+      !s.ok()) {
+    return s;
+  }
+  if (!item.contains("hidden")) return Bad(path, "hidden is required");
+  auto hidden = Int(item["hidden"], path + ".hidden");
+  if (!hidden.ok()) return hidden.status();
+  auto ratio_text = Text(item, "ratio", path, "8/3");
+  if (!ratio_text.ok()) return ratio_text.status();
+  auto ratio = ParseRatio(*ratio_text);
+  if (!ratio.ok()) return Bad(path, std::string(ratio.status().message()));
+  const auto int_or = [&](const char* key, int64_t fallback) -> absl::StatusOr<int64_t> {
+    return item.contains(key) ? Int(item[key], StrCat(path, ".", key)) : fallback;
+  };
+  auto window = int_or("window", 128);
+  auto align = int_or("align", 1);
+  auto tokens = int_or("tokens", 8192);
+  auto tp = int_or("tp", 1);
+  for (auto* v : {&window, &align, &tokens, &tp}) {
+    if (!v->ok()) return v->status();
+  }
+  auto pass = Text(item, "pass", path, "fwd");
+  if (!pass.ok()) return pass.status();
+  if (*pass != "fwd" && *pass != "train") return Bad(path + ".pass", "must be fwd or train");
+  auto fuse = Flag(item, "fuse_gate_up", path, true);
+  if (!fuse.ok()) return fuse.status();
+  auto dtype_text = Text(item, "dtype", path, std::string(DTypeName(default_dtype)));
+  if (!dtype_text.ok()) return dtype_text.status();
+  auto dtype = ParseDType(*dtype_text);
+  if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
+
+  auto candidates = GenerateDffCandidates({*hidden, *ratio, *window, *align, *tp});
+  if (!candidates.ok()) return Bad(path, std::string(candidates.status().message()));
+  ShapeOptions options;
+  options.include_backward = *pass == "train";
+  options.fuse_gate_up = *fuse;
+  for (int64_t d_ff : candidates->values) {
+    auto gemms = MlpGemms(*tokens, *hidden, d_ff, *tp, *dtype, options);
+    if (!gemms.ok()) return Bad(path, std::string(gemms.status().message()));
+    for (const auto& g : *gemms) {
+      if (auto s = plan.Add(g, path); !s.ok()) return s;
+    }
+  }
+  canonical = {{"hidden", *hidden}, {"ratio", ratio->text},  {"window", *window},
+               {"align", *align},   {"tokens", *tokens},     {"tp", *tp},
+               {"pass", *pass},     {"fuse_gate_up", *fuse}, {"dtype", DTypeName(*dtype)}};
+  return absl::OkStatus();
+}
+
+absl::Status ExpandModel(const json& item, const std::string& path, DType default_dtype, Plan& plan,
+                         std::vector<std::string>& notes, json& canonical) {
+  static constexpr std::string_view kDims[] = {"hidden", "heads", "kv_heads", "d_ff",
+                                               "vocab",  "seq",   "batch",    "tp"};
+  if (auto s = OnlyKnownFields(item, path,
+                               {"name", "hidden", "heads", "kv_heads", "d_ff", "vocab", "seq",
+                                "batch", "tp", "pass", "fuse_gate_up", "dtype", "vocab_pad"});
+      !s.ok()) {
+    return s;
+  }
+  std::map<std::string_view, std::vector<int64_t>> dims;
+  for (auto dim : kDims) {
+    const std::string key(dim);
+    if (!item.contains(key)) {
+      if (dim == "kv_heads") {
+        dims[dim] = {0};
+      } else if (dim == "batch" || dim == "tp") {
+        dims[dim] = {1};
+      } else {
+        return Bad(path, StrCat(key, " is required"));
+      }
+      continue;
+    }
+    auto values = Values(item[key], StrCat(path, ".", key));
+    if (!values.ok()) return values.status();
+    dims[dim] = *values;
+  }
+  std::vector<int64_t> pads = {0};  // 0: the vocab as given
+  if (item.contains("vocab_pad")) {
+    auto values = Values(item["vocab_pad"], path + ".vocab_pad");
+    if (!values.ok()) return values.status();
+    pads = *values;
+  }
+  auto pass = Text(item, "pass", path, "fwd");
+  if (!pass.ok()) return pass.status();
+  if (*pass != "fwd" && *pass != "train") return Bad(path + ".pass", "must be fwd or train");
+  auto fuse = Flag(item, "fuse_gate_up", path, true);
+  if (!fuse.ok()) return fuse.status();
+  auto name = Text(item, "name", path, "");
+  if (!name.ok()) return name.status();
+  auto dtype_text = Text(item, "dtype", path, std::string(DTypeName(default_dtype)));
+  if (!dtype_text.ok()) return dtype_text.status();
+  auto dtype = ParseDType(*dtype_text);
+  if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
+  ShapeOptions options;
+  options.include_backward = *pass == "train";
+  options.fuse_gate_up = *fuse;
+
+  double combinations = static_cast<double>(pads.size());
+  for (const auto& [dim, values] : dims) combinations *= static_cast<double>(values.size());
+  if (combinations > static_cast<double>(kMaxCandidates)) {
+    return Bad(path, StrCat("expands to more than ", kMaxCandidates, " model configurations"));
+  }
+  // Odometer over the cross product of every dimension and vocab padding.
+  std::vector<size_t> index(std::size(kDims) + 1, 0);
+  int64_t skipped = 0;
+  std::string first_reason;
+  while (true) {
+    ModelConfig c;
+    int64_t* fields[] = {&c.hidden, &c.heads, &c.kv_heads,    &c.d_ff,
+                         &c.vocab,  &c.seq,   &c.micro_batch, &c.tp};
+    for (size_t d = 0; d < std::size(kDims); ++d) *fields[d] = dims[kDims[d]][index[d]];
+    c.dtype = *dtype;
+    const int64_t pad = pads[index.back()];
+    if (pad > 0 && c.tp > 0 && c.vocab > 0)
+      c.vocab = (c.vocab + pad * c.tp - 1) / (pad * c.tp) * pad * c.tp;
+    auto gemms = TransformerGemms(c, options);
+    if (gemms.ok()) {
+      for (const auto& g : *gemms) {
+        if (auto s = plan.Add(g, path); !s.ok()) return s;
+      }
+    } else {
+      if (skipped++ == 0) first_reason = std::string(gemms.status().message());
+    }
+    size_t d = 0;
+    for (; d < index.size(); ++d) {
+      const size_t limit = d < std::size(kDims) ? dims[kDims[d]].size() : pads.size();
+      if (++index[d] < limit) break;
+      index[d] = 0;
+    }
+    if (d == index.size()) break;
+  }
+  if (skipped > 0) {
+    notes.push_back(StrCat(path, ": skipped ", skipped, " of ", static_cast<int64_t>(combinations),
+                           " configurations that break a rule (first: ", first_reason, ")"));
+    if (static_cast<double>(skipped) == combinations) {
+      return Bad(path, StrCat("no valid configuration (", first_reason, ")"));
+    }
+  }
+  canonical = item;
+  canonical["pass"] = *pass;
+  canonical["fuse_gate_up"] = *fuse;
+  canonical["dtype"] = DTypeName(*dtype);
+  return absl::OkStatus();
+}
+
+absl::Status ExpandGemm(const json& item, const std::string& path, DType default_dtype, Plan& plan,
+                        json& canonical) {
+  if (auto s = OnlyKnownFields(item, path, {"name", "m", "n", "k", "batch", "layout", "dtype"});
+      !s.ok()) {
+    return s;
+  }
+  std::vector<int64_t> m, n, k, batch = {1};
+  for (auto [key, out] :
+       {std::pair{"m", &m}, std::pair{"n", &n}, std::pair{"k", &k}, std::pair{"batch", &batch}}) {
+    if (!item.contains(key)) {
+      if (std::string_view(key) == "batch") continue;
+      return Bad(path, StrCat(key, " is required"));
+    }
+    auto values = Values(item[key], StrCat(path, ".", key));
+    if (!values.ok()) return values.status();
+    *out = *values;
+  }
+  auto layout = Text(item, "layout", path, "NT");
+  if (!layout.ok()) return layout.status();
+  GemmShape g;
+  if (!ParseLayout(*layout, &g.a_transposed, &g.b_transposed)) {
+    return Bad(path + ".layout", "must be NT, NN, TN or TT");
+  }
+  auto dtype_text = Text(item, "dtype", path, std::string(DTypeName(default_dtype)));
+  if (!dtype_text.ok()) return dtype_text.status();
+  auto dtype = ParseDType(*dtype_text);
+  if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
+  auto name = Text(item, "name", path, "gemm");
+  if (!name.ok()) return name.status();
+  g.dtype = *dtype;
+  g.name = *name;
+  if (static_cast<double>(m.size()) * static_cast<double>(n.size()) *
+          static_cast<double>(k.size()) * static_cast<double>(batch.size()) >
+      static_cast<double>(kMaxPlanGemms)) {
+    return Bad(path, StrCat("expands to more than ", kMaxPlanGemms, " GEMMs"));
+  }
+  for (int64_t b : batch) {
+    for (int64_t mm : m) {
+      for (int64_t nn : n) {
+        for (int64_t kk : k) {
+          g.batch = b;
+          g.m = mm;
+          g.n = nn;
+          g.k = kk;
+          if (auto s = plan.Add(g, path); !s.ok()) return s;
+        }
+      }
+    }
+  }
+  canonical = item;
+  canonical["layout"] = *layout;
+  canonical["dtype"] = DTypeName(*dtype);
+  return absl::OkStatus();
+}
+
+// The "measure" section; `canonical` gets every field, defaults filled.
+absl::StatusOr<measure::MeasureOptions> ExpandMeasure(const json& m, json& canonical) {
+  const std::string path = "spec.measure";
+  if (auto s = OnlyKnownFields(m, path,
+                               {"cache", "clocks", "top_k", "exhaustive", "max_algos",
+                                "max_noise", "min_samples", "max_seconds"});
+      !s.ok()) {
+    return s;
+  }
+  measure::MeasureOptions o;
+  auto cache = Text(m, "cache", path, std::string(CacheModeName(o.mode.cache)));
+  if (!cache.ok()) return cache.status();
+  auto cache_mode = ParseCacheMode(*cache);
+  if (!cache_mode) return Bad(path + ".cache", "must be cold or warm");
+  o.mode.cache = *cache_mode;
+  auto clocks = Text(m, "clocks", path, std::string(ClockPolicyName(o.mode.clocks)));
+  if (!clocks.ok()) return clocks.status();
+  auto policy = ParseClockPolicy(*clocks);
+  if (!policy) return Bad(path + ".clocks", "must be sustained or burst");
+  o.mode.clocks = *policy;
+  auto exhaustive = Flag(m, "exhaustive", path, o.exhaustive);
+  if (!exhaustive.ok()) return exhaustive.status();
+  o.exhaustive = *exhaustive;
+  for (auto [key, field] : {std::pair{"top_k", &o.top_k}, std::pair{"max_algos", &o.max_algos},
+                            std::pair{"min_samples", &o.min_samples}}) {
+    if (!m.contains(key)) continue;
+    auto v = Int(m[key], StrCat(path, ".", key));
+    if (!v.ok()) return v.status();
+    if (*v < 0 || *v > 1'000'000) return Bad(StrCat(path, ".", key), "is out of range");
+    *field = static_cast<int>(*v);
+  }
+  for (auto [key, field] :
+       {std::pair{"max_noise", &o.max_noise}, std::pair{"max_seconds", &o.max_seconds}}) {
+    if (!m.contains(key)) continue;
+    if (!m[key].is_number()) return Bad(StrCat(path, ".", key), "must be a number");
+    *field = m[key].get<double>();
+  }
+  if (auto s = measure::ValidateMeasureOptions(o); !s.ok()) {
+    return absl::InvalidArgumentError(StrCat("spec.", s.message()));
+  }
+  canonical = MeasureJson(o);
+  return o;
+}
+
+absl::StatusOr<SweepSpec> Parse(const std::string& text) {
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Bad("spec", "is not valid JSON");
+  if (auto s = OnlyKnownFields(doc, "spec",
+                               {"version", "name", "gpu", "dtype", "dff", "models", "gemms",
+                                "measure"});
+      !s.ok()) {
+    return s;
+  }
+  if (doc.contains("version")) {
+    auto v = Int(doc["version"], "spec.version");
+    if (!v.ok()) return v.status();
+    if (*v != kSweepSpecVersion) {
+      return Bad("spec.version",
+                 StrCat("is ", *v, "; this crest reads version ", kSweepSpecVersion));
+    }
+  }
+  SweepSpec spec;
+  auto name = Text(doc, "name", "spec", "");
+  auto gpu = Text(doc, "gpu", "spec", "");
+  auto dtype_text = Text(doc, "dtype", "spec", "bf16");
+  if (!name.ok()) return name.status();
+  if (!gpu.ok()) return gpu.status();
+  if (!dtype_text.ok()) return dtype_text.status();
+  auto dtype = ParseDType(*dtype_text);
+  if (!dtype.ok()) return Bad("spec", std::string(dtype.status().message()));
+  spec.name = *name;
+  spec.gpu = *gpu;
+
+  json canonical = {{"version", kSweepSpecVersion}, {"dtype", DTypeName(*dtype)}};
+  if (!spec.name.empty()) canonical["name"] = spec.name;
+  if (!spec.gpu.empty()) canonical["gpu"] = spec.gpu;
+  Plan plan;
+  for (const char* section : {"dff", "models", "gemms"}) {
+    if (!doc.contains(section)) continue;
+    const json& list = doc[section];
+    const std::string path = StrCat("spec.", section);
+    if (!list.is_array()) return Bad(path, "must be a list");
+    json out = json::array();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string item_path = StrCat(path, "[", i, "]");
+      json item;
+      absl::Status s;
+      if (std::string_view(section) == "dff") {
+        s = ExpandDff(list[i], item_path, *dtype, plan, item);
+      } else if (std::string_view(section) == "models") {
+        s = ExpandModel(list[i], item_path, *dtype, plan, spec.notes, item);
+      } else {
+        s = ExpandGemm(list[i], item_path, *dtype, plan, item);
+      }
+      if (!s.ok()) return s;
+      out.push_back(item);
+    }
+    canonical[section] = out;
+  }
+  if (doc.contains("measure")) {
+    json measure_json;
+    auto measure = ExpandMeasure(doc["measure"], measure_json);
+    if (!measure.ok()) return measure.status();
+    spec.measure = *measure;
+    // Only a method other than the default changes the job's identity.
+    if (measure_json != MeasureJson({})) canonical["measure"] = measure_json;
+  }
+  spec.gemms = plan.Take();
+  if (spec.gemms.empty()) return Bad("spec", "is empty: give at least one of dff, models, gemms");
+  spec.canonical_json = canonical.dump();
+  return spec;
+}
+
+}  // namespace
+
+nlohmann::json MeasureJson(const measure::MeasureOptions& o) {
+  return {{"cache", CacheModeName(o.mode.cache)}, {"clocks", ClockPolicyName(o.mode.clocks)},
+          {"top_k", o.top_k},                     {"exhaustive", o.exhaustive},
+          {"max_algos", o.max_algos},             {"max_noise", o.max_noise},
+          {"min_samples", o.min_samples},         {"max_seconds", o.max_seconds}};
+}
+
+absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text) {
+  try {
+    return Parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(StrCat("spec: ", e.what()));
+  }
+}
+
+}  // namespace crest::sweep

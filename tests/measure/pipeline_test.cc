@@ -1,0 +1,297 @@
+// The measurement pipeline against a GPU scripted from the recorded H100
+// trace: it must settle on the power-capped clock and keep those samples,
+// race the algorithms, always give each one a time, and verify each one.
+#include "crest/measure/pipeline.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "scripted_gpu.h"
+
+namespace crest::measure {
+namespace {
+
+using testing::H100Trace;
+using testing::ScriptedGpu;
+using testing::ScriptedLauncher;
+
+// Rows of the trace (0-based): idle at boost up to 16, under load from 17,
+// the last row under load 115.
+ScriptedGpu H100() { return ScriptedGpu(H100Trace(), 16, 17, 115); }
+
+GemmShape MlpGateUp() {
+  GemmShape g;
+  g.name = "mlp_gate_up.fwd";
+  g.m = 64;  // small enough for the host reference to be quick; times are scripted
+  g.n = 96;
+  g.k = 4096;
+  return g;
+}
+
+struct Harness {
+  ScriptedGpu gpu = H100();
+  MeasureOptions options;
+  EngineTuning tuning;
+  GemmOperands operands{{42, 0, 64 * 4096}, 1};
+
+  absl::StatusOr<MeasuredGemm> Measure(ScriptedLauncher& launcher, ClockGovernor& governor) {
+    return MeasureGemm(MlpGateUp(), options, operands, launcher, gpu, gpu, governor, tuning);
+  }
+  ScriptedLauncher Launcher(std::vector<double> burst_us, double noise = 0.005) {
+    return ScriptedLauncher(gpu, MlpGateUp(), operands.source, std::move(burst_us), noise);
+  }
+};
+
+TEST(Pipeline, SustainedPolicySettlesOnThePowerCappedClockAndKeepsItsSamples) {
+  Harness h;
+  ScriptedLauncher launcher = h.Launcher({2000, 2100, 2600});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  // Settled where the H100 runs under sustained load, not at its boost clock.
+  EXPECT_GE(m->settled_clock_mhz, 1410);
+  EXPECT_LE(m->settled_clock_mhz, 1515);
+  EXPECT_EQ(m->mode.clocks, ClockPolicy::kSustained);
+  ASSERT_EQ(m->algos.size(), 3u);
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_GT(a.stats.samples, 0) << "an algorithm was left without a time";
+    EXPECT_EQ(a.stats.discarded, 0) << "a power-capped sample was discarded";
+    EXPECT_TRUE(a.verified) << a.verify_note;
+    EXPECT_TRUE(a.clock_note.empty()) << a.clock_note;
+    EXPECT_NE(a.stats.throttle_reasons & kReasonSwPowerCap, 0u);
+    EXPECT_GT(a.stats.power_w, 600);
+    EXPECT_GE(a.stats.sm_clock_mhz, 1380);
+    EXPECT_LE(a.stats.sm_clock_mhz, 1515);
+  }
+  // The sustained time: 2000 µs at boost runs at 1980/~1460 of that.
+  const double expected = 2000 * 1980.0 / m->settled_clock_mhz;
+  EXPECT_NEAR(m->algos[0].stats.median_us, expected, 0.04 * expected);
+  EXPECT_LE(m->algos[0].stats.ci_low_us, m->algos[0].stats.median_us);
+  EXPECT_GE(m->algos[0].stats.ci_high_us, m->algos[0].stats.median_us);
+  EXPECT_GT(m->kernel_seconds, 1.0) << "warm-up and samples are device time";
+}
+
+TEST(Pipeline, WarmUpLastsUntilPowerSettlesNotAFixedFraction) {
+  Harness h;
+  ScriptedLauncher launcher = h.Launcher({2000});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ASSERT_TRUE(h.Measure(launcher, governor).ok());
+  // The trace's power ramps for about a second after load starts; the
+  // warm-up must cover that and stop long before its 10 s limit.
+  EXPECT_GE(h.gpu.load_s(), 1.0);
+  EXPECT_LT(h.gpu.load_s(), 5.0);
+  EXPECT_TRUE(governor.note().empty()) << governor.note();
+}
+
+TEST(Pipeline, WarmsUpOnceAcrossGemmsButAgainAfterIdle) {
+  Harness h;
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ScriptedLauncher first = h.Launcher({2000});
+  ASSERT_TRUE(h.Measure(first, governor).ok());
+  const double after_first = h.gpu.NowS();
+  ScriptedLauncher second = h.Launcher({2000});
+  ASSERT_TRUE(h.Measure(second, governor).ok());
+  EXPECT_LT(h.gpu.NowS() - after_first, 0.8) << "a busy GPU was warmed up again";
+  h.gpu.SleepS(5);  // the GPU idles and boosts again
+  const double before_third = h.gpu.NowS();
+  ScriptedLauncher third = h.Launcher({2000});
+  auto m = h.Measure(third, governor);
+  ASSERT_TRUE(m.ok());
+  EXPECT_GT(h.gpu.NowS() - before_third, 1.0) << "no warm-up after the GPU idled";
+  EXPECT_LE(m->settled_clock_mhz, 1515);
+}
+
+TEST(Pipeline, AHeavyGemmAfterALightWarmUpKeepsItsPowerCappedSamples) {
+  Harness h;
+  // The warm-up GEMM is light: the GPU settles at boost without a power cap.
+  bool heavy = false;
+  h.gpu.tamper = [&](GpuReading& r) {
+    r.sm_clock_mhz = heavy ? 1410 : 1980;
+    r.power_w = heavy ? 695 : 350;
+    r.reasons = heavy ? kReasonSwPowerCap : 0;
+  };
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ScriptedLauncher light = h.Launcher({20});
+  ASSERT_TRUE(h.Measure(light, governor).ok());
+  EXPECT_DOUBLE_EQ(governor.reference_mhz(), 1980);
+  heavy = true;  // 1410 MHz is under 75% of 1980: a fixed reference would discard it all
+  ScriptedLauncher big = h.Launcher({5000, 5200});
+  auto m = h.Measure(big, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_EQ(a.stats.discarded, 0) << "power-capped samples of a heavy GEMM were discarded";
+    EXPECT_TRUE(a.clock_note.empty()) << a.clock_note;
+    EXPECT_DOUBLE_EQ(a.stats.sm_clock_mhz, 1410);
+  }
+}
+
+TEST(Pipeline, AClockCollapseFarUnderTheGemmsOwnStateIsDiscarded) {
+  Harness h;
+  int reads = 0;
+  h.gpu.tamper = [&](GpuReading& r) {
+    if (++reads % 4 == 0) r.sm_clock_mhz = 600;  // no reason reported, clock collapsed
+  };
+  ScriptedLauncher launcher = h.Launcher({2000, 2100});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_GT(a.stats.discarded, 0);
+    EXPECT_GE(a.stats.sm_clock_mhz, 1380) << "a collapsed reading counted";
+  }
+}
+
+TEST(Pipeline, BurstPolicyMeasuresTheBoostClockAndSaysSo) {
+  Harness h;
+  h.options.mode.clocks = ClockPolicy::kBurst;
+  h.tuning.boost_clock_mhz = 1980;
+  ScriptedLauncher launcher = h.Launcher({50, 60});
+  ClockGovernor governor(ClockPolicy::kBurst, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->mode.clocks, ClockPolicy::kBurst);
+  EXPECT_DOUBLE_EQ(m->settled_clock_mhz, 1980);
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_GT(a.stats.samples, 0);
+    EXPECT_DOUBLE_EQ(a.stats.sm_clock_mhz, 1980) << "a power-capped sample counted";
+  }
+  EXPECT_NEAR(m->algos[0].stats.median_us, 50, 1.5);
+}
+
+TEST(Pipeline, BurstPolicyCoolsDownWhenTheGpuLeavesBoost) {
+  Harness h;
+  h.options.mode.clocks = ClockPolicy::kBurst;
+  h.options.min_samples = 20;
+  h.tuning.boost_clock_mhz = 1980;
+  ScriptedLauncher launcher = h.Launcher({30000, 30000});  // long kernels cap the power fast
+  ClockGovernor governor(ClockPolicy::kBurst, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_GT(h.gpu.slept_s(), 0) << "never cooled down";
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_GT(a.stats.samples, 0);
+    EXPECT_GT(a.stats.discarded, 0);
+    if (a.clock_note.empty()) {
+      EXPECT_DOUBLE_EQ(a.stats.sm_clock_mhz, 1980);
+    }
+  }
+}
+
+TEST(Pipeline, ThermalSlowdownSamplesAreDiscardedAndCounted) {
+  Harness h;
+  int reads = 0;
+  h.gpu.tamper = [&](GpuReading& r) {
+    if (++reads % 3 == 0) r.reasons |= kReasonHwThermal;
+  };
+  ScriptedLauncher launcher = h.Launcher({2000, 2100});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_GT(a.stats.samples, 0);
+    EXPECT_GT(a.stats.discarded, 0);
+    EXPECT_NE(a.stats.throttle_reasons & kReasonHwThermal, 0u) << "the reason is recorded";
+    EXPECT_TRUE(a.clock_note.empty());
+  }
+}
+
+TEST(Pipeline, AnAlgorithmIsNeverLeftWithoutATimeBecauseOfClocks) {
+  Harness h;
+  h.gpu.tamper = [](GpuReading& r) { r.reasons |= kReasonSwThermal; };
+  ScriptedLauncher launcher = h.Launcher({2000, 2100});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const AlgoResult& a : m->algos) {
+    EXPECT_GT(a.stats.samples, 0);
+    EXPECT_GT(a.stats.median_us, 0);
+    EXPECT_TRUE(a.verified) << "clocks never unverify an algorithm";
+    EXPECT_NE(a.clock_note.find("thermal or hardware slowdown"), std::string::npos)
+        << a.clock_note;
+  }
+}
+
+TEST(Pipeline, RacingDropsClearlySlowerAlgorithmsAndSamplesTheContenders) {
+  Harness h;
+  h.options.max_noise = 0.002;
+  h.options.max_seconds = 2;
+  ScriptedLauncher launcher = h.Launcher({1000, 1002, 1500, 3000}, 0.01);
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const auto samples = [&](int c) { return launcher.samples_of(c); };
+  EXPECT_EQ(samples(2), h.options.min_samples) << "a clearly slower algorithm kept running";
+  EXPECT_EQ(samples(3), h.options.min_samples);
+  EXPECT_GT(samples(0), 3 * samples(3)) << "the contenders did not get the samples";
+  EXPECT_GT(samples(1), 3 * samples(3));
+  EXPECT_LT(m->algos[0].stats.median_us, m->algos[2].stats.median_us);
+}
+
+TEST(Pipeline, StopsWhenTheContendersAreKnownWithinTheNoiseBound) {
+  Harness h;
+  h.options.max_noise = 0.01;
+  h.options.max_seconds = 60;
+  ScriptedLauncher launcher = h.Launcher({1000, 2000}, 0.002);
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok());
+  const SampleStats& s = m->algos[0].stats;
+  EXPECT_LE((s.ci_high_us - s.ci_low_us) / 2, 0.01 * s.median_us);
+  EXPECT_LT(s.samples, 100) << "sampled on long after the noise bound was met";
+}
+
+TEST(Pipeline, AWrongAlgorithmFailsVerificationWhateverItsSpeed) {
+  Harness h;
+  ScriptedLauncher launcher = h.Launcher({2000, 500});
+  launcher.wrong = {1};
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->algos[0].verified);
+  EXPECT_FALSE(m->algos[1].verified);
+  EXPECT_NE(m->algos[1].verify_note.find("tolerance"), std::string::npos);
+}
+
+TEST(Pipeline, SmallKernelsAreBatchedIntoSamplesThatRotateTheCopies) {
+  Harness h;
+  h.operands.copies = 17;
+  ScriptedLauncher launcher = h.Launcher({5});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok());
+  EXPECT_GE(launcher.launches(), 17) << "fewer launches than operand copies";
+  EXPECT_GE(launcher.launches() * m->algos[0].stats.median_us, 0.9 * h.tuning.target_sample_us);
+  EXPECT_NEAR(m->algos[0].stats.median_us, 5 * 1980 / m->settled_clock_mhz, 0.5)
+      << "samples are per launch";
+  EXPECT_EQ(LaunchesPerSample(5000, 1, h.tuning), 1);
+  EXPECT_EQ(LaunchesPerSample(5000, 3, h.tuning), 3);
+  EXPECT_EQ(LaunchesPerSample(0.01, 1, h.tuning), h.tuning.max_launches_per_sample);
+}
+
+TEST(Pipeline, WithoutNvmlNothingIsDiscardedAndTheClockIsUnknown) {
+  Harness h;
+  h.gpu = ScriptedGpu::WithoutNvml();
+  ScriptedLauncher launcher = h.Launcher({2000});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->settled_clock_mhz, 0);
+  EXPECT_EQ(m->algos[0].stats.sm_clock_mhz, 0);
+  EXPECT_EQ(m->algos[0].stats.discarded, 0);
+  EXPECT_GE(h.gpu.NowS() - 1000, h.tuning.settle.min_s) << "the warm-up still lasts min_s";
+}
+
+TEST(Pipeline, LauncherErrorsPassThroughAndNoCandidateIsAnError) {
+  Harness h;
+  ScriptedLauncher broken = h.Launcher({2000});
+  broken.fail_sample = absl::InternalError("CUDA: cudaErrorLaunchFailure in cudaGraphLaunch");
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(broken, governor);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("cudaGraphLaunch"), std::string::npos);
+  ScriptedLauncher none = h.Launcher({});
+  EXPECT_EQ(h.Measure(none, governor).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace crest::measure

@@ -1,0 +1,101 @@
+// A GPU for the measurement tests, scripted from recorded data: the H100
+// clock trace (tests/data/h100-2026-11-22/) gives clock, power and reasons as
+// a function of how long the GPU has been under load; kernels run slower at
+// lower clocks; idling cools the GPU back to boost. The launcher, monitor and
+// clock of launcher.h all read this one model, so time, load and readings
+// stay consistent.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "crest/measure/launcher.h"
+
+namespace crest::measure::testing {
+
+struct TraceRow {
+  double sm_clock_mhz = 0;
+  double power_w = 0;
+  uint64_t reasons = 0;
+};
+
+// The rows of an `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,
+// temperature.gpu,clocks_throttle_reasons.active` CSV. Fails the test on a
+// malformed file.
+std::vector<TraceRow> LoadTrace(const std::string& path);
+// The recorded H100 trace.
+std::vector<TraceRow> H100Trace();
+
+class ScriptedGpu final : public GpuMonitor, public EngineClock {
+ public:
+  // `trace`: rows 200 ms apart; `load_row` is the first row under load and
+  // `idle_row` the reading of an idle GPU. Load time advances with kernel
+  // time and falls twice as fast while idle.
+  ScriptedGpu(std::vector<TraceRow> trace, size_t idle_row, size_t load_row, size_t last_row);
+  // A GPU whose readings are all unknown (no NVML) and whose clock never moves.
+  static ScriptedGpu WithoutNvml();
+
+  double NowS() override { return now_s_; }
+  void SleepS(double seconds) override;
+  GpuReading Read() override;
+
+  // Runs work of `burst_us` (its time at the boost clock) and returns how
+  // long it took at the clock of the moment [µs].
+  double Run(double burst_us);
+  // Overrides the readings (e.g. thermal slowdown in some window).
+  std::function<void(GpuReading&)> tamper;
+  double load_s() const { return load_s_; }
+  double slept_s() const { return slept_s_; }
+
+ private:
+  static constexpr double kBoostHoldS = 0.05;
+  TraceRow Current() const;
+  std::vector<TraceRow> trace_;
+  size_t idle_row_ = 0;
+  size_t load_row_ = 0;
+  size_t last_row_ = 0;
+  bool nvml_ = true;
+  double now_s_ = 1000;
+  double load_s_ = 0;
+  double slept_s_ = 0;
+};
+
+// A launcher on the scripted GPU: candidate c takes burst_us[c] per launch at
+// the boost clock, with multiplicative noise. Its outputs are the true
+// products of the generated operands, except for candidates listed in
+// `wrong`, which return garbage.
+class ScriptedLauncher final : public GemmLauncher {
+ public:
+  ScriptedLauncher(ScriptedGpu& gpu, const GemmShape& gemm, OperandSource source,
+                   std::vector<double> burst_us, double noise = 0.005, uint64_t seed = 1);
+
+  int Candidates() const override { return static_cast<int>(burst_us_.size()); }
+  const AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
+  absl::StatusOr<double> TimeOneLaunch(int c) override;
+  absl::Status PrepareSamples(int launches) override;
+  absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
+  absl::StatusOr<std::vector<double>> RunAndRead(int c,
+                                                 std::span<const OutputIndex> elements) override;
+
+  std::vector<int> wrong;
+  absl::Status fail_sample = absl::OkStatus();  // returned by Sample when set
+  int launches() const { return launches_; }
+  int64_t samples_of(int c) const { return samples_[static_cast<size_t>(c)]; }
+
+ private:
+  double Launch(int c);
+  ScriptedGpu& gpu_;
+  GemmShape gemm_;
+  OperandSource source_;
+  std::vector<double> burst_us_;
+  std::vector<AlgoIdentity> ids_;
+  std::vector<int64_t> samples_;
+  std::mt19937_64 rng_;
+  std::normal_distribution<double> noise_;
+  int launches_ = 0;
+};
+
+}  // namespace crest::measure::testing

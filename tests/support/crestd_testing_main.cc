@@ -1,0 +1,19 @@
+// crestd_testing: crestd plus --model-gemm-delay-ms, for the process tests
+// (restarts, signals, fleets of nodes) that need a job still running when
+// they act. Never installed.
+#include "crestd_main.h"
+#include "delayed_backend.h"
+
+int main(int argc, char** argv) {
+  double delay_ms = 0;
+  crest::crestd::MainExtension testing;
+  testing.add_flags = [&delay_ms](CLI::App& app) {
+    app.add_option("--model-gemm-delay-ms", delay_ms,
+                   "sleep this long before each model-backend GEMM (results unchanged)")
+        ->group("Testing");
+  };
+  testing.adjust = [&delay_ms](crest::crestd::ServerConfig& config) {
+    if (delay_ms > 0) config.make_backend = crest::testing::DelayedModelBackends(delay_ms);
+  };
+  return crest::crestd::CrestdMain(argc, argv, testing);
+}

@@ -1,0 +1,116 @@
+#include "crest/sweep/spec.h"
+
+#include "gtest/gtest.h"
+
+namespace crest::sweep {
+namespace {
+
+std::string Message(const std::string& json) {
+  auto spec = ParseSweepSpec(json);
+  EXPECT_FALSE(spec.ok()) << json;
+  return spec.ok() ? "" : std::string(spec.status().message());
+}
+
+TEST(SweepSpec, DffStudyExpandsToTheMlpGemmsOfEveryCandidate) {
+  auto spec = ParseSweepSpec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 2}]})");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->gpu, "h100");
+  EXPECT_EQ(spec->gemms.size(), 5u * 2);  // 5 candidates × (gate_up, down)
+  auto train = ParseSweepSpec(R"({"dff": [{"hidden": 4096, "window": 2, "pass": "train"}]})");
+  ASSERT_TRUE(train.ok());
+  EXPECT_EQ(train->gemms.size(), 5u * 6);
+}
+
+TEST(SweepSpec, CanonicalTextIsTheSameForTheSameSweep) {
+  auto a = ParseSweepSpec(R"({"dff": [{"hidden": 4096}], "gpu": "h100"})");
+  auto b = ParseSweepSpec(R"({"gpu":"h100","dff":[{"window":128,"hidden":4096,"ratio":"8/3"}]})");
+  auto c = ParseSweepSpec(R"({"gpu":"h100","dff":[{"hidden":4096,"window":64}]})");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(a->canonical_json, b->canonical_json);
+  EXPECT_NE(a->canonical_json, c->canonical_json);
+}
+
+TEST(SweepSpec, ModelsExpandListsAndRangesAndNoteSkippedCombinations) {
+  auto spec = ParseSweepSpec(R"({"models": [{"name": "heads", "hidden": 4096,
+      "heads": [16, 32, 64], "d_ff": 11008, "vocab": 32000, "seq": 2048, "tp": [1, 2, 4, 8, 3],
+      "pass": "fwd"}]})");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->notes.size(), 1u);
+  EXPECT_NE(spec->notes[0].find("skipped 3 of 15"), std::string::npos) << spec->notes[0];
+  EXPECT_GT(spec->gemms.size(), 20u);
+}
+
+TEST(SweepSpec, GemmListWithAKRangeAndDuplicatesKeptOnce) {
+  auto spec = ParseSweepSpec(R"({"gemms": [
+      {"m": 4096, "n": 4096, "k": {"from": 10822, "to": 11022}, "batch": 4, "dtype": "fp16"},
+      {"m": 4096, "n": 4096, "k": 10900, "batch": 4, "dtype": "fp16"}]})");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->gemms.size(), 201u);
+  EXPECT_EQ(spec->gemms[0].dtype, DType::kFp16);
+  EXPECT_EQ(spec->gemms[0].batch, 4);
+}
+
+TEST(SweepSpec, RefusesBadSpecsNamingThePath) {
+  EXPECT_EQ(Message("not json"), "spec: is not valid JSON");
+  EXPECT_EQ(Message("{}"), "spec: is empty: give at least one of dff, models, gemms");
+  EXPECT_EQ(Message(R"({"dff": [{"hidden": 4096, "windw": 3}]})"),
+            "spec.dff[0]: unknown field 'windw'");
+  EXPECT_EQ(Message(R"({"dff": [{"hidden": "big"}]})"),
+            "spec.dff[0].hidden: must be a whole number");
+  EXPECT_EQ(Message(R"({"dff": [{"hidden": 0}]})"), "spec.dff[0]: hidden must be positive (got 0)");
+  EXPECT_EQ(Message(R"({"dff": [{"hidden": 4096, "ratio": "8/0"}]})").find("spec.dff[0]: ratio:"),
+            0u);
+  EXPECT_EQ(Message(R"({"version": 9, "dff": []})"),
+            "spec.version: is 9; this crest reads version 1");
+  EXPECT_EQ(Message(R"({"models": [{"hidden": 4096}]})"), "spec.models[0]: heads is required");
+  EXPECT_EQ(Message(R"({"models": [{"hidden": 4096, "heads": 32, "d_ff": 11008, "vocab": 32000,
+      "seq": 4096, "tp": [3, 5]}]})"),
+            "spec.models[0]: no valid configuration (heads (32) must be divisible by tp (3))");
+  EXPECT_EQ(Message(R"({"gemms": [{"m": 1, "n": 1, "k": {"from": 5, "to": 1}}]})"),
+            "spec.gemms[0].k: to must be at least from");
+  EXPECT_EQ(Message(R"({"gemms": [{"m": 0, "n": 1, "k": 1}]})"),
+            "spec.gemms[0]: m must be positive (got 0)");
+  EXPECT_EQ(Message(R"({"gemms": [{"m": 1, "n": 1, "k": 1, "layout": "XX"}]})"),
+            "spec.gemms[0].layout: must be NT, NN, TN or TT");
+  EXPECT_EQ(Message(R"({"gemms": [{"m": {"from": 1, "to": 2000}, "n": {"from": 1, "to": 2000},
+      "k": 1}]})"),
+            "spec.gemms[0]: expands to more than 2000000 GEMMs");
+}
+
+TEST(SweepSpec, TheMeasureSectionSaysHowAndIsPartOfTheJobOnlyWhenNotTheDefault) {
+  const std::string dff = R"("dff": [{"hidden": 4096, "window": 1}])";
+  auto plain = ParseSweepSpec("{" + dff + "}");
+  auto defaults = ParseSweepSpec(R"({"measure": {"cache": "cold", "top_k": 8}, )" + dff + "}");
+  auto warm = ParseSweepSpec(
+      R"({"measure": {"cache": "warm", "clocks": "burst", "top_k": 2, "max_seconds": 1.5}, )" +
+      dff + "}");
+  ASSERT_TRUE(plain.ok() && defaults.ok() && warm.ok()) << warm.status();
+  EXPECT_EQ(plain->canonical_json, defaults->canonical_json)
+      << "spelling out the defaults made a different job";
+  EXPECT_EQ(plain->canonical_json.find("measure"), std::string::npos);
+  EXPECT_NE(warm->canonical_json, plain->canonical_json);
+  EXPECT_EQ(warm->measure.mode.cache, CacheMode::kWarm);
+  EXPECT_EQ(warm->measure.mode.clocks, ClockPolicy::kBurst);
+  EXPECT_EQ(warm->measure.top_k, 2);
+  EXPECT_DOUBLE_EQ(warm->measure.max_seconds, 1.5);
+  EXPECT_EQ(warm->measure.min_samples, measure::MeasureOptions{}.min_samples);
+  // The canonical text holds every field, so the same method is the same job.
+  EXPECT_NE(warm->canonical_json.find(R"("min_samples":5)"), std::string::npos)
+      << warm->canonical_json;
+}
+
+TEST(SweepSpec, ABadMeasureFieldNamesItsPathAndLimit) {
+  const std::string dff = R"(, "dff": [{"hidden": 4096}]})";
+  EXPECT_EQ(Message(R"({"measure": {"cache": "lukewarm"})" + dff),
+            "spec.measure.cache: must be cold or warm");
+  EXPECT_EQ(Message(R"({"measure": {"clocks": "boost"})" + dff),
+            "spec.measure.clocks: must be sustained or burst");
+  EXPECT_EQ(Message(R"({"measure": {"top_k": 0})" + dff),
+            "spec.measure.top_k (--top-k): must be between 1 and 64 (got 0)");
+  EXPECT_EQ(Message(R"({"measure": {"max_noise": "low"})" + dff),
+            "spec.measure.max_noise: must be a number");
+  EXPECT_EQ(Message(R"({"measure": {"warmup": 3})" + dff), "spec.measure: unknown field 'warmup'");
+}
+
+}  // namespace
+}  // namespace crest::sweep

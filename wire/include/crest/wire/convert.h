@@ -1,0 +1,55 @@
+// crest::wire — the crest.v1 messages ↔ tuner and store values, both ways:
+// crestd turns requests into tuner values (validated; InvalidArgument names
+// the request field) and answers into responses; the crest CLI turns
+// responses back into the values its printers take, so output is the same
+// local or remote. No gRPC here, only the messages.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "crest/answers/store_answers.h"
+#include "crest/store/store.h"
+#include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/predictor.h"
+#include "crest/v1/crest.pb.h"
+
+namespace crest::wire {
+
+absl::StatusOr<const GpuSpec*> GpuOf(const std::string& name);
+absl::StatusOr<GemmShape> GemmOf(const v1::Gemm& gemm);
+absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& request);
+store::SoftwarePin PinOf(const v1::SoftwarePin& pin);
+// Empty fields are the defaults; an unknown name is InvalidArgument naming the field.
+absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& mode);
+void Fill(const MeasureMode& mode, v1::MeasureMode* out);
+
+void Fill(const DffRanking& ranking, const GpuSpec& gpu, v1::QueryDffResponse* out);
+void Fill(const GemmShape& gemm, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out);
+void Fill(const answers::GemmAnswer& answer, v1::LookupGemmResponse* out);
+void Fill(const DeviceInfo& device, v1::Device* out);
+void Fill(const SoftwareInfo& software, v1::Software* out);
+void Fill(const GemmShape& gemm, v1::Gemm* out);
+void Fill(const store::JobRecord& job, v1::Job* out);
+// UNSPECIFIED → no filter; an unknown number → InvalidArgument naming `state`.
+absl::StatusOr<std::optional<store::JobState>> JobStateOf(v1::JobState state);
+v1::JobState ProtoJobState(store::JobState state);
+v1::DType ProtoDType(DType dtype);
+DType DTypeOf(v1::DType dtype);
+
+// ---- responses → values (the client side)
+// "queued", "running", … as the store names them; "unknown" otherwise.
+std::string JobStateText(v1::JobState state);
+DeviceInfo DeviceOf(const v1::Device& device);
+SoftwareInfo SoftwareOf(const v1::Software& software);
+// The ranking as `crest dff` prints it; `candidates` are those of the same
+// query's window (the response carries counts, not the candidate list).
+DffRanking RankingOf(const v1::QueryDffResponse& response, DffCandidates candidates);
+answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& response, const GemmShape& gemm,
+                             const std::string& gpu);
+// The daemon's figures over `local` (a prediction of the same GEMM made here,
+// which keeps the operand alignments the response does not carry).
+Prediction PredictionOf(const v1::PredictResponse& response, Prediction local);
+// The request for a d_ff query.
+void Fill(const DffQuery& query, const std::string& gpu, v1::QueryDffRequest* out);
+
+}  // namespace crest::wire

@@ -1,0 +1,514 @@
+#include "crest/wire/convert.h"
+
+#include "crest/common/str_cat.h"
+
+namespace crest::wire {
+namespace {
+
+// Each pairing is written once and read both ways.
+constexpr std::pair<v1::DType, DType> kDTypes[] = {
+    {v1::DTYPE_FP32, DType::kFp32},        {v1::DTYPE_TF32, DType::kTf32},
+    {v1::DTYPE_FP16, DType::kFp16},        {v1::DTYPE_BF16, DType::kBf16},
+    {v1::DTYPE_FP8_E4M3, DType::kFp8E4M3},
+};
+constexpr std::pair<v1::JobState, store::JobState> kJobStates[] = {
+    {v1::JOB_STATE_QUEUED, store::JobState::kQueued},
+    {v1::JOB_STATE_RUNNING, store::JobState::kRunning},
+    {v1::JOB_STATE_DONE, store::JobState::kDone},
+    {v1::JOB_STATE_FAILED, store::JobState::kFailed},
+    {v1::JOB_STATE_CANCELLED, store::JobState::kCancelled},
+};
+
+}  // namespace
+
+DType DTypeOf(v1::DType d) {
+  for (const auto& [proto, dtype] : kDTypes) {
+    if (proto == d) return dtype;
+  }
+  return DType::kBf16;  // UNSPECIFIED means bf16
+}
+
+v1::DType ProtoDType(DType d) {
+  for (const auto& [proto, dtype] : kDTypes) {
+    if (dtype == d) return proto;
+  }
+  return v1::DTYPE_BF16;
+}
+
+v1::JobState ProtoJobState(store::JobState s) {
+  for (const auto& [proto, state] : kJobStates) {
+    if (state == s) return proto;
+  }
+  return v1::JOB_STATE_UNSPECIFIED;
+}
+
+namespace {
+
+v1::Source SourceOf(const std::string& source) {
+  if (source == "measured") return v1::SOURCE_MEASURED;
+  if (source == "predicted") return v1::SOURCE_PREDICTED;
+  if (source == "mixed") return v1::SOURCE_MIXED;
+  return v1::SOURCE_UNSPECIFIED;
+}
+
+void FillRow(const DffRow& row, v1::DffRow* out) {
+  out->set_d_ff(row.d_ff);
+  out->set_time_us(row.time_us);
+  out->set_tflops(row.tflops);
+  out->set_speedup_vs_baseline(row.speedup_vs_baseline);
+  out->set_mlp_params(row.mlp_params);
+  out->set_params_delta(row.params_delta);
+  out->set_time_low_us(row.time_low_us);
+  out->set_time_high_us(row.time_high_us);
+  out->set_tie_group(row.tie_group);
+  out->set_source(SourceOf(row.source));
+  out->set_provenance(row.provenance);
+  if (row.source == "measured") {
+    wire::Fill(row.device, out->mutable_device());
+    wire::Fill(row.software, out->mutable_software());
+  }
+}
+
+void FillTile(const TileEstimate& e, v1::TileEstimate* out) {
+  out->set_tile_m(e.tile.m);
+  out->set_tile_n(e.tile.n);
+  out->set_ctas_per_sm(e.ctas_per_sm);
+  out->set_tiles(e.tiles);
+  out->set_waves(e.waves);
+  out->set_tile_efficiency(e.tile_efficiency);
+  out->set_wave_efficiency(e.wave_efficiency);
+  out->set_k_efficiency(e.k_efficiency);
+  out->set_reuse_efficiency(e.reuse_efficiency);
+  out->set_compute_us(e.compute_us);
+  out->set_memory_us(e.memory_us);
+  out->set_time_us(e.time_us);
+}
+
+}  // namespace
+
+absl::StatusOr<const GpuSpec*> GpuOf(const std::string& name) {
+  if (name.empty()) return absl::InvalidArgumentError("gpu: required (e.g. \"h100\")");
+  auto gpu = FindGpu(name);
+  if (!gpu.ok()) return absl::InvalidArgumentError(std::string(gpu.status().message()));
+  return gpu;
+}
+
+absl::StatusOr<GemmShape> GemmOf(const v1::Gemm& in) {
+  GemmShape g;
+  g.name = in.name();
+  g.m = in.m();
+  g.n = in.n();
+  g.k = in.k();
+  g.batch = in.batch() == 0 ? 1 : in.batch();
+  g.dtype = DTypeOf(in.dtype());
+  const std::string layout = in.layout().empty() ? "NT" : in.layout();
+  if (!ParseLayout(layout, &g.a_transposed, &g.b_transposed)) {
+    return absl::InvalidArgumentError(
+        StrCat("gemm.layout: '", layout, "' is not one of NT, NN, TN, TT"));
+  }
+  if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
+    return absl::InvalidArgumentError(StrCat("gemm.", s.message()));
+  }
+  return g;
+}
+
+absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& r) {
+  DffQuery q;
+  auto ratio = ParseRatio(r.ratio().empty() ? "8/3" : r.ratio());
+  if (!ratio.ok()) return ratio.status();
+  q.hidden = r.hidden();
+  q.ratio = *ratio;
+  q.window = r.has_window() ? r.window() : 128;
+  q.align = r.align() == 0 ? 1 : r.align();
+  q.tokens = r.tokens() == 0 ? 8192 : r.tokens();
+  q.tp = r.tp() == 0 ? 1 : r.tp();
+  q.dtype = DTypeOf(r.dtype());
+  q.train = r.pass() == v1::PASS_TRAIN;
+  q.fuse_gate_up = !r.separate_gate_up();
+  if (r.top() < 0) return absl::InvalidArgumentError("top: must be 0 (all) or more");
+  q.top = r.top();
+  auto mode = ModeOf(r.mode());
+  if (!mode.ok()) return mode.status();
+  q.mode = *mode;
+  return q;  // the ranking checks the window and sizes, naming the field
+}
+
+absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& in) {
+  MeasureMode mode;
+  if (!in.cache_mode().empty()) {
+    auto cache = ParseCacheMode(in.cache_mode());
+    if (!cache) {
+      return absl::InvalidArgumentError(
+          StrCat("mode.cache_mode: '", in.cache_mode(), "' is not cold or warm"));
+    }
+    mode.cache = *cache;
+  }
+  if (!in.clock_policy().empty()) {
+    auto clocks = ParseClockPolicy(in.clock_policy());
+    if (!clocks) {
+      return absl::InvalidArgumentError(
+          StrCat("mode.clock_policy: '", in.clock_policy(), "' is not sustained or burst"));
+    }
+    mode.clocks = *clocks;
+  }
+  return mode;
+}
+
+void Fill(const MeasureMode& mode, v1::MeasureMode* out) {
+  out->set_cache_mode(std::string(CacheModeName(mode.cache)));
+  out->set_clock_policy(std::string(ClockPolicyName(mode.clocks)));
+}
+
+store::SoftwarePin PinOf(const v1::SoftwarePin& in) {
+  store::SoftwarePin pin;
+  if (in.cublaslt() > 0) pin.cublaslt = in.cublaslt();
+  if (in.cuda_runtime() > 0) pin.cuda_runtime = in.cuda_runtime();
+  if (!in.driver().empty()) pin.driver = in.driver();
+  return pin;
+}
+
+void Fill(const DeviceInfo& d, v1::Device* out) {
+  out->set_name(d.name);
+  out->set_uuid(d.uuid);
+  out->set_gpu_model(d.gpu_model);
+  out->set_host(d.host);
+  out->set_sm_count(d.sm_count);
+  out->set_compute_capability(StrCat(d.cc_major, ".", d.cc_minor));
+  out->set_l2_bytes(d.l2_bytes);
+  out->set_memory_bytes(d.memory_bytes);
+  out->set_sm_clock_mhz(d.sm_clock_mhz);
+  out->set_memory_clock_mhz(d.memory_clock_mhz);
+}
+
+void Fill(const SoftwareInfo& s, v1::Software* out) {
+  out->set_driver(s.driver);
+  out->set_cuda_runtime(s.cuda_runtime);
+  out->set_cublaslt(s.cublaslt);
+}
+
+void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
+  out->set_gpu(std::string(gpu.name));
+  out->set_naive_d_ff(r.candidates.naive);
+  out->set_baseline_d_ff(r.candidates.baseline);
+  out->set_baseline_note(r.candidates.baseline_note);
+  out->set_baseline_found(r.baseline_found);
+  if (r.baseline_found) FillRow(r.baseline, out->mutable_baseline());
+  for (const DffRow& row : r.rows) FillRow(row, out->add_rows());
+  out->set_candidates(static_cast<int64_t>(r.candidates.values.size()));
+  out->set_measured(r.measured);
+  out->set_predicted(r.predicted);
+  out->set_missing(r.missing);
+  out->set_tied_with_best(r.tied_with_best);
+}
+
+void Fill(const GemmShape&, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out) {
+  out->set_source(v1::SOURCE_PREDICTED);
+  out->set_model_version(std::string(p.model_version));
+  out->set_calibration(std::string(p.calibration));
+  out->set_kernel_family(std::string(KernelFamilyName(p.family)));
+  out->set_family_tflops(p.family_tflops);
+  out->set_expected_error(p.expected_error);
+  out->set_gpu(std::string(gpu.name));
+  out->set_time_us(p.time_us);
+  out->set_tflops(p.tflops);
+  out->set_peak_tflops(p.peak_tflops);
+  out->set_memory_bound(p.memory_bound);
+  FillTile(p.best, out->mutable_best());
+  for (const auto& e : p.tiles) FillTile(e, out->add_tiles());
+  out->set_alignment_factor(p.alignment_factor);
+}
+
+void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
+  if (a.measured) {
+    const auto& m = *a.measured;
+    out->set_found(true);
+    out->set_source(v1::SOURCE_MEASURED);
+    out->set_time_us(m.result.stats.median_us);
+    out->set_tflops(m.result.tflops);
+    auto* algo = out->mutable_algorithm();
+    const auto& id = m.result.algo;
+    algo->set_algo_id(id.algo_id);
+    algo->set_tile(id.tile);
+    algo->set_tile_m(id.tile_m);
+    algo->set_tile_n(id.tile_n);
+    algo->set_stages(id.stages);
+    algo->set_split_k(id.split_k);
+    algo->set_reduction_scheme(id.reduction_scheme);
+    algo->set_swizzle(id.swizzle);
+    algo->set_custom_option(id.custom_option);
+    algo->set_cluster_shape(id.cluster_shape);
+    algo->set_algo_bytes(std::string(id.bytes.begin(), id.bytes.end()));
+    auto* st = out->mutable_statistics();
+    st->set_median_us(m.result.stats.median_us);
+    st->set_mean_us(m.result.stats.mean_us);
+    st->set_min_us(m.result.stats.min_us);
+    st->set_stdev_us(m.result.stats.stdev_us);
+    st->set_samples(m.result.stats.samples);
+    st->set_sm_clock_mhz(m.result.stats.sm_clock_mhz);
+    st->set_ci_low_us(m.result.stats.ci_low_us);
+    st->set_ci_high_us(m.result.stats.ci_high_us);
+    st->set_power_w(m.result.stats.power_w);
+    st->set_throttle_reasons(m.result.stats.throttle_reasons);
+    st->set_discarded(m.result.stats.discarded);
+    st->set_clock_note(m.result.clock_note);
+    st->set_settled_clock_mhz(m.settled_clock_mhz);
+    Fill(m.device, out->mutable_device());
+    Fill(m.software, out->mutable_software());
+    out->set_tiles(m.tiles);
+    out->set_waves(m.waves);
+    out->set_tile_efficiency(m.tile_efficiency);
+    out->set_wave_efficiency(m.wave_efficiency);
+    out->set_cache_mode(std::string(CacheModeName(m.mode.cache)));
+    out->set_clock_policy(std::string(ClockPolicyName(m.mode.clocks)));
+  } else if (a.predicted) {
+    const auto& p = *a.predicted;
+    out->set_found(true);
+    out->set_source(v1::SOURCE_PREDICTED);
+    out->set_time_us(p.time_us);
+    out->set_tflops(p.tflops);
+    out->set_model_version(p.model_version);
+    out->set_tiles(p.tiles);
+    out->set_waves(p.waves);
+    out->set_tile_efficiency(p.tile_efficiency);
+    out->set_wave_efficiency(p.wave_efficiency);
+    out->set_tile_m(p.tile_m);
+    out->set_tile_n(p.tile_n);
+    out->set_bound(p.bound);
+    out->set_expected_error(p.expected_error);
+  }
+}
+
+void Fill(const GemmShape& g, v1::Gemm* out) {
+  out->set_m(g.m);
+  out->set_n(g.n);
+  out->set_k(g.k);
+  out->set_batch(g.batch);
+  out->set_dtype(ProtoDType(g.dtype));
+  out->set_layout(g.Layout());
+  out->set_name(g.name);
+}
+
+void Fill(const store::JobRecord& j, v1::Job* out) {
+  out->set_id(j.id);
+  out->set_uid(j.uid);
+  out->set_host(j.host);
+  out->set_backend(j.backend);
+  out->set_target(j.target);
+  out->set_state(ProtoJobState(j.state));
+  out->set_total(j.total);
+  out->set_done(j.done);
+  out->set_priority(j.priority);
+  out->set_created_us(j.created_us);
+  out->set_started_us(j.started_us.value_or(0));
+  out->set_finished_us(j.finished_us.value_or(0));
+  out->set_error(j.error);
+  out->set_spec_json(j.spec);
+}
+
+absl::StatusOr<std::optional<store::JobState>> JobStateOf(v1::JobState state) {
+  if (state == v1::JOB_STATE_UNSPECIFIED) return std::optional<store::JobState>();
+  for (const auto& [proto, s] : kJobStates) {
+    if (proto == state) return s;
+  }
+  return absl::InvalidArgumentError(StrCat("state: unknown job state ", state));
+}
+
+std::string JobStateText(v1::JobState state) {
+  for (const auto& [proto, s] : kJobStates) {
+    if (proto == state) return std::string(store::JobStateName(s));
+  }
+  return "unknown";
+}
+
+DeviceInfo DeviceOf(const v1::Device& in) {
+  DeviceInfo d;
+  d.name = in.name();
+  d.uuid = in.uuid();
+  d.gpu_model = in.gpu_model();
+  d.host = in.host();
+  d.sm_count = in.sm_count();
+  const auto& cc = in.compute_capability();
+  if (const auto dot = cc.find('.'); dot != std::string::npos) {
+    d.cc_major = std::atoi(cc.substr(0, dot).c_str());
+    d.cc_minor = std::atoi(cc.substr(dot + 1).c_str());
+  }
+  d.l2_bytes = in.l2_bytes();
+  d.memory_bytes = in.memory_bytes();
+  d.sm_clock_mhz = in.sm_clock_mhz();
+  d.memory_clock_mhz = in.memory_clock_mhz();
+  return d;
+}
+
+SoftwareInfo SoftwareOf(const v1::Software& in) {
+  return SoftwareInfo{in.driver(), in.cuda_runtime(), in.cublaslt()};
+}
+
+namespace {
+
+std::string SourceName(v1::Source source) {
+  switch (source) {
+    case v1::SOURCE_MEASURED:
+      return "measured";
+    case v1::SOURCE_PREDICTED:
+      return "predicted";
+    case v1::SOURCE_MIXED:
+      return "mixed";
+    default:
+      return "unknown";
+  }
+}
+
+DffRow RowOf(const v1::DffRow& in) {
+  DffRow r;
+  r.d_ff = in.d_ff();
+  r.time_us = in.time_us();
+  r.tflops = in.tflops();
+  r.speedup_vs_baseline = in.speedup_vs_baseline();
+  r.mlp_params = in.mlp_params();
+  r.params_delta = in.params_delta();
+  r.time_low_us = in.time_low_us();
+  r.time_high_us = in.time_high_us();
+  r.tie_group = in.tie_group();
+  r.source = SourceName(in.source());
+  r.provenance = in.provenance();
+  r.device = DeviceOf(in.device());
+  r.software = SoftwareOf(in.software());
+  return r;
+}
+
+}  // namespace
+
+DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
+  DffRanking r;
+  r.candidates = std::move(candidates);
+  r.baseline_found = in.baseline_found();
+  r.baseline = RowOf(in.baseline());
+  if (!r.baseline_found) r.baseline.d_ff = in.baseline_d_ff();
+  for (const auto& row : in.rows()) r.rows.push_back(RowOf(row));
+  r.measured = in.measured();
+  r.predicted = in.predicted();
+  r.missing = in.missing();
+  r.tied_with_best = in.tied_with_best();
+  r.evaluated = in.measured() + in.predicted();
+  return r;
+}
+
+answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& gemm,
+                             const std::string& gpu) {
+  answers::GemmAnswer a;
+  if (!in.found()) return a;
+  if (in.source() == v1::SOURCE_MEASURED) {
+    store::MeasurementRow m;
+    m.device = DeviceOf(in.device());
+    m.software = SoftwareOf(in.software());
+    m.key = store::GemmKey::Of(gemm);
+    const auto& algo = in.algorithm();
+    auto& id = m.result.algo;
+    id.algo_id = algo.algo_id();
+    id.tile = algo.tile();
+    id.tile_m = algo.tile_m();
+    id.tile_n = algo.tile_n();
+    id.stages = algo.stages();
+    id.split_k = algo.split_k();
+    id.reduction_scheme = algo.reduction_scheme();
+    id.swizzle = algo.swizzle();
+    id.custom_option = algo.custom_option();
+    id.cluster_shape = algo.cluster_shape();
+    id.bytes.assign(algo.algo_bytes().begin(), algo.algo_bytes().end());
+    const auto& st = in.statistics();
+    SampleStats& s = m.result.stats;
+    s.median_us = st.median_us();
+    s.mean_us = st.mean_us();
+    s.min_us = st.min_us();
+    s.stdev_us = st.stdev_us();
+    s.samples = st.samples();
+    s.sm_clock_mhz = st.sm_clock_mhz();
+    s.ci_low_us = st.ci_low_us();
+    s.ci_high_us = st.ci_high_us();
+    s.power_w = st.power_w();
+    s.throttle_reasons = st.throttle_reasons();
+    s.discarded = st.discarded();
+    m.result.clock_note = st.clock_note();
+    m.settled_clock_mhz = st.settled_clock_mhz();
+    m.result.verified = true;  // lookups answer from verified rows only
+    m.result.tflops = in.tflops();
+    m.tiles = in.tiles();
+    m.waves = in.waves();
+    m.tile_efficiency = in.tile_efficiency();
+    m.wave_efficiency = in.wave_efficiency();
+    m.mode.cache = ParseCacheMode(in.cache_mode()).value_or(CacheMode::kCold);
+    m.mode.clocks = ParseClockPolicy(in.clock_policy()).value_or(ClockPolicy::kSustained);
+    a.measured = std::move(m);
+  } else {
+    store::PredictionRow p;
+    p.gpu_model = gpu;
+    p.model_version = in.model_version();
+    p.key = store::GemmKey::Of(gemm);
+    p.time_us = in.time_us();
+    p.tflops = in.tflops();
+    p.tile_m = in.tile_m();
+    p.tile_n = in.tile_n();
+    p.tiles = in.tiles();
+    p.waves = in.waves();
+    p.tile_efficiency = in.tile_efficiency();
+    p.wave_efficiency = in.wave_efficiency();
+    p.bound = in.bound();
+    p.expected_error = in.expected_error();
+    a.predicted = std::move(p);
+  }
+  return a;
+}
+
+void Fill(const DffQuery& q, const std::string& gpu, v1::QueryDffRequest* out) {
+  out->set_hidden(q.hidden);
+  out->set_ratio(q.ratio.text);
+  out->set_window(q.window);
+  out->set_align(q.align);
+  out->set_tokens(q.tokens);
+  out->set_tp(q.tp);
+  out->set_dtype(ProtoDType(q.dtype));
+  out->set_pass(q.train ? v1::PASS_TRAIN : v1::PASS_FWD);
+  out->set_separate_gate_up(!q.fuse_gate_up);
+  out->set_gpu(gpu);
+  out->set_top(q.top);
+  Fill(q.mode, out->mutable_mode());
+}
+
+namespace {
+
+TileEstimate TileOf(const v1::TileEstimate& in) {
+  TileEstimate e;
+  e.tile.m = in.tile_m();
+  e.tile.n = in.tile_n();
+  e.ctas_per_sm = in.ctas_per_sm();
+  e.tiles = in.tiles();
+  e.waves = in.waves();
+  e.tile_efficiency = in.tile_efficiency();
+  e.wave_efficiency = in.wave_efficiency();
+  e.k_efficiency = in.k_efficiency();
+  e.reuse_efficiency = in.reuse_efficiency();
+  e.compute_us = in.compute_us();
+  e.memory_us = in.memory_us();
+  e.time_us = in.time_us();
+  return e;
+}
+
+}  // namespace
+
+Prediction PredictionOf(const v1::PredictResponse& in, Prediction p) {
+  p.time_us = in.time_us();
+  p.tflops = in.tflops();
+  p.peak_tflops = in.peak_tflops();
+  p.memory_bound = in.memory_bound();
+  p.alignment_factor = in.alignment_factor();
+  p.family = in.kernel_family() == "fallback" ? KernelFamily::kFallback : KernelFamily::kFast;
+  p.family_tflops = in.family_tflops();
+  p.expected_error = in.expected_error();
+  p.best = TileOf(in.best());
+  for (int i = 0; i < in.tiles_size() && i < static_cast<int>(p.tiles.size()); ++i) {
+    p.tiles[static_cast<size_t>(i)] = TileOf(in.tiles(i));
+  }
+  return p;
+}
+
+}  // namespace crest::wire

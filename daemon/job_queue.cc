@@ -22,7 +22,7 @@ JobResult ResultOf(const GemmShape& gemm, const GemmOutcome& outcome) {
     r.time_us = outcome.predicted->time_us;
     r.tflops = outcome.predicted->tflops;
   } else if (outcome.measured) {
-    r.measured = true;
+    r.source = Source::kMeasured;
     for (const auto& algo : outcome.measured->algos) {  // the fastest verified algorithm
       if (!algo.verified) continue;
       if (r.time_us == 0 || algo.stats.median_us < r.time_us) {

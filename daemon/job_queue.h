@@ -31,6 +31,7 @@
 #include "crest/sweep/spec.h"
 #include "crest/store/records.h"
 #include "crest/tuner/backend.h"
+#include "crest/tuner/source.h"
 #include "store_pool.h"
 
 namespace crest::crestd {
@@ -38,7 +39,7 @@ namespace crest::crestd {
 // One GEMM's result, as events carry it.
 struct JobResult {
   GemmShape gemm;
-  bool measured = false;
+  Source source = Source::kPredicted;
   double time_us = 0;
   double tflops = 0;
 };

@@ -22,7 +22,7 @@ void Fill(const JobEventData& e, v1::JobEvent* out) {
   for (const auto& r : e.results) {
     auto* row = out->add_results();
     wire::Fill(r.gemm, row->mutable_gemm());
-    row->set_source(r.measured ? v1::SOURCE_MEASURED : v1::SOURCE_PREDICTED);
+    row->set_source(wire::ProtoSource(r.source));
     row->set_time_us(r.time_us);
     row->set_tflops(r.tflops);
   }

@@ -28,7 +28,7 @@ class NoMetrics final : public Metrics {
   void ObserveRpc(std::string_view, double, std::string_view) override {}
   void SetQueue(int64_t, int64_t) override {}
   void JobEnded(const std::string&) override {}
-  void ResultWritten(bool) override {}
+  void ResultWritten(Source) override {}
   void BackendBusy(const std::string&, double) override {}
 };
 
@@ -139,8 +139,8 @@ class PrometheusMetrics final : public Metrics {
     running_.Set(static_cast<double>(running));
   }
   void JobEnded(const std::string& state) override { ended_.Add({{"state", state}}).Increment(); }
-  void ResultWritten(bool measured) override {
-    results_.Add({{"source", measured ? "measured" : "predicted"}}).Increment();
+  void ResultWritten(Source source) override {
+    results_.Add({{"source", std::string(SourceName(source))}}).Increment();
   }
   void BackendBusy(const std::string& lane, double seconds) override {
     busy_.Add({{"lane", lane}}).Increment(seconds);

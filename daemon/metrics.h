@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "crest/tuner/source.h"
 
 namespace crest::crestd {
 
@@ -30,7 +31,7 @@ class Metrics {
   virtual void ObserveRpc(std::string_view method, double seconds, std::string_view code) = 0;
   virtual void SetQueue(int64_t queued, int64_t running) = 0;
   virtual void JobEnded(const std::string& state) = 0;
-  virtual void ResultWritten(bool measured) = 0;
+  virtual void ResultWritten(Source source) = 0;
   virtual void BackendBusy(const std::string& lane, double seconds) = 0;
 };
 

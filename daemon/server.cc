@@ -212,7 +212,7 @@ JobQueueOptions QueueOptions(const Server::Parts& p) {
   o.on_job_end = [&m](const store::JobRecord& job) {
     m.JobEnded(std::string(store::JobStateName(job.state)));
   };
-  o.on_result = [&m](const Lane&, const JobResult& r) { m.ResultWritten(r.measured); };
+  o.on_result = [&m](const Lane&, const JobResult& r) { m.ResultWritten(r.source); };
   o.on_busy = [&m](const Lane& lane, double seconds) { m.BackendBusy(lane.name, seconds); };
   return o;
 }

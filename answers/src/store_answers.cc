@@ -94,7 +94,7 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
       t.time_us = measured_us;
       t.low_us = low_us;
       t.high_us = high_us;
-      t.source = "measured";
+      t.source = Source::kMeasured;
       t.provenance = StrCat(DescribeProvenance(t.device, t.software), "; ",
                             CacheModeName(q.mode.cache), " L2, ", ClockPolicyName(q.mode.clocks),
                             " clocks");
@@ -108,7 +108,7 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
       p.time_us = predicted_us;
       p.low_us = predicted_low;
       p.high_us = predicted_high;
-      p.source = "predicted";
+      p.source = Source::kPredicted;
       p.provenance = version;
       return p;
     }

@@ -167,7 +167,7 @@ absl::Status RunImport(const DbFlags& f, Io& io) {
   if (io.json) {
     io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
                              {"db", f.db},
-                             {"source", "imported"},
+                             {"source", SourceName(Source::kImported)},
                              {"file", f.csv},
                              {"gpu", batch->gpu_model},
                              {"device", batch->device},

@@ -46,7 +46,7 @@ void PrintSources(const std::string& model, const DffRanking& r, const std::stri
       << " predicted (by " << model << "; not measured), " << r.missing
       << " not in the database\n";
   for (const DffRow& row : r.rows) {
-    if (row.source == "measured") {
+    if (row.source == Source::kMeasured) {
       out << "measured on: " << row.provenance << "\n";
       break;
     }
@@ -64,7 +64,7 @@ void PrintTies(const DffRanking& r, std::ostream& out) {
       << StrJoin(shown, ", ")
       << (static_cast<int64_t>(shown.size()) < r.tied_with_best ? ", ..." : "")
       << "): "
-      << (r.rows.front().source == "measured"
+      << (r.rows.front().source == Source::kMeasured
               ? "their 95% intervals overlap, so the measurements cannot order them"
               : "their predicted times are within the model's expected error of the best, so "
                 "the model cannot order them")
@@ -82,7 +82,7 @@ void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, cons
   if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
   if (r.baseline_found) {
     out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
-        << " TFLOP/s, " << r.baseline.source << "\n";
+        << " TFLOP/s, " << SourceName(r.baseline.source) << "\n";
   } else {
     out << ": not in the database (no speed-ups)\n";
   }
@@ -111,7 +111,8 @@ void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, cons
                   Fixed(row.tflops, 1),
                   row.speedup_vs_baseline > 0 ? Fixed(row.speedup_vs_baseline, 3) + "x" : "-",
                   Grouped(row.mlp_params),
-                  (row.params_delta > 0 ? "+" : "") + Grouped(row.params_delta), row.source});
+                  (row.params_delta > 0 ? "+" : "") + Grouped(row.params_delta),
+                  std::string(SourceName(row.source))});
   }
   table.Print(out);
   PrintTies(r, out);
@@ -195,7 +196,7 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
                           {"time_us", found ? nlohmann::json(b.time_us) : nlohmann::json(nullptr)},
                           {"tflops", found ? nlohmann::json(b.tflops) : nlohmann::json(nullptr)},
                           {"mlp_params", b.mlp_params},
-                          {"source", found ? nlohmann::json(b.source) : nlohmann::json(nullptr)}}},
+                          {"source", found ? nlohmann::json(SourceName(b.source)) : nlohmann::json(nullptr)}}},
                         {"candidates", rows}}
              .dump(2)
       << '\n';

@@ -26,7 +26,7 @@ struct LookupFlags {
 nlohmann::json MeasuredJson(const store::MeasurementRow& r) {
   const auto& a = r.result.algo;
   const auto& s = r.result.stats;
-  return {{"source", "measured"},
+  return {{"source", SourceName(Source::kMeasured)},
           {"time_us", s.median_us},
           {"tflops", r.result.tflops},
           {"stats",
@@ -67,7 +67,7 @@ nlohmann::json MeasuredJson(const store::MeasurementRow& r) {
 }
 
 nlohmann::json PredictedJson(const store::PredictionRow& p) {
-  return {{"source", "predicted"},
+  return {{"source", SourceName(Source::kPredicted)},
           {"model_version", p.model_version},
           {"time_us", p.time_us},
           {"tflops", p.tflops},

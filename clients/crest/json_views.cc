@@ -86,7 +86,7 @@ json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p)
   json tiles = json::array();
   for (const auto& e : p.tiles) tiles.push_back(TileJson(e));
   return {{"schema_version", kJsonSchemaVersion},
-          {"source", "predicted"},
+          {"source", SourceName(Source::kPredicted)},
           {"model_version", std::string(p.model_version)},
           {"calibration", std::string(p.calibration)},
           {"expected_error", p.expected_error},
@@ -139,9 +139,9 @@ json DffRowJson(const DffRow& row) {
                row.speedup_vs_baseline > 0 ? json(row.speedup_vs_baseline) : json(nullptr)},
               {"mlp_params", row.mlp_params},
               {"params_delta", row.params_delta},
-              {"source", row.source},
+              {"source", SourceName(row.source)},
               {"provenance", row.provenance}};
-  if (row.source == "measured") {
+  if (row.source == Source::kMeasured) {
     out["device"] = DeviceJson(row.device);
     out["software"] = SoftwareJson(row.software);
   }

@@ -227,11 +227,11 @@ TEST(RankDffFromStore, MeasuredCandidatesWinOverPredictionsAndCoverageIsCounted)
   EXPECT_EQ(r->predicted, 8);
   EXPECT_EQ(r->missing, 16);
   ASSERT_TRUE(r->baseline_found);
-  EXPECT_EQ(r->baseline.source, "measured");
+  EXPECT_EQ(r->baseline.source, Source::kMeasured);
   for (const DffRow& row : r->rows) {
     const bool in_measured_window = row.d_ff >= 10918 && row.d_ff <= 10926;
-    EXPECT_EQ(row.source, in_measured_window ? "measured" : "predicted") << row.d_ff;
-    if (row.source == "measured") {
+    EXPECT_EQ(row.source, in_measured_window ? Source::kMeasured : Source::kPredicted) << row.d_ff;
+    if (row.source == Source::kMeasured) {
       EXPECT_EQ(row.device.uuid, "GPU-fake-0");
     }
   }
@@ -252,7 +252,7 @@ TEST(RankDffFromStore, SeveralDevicesAnswerWithTheMedianDeviceAndSaySo) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_FALSE(r->rows.empty());
   for (const DffRow& row : r->rows) {
-    EXPECT_EQ(row.source, "measured");
+    EXPECT_EQ(row.source, Source::kMeasured);
     EXPECT_EQ(row.device.uuid, "GPU-fake-2") << "the 2x device is the median";
     EXPECT_NE(row.provenance.find("the median of 3 devices' best times"), std::string::npos)
         << row.provenance;

@@ -24,7 +24,7 @@ Timing Scripted(const GemmShape& g) {
   const bool special = g.k == 10921 || g.n == 2 * 10921;
   Timing t;
   t.time_us = special ? 1.0 : 10.0;
-  t.source = "predicted";
+  t.source = Source::kPredicted;
   return t;
 }
 
@@ -52,7 +52,7 @@ TEST(RankDff, TrainTimesSixGemmsPerCandidate) {
     ++calls;
     Timing t;
     t.time_us = 1.0;
-    t.source = "predicted";
+    t.source = Source::kPredicted;
     return t;
   });
   ASSERT_TRUE(r.ok());
@@ -72,13 +72,13 @@ TEST(RankDff, MixedSourcesAreLabelledMixed) {
   auto r = RankDff(Query(), [](const GemmShape& g) -> absl::StatusOr<Timing> {
     Timing t;
     t.time_us = 1.0;
-    t.source = g.name.starts_with("mlp_down") ? "measured" : "predicted";
+    t.source = g.name.starts_with("mlp_down") ? Source::kMeasured : Source::kPredicted;
     return t;
   });
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->rows.size(), 5u) << "every candidate is ranked";
-  for (const auto& row : r->rows) EXPECT_EQ(row.source, "mixed");
-  EXPECT_EQ(r->baseline.source, "mixed");
+  for (const auto& row : r->rows) EXPECT_EQ(row.source, Source::kMixed);
+  EXPECT_EQ(r->baseline.source, Source::kMixed);
 }
 
 TEST(RankDff, TimerErrorsPassThrough) {
@@ -97,7 +97,7 @@ TEST(RankDff, PredictorTimerLabelsEveryRowPredictedWithTheModelInForce) {
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->rows.size(), 257u) << "2·128 + 1 candidates";
   for (const auto& row : r->rows) {
-    EXPECT_EQ(row.source, "predicted");
+    EXPECT_EQ(row.source, Source::kPredicted);
     EXPECT_EQ(row.provenance, ModelVersionFor(h100, DType::kBf16));
     EXPECT_TRUE(row.provenance.starts_with(kPredictorVersion)) << row.provenance;
   }
@@ -124,10 +124,10 @@ TEST(RankDff, PredictionsWithinTheModelsExpectedErrorAreTied) {
 
 TEST(RankDff, RowsWhoseIntervalsReachTheBestAreTiedWithItAndSourcesAreNotMixed) {
   // d_ff → (source, low, time, high) of the whole MLP.
-  const std::map<int64_t, std::tuple<const char*, double, double, double>> script = {
-      {10920, {"measured", 99, 100, 101}},   {10921, {"measured", 100.5, 101.5, 103}},
-      {10922, {"measured", 101.5, 102, 104}}, {10923, {"predicted", 101, 101, 101}},
-      {10924, {"measured", 110, 111, 112}}};
+  const std::map<int64_t, std::tuple<Source, double, double, double>> script = {
+      {10920, {Source::kMeasured, 99, 100, 101}},   {10921, {Source::kMeasured, 100.5, 101.5, 103}},
+      {10922, {Source::kMeasured, 101.5, 102, 104}}, {10923, {Source::kPredicted, 101, 101, 101}},
+      {10924, {Source::kMeasured, 110, 111, 112}}};
   const MlpTimer timer = [&](std::span<const GemmShape> gemms) -> absl::StatusOr<Timing> {
     const int64_t d_ff = gemms.back().k;  // mlp_down's K
     const auto& [source, low, time, high] = script.at(d_ff);

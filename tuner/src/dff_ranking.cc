@@ -37,7 +37,7 @@ absl::StatusOr<DffRow> TimeMlp(const DffQuery& q, int64_t d_ff, const std::vecto
 // a new group. Numbers follow the order groups start in.
 void GroupTies(std::vector<DffRow>& rows) {
   int groups = 0;
-  std::map<std::string, const DffRow*> leader;  // per source: the current group's fastest
+  std::map<Source, const DffRow*> leader;  // per source: the current group's fastest
   for (DffRow& r : rows) {
     auto it = leader.find(r.source);
     if (it != leader.end() && r.time_low_us <= it->second->time_high_us) {
@@ -102,8 +102,8 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan, const
       out.baseline = *row;
       out.baseline_found = true;
     }
-    if (row->source == "measured") ++out.measured;
-    if (row->source == "predicted") ++out.predicted;
+    if (row->source == Source::kMeasured) ++out.measured;
+    if (row->source == Source::kPredicted) ++out.predicted;
     rows.push_back(*std::move(row));
   }
   out.evaluated = static_cast<int64_t>(rows.size());
@@ -136,19 +136,21 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const GemmTimer& timer) {
   // sources says "mixed", never hides it.
   return RankDff(q, MlpTimer([&timer](std::span<const GemmShape> gemms) -> absl::StatusOr<Timing> {
                    Timing sum;
+                   bool first = true;
                    for (const GemmShape& g : gemms) {
                      auto t = timer(g);
                      if (!t.ok()) return t.status();
                      sum.time_us += t->time_us;
                      sum.low_us += t->low_us > 0 ? t->low_us : t->time_us;
                      sum.high_us += t->high_us > 0 ? t->high_us : t->time_us;
-                     if (sum.source.empty()) {
+                     if (first) {
+                       first = false;
                        sum.source = t->source;
                        sum.provenance = t->provenance;
                        sum.device = t->device;
                        sum.software = t->software;
                      } else if (sum.source != t->source) {
-                       sum.source = "mixed";
+                       sum.source = Source::kMixed;
                      }
                    }
                    return sum;
@@ -164,7 +166,7 @@ GemmTimer PredictorTimer(const GpuSpec& gpu) {
     // Candidates within the model's expected error of each other are tied.
     t.low_us = p->time_us * (1 - p->expected_error / 2);
     t.high_us = p->time_us * (1 + p->expected_error / 2);
-    t.source = "predicted";
+    t.source = Source::kPredicted;
     t.provenance = std::string(p->model_version);
     return t;
   };

@@ -28,6 +28,35 @@ DType DTypeOf(v1::DType d) {
   return DType::kBf16;  // UNSPECIFIED means bf16
 }
 
+// Imported timings never answer, so they have no crest.v1 value.
+v1::Source ProtoSource(Source source) {
+  switch (source) {
+    case Source::kMeasured:
+      return v1::SOURCE_MEASURED;
+    case Source::kPredicted:
+      return v1::SOURCE_PREDICTED;
+    case Source::kMixed:
+      return v1::SOURCE_MIXED;
+    case Source::kUnknown:
+    case Source::kImported:
+      break;
+  }
+  return v1::SOURCE_UNSPECIFIED;
+}
+
+Source SourceOf(v1::Source source) {
+  switch (source) {
+    case v1::SOURCE_MEASURED:
+      return Source::kMeasured;
+    case v1::SOURCE_PREDICTED:
+      return Source::kPredicted;
+    case v1::SOURCE_MIXED:
+      return Source::kMixed;
+    default:
+      return Source::kUnknown;
+  }
+}
+
 v1::DType ProtoDType(DType d) {
   for (const auto& [proto, dtype] : kDTypes) {
     if (dtype == d) return proto;
@@ -44,12 +73,6 @@ v1::JobState ProtoJobState(store::JobState s) {
 
 namespace {
 
-v1::Source SourceOf(const std::string& source) {
-  if (source == "measured") return v1::SOURCE_MEASURED;
-  if (source == "predicted") return v1::SOURCE_PREDICTED;
-  if (source == "mixed") return v1::SOURCE_MIXED;
-  return v1::SOURCE_UNSPECIFIED;
-}
 
 void FillRow(const DffRow& row, v1::DffRow* out) {
   out->set_d_ff(row.d_ff);
@@ -61,9 +84,9 @@ void FillRow(const DffRow& row, v1::DffRow* out) {
   out->set_time_low_us(row.time_low_us);
   out->set_time_high_us(row.time_high_us);
   out->set_tie_group(row.tie_group);
-  out->set_source(SourceOf(row.source));
+  out->set_source(ProtoSource(row.source));
   out->set_provenance(row.provenance);
-  if (row.source == "measured") {
+  if (row.source == Source::kMeasured) {
     wire::Fill(row.device, out->mutable_device());
     wire::Fill(row.software, out->mutable_software());
   }
@@ -345,18 +368,6 @@ SoftwareInfo SoftwareOf(const v1::Software& in) {
 
 namespace {
 
-std::string SourceName(v1::Source source) {
-  switch (source) {
-    case v1::SOURCE_MEASURED:
-      return "measured";
-    case v1::SOURCE_PREDICTED:
-      return "predicted";
-    case v1::SOURCE_MIXED:
-      return "mixed";
-    default:
-      return "unknown";
-  }
-}
 
 DffRow RowOf(const v1::DffRow& in) {
   DffRow r;
@@ -369,7 +380,7 @@ DffRow RowOf(const v1::DffRow& in) {
   r.time_low_us = in.time_low_us();
   r.time_high_us = in.time_high_us();
   r.tie_group = in.tie_group();
-  r.source = SourceName(in.source());
+  r.source = SourceOf(in.source());
   r.provenance = in.provenance();
   r.device = DeviceOf(in.device());
   r.software = SoftwareOf(in.software());

@@ -15,6 +15,7 @@
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/measurement.h"
+#include "crest/tuner/source.h"
 
 namespace crest {
 
@@ -43,7 +44,7 @@ struct Timing {
   // 95% interval of its median); 0 when unknown, i.e. just time_us.
   double low_us = 0;
   double high_us = 0;
-  std::string source;      // "predicted" or "measured"
+  Source source = Source::kPredicted;
   std::string provenance;  // model version, or device and software in words
   DeviceInfo device;       // measured only
   SoftwareInfo software;   // measured only
@@ -66,7 +67,7 @@ struct DffRow {
   double speedup_vs_baseline = 0;  // baseline time / this time
   int64_t mlp_params = 0;          // 3·h·d_ff / t
   int64_t params_delta = 0;        // against the baseline
-  std::string source;
+  Source source = Source::kPredicted;
   std::string provenance;
   DeviceInfo device;      // measured rows
   SoftwareInfo software;  // measured rows

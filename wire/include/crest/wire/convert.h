@@ -34,6 +34,8 @@ void Fill(const store::JobRecord& job, v1::Job* out);
 absl::StatusOr<std::optional<store::JobState>> JobStateOf(v1::JobState state);
 v1::JobState ProtoJobState(store::JobState state);
 v1::DType ProtoDType(DType dtype);
+v1::Source ProtoSource(Source source);  // kImported, kUnknown: UNSPECIFIED
+Source SourceOf(v1::Source source);
 DType DTypeOf(v1::DType dtype);
 
 // ---- responses → values (the client side)

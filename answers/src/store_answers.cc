@@ -1,7 +1,10 @@
 #include "crest/answers/store_answers.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
+#include <span>
 #include <set>
 #include <vector>
 
@@ -14,6 +17,91 @@ std::string DescribeProvenance(const DeviceInfo& d, const SoftwareInfo& s) {
   return StrCat(d.name, " ", d.uuid, " on ", d.host, "; driver ", s.driver, ", CUDA runtime ",
                 s.cuda_runtime, ", cuBLASLt ", s.cublaslt);
 }
+
+namespace {
+
+// Times an MLP's GEMMs from what the store holds: all measured (with the
+// measurements' device, software and mode), else all predicted, else
+// NotFound. Reads each (device, software) pair's description once.
+class StoreTimer {
+ public:
+  StoreTimer(store::Store& db, const DffQuery& query, std::string version,
+             std::map<store::GemmKey, store::BestTime> measured,
+             std::map<store::GemmKey, store::PredictionRow> predicted)
+      : db_(db), query_(query), version_(std::move(version)), measured_(std::move(measured)),
+        predicted_(std::move(predicted)) {}
+
+  absl::StatusOr<Timing> operator()(std::span<const GemmShape> gemms) {
+    auto measured = Measured(gemms);
+    if (!measured.ok()) return measured.status();
+    if (measured->has_value()) return **measured;
+    if (auto predicted = Predicted(gemms)) return *predicted;
+    return absl::NotFoundError("not in the database");
+  }
+
+ private:
+  absl::StatusOr<std::optional<Timing>> Measured(std::span<const GemmShape> gemms) {
+    Timing t;
+    int devices = 1;
+    for (const auto& g : gemms) {
+      auto it = measured_.find(store::GemmKey::Of(g));
+      if (it == measured_.end()) return std::nullopt;
+      const store::BestTime& b = it->second;
+      t.time_us += b.median_us;
+      // Rows from before intervals were kept count as exact.
+      t.low_us += b.ci_high_us > 0 ? b.ci_low_us : b.median_us;
+      t.high_us += b.ci_high_us > 0 ? b.ci_high_us : b.median_us;
+      devices = std::max(devices, b.devices);
+      if (t.device.uuid.empty()) {
+        auto source = SourceOf(b);
+        if (!source.ok()) return source.status();
+        t.device = (*source)->device;
+        t.software = (*source)->software;
+      }
+    }
+    t.source = Source::kMeasured;
+    t.provenance = StrCat(DescribeProvenance(t.device, t.software), "; ",
+                          CacheModeName(query_.mode.cache), " L2, ",
+                          ClockPolicyName(query_.mode.clocks), " clocks");
+    if (devices > 1) {
+      t.provenance += StrCat("; per GEMM the median of ", devices, " devices' best times");
+    }
+    return t;
+  }
+
+  std::optional<Timing> Predicted(std::span<const GemmShape> gemms) const {
+    Timing p;
+    for (const auto& g : gemms) {
+      auto it = predicted_.find(store::GemmKey::Of(g));
+      if (it == predicted_.end()) return std::nullopt;
+      const store::PredictionRow& r = it->second;
+      p.time_us += r.time_us;
+      // Within the model's expected error of each other: one tie.
+      p.low_us += r.time_us * (1 - r.expected_error / 2);
+      p.high_us += r.time_us * (1 + r.expected_error / 2);
+    }
+    p.source = Source::kPredicted;
+    p.provenance = version_;
+    return p;
+  }
+
+  absl::StatusOr<const store::MeasurementRow*> SourceOf(const store::BestTime& t) {
+    const auto pair = std::make_pair(t.device_id, t.software_id);
+    if (auto it = sources_.find(pair); it != sources_.end()) return &it->second;
+    auto row = db_.GetMeasurement(t.measurement_id);
+    if (!row.ok()) return row.status();
+    return &sources_.emplace(pair, *std::move(row)).first->second;
+  }
+
+  store::Store& db_;
+  const DffQuery& query_;
+  std::string version_;
+  std::map<store::GemmKey, store::BestTime> measured_;
+  std::map<store::GemmKey, store::PredictionRow> predicted_;
+  std::map<std::pair<int64_t, int64_t>, store::MeasurementRow> sources_;
+};
+
+}  // namespace
 
 absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec& gpu,
                                             store::Store& db, const store::SoftwarePin& pin) {
@@ -37,84 +125,8 @@ absl::StatusOr<DffRanking> RankDffFromStore(const DffQuery& query, const GpuSpec
     if (!p.ok()) return p.status();
     predicted = *std::move(p);
   }
-  // Device and software of a measurement, read once per pair.
-  std::map<std::pair<int64_t, int64_t>, store::MeasurementRow> sources;
-  absl::Status source_error;
-  const auto source_of = [&](const store::BestTime& t) -> const store::MeasurementRow* {
-    const auto pair = std::make_pair(t.device_id, t.software_id);
-    if (auto it = sources.find(pair); it != sources.end()) return &it->second;
-    auto row = db.GetMeasurement(t.measurement_id);
-    if (!row.ok()) {
-      source_error = row.status();
-      return nullptr;
-    }
-    return &sources.emplace(pair, *std::move(row)).first->second;
-  };
-
-  const MlpTimer timer = [&](std::span<const GemmShape> gemms) -> absl::StatusOr<Timing> {
-    Timing t;
-    bool all_measured = true;
-    bool all_predicted = true;
-    double measured_us = 0;
-    double low_us = 0;
-    double high_us = 0;
-    double predicted_us = 0;
-    double predicted_low = 0;
-    double predicted_high = 0;
-    int devices = 1;
-    for (const auto& g : gemms) {
-      const auto key = store::GemmKey::Of(g);
-      if (auto it = measured->find(key); it != measured->end()) {
-        const store::BestTime& b = it->second;
-        measured_us += b.median_us;
-        // Rows from before intervals were kept count as exact.
-        low_us += b.ci_high_us > 0 ? b.ci_low_us : b.median_us;
-        high_us += b.ci_high_us > 0 ? b.ci_high_us : b.median_us;
-        devices = std::max(devices, it->second.devices);
-        if (t.device.uuid.empty()) {
-          const store::MeasurementRow* source = source_of(it->second);
-          if (source == nullptr) return source_error;
-          t.device = source->device;
-          t.software = source->software;
-        }
-      } else {
-        all_measured = false;
-      }
-      if (auto it = predicted.find(key); it != predicted.end()) {
-        const store::PredictionRow& r = it->second;
-        predicted_us += r.time_us;
-        // Within the model's expected error of each other: one tie.
-        predicted_low += r.time_us * (1 - r.expected_error / 2);
-        predicted_high += r.time_us * (1 + r.expected_error / 2);
-      } else {
-        all_predicted = false;
-      }
-    }
-    if (all_measured) {
-      t.time_us = measured_us;
-      t.low_us = low_us;
-      t.high_us = high_us;
-      t.source = Source::kMeasured;
-      t.provenance = StrCat(DescribeProvenance(t.device, t.software), "; ",
-                            CacheModeName(q.mode.cache), " L2, ", ClockPolicyName(q.mode.clocks),
-                            " clocks");
-      if (devices > 1) {
-        t.provenance += StrCat("; per GEMM the median of ", devices, " devices' best times");
-      }
-      return t;
-    }
-    if (all_predicted) {
-      Timing p;
-      p.time_us = predicted_us;
-      p.low_us = predicted_low;
-      p.high_us = predicted_high;
-      p.source = Source::kPredicted;
-      p.provenance = version;
-      return p;
-    }
-    return absl::NotFoundError("not in the database");
-  };
-  return RankDff(q, *plan, timer);
+  StoreTimer timer(db, q, version, *std::move(measured), std::move(predicted));
+  return RankDff(q, *plan, std::ref(timer));
 }
 
 absl::StatusOr<GemmAnswer> LookupGemm(const GemmShape& gemm, const GpuSpec& gpu, store::Store& db,

@@ -185,6 +185,70 @@ absl::Status Outcome(const std::vector<Node>& nodes, std::string_view what) {
       StrCat(what, " on ", nodes.size() - bad, " of ", nodes.size(), " nodes; not on ", failed));
 }
 
+// Polls the nodes' jobs every --poll seconds until all have ended (true)
+// or the user interrupts (false), with a progress bar over the fleet.
+bool WaitForJobs(const FleetFlags& f, std::vector<Node>& nodes, Io& io) {
+  InterruptScope interrupt;
+  ProgressReporter progress(io.err, isatty(STDERR_FILENO) != 0, StrCat("fleet of ", nodes.size()));
+  const auto start = std::chrono::steady_clock::now();
+  bool finished = true;
+  while (true) {
+    std::vector<size_t> open;
+    int64_t done = 0;
+    int64_t total = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!nodes[i].ended) open.push_back(i);
+      done += nodes[i].job.done();
+      total += nodes[i].job.total();
+    }
+    if (open.empty() && total == 0) break;  // nothing was submitted
+    progress.Update(done, total,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (open.empty()) break;
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(static_cast<int64_t>(f.poll_s * 1000));
+    while (!interrupt.raised() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (interrupt.raised()) {
+      finished = false;
+      break;
+    }
+    ForEachParallel(open.size(), f.parallel, [&](size_t i) { PollOne(f, nodes[open[i]]); });
+    for (size_t i : open) {
+      const Node& n = nodes[i];
+      if (n.ended && !io.json) {
+        progress.Finish();
+        io.err << n.target << ": " << (n.ok ? JobLine(n.job) : n.error) << '\n';
+      }
+    }
+  }
+  progress.Finish();
+  return finished;
+}
+
+void PrintSubmit(const std::vector<Node>& nodes, Io& io) {
+  if (io.json) {
+    nlohmann::json out{{"schema_version", kJsonSchemaVersion}, {"nodes", nlohmann::json::array()}};
+    for (const auto& n : nodes) out["nodes"].push_back(NodeJson(n, /*pull=*/false));
+    io.out << out.dump(2) << '\n';
+    return;
+  }
+  Table table({{"node", Table::Align::kLeft},
+               {"job"},
+               {"state", Table::Align::kLeft},
+               {"done"},
+               {"total"},
+               {"problem", Table::Align::kLeft}});
+  for (const auto& n : nodes) {
+    const bool has_job = n.job.id() != 0;
+    table.AddRow({n.target, has_job ? std::to_string(n.job.id()) : "-",
+                  has_job ? wire::JobStateText(n.job.state()) : "-", std::to_string(n.job.done()),
+                  std::to_string(n.job.total()), n.error.empty() ? "-" : n.error});
+  }
+  table.Print(io.out);
+}
+
 absl::Status Submit(const FleetFlags& f, Io& io) {
   auto made = Nodes(f);
   if (!made.ok()) return made.status();
@@ -204,71 +268,13 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
     io.err << n.target << ": " << (n.error.empty() ? JobLine(n.job) : "not submitted: " + n.error)
            << '\n';
   }
-
   bool interrupted = false;
   if (f.no_wait) {
     for (auto& n : nodes) n.ok = n.error.empty();
   } else {
-    InterruptScope interrupt;
-    ProgressReporter progress(io.err, isatty(STDERR_FILENO) != 0,
-                              StrCat("fleet of ", nodes.size()));
-    const auto start = std::chrono::steady_clock::now();
-    while (true) {
-      std::vector<size_t> open;
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        if (!nodes[i].ended) open.push_back(i);
-      }
-      int64_t done = 0;
-      int64_t total = 0;
-      for (const auto& n : nodes) {
-        done += n.job.done();
-        total += n.job.total();
-      }
-      if (open.empty() && total == 0) break;  // nothing was submitted
-      progress.Update(
-          done, total,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      if (open.empty()) break;
-      const auto until = std::chrono::steady_clock::now() +
-                         std::chrono::milliseconds(static_cast<int64_t>(f.poll_s * 1000));
-      while (!interrupt.raised() && std::chrono::steady_clock::now() < until) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-      if (interrupt.raised()) {
-        interrupted = true;
-        break;
-      }
-      ForEachParallel(open.size(), f.parallel, [&](size_t i) { PollOne(f, nodes[open[i]]); });
-      for (size_t i : open) {
-        const Node& n = nodes[i];
-        if (n.ended && !io.json) {
-          progress.Finish();
-          io.err << n.target << ": " << (n.ok ? JobLine(n.job) : n.error) << '\n';
-        }
-      }
-    }
-    progress.Finish();
+    interrupted = !WaitForJobs(f, nodes, io);
   }
-
-  if (io.json) {
-    nlohmann::json out{{"schema_version", kJsonSchemaVersion}, {"nodes", nlohmann::json::array()}};
-    for (const auto& n : nodes) out["nodes"].push_back(NodeJson(n, /*pull=*/false));
-    io.out << out.dump(2) << '\n';
-  } else {
-    Table table({{"node", Table::Align::kLeft},
-                 {"job"},
-                 {"state", Table::Align::kLeft},
-                 {"done"},
-                 {"total"},
-                 {"problem", Table::Align::kLeft}});
-    for (const auto& n : nodes) {
-      const bool has_job = n.job.id() != 0;
-      table.AddRow({n.target, has_job ? std::to_string(n.job.id()) : "-",
-                    has_job ? wire::JobStateText(n.job.state()) : "-", std::to_string(n.job.done()),
-                    std::to_string(n.job.total()), n.error.empty() ? "-" : n.error});
-    }
-    table.Print(io.out);
-  }
+  PrintSubmit(nodes, io);
   if (interrupted) {
     return absl::CancelledError(
         "stopped waiting; the jobs go on (crest fleet submit again waits "
@@ -277,67 +283,132 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
   return Outcome(nodes, f.no_wait ? "submitted" : "done");
 }
 
+// A directory next to `into` (same filesystem) for snapshots; removed, with
+// what is left in it, when this goes.
+class DownloadDir {
+ public:
+  static absl::StatusOr<std::unique_ptr<DownloadDir>> NextTo(const std::string& into) {
+    const std::filesystem::path target(into);
+    std::string pattern =
+        (target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path()) /
+        StrCat(".", target.filename().string(), ".pull-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::PermissionDeniedError(
+          StrCat("--into: cannot create a download directory next to ", into));
+    }
+    return std::unique_ptr<DownloadDir>(new DownloadDir(pattern));
+  }
+  ~DownloadDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    if (ec) {
+      std::cerr << "crest: warning: "
+                << FromErrorCode(ec, StrCat("cannot remove '", dir_.string(), "'")).message()
+                << "\n";
+    }
+  }
+  std::filesystem::path dir() const { return dir_; }
+
+ private:
+  explicit DownloadDir(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  std::filesystem::path dir_;
+};
+
+// Merges snapshots into the catalogue one at a time (it is one connection).
+// An existing catalogue is opened at once, so that a bad file fails before
+// any download; a new one is created by the first snapshot to arrive, so
+// that with none it is left as it was.
+class CatalogueMerger {
+ public:
+  static absl::StatusOr<std::unique_ptr<CatalogueMerger>> Open(const std::string& into) {
+    auto merger = std::unique_ptr<CatalogueMerger>(new CatalogueMerger(into));
+    auto exists = DefaultEnv().Exists(into);
+    if (!exists.ok()) {
+      return absl::Status(exists.status().code(), StrCat("--into: ", exists.status().message()));
+    }
+    if (*exists) {
+      auto opened = store::Store::Open(into);
+      if (!opened.ok()) return opened.status();
+      merger->catalogue_ = *std::move(opened);
+    }
+    return merger;
+  }
+
+  // Merges `snapshot` and deletes it.
+  absl::StatusOr<store::MergeReport> Merge(const std::string& snapshot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (catalogue_ == nullptr && open_error_.ok()) {
+      auto opened = store::Store::Open(into_);
+      if (opened.ok()) {
+        catalogue_ = *std::move(opened);
+      } else {
+        open_error_ = opened.status();
+      }
+    }
+    auto merged = catalogue_ ? catalogue_->MergeFrom(snapshot) : open_error_;
+    if (auto removed = DefaultEnv().RemoveFile(snapshot); !removed.ok()) {
+      std::cerr << "crest: warning: " << removed.message() << "\n";
+    }
+    return merged;
+  }
+
+  absl::Status open_error() const { return open_error_; }
+
+ private:
+  explicit CatalogueMerger(std::string into) : into_(std::move(into)) {}
+  std::string into_;
+  std::mutex mutex_;
+  std::unique_ptr<store::Store> catalogue_;
+  absl::Status open_error_;
+};
+
+void PrintPull(const std::vector<Node>& nodes, const std::string& into, Io& io) {
+  const bool any =
+      std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return n.bytes > 0; });
+  if (io.json) {
+    nlohmann::json out{{"schema_version", kJsonSchemaVersion},
+                       {"into", into},
+                       {"nodes", nlohmann::json::array()}};
+    for (const auto& n : nodes) out["nodes"].push_back(NodeJson(n, /*pull=*/true));
+    io.out << out.dump(2) << '\n';
+    return;
+  }
+  Table table({{"node", Table::Align::kLeft},
+               {"bytes"},
+               {"+measurements"},
+               {"+predictions"},
+               {"+jobs"},
+               {"+devices"},
+               {"problem", Table::Align::kLeft}});
+  for (const auto& n : nodes) {
+    table.AddRow({n.target, n.ok ? Grouped(n.bytes) : "-", Grouped(n.merged.measurements),
+                  Grouped(n.merged.predictions), Grouped(n.merged.jobs), Grouped(n.merged.devices),
+                  n.error.empty() ? "-" : n.error});
+  }
+  table.Print(io.out);
+  io.out << "catalogue: " << into << (any ? "\n" : " (unchanged: nothing downloaded)\n");
+}
+
 absl::Status Pull(const FleetFlags& f, Io& io) {
   auto made = Nodes(f);
   if (!made.ok()) return made.status();
   std::vector<Node>& nodes = *made;
-  // Snapshots land next to the catalogue (same filesystem) and go when done.
-  const std::filesystem::path into(f.into);
-  std::string pattern =
-      (into.parent_path().empty() ? std::filesystem::path(".") : into.parent_path()) /
-      StrCat(".", into.filename().string(), ".pull-XXXXXX");
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::PermissionDeniedError(
-        StrCat("--into: cannot create a download directory next to ", f.into));
-  }
-  const std::filesystem::path downloads(pattern);
-  struct Cleanup {
-    std::filesystem::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-      if (ec) std::cerr << "crest: warning: " << FromErrorCode(ec, StrCat("cannot remove '", dir.string(), "'")).message() << "\n";
-    }
-  } cleanup{downloads};
-
-  // Downloads run in parallel; each snapshot is merged (one at a time: the
-  // catalogue is one connection) and deleted as soon as it arrives, so the
-  // disk holds at most --parallel snapshots. The catalogue is opened by the
-  // first snapshot to arrive: with none, it is left as it was.
-  std::mutex merge_mutex;
-  std::unique_ptr<store::Store> catalogue;
-  absl::Status open_error;
-  // An existing catalogue is opened first, so that a bad file fails before
-  // any download.
-  auto exists = DefaultEnv().Exists(f.into);
-  if (!exists.ok()) return absl::Status(exists.status().code(), StrCat("--into: ", exists.status().message()));
-  if (*exists) {
-    auto opened = store::Store::Open(f.into);
-    if (!opened.ok()) return opened.status();
-    catalogue = *std::move(opened);
-  }
+  auto downloads = DownloadDir::NextTo(f.into);
+  if (!downloads.ok()) return downloads.status();
+  auto merger = CatalogueMerger::Open(f.into);
+  if (!merger.ok()) return merger.status();
+  // Downloads run in parallel; each snapshot is merged and deleted as soon
+  // as it arrives, so the disk holds at most --parallel snapshots.
   ForEachParallel(nodes.size(), f.parallel, [&](size_t i) {
     Node& n = nodes[i];
-    const std::string snapshot = (downloads / StrCat("node-", i, ".db")).string();
+    const std::string snapshot = ((*downloads)->dir() / StrCat("node-", i, ".db")).string();
     auto bytes = DownloadSnapshot(*n.connection, snapshot);
     if (!bytes.ok()) {
       n.error = std::string(bytes.status().message());
       return;
     }
     n.bytes = *bytes;
-    std::lock_guard<std::mutex> lock(merge_mutex);
-    if (catalogue == nullptr && open_error.ok()) {
-      auto opened = store::Store::Open(f.into);
-      if (opened.ok()) {
-        catalogue = *std::move(opened);
-      } else {
-        open_error = opened.status();
-      }
-    }
-    auto merged = catalogue ? catalogue->MergeFrom(snapshot) : open_error;
-    if (auto removed = DefaultEnv().RemoveFile(snapshot); !removed.ok()) {
-      std::cerr << "crest: warning: " << removed.message() << "\n";
-    }
+    auto merged = (*merger)->Merge(snapshot);
     if (!merged.ok()) {
       n.error = std::string(merged.status().message());
       return;
@@ -345,32 +416,8 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
     n.merged = *merged;
     n.ok = true;
   });
-  if (!open_error.ok()) return open_error;
-  const bool any =
-      std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return n.bytes > 0; });
-
-  if (io.json) {
-    nlohmann::json out{{"schema_version", kJsonSchemaVersion},
-                       {"into", f.into},
-                       {"nodes", nlohmann::json::array()}};
-    for (const auto& n : nodes) out["nodes"].push_back(NodeJson(n, /*pull=*/true));
-    io.out << out.dump(2) << '\n';
-  } else {
-    Table table({{"node", Table::Align::kLeft},
-                 {"bytes"},
-                 {"+measurements"},
-                 {"+predictions"},
-                 {"+jobs"},
-                 {"+devices"},
-                 {"problem", Table::Align::kLeft}});
-    for (const auto& n : nodes) {
-      table.AddRow({n.target, n.ok ? Grouped(n.bytes) : "-", Grouped(n.merged.measurements),
-                    Grouped(n.merged.predictions), Grouped(n.merged.jobs),
-                    Grouped(n.merged.devices), n.error.empty() ? "-" : n.error});
-    }
-    table.Print(io.out);
-    io.out << "catalogue: " << f.into << (any ? "\n" : " (unchanged: nothing downloaded)\n");
-  }
+  if (auto s = (*merger)->open_error(); !s.ok()) return s;
+  PrintPull(nodes, f.into, io);
   return Outcome(nodes, "merged");
 }
 

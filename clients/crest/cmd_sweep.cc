@@ -70,6 +70,56 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, I
   return JobStatus(last.job());
 }
 
+void PrintOutcome(const sweep::SweepOutcome& o, const sweep::SweepSpec& spec,
+                  const std::string& db, std::string_view backend, bool measures, Io& io) {
+  const double rate = o.progress.elapsed_s > 0
+                          ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
+                          : 0;
+  const char* kind = measures ? "measurements" : "predictions";
+  if (io.json) {
+    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                             {"db", db},
+                             {"backend", backend},
+                             {"job",
+                              {{"id", o.job.id},
+                               {"uid", o.job.uid},
+                               {"state", std::string(store::JobStateName(o.job.state))},
+                               {"total", o.job.total},
+                               {"done", o.job.done},
+                               {"error", o.job.error}}},
+                             {"resumed", o.resumed},
+                             {"new_results", o.progress.new_results},
+                             {"already_present", o.already_present},
+                             {"failed", o.progress.failed},
+                             {"elapsed_s", o.progress.elapsed_s},
+                             {"gemms_per_s", rate},
+                             {"kernel_s", o.progress.kernel_s},
+                             {"gemms_per_minute", o.progress.GemmsPerMinute()},
+                             {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
+                             {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
+                             {"measure", measures ? sweep::MeasureJson(spec.measure)
+                                                  : nlohmann::json(nullptr)},
+                             {"notes", spec.notes}}
+                  .dump(2)
+           << '\n';
+  } else {
+    io.out << "job " << o.job.id << (o.resumed ? " (resumed)" : "") << ": "
+           << store::JobStateName(o.job.state) << ", " << o.job.done << "/" << o.job.total
+           << " GEMMs in " << db << "\n  " << o.progress.new_results << " new " << kind << ", "
+           << o.already_present << " already in the database, " << o.progress.failed
+           << " failed\n  " << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(rate, 0)
+           << " GEMMs/s\n";
+    if (measures && o.progress.elapsed_s > 0) {
+      io.out << "  measured " << CacheModeName(spec.measure.mode.cache) << " L2, "
+             << ClockPolicyName(spec.measure.mode.clocks) << " clocks; "
+             << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
+                           o.progress.HostOverheadPerGemmS())
+             << "\n";
+    }
+    if (!o.job.error.empty()) io.out << "  error: " << o.job.error << '\n';
+  }
+}
+
 absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure));
   if (!text.ok()) return text.status();
@@ -114,52 +164,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   if (!outcome.ok()) return outcome.status();
 
   const auto& o = *outcome;
-  const double rate = o.progress.elapsed_s > 0
-                          ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
-                          : 0;
-  const char* kind = measures ? "measurements" : "predictions";
-  if (io.json) {
-    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                             {"db", f.db},
-                             {"backend", (*backend)->Name()},
-                             {"job",
-                              {{"id", o.job.id},
-                               {"uid", o.job.uid},
-                               {"state", std::string(store::JobStateName(o.job.state))},
-                               {"total", o.job.total},
-                               {"done", o.job.done},
-                               {"error", o.job.error}}},
-                             {"resumed", o.resumed},
-                             {"new_results", o.progress.new_results},
-                             {"already_present", o.already_present},
-                             {"failed", o.progress.failed},
-                             {"elapsed_s", o.progress.elapsed_s},
-                             {"gemms_per_s", rate},
-                             {"kernel_s", o.progress.kernel_s},
-                             {"gemms_per_minute", o.progress.GemmsPerMinute()},
-                             {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
-                             {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
-                             {"measure", measures ? sweep::MeasureJson(spec->measure)
-                                                  : nlohmann::json(nullptr)},
-                             {"notes", spec->notes}}
-                  .dump(2)
-           << '\n';
-  } else {
-    io.out << "job " << o.job.id << (o.resumed ? " (resumed)" : "") << ": "
-           << store::JobStateName(o.job.state) << ", " << o.job.done << "/" << o.job.total
-           << " GEMMs in " << f.db << "\n  " << o.progress.new_results << " new " << kind << ", "
-           << o.already_present << " already in the database, " << o.progress.failed
-           << " failed\n  " << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(rate, 0)
-           << " GEMMs/s\n";
-    if (measures && o.progress.elapsed_s > 0) {
-      io.out << "  measured " << CacheModeName(spec->measure.mode.cache) << " L2, "
-             << ClockPolicyName(spec->measure.mode.clocks) << " clocks; "
-             << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
-                           o.progress.HostOverheadPerGemmS())
-             << "\n";
-    }
-    if (!o.job.error.empty()) io.out << "  error: " << o.job.error << '\n';
-  }
+  PrintOutcome(o, *spec, f.db, (*backend)->Name(), measures, io);
   if (o.job.state == store::JobState::kCancelled) {
     return absl::CancelledError("interrupted; run the same command again to resume");
   }

@@ -8,6 +8,8 @@
 
 #include "crest/common/env.h"
 #include "crest/common/str_cat.h"
+#include "json_views.h"
+#include "nlohmann/json.hpp"
 
 namespace crest::cli {
 namespace {
@@ -119,13 +121,22 @@ absl::Status DaemonChannel::Error(const grpc::Status& status) const {
 }
 
 std::string ProtoJson(const google::protobuf::Message& message) {
-  std::string out;
+  std::string body;
   google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
-  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
-  return out;
+  nlohmann::ordered_json out{{"schema_version", kJsonSchemaVersion}};
+  if (auto s = google::protobuf::util::MessageToJsonString(message, &body, options); !s.ok()) {
+    out["error"] = StrCat("cannot print ", message.GetTypeName(), " as JSON: ", s.ToString());
+    return out.dump(2);
+  }
+  const auto fields = nlohmann::ordered_json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!fields.is_object()) {
+    out["error"] = StrCat("cannot print ", message.GetTypeName(), " as JSON");
+    return out.dump(2);
+  }
+  for (auto it = fields.begin(); it != fields.end(); ++it) out[it.key()] = it.value();
+  return out.dump(2);
 }
 
 }  // namespace crest::cli

@@ -64,7 +64,9 @@ class DaemonChannel final {
   std::unique_ptr<v1::Crest::Stub> stub_;
 };
 
-// A message as JSON (proto3 JSON mapping, field names as in the .proto).
+// A message as a JSON document: "schema_version" (kJsonSchemaVersion)
+// first, then the message in the proto3 JSON mapping with the field names
+// of the .proto.
 std::string ProtoJson(const google::protobuf::Message& message);
 
 // Calls a unary method; the response, or the error from DaemonChannel::Error.

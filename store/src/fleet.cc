@@ -137,6 +137,75 @@ absl::Status SqliteStore::ExportTo(const std::string& out_path) {
   return status;
 }
 
+namespace {
+
+constexpr const char* kMergeDevices =
+    "INSERT INTO main.devices(uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, "
+    "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz) "
+    "SELECT uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, l2_bytes, "
+    "memory_bytes, sm_clock_mhz, memory_clock_mhz FROM src.devices WHERE true "
+    "ON CONFLICT(uuid, host) DO NOTHING";
+constexpr const char* kMergeSoftware =
+    "INSERT INTO main.software(driver, cuda_runtime, cublaslt) "
+    "SELECT driver, cuda_runtime, cublaslt FROM src.software WHERE true "
+    "ON CONFLICT DO NOTHING";
+constexpr const char* kMergeJobs =
+    "INSERT INTO main.jobs(uid, host, spec, backend, target, state, total, done, priority, "
+    "created_us, started_us, finished_us, error) "
+    "SELECT uid, host, spec, backend, target, state, total, done, priority, created_us, "
+    "started_us, finished_us, error FROM src.jobs WHERE true ON CONFLICT(uid) DO NOTHING";
+
+// Measurements keep their uid; device, software and job ids are remapped
+// through the rows' natural keys.
+std::string MergeMeasurementsSql() {
+  return StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, ",
+                Columns(kMeasurementColumns, ""), ") SELECT mj.id, md.id, ms.id, ",
+                Columns(kMeasurementColumns, "sm."),
+                " FROM src.measurements AS sm "
+                "JOIN src.devices AS sd ON sd.id = sm.device_id "
+                "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
+                "JOIN src.software AS ss ON ss.id = sm.software_id "
+                "JOIN main.software AS ms ON ms.driver = ss.driver AND "
+                "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
+                "LEFT JOIN src.jobs AS sj ON sj.id = sm.job_id "
+                "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
+                "WHERE true ON CONFLICT(uid) DO NOTHING");
+}
+
+std::string MergeImportedSql() {
+  return StrCat("INSERT INTO main.imported(", Columns(kImportedColumns, ""), ") SELECT ",
+                Columns(kImportedColumns, ""),
+                " FROM src.imported WHERE true ON CONFLICT DO NOTHING");
+}
+
+std::string MergePredictionsSql() {
+  return StrCat("INSERT INTO main.predictions(job_id, ", Columns(kPredictionColumns, ""),
+                ") SELECT mj.id, ", Columns(kPredictionColumns, "sp."),
+                " FROM src.predictions AS sp "
+                "LEFT JOIN src.jobs AS sj ON sj.id = sp.job_id "
+                "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
+                "WHERE true ON CONFLICT DO NOTHING");
+}
+
+// The attached snapshot must be a Crest database of this schema version.
+absl::Status CheckSnapshotSchema(Connection& conn, const std::string& snapshot) {
+  auto version = QueryInt(conn, "SELECT user_version AS value FROM src.pragma_user_version",
+                          "reading the snapshot's schema");
+  if (!version.ok()) {
+    return absl::FailedPreconditionError(
+        StrCat(snapshot, ": not a Crest database (", version.status().message(), ")"));
+  }
+  if (*version != kSchemaVersion) {
+    return absl::FailedPreconditionError(StrCat(snapshot, ": schema version ", *version,
+                                                " differs from this crest's (", kSchemaVersion,
+                                                "); open it with this crest's `db check --upgrade` "
+                                                "first, or use a crest of that version"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) {
   if (auto s = WriteAllowed(); !s.ok()) return s;
   if (access(snapshot.c_str(), R_OK) != 0) {
@@ -152,18 +221,8 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
     Connection* conn;
     ~Detach() { conn->Exec("DETACH DATABASE src", "closing the snapshot").IgnoreError(); }
   } detach{conn_.get()};
+  if (auto s = CheckSnapshotSchema(*conn_, snapshot); !s.ok()) return s;
 
-  auto version = QueryInt(*conn_, "SELECT user_version AS value FROM src.pragma_user_version", "reading the snapshot's schema");
-  if (!version.ok()) {
-    return absl::FailedPreconditionError(
-        StrCat(snapshot, ": not a Crest database (", version.status().message(), ")"));
-  }
-  if (*version != kSchemaVersion) {
-    return absl::FailedPreconditionError(StrCat(snapshot, ": schema version ", *version,
-                                                " differs from this crest's (", kSchemaVersion,
-                                                "); open it with this crest's `db check --upgrade` "
-                                                "first, or use a crest of that version"));
-  }
   MergeReport report;
   absl::Status status = InTransaction("merging a snapshot", [&]() -> absl::Status {
     const auto run = [&](const std::string& sql, int64_t* count) -> absl::Status {
@@ -171,60 +230,18 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
       *count = conn_->Changes();
       return absl::OkStatus();
     };
-    const std::pair<const char*, int64_t*> plain[] = {
-        {"INSERT INTO main.devices(uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, "
-         "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz) "
-         "SELECT uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, l2_bytes, "
-         "memory_bytes, sm_clock_mhz, memory_clock_mhz FROM src.devices WHERE true "
-         "ON CONFLICT(uuid, host) DO NOTHING",
-         &report.devices},
-        {"INSERT INTO main.software(driver, cuda_runtime, cublaslt) "
-         "SELECT driver, cuda_runtime, cublaslt FROM src.software WHERE true "
-         "ON CONFLICT DO NOTHING",
-         &report.software},
-        {"INSERT INTO main.jobs(uid, host, spec, backend, target, state, total, done, priority, "
-         "created_us, started_us, finished_us, error) "
-         "SELECT uid, host, spec, backend, target, state, total, done, priority, created_us, "
-         "started_us, finished_us, error FROM src.jobs WHERE true ON CONFLICT(uid) DO NOTHING",
-         &report.jobs},
-    };
-    for (const auto& [sql, count] : plain) {
+    for (const auto& [sql, count] : {std::pair{kMergeDevices, &report.devices},
+                                     std::pair{kMergeSoftware, &report.software},
+                                     std::pair{kMergeJobs, &report.jobs}}) {
       if (auto s = run(sql, count); !s.ok()) return s;
     }
     auto last_id = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM main.measurements",
                             "reading the newest measurement");
     if (!last_id.ok()) return last_id.status();
-    if (auto s = run(StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, ",
-                            Columns(kMeasurementColumns, ""), ") SELECT mj.id, md.id, ms.id, ",
-                            Columns(kMeasurementColumns, "sm."),
-                            " FROM src.measurements AS sm "
-                            "JOIN src.devices AS sd ON sd.id = sm.device_id "
-                            "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
-                            "JOIN src.software AS ss ON ss.id = sm.software_id "
-                            "JOIN main.software AS ms ON ms.driver = ss.driver AND "
-                            "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
-                            "LEFT JOIN src.jobs AS sj ON sj.id = sm.job_id "
-                            "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
-                            "WHERE true ON CONFLICT(uid) DO NOTHING"),
-                     &report.measurements);
-        !s.ok()) {
-      return s;
-    }
+    if (auto s = run(MergeMeasurementsSql(), &report.measurements); !s.ok()) return s;
     if (auto s = UpdateBest(*last_id); !s.ok()) return s;
-    if (auto s = run(StrCat("INSERT INTO main.imported(", Columns(kImportedColumns, ""),
-                            ") SELECT ", Columns(kImportedColumns, ""),
-                            " FROM src.imported WHERE true ON CONFLICT DO NOTHING"),
-                     &report.imported);
-        !s.ok()) {
-      return s;
-    }
-    return run(StrCat("INSERT INTO main.predictions(job_id, ", Columns(kPredictionColumns, ""),
-                      ") SELECT mj.id, ", Columns(kPredictionColumns, "sp."),
-                      " FROM src.predictions AS sp "
-                      "LEFT JOIN src.jobs AS sj ON sj.id = sp.job_id "
-                      "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
-                      "WHERE true ON CONFLICT DO NOTHING"),
-               &report.predictions);
+    if (auto s = run(MergeImportedSql(), &report.imported); !s.ok()) return s;
+    return run(MergePredictionsSql(), &report.predictions);
   });
   if (!status.ok()) return status;
   return report;

@@ -70,61 +70,122 @@ double SweepProgress::HostOverheadPerGemmS() const {
   return run > 0 ? std::max(0.0, elapsed_s - kernel_s) / static_cast<double>(run) : 0;
 }
 
+namespace {
+
+bool Finished(store::JobState state) {
+  return state == store::JobState::kDone || state == store::JobState::kCancelled;
+}
+
+// The job this sweep runs under: the one named in options, else an unfinished
+// job for the same spec, backend and target (resumed), else a new one.
+absl::StatusOr<store::JobRecord> FindOrCreateJob(const SweepSpec& spec, const Backend& backend,
+                                                 const std::string& target, store::Store& db,
+                                                 const SweepOptions& options, bool* resumed) {
+  if (options.job_id) {
+    auto job = db.GetJob(*options.job_id);
+    if (!job.ok()) return job.status();
+    if (job->spec != spec.canonical_json) {
+      return absl::InvalidArgumentError(
+          StrCat("job ", *options.job_id, " holds a different spec than the one given"));
+    }
+    if (Finished(job->state)) {
+      return absl::FailedPreconditionError(
+          StrCat("job ", job->id, " is already ", store::JobStateName(job->state)));
+    }
+    *resumed = job->state != store::JobState::kQueued || job->done > 0;
+    return job;
+  }
+  auto job = db.FindJob(spec.canonical_json, std::string(backend.Name()), target);
+  if (job.ok() && !Finished(job->state)) {
+    *resumed = true;
+    return job;
+  }
+  if (!job.ok() && !absl::IsNotFound(job.status())) return job.status();
+  store::JobRecord fresh;
+  fresh.spec = spec.canonical_json;
+  fresh.backend = std::string(backend.Name());
+  fresh.target = target;
+  fresh.state = store::JobState::kQueued;
+  fresh.total = static_cast<int64_t>(spec.gemms.size());
+  fresh.priority = options.priority;
+  return db.CreateJob(fresh);
+}
+
+// Which GEMMs the store already holds (they count as done); none with force.
+absl::StatusOr<std::vector<bool>> PresentGemms(const SweepSpec& spec, ResultWriter& writer,
+                                               bool force) {
+  std::vector<bool> present(spec.gemms.size(), false);
+  if (force) return present;
+  for (size_t i = 0; i < spec.gemms.size(); ++i) {
+    auto has = writer.Has(spec.gemms[i]);
+    if (!has.ok()) return has.status();
+    present[i] = *has;
+  }
+  return present;
+}
+
+std::string DescribeFailure(const GemmShape& g, const absl::Status& status) {
+  return StrCat(g.name, " (m=", g.m, " n=", g.n, " k=", g.k, "): ", status.message());
+}
+
+// Runs every GEMM not present, writing each result as it comes; stops early
+// on cancel (kCancelled) or interrupt (kQueued). Returns the state to record.
+absl::StatusOr<store::JobState> RunMissing(const SweepSpec& spec, const std::vector<bool>& present,
+                                           Backend& backend, ResultWriter& writer, int64_t job_id,
+                                           const SweepOptions& options, const Env& env,
+                                           double start, SweepOutcome& out) {
+  SweepProgress& p = out.progress;
+  for (size_t i = 0; i < spec.gemms.size(); ++i) {
+    if (present[i]) continue;
+    if (options.cancel != nullptr && options.cancel->load()) return store::JobState::kCancelled;
+    if (options.interrupt != nullptr && options.interrupt->load()) {
+      out.interrupted = true;
+      return store::JobState::kQueued;
+    }
+    const GemmShape& g = spec.gemms[i];
+    const double before = env.MonotonicSeconds();
+    auto outcome = backend.Run(g);
+    p.busy_s += env.MonotonicSeconds() - before;
+    if (!outcome.ok()) {
+      ++p.failed;
+      if (out.first_error.empty()) out.first_error = DescribeFailure(g, outcome.status());
+    } else {
+      if (outcome->measured) p.kernel_s += outcome->measured->kernel_seconds;
+      if (auto s = writer.Write(job_id, g, *outcome); !s.ok()) return s;
+      if (options.on_result) options.on_result(g, *outcome);
+      ++p.new_results;
+      ++p.done;
+    }
+    p.elapsed_s = env.MonotonicSeconds() - start;
+    if (options.on_progress) options.on_progress(p);
+  }
+  return store::JobState::kDone;
+}
+
+}  // namespace
+
 absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
                                       const SweepOptions& options) {
   const Env& env = options.env != nullptr ? *options.env : DefaultEnv();
-  const auto now_s = [&env] { return env.MonotonicSeconds(); };
-  const double start = now_s();
+  const double start = env.MonotonicSeconds();
   ResultWriter writer(backend, db);
   if (auto s = writer.Prepare(); !s.ok()) return s;
 
   SweepOutcome out;
   const auto total = static_cast<int64_t>(spec.gemms.size());
-  auto job = options.job_id
-                 ? db.GetJob(*options.job_id)
-                 : db.FindJob(spec.canonical_json, std::string(backend.Name()), writer.Target());
-  if (options.job_id && job.ok() && job->spec != spec.canonical_json) {
-    return absl::InvalidArgumentError(
-        StrCat("job ", *options.job_id, " holds a different spec than the one given"));
-  }
-  if (options.job_id) {
-    if (!job.ok()) return job.status();
-    if (job->state == store::JobState::kDone || job->state == store::JobState::kCancelled) {
-      return absl::FailedPreconditionError(
-          StrCat("job ", job->id, " is already ", store::JobStateName(job->state)));
-    }
-    out.resumed = job->state != store::JobState::kQueued || job->done > 0;
-  } else if (job.ok() && job->state != store::JobState::kDone &&
-             job->state != store::JobState::kCancelled) {
-    out.resumed = true;
-  } else if (job.ok() || absl::IsNotFound(job.status())) {
-    store::JobRecord fresh;
-    fresh.spec = spec.canonical_json;
-    fresh.backend = std::string(backend.Name());
-    fresh.target = writer.Target();
-    fresh.state = store::JobState::kQueued;
-    fresh.total = total;
-    fresh.priority = options.priority;
-    job = db.CreateJob(fresh);
-    if (!job.ok()) return job.status();
-  } else {
-    return job.status();
-  }
+  auto job = FindOrCreateJob(spec, backend, writer.Target(), db, options, &out.resumed);
+  if (!job.ok()) return job.status();
   const int64_t job_id = job->id;
 
-  // Which GEMMs the store already holds: they count as done.
-  std::vector<bool> present(spec.gemms.size(), false);
-  if (!options.force) {
-    for (size_t i = 0; i < spec.gemms.size(); ++i) {
-      auto has = writer.Has(spec.gemms[i]);
-      if (!has.ok()) return has.status();
-      present[i] = *has;
-      out.already_present += *has ? 1 : 0;
-    }
-  }
+  auto present = PresentGemms(spec, writer, options.force);
+  if (!present.ok()) return present.status();
   std::vector<GemmShape> to_run;
   for (size_t i = 0; i < spec.gemms.size(); ++i) {
-    if (!present[i]) to_run.push_back(spec.gemms[i]);
+    if ((*present)[i]) {
+      ++out.already_present;
+    } else {
+      to_run.push_back(spec.gemms[i]);
+    }
   }
   if (auto s = backend.Reserve(to_run); !s.ok()) return s;
   SweepProgress& p = out.progress;
@@ -134,45 +195,15 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
     return s;
   }
 
-  store::JobState final_state = store::JobState::kDone;
-  for (size_t i = 0; i < spec.gemms.size(); ++i) {
-    if (present[i]) continue;
-    if (options.cancel != nullptr && options.cancel->load()) {
-      final_state = store::JobState::kCancelled;
-      break;
-    }
-    if (options.interrupt != nullptr && options.interrupt->load()) {
-      final_state = store::JobState::kQueued;
-      out.interrupted = true;
-      break;
-    }
-    const double before = now_s();
-    auto outcome = backend.Run(spec.gemms[i]);
-    p.busy_s += now_s() - before;
-    if (!outcome.ok()) {
-      ++p.failed;
-      if (out.first_error.empty()) {
-        out.first_error =
-            StrCat(spec.gemms[i].name, " (m=", spec.gemms[i].m, " n=", spec.gemms[i].n,
-                   " k=", spec.gemms[i].k, "): ", outcome.status().message());
-      }
-    } else {
-      if (outcome->measured) p.kernel_s += outcome->measured->kernel_seconds;
-      if (auto s = writer.Write(job_id, spec.gemms[i], *outcome); !s.ok()) return s;
-      if (options.on_result) options.on_result(spec.gemms[i], *outcome);
-      ++p.new_results;
-      ++p.done;
-    }
-    p.elapsed_s = now_s() - start;
-    if (options.on_progress) options.on_progress(p);
-  }
-  p.elapsed_s = now_s() - start;
+  auto final_state = RunMissing(spec, *present, backend, writer, job_id, options, env, start, out);
+  if (!final_state.ok()) return final_state.status();
+  p.elapsed_s = env.MonotonicSeconds() - start;
   std::string error;
-  if (final_state == store::JobState::kDone && p.failed > 0) {
-    final_state = store::JobState::kFailed;
+  if (*final_state == store::JobState::kDone && p.failed > 0) {
+    *final_state = store::JobState::kFailed;
     error = StrCat(p.failed, " of ", total, " GEMMs failed; first: ", out.first_error);
   }
-  if (auto s = db.UpdateJob(job_id, final_state, total, p.done, error); !s.ok()) return s;
+  if (auto s = db.UpdateJob(job_id, *final_state, total, p.done, error); !s.ok()) return s;
   auto final_job = db.GetJob(job_id);
   if (!final_job.ok()) return final_job.status();
   out.job = *final_job;

@@ -104,6 +104,32 @@ class Plan {
   std::vector<GemmShape> gemms_;
 };
 
+// An item's pass ("fwd" or "train"), fuse_gate_up and dtype.
+struct PassFields {
+  std::string pass;
+  ShapeOptions options;
+  DType dtype = DType::kBf16;
+};
+
+absl::StatusOr<PassFields> ReadPass(const json& item, const std::string& path,
+                                    DType default_dtype) {
+  PassFields out;
+  auto pass = Text(item, "pass", path, "fwd");
+  if (!pass.ok()) return pass.status();
+  if (*pass != "fwd" && *pass != "train") return Bad(path + ".pass", "must be fwd or train");
+  auto fuse = Flag(item, "fuse_gate_up", path, true);
+  if (!fuse.ok()) return fuse.status();
+  auto dtype_text = Text(item, "dtype", path, std::string(DTypeName(default_dtype)));
+  if (!dtype_text.ok()) return dtype_text.status();
+  auto dtype = ParseDType(*dtype_text);
+  if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
+  out.pass = *pass;
+  out.options.include_backward = *pass == "train";
+  out.options.fuse_gate_up = *fuse;
+  out.dtype = *dtype;
+  return out;
+}
+
 absl::Status ExpandDff(const json& item, const std::string& path, DType default_dtype, Plan& plan,
                        json& canonical) {
   if (auto s = OnlyKnownFields(
@@ -129,23 +155,13 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
   for (auto* v : {&window, &align, &tokens, &tp}) {
     if (!v->ok()) return v->status();
   }
-  auto pass = Text(item, "pass", path, "fwd");
+  auto pass = ReadPass(item, path, default_dtype);
   if (!pass.ok()) return pass.status();
-  if (*pass != "fwd" && *pass != "train") return Bad(path + ".pass", "must be fwd or train");
-  auto fuse = Flag(item, "fuse_gate_up", path, true);
-  if (!fuse.ok()) return fuse.status();
-  auto dtype_text = Text(item, "dtype", path, std::string(DTypeName(default_dtype)));
-  if (!dtype_text.ok()) return dtype_text.status();
-  auto dtype = ParseDType(*dtype_text);
-  if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
 
   auto candidates = GenerateDffCandidates({*hidden, *ratio, *window, *align, *tp});
   if (!candidates.ok()) return Bad(path, std::string(candidates.status().message()));
-  ShapeOptions options;
-  options.include_backward = *pass == "train";
-  options.fuse_gate_up = *fuse;
   for (int64_t d_ff : candidates->values) {
-    auto gemms = MlpGemms(*tokens, *hidden, d_ff, *tp, *dtype, options);
+    auto gemms = MlpGemms(*tokens, *hidden, d_ff, *tp, pass->dtype, pass->options);
     if (!gemms.ok()) return Bad(path, std::string(gemms.status().message()));
     for (const auto& g : *gemms) {
       if (auto s = plan.Add(g, path); !s.ok()) return s;
@@ -153,22 +169,20 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
   }
   canonical = {{"hidden", *hidden}, {"ratio", ratio->text},  {"window", *window},
                {"align", *align},   {"tokens", *tokens},     {"tp", *tp},
-               {"pass", *pass},     {"fuse_gate_up", *fuse}, {"dtype", DTypeName(*dtype)}};
+               {"pass", pass->pass}, {"fuse_gate_up", pass->options.fuse_gate_up},
+               {"dtype", DTypeName(pass->dtype)}};
   return absl::OkStatus();
 }
 
-absl::Status ExpandModel(const json& item, const std::string& path, DType default_dtype, Plan& plan,
-                         std::vector<std::string>& notes, json& canonical) {
-  static constexpr std::string_view kDims[] = {"hidden", "heads", "kv_heads", "d_ff",
-                                               "vocab",  "seq",   "batch",    "tp"};
-  if (auto s = OnlyKnownFields(item, path,
-                               {"name", "hidden", "heads", "kv_heads", "d_ff", "vocab", "seq",
-                                "batch", "tp", "pass", "fuse_gate_up", "dtype", "vocab_pad"});
-      !s.ok()) {
-    return s;
-  }
-  std::map<std::string_view, std::vector<int64_t>> dims;
-  for (auto dim : kDims) {
+using ModelDims = std::map<std::string_view, std::vector<int64_t>>;
+constexpr std::string_view kModelDims[] = {"hidden", "heads", "kv_heads", "d_ff",
+                                           "vocab",  "seq",   "batch",    "tp"};
+
+// Each dimension's values (kv_heads defaults to 0 = heads, batch and tp to
+// 1; the others are required) and vocab_pad's ({0}: the vocab as given).
+absl::StatusOr<ModelDims> ReadModelDims(const json& item, const std::string& path) {
+  ModelDims dims;
+  for (auto dim : kModelDims) {
     const std::string key(dim);
     if (!item.contains(key)) {
       if (dim == "kv_heads") {
@@ -184,61 +198,74 @@ absl::Status ExpandModel(const json& item, const std::string& path, DType defaul
     if (!values.ok()) return values.status();
     dims[dim] = *values;
   }
-  std::vector<int64_t> pads = {0};  // 0: the vocab as given
+  dims["vocab_pad"] = {0};
   if (item.contains("vocab_pad")) {
     auto values = Values(item["vocab_pad"], path + ".vocab_pad");
     if (!values.ok()) return values.status();
-    pads = *values;
+    dims["vocab_pad"] = *values;
   }
-  auto pass = Text(item, "pass", path, "fwd");
-  if (!pass.ok()) return pass.status();
-  if (*pass != "fwd" && *pass != "train") return Bad(path + ".pass", "must be fwd or train");
-  auto fuse = Flag(item, "fuse_gate_up", path, true);
-  if (!fuse.ok()) return fuse.status();
+  return dims;
+}
+
+// The configuration at one position of the odometer over `dims`.
+ModelConfig ConfigAt(const ModelDims& dims, const std::vector<size_t>& index, DType dtype) {
+  ModelConfig c;
+  int64_t* fields[] = {&c.hidden, &c.heads, &c.kv_heads,    &c.d_ff,
+                       &c.vocab,  &c.seq,   &c.micro_batch, &c.tp};
+  for (size_t d = 0; d < std::size(kModelDims); ++d) {
+    *fields[d] = dims.at(kModelDims[d])[index[d]];
+  }
+  c.dtype = dtype;
+  const int64_t pad = dims.at("vocab_pad")[index.back()];
+  if (pad > 0 && c.tp > 0 && c.vocab > 0) {
+    c.vocab = (c.vocab + pad * c.tp - 1) / (pad * c.tp) * pad * c.tp;
+  }
+  return c;
+}
+
+// Advances the odometer; false once every position has been visited.
+bool Advance(const ModelDims& dims, std::vector<size_t>& index) {
+  for (size_t d = 0; d < index.size(); ++d) {
+    const std::string_view dim = d < std::size(kModelDims) ? kModelDims[d] : "vocab_pad";
+    if (++index[d] < dims.at(dim).size()) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
+absl::Status ExpandModel(const json& item, const std::string& path, DType default_dtype, Plan& plan,
+                         std::vector<std::string>& notes, json& canonical) {
+  if (auto s = OnlyKnownFields(item, path,
+                               {"name", "hidden", "heads", "kv_heads", "d_ff", "vocab", "seq",
+                                "batch", "tp", "pass", "fuse_gate_up", "dtype", "vocab_pad"});
+      !s.ok()) {
+    return s;
+  }
+  auto dims = ReadModelDims(item, path);
+  if (!dims.ok()) return dims.status();
   auto name = Text(item, "name", path, "");
   if (!name.ok()) return name.status();
-  auto dtype_text = Text(item, "dtype", path, std::string(DTypeName(default_dtype)));
-  if (!dtype_text.ok()) return dtype_text.status();
-  auto dtype = ParseDType(*dtype_text);
-  if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
-  ShapeOptions options;
-  options.include_backward = *pass == "train";
-  options.fuse_gate_up = *fuse;
+  auto pass = ReadPass(item, path, default_dtype);
+  if (!pass.ok()) return pass.status();
 
-  double combinations = static_cast<double>(pads.size());
-  for (const auto& [dim, values] : dims) combinations *= static_cast<double>(values.size());
+  double combinations = 1;
+  for (const auto& [dim, values] : *dims) combinations *= static_cast<double>(values.size());
   if (combinations > static_cast<double>(kMaxCandidates)) {
     return Bad(path, StrCat("expands to more than ", kMaxCandidates, " model configurations"));
   }
-  // Odometer over the cross product of every dimension and vocab padding.
-  std::vector<size_t> index(std::size(kDims) + 1, 0);
+  std::vector<size_t> index(std::size(kModelDims) + 1, 0);
   int64_t skipped = 0;
   std::string first_reason;
-  while (true) {
-    ModelConfig c;
-    int64_t* fields[] = {&c.hidden, &c.heads, &c.kv_heads,    &c.d_ff,
-                         &c.vocab,  &c.seq,   &c.micro_batch, &c.tp};
-    for (size_t d = 0; d < std::size(kDims); ++d) *fields[d] = dims[kDims[d]][index[d]];
-    c.dtype = *dtype;
-    const int64_t pad = pads[index.back()];
-    if (pad > 0 && c.tp > 0 && c.vocab > 0)
-      c.vocab = (c.vocab + pad * c.tp - 1) / (pad * c.tp) * pad * c.tp;
-    auto gemms = TransformerGemms(c, options);
-    if (gemms.ok()) {
-      for (const auto& g : *gemms) {
-        if (auto s = plan.Add(g, path); !s.ok()) return s;
-      }
-    } else {
+  do {
+    auto gemms = TransformerGemms(ConfigAt(*dims, index, pass->dtype), pass->options);
+    if (!gemms.ok()) {
       if (skipped++ == 0) first_reason = std::string(gemms.status().message());
+      continue;
     }
-    size_t d = 0;
-    for (; d < index.size(); ++d) {
-      const size_t limit = d < std::size(kDims) ? dims[kDims[d]].size() : pads.size();
-      if (++index[d] < limit) break;
-      index[d] = 0;
+    for (const auto& g : *gemms) {
+      if (auto s = plan.Add(g, path); !s.ok()) return s;
     }
-    if (d == index.size()) break;
-  }
+  } while (Advance(*dims, index));
   if (skipped > 0) {
     notes.push_back(StrCat(path, ": skipped ", skipped, " of ", static_cast<int64_t>(combinations),
                            " configurations that break a rule (first: ", first_reason, ")"));
@@ -247,9 +274,9 @@ absl::Status ExpandModel(const json& item, const std::string& path, DType defaul
     }
   }
   canonical = item;
-  canonical["pass"] = *pass;
-  canonical["fuse_gate_up"] = *fuse;
-  canonical["dtype"] = DTypeName(*dtype);
+  canonical["pass"] = pass->pass;
+  canonical["fuse_gate_up"] = pass->options.fuse_gate_up;
+  canonical["dtype"] = DTypeName(pass->dtype);
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 
 #include "crestd_process.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -86,6 +87,29 @@ TEST_F(CrestRemote, JobsSubmitListShowWatchCancelAndExportAndInfo) {
   EXPECT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("34 predictions"), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("jobs: done=1"), std::string::npos) << info.out;
+}
+
+// Every --json document from a daemon's answer starts with schema_version,
+// as local ones do, so a script can check what it reads.
+TEST_F(CrestRemote, EveryJsonDocumentCarriesTheSchemaVersion) {
+  const char* commands[] = {
+      "info",
+      "sweep --hidden 4096 --gpu h100 --window 8",
+      "jobs submit --hidden 4096 --gpu h100 --window 4",
+      "jobs submit --hidden 4096 --gpu h100 --window 2 --wait",
+      "jobs list",
+      "jobs show 1",
+      "jobs watch 1",
+      "dff --hidden 4096 --gpu h100 --window 8",
+      "lookup --m 8192 --n 4096 --k 10922 --gpu h100",
+  };
+  for (const char* command : commands) {
+    const auto r = Crest(std::string("--json ") + command);
+    ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    const auto doc = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(doc.is_object()) << command << ": " << r.out;
+    EXPECT_EQ(doc.value("schema_version", 0), 1) << command << ": " << r.out;
+  }
 }
 
 TEST_F(CrestRemote, ErrorsNameTheServerOrTheFlag) {

@@ -3,6 +3,7 @@
 Run by ctest with PYTHONPATH=<build>/python and CRESTD_BIN set.
 """
 
+import json
 import os
 import signal
 import sqlite3
@@ -51,6 +52,8 @@ def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
     assert isinstance(rows[0], crest.DffRow)
     assert rows[0].time_us <= rows[1].time_us, "fastest first"
     assert {r.source for r in rows} == {"predicted"}
+    assert rows[0].source is crest.Source.PREDICTED, "a typed enum, equal to its name"
+    assert json.dumps({"source": rows[0].source}) == '{"source": "predicted"}'
     assert rows.gpu == "H100-SXM"
     assert rows.baseline.d_ff == 10922
     assert rows.candidates == 33 and rows.predicted == 33 and rows.missing == 0
@@ -66,7 +69,9 @@ def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
         with pytest.raises(ImportError, match="pandas"):
             rows.to_pandas()
     else:
-        assert list(rows.to_pandas()["d_ff"]) == [r.d_ff for r in rows]
+        frame = rows.to_pandas()
+        assert list(frame["d_ff"]) == [r.d_ff for r in rows]
+        assert set(frame["source"]) == {"predicted"}
 
 
 def test_lookup_predict_and_node_info(daemon):
@@ -74,7 +79,7 @@ def test_lookup_predict_and_node_info(daemon):
     found = daemon.lookup(m=8192, n=4096, k=10922, gpu="h100")
     assert found.found and found.source == "predicted" and found.time_us > 0
     missing = daemon.lookup(m=8192, n=4096, k=99, gpu="h100")
-    assert not missing.found
+    assert not missing.found and missing.source is crest.Source.NONE
     p = daemon.predict(m=2304, n=1536, k=4096, gpu="a100", dtype="fp16")
     assert p["source"] == "SOURCE_PREDICTED"
     assert p["best"]["waves"] == "1"  # int64 fields are strings in proto3 JSON

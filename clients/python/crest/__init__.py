@@ -3,11 +3,11 @@
     import crest
     client = crest.Client("127.0.0.1:50051")
     rows = client.best_dff(hidden=4096, gpu="h100", top=5)
-    rows[0].d_ff, rows[0].time_us, rows[0].source   # "measured" or "predicted"
+    rows[0].d_ff, rows[0].time_us, rows[0].source   # crest.Source.MEASURED or .PREDICTED
     rows.to_pandas()                                 # when pandas is installed
 
-Every figure carries its source: "measured" on a device, or "predicted" by
-the analytic model. Errors are crest.CrestError with the gRPC code and the
+Every figure carries its source, a crest.Source (a str enum): "measured"
+on a device, or "predicted" by the analytic model. Errors are crest.CrestError with the gRPC code and the
 daemon's message (which names the bad field).
 """
 
@@ -21,7 +21,8 @@ from crest.client import (  # noqa: F401
     GemmResult,
     Job,
     JobEvent,
+    Source,
 )
 
 __all__ = ["Calibration", "Client", "CrestError", "DffAnswer", "DffRow", "GemmAnswer",
-           "GemmResult", "Job", "JobEvent", "read_calibration"]
+           "GemmResult", "Job", "JobEvent", "Source", "read_calibration"]

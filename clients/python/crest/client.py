@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import os
 from typing import Iterator, List, Optional, Union
@@ -12,8 +13,25 @@ import grpc
 from crest.v1 import crest_pb2 as pb
 from crest.v1 import crest_pb2_grpc as pb_grpc
 
-_SOURCES = {pb.SOURCE_MEASURED: "measured", pb.SOURCE_PREDICTED: "predicted",
-            pb.SOURCE_MIXED: "mixed"}
+
+
+class Source(str, enum.Enum):
+    """Where a figure came from. A str, so `row.source == "measured"` holds
+    and JSON and pandas show the name."""
+
+    MEASURED = "measured"    # timed on a device by Crest's engine
+    PREDICTED = "predicted"  # the analytic model (the row's provenance names its version)
+    MIXED = "mixed"          # a sum over GEMMs of more than one kind
+    IMPORTED = "imported"    # another tool's timing (crest db import); never an answer
+    UNKNOWN = "unknown"      # not said (an older crestd)
+    NONE = "none"            # no figure: a lookup that found nothing
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_SOURCES = {pb.SOURCE_MEASURED: Source.MEASURED, pb.SOURCE_PREDICTED: Source.PREDICTED,
+            pb.SOURCE_MIXED: Source.MIXED}
 _DTYPES = {"fp32": pb.DTYPE_FP32, "tf32": pb.DTYPE_TF32, "fp16": pb.DTYPE_FP16,
            "bf16": pb.DTYPE_BF16, "fp8": pb.DTYPE_FP8_E4M3}
 _STATES = {pb.JOB_STATE_QUEUED: "queued", pb.JOB_STATE_RUNNING: "running",
@@ -46,7 +64,7 @@ class DffRow:
     speedup_vs_baseline: float  # 0 when the baseline is not known
     mlp_params: int
     params_delta: int
-    source: str             # "measured" or "predicted"
+    source: Source          # Source.MEASURED or Source.PREDICTED
     provenance: str         # the model version, or the device and software
     time_low_us: float      # the interval time_us is known within (95%, measured rows;
     time_high_us: float     #   equal to time_us for predictions)
@@ -74,7 +92,7 @@ class DffAnswer(list):
 @dataclasses.dataclass(frozen=True)
 class GemmAnswer:
     found: bool
-    source: str
+    source: Source          # Source.NONE when not found
     time_us: float
     tflops: float
     tiles: int
@@ -105,7 +123,7 @@ class GemmResult:
     k: int
     batch: int
     name: str
-    source: str
+    source: Source
     time_us: float
     tflops: float
 
@@ -126,7 +144,7 @@ class JobEvent:
 
 def _row(r) -> DffRow:
     return DffRow(r.d_ff, r.time_us, r.tflops, r.speedup_vs_baseline, r.mlp_params,
-                  r.params_delta, _SOURCES.get(r.source, "unknown"), r.provenance,
+                  r.params_delta, _SOURCES.get(r.source, Source.UNKNOWN), r.provenance,
                   r.time_low_us, r.time_high_us, r.tie_group)
 
 
@@ -145,7 +163,7 @@ def _job(j) -> Job:
 
 def _event(e) -> JobEvent:
     results = [GemmResult(r.gemm.m, r.gemm.n, r.gemm.k, r.gemm.batch or 1, r.gemm.name,
-                          _SOURCES.get(r.source, "unknown"), r.time_us, r.tflops)
+                          _SOURCES.get(r.source, Source.UNKNOWN), r.time_us, r.tflops)
                for r in e.results]
     return JobEvent(_job(e.job), e.message, e.final, results, e.elapsed_s, e.kernel_s,
                     e.gemms_per_minute, e.gpu_busy_fraction, e.host_overhead_per_gemm_s)
@@ -247,8 +265,9 @@ class Client:
                        layout=layout)
         r = self._call(self._stub.LookupGemm, pb.LookupGemmRequest(
             gemm=gemm, gpu=gpu, mode=_mode(cache, clocks)))
-        return GemmAnswer(r.found, _SOURCES.get(r.source, "none"), r.time_us, r.tflops, r.tiles,
-                          r.waves, r.tile_efficiency, r.wave_efficiency,
+        source = _SOURCES.get(r.source, Source.UNKNOWN) if r.found else Source.NONE
+        return GemmAnswer(r.found, source, r.time_us, r.tflops, r.tiles, r.waves,
+                          r.tile_efficiency, r.wave_efficiency,
                           json_format.MessageToDict(r, preserving_proto_field_name=True))
 
     def predict(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1,

@@ -1,0 +1,98 @@
+// The printers' output, byte for byte, against files under
+// tests/data/golden/. A change of format shows up as a diff of those files:
+// regenerate them with CREST_UPDATE_GOLDEN=1 and review the diff.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "printer.h"
+
+namespace crest::cli {
+namespace {
+
+std::string Golden(const std::string& name) {
+  return std::string(CREST_TEST_DATA_DIR) + "/golden/" + name;
+}
+
+void ExpectGolden(const std::string& name, const std::string& actual) {
+  const std::string path = Golden(name);
+  if (std::getenv("CREST_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << actual;
+    return;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path << " is missing (CREST_UPDATE_GOLDEN=1 writes it)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
+}
+
+std::string Print(Format format, const InfoReport& report) {
+  std::ostringstream out;
+  MakePrinter(format, out)->Info(report);
+  return out.str();
+}
+
+InfoReport HereWithoutADevice() {
+  InfoReport r;
+  r.program = "crest";
+  r.version = "0.1.0";
+  r.predictor = "tilewave-2";
+  r.backends = {{"model", true, false, "analytic predictor tilewave-2, predictions only"},
+                {"cublaslt", false, true, "built without CUDA"}};
+  r.device_error = "this crest was built without CUDA, so it cannot look for devices";
+  return r;
+}
+
+InfoReport DaemonWithAnH100() {
+  InfoReport r;
+  r.program = "crestd";
+  r.version = "0.1.0";
+  r.server = "node7:7878";
+  r.host = "node7";
+  r.predictor = "tilewave-2";
+  r.calibrations = {"tilewave-2+c1a2b3c4: bf16 from node7"};
+  r.backends = {{"model", true, false, "analytic predictor"},
+                {"cublaslt", true, true, "CUDA 13.0"}};
+  DeviceInfo d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.uuid = "GPU-0a1b";
+  d.gpu_model = "H100-SXM";
+  d.host = "node7";
+  d.sm_count = 132;
+  d.cc_major = 9;
+  d.l2_bytes = int64_t{50} << 20;
+  d.memory_bytes = int64_t{80} << 30;
+  d.sm_clock_mhz = 1980;
+  d.memory_clock_mhz = 2619;
+  r.devices.push_back({std::nullopt, d, std::nullopt, int64_t{79} << 30});
+  r.database = DatabaseEntry{"/var/lib/crestd/crest.db", 9, 1234567, 3300, 3298, 66, 1,
+                             {{"done", 3}, {"failed", 1}}};
+  return r;
+}
+
+TEST(InfoPrinter, TableForThisCrestWithoutADevice) {
+  ExpectGolden("info_local.txt", Print(Format::kTable, HereWithoutADevice()));
+}
+
+TEST(InfoPrinter, JsonForThisCrestWithoutADevice) {
+  ExpectGolden("info_local.json", Print(Format::kJson, HereWithoutADevice()));
+}
+
+TEST(InfoPrinter, TableForADaemonWithAnH100AndItsDatabase) {
+  ExpectGolden("info_daemon.txt", Print(Format::kTable, DaemonWithAnH100()));
+}
+
+TEST(InfoPrinter, JsonForADaemonWithAnH100AndItsDatabase) {
+  ExpectGolden("info_daemon.json", Print(Format::kJson, DaemonWithAnH100()));
+}
+
+TEST(InfoPrinter, EveryJsonDocumentStartsWithTheSchemaVersion) {
+  for (const auto& report : {HereWithoutADevice(), DaemonWithAnH100()}) {
+    EXPECT_EQ(Print(Format::kJson, report).rfind("{\n  \"schema_version\": 1,", 0), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace crest::cli

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 
 #include "crest/common/str_cat.h"
@@ -12,6 +13,7 @@
 #include "export_stream.h"
 #include "job_stream.h"
 #include "log.h"
+#include "raw_message.h"
 #ifdef CREST_HAVE_CUDA
 #include "crest/measure/cuda_backend.h"
 #endif
@@ -27,20 +29,119 @@ using wire::PinOf;
 
 namespace {
 
-// A Sweep's or WatchJob's reactor when the call is refused before it starts.
-template <typename Event>
-class Refused final : public grpc::ServerWriteReactor<Event> {
+// A stream's reactor when the call is refused before it starts.
+class Refused final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   explicit Refused(const grpc::Status& status) { this->Finish(status); }
   void OnDone() override { delete this; }
 };
 
+// The method's index in the service, as the generated code numbers them.
+int MethodIndex(const char* name) {
+  const auto* service = v1::GetNodeInfoRequest::descriptor()->file()->FindServiceByName("Crest");
+  const auto* method = service != nullptr ? service->FindMethodByName(name) : nullptr;
+  if (method == nullptr) std::abort();  // a name below that the .proto lacks: a build error
+  return method->index();
+}
+
 }  // namespace
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
+  // Messages quote what the client sent; a quote of a huge field would make
+  // trailing metadata the client refuses (and break its connection).
+  std::string message(status.message());
+  if (message.size() > kMaxStatusMessageBytes) {
+    const size_t cut = message.size() - kMaxStatusMessageBytes;
+    message.resize(kMaxStatusMessageBytes);
+    message += StrCat("... (", cut, " more bytes)");
+  }
   // absl and gRPC share their numeric status codes.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::move(message));
+}
+
+CrestService::CrestService(ServiceOptions options, StorePool& pool, JobQueue& queue,
+                           const Authorizer& auth, Metrics& metrics)
+    : options_(std::move(options)),
+      pool_(pool),
+      queue_(queue),
+      auth_(auth),
+      metrics_(metrics),
+      cache_(options_.cache_entries, options_.cache_bytes) {
+  RegisterUnary({"GetNodeInfo", false, false}, &CrestService::NodeInfo);
+  RegisterUnary({"QueryDff", false, true}, &CrestService::Dff);
+  RegisterUnary({"LookupGemm", false, true}, &CrestService::Lookup);
+  RegisterUnary({"Predict", false, true}, &CrestService::PredictOne);
+  RegisterUnary({"SubmitJob", true, false}, &CrestService::Submit);
+  RegisterUnary({"GetJob", false, false}, &CrestService::GetOneJob);
+  RegisterUnary({"ListJobs", false, false}, &CrestService::List);
+  RegisterUnary({"CancelJob", true, false}, &CrestService::Cancel);
+  RegisterStream({"WatchJob", false, false}, &CrestService::Watch);
+  RegisterStream({"Sweep", true, false}, &CrestService::StartSweep);
+  RegisterStream({"ExportResults", false, false}, &CrestService::Export);
+}
+
+template <typename Request, typename Response>
+void CrestService::RegisterUnary(MethodTraits traits, UnaryHandler<Request, Response> handler) {
+  MarkMethodRawCallback(
+      MethodIndex(traits.name),
+      new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
+          [this, traits, handler](grpc::CallbackServerContext* context, const grpc::ByteBuffer* in,
+                                  grpc::ByteBuffer* out) {
+            return Answer(context, traits.name, traits.mutating,
+                          [&](const std::string& client) -> absl::Status {
+                            auto bytes = BytesOf(*in);
+                            if (!bytes.ok()) return bytes.status();
+                            auto answer = Compute(traits, client, *bytes, handler);
+                            if (!answer.ok()) return answer.status();
+                            *out = ByteBufferOf(*std::move(answer));
+                            return absl::OkStatus();
+                          });
+          }));
+}
+
+template <typename Request, typename Response>
+absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const std::string& client,
+                                                  const std::string& request_bytes,
+                                                  UnaryHandler<Request, Response> handler) {
+  std::optional<store::ResultsGeneration> generation;
+  if (traits.cached) {
+    auto db = pool_.Acquire();
+    if (!db.ok()) return db.status();
+    auto g = (*db)->Generation();
+    if (!g.ok()) return g.status();
+    generation = *g;
+    auto hit = cache_.Find(traits.name, request_bytes, *generation);
+    metrics_.AnswerCache(traits.name, hit.has_value());
+    if (hit) return *std::move(hit);
+  }
+  Request request;
+  if (auto s = ParseRequest(request_bytes, &request); !s.ok()) return s;
+  Response response;
+  if (auto s = (this->*handler)(client, request, &response); !s.ok()) return s;
+  std::string answer;
+  if (!response.SerializeToString(&answer)) {
+    return absl::InternalError(StrCat("cannot serialize a ", response.GetTypeName()));
+  }
+  if (generation) cache_.Put(traits.name, request_bytes, *generation, answer);
+  return answer;
+}
+
+template <typename Request>
+void CrestService::RegisterStream(MethodTraits traits, StreamStarter<Request> start) {
+  MarkMethodRawCallback(
+      MethodIndex(traits.name),
+      new grpc::internal::CallbackServerStreamingHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
+          [this, traits, start](grpc::CallbackServerContext* context,
+                                const grpc::ByteBuffer* in) {
+            auto client = auth_.Check(*context, traits.mutating, traits.name);
+            if (!client.ok()) return Refuse(traits.name, client.status());
+            auto bytes = BytesOf(*in);
+            if (!bytes.ok()) return Refuse(traits.name, bytes.status());
+            Request request;
+            if (auto s = ParseRequest(*bytes, &request); !s.ok()) return Refuse(traits.name, s);
+            return (this->*start)(context, *client, request);
+          }));
 }
 
 // Answers through the default reactor after the caller is authorized,
@@ -83,125 +184,82 @@ absl::Status CrestService::TakeStream(const char* method) {
   return absl::OkStatus();
 }
 
-template <typename Event>
-grpc::ServerWriteReactor<Event>* CrestService::Refuse(const absl::Status& status) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Refuse(const char* method,
+                                                                 const absl::Status& status) {
   Log(Level::kInfo, "rpc_error",
-      {{"code", absl::StatusCodeToString(status.code())},
+      {{"method", method},
+       {"code", absl::StatusCodeToString(status.code())},
        {"message", std::string(status.message())}});
-  return new Refused<Event>(ToGrpc(status));
+  return new Refused(ToGrpc(status));
 }
 
-grpc::ServerUnaryReactor* CrestService::GetNodeInfo(grpc::CallbackServerContext* context,
-                                                    const v1::GetNodeInfoRequest*,
-                                                    v1::GetNodeInfoResponse* response) {
-  return Answer(context, "GetNodeInfo", false,
-                [&](const std::string&) { return NodeInfo(response); });
+absl::Status CrestService::Submit(const std::string& client, const v1::SubmitJobRequest& request,
+                                  v1::SubmitJobResponse* response) {
+  SubmitRequest submit;
+  submit.spec_json = request.spec().json();
+  submit.backend = request.backend();
+  submit.priority = request.priority();
+  submit.force = request.force();
+  submit.client = client;
+  auto job = queue_.Submit(submit);
+  if (!job.ok()) return job.status();
+  Fill(*job, response->mutable_job());
+  return absl::OkStatus();
 }
 
-grpc::ServerUnaryReactor* CrestService::QueryDff(grpc::CallbackServerContext* context,
-                                                 const v1::QueryDffRequest* request,
-                                                 v1::QueryDffResponse* response) {
-  return Answer(context, "QueryDff", false,
-                [&](const std::string&) { return Dff(*request, response); });
+absl::Status CrestService::GetOneJob(const std::string&, const v1::GetJobRequest& request,
+                                     v1::Job* response) {
+  auto job = queue_.Get(request.id());
+  if (!job.ok()) return job.status();
+  Fill(*job, response);
+  return absl::OkStatus();
 }
 
-grpc::ServerUnaryReactor* CrestService::LookupGemm(grpc::CallbackServerContext* context,
-                                                   const v1::LookupGemmRequest* request,
-                                                   v1::LookupGemmResponse* response) {
-  return Answer(context, "LookupGemm", false,
-                [&](const std::string&) { return Lookup(*request, response); });
-}
-
-grpc::ServerUnaryReactor* CrestService::Predict(grpc::CallbackServerContext* context,
-                                                const v1::PredictRequest* request,
-                                                v1::PredictResponse* response) {
-  return Answer(context, "Predict", false,
-                [&](const std::string&) { return PredictOne(*request, response); });
-}
-
-grpc::ServerUnaryReactor* CrestService::SubmitJob(grpc::CallbackServerContext* context,
-                                                  const v1::SubmitJobRequest* request,
-                                                  v1::SubmitJobResponse* response) {
-  return Answer(context, "SubmitJob", true, [&](const std::string& client) -> absl::Status {
-    SubmitRequest submit;
-    submit.spec_json = request->spec().json();
-    submit.backend = request->backend();
-    submit.priority = request->priority();
-    submit.force = request->force();
-    submit.client = client;
-    auto job = queue_.Submit(submit);
-    if (!job.ok()) return job.status();
-    Fill(*job, response->mutable_job());
-    return absl::OkStatus();
-  });
-}
-
-grpc::ServerUnaryReactor* CrestService::GetJob(grpc::CallbackServerContext* context,
-                                               const v1::GetJobRequest* request,
-                                               v1::Job* response) {
-  return Answer(context, "GetJob", false, [&](const std::string&) -> absl::Status {
-    auto job = queue_.Get(request->id());
-    if (!job.ok()) return job.status();
-    Fill(*job, response);
-    return absl::OkStatus();
-  });
-}
-
-grpc::ServerUnaryReactor* CrestService::ListJobs(grpc::CallbackServerContext* context,
-                                                 const v1::ListJobsRequest* request,
-                                                 v1::ListJobsResponse* response) {
-  return Answer(context, "ListJobs", false, [&](const std::string&) -> absl::Status {
-    auto state = JobStateOf(request->state());
-    if (!state.ok()) return state.status();
-    if (request->limit() < 0 || request->limit() > options_.max_list) {
-      return absl::InvalidArgumentError(StrCat("limit: must be between 0 (meaning 100) and ",
-                                               options_.max_list, " (got ", request->limit(), ")"));
-    }
-    auto jobs = queue_.List(*state, request->limit() == 0 ? 100 : request->limit());
-    if (!jobs.ok()) return jobs.status();
-    for (const auto& job : *jobs) Fill(job, response->add_jobs());
-    return absl::OkStatus();
-  });
-}
-
-grpc::ServerUnaryReactor* CrestService::CancelJob(grpc::CallbackServerContext* context,
-                                                  const v1::CancelJobRequest* request,
-                                                  v1::Job* response) {
-  return Answer(context, "CancelJob", true, [&](const std::string&) -> absl::Status {
-    auto job = queue_.Cancel(request->id());
-    if (!job.ok()) return job.status();
-    Fill(*job, response);
-    return absl::OkStatus();
-  });
-}
-
-grpc::ServerWriteReactor<v1::JobEvent>* CrestService::WatchJob(grpc::CallbackServerContext* context,
-                                                               const v1::WatchJobRequest* request) {
-  if (auto client = auth_.Check(*context, false, "WatchJob"); !client.ok()) {
-    return Refuse<v1::JobEvent>(client.status());
+absl::Status CrestService::List(const std::string&, const v1::ListJobsRequest& request,
+                                v1::ListJobsResponse* response) {
+  auto state = JobStateOf(request.state());
+  if (!state.ok()) return state.status();
+  if (request.limit() < 0 || request.limit() > options_.max_list) {
+    return absl::InvalidArgumentError(StrCat("limit: must be between 0 (meaning 100) and ",
+                                             options_.max_list, " (got ", request.limit(), ")"));
   }
-  if (auto s = TakeStream("WatchJob"); !s.ok()) return Refuse<v1::JobEvent>(s);
-  auto* stream = new JobStream(queue_, request->id(), /*cancel_job_if_client_leaves=*/false,
+  auto jobs = queue_.List(*state, request.limit() == 0 ? 100 : request.limit());
+  if (!jobs.ok()) return jobs.status();
+  for (const auto& job : *jobs) Fill(job, response->add_jobs());
+  return absl::OkStatus();
+}
+
+absl::Status CrestService::Cancel(const std::string&, const v1::CancelJobRequest& request,
+                                  v1::Job* response) {
+  auto job = queue_.Cancel(request.id());
+  if (!job.ok()) return job.status();
+  Fill(*job, response);
+  return absl::OkStatus();
+}
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Watch(grpc::CallbackServerContext*,
+                                                                const std::string&,
+                                                                const v1::WatchJobRequest& request) {
+  if (auto s = TakeStream("WatchJob"); !s.ok()) return Refuse("WatchJob", s);
+  auto* stream = new JobStream(queue_, request.id(), /*cancel_job_if_client_leaves=*/false,
                                [this] { streams_.fetch_sub(1); });
   stream->Begin();
   return stream;
 }
 
-grpc::ServerWriteReactor<v1::JobEvent>* CrestService::Sweep(grpc::CallbackServerContext* context,
-                                                            const v1::SweepRequest* request) {
-  auto client = auth_.Check(*context, true, "Sweep");
-  if (!client.ok()) return Refuse<v1::JobEvent>(client.status());
+grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::StartSweep(
+    grpc::CallbackServerContext*, const std::string& client, const v1::SweepRequest& request) {
   SubmitRequest submit;
-  submit.spec_json = request->spec().json();
-  submit.backend = request->backend();
+  submit.spec_json = request.spec().json();
+  submit.backend = request.backend();
   submit.priority = kInteractivePriority;
-  submit.force = request->force();
-  submit.client = *client;
-  if (auto s = TakeStream("Sweep"); !s.ok()) return Refuse<v1::JobEvent>(s);
+  submit.force = request.force();
+  submit.client = client;
+  if (auto s = TakeStream("Sweep"); !s.ok()) return Refuse("Sweep", s);
   auto job = queue_.Submit(submit);
   if (!job.ok()) {
     streams_.fetch_sub(1);
-    return Refuse<v1::JobEvent>(job.status());
+    return Refuse("Sweep", job.status());
   }
   auto* stream = new JobStream(queue_, job->id, /*cancel_job_if_client_leaves=*/true,
                                [this] { streams_.fetch_sub(1); });
@@ -209,12 +267,9 @@ grpc::ServerWriteReactor<v1::JobEvent>* CrestService::Sweep(grpc::CallbackServer
   return stream;
 }
 
-grpc::ServerWriteReactor<v1::ExportChunk>* CrestService::ExportResults(
-    grpc::CallbackServerContext* context, const v1::ExportResultsRequest*) {
-  if (auto client = auth_.Check(*context, false, "ExportResults"); !client.ok()) {
-    return Refuse<v1::ExportChunk>(client.status());
-  }
-  if (auto s = TakeStream("ExportResults"); !s.ok()) return Refuse<v1::ExportChunk>(s);
+grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Export(
+    grpc::CallbackServerContext*, const std::string&, const v1::ExportResultsRequest&) {
+  if (auto s = TakeStream("ExportResults"); !s.ok()) return Refuse("ExportResults", s);
   const std::string snapshot = (std::filesystem::path(options_.state_dir) /
                                 StrCat(".export-", getpid(), "-", exports_.fetch_add(1), ".db"))
                                    .string();
@@ -224,7 +279,8 @@ grpc::ServerWriteReactor<v1::ExportChunk>* CrestService::ExportResults(
   return stream;
 }
 
-absl::Status CrestService::NodeInfo(v1::GetNodeInfoResponse* r) {
+absl::Status CrestService::NodeInfo(const std::string&, const v1::GetNodeInfoRequest&,
+                                    v1::GetNodeInfoResponse* r) {
   r->set_version(CREST_VERSION);
   r->set_model_version(std::string(kPredictorVersion));
   for (const auto& c : ActiveCalibrations()) {
@@ -272,7 +328,8 @@ absl::Status CrestService::NodeInfo(v1::GetNodeInfoResponse* r) {
   return absl::OkStatus();
 }
 
-absl::Status CrestService::Dff(const v1::QueryDffRequest& request, v1::QueryDffResponse* response) {
+absl::Status CrestService::Dff(const std::string&, const v1::QueryDffRequest& request,
+                               v1::QueryDffResponse* response) {
   auto gpu = GpuOf(request.gpu());
   if (!gpu.ok()) return gpu.status();
   auto query = DffQueryOf(request);
@@ -291,7 +348,7 @@ absl::Status CrestService::Dff(const v1::QueryDffRequest& request, v1::QueryDffR
   return absl::OkStatus();
 }
 
-absl::Status CrestService::Lookup(const v1::LookupGemmRequest& request,
+absl::Status CrestService::Lookup(const std::string&, const v1::LookupGemmRequest& request,
                                   v1::LookupGemmResponse* response) {
   auto gpu = GpuOf(request.gpu());
   if (!gpu.ok()) return gpu.status();
@@ -307,7 +364,7 @@ absl::Status CrestService::Lookup(const v1::LookupGemmRequest& request,
   return absl::OkStatus();
 }
 
-absl::Status CrestService::PredictOne(const v1::PredictRequest& request,
+absl::Status CrestService::PredictOne(const std::string&, const v1::PredictRequest& request,
                                       v1::PredictResponse* response) {
   auto gpu = GpuOf(request.gpu());
   if (!gpu.ok()) return gpu.status();

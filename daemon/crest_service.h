@@ -6,6 +6,7 @@
 #include <atomic>
 #include <string>
 
+#include "answer_cache.h"
 #include "auth.h"
 #include "crest/common/env.h"
 #include "crest/v1/crest.grpc.pb.h"
@@ -15,7 +16,9 @@
 
 namespace crest::crestd {
 
+// The status for gRPC, its message cut to kMaxStatusMessageBytes.
 grpc::Status ToGrpc(const absl::Status& status);
+inline constexpr size_t kMaxStatusMessageBytes = 1024;
 
 // Sweep runs at this priority: ahead of nightly batches (0).
 inline constexpr int kInteractivePriority = 100;
@@ -27,63 +30,86 @@ struct ServiceOptions {
   int max_list = 1000;    // ListJobs rows at most
   std::string host;       // this node's name, as GetNodeInfo reports it
   Env* env = nullptr;     // the filesystem for snapshots; never null once running
+  // Cached answers at most (entries, bytes); 0 entries: no cache.
+  size_t cache_entries = 4096;
+  size_t cache_bytes = size_t{64} << 20;
 };
 
-class CrestService final : public v1::Crest::CallbackService {
+// Every method is registered raw (bytes in, bytes out): requests are parsed
+// after the caller is authorized, and bytes that do not parse are answered
+// INVALID_ARGUMENT naming the message type. QueryDff, LookupGemm and
+// Predict answers are cached by results generation (answer_cache.h).
+class CrestService final : public v1::Crest::Service {
  public:
   CrestService(ServiceOptions options, StorePool& pool, JobQueue& queue, const Authorizer& auth,
-               Metrics& metrics)
-      : options_(std::move(options)), pool_(pool), queue_(queue), auth_(auth), metrics_(metrics) {}
+               Metrics& metrics);
 
-  grpc::ServerUnaryReactor* GetNodeInfo(grpc::CallbackServerContext* context,
-                                        const v1::GetNodeInfoRequest* request,
-                                        v1::GetNodeInfoResponse* response) override;
-  grpc::ServerUnaryReactor* QueryDff(grpc::CallbackServerContext* context,
-                                     const v1::QueryDffRequest* request,
-                                     v1::QueryDffResponse* response) override;
-  grpc::ServerUnaryReactor* LookupGemm(grpc::CallbackServerContext* context,
-                                       const v1::LookupGemmRequest* request,
-                                       v1::LookupGemmResponse* response) override;
-  grpc::ServerUnaryReactor* Predict(grpc::CallbackServerContext* context,
-                                    const v1::PredictRequest* request,
-                                    v1::PredictResponse* response) override;
-  grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext* context,
-                                      const v1::SubmitJobRequest* request,
-                                      v1::SubmitJobResponse* response) override;
-  grpc::ServerUnaryReactor* GetJob(grpc::CallbackServerContext* context,
-                                   const v1::GetJobRequest* request, v1::Job* response) override;
-  grpc::ServerUnaryReactor* ListJobs(grpc::CallbackServerContext* context,
-                                     const v1::ListJobsRequest* request,
-                                     v1::ListJobsResponse* response) override;
-  grpc::ServerUnaryReactor* CancelJob(grpc::CallbackServerContext* context,
-                                      const v1::CancelJobRequest* request,
-                                      v1::Job* response) override;
-  grpc::ServerWriteReactor<v1::JobEvent>* WatchJob(grpc::CallbackServerContext* context,
-                                                   const v1::WatchJobRequest* request) override;
-  grpc::ServerWriteReactor<v1::JobEvent>* Sweep(grpc::CallbackServerContext* context,
-                                                const v1::SweepRequest* request) override;
-  grpc::ServerWriteReactor<v1::ExportChunk>* ExportResults(
-      grpc::CallbackServerContext* context, const v1::ExportResultsRequest* request) override;
+  // What the cache has served, for metrics and tests.
+  const AnswerCache& cache() const { return cache_; }
 
  private:
+  template <typename Request, typename Response>
+  using UnaryHandler = absl::Status (CrestService::*)(const std::string& client, const Request&,
+                                                      Response*);
+  template <typename Request>
+  using StreamStarter = grpc::ServerWriteReactor<grpc::ByteBuffer>* (
+      CrestService::*)(grpc::CallbackServerContext*, const std::string& client, const Request&);
+  struct MethodTraits {
+    const char* name;
+    bool mutating;  // needs a writer's token
+    bool cached;    // answers are kept by results generation
+  };
+
+  template <typename Request, typename Response>
+  void RegisterUnary(MethodTraits traits, UnaryHandler<Request, Response> handler);
+  template <typename Request>
+  void RegisterStream(MethodTraits traits, StreamStarter<Request> start);
+
   template <typename Handler>
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const char* method,
                                    bool mutating, Handler&& handler);
+  // The answer's bytes from the cache or computed (and then kept).
+  template <typename Request, typename Response>
+  absl::StatusOr<std::string> Compute(MethodTraits traits, const std::string& client,
+                                      const std::string& request_bytes,
+                                      UnaryHandler<Request, Response> handler);
   // A stream slot, or RESOURCE_EXHAUSTED naming the limit.
   absl::Status TakeStream(const char* method);
-  template <typename Event>
-  grpc::ServerWriteReactor<Event>* Refuse(const absl::Status& status);
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Refuse(const char* method,
+                                                      const absl::Status& status);
 
-  absl::Status NodeInfo(v1::GetNodeInfoResponse* response);
-  absl::Status Dff(const v1::QueryDffRequest& request, v1::QueryDffResponse* response);
-  absl::Status Lookup(const v1::LookupGemmRequest& request, v1::LookupGemmResponse* response);
-  absl::Status PredictOne(const v1::PredictRequest& request, v1::PredictResponse* response);
+  absl::Status NodeInfo(const std::string& client, const v1::GetNodeInfoRequest& request,
+                        v1::GetNodeInfoResponse* response);
+  absl::Status Dff(const std::string& client, const v1::QueryDffRequest& request,
+                   v1::QueryDffResponse* response);
+  absl::Status Lookup(const std::string& client, const v1::LookupGemmRequest& request,
+                      v1::LookupGemmResponse* response);
+  absl::Status PredictOne(const std::string& client, const v1::PredictRequest& request,
+                          v1::PredictResponse* response);
+  absl::Status Submit(const std::string& client, const v1::SubmitJobRequest& request,
+                      v1::SubmitJobResponse* response);
+  absl::Status GetOneJob(const std::string& client, const v1::GetJobRequest& request,
+                         v1::Job* response);
+  absl::Status List(const std::string& client, const v1::ListJobsRequest& request,
+                    v1::ListJobsResponse* response);
+  absl::Status Cancel(const std::string& client, const v1::CancelJobRequest& request,
+                      v1::Job* response);
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Watch(grpc::CallbackServerContext* context,
+                                                    const std::string& client,
+                                                    const v1::WatchJobRequest& request);
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* StartSweep(grpc::CallbackServerContext* context,
+                                                         const std::string& client,
+                                                         const v1::SweepRequest& request);
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Export(grpc::CallbackServerContext* context,
+                                                     const std::string& client,
+                                                     const v1::ExportResultsRequest& request);
 
   ServiceOptions options_;
   StorePool& pool_;
   JobQueue& queue_;
   const Authorizer& auth_;
   Metrics& metrics_;
+  AnswerCache cache_;
   std::atomic<int> streams_{0};
   std::atomic<int64_t> exports_{0};
 };

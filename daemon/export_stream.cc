@@ -5,6 +5,7 @@
 
 #include "crest_service.h"
 #include "log.h"
+#include "raw_message.h"
 
 namespace crest::crestd {
 
@@ -63,7 +64,11 @@ void ExportStream::WriteNext() {
   chunk_.set_offset(offset_);
   chunk_.set_total_bytes(total_);
   offset_ += n;
-  StartWrite(&chunk_);
+  if (auto s = ToBytes(chunk_, &chunk_bytes_); !s.ok()) {
+    Finish(ToGrpc(s));
+    return;
+  }
+  StartWrite(&chunk_bytes_);
 }
 
 void ExportStream::OnWriteDone(bool ok) {

@@ -17,7 +17,8 @@
 
 namespace crest::crestd {
 
-class ExportStream final : public grpc::ServerWriteReactor<v1::ExportChunk> {
+// Chunks go out as serialized crest.v1.ExportChunk bytes (raw_message.h).
+class ExportStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   ExportStream(StorePool& pool, Env& env, std::string snapshot_path,
                std::function<void()> on_done);
@@ -39,6 +40,7 @@ class ExportStream final : public grpc::ServerWriteReactor<v1::ExportChunk> {
   int64_t total_ = 0;
   int64_t offset_ = 0;
   v1::ExportChunk chunk_;
+  grpc::ByteBuffer chunk_bytes_;  // chunk_, serialized: owned by the write in flight
 };
 
 }  // namespace crest::crestd

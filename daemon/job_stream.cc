@@ -3,6 +3,7 @@
 #include "crest/wire/convert.h"
 #include "crest_service.h"
 #include "log.h"
+#include "raw_message.h"
 
 namespace crest::crestd {
 namespace {
@@ -85,12 +86,15 @@ void JobStream::Pump() {
   std::unique_lock<std::mutex> lock(mu_);
   if (writing_ || finished_) return;
   if (pending_) {
-    writing_event_ = std::move(*pending_);
+    const absl::Status serialized = ToBytes(*pending_, &writing_bytes_);
     pending_.reset();
-    writing_ = true;
-    lock.unlock();
-    StartWrite(&writing_event_);
-    return;
+    if (serialized.ok()) {
+      writing_ = true;
+      lock.unlock();
+      StartWrite(&writing_bytes_);
+      return;
+    }
+    if (!close_) close_ = ToGrpc(serialized);
   }
   if (close_) {
     finished_ = true;

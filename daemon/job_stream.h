@@ -18,7 +18,9 @@
 
 namespace crest::crestd {
 
-class JobStream final : public grpc::ServerWriteReactor<v1::JobEvent>, public JobWatcher {
+// Events go out as serialized crest.v1.JobEvent bytes (the service is raw:
+// raw_message.h).
+class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, public JobWatcher {
  public:
   // `on_done` runs once when gRPC is finished with the stream (a slot of the
   // stream limit is given back there).
@@ -45,7 +47,7 @@ class JobStream final : public grpc::ServerWriteReactor<v1::JobEvent>, public Jo
 
   std::mutex mu_;
   std::optional<v1::JobEvent> pending_;  // GUARDED_BY(mu_)
-  v1::JobEvent writing_event_;           // owned by the write in flight
+  grpc::ByteBuffer writing_bytes_;       // owned by the write in flight
   bool writing_ = false;                 // GUARDED_BY(mu_)
   bool finished_ = false;                // GUARDED_BY(mu_)
   bool job_ended_ = false;               // GUARDED_BY(mu_): the final event is queued

@@ -30,6 +30,7 @@ class NoMetrics final : public Metrics {
   void JobEnded(const std::string&) override {}
   void ResultWritten(Source) override {}
   void BackendBusy(const std::string&, double) override {}
+  void AnswerCache(std::string_view, bool) override {}
 };
 
 // A minimal HTTP/1.0 server for GET /metrics: one connection at a time,
@@ -125,6 +126,10 @@ class PrometheusMetrics final : public Metrics {
                   .Name("crest_backend_busy_seconds_total")
                   .Help("Seconds spent inside the backend (the GPU for cuda lanes), by lane")
                   .Register(*registry_)),
+        cache_(prometheus::BuildCounter()
+                   .Name("crest_answer_cache_total")
+                   .Help("Cached answers served (hit) or computed (miss), by method")
+                   .Register(*registry_)),
         http_(listen_fd, registry_) {}
 
   void ObserveRpc(std::string_view method, double seconds, std::string_view code) override {
@@ -139,6 +144,9 @@ class PrometheusMetrics final : public Metrics {
     running_.Set(static_cast<double>(running));
   }
   void JobEnded(const std::string& state) override { ended_.Add({{"state", state}}).Increment(); }
+  void AnswerCache(std::string_view method, bool hit) override {
+    cache_.Add({{"method", std::string(method)}, {"outcome", hit ? "hit" : "miss"}}).Increment();
+  }
   void ResultWritten(Source source) override {
     results_.Add({{"source", std::string(SourceName(source))}}).Increment();
   }
@@ -155,6 +163,7 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Family<prometheus::Histogram>& latency_;
   prometheus::Family<prometheus::Counter>& errors_;
   prometheus::Family<prometheus::Counter>& busy_;
+  prometheus::Family<prometheus::Counter>& cache_;
   MetricsHttp http_;  // last: stops serving before the metrics go
 };
 

@@ -10,6 +10,8 @@
 //   crest_rpc_errors_total{method,code}  counter
 //   crest_backend_busy_seconds_total{lane}  counter  time inside the backend (the GPU, for cuda
 //   lanes)
+//   crest_answer_cache_total{method,outcome}  counter  cached answers served ("hit") or
+//   computed ("miss")
 #pragma once
 
 #include <memory>
@@ -33,6 +35,7 @@ class Metrics {
   virtual void JobEnded(const std::string& state) = 0;
   virtual void ResultWritten(Source source) = 0;
   virtual void BackendBusy(const std::string& lane, double seconds) = 0;
+  virtual void AnswerCache(std::string_view method, bool hit) = 0;
 };
 
 }  // namespace crest::crestd

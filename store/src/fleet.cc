@@ -289,6 +289,16 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   return report;
 }
 
+absl::StatusOr<ResultsGeneration> SqliteStore::Generation() {
+  auto m = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM measurements",
+                    "reading the newest measurement");
+  if (!m.ok()) return m.status();
+  auto p = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM predictions",
+                    "reading the newest prediction");
+  if (!p.ok()) return p.status();
+  return ResultsGeneration{*m, *p};
+}
+
 absl::StatusOr<DbStats> SqliteStore::Stats() {
   DbStats stats;
   auto version = SchemaVersion(*conn_);

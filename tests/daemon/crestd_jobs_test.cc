@@ -504,5 +504,38 @@ TEST_F(CrestdJobs, QueriesWhileASweepWritesAllAnswerWithoutBusyErrors) {
   EXPECT_EQ(process_.log().find("busy"), std::string::npos) << process_.log();
 }
 
+// Answers are cached by results generation: a repeated query is served from
+// memory, and a write (here a sweep's predictions) makes the next answer new.
+TEST_F(CrestdJobs, CachedAnswersAreServedUntilASweepWritesThenComputedAnew) {
+  StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport")});
+  v1::QueryDffRequest q;
+  q.set_hidden(4096);
+  q.set_gpu("h100");
+  q.set_window(8);
+  v1::QueryDffResponse before;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &before).ok());
+  v1::QueryDffResponse again;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &again).ok());
+  EXPECT_EQ(before.SerializeAsString(), again.SerializeAsString());
+  EXPECT_EQ(before.predicted(), 0) << "nothing swept yet";
+
+  WaitFor(Submit(DffSpec(8)).id(), Ended);
+  v1::QueryDffResponse after;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &after).ok());
+  EXPECT_EQ(after.predicted(), 17) << "the sweep's predictions, not the cached empty answer";
+  EXPECT_GT(after.rows_size(), 0);
+
+  std::ifstream in(dir_.File("mport"));
+  int port = 0;
+  ASSERT_TRUE(in >> port);
+  const std::string text = HttpGet(port, "/metrics");
+  EXPECT_NE(text.find("crest_answer_cache_total{method=\"QueryDff\",outcome=\"hit\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("crest_answer_cache_total{method=\"QueryDff\",outcome=\"miss\"} 2"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace crest

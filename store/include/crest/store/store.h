@@ -88,6 +88,13 @@ struct DbStats {
   std::map<std::string, int64_t> imported_by_gpu;
 };
 
+// The newest result ids: see Store::Generation.
+struct ResultsGeneration {
+  int64_t measurement_id = 0;
+  int64_t prediction_id = 0;
+  bool operator==(const ResultsGeneration&) const = default;
+};
+
 class Store {
  public:
   // Opens (and, for writers, creates and migrates) the database at `path`.
@@ -188,6 +195,11 @@ class Store {
   virtual absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path) = 0;
   virtual absl::StatusOr<CheckReport> Check() = 0;
   virtual absl::StatusOr<DbStats> Stats() = 0;
+
+  // Changes whenever a measurement or a prediction is added, by this or any
+  // other connection or process (results are never updated or deleted): an
+  // answer computed from the results at one generation holds until it moves.
+  virtual absl::StatusOr<ResultsGeneration> Generation() = 0;
 };
 
 }  // namespace crest::store

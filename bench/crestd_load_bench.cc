@@ -1,8 +1,10 @@
 // crestd under load: LookupGemm and QueryDff throughput and latency
 // (p50/p99) over loopback with 1, 8 and 64 concurrent clients, against a
 // database of >= 1,000,000 measurement rows, without and then with a sweep
-// writing into the same database. Targets (issue 5, 2-core machine):
-// >= 10,000 lookups/s and QueryDff p99 <= 2 ms without a concurrent sweep.
+// writing into the same database (predictions for another GPU, as fast as
+// the model goes), each with the answer cache off (--answer-cache 0) and on,
+// side by side in one run. Targets (issue 16, 2-core machine): QueryDff
+// >= 10,000 calls/s at 8-64 clients and p99 <= 2 ms, LookupGemm >= 20,000/s.
 //
 // Usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN]
 //   STATE_DIR/crest.db must exist (scripts/bench.sh makes it with store_bench).
@@ -86,46 +88,40 @@ bool QueryDff(crest::v1::Crest::Stub& stub) {
   return stub.QueryDff(&context, r, &out).ok() && out.measured() == 257;
 }
 
-}  // namespace
+struct Row {
+  std::string method, sweep;
+  int clients = 0;
+  Result result;
+};
 
-int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN]\n");
-    return 2;
-  }
-  const std::string state = argv[2];
-  const double seconds = argc > 3 ? std::stod(argv[3]) : 3.0;
+// One daemon, one cache setting: every method, client count and sweep state.
+bool RunAll(const char* crestd, const std::string& state, double seconds, bool cached,
+            std::vector<Row>& rows) {
   crest::testing::CrestdProcess daemon;
   std::string why;
-  if (!daemon.Start(argv[1], state, {"--log-level", "warn"}, &why)) {
+  std::vector<std::string> args = {"--log-level", "warn"};
+  if (!cached) args.insert(args.end(), {"--answer-cache", "0"});
+  std::fflush(stdout);  // the daemon's fork must not print our buffer again
+  if (!daemon.Start(crestd, state, args, &why)) {
     std::fprintf(stderr, "%s\n", why.c_str());
-    return 1;
+    return false;
   }
   const std::string address = daemon.address();
   auto control =
       crest::v1::Crest::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
-  crest::v1::GetNodeInfoResponse info;
-  {
-    grpc::ClientContext context;
-    if (!control->GetNodeInfo(&context, {}, &info).ok()) return 1;
-  }
-  std::printf("crestd at %s, database %lld measurement rows, %u hardware threads, %.0f s per run\n",
-              address.c_str(), static_cast<long long>(info.database().measurements()),
-              std::thread::hardware_concurrency(), seconds);
-  std::printf("%-10s %-7s %7s %12s %10s %10s %7s\n", "method", "sweep", "clients", "calls/s",
-              "p50_us", "p99_us", "errors");
   int64_t job_id = 0;
   for (bool sweeping : {false, true}) {
-    if (sweeping) {  // predictions for another GPU, written as fast as the model goes
+    if (sweeping) {
       crest::v1::SubmitJobRequest submit;
       submit.mutable_spec()->set_json(
           R"({"version": 1, "gpu": "a100", "dff": [{"hidden": 16384, "window": 8192, "pass": "train"}]})");
+      submit.set_force(true);
       crest::v1::SubmitJobResponse job;
       grpc::ClientContext context;
       const grpc::Status s = control->SubmitJob(&context, submit, &job);
       if (!s.ok()) {
         std::fprintf(stderr, "submit: %s\n", s.error_message().c_str());
-        return 1;
+        return false;
       }
       job_id = job.job().id();
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -135,21 +131,51 @@ int main(int argc, char** argv) {
         const Result r = std::string(method) == "LookupGemm"
                              ? Load(address, clients, seconds, Lookup)
                              : Load(address, clients, seconds, QueryDff);
-        std::printf("%-10s %-7s %7d %12.0f %10.0f %10.0f %7lld\n", method,
-                    sweeping ? "writing" : "idle", clients, r.per_s, r.p50_us, r.p99_us,
+        rows.push_back({method, sweeping ? "writing" : "idle", clients, r});
+        std::printf("%-6s %-10s %-7s %7d %12.0f %10.0f %10.0f %7lld\n", cached ? "on" : "off",
+                    method, sweeping ? "writing" : "idle", clients, r.per_s, r.p50_us, r.p99_us,
                     static_cast<long long>(r.errors));
         std::fflush(stdout);
       }
     }
   }
-  crest::v1::GetJobRequest get;
-  get.set_id(job_id);
+  crest::v1::CancelJobRequest cancel;
+  cancel.set_id(job_id);
   crest::v1::Job job;
   grpc::ClientContext context;
-  if (control->GetJob(&context, get, &job).ok()) {
+  if (control->CancelJob(&context, cancel, &job).ok()) {
     std::printf("the sweep wrote %lld of %lld predictions while the clients queried\n",
                 static_cast<long long>(job.done()), static_cast<long long>(job.total()));
   }
   daemon.Stop(SIGTERM);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN]\n");
+    return 2;
+  }
+  const std::string state = argv[2];
+  const double seconds = argc > 3 ? std::stod(argv[3]) : 3.0;
+  std::printf("database in %s, %u hardware threads, %.0f s per run\n", state.c_str(),
+              std::thread::hardware_concurrency(), seconds);
+  std::printf("%-6s %-10s %-7s %7s %12s %10s %10s %7s\n", "cache", "method", "sweep", "clients",
+              "calls/s", "p50_us", "p99_us", "errors");
+  std::vector<Row> off, on;
+  if (!RunAll(argv[1], state, seconds, /*cached=*/false, off)) return 1;
+  if (!RunAll(argv[1], state, seconds, /*cached=*/true, on)) return 1;
+  std::printf("\ncached vs uncached, side by side:\n%-10s %-7s %7s %12s %12s %7s %10s %10s\n",
+              "method", "sweep", "clients", "off calls/s", "on calls/s", "ratio", "off p99",
+              "on p99");
+  for (size_t i = 0; i < off.size() && i < on.size(); ++i) {
+    const Result& a = off[i].result;
+    const Result& b = on[i].result;
+    std::printf("%-10s %-7s %7d %12.0f %12.0f %6.1fx %10.0f %10.0f\n", off[i].method.c_str(),
+                off[i].sweep.c_str(), off[i].clients, a.per_s, b.per_s,
+                a.per_s > 0 ? b.per_s / a.per_s : 0, a.p99_us, b.p99_us);
+  }
   return 0;
 }

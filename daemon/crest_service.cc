@@ -104,19 +104,24 @@ template <typename Request, typename Response>
 absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const std::string& client,
                                                   const std::string& request_bytes,
                                                   UnaryHandler<Request, Response> handler) {
-  std::optional<store::ResultsGeneration> generation;
-  if (traits.cached) {
-    auto db = pool_.Acquire();
-    if (!db.ok()) return db.status();
-    auto g = (*db)->Generation();
-    if (!g.ok()) return g.status();
-    generation = *g;
-    auto hit = cache_.Find(traits.name, request_bytes, *generation);
-    metrics_.AnswerCache(traits.name, hit.has_value());
-    if (hit) return *std::move(hit);
-  }
   Request request;
   if (auto s = ParseRequest(request_bytes, &request); !s.ok()) return s;
+  // Cached per GPU: a request naming none the catalogue knows is answered
+  // (refused) by its handler.
+  std::optional<store::ResultsGeneration> generation;
+  if constexpr (requires { request.gpu(); }) {
+    auto gpu = GpuOf(request.gpu());
+    if (traits.cached && gpu.ok()) {
+      auto db = pool_.Acquire();
+      if (!db.ok()) return db.status();
+      auto g = (*db)->Generation(std::string((*gpu)->name));
+      if (!g.ok()) return g.status();
+      generation = *g;
+      auto hit = cache_.Find(traits.name, request_bytes, *generation);
+      metrics_.AnswerCache(traits.name, hit.has_value());
+      if (hit) return *std::move(hit);
+    }
+  }
   Response response;
   if (auto s = (this->*handler)(client, request, &response); !s.ok()) return s;
   std::string answer;

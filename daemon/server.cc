@@ -88,6 +88,10 @@ absl::Status CheckConfig(const ServerConfig& c) {
   if (c.token_file.empty() && c.auth_reads) {
     return absl::InvalidArgumentError("--auth-reads needs --token-file");
   }
+  if (c.answer_cache < 0 || c.answer_cache > 1'000'000) {
+    return absl::InvalidArgumentError(
+        StrCat("--answer-cache must be between 0 (off) and 1000000 (got ", c.answer_cache, ")"));
+  }
   for (const auto& [name, value] :
        {std::pair<const char*, int64_t>{"--max-job-gemms", c.max_job_gemms},
         {"--max-queued-per-client", c.max_queued_per_client},
@@ -281,6 +285,7 @@ absl::Status StartParts(Server::Parts& p,
   service.db_path = p.db_path;
   service.state_dir = p.config.state_dir;
   service.max_streams = p.config.max_streams;
+  service.cache_entries = static_cast<size_t>(p.config.answer_cache);
   service.host = env.HostName();
   service.env = &env;
   p.service = std::make_unique<CrestService>(service, *p.pool, *p.queue, p.auth, *p.metrics);

@@ -35,6 +35,7 @@ struct ServerConfig {
   int64_t max_job_gemms = 200'000;
   int max_queued_per_client = 32;
   int max_streams = 64;
+  int answer_cache = 4096;  // answers kept by results generation; 0: none
   std::string metrics_listen;  // empty: no metrics endpoint
   std::string metrics_port_file;
   std::vector<std::string> calibrations;  // --calibration files, after <state-dir>/calibrations/

@@ -32,6 +32,10 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
   app.add_option("--max-streams", c.max_streams,
                  "Sweep, WatchJob and ExportResults streams open at once")
       ->capture_default_str();
+  app.add_option("--answer-cache", c.answer_cache,
+                 "QueryDff, LookupGemm and Predict answers kept in memory until a write changes "
+                 "the results (64 MiB at most); 0 turns the cache off")
+      ->capture_default_str();
   app.add_option("--metrics-listen", c.metrics_listen,
                  "serve Prometheus metrics at http://HOST:PORT/metrics (off when empty)");
   app.add_option("--metrics-port-file", c.metrics_port_file, "write the metrics port to this file");

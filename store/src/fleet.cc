@@ -289,14 +289,18 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   return report;
 }
 
-absl::StatusOr<ResultsGeneration> SqliteStore::Generation() {
-  auto m = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM measurements",
-                    "reading the newest measurement");
-  if (!m.ok()) return m.status();
-  auto p = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM predictions",
-                    "reading the newest prediction");
-  if (!p.ok()) return p.status();
-  return ResultsGeneration{*m, *p};
+absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu_model) {
+  auto stmt = conn_->Prepare(
+      "SELECT measurement_id, prediction_id FROM generations WHERE gpu_model = ?1");
+  if (!stmt.ok()) return stmt.status();
+  ResultsGeneration g;
+  auto s = (*stmt)->Bind(1, gpu_model).ForEachRow("reading the results generation",
+                                                  [&](const Statement& row) {
+                                                    g.measurement_id = row.Int("measurement_id");
+                                                    g.prediction_id = row.Int("prediction_id");
+                                                  });
+  if (!s.ok()) return s;
+  return g;
 }
 
 absl::StatusOr<DbStats> SqliteStore::Stats() {

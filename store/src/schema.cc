@@ -309,6 +309,29 @@ CREATE TABLE imported(
   UNIQUE(source_hash, gpu_model, dtype, trans_a, trans_b, batch, m, n, k));
 CREATE INDEX imported_by_gpu ON imported(gpu_model, dtype);
 )sql",
+    // 4 → 5: a generation per GPU model, moved by every result any process
+    // writes, so that answers cached for one GPU outlive writes for another
+    // (Store::Generation).
+    R"sql(
+CREATE TABLE generations(
+  gpu_model TEXT PRIMARY KEY,
+  measurement_id INTEGER NOT NULL DEFAULT 0,
+  prediction_id INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+INSERT INTO generations(gpu_model, measurement_id, prediction_id)
+  SELECT gpu_model, max(m), max(p) FROM (
+    SELECT gpu_model, max(id) AS m, 0 AS p FROM measurements GROUP BY gpu_model
+    UNION ALL
+    SELECT gpu_model, 0 AS m, max(id) AS p FROM predictions GROUP BY gpu_model)
+  GROUP BY gpu_model;
+CREATE TRIGGER measurements_move_generation AFTER INSERT ON measurements BEGIN
+  INSERT INTO generations(gpu_model, measurement_id) VALUES (NEW.gpu_model, NEW.id)
+    ON CONFLICT(gpu_model) DO UPDATE SET measurement_id = excluded.measurement_id;
+END;
+CREATE TRIGGER predictions_move_generation AFTER INSERT ON predictions BEGIN
+  INSERT INTO generations(gpu_model, prediction_id) VALUES (NEW.gpu_model, NEW.id)
+    ON CONFLICT(gpu_model) DO UPDATE SET prediction_id = excluded.prediction_id;
+END;
+)sql",
 };
 
 }  // namespace

@@ -64,7 +64,7 @@ class SqliteStore final : public Store {
   absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path) override;
   absl::StatusOr<CheckReport> Check() override;
   absl::StatusOr<DbStats> Stats() override;
-  absl::StatusOr<ResultsGeneration> Generation() override;
+  absl::StatusOr<ResultsGeneration> Generation(const std::string& gpu_model) override;
 
  private:
   // A new globally unique id: 128 random bits in hex.

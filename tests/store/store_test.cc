@@ -546,6 +546,9 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
     ALTER TABLE measurements DROP COLUMN clock_note;
     ALTER TABLE measurements DROP COLUMN settled_clock_mhz;
     ALTER TABLE predictions DROP COLUMN expected_error;
+    DROP TRIGGER measurements_move_generation;
+    DROP TRIGGER predictions_move_generation;
+    DROP TABLE generations;
     DROP TABLE imported;
     DROP TABLE best_answers;
     DROP TABLE best_measurements;
@@ -577,6 +580,45 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   EXPECT_EQ(times->at(key).devices, 3);
   EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty())
       << "a burst row answered a sustained query";
+  int64_t newest = 0;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_exec(
+      raw, "SELECT max(id) FROM measurements",
+      [](void* out, int, char** values, char**) {
+        *static_cast<int64_t*>(out) = std::atoll(values[0]);
+        return 0;
+      },
+      &newest, nullptr);
+  sqlite3_close(raw);
+  EXPECT_GT(newest, 0);
+  EXPECT_EQ(db->Generation("H100-SXM")->measurement_id, newest) << "the upgrade fills generations";
+}
+
+// Answers are cached by a GPU's generation: it moves with every result for
+// that GPU, whoever writes it, and not with another GPU's.
+TEST(StoreGeneration, MovesWithEveryResultForItsGpuOnly) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("g.db"));
+  EXPECT_EQ(*db->Generation("H100-SXM"), ResultsGeneration{});
+  auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
+                                crest::testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                    crest::testing::FakeMeasurement(g, 500))
+                  .ok());
+  const ResultsGeneration after_measurement = *db->Generation("H100-SXM");
+  EXPECT_GT(after_measurement.measurement_id, 0);
+  auto p = Predict(g, **FindGpu("a100"));
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(db->InsertPrediction(std::nullopt, "A100-SXM-80GB", g, *p).ok());
+  EXPECT_EQ(*db->Generation("H100-SXM"), after_measurement) << "another GPU's write";
+  EXPECT_GT(db->Generation("A100-SXM-80GB")->prediction_id, 0);
+  // Another connection's write moves it too.
+  auto other = OpenOk(dir.File("g.db"));
+  ASSERT_TRUE(other->InsertPrediction(std::nullopt, "H100-SXM", g, *Predict(g, **FindGpu("h100")))
+                  .ok());
+  EXPECT_GT(db->Generation("H100-SXM")->prediction_id, 0);
 }
 
 TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasured) {

@@ -26,6 +26,7 @@ class CrestdProcess final {
   // Sends `signal` and waits; the wait status.
   int Stop(int signal);
 
+  pid_t pid() const { return pid_; }
   int port() const { return port_; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   std::string log() const;

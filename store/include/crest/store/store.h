@@ -30,7 +30,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
@@ -88,7 +88,7 @@ struct DbStats {
   std::map<std::string, int64_t> imported_by_gpu;
 };
 
-// The newest result ids: see Store::Generation.
+// The newest result ids of one GPU model: see Store::Generation.
 struct ResultsGeneration {
   int64_t measurement_id = 0;
   int64_t prediction_id = 0;
@@ -196,10 +196,11 @@ class Store {
   virtual absl::StatusOr<CheckReport> Check() = 0;
   virtual absl::StatusOr<DbStats> Stats() = 0;
 
-  // Changes whenever a measurement or a prediction is added, by this or any
-  // other connection or process (results are never updated or deleted): an
-  // answer computed from the results at one generation holds until it moves.
-  virtual absl::StatusOr<ResultsGeneration> Generation() = 0;
+  // Moves whenever a measurement or a prediction for `gpu_model` is added,
+  // by this or any other connection or process (a trigger keeps it; results
+  // are never updated or deleted): an answer computed from that GPU's
+  // results at one generation holds until it moves.
+  virtual absl::StatusOr<ResultsGeneration> Generation(const std::string& gpu_model) = 0;
 };
 
 }  // namespace crest::store

@@ -1,0 +1,96 @@
+// crestd soaked in hostile traffic: the request fuzzer of the test suite
+// (random bytes, mutated valid requests, every method) from several clients
+// for >= 1,000,000 requests against a crestd process, reporting its resident
+// memory (VmRSS) at the start and at each tenth, and the answers' codes.
+// RSS must level off: what grows with the count of requests is a leak.
+//
+// Usage: crestd_soak_bench CRESTD_BIN [REQUESTS] [CLIENTS]
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "crestd_process.h"
+#include "request_fuzzer.h"
+
+namespace {
+
+// The process's resident memory [KiB], from /proc.
+long RssKiB(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: crestd_soak_bench CRESTD_BIN [REQUESTS] [CLIENTS]\n");
+    return 2;
+  }
+  const int64_t total = argc > 2 ? std::atoll(argv[2]) : 1'000'000;
+  const int clients = argc > 3 ? std::atoi(argv[3]) : 4;
+  char dir_template[] = "/tmp/crest-soak-XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) return 1;
+  crest::testing::CrestdProcess daemon;
+  std::string why;
+  std::fflush(stdout);
+  if (!daemon.Start(argv[1], dir_template, {"--log-level", "error"}, &why)) {
+    std::fprintf(stderr, "%s\n", why.c_str());
+    return 1;
+  }
+  std::printf("crestd pid %d, %lld fuzzed requests from %d clients\n", daemon.pid(),
+              static_cast<long long>(total), clients);
+  std::printf("%10s %10s %12s\n", "requests", "rss_kib", "requests/s");
+  const auto start = std::chrono::steady_clock::now();
+  std::printf("%10d %10ld %12s\n", 0, RssKiB(daemon.pid()), "-");
+  std::atomic<int64_t> sent{0};
+  std::mutex mu;
+  std::vector<crest::testing::FuzzAnswer> unusual;  // neither OK nor a client's mistake
+  std::vector<crest::testing::FuzzAnswer> all_codes;
+  const int64_t tenth = std::max<int64_t>(1, total / 10);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      crest::testing::RequestFuzzer fuzzer(daemon.Channel(), 1000u + static_cast<uint64_t>(c));
+      std::vector<crest::testing::FuzzAnswer> mine;
+      while (true) {
+        const int64_t n = sent.fetch_add(1) + 1;
+        if (n > total) break;
+        auto answer = fuzzer.SendOne();
+        answer.message.clear();  // keep memory flat here: only the codes are counted
+        mine.push_back(std::move(answer));
+        if (n % tenth == 0) {
+          const double s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          std::lock_guard<std::mutex> lock(mu);
+          std::printf("%10lld %10ld %12.0f\n", static_cast<long long>(n), RssKiB(daemon.pid()),
+                      static_cast<double>(n) / s);
+          std::fflush(stdout);
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      all_codes.insert(all_codes.end(), mine.begin(), mine.end());
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::printf("answers: %s\n", crest::testing::CountCodes(all_codes).c_str());
+  const grpc::Status alive = crest::testing::RequestFuzzer::Send(*daemon.Channel(), "GetNodeInfo",
+                                                                 false, "", 10);
+  std::printf("still serving: %s\n", alive.ok() ? "yes" : alive.error_message().c_str());
+  daemon.Stop(SIGTERM);
+  std::filesystem::remove_all(dir_template);
+  return alive.ok() ? 0 : 1;
+}

@@ -23,14 +23,32 @@
 
 namespace {
 
-// The process's resident memory [KiB], from /proc.
-long RssKiB(pid_t pid) {
+// The process's resident memory [KiB], from /proc: all of it, and the part
+// that is its own (heap, stacks: RssAnon) rather than mapped files (the
+// database, mmapped by SQLite: RssFile).
+struct Rss {
+  long total = -1, anon = -1, file = -1;
+};
+
+Rss RssOf(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
+  Rss r;
   while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+    if (line.rfind("VmRSS:", 0) == 0) r.total = std::atol(line.c_str() + 6);
+    if (line.rfind("RssAnon:", 0) == 0) r.anon = std::atol(line.c_str() + 8);
+    if (line.rfind("RssFile:", 0) == 0) r.file = std::atol(line.c_str() + 8);
   }
-  return -1;
+  return r;
+}
+
+void PrintRow(int64_t n, pid_t pid, const std::string& db, const char* rate) {
+  const Rss r = RssOf(pid);
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(db, ec);
+  std::printf("%10lld %10ld %10ld %10ld %10lld %12s\n", static_cast<long long>(n), r.total, r.anon,
+              r.file, ec ? -1LL : static_cast<long long>(bytes >> 10), rate);
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -53,9 +71,11 @@ int main(int argc, char** argv) {
   }
   std::printf("crestd pid %d, %lld fuzzed requests from %d clients\n", daemon.pid(),
               static_cast<long long>(total), clients);
-  std::printf("%10s %10s %12s\n", "requests", "rss_kib", "requests/s");
+  const std::string db = std::string(dir_template) + "/crest.db";
+  std::printf("%10s %10s %10s %10s %10s %12s\n", "requests", "rss_kib", "anon_kib", "file_kib",
+              "db_kib", "requests/s");
   const auto start = std::chrono::steady_clock::now();
-  std::printf("%10d %10ld %12s\n", 0, RssKiB(daemon.pid()), "-");
+  PrintRow(0, daemon.pid(), db, "-");
   std::atomic<int64_t> sent{0};
   std::mutex mu;
   std::vector<crest::testing::FuzzAnswer> unusual;  // neither OK nor a client's mistake
@@ -76,9 +96,9 @@ int main(int argc, char** argv) {
           const double s =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           std::lock_guard<std::mutex> lock(mu);
-          std::printf("%10lld %10ld %12.0f\n", static_cast<long long>(n), RssKiB(daemon.pid()),
-                      static_cast<double>(n) / s);
-          std::fflush(stdout);
+          char rate[32];
+          std::snprintf(rate, sizeof rate, "%.0f", static_cast<double>(n) / s);
+          PrintRow(n, daemon.pid(), db, rate);
         }
       }
       std::lock_guard<std::mutex> lock(mu);

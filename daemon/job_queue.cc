@@ -333,10 +333,62 @@ void JobQueue::Publish(JobEventData event) {
   if (event.final) watchers_.erase(event.job.id);
 }
 
+void JobQueue::Fail(store::Store& db, const store::JobRecord& job, const std::string& why) {
+  Log(Level::kWarn, "job_failed", {{"job", std::to_string(job.id)}, {"error", why}});
+  (void)db.UpdateJob(job.id, store::JobState::kFailed, job.total, job.done, why);
+  JobEventData event;
+  event.job = job;
+  if (auto j = db.GetJob(job.id); j.ok()) event.job = *j;
+  event.message = why;
+  event.final = true;
+  if (options_.on_job_end) options_.on_job_end(event.job);
+  Publish(std::move(event));
+}
+
+void JobQueue::ReportEnd(const sweep::SweepOutcome& outcome) {
+  const std::string id = std::to_string(outcome.job.id);
+  JobEventData event;
+  event.job = outcome.job;
+  event.progress = outcome.progress;
+  event.message = outcome.job.error.empty() ? std::string(store::JobStateName(outcome.job.state))
+                                             : outcome.job.error;
+  event.final = true;
+  Log(Level::kInfo, "job_ended",
+      {{"job", id},
+       {"state", std::string(store::JobStateName(outcome.job.state))},
+       {"done", StrCat(outcome.job.done, "/", outcome.job.total)},
+       {"new_results", std::to_string(outcome.progress.new_results)},
+       {"elapsed_s", std::to_string(outcome.progress.elapsed_s)}});
+  if (options_.on_job_end) options_.on_job_end(outcome.job);
+  Publish(std::move(event));
+}
+
+void JobQueue::Pause(LaneState* lane, store::Store& db, const store::JobRecord& job,
+                     const absl::Status& why) {
+  const std::string message =
+      StrCat("paused: ", why.message(), "; tried again every ", options_.full_retry_s,
+             " s, it resumes when space returns");
+  Log(Level::kWarn, "job_paused", {{"job", std::to_string(job.id)}, {"error", message}});
+  store::JobRecord now = job;
+  if (auto j = db.GetJob(job.id); j.ok()) now = *j;
+  // May fail for the same lack of space: the job then stays "running" in the
+  // database, which the next start resumes as well.
+  (void)db.UpdateJob(job.id, store::JobState::kQueued, now.total, now.done, message);
+  now.state = store::JobState::kQueued;
+  now.error = message;
+  JobEventData event;
+  event.job = now;
+  event.message = message;
+  Publish(std::move(event));
+  std::lock_guard<std::mutex> lock(mutex_);
+  Enqueue(lane, now);
+}
+
 void JobQueue::RunLane(LaneState* lane) {
   store::StoreOptions options;
   if (!options_.host.empty()) options.host = options_.host;
   options.env = options_.env;
+  options.max_pages = options_.max_db_pages;
   std::unique_ptr<store::Store> db;
   while (true) {
     int64_t id = 0;
@@ -363,36 +415,37 @@ void JobQueue::RunLane(LaneState* lane) {
             {{"lane", lane->lane.name}, {"message", std::string(opened.status().message())}});
       }
     }
+    bool paused = false;
     if (db != nullptr) {
       auto job = db->GetJob(id);
-      if (job.ok()) RunJob(lane, *db, *job, force, std::move(spec));
+      if (job.ok()) paused = RunJob(lane, *db, *job, force, std::move(spec));
     }
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
     lane->running = 0;
+    if (paused) {
+      wake_.wait_for(lock, std::chrono::duration<double>(options_.full_retry_s),
+                     [&] { return stopping_; });
+    }
   }
 }
 
-void JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force,
+bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force,
                       std::shared_ptr<const sweep::SweepSpec> spec) {
   const std::string id = std::to_string(job.id);
-  auto fail = [&](const std::string& why) {
-    Log(Level::kWarn, "job_failed", {{"job", id}, {"error", why}});
-    (void)db.UpdateJob(job.id, store::JobState::kFailed, job.total, job.done, why);
-    JobEventData event;
-    event.job = job;
-    if (auto j = db.GetJob(job.id); j.ok()) event.job = *j;
-    event.message = why;
-    event.final = true;
-    if (options_.on_job_end) options_.on_job_end(event.job);
-    Publish(std::move(event));
-  };
+  const auto fail = [&](const std::string& why) { Fail(db, job, why); };
   if (spec == nullptr) {  // queued again at Start: not parsed in this process yet
     auto parsed = sweep::ParseSweepSpec(job.spec);
-    if (!parsed.ok()) return fail(StrCat("spec: ", parsed.status().message()));
+    if (!parsed.ok()) {
+      fail(StrCat("spec: ", parsed.status().message()));
+      return false;
+    }
     spec = std::make_shared<const sweep::SweepSpec>(*std::move(parsed));
   }
   auto backend = options_.make_backend(lane->lane, *spec);
-  if (!backend.ok()) return fail(std::string(backend.status().message()));
+  if (!backend.ok()) {
+    fail(std::string(backend.status().message()));
+    return false;
+  }
 
   Log(Level::kInfo, "job_started",
       {{"job", id},
@@ -432,26 +485,21 @@ void JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
     Publish(std::move(started));
   }
   auto outcome = sweep::RunSweep(*spec, **backend, db, run);
-  if (!outcome.ok()) return fail(std::string(outcome.status().message()));
+  if (absl::IsResourceExhausted(outcome.status())) {  // the disk or --max-db-bytes is full
+    Pause(lane, db, job, outcome.status());
+    return true;
+  }
+  if (!outcome.ok()) {
+    fail(std::string(outcome.status().message()));
+    return false;
+  }
   if (outcome->interrupted) {
     Log(Level::kInfo, "job_interrupted",
         {{"job", id}, {"done", StrCat(outcome->job.done, "/", outcome->job.total)}});
-    return;  // Stop() closes the watchers; the job resumes at the next start
+    return false;  // Stop() closes the watchers; the job resumes at the next start
   }
-  JobEventData event;
-  event.job = outcome->job;
-  event.progress = outcome->progress;
-  event.message = outcome->job.error.empty() ? std::string(store::JobStateName(outcome->job.state))
-                                             : outcome->job.error;
-  event.final = true;
-  Log(Level::kInfo, "job_ended",
-      {{"job", id},
-       {"state", std::string(store::JobStateName(outcome->job.state))},
-       {"done", StrCat(outcome->job.done, "/", outcome->job.total)},
-       {"new_results", std::to_string(outcome->progress.new_results)},
-       {"elapsed_s", std::to_string(outcome->progress.elapsed_s)}});
-  if (options_.on_job_end) options_.on_job_end(outcome->job);
-  Publish(std::move(event));
+  ReportEnd(*outcome);
+  return false;
 }
 
 }  // namespace crest::crestd

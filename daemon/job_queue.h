@@ -79,6 +79,11 @@ struct JobQueueOptions {
   int max_queued_per_client = 32;       // queued jobs per client (RESOURCE_EXHAUSTED)
   std::string host;                     // this node's name (jobs of other hosts are not run)
   Env* env = nullptr;                   // the stores' clock; nullptr = DefaultEnv()
+  // The lanes' database may not grow past this many pages (0: no cap). A job
+  // whose writes find the disk or this cap full is paused, not failed: it
+  // goes back to the queue, its lane waits `full_retry_s`, then tries again.
+  int64_t max_db_pages = 0;
+  double full_retry_s = 30;
   // Makes the backend a job runs on in `lane`.
   std::function<absl::StatusOr<std::unique_ptr<Backend>>(const Lane& lane,
                                                          const sweep::SweepSpec& spec)>
@@ -143,13 +148,21 @@ class JobQueue final {
   };
 
   void RunLane(LaneState* lane);
-  void RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force,
+  // True when the job was paused because the disk or database is full.
+  bool RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force,
               std::shared_ptr<const sweep::SweepSpec> spec);
   absl::StatusOr<LaneState*> LaneFor(const std::string& backend, const sweep::SweepSpec& spec,
                                      std::string* target);
   LaneState* LaneOfJob(const store::JobRecord& job);
   void Publish(JobEventData event);
   void Enqueue(LaneState* lane, const store::JobRecord& job);  // mutex_ held
+  // Marks a job failed and tells its watchers (a final event).
+  void Fail(store::Store& db, const store::JobRecord& job, const std::string& why);
+  // Tells a job's watchers how its run ended (a final event).
+  void ReportEnd(const sweep::SweepOutcome& outcome);
+  // Puts a job whose writes found no space back in the queue, saying why.
+  void Pause(LaneState* lane, store::Store& db, const store::JobRecord& job,
+             const absl::Status& why);
   // The job leaves the queue's bookkeeping: client counts, force. mutex_ held.
   void ForgetQueued(int64_t id);
 

@@ -1,5 +1,6 @@
 #include "server.h"
 
+#include <google/protobuf/stubs/logging.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -87,6 +88,14 @@ absl::Status CheckConfig(const ServerConfig& c) {
   }
   if (c.token_file.empty() && c.auth_reads) {
     return absl::InvalidArgumentError("--auth-reads needs --token-file");
+  }
+  if (c.max_db_bytes != 0 && c.max_db_bytes < 1 << 20) {
+    return absl::InvalidArgumentError(
+        StrCat("--max-db-bytes must be 0 (no cap) or at least 1048576 (got ", c.max_db_bytes, ")"));
+  }
+  if (!(c.full_retry_s > 0 && c.full_retry_s <= 86400)) {
+    return absl::InvalidArgumentError(
+        StrCat("--full-retry must be between 0 and 86400 seconds (got ", c.full_retry_s, ")"));
   }
   if (c.answer_cache < 0 || c.answer_cache > 1'000'000) {
     return absl::InvalidArgumentError(
@@ -200,6 +209,9 @@ std::vector<Lane> ProbeLanes() {
   return lanes;
 }
 
+// SQLite's page size for a new database: --max-db-bytes is counted in these.
+constexpr int64_t kPageBytes = 4096;
+
 JobQueueOptions QueueOptions(const Server::Parts& p) {
   const ServerConfig& c = p.config;
   JobQueueOptions o;
@@ -207,6 +219,8 @@ JobQueueOptions QueueOptions(const Server::Parts& p) {
   o.lanes = c.lanes.empty() ? ProbeLanes() : c.lanes;
   o.max_gemms_per_job = c.max_job_gemms;
   o.max_queued_per_client = c.max_queued_per_client;
+  o.max_db_pages = c.max_db_bytes / kPageBytes;
+  o.full_retry_s = c.full_retry_s;
   o.host = p.env->HostName();
   o.env = p.env;
   o.make_backend = c.make_backend ? c.make_backend : [](const Lane& lane, const auto& spec) {
@@ -296,9 +310,19 @@ absl::Status StartParts(Server::Parts& p,
   return absl::OkStatus();
 }
 
+// Protobuf's own complaints (e.g. a request string that is not UTF-8, which
+// hostile clients send by the thousand) go to crestd's log at debug level,
+// not to stderr line by line.
+void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
+                 const std::string& message) {
+  Log(level >= google::protobuf::LOGLEVEL_FATAL ? Level::kError : Level::kDebug, "protobuf",
+      {{"message", message}, {"at", StrCat(file, ":", line)}});
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
+  google::protobuf::SetLogHandler(&ProtobufLog);
   auto parts = std::make_unique<Parts>();
   parts->env = config.env != nullptr ? config.env : &DefaultEnv();
   parts->config = std::move(config);

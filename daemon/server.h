@@ -36,6 +36,8 @@ struct ServerConfig {
   int max_queued_per_client = 32;
   int max_streams = 64;
   int answer_cache = 4096;  // answers kept by results generation; 0: none
+  int64_t max_db_bytes = 0;  // the database's cap (0: the disk's); jobs pause at it
+  double full_retry_s = 30;  // a paused job's lane tries again after this long
   std::string metrics_listen;  // empty: no metrics endpoint
   std::string metrics_port_file;
   std::vector<std::string> calibrations;  // --calibration files, after <state-dir>/calibrations/

@@ -36,6 +36,13 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
                  "QueryDff, LookupGemm and Predict answers kept in memory until a write changes "
                  "the results (64 MiB at most); 0 turns the cache off")
       ->capture_default_str();
+  app.add_option("--max-db-bytes", c.max_db_bytes,
+                 "cap on the database file [bytes, >= 1048576; 0: none]: at the cap, or on a full "
+                 "disk, a job pauses and is tried again every --full-retry seconds")
+      ->capture_default_str();
+  app.add_option("--full-retry", c.full_retry_s,
+                 "seconds a job paused by a full disk or --max-db-bytes waits before trying again")
+      ->capture_default_str();
   app.add_option("--metrics-listen", c.metrics_listen,
                  "serve Prometheus metrics at http://HOST:PORT/metrics (off when empty)");
   app.add_option("--metrics-port-file", c.metrics_port_file, "write the metrics port to this file");

@@ -24,6 +24,7 @@
 #include "crestd_process.h"
 #include "in_process_crestd.h"
 #include "gtest/gtest.h"
+#include "run_command.h"
 #include "temp_dir.h"
 
 namespace crest {
@@ -535,6 +536,35 @@ TEST_F(CrestdJobs, CachedAnswersAreServedUntilASweepWritesThenComputedAnew) {
   EXPECT_NE(text.find("crest_answer_cache_total{method=\"QueryDff\",outcome=\"miss\"} 2"),
             std::string::npos)
       << text;
+}
+
+// A full disk during a daemon's sweep (a cap on the database file stands in
+// for the disk): the job pauses, saying why, and is not failed; the database
+// stays intact; when space returns the job resumes and ends with every GEMM
+// written once.
+TEST_F(CrestdJobs, AFullDiskPausesTheJobKeepsTheDatabaseIntactAndItResumesWhenSpaceReturns) {
+  StartProcess({"--max-db-bytes", "1048576", "--full-retry", "0.2"});
+  const v1::Job job = Submit(DffSpec(1024));  // 4,098 GEMMs: more than 1 MiB of rows
+  const v1::Job paused = WaitFor(job.id(), [](const v1::Job& j) {
+    return j.error().find("paused:") != std::string::npos || Ended(j);
+  });
+  EXPECT_EQ(paused.state(), v1::JOB_STATE_QUEUED) << paused.error();
+  EXPECT_NE(paused.error().find("full"), std::string::npos) << paused.error();
+  EXPECT_LT(paused.done(), paused.total());
+  const int64_t written = Predictions();
+  EXPECT_GT(written, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // retries: paused again
+  EXPECT_EQ(Get(job.id()).state(), v1::JOB_STATE_QUEUED);
+  const auto check = testing::RunCommand(std::string(CREST_BIN) + " db check --db " +
+                                         dir_.File("crest.db"));
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  process_.Stop(SIGTERM);
+
+  StartProcess();  // space returns
+  const v1::Job done = WaitFor(job.id(), Ended);
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE) << done.error();
+  EXPECT_EQ(done.done(), done.total());
+  EXPECT_EQ(Predictions(), done.total()) << "each GEMM written once";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/stubs/logging.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/impl/codegen/client_unary_call.h>
 #include <grpcpp/impl/codegen/rpc_method.h>
@@ -146,6 +147,9 @@ void SetRandomField(Message* m, std::mt19937_64& rng, int depth = 0) {
 
 RequestFuzzer::RequestFuzzer(std::shared_ptr<grpc::Channel> channel, uint64_t seed)
     : channel_(std::move(channel)), rng_(seed) {
+  // The fuzzer serializes strings that are not UTF-8 on purpose; protobuf
+  // would log each one.
+  google::protobuf::SetLogHandler(nullptr);
   const auto* service = v1::GetNodeInfoRequest::descriptor()->file()->FindServiceByName("Crest");
   const auto seeds = Seeds();
   for (int i = 0; i < service->method_count(); ++i) {

@@ -111,3 +111,32 @@ TEST(Server, ShutdownEndsServingAndASecondShutdownIsHarmless) {
 
 }  // namespace
 }  // namespace crest
+
+namespace crest {
+namespace {
+
+TEST(Server, OutOfRangeCacheAndDiskFlagsAreRefusedNamingTheFlagAndTheLimit) {
+  testing::TempDir dir;
+  const struct {
+    void (*set)(crestd::ServerConfig&);
+    const char* says;
+  } cases[] = {
+      {[](crestd::ServerConfig& c) { c.max_db_bytes = 5; },
+       "--max-db-bytes must be 0 (no cap) or at least 1048576"},
+      {[](crestd::ServerConfig& c) { c.full_retry_s = 0; },
+       "--full-retry must be between 0 and 86400"},
+      {[](crestd::ServerConfig& c) { c.answer_cache = -1; },
+       "--answer-cache must be between 0 (off) and 1000000"},
+  };
+  for (const auto& k : cases) {
+    crestd::ServerConfig c = Config(dir, nullptr);
+    k.set(c);
+    auto server = crestd::Server::Start(std::move(c));
+    ASSERT_FALSE(server.ok()) << k.says;
+    EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(server.status().message().find(k.says), std::string::npos) << server.status();
+  }
+}
+
+}  // namespace
+}  // namespace crest

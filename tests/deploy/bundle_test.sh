@@ -66,8 +66,10 @@ done
 
 # The bundled daemon serves the bundled client.
 mkdir "$tmp/state"
-run "$dir/bin/crestd" --listen 127.0.0.1:0 --state-dir "$tmp/state" \
-  --port-file "$tmp/port" --shutdown-grace 1 >"$tmp/crestd.log" 2>&1 &
+# Not through run(): a backgrounded function is a subshell, and killing its
+# pid would leave crestd running. env execs crestd, so $! is crestd's pid.
+env -i PATH=/usr/bin:/bin HOME="$tmp" "$dir/bin/crestd" --listen 127.0.0.1:0 \
+  --state-dir "$tmp/state" --port-file "$tmp/port" --shutdown-grace 1 >"$tmp/crestd.log" 2>&1 &
 pid=$!
 i=0
 while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do

@@ -15,6 +15,7 @@ struct Io {
   std::ostream& out;
   std::ostream& err;
   bool json = false;  // --json: one JSON document on stdout
+  bool csv = false;   // --csv: the command's table as CSV (header line, then rows), nothing else
 };
 
 // A registered subcommand and what runs it after a successful parse.
@@ -35,6 +36,8 @@ Command RegisterJobs(CLI::App& root);
 Command RegisterFleet(CLI::App& root);
 Command RegisterDoctor(CLI::App& root);
 Command RegisterCalibrate(CLI::App& root);
+Command RegisterVocab(CLI::App& root);
+Command RegisterDesign(CLI::App& root);
 
 // Shared flag: --dtype, parsed later by ParseDType so the error names it.
 inline constexpr const char* kDtypeHelp = "element type: fp32, tf32, fp16, bf16 or fp8";

@@ -1,7 +1,10 @@
 // `crest dff`: rank d_ff candidates near r·h by the time of the SwiGLU MLP.
+#include <algorithm>
 #include <bit>
+#include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "cli.h"
@@ -42,9 +45,11 @@ void PrintSources(const std::string& model, const DffRanking& r, const std::stri
     out << "source: predicted by " << model << "; not measured\n";
     return;
   }
-  out << "source: " << db << ": " << r.measured << " candidates measured, " << r.predicted
-      << " predicted (by " << model << "; not measured), " << r.missing
-      << " not in the database\n";
+  out << "source: " << db << ": " << r.measured << " of " << r.candidates.values.size()
+      << " candidates measured, " << r.predicted << " predicted (by " << model
+      << "; not measured)";
+  if (r.missing > 0) out << ", " << r.missing << " with no answer (the model has no path)";
+  out << "\n";
   for (const DffRow& row : r.rows) {
     if (row.source == Source::kMeasured) {
       out << "measured on: " << row.provenance << "\n";
@@ -71,55 +76,101 @@ void PrintTies(const DffRanking& r, std::ostream& out) {
       << "; pick among them by other needs (parameters, alignment).\n";
 }
 
+// Rank of each row within its kind of number (rows come grouped by kind).
+std::vector<int> RanksWithinKind(const std::vector<DffRow>& rows) {
+  std::map<Source, int> seen;
+  std::vector<int> ranks;
+  for (const DffRow& row : rows) ranks.push_back(++seen[row.source]);
+  return ranks;
+}
+
+// The rows of `kind` (all rows when kind is nullopt), one table.
+Table DffTable(const DffQuery& q, const DffRanking& r, std::optional<Source> kind, bool plain) {
+  Table table({{"rank"},
+               {"tie"},
+               {"d_ff"},
+               {"pow2"},
+               {"time_us"},
+               {plain ? "time_low_us" : "interval_us", Table::Align::kLeft},
+               {plain ? "time_high_us" : ""},
+               {"TFLOP/s"},
+               {"speedup"},
+               {"mlp_params/rank"},
+               {"params_delta"},
+               {"source", Table::Align::kLeft}});
+  const std::vector<int> ranks = RanksWithinKind(r.rows);
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const DffRow& row = r.rows[i];
+    if (kind && row.source != *kind) continue;
+    const bool exact = row.time_low_us == row.time_high_us;
+    const bool base = row.d_ff == r.candidates.baseline;
+    const bool sped = row.speedup_vs_baseline > 0;
+    table.AddRow({std::to_string(ranks[i]), std::to_string(row.tie_group),
+                  std::to_string(row.d_ff) + (base && !plain ? "*" : ""),
+                  std::to_string(PowerOfTwoFactor(row.d_ff, q.tp)), Fixed(row.time_us, 1),
+                  plain ? Fixed(row.time_low_us, 1)
+                        : (exact ? "-" : Fixed(row.time_low_us, 1) + "-" +
+                                             Fixed(row.time_high_us, 1)),
+                  plain ? Fixed(row.time_high_us, 1) : "", Fixed(row.tflops, 1),
+                  sped ? Fixed(row.speedup_vs_baseline, 3) + (plain ? "" : "x") : "",
+                  Grouped(row.mlp_params),
+                  (row.params_delta > 0 && !plain ? "+" : "") + Grouped(row.params_delta),
+                  std::string(SourceName(row.source))});
+  }
+  return table;
+}
+
+// One table per kind of number, each ranked within itself.
+void PrintRowsByKind(const DffQuery& q, const DffRanking& r, const std::string& model,
+                     std::ostream& out) {
+  std::vector<Source> kinds;
+  for (const DffRow& row : r.rows) {
+    if (std::find(kinds.begin(), kinds.end(), row.source) == kinds.end()) {
+      kinds.push_back(row.source);
+    }
+  }
+  for (Source kind : kinds) {
+    if (kinds.size() > 1) {
+      const int64_t n = kind == Source::kMeasured ? r.measured : r.predicted;
+      out << "\n" << SourceName(kind) << " (" << n << " candidates"
+          << (kind == Source::kPredicted ? StrCat(", by ", model) : std::string())
+          << "), ranked among themselves only: a measured and a predicted time are not the "
+             "same kind of number\n";
+    }
+    DffTable(q, r, kind, false).Print(out);
+  }
+}
+
 void PrintHuman(const DffQuery& q, const GpuSpec& gpu, const DffRanking& r, const std::string& db,
                 std::ostream& out) {
+  const std::string model = DescribeModel(gpu, q.dtype);
   out << "d_ff near " << q.ratio.text << "*" << q.hidden << " on " << gpu.name << ": SwiGLU MLP "
       << (q.train ? "forward+backward" : "forward") << ", " << DTypeName(q.dtype) << ", "
       << q.tokens << " tokens, tp=" << q.tp
       << (q.fuse_gate_up ? ", gate+up fused" : ", gate and up separate") << "\n";
-  PrintSources(DescribeModel(gpu, q.dtype), r, db, out);
+  PrintSources(model, r, db, out);
   out << "baseline floor(" << q.ratio.text << "*" << q.hidden << ") = " << r.candidates.naive;
   if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
   if (r.baseline_found) {
     out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
         << " TFLOP/s, " << SourceName(r.baseline.source) << "\n";
   } else {
-    out << ": not in the database (no speed-ups)\n";
+    out << ": no answer (no speed-ups)\n";
   }
   out << r.evaluated << " of " << r.candidates.values.size() << " candidates from "
       << r.candidates.values.front() << " to " << r.candidates.values.back() << " (window +/-"
-      << q.window << ", step " << std::lcm(q.align, q.tp) << ")\n\n";
-  Table table({{"rank"},
-               {"tie"},
-               {"d_ff"},
-               {"pow2"},
-               {"time_us"},
-               {"interval_us", Table::Align::kLeft},
-               {"TFLOP/s"},
-               {"speedup"},
-               {"mlp_params"},
-               {"params_delta"},
-               {"source", Table::Align::kLeft}});
-  int rank = 0;
-  for (const DffRow& row : r.rows) {
-    const bool exact = row.time_low_us == row.time_high_us;
-    table.AddRow({std::to_string(++rank), std::to_string(row.tie_group),
-                  std::to_string(row.d_ff) + (row.d_ff == r.candidates.baseline ? "*" : ""),
-                  std::to_string(PowerOfTwoFactor(row.d_ff, q.tp)), Fixed(row.time_us, 1),
-                  exact ? "-"
-                        : Fixed(row.time_low_us, 1) + "-" + Fixed(row.time_high_us, 1),
-                  Fixed(row.tflops, 1),
-                  row.speedup_vs_baseline > 0 ? Fixed(row.speedup_vs_baseline, 3) + "x" : "-",
-                  Grouped(row.mlp_params),
-                  (row.params_delta > 0 ? "+" : "") + Grouped(row.params_delta),
-                  std::string(SourceName(row.source))});
-  }
-  table.Print(out);
+      << q.window << ", step " << std::lcm(q.align, q.tp) << ")"
+      << (q.top > 0 ? StrCat("; the best ", q.top, " of each kind shown") : std::string())
+      << "\n";
+  if (r.rows.empty()) out << "\n(no candidate could be answered)\n";
+  PrintRowsByKind(q, r, model, out);
   PrintTies(r, out);
   out << "\n* = baseline. interval = the 95% interval of a measured time, or the model's expected "
          "error around a predicted one. tie = tie group: rows whose intervals reach the group's "
          "fastest cannot be told apart. pow2 = largest power of two dividing d_ff/tp. "
-         "speedup = baseline time / time. `crest explain` shows any GEMM's tile/wave arithmetic.\n";
+         "speedup = the baseline's time / time, both of the same kind. mlp_params/rank = "
+         "3*h*d_ff/tp, the MLP weights one tensor-parallel rank holds. `crest explain` shows any "
+         "GEMM's tile/wave arithmetic.\n";
 }
 
 absl::Status RunDff(const DffCommandFlags& f, Io& io) {
@@ -157,12 +208,26 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
     ranking = answers::RankDffFromStore(*query, **gpu, *db->db, db->pin);
   }
   if (!ranking.ok()) return ranking.status();
+  if (ranking->rows.empty()) {
+    return absl::FailedPreconditionError(StrCat(
+        "no candidate of the window could be answered: ", DTypeName(query->dtype),
+        " has no path on ", (*gpu)->name, " in ", DescribeModel(**gpu, query->dtype)));
+  }
+  if (io.csv) {
+    DffTable(*query, *ranking, std::nullopt, true).PrintCsv(io.out);
+    return absl::OkStatus();
+  }
   if (!io.json) {
     PrintHuman(*query, **gpu, *ranking, source, io.out);
     return absl::OkStatus();
   }
   nlohmann::json rows = nlohmann::json::array();
-  for (const DffRow& row : ranking->rows) rows.push_back(DffRowJson(row));
+  const std::vector<int> ranks = RanksWithinKind(ranking->rows);
+  for (size_t i = 0; i < ranking->rows.size(); ++i) {
+    nlohmann::json row = DffRowJson(ranking->rows[i]);
+    row["rank"] = ranks[i];  // within its kind (source)
+    rows.push_back(std::move(row));
+  }
   const DffRow& b = ranking->baseline;
   const bool found = ranking->baseline_found;
   io.out
@@ -190,6 +255,10 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
                          {{"cache", CacheModeName(query->mode.cache)},
                           {"clocks", ClockPolicyName(query->mode.clocks)}}},
                         {"tied_with_best", ranking->tied_with_best},
+                        {"ranking", "rows are grouped by source (measured, mixed, predicted), "
+                                    "each ranked within its own source; rank is within the "
+                                    "source"},
+                        {"mlp_params_scope", "per tensor-parallel rank: 3*hidden*d_ff/tp"},
                         {"baseline",
                          {{"d_ff", b.d_ff},
                           {"naive_d_ff", ranking->candidates.naive},

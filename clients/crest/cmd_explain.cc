@@ -41,6 +41,27 @@ std::string FamilyLine(const Prediction& p) {
                       Fixed(p.alignment_factor, 2), "\n");
 }
 
+Table TileTable(const Prediction& p) {
+  Table table({{"tile", Table::Align::kLeft},
+               {"CTA/SM"},
+               {"tiles"},
+               {"waves"},
+               {"tile_eff"},
+               {"wave_eff"},
+               {"reuse"},
+               {"compute_us"},
+               {"memory_us"},
+               {"time_us"}});
+  for (const auto& e : p.tiles) {
+    const bool best = e.tile.m == p.best.tile.m && e.tile.n == p.best.tile.n;
+    table.AddRow({StrCat(e.tile.m, "x", e.tile.n, best ? " *" : ""), std::to_string(e.ctas_per_sm),
+                  std::to_string(e.tiles), std::to_string(e.waves), Fixed(e.tile_efficiency, 3),
+                  Fixed(e.wave_efficiency, 3), Fixed(e.reuse_efficiency, 3), Fixed(e.compute_us, 1),
+                  Fixed(e.memory_us, 1), Fixed(e.time_us, 1)});
+  }
+  return table;
+}
+
 void PrintHuman(const GemmShape& g, const GpuSpec& gpu, const Prediction& p, std::ostream& out) {
   out << "GEMM M=" << g.m << " N=" << g.n << " K=" << g.k << " batch=" << g.batch << " "
       << DTypeName(g.dtype) << " layout " << g.Layout() << " on " << gpu.name << " ("
@@ -60,24 +81,7 @@ void PrintHuman(const GemmShape& g, const GpuSpec& gpu, const Prediction& p, std
   out << AlignmentLine("A", g.a_transposed ? "M" : "K", p.a, gpu);
   out << AlignmentLine("B", g.b_transposed ? "K" : "N", p.b, gpu);
   out << AlignmentLine("C", "N", p.c, gpu) << '\n';
-  Table table({{"tile", Table::Align::kLeft},
-               {"CTA/SM"},
-               {"tiles"},
-               {"waves"},
-               {"tile_eff"},
-               {"wave_eff"},
-               {"reuse"},
-               {"compute_us"},
-               {"memory_us"},
-               {"time_us"}});
-  for (const auto& e : p.tiles) {
-    const bool best = e.tile.m == p.best.tile.m && e.tile.n == p.best.tile.n;
-    table.AddRow({StrCat(e.tile.m, "x", e.tile.n, best ? " *" : ""), std::to_string(e.ctas_per_sm),
-                  std::to_string(e.tiles), std::to_string(e.waves), Fixed(e.tile_efficiency, 3),
-                  Fixed(e.wave_efficiency, 3), Fixed(e.reuse_efficiency, 3), Fixed(e.compute_us, 1),
-                  Fixed(e.memory_us, 1), Fixed(e.time_us, 1)});
-  }
-  table.Print(out);
+  TileTable(p).Print(out);
   out << "\n* = chosen. time = max(compute, memory) + launch. Assumptions and parameters: "
          "docs/predictor.md\n";
 }
@@ -106,7 +110,9 @@ absl::Status RunExplain(const ExplainFlags& f, Io& io) {
     }
     p = wire::PredictionOf(response, *p);
   }
-  if (io.json) {
+  if (io.csv) {
+    TileTable(*p).PrintCsv(io.out);  // the tile column marks the chosen tile with " *"
+  } else if (io.json) {
     io.out << PredictionJson(g, **gpu, *p).dump(2) << '\n';
   } else {
     PrintHuman(g, **gpu, *p, io.out);

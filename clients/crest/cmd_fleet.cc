@@ -246,7 +246,7 @@ void PrintSubmit(const std::vector<Node>& nodes, Io& io) {
                   has_job ? wire::JobStateText(n.job.state()) : "-", std::to_string(n.job.done()),
                   std::to_string(n.job.total()), n.error.empty() ? "-" : n.error});
   }
-  table.Print(io.out);
+  table.PrintAs(io.csv, io.out);
 }
 
 absl::Status Submit(const FleetFlags& f, Io& io) {
@@ -385,7 +385,8 @@ void PrintPull(const std::vector<Node>& nodes, const std::string& into, Io& io) 
                   Grouped(n.merged.predictions), Grouped(n.merged.jobs), Grouped(n.merged.devices),
                   n.error.empty() ? "-" : n.error});
   }
-  table.Print(io.out);
+  table.PrintAs(io.csv, io.out);
+  if (io.csv) return;
   io.out << "catalogue: " << into << (any ? "\n" : " (unchanged: nothing downloaded)\n");
 }
 

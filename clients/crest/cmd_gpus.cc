@@ -55,7 +55,8 @@ absl::Status RunGpus(Io& io) {
          StrCat(g.min_alignment_bytes, "/", g.preferred_alignment_bytes), ModelColumn(g),
          StrJoin(g.aliases, ",")});
   }
-  table.Print(io.out);
+  table.PrintAs(io.csv, io.out);
+  if (io.csv) return absl::OkStatus();
   io.out << "\nPeaks are dense TFLOP/s from public datasheets (sources cited in "
             "tuner/src/gpu_catalogue.cc); '-' = no such path.\n"
             "align_B = minimum/preferred byte multiple of contiguous dimensions.\n"

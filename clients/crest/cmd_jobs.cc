@@ -119,8 +119,8 @@ absl::Status List(const JobsFlags& f, Io& io) {
                   std::to_string(j.total()), std::to_string(j.priority()), j.backend(), j.target(),
                   Time(j.created_us()), j.host()});
   }
-  table.Print(io.out);
-  if (response.jobs().empty()) io.out << "(no jobs)\n";
+  table.PrintAs(io.csv, io.out);
+  if (response.jobs().empty() && !io.csv) io.out << "(no jobs)\n";
   return absl::OkStatus();
 }
 

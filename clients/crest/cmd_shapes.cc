@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/tuner/design.h"
 #include "crest/tuner/shapes.h"
 #include "json_views.h"
 #include "table.h"
@@ -29,6 +30,8 @@ absl::Status RunShapes(const ShapesFlags& f, Io& io) {
   auto gemms = TransformerGemms(config, options);
   if (!gemms.ok()) return gemms.status();
 
+  const std::vector<std::string> warnings = HeadDimWarnings(config);
+  for (const std::string& w : warnings) io.err << "warning: " << w << "\n";
   double layer_flops = 0;
   double logits_flops = 0;
   for (const auto& g : *gemms)
@@ -43,12 +46,13 @@ absl::Status RunShapes(const ShapesFlags& f, Io& io) {
                              {"tp", config.tp},
                              {"gemms", list},
                              {"layer_flops", layer_flops},
-                             {"logits_flops", logits_flops}}
+                             {"logits_flops", logits_flops},
+                             {"warnings", warnings}}
                   .dump(2)
            << '\n';
     return absl::OkStatus();
   }
-  io.out << "GEMMs per tensor-parallel rank (t=" << config.tp << "), h=" << config.hidden
+  if (!io.csv) io.out << "GEMMs per tensor-parallel rank (t=" << config.tp << "), h=" << config.hidden
          << " a=" << config.heads << " g=" << config.KvHeads() << " d=" << config.HeadDim()
          << " f=" << config.d_ff << " v=" << config.vocab << " s=" << config.seq
          << " b=" << config.micro_batch << ", " << DTypeName(config.dtype) << "\n\n";
@@ -65,6 +69,10 @@ absl::Status RunShapes(const ShapesFlags& f, Io& io) {
     table.AddRow({g.name, std::string(PassName(g.pass)), std::to_string(g.batch),
                   std::to_string(g.m), std::to_string(g.n), std::to_string(g.k), g.Layout(),
                   Fixed(g.Flops() / 1e9, 1)});
+  }
+  if (io.csv) {
+    table.PrintCsv(io.out);
+    return absl::OkStatus();
   }
   table.Print(io.out);
   io.out << "\nper layer: " << Fixed(layer_flops / 1e9, 1)

@@ -30,7 +30,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   bool json = false;
-  app.add_flag("--json", json, "print one JSON document instead of a table");
+  bool csv = false;
+  auto* json_flag = app.add_flag("--json", json, "print one JSON document instead of a table");
+  app.add_flag("--csv", csv,
+               "print the command's table as CSV (RFC 4180: a header line, then one line per "
+               "row) and nothing else")
+      ->excludes(json_flag);
   app.set_version_flag(
       "--version",
       [] {
@@ -51,14 +56,26 @@ int main(int argc, char** argv) {
       crest::cli::RegisterSweep(app),   crest::cli::RegisterLookup(app),
       crest::cli::RegisterDb(app),      crest::cli::RegisterInfo(app),
       crest::cli::RegisterJobs(app),    crest::cli::RegisterFleet(app),
-      crest::cli::RegisterDoctor(app),  crest::cli::RegisterCalibrate(app)};
+      crest::cli::RegisterDoctor(app),  crest::cli::RegisterCalibrate(app),
+      crest::cli::RegisterVocab(app),   crest::cli::RegisterDesign(app)};
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // "crest jobs submit: error: …": the command the flags were meant for.
+    std::string prefix = "crest";
+    for (const CLI::App* sub = &app; sub != nullptr;) {
+      const CLI::App* next = nullptr;
+      for (const CLI::App* child : sub->get_subcommands()) {
+        if (child->parsed()) next = child;
+      }
+      if (next != nullptr) prefix += " " + next->get_name();
+      sub = next;
+    }
+    std::cerr << prefix << ": error: " << e.what() << "\nRun '" << prefix
+              << " --help' for more information.\n";
     return kExitBadInput;
   }
 
@@ -68,7 +85,7 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
   }
-  crest::cli::Io io{std::cout, std::cerr, json};
+  crest::cli::Io io{std::cout, std::cerr, json, csv};
   for (auto& command : commands) {
     if (!command.app->parsed()) continue;
     const absl::Status status = command.run(io);

@@ -16,7 +16,8 @@ namespace crest::cli {
 // Exactly one of `spec_file` and the d_ff flags (--hidden …) must be given;
 // InvalidArgument names them otherwise. NotFound for an unreadable file.
 // `measure` (MeasureOverrides) replaces those fields of the spec's
-// "measure" section.
+// "measure" section. With a spec file, --gpu (window.gpu) becomes the
+// spec's "gpu" (InvalidArgument naming gpu when the spec names another).
 absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
                                           const nlohmann::json& measure);
 

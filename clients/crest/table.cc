@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 
 namespace crest::cli {
 namespace {
@@ -11,6 +12,17 @@ namespace {
 size_t Width(const std::string& s) {
   return static_cast<size_t>(std::count_if(
       s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// "67,108,864" or "-1,024": a number Grouped() wrote.
+bool IsGrouped(const std::string& s) {
+  static const std::regex kGrouped("[+-]?[0-9]{1,3}(,[0-9]{3})+");
+  return std::regex_match(s, kGrouped);
+}
+
+std::string Ungrouped(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  return s;
 }
 
 }  // namespace
@@ -41,6 +53,31 @@ void Table::Print(std::ostream& out) const {
   };
   print_row([&](size_t c) -> const std::string& { return columns_[c].header; });
   for (const auto& row : rows_) print_row([&](size_t c) -> const std::string& { return row[c]; });
+}
+
+void Table::PrintCsv(std::ostream& out) const {
+  const auto cell = [&](const std::string& text) {
+    const std::string s = IsGrouped(text) ? Ungrouped(text) : text;
+    if (s.find_first_of(",\"\r\n") == std::string::npos) {
+      out << s;
+      return;
+    }
+    out << '"';
+    for (char c : s) out << (c == '"' ? "\"\"" : std::string(1, c));
+    out << '"';
+  };
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    if (c > 0) out << ',';
+    cell(columns_[c].header);
+  }
+  out << '\n';
+  for (const auto& row : rows_) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) out << ',';
+      cell(row[c]);
+    }
+    out << '\n';
+  }
 }
 
 std::string Fixed(double value, int digits) {

@@ -20,6 +20,13 @@ class Table final {
   // REQUIRES: cells.size() == number of columns.
   void AddRow(std::vector<std::string> cells);
   void Print(std::ostream& out) const;
+  // CSV: the header line, then one line per row ('\n' ends a line); numbers
+  // lose their thousands separators ("67,108,864" → 67108864); a cell
+  // holding a comma, a quote or a line break is quoted, its quotes doubled
+  // (RFC 4180).
+  void PrintCsv(std::ostream& out) const;
+  // PrintCsv when `csv` (the --csv flag), else Print.
+  void PrintAs(bool csv, std::ostream& out) const { csv ? PrintCsv(out) : Print(out); }
 
  private:
   std::vector<Column> columns_;

@@ -38,15 +38,17 @@ TEST(CrestSweep, PredictedSweepThenOfflineAnswersFromTheFile) {
 
   auto dff = Json(Crest("dff --hidden 4096 --gpu h100 --window 32 --db " + db + " --json"));
   EXPECT_EQ(dff["coverage"]["candidates"], 65);
-  EXPECT_EQ(dff["coverage"]["predicted"], 33);
-  EXPECT_EQ(dff["coverage"]["missing"], 32);
+  EXPECT_EQ(dff["coverage"]["predicted"], 65) << "33 from the file, 32 from the model run now";
+  EXPECT_EQ(dff["coverage"]["missing"], 0);
   EXPECT_EQ(dff["coverage"]["measured"], 0);
   for (const auto& row : dff["candidates"]) EXPECT_EQ(row["source"], "predicted");
 
   auto lookup = Json(Crest("lookup --m 8192 --n 4096 --k 10922 --gpu h100 --db " + db + " --json"));
   EXPECT_EQ(lookup["source"], "predicted");
-  auto none = Crest("lookup --m 8192 --n 4096 --k 99 --gpu h100 --db " + db);
-  EXPECT_EQ(none.exit_code, 1);
+  auto live = Json(Crest("lookup --m 8192 --n 4096 --k 99 --gpu h100 --db " + db + " --json"));
+  EXPECT_EQ(live["source"], "predicted") << "not in the file: the model answers, labelled";
+  auto none = Crest("lookup --m 8192 --n 4096 --k 4096 --dtype fp8 --gpu a100 --db " + db);
+  EXPECT_EQ(none.exit_code, 1) << "nothing at all answers fp8 on an A100";
   EXPECT_NE(none.err.find("no result in " + db), std::string::npos) << none.err;
 
   auto stats = Json(Crest("db stats --db " + db + " --json"));

@@ -2,6 +2,7 @@
 // against the daemon's database file, and says plainly what went wrong.
 #include <signal.h>
 
+#include <fstream>
 #include <string>
 
 #include "crestd_process.h"
@@ -55,6 +56,58 @@ TEST_F(CrestRemote, SweepThroughTheDaemonThenTheSameRankingRemoteAndFromTheFile)
       std::string(CREST_BIN) + " explain --m 2304 --n 1536 --k 4096 --gpu a100 --dtype fp16");
   EXPECT_EQ(explain.exit_code, 0) << explain.err;
   EXPECT_EQ(explain.out, explained_here.out);
+}
+
+// Never an empty answer: a daemon that has swept nothing answers with its
+// model, labelled predicted, and the table equals the local prediction's.
+TEST_F(CrestRemote, AnUnsweptWindowIsAnsweredByTheModelLabelledPredicted) {
+  const auto remote = Crest("dff --hidden 6144 --gpu h100 --window 32 --top 5");
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_NE(remote.out.find("0 of 65 candidates measured, 65 predicted"), std::string::npos)
+      << remote.out;
+  const auto local = testing::RunCommand(std::string(CREST_BIN) +
+                                         " dff --hidden 6144 --gpu h100 --window 32 --top 5");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(Table(remote.out), Table(local.out));
+  const auto lookup = Crest("lookup --m 8192 --n 6144 --k 16384 --gpu h100 --json");
+  EXPECT_EQ(lookup.exit_code, 0) << lookup.err;
+  EXPECT_NE(lookup.out.find("\"source\": \"predicted\""), std::string::npos) << lookup.out;
+}
+
+// `crest vocab` and `crest design` through a crestd (its LookupGemm per GEMM)
+// answer as from the model here when the node has measured nothing.
+TEST_F(CrestRemote, VocabAndDesignThroughTheDaemonEqualTheLocalAnswer) {
+  for (const std::string args :
+       {"vocab --vocab 50257 --hidden 4096 --tp 2 --gpu h100",
+        "design --hidden 4096,5120 --heads 32,40 --vocab 50304 --seq 2048 --layers 24 --gpu h100"}) {
+    const auto remote = Crest("--csv " + args);
+    const auto local = testing::RunCommand(std::string(CREST_BIN) + " --csv " + args);
+    ASSERT_EQ(remote.exit_code, 0) << remote.err;
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    EXPECT_EQ(remote.out, local.out) << args;
+    const auto human = Crest(args);
+    EXPECT_NE(human.out.find("answered by: crestd at " + daemon_.address()), std::string::npos)
+        << human.out;
+  }
+}
+
+// --gpu names the target of a spec that leaves it out, on every remote path.
+TEST_F(CrestRemote, GpuFlagWorksWithASpecFileThroughTheDaemon) {
+  const std::string spec = dir_.File("no-gpu.json");
+  std::ofstream(spec) << R"({"version": 1, "dff": [{"hidden": 2048, "window": 2}]})";
+  const auto submit = Crest("jobs submit --spec " + spec + " --gpu h100 --wait");
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  EXPECT_NE(submit.out.find("done"), std::string::npos) << submit.out;
+  const auto sweep = Crest("sweep --spec " + spec + " --gpu h100");
+  EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+  const auto clash = Crest("jobs submit --spec " + spec + " --gpu a100");
+  EXPECT_EQ(clash.exit_code, 0) << "the spec names no GPU: --gpu is its target";
+  std::ofstream(spec) << R"({"version": 1, "gpu": "h100", "dff": [{"hidden": 2048}]})";
+  const auto differs = Crest("jobs submit --spec " + spec + " --gpu a100");
+  EXPECT_EQ(differs.exit_code, 2);
+  EXPECT_NE(differs.err.find("gpu: --gpu a100 differs from the spec's \"gpu\": h100"),
+            std::string::npos)
+      << differs.err;
 }
 
 TEST_F(CrestRemote, JobsSubmitListShowWatchCancelAndExportAndInfo) {

@@ -78,7 +78,9 @@ def test_lookup_predict_and_node_info(daemon):
     list(daemon.sweep(SPEC))
     found = daemon.lookup(m=8192, n=4096, k=10922, gpu="h100")
     assert found.found and found.source == "predicted" and found.time_us > 0
-    missing = daemon.lookup(m=8192, n=4096, k=99, gpu="h100")
+    live = daemon.lookup(m=8192, n=4096, k=99, gpu="h100")
+    assert live.found and live.source is crest.Source.PREDICTED, "the model fills the gap"
+    missing = daemon.lookup(m=8192, n=4096, k=4096, gpu="a100", dtype="fp8")
     assert not missing.found and missing.source is crest.Source.NONE
     p = daemon.predict(m=2304, n=1536, k=4096, gpu="a100", dtype="fp16")
     assert p["source"] == "SOURCE_PREDICTED"

@@ -1,6 +1,9 @@
 #include "crest/sweep/runner.h"
 
+#include <map>
+
 #include "crest/answers/store_answers.h"
+#include "crest/tuner/predictor.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
@@ -224,10 +227,14 @@ TEST(RankDffFromStore, MeasuredCandidatesWinOverPredictionsAndCoverageIsCounted)
   auto r = RankDffFromStore(EveryCandidate(4096, 16), **FindGpu("h100"), *db, {});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->measured, 9);
-  EXPECT_EQ(r->predicted, 8);
-  EXPECT_EQ(r->missing, 16);
+  EXPECT_EQ(r->predicted, 24) << "8 from the store, 16 from the model run now";
+  EXPECT_EQ(r->missing, 0);
   ASSERT_TRUE(r->baseline_found);
   EXPECT_EQ(r->baseline.source, Source::kMeasured);
+  // The kinds are ranked apart: the measured rows first.
+  for (size_t i = 0; i < r->rows.size(); ++i) {
+    EXPECT_EQ(r->rows[i].source, i < 9 ? Source::kMeasured : Source::kPredicted) << i;
+  }
   for (const DffRow& row : r->rows) {
     const bool in_measured_window = row.d_ff >= 10918 && row.d_ff <= 10926;
     EXPECT_EQ(row.source, in_measured_window ? Source::kMeasured : Source::kPredicted) << row.d_ff;
@@ -259,17 +266,50 @@ TEST(RankDffFromStore, SeveralDevicesAnswerWithTheMedianDeviceAndSaySo) {
   }
 }
 
-TEST(RankDffFromStore, EmptyDatabaseAnswersNothingAndSaysSo) {
+TEST(RankDffFromStore, AnEmptyDatabaseIsAnsweredByTheModelLabelledPredicted) {
   TempDir dir;
   auto db = Open(dir);
   DffQuery q;
   q.hidden = 4096;
   q.ratio = *ParseRatio("8/3");
+  q.top = 0;
   auto r = RankDffFromStore(q, **FindGpu("h100"), *db, {});
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->rows.empty());
-  EXPECT_FALSE(r->baseline_found);
-  EXPECT_EQ(r->missing, 257);
+  EXPECT_EQ(r->rows.size(), 257u);
+  EXPECT_TRUE(r->baseline_found);
+  EXPECT_EQ(r->missing, 0);
+  EXPECT_EQ(r->predicted, 257);
+  auto model = RankDff(q, PredictorTimer(**FindGpu("h100")));
+  ASSERT_TRUE(model.ok());
+  for (size_t i = 0; i < r->rows.size(); ++i) {
+    EXPECT_EQ(r->rows[i].source, Source::kPredicted);
+    EXPECT_EQ(r->rows[i].provenance, ModelVersionFor(**FindGpu("h100"), q.dtype));
+    EXPECT_EQ(r->rows[i].d_ff, model->rows[i].d_ff) << "the same model, the same ranking";
+  }
+}
+
+TEST(RankDffFromStore, MeasuredBaselinePredictedRowsGetSpeedupsAgainstThePredictedBaseline) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend gpu;
+  ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":0}]})"), gpu, *db, {}).ok());
+  auto r = RankDffFromStore(EveryCandidate(4096, 4), **FindGpu("h100"), *db, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->baseline_found);
+  EXPECT_EQ(r->baseline.source, Source::kMeasured);
+  EXPECT_EQ(r->measured, 1);
+  EXPECT_EQ(r->predicted, 8);
+  auto model = RankDff(EveryCandidate(4096, 4), PredictorTimer(**FindGpu("h100")));
+  ASSERT_TRUE(model.ok());
+  std::map<int64_t, double> predicted_speedup;
+  for (const DffRow& row : model->rows) predicted_speedup[row.d_ff] = row.speedup_vs_baseline;
+  for (const DffRow& row : r->rows) {
+    if (row.source == Source::kMeasured) {
+      EXPECT_DOUBLE_EQ(row.speedup_vs_baseline, 1.0);
+    } else {
+      EXPECT_DOUBLE_EQ(row.speedup_vs_baseline, predicted_speedup.at(row.d_ff)) << row.d_ff;
+    }
+  }
 }
 
 }  // namespace

@@ -35,6 +35,22 @@ TEST(DffCandidates, AlignmentKeepsMultiplesAndStillHoldsTheBaseline) {
   EXPECT_EQ(c->values, want);
 }
 
+TEST(DffCandidates, AnAlignmentWiderThanTheWindowIsRefusedNamingTheLimit) {
+  // Before, --align 3000 silently left only the baseline.
+  auto c = GenerateDffCandidates(Window(4096, 128, 3000));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(c.status().message()),
+            "align (3000) must be at most window (128): a larger step leaves no candidate but "
+            "the baseline");
+  auto tp = GenerateDffCandidates(Window(4096, 60, 64, 8));
+  ASSERT_FALSE(tp.ok());
+  EXPECT_NE(tp.status().message().find("lcm(align, tp) = 64"), std::string::npos)
+      << tp.status().message();
+  EXPECT_TRUE(GenerateDffCandidates(Window(4096, 128, 128)).ok()) << "a step equal to the window";
+  EXPECT_TRUE(GenerateDffCandidates(Window(4096, 0, 3000)).ok()) << "window 0: the baseline only";
+}
+
 TEST(DffCandidates, TensorParallelRoundsTheBaselineDownAndSaysSo) {
   auto c = GenerateDffCandidates(Window(4096, 8, 1, 4));
   ASSERT_TRUE(c.ok());

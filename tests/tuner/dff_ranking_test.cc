@@ -150,11 +150,23 @@ TEST(RankDff, RowsWhoseIntervalsReachTheBestAreTiedWithItAndSourcesAreNotMixed) 
   EXPECT_EQ(r->tied_with_best, 2);
   EXPECT_DOUBLE_EQ(r->rows.front().time_low_us, 99);
   EXPECT_DOUBLE_EQ(r->rows.front().time_high_us, 101);
-  // Tie groups count every evaluated row, also those cut by --top.
+  // Kinds of number are ranked apart: every measured row before the
+  // prediction, though the prediction (101 us) is faster than two of them.
+  std::vector<Source> order;
+  for (const DffRow& row : r->rows) order.push_back(row.source);
+  EXPECT_EQ(order, (std::vector<Source>{Source::kMeasured, Source::kMeasured, Source::kMeasured,
+                                        Source::kMeasured, Source::kPredicted}));
+  // Speed-ups compare the same kind only: the baseline 10922 is measured.
+  EXPECT_DOUBLE_EQ(r->rows[0].speedup_vs_baseline, 102.0 / 100);
+  EXPECT_EQ(r->rows.back().speedup_vs_baseline, 0) << "a prediction against a measurement";
+  // Tie groups count every evaluated row, also those cut by --top; --top
+  // keeps the best of each kind.
   DffQuery top1 = Query(1);
   auto cut = RankDff(top1, timer);
   ASSERT_TRUE(cut.ok());
-  EXPECT_EQ(cut->rows.size(), 1u);
+  ASSERT_EQ(cut->rows.size(), 2u);
+  EXPECT_EQ(cut->rows[0].d_ff, 10920);
+  EXPECT_EQ(cut->rows[1].d_ff, 10923);
   EXPECT_EQ(cut->tied_with_best, 2);
 }
 

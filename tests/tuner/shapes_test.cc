@@ -28,6 +28,25 @@ ModelConfig Llama2_7B() {
   return c;
 }
 
+TEST(TransformerGemms, Fp8TrainingRunsEveryGemmInTheOneLayoutFp8Has) {
+  ModelConfig c = Llama2_7B();
+  c.dtype = DType::kFp8E4M3;
+  ShapeOptions train;
+  train.include_backward = true;
+  auto fp8 = TransformerGemms(c, train);
+  ASSERT_TRUE(fp8.ok());
+  auto bf16 = TransformerGemms(Llama2_7B(), train);
+  ASSERT_TRUE(bf16.ok());
+  ASSERT_EQ(fp8->size(), bf16->size());
+  bool bf16_has_other_layouts = false;
+  for (size_t i = 0; i < fp8->size(); ++i) {
+    EXPECT_EQ((*fp8)[i].Layout(), kFp8Layout) << (*fp8)[i].name;
+    EXPECT_EQ(ByName(*fp8)[(*fp8)[i].name], ByName(*bf16)[(*fp8)[i].name]) << "same M, N, K";
+    bf16_has_other_layouts |= (*bf16)[i].Layout() != kFp8Layout;
+  }
+  EXPECT_TRUE(bf16_has_other_layouts) << "bf16 gradients keep NN and TN";
+}
+
 TEST(TransformerGemms, Llama2_7BForwardMatchesTheDesignTable) {
   auto gemms = TransformerGemms(Llama2_7B(), {});
   ASSERT_TRUE(gemms.ok()) << gemms.status();
@@ -144,7 +163,7 @@ INSTANTIATE_TEST_SUITE_P(
                               c.vocab = 32001;
                               c.tp = 2;
                             }),
-                            "vocab (32001) must be divisible by tp (2)"},
+                            "vocab (32001) must be divisible by tp (2): pad it, e.g. to 32256 (a multiple of 128*tp, as Megatron does); `crest vocab --vocab 32001 --tp 2` ranks the paddings"},
                     Refusal{"dff_not_divisible_by_tp", With([](auto& c) {
                               c.d_ff = 11006;
                               c.tp = 4;

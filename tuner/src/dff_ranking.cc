@@ -49,7 +49,34 @@ void GroupTies(std::vector<DffRow>& rows) {
   }
 }
 
+// Keeps the first `top` rows of each kind (rows sorted by kind, then time).
+std::vector<DffRow> KeepTopOfEachKind(std::vector<DffRow> ranked, int top) {
+  std::vector<DffRow> kept;
+  std::map<Source, int> shown;
+  for (DffRow& r : ranked) {
+    if (++shown[r.source] <= top) kept.push_back(std::move(r));
+  }
+  return kept;
+}
+
 }  // namespace
+
+int KindOrder(Source source) {
+  switch (source) {
+    case Source::kMeasured: return 0;
+    case Source::kMixed: return 1;
+    case Source::kPredicted: return 2;
+    case Source::kImported: return 3;
+    case Source::kUnknown: return 4;
+  }
+  return 4;
+}
+
+void SetSpeedups(std::span<DffRow> rows, Source kind, double baseline_us) {
+  for (DffRow& row : rows) {
+    if (row.source == kind && row.time_us > 0) row.speedup_vs_baseline = baseline_us / row.time_us;
+  }
+}
 
 absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int64_t d_ff) {
   ShapeOptions options;
@@ -109,51 +136,52 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan, const
   out.evaluated = static_cast<int64_t>(rows.size());
   if (!out.baseline_found) out.baseline.d_ff = out.candidates.baseline;
   out.baseline.mlp_params = MlpParams(q, out.candidates.baseline);
-  for (DffRow& row : rows) {
-    row.speedup_vs_baseline = out.baseline_found ? out.baseline.time_us / row.time_us : 0;
-    row.params_delta = row.mlp_params - out.baseline.mlp_params;
-  }
+  for (DffRow& row : rows) row.params_delta = row.mlp_params - out.baseline.mlp_params;
+  if (out.baseline_found) SetSpeedups(rows, out.baseline.source, out.baseline.time_us);
   out.baseline.speedup_vs_baseline = out.baseline_found ? 1.0 : 0;
-  // Sort indices, not rows: a row carries its provenance strings.
+  // Sort indices, not rows: a row carries its provenance strings. Kinds of
+  // number stay apart: measured rows first, each kind ranked by time.
   std::vector<size_t> order(rows.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return rows[a].time_us < rows[b].time_us; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::pair(KindOrder(rows[a].source), rows[a].time_us) <
+           std::pair(KindOrder(rows[b].source), rows[b].time_us);
+  });
   std::vector<DffRow> ranked;
   ranked.reserve(order.size());
   for (size_t i : order) ranked.push_back(std::move(rows[i]));
   GroupTies(ranked);
   for (const DffRow& r : ranked) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
-  if (q.top > 0 && ranked.size() > static_cast<size_t>(q.top)) {
-    ranked.resize(static_cast<size_t>(q.top));
-  }
+  if (q.top > 0) ranked = KeepTopOfEachKind(std::move(ranked), q.top);
   out.rows = std::move(ranked);
   return out;
 }
 
+absl::StatusOr<Timing> SumGemmTimes(std::span<const GemmShape> gemms, const GemmTimer& timer) {
+  Timing sum;
+  bool first = true;
+  for (const GemmShape& g : gemms) {
+    auto t = timer(g);
+    if (!t.ok()) return t.status();
+    sum.time_us += t->time_us;
+    sum.low_us += t->low_us > 0 ? t->low_us : t->time_us;
+    sum.high_us += t->high_us > 0 ? t->high_us : t->time_us;
+    if (first) {
+      first = false;
+      sum.source = t->source;
+      sum.provenance = t->provenance;
+      sum.device = t->device;
+      sum.software = t->software;
+    } else if (sum.source != t->source) {
+      sum.source = Source::kMixed;
+    }
+  }
+  return sum;
+}
+
 absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const GemmTimer& timer) {
-  // Sums a per-GEMM timer; a candidate whose GEMMs come from different
-  // sources says "mixed", never hides it.
-  return RankDff(q, MlpTimer([&timer](std::span<const GemmShape> gemms) -> absl::StatusOr<Timing> {
-                   Timing sum;
-                   bool first = true;
-                   for (const GemmShape& g : gemms) {
-                     auto t = timer(g);
-                     if (!t.ok()) return t.status();
-                     sum.time_us += t->time_us;
-                     sum.low_us += t->low_us > 0 ? t->low_us : t->time_us;
-                     sum.high_us += t->high_us > 0 ? t->high_us : t->time_us;
-                     if (first) {
-                       first = false;
-                       sum.source = t->source;
-                       sum.provenance = t->provenance;
-                       sum.device = t->device;
-                       sum.software = t->software;
-                     } else if (sum.source != t->source) {
-                       sum.source = Source::kMixed;
-                     }
-                   }
-                   return sum;
+  return RankDff(q, MlpTimer([&timer](std::span<const GemmShape> gemms) {
+                   return SumGemmTimes(gemms, timer);
                  }));
 }
 

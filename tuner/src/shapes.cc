@@ -22,7 +22,11 @@ GemmShape Make(std::string_view row, Pass pass, int64_t batch, int64_t m, int64_
   g.n = n;
   g.k = k;
   g.dtype = dtype;
-  ParseLayout(layout, &g.a_transposed, &g.b_transposed);
+  // FP8 tensor-core GEMMs run in one layout only (cuBLASLt on Hopper and Ada):
+  // fp8 training keeps transposed FP8 copies of its operands (Transformer
+  // Engine's fused cast-transpose), so every fp8 GEMM, gradients included,
+  // is NT with the same M, N and K.
+  ParseLayout(dtype == DType::kFp8E4M3 ? kFp8Layout : layout, &g.a_transposed, &g.b_transposed);
   return g;
 }
 
@@ -99,6 +103,23 @@ absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, 
   }
   std::vector<GemmShape> out;
   AddMlp(out, tokens, hidden, d_ff, tp, dtype, options);
+  return out;
+}
+
+absl::StatusOr<std::vector<GemmShape>> LogitsGemms(int64_t tokens, int64_t hidden, int64_t vocab,
+                                                   int64_t tp, DType dtype,
+                                                   const ShapeOptions& options) {
+  using internal::CheckSize;
+  if (auto s = CheckSize("tokens", tokens, kMaxTokens); !s.ok()) return s;
+  if (auto s = CheckSize("hidden", hidden, kMaxHidden); !s.ok()) return s;
+  if (auto s = CheckSize("vocab", vocab, kMaxVocab); !s.ok()) return s;
+  if (auto s = CheckSize("tp", tp, kMaxTp); !s.ok()) return s;
+  if (vocab % tp != 0) {
+    return absl::InvalidArgumentError(
+        StrCat("vocab (", vocab, ") must be divisible by tp (", tp, ")"));
+  }
+  std::vector<GemmShape> out;
+  AddLinear(out, "logits", tokens, vocab / tp, hidden, dtype, options.include_backward);
   return out;
 }
 

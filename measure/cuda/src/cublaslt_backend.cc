@@ -8,6 +8,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/measure/cuda_backend.h"
 #include "crest/measure/arena.h"
+#include "crest/tuner/shapes.h"
 #include "cuda_launcher.h"
 #include "cuda_status.h"
 #include "device_arena.h"
@@ -126,9 +127,12 @@ class CublasLtBackend final : public Backend {
   absl::Status Refuse(const GemmShape& gemm) const {
     if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
     const DeviceInfo& d = probed_.device;
-    if (gemm.dtype == DType::kFp8E4M3 && (d.cc_major * 10 + d.cc_minor < 89 || gemm.Layout() != "NT")) {
-      return absl::InvalidArgumentError(
-          "dtype: fp8 runs on compute capability 8.9+ and only in the NT (forward) layout");
+    if (gemm.dtype == DType::kFp8E4M3 &&
+        (d.cc_major * 10 + d.cc_minor < 89 || gemm.Layout() != kFp8Layout)) {
+      return absl::InvalidArgumentError(StrCat(
+          "dtype: fp8 runs on compute capability 8.9+ and only in the ", kFp8Layout,
+          " layout (Crest's fp8 shapes are all ", kFp8Layout, "; this GEMM is ", gemm.Layout(),
+          ")"));
     }
     return absl::OkStatus();
   }

@@ -64,7 +64,9 @@ struct DffRow {
   // group's fastest row's. Group 1 holds the best and every row tied with it.
   int tie_group = 0;
   double tflops = 0;
-  double speedup_vs_baseline = 0;  // baseline time / this time
+  // The baseline's time / this time, where both are the same kind of number
+  // (measured, predicted); 0 where the baseline is not known in this kind.
+  double speedup_vs_baseline = 0;
   int64_t mlp_params = 0;          // 3·h·d_ff / t
   int64_t params_delta = 0;        // against the baseline
   Source source = Source::kPredicted;
@@ -77,7 +79,11 @@ struct DffRanking {
   DffCandidates candidates;
   DffRow baseline;  // time_us 0 when !baseline_found
   bool baseline_found = false;
-  std::vector<DffRow> rows;  // best (fastest) first; equal times keep the smaller d_ff
+  // Grouped by kind of number (measured, then mixed, then predicted), each
+  // kind ranked best (fastest) first: a measured and a predicted time are
+  // never ranked against each other. Equal times keep the smaller d_ff.
+  // `top` keeps that many rows of each kind.
+  std::vector<DffRow> rows;
   int64_t tied_with_best = 0;  // rows (of all evaluated, not only `top`) in tie group 1
   int64_t evaluated = 0;     // candidates timed
   int64_t measured = 0;      // of those, answered from measurements
@@ -105,11 +111,23 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const MlpTimer& timer)
 // The same, summing a per-GEMM timer over each candidate's GEMMs.
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmTimer& timer);
 
+// Where rows of a kind of number sort: measured 0, mixed 1, predicted 2,
+// imported 3, unknown 4.
+int KindOrder(Source source);
+
+// Sets speedup_vs_baseline = baseline_us / time_us on the rows of `kind`.
+void SetSpeedups(std::span<DffRow> rows, Source kind, double baseline_us);
+
 // 3·hidden·d_ff / tp: the parameters of one SwiGLU MLP on a rank.
 int64_t MlpParams(const DffQuery& query, int64_t d_ff);
 
 // The GEMMs of the MLP for one d_ff under `query`.
 absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& query, int64_t d_ff);
+
+// The sum of the GEMMs' times and intervals. A sum over GEMMs of different
+// sources is Source::kMixed, never hidden; the first GEMM's provenance,
+// device and software are kept. The timer's errors pass through.
+absl::StatusOr<Timing> SumGemmTimes(std::span<const GemmShape> gemms, const GemmTimer& timer);
 
 // A timer that answers with the predictor for `gpu`.
 GemmTimer PredictorTimer(const GpuSpec& gpu);

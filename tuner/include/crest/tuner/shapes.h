@@ -19,6 +19,11 @@ struct ShapeOptions {
   bool fuse_gate_up = true;
 };
 
+// The one layout fp8 GEMMs run in: every fp8 GEMM (gradients included) is
+// NT, on transposed copies of its operands, as fp8 training does it; the
+// transposes themselves are not GEMMs and are not counted.
+inline constexpr const char* kFp8Layout = "NT";
+
 // Every GEMM of one layer plus the logits, in table order: qkv, attn_score,
 // attn_value, attn_out, mlp_gate_up (or mlp_gate, mlp_up), mlp_down, logits;
 // each GEMM's ".fwd" and, with include_backward, its ".dgrad" and ".wgrad".
@@ -31,5 +36,11 @@ absl::StatusOr<std::vector<GemmShape>> TransformerGemms(const ModelConfig& confi
 absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,
                                                 int64_t tp, DType dtype,
                                                 const ShapeOptions& options);
+
+// The logits GEMM alone (N = vocab/tp): what `crest vocab` times.
+// InvalidArgument names the field (tokens, hidden, vocab, tp).
+absl::StatusOr<std::vector<GemmShape>> LogitsGemms(int64_t tokens, int64_t hidden, int64_t vocab,
+                                                   int64_t tp, DType dtype,
+                                                   const ShapeOptions& options);
 
 }  // namespace crest

@@ -1,0 +1,200 @@
+// `crest design`: rank whole model configurations by training speed.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "crest/tuner/design.h"
+#include "crest/tuner/predictor.h"
+#include "design_output.h"
+#include "dim_list.h"
+#include "gemm_source.h"
+#include "json_views.h"
+#include "table.h"
+
+namespace crest::cli {
+namespace {
+
+struct DesignFlags {
+  std::string hidden, heads, kv_heads, d_ff, vocab, seq, batch = "1", tp = "1", layers;
+  std::string params, tolerance = "5%";
+  bool tied = false;
+  bool separate_gate_up = false;
+  std::string dtype = "bf16";
+  std::string gpu;
+  int top = 10;
+  AnswerFlags answer;
+};
+
+constexpr int64_t kMaxConfigs = 20000;
+
+// SwiGLU's usual choice when --d-ff is left out: 8/3·h rounded up to 256.
+int64_t DefaultDff(int64_t h) { return (h * 8 / 3 + 255) / 256 * 256; }
+
+struct Dims {
+  std::vector<int64_t> hidden, heads, kv_heads, d_ff, vocab, seq, batch, tp, layers;
+};
+
+absl::Status ParseDims(const DesignFlags& f, Dims& d) {
+  const std::pair<const char*, std::pair<const std::string*, std::vector<int64_t>*>> fields[] = {
+      {"hidden", {&f.hidden, &d.hidden}}, {"heads", {&f.heads, &d.heads}},
+      {"kv-heads", {&f.kv_heads, &d.kv_heads}}, {"d-ff", {&f.d_ff, &d.d_ff}},
+      {"vocab", {&f.vocab, &d.vocab}}, {"seq", {&f.seq, &d.seq}},
+      {"batch", {&f.batch, &d.batch}}, {"tp", {&f.tp, &d.tp}},
+      {"layers", {&f.layers, &d.layers}}};
+  for (const auto& [name, field] : fields) {
+    if (field.first->empty()) continue;
+    auto values = ParseDimList(name, *field.first);
+    if (!values.ok()) return values.status();
+    *field.second = *std::move(values);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Require(const std::vector<int64_t>& v, const char* field, const char* why) {
+  if (!v.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat(field, ": give --", field, " ", why));
+}
+
+// Every combination of the explicit dimensions.
+absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtype, bool tied) {
+  for (auto [v, name] : {std::pair{&d.hidden, "hidden"}, {&d.heads, "heads"},
+                         {&d.vocab, "vocab"}, {&d.seq, "seq"}, {&d.layers, "layers"}}) {
+    if (auto s = Require(*v, name, "(or --params to search)"); !s.ok()) return s;
+  }
+  std::vector<DesignConfig> out;
+  double count = 1;
+  for (const auto* v : {&d.hidden, &d.heads, &d.kv_heads, &d.d_ff, &d.vocab, &d.seq, &d.batch,
+                        &d.tp, &d.layers}) {
+    count *= static_cast<double>(std::max<size_t>(1, v->size()));
+  }
+  if (count > kMaxConfigs) {
+    return absl::InvalidArgumentError(StrCat("the dimensions give ", count,
+                                             " configurations; at most ", kMaxConfigs));
+  }
+  const std::vector<int64_t> none = {0};
+  for (int64_t h : d.hidden) for (int64_t a : d.heads)
+  for (int64_t g : d.kv_heads.empty() ? none : d.kv_heads)
+  for (int64_t f : d.d_ff.empty() ? none : d.d_ff) for (int64_t v : d.vocab)
+  for (int64_t s : d.seq) for (int64_t b : d.batch) for (int64_t t : d.tp)
+  for (int64_t layers : d.layers) {
+    DesignConfig c;
+    c.model = {h, a, g, f == 0 ? DefaultDff(h) : f, v, s, b, t, dtype};
+    c.layers = layers;
+    c.tied_embeddings = tied;
+    out.push_back(c);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dtype) {
+  Dims d;
+  if (auto s = ParseDims(f, d); !s.ok()) return s;
+  if (f.params.empty()) return Combinations(d, dtype, f.tied);
+  for (auto [v, name] : {std::pair{&d.hidden, "hidden"}, {&d.heads, "heads"},
+                         {&d.kv_heads, "kv-heads"}, {&d.d_ff, "d-ff"}, {&d.layers, "layers"}}) {
+    if (!v->empty()) {
+      return absl::InvalidArgumentError(
+          StrCat(name, ": --params searches it; leave out --", name));
+    }
+  }
+  for (auto [v, name] : {std::pair{&d.vocab, "vocab"}, {&d.seq, "seq"}, {&d.batch, "batch"},
+                         {&d.tp, "tp"}}) {
+    if (v->size() > 1) {
+      return absl::InvalidArgumentError(StrCat(name, ": one value with --params"));
+    }
+  }
+  if (auto s = Require(d.vocab, "vocab", "with --params"); !s.ok()) return s;
+  if (auto s = Require(d.seq, "seq", "with --params"); !s.ok()) return s;
+  DesignSearch search;
+  auto params = ParseCount("params", f.params);
+  if (!params.ok()) return params.status();
+  auto tolerance = ParseFraction("tolerance", f.tolerance);
+  if (!tolerance.ok()) return tolerance.status();
+  search.params = *params;
+  search.tolerance = *tolerance;
+  search.base = {0, 0, 0, 0, d.vocab[0], d.seq[0], d.batch[0], d.tp[0], dtype};
+  search.tied_embeddings = f.tied;
+  if (search.base.tp < 1 || search.base.seq < 1 || search.base.micro_batch < 1) {
+    return absl::InvalidArgumentError("seq, batch and tp must be positive");
+  }
+  return SearchDesigns(search);
+}
+
+absl::Status RunDesign(const DesignFlags& f, Io& io) {
+  auto gpu = FindGpu(f.gpu);
+  if (!gpu.ok()) return gpu.status();
+  auto dtype = ParseDType(f.dtype);
+  if (!dtype.ok()) return dtype.status();
+  if (f.top < 0) return absl::InvalidArgumentError("top must be 0 (all) or more");
+  auto configs = Configs(f, *dtype);
+  if (!configs.ok()) return configs.status();
+  if (configs->empty()) {
+    return absl::FailedPreconditionError(StrCat(
+        "no configuration lies within ", f.tolerance, " of ", f.params,
+        " parameters under the search's rules (see `crest design --help`); widen --tolerance"));
+  }
+  auto source = OpenGemmSource(f.answer, **gpu);
+  if (!source.ok()) return source.status();
+  GemmSource& answers = **source;
+  DesignOptions options;
+  options.fuse_gate_up = !f.separate_gate_up;
+  options.peak_tflops = (*gpu)->PeakTflops(*dtype);
+  GemmShape big;
+  big.m = big.n = big.k = 8192;
+  big.dtype = *dtype;
+  big.b_transposed = true;
+  if (auto p = Predict(big, **gpu); p.ok()) options.sustained_tflops = p->family_tflops;
+  std::vector<DesignRow> rows;
+  for (const DesignConfig& c : *configs) {
+    auto row = EvaluateDesign(c, options, [&answers](const GemmShape& g) { return answers.Time(g); });
+    if (!row.ok()) return row.status();
+    rows.push_back(*std::move(row));
+  }
+  RankDesigns(rows);
+  const std::string search =
+      f.params.empty() ? "" : StrCat("searched near ", f.params, " parameters (+/-", f.tolerance, ")");
+  PrintDesigns({rows, options, **gpu, *dtype, answers.Describe(), search, f.top}, io);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterDesign(CLI::App& root) {
+  auto flags = std::make_shared<DesignFlags>();
+  Command cmd;
+  cmd.app = root.add_subcommand(
+      "design",
+      "Rank whole model configurations by training tokens/s per GPU: parameters, FLOPs, time "
+      "per layer from every GEMM, MFU. Each dimension takes a value (4096), a list "
+      "(4096,5120) or a range FROM:TO:STEP; or --params searches near a parameter budget");
+  CLI::App& app = *cmd.app;
+  app.add_option("--hidden", flags->hidden, "hidden size h");
+  app.add_option("--heads", flags->heads, "attention heads a");
+  app.add_option("--kv-heads", flags->kv_heads, "key/value heads g (default: = heads)");
+  app.add_option("--d-ff", flags->d_ff, "SwiGLU inner size f (default: 8/3*h rounded up to 256)");
+  app.add_option("--vocab", flags->vocab, "vocabulary size v (used as given; see `crest vocab`)");
+  app.add_option("--seq", flags->seq, "sequence length s");
+  app.add_option("--batch", flags->batch, "micro-batch b (sequences per rank)")
+      ->capture_default_str();
+  app.add_option("--tp", flags->tp, "tensor-parallel degree t")->capture_default_str();
+  app.add_option("--layers", flags->layers, "layers L");
+  app.add_option("--params", flags->params,
+                 "search near this many parameters (7e9, 7B): h a multiple of 128 with "
+                 "64 <= h/L <= 192, head dim 64/128/256, kv-heads = heads or 8, d_ff = 8/3*h "
+                 "rounded up to 256, vocab padded to 128*tp, L to fit; give --vocab and --seq");
+  app.add_option("--tolerance", flags->tolerance, "with --params: within this of the budget")
+      ->capture_default_str();
+  app.add_flag("--tied-embeddings", flags->tied, "the output layer shares the embedding table");
+  app.add_flag("--separate-gate-up", flags->separate_gate_up,
+               "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
+  app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
+  app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();
+  app.add_option("--top", flags->top, "rows of each kind to show (0 = all)")->capture_default_str();
+  AddAnswerFlags(app, flags->answer);
+  cmd.run = [flags](Io& io) { return RunDesign(*flags, io); };
+  return cmd;
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,206 @@
+// The architect's answers from the `crest` binary: `crest vocab`, `crest
+// design`, --csv on the tables, and the refusals that name the field.
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "run_command.h"
+#include "temp_dir.h"
+
+namespace crest {
+namespace {
+
+using crest::testing::CommandResult;
+using crest::testing::RunCommand;
+
+CommandResult Crest(const std::string& args) {
+  return RunCommand(std::string(CREST_BIN) + " " + args);
+}
+
+nlohmann::json Json(const CommandResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+// RFC 4180 lines (no line breaks inside cells): quoted cells keep their commas.
+std::vector<std::vector<std::string>> Csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += c;
+      }
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+TEST(CrestVocab, RanksPaddingsOfAnOddVocabularyAndThePaddedOnesWin) {
+  const auto doc = Json(Crest("vocab --vocab 50257 --hidden 4096 --gpu h100 --json"));
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["baseline"], 50257);
+  const auto& rows = doc["candidates"];
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_EQ(rows.back()["vocab"], 50257) << "the unpadded vocabulary is the slowest";
+  EXPECT_GT(rows.front()["speedup"].get<double>(), 1.5);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["source"], "predicted");
+    EXPECT_EQ(row["train"]["provenance"].get<std::string>().rfind("tilewave-2", 0), 0u);
+    EXPECT_EQ(row["extra_params"], (row["vocab"].get<int64_t>() - 50257) * 4096);
+  }
+  const auto human = Crest("vocab --vocab 50257 --hidden 4096 --tp 8 --gpu h100");
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("baseline = the smallest padding, 50304"), std::string::npos)
+      << human.out;
+}
+
+TEST(CrestVocab, CsvIsTheTableAloneWithPlainNumbers) {
+  const auto r = Crest("--csv vocab --vocab 50257 --hidden 4096 --gpu h100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = Csv(r.out);
+  ASSERT_EQ(rows.size(), 8u) << r.out;
+  EXPECT_EQ(rows[0][2], "vocab");
+  EXPECT_EQ(rows[0].back(), "source");
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), rows[0].size()) << "no thousands separators split a cell";
+    EXPECT_NO_THROW((void)std::stoll(rows[i][8])) << rows[i][8];
+  }
+}
+
+TEST(CrestDesign, RanksExplicitConfigsListsTheBrokenOnesAndWarnsOfHeadDims) {
+  const auto doc = Json(Crest(
+      "design --hidden 4096,4100 --heads 32,4 --kv-heads 4 --vocab 32000 --seq 4096 --layers 32 "
+      "--gpu h100 --json"));
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["configs"].size(), 3u) << "h 4096 with 32 and 4 heads, 4100 with 4";
+  ASSERT_EQ(doc["broken_rules"].size(), 1u);
+  EXPECT_EQ(doc["broken_rules"][0]["rule"], "hidden (4100) must be divisible by heads (32)");
+  EXPECT_NE(doc["attention_note"].get<std::string>().find("FlashAttention"), std::string::npos);
+  for (const auto& c : doc["configs"]) {
+    EXPECT_EQ(c["source"], "predicted");
+    EXPECT_GT(c["tokens_per_s_per_gpu"].get<double>(), 0);
+    EXPECT_GT(c["mfu_sustained"].get<double>(), 0);
+    EXPECT_LT(c["mfu_sustained"].get<double>(), 1.2);
+    if (c["config"]["hidden"] == 4096) {
+      EXPECT_EQ(c["config"]["d_ff"], 11008) << "8/3*h rounded up to 256";
+    }
+    if (c["config"]["heads"] == 4 && c["config"]["hidden"] == 4096) {
+      ASSERT_EQ(c["warnings"].size(), 1u);
+      EXPECT_NE(c["warnings"][0].get<std::string>().find("head dim 1024 is above 256"),
+                std::string::npos);
+    }
+  }
+  const auto human = Crest("design --hidden 4096,4100 --heads 32 --vocab 32000 --seq 4096 "
+                           "--layers 32 --gpu h100");
+  EXPECT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("not ranked, each breaks a rule:"), std::string::npos) << human.out;
+  EXPECT_NE(human.out.find("h=4100 a=32"), std::string::npos) << human.out;
+}
+
+TEST(CrestDesign, SearchesNearAParameterBudget) {
+  const auto doc = Json(Crest("design --params 7B --tolerance 5% --vocab 32000 --seq 4096 "
+                              "--gpu h100 --top 0 --json"));
+  ASSERT_FALSE(doc.is_discarded());
+  ASSERT_GT(doc["configs"].size(), 5u);
+  double last = 1e300;
+  for (const auto& c : doc["configs"]) {
+    const double params = c["params"]["total"].get<double>();
+    EXPECT_NEAR(params, 7e9, 0.05 * 7e9);
+    const double tps = c["tokens_per_s_per_gpu"].get<double>();
+    EXPECT_LE(tps, last) << "fastest first";
+    last = tps;
+  }
+}
+
+struct Refusal {
+  const char* args;
+  const char* message;
+};
+
+class CrestAnswersRefuse : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(CrestAnswersRefuse, WithExitCode2NamingTheFieldAndTheCommand) {
+  const auto r = Crest(GetParam().args);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Crest, CrestAnswersRefuse,
+    ::testing::Values(
+        Refusal{"dff --hidden 4096 --gpu h100 --align 3000",
+                "crest dff: error: align (3000) must be at most window (128)"},
+        Refusal{"shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 50257 --seq 4096 --tp 8",
+                "pad it, e.g. to 51200"},
+        Refusal{"vocab --vocab 0 --hidden 4096 --gpu h100", "vocab must be positive (got 0)"},
+        Refusal{"vocab --vocab 50257 --hidden 4096 --gpu h100 --rank-by bwd",
+                "rank-by: 'bwd' is not fwd or train"},
+        Refusal{"design --hidden 4096:x --heads 32 --vocab 1 --seq 1 --layers 1 --gpu h100",
+                "hidden: '4096:x' is not a value, a list (A,B) or a range FROM:TO:STEP"},
+        Refusal{"design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --gpu h100",
+                "layers: give --layers (or --params to search)"},
+        Refusal{"design --params 7B --hidden 4096 --vocab 32000 --seq 4096 --gpu h100",
+                "hidden: --params searches it; leave out --hidden"},
+        Refusal{"design --params 7Q --vocab 32000 --seq 4096 --gpu h100",
+                "params: '7Q' is not a count"},
+        Refusal{"design --hidden 1:100000:1 --heads 1 --vocab 8 --seq 8 --layers 1 --gpu h100",
+                "hidden: more than 4096 values"},
+        Refusal{"design --hidden 128:4096:128 --heads 1:32:1 --vocab 8 --seq 8 --layers 1:30:1 "
+                "--gpu h100", "the dimensions give 30720 configurations; at most 20000"},
+        Refusal{"--csv --json gpus", "excludes"},
+        Refusal{"dff --hidden 4096 --gpu h100 --windw 4",
+                "crest dff: error: The following arguments were not expected: 4 --windw"}));
+
+TEST(CrestShapes, WarnsOfHeadDimsFusedAttentionCannotRun) {
+  const auto r = Crest("shapes --hidden 4096 --heads 4 --d-ff 11008 --vocab 32000 --seq 4096");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: head dim 1024 is above 256"), std::string::npos) << r.err;
+}
+
+TEST(CrestCsv, EveryLocalTableCommandPrintsCsv) {
+  for (const char* args : {"gpus", "dff --hidden 4096 --gpu h100 --window 8",
+                           "explain --m 4096 --n 4096 --k 4096 --gpu h100",
+                           "shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096",
+                           "design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
+                           "--gpu h100"}) {
+    const auto r = Crest(std::string("--csv ") + args);
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    const auto rows = Csv(r.out);
+    ASSERT_GE(rows.size(), 2u) << args;
+    for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size()) << args << ": " << r.out;
+  }
+}
+
+TEST(CrestDb, VocabAndDesignAnswerFromADatabaseAndFillGapsWithTheModel) {
+  testing::TempDir dir;
+  const std::string db = dir.File("node.db");
+  ASSERT_EQ(Crest("sweep --db " + db + " --hidden 4096 --gpu h100 --window 0").exit_code, 0);
+  const auto vocab = Json(Crest("vocab --vocab 50257 --hidden 4096 --gpu h100 --db " + db +
+                                " --json"));
+  EXPECT_EQ(vocab["answered_by"], db);
+  EXPECT_EQ(vocab["candidates"].size(), 7u) << "nothing of the logits is in the file";
+  const auto design = Json(Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 "
+                                 "--layers 32 --gpu h100 --json --db " + db));
+  ASSERT_EQ(design["configs"].size(), 1u);
+  EXPECT_EQ(design["configs"][0]["source"], "predicted");
+  EXPECT_EQ(Crest("vocab --vocab 8 --hidden 8 --gpu h100 --db " + dir.File("typo.db")).exit_code,
+            2);
+}
+
+}  // namespace
+}  // namespace crest

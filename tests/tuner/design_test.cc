@@ -1,0 +1,130 @@
+#include "crest/tuner/design.h"
+
+#include <cmath>
+
+#include "crest/tuner/gpu_catalogue.h"
+#include "gtest/gtest.h"
+
+namespace crest {
+namespace {
+
+// Llama 2 7B: h 4096, 32 heads, f 11008, v 32000, 32 layers, untied.
+DesignConfig Llama7B() {
+  DesignConfig c;
+  c.model = {4096, 32, 0, 11008, 32000, 4096, 1, 1, DType::kBf16};
+  c.layers = 32;
+  return c;
+}
+
+DesignOptions Options() {
+  DesignOptions o;
+  o.sustained_tflops = 700;
+  o.peak_tflops = 989.4;
+  return o;
+}
+
+TEST(Design, CountsLlama2_7BAsItsPublishedParameters) {
+  const DesignParams p = CountParams(Llama7B());
+  EXPECT_EQ(p.total, 6738415616) << "6.74B, as published";
+  EXPECT_EQ(p.per_layer, 202383360);
+  EXPECT_EQ(p.embedding, 2 * 32000 * 4096);
+  DesignConfig tp2 = Llama7B();
+  tp2.model.tp = 2;
+  EXPECT_LT(CountParams(tp2).per_rank, p.total / 2 + 32 * 2 * 4096 * 2) << "norms replicate";
+  EXPECT_GT(CountParams(tp2).per_rank, p.total / 2);
+}
+
+TEST(Design, TimesEveryGemmAndDerivesTokensPerSecondAndMfu) {
+  const GemmTimer timer = PredictorTimer(**FindGpu("h100"));
+  auto row = EvaluateDesign(Llama7B(), Options(), timer);
+  ASSERT_TRUE(row.ok()) << row.status();
+  ASSERT_TRUE(row->rule.ok());
+  // 6N per token for training is the textbook estimate (attention adds more).
+  const double six_n = 6.0 * static_cast<double>(row->params.total - row->params.embedding / 2);
+  EXPECT_NEAR(row->train_flops_per_token / six_n, 1.1, 0.1);
+  EXPECT_NEAR(row->train_flops_per_token / row->fwd_flops_per_token, 3.0, 1e-9);
+  EXPECT_GT(row->layer_train.time_us, 2.5 * row->layer_fwd.time_us);
+  EXPECT_DOUBLE_EQ(row->step_train.time_us,
+                   32 * row->layer_train.time_us + row->logits_train.time_us);
+  EXPECT_NEAR(row->tokens_per_s_per_gpu, 4096 / (row->step_train.time_us * 1e-6), 1e-6);
+  EXPECT_NEAR(row->mfu_sustained,
+              row->train_flops_per_token * row->tokens_per_s_per_gpu / 700e12, 1e-12);
+  EXPECT_GT(row->attention_core_fwd.time_us, 0);
+  EXPECT_LT(row->attention_core_fwd.time_us, row->layer_fwd.time_us);
+  EXPECT_EQ(row->step_train.source, Source::kPredicted);
+}
+
+TEST(Design, AConfigThatBreaksARuleIsKeptWithTheRule) {
+  DesignConfig bad = Llama7B();
+  bad.model.hidden = 4100;  // not divisible by 32 heads
+  auto row = EvaluateDesign(bad, Options(), PredictorTimer(**FindGpu("h100")));
+  ASSERT_TRUE(row.ok());
+  EXPECT_EQ(std::string(row->rule.message()), "hidden (4100) must be divisible by heads (32)");
+  DesignConfig no_layers = Llama7B();
+  no_layers.layers = 0;
+  row = EvaluateDesign(no_layers, Options(), PredictorTimer(**FindGpu("h100")));
+  ASSERT_TRUE(row.ok());
+  EXPECT_NE(row->rule.message().find("layers must be between 1"), std::string::npos);
+}
+
+TEST(Design, HeadDimsFusedAttentionDislikesAreWarnedOf) {
+  ModelConfig c = Llama7B().model;
+  EXPECT_TRUE(HeadDimWarnings(c).empty()) << "d = 128";
+  c.heads = 1024;  // d = 4
+  auto w = HeadDimWarnings(c);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].find("head dim 4 is not a multiple of 8"), std::string::npos) << w[0];
+  EXPECT_NE(w[1].find("below 32"), std::string::npos) << w[1];
+  c.heads = 4;  // d = 1024
+  w = HeadDimWarnings(c);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("above 256"), std::string::npos) << w[0];
+}
+
+TEST(Design, RankingKeepsKindsApartAndBrokenConfigsLast) {
+  std::vector<DesignRow> rows(4);
+  rows[0].rule = absl::InvalidArgumentError("broken");
+  rows[1].step_train = {100, 100, 100, Source::kPredicted, "", {}, {}};
+  rows[1].tokens_per_s_per_gpu = 3000;
+  rows[2].step_train = {200, 200, 200, Source::kMeasured, "", {}, {}};
+  rows[2].tokens_per_s_per_gpu = 1000;
+  rows[3].step_train = {150, 150, 150, Source::kMeasured, "", {}, {}};
+  rows[3].tokens_per_s_per_gpu = 2000;
+  RankDesigns(rows);
+  EXPECT_EQ(rows[0].tokens_per_s_per_gpu, 2000) << "measured first, fastest first";
+  EXPECT_EQ(rows[1].tokens_per_s_per_gpu, 1000);
+  EXPECT_EQ(rows[2].tokens_per_s_per_gpu, 3000) << "a faster prediction ranks in its own kind";
+  EXPECT_FALSE(rows[3].rule.ok());
+  EXPECT_EQ(rows[0].tie_group, 1);
+  EXPECT_EQ(rows[3].tie_group, 0);
+}
+
+TEST(Design, SearchFindsSensibleConfigsWithinTheBudget) {
+  DesignSearch s;
+  s.params = 7e9;
+  s.tolerance = 0.05;
+  s.base = {0, 0, 0, 0, 32000, 4096, 1, 2, DType::kBf16};
+  auto configs = SearchDesigns(s);
+  ASSERT_TRUE(configs.ok()) << configs.status();
+  ASSERT_GT(configs->size(), 5u);
+  bool llama_like = false;
+  for (const DesignConfig& c : *configs) {
+    const ModelConfig& m = c.model;
+    EXPECT_TRUE(ValidateModelConfig(m).ok()) << m.hidden;
+    EXPECT_EQ(m.hidden % 128, 0);
+    EXPECT_TRUE(m.HeadDim() == 64 || m.HeadDim() == 128 || m.HeadDim() == 256);
+    EXPECT_EQ(m.vocab % 256, 0) << "padded to 128*tp";
+    EXPECT_EQ(m.d_ff % 256, 0);
+    EXPECT_LE(std::abs(static_cast<double>(CountParams(c).total) - 7e9), 0.05 * 7e9);
+    llama_like |= m.hidden == 4096 && m.heads == 32 && m.KvHeads() == 32;
+  }
+  EXPECT_TRUE(llama_like) << "Llama 2 7B's width (with 33 layers to fill 7e9) is found";
+  s.params = 1;
+  EXPECT_EQ(SearchDesigns(s).status().message(), "params must be between 1e6 and 1e13 (got 1)");
+  s.params = 7e9;
+  s.tolerance = 0.9;
+  EXPECT_NE(SearchDesigns(s).status().message().find("tolerance must be"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace crest

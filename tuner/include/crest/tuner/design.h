@@ -1,0 +1,88 @@
+// Whole-model design: a transformer configuration's parameters, FLOPs and
+// time per layer from every GEMM it runs, tokens/s per GPU and MFU; and the
+// search for sensible configurations near a parameter budget.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/model_config.h"
+
+namespace crest {
+
+struct DesignConfig {
+  ModelConfig model;
+  int64_t layers = 0;
+  bool tied_embeddings = false;  // the output layer reuses the embedding table
+};
+
+// Parameters of one configuration (weights only; RMSNorm gains included).
+struct DesignParams {
+  int64_t per_layer = 0;   // attention h·(a+2g)·d + a·d·h, MLP 3·h·f, two norms 2·h
+  int64_t embedding = 0;   // v·h, and v·h again for an untied output layer
+  int64_t total = 0;       // layers·per_layer + embedding + the final norm h
+  int64_t per_rank = 0;    // what one tensor-parallel rank holds (norms replicated)
+};
+DesignParams CountParams(const DesignConfig& config);
+
+// Head dims fused attention kernels and tensor cores handle badly: not a
+// multiple of 8, above 256, below 32. Empty when the config is fine.
+std::vector<std::string> HeadDimWarnings(const ModelConfig& config);
+
+struct DesignRow {
+  DesignConfig config;
+  absl::Status rule;  // not OK: the rule the config breaks; nothing below is filled
+  std::vector<std::string> warnings;
+  DesignParams params;
+  double fwd_flops_per_token = 0;   // model FLOPs of the forward pass, all ranks, per token
+  double train_flops_per_token = 0;  // forward + both gradients
+  Timing layer_fwd;      // one layer's GEMMs on one rank
+  Timing layer_train;
+  Timing attention_core_fwd;  // attn_score and attn_value forward: the two batched GEMMs
+  Timing logits_fwd;     // the logits GEMM, once per model
+  Timing logits_train;
+  Timing step_train;     // layers·layer_train + logits_train: one micro-batch on one rank
+  double layer_train_amortized_us = 0;  // layer_train + logits_train / layers
+  double tokens_per_s_per_gpu = 0;  // b·s / step_train / t
+  double mfu_sustained = 0;  // model FLOP/s per GPU / the GPU's sustained dense rate
+  double mfu_peak = 0;       // … / the datasheet dense peak (boost clock)
+  int tie_group = 0;         // within its kind of number
+};
+
+struct DesignOptions {
+  bool fuse_gate_up = true;
+  double sustained_tflops = 0;  // the GPU's sustained dense rate for the dtype
+  double peak_tflops = 0;       // datasheet dense peak for the dtype
+};
+
+// Times every GEMM of the config (forward and train) with `timer`. A config
+// that breaks a rule comes back with `rule` set, not as an error; the
+// timer's errors pass through.
+absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& config, const DesignOptions& options,
+                                         const GemmTimer& timer);
+
+// Orders rows: those that break a rule last (in input order); the others
+// grouped by kind of number of their train step (measured, mixed,
+// predicted), each kind ranked by tokens/s per GPU, fastest first, with tie
+// groups within the kind.
+void RankDesigns(std::vector<DesignRow>& rows);
+
+struct DesignSearch {
+  double params = 0;        // budget, total parameters
+  double tolerance = 0.05;  // keep configs within ±tolerance·params
+  ModelConfig base;         // seq, micro_batch, tp, dtype and vocab (unpadded) from here
+  bool tied_embeddings = false;
+};
+
+// Sensible configurations near a parameter budget: h a multiple of 128 with
+// 64 ≤ h/layers ≤ 192 (as published models), head dim 64, 128 or 256, kv
+// heads = heads or 8 (GQA) where they divide, d_ff = 8/3·h rounded up to a
+// multiple of 256, vocab padded up to a multiple of 128·tp, layers chosen to
+// fit the budget. InvalidArgument names the field (params, tolerance).
+absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& search);
+
+}  // namespace crest

@@ -26,6 +26,8 @@ readonly PACKAGES=(
   prometheus-cpp-dev
   openssl
   python3-grpcio
+  python3-matplotlib
+  python3-pandas
   python3-protobuf
   python3-pytest
   python3-yaml

@@ -135,7 +135,7 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
         "no configuration lies within ", f.tolerance, " of ", f.params,
         " parameters under the search's rules (see `crest design --help`); widen --tolerance"));
   }
-  auto source = OpenGemmSource(f.answer, **gpu);
+  auto source = OpenGemmSource(f.answer, **gpu, *dtype);
   if (!source.ok()) return source.status();
   GemmSource& answers = **source;
   DesignOptions options;

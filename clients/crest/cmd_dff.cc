@@ -130,9 +130,10 @@ void PrintRowsByKind(const DffQuery& q, const DffRanking& r, const std::string& 
     }
   }
   for (Source kind : kinds) {
+    out << "\n";
     if (kinds.size() > 1) {
       const int64_t n = kind == Source::kMeasured ? r.measured : r.predicted;
-      out << "\n" << SourceName(kind) << " (" << n << " candidates"
+      out << SourceName(kind) << " (" << n << " candidates"
           << (kind == Source::kPredicted ? StrCat(", by ", model) : std::string())
           << "), ranked among themselves only: a measured and a predicted time are not the "
              "same kind of number\n";

@@ -126,7 +126,7 @@ absl::Status RunVocab(const VocabFlags& f, Io& io) {
   if (auto s = ParsePass(f.rank_by, &q.rank_by_train); !s.ok()) {
     return absl::InvalidArgumentError(StrCat("rank-by: '", f.rank_by, "' is not fwd or train"));
   }
-  auto source = OpenGemmSource(f.answer, **gpu);
+  auto source = OpenGemmSource(f.answer, **gpu, *dtype);
   if (!source.ok()) return source.status();
   GemmSource& answers = **source;
   auto ranking = RankVocabPaddings(q, [&answers](const GemmShape& g) { return answers.Time(g); });

@@ -91,6 +91,10 @@ nlohmann::json RowJson(const DesignRow& row, int rank) {
   return j;
 }
 
+constexpr const char* kGemmsOnlyNote =
+    "only GEMMs are timed: norms, softmax, activations, the optimizer step and communication "
+    "are not, so tokens/s and MFU are upper bounds";
+
 constexpr const char* kAttentionNote =
     "attention's core is timed as its two batched GEMMs (attn_score = Q*K^T, attn_value = P*V, "
     "one per head and sequence); fused attention kernels (FlashAttention) run it as one kernel "
@@ -115,6 +119,7 @@ void PrintJson(const DesignReport& r, Io& io) {
                                        "(measured, mixed, predicted), each ranked by tokens/s "
                                        "per GPU within its source"},
                            {"attention_note", kAttentionNote},
+                           {"gemms_only_note", kGemmsOnlyNote},
                            {"configs", rows},
                            {"broken_rules", broken}}
                 .dump(2)
@@ -151,7 +156,7 @@ void PrintHuman(const DesignReport& r, std::ostream& out) {
          "ranked within it by tokens/s per GPU; tie = rows whose step intervals reach their "
          "group's fastest. params/rank = what one tensor-parallel rank holds. train_us/layer = one "
          "layer's train GEMMs plus the logits' train GEMMs spread over the L layers. "
-      << kAttentionNote << ".\n";
+      << kAttentionNote << "; " << kGemmsOnlyNote << ".\n";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "crest/answers/store_answers.h"
 #include "crest/common/str_cat.h"
+#include "crest/tuner/calibration.h"
 #include "crest/tuner/predictor.h"
 #include "crest/wire/convert.h"
 #include "read_only_db.h"
@@ -41,9 +42,10 @@ absl::StatusOr<Timing> TimingOf(const answers::GemmAnswer& a, const GemmShape& g
 
 class ModelSource final : public GemmSource {
  public:
-  explicit ModelSource(const GpuSpec& gpu) : gpu_(gpu), timer_(PredictorTimer(gpu)) {}
+  ModelSource(const GpuSpec& gpu, DType dtype)
+      : gpu_(gpu), dtype_(dtype), timer_(PredictorTimer(gpu)) {}
   std::string Describe() const override {
-    return StrCat("this build's model (", kPredictorVersion, "), predicted for ", gpu_.name);
+    return StrCat("predicted by ", DescribeModel(gpu_, dtype_), "; not measured");
   }
 
  protected:
@@ -55,6 +57,7 @@ class ModelSource final : public GemmSource {
 
  private:
   const GpuSpec& gpu_;
+  DType dtype_;
   GemmTimer timer_;
 };
 
@@ -124,7 +127,7 @@ absl::StatusOr<Timing> GemmSource::Time(const GemmShape& gemm) {
 }
 
 absl::StatusOr<std::unique_ptr<GemmSource>> OpenGemmSource(const AnswerFlags& flags,
-                                                           const GpuSpec& gpu) {
+                                                           const GpuSpec& gpu, DType dtype) {
   if (!Remote().server.empty()) {
     if (!flags.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
     auto channel = DaemonChannel::Open(Remote());
@@ -135,7 +138,7 @@ absl::StatusOr<std::unique_ptr<GemmSource>> OpenGemmSource(const AnswerFlags& fl
     if (flags.cublaslt != 0) {
       return absl::InvalidArgumentError("cublaslt: --cublaslt is for --db or --server");
     }
-    return std::make_unique<ModelSource>(gpu);
+    return std::make_unique<ModelSource>(gpu, dtype);
   }
   auto db = OpenForReading(flags.db, flags.cublaslt);
   if (!db.ok()) return db.status();

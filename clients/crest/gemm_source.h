@@ -33,7 +33,7 @@ class GemmSource {
   // The GEMM's best known time; repeated GEMMs are answered once.
   // NotFound: nothing at all answers it (no model path for its dtype).
   absl::StatusOr<Timing> Time(const GemmShape& gemm);
-  // "this build's model (tilewave-2)", "node.db", "crestd at host:port".
+  // "predicted by <the model in force>; not measured", "node.db", "crestd at host:port".
   virtual std::string Describe() const = 0;
 
  protected:
@@ -45,7 +45,8 @@ class GemmSource {
 
 // The source the flags (and the global --server) name. InvalidArgument when
 // both --db and --server are given; NotFound for a missing database file.
+// `dtype` is the one the answers are for (it names the model in force).
 absl::StatusOr<std::unique_ptr<GemmSource>> OpenGemmSource(const AnswerFlags& flags,
-                                                           const GpuSpec& gpu);
+                                                           const GpuSpec& gpu, DType dtype);
 
 }  // namespace crest::cli

@@ -1,41 +1,17 @@
 """The Python client against a real crestd on an ephemeral loopback port.
 
-Run by ctest with PYTHONPATH=<build>/python and CRESTD_BIN set.
+The daemon fixture is in conftest.py.
 """
 
 import json
 import os
-import signal
 import sqlite3
-import subprocess
-import time
 
 import pytest
 
 import crest
 
 SPEC = {"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 16}]}
-
-
-@pytest.fixture()
-def daemon(tmp_path):
-    port_file = tmp_path / "port"
-    log = open(tmp_path / "crestd.log", "w")
-    proc = subprocess.Popen(
-        [os.environ["CRESTD_BIN"], "--listen", "127.0.0.1:0", "--state-dir", str(tmp_path),
-         "--port-file", str(port_file), "--shutdown-grace", "2"],
-        stdout=subprocess.DEVNULL, stderr=log)
-    for _ in range(3000):
-        if port_file.exists() and port_file.read_text().strip():
-            break
-        assert proc.poll() is None, (tmp_path / "crestd.log").read_text()
-        time.sleep(0.01)
-    client = crest.Client("127.0.0.1:" + port_file.read_text().strip())
-    yield client
-    client.close()
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 0
-    log.close()
 
 
 def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
@@ -63,15 +39,12 @@ def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
     assert (rows.cache_mode, rows.clock_policy) == ("cold", "sustained")
     with pytest.raises(ValueError, match="clocks"):
         daemon.best_dff(hidden=4096, gpu="h100", clocks="boost")
-    try:
-        import pandas  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="pandas"):
-            rows.to_pandas()
-    else:
-        frame = rows.to_pandas()
-        assert list(frame["d_ff"]) == [r.d_ff for r in rows]
-        assert set(frame["source"]) == {"predicted"}
+    assert [r.rank for r in rows] == [1, 2, 3, 4, 5], "ranked within the one source"
+    frame = rows.to_pandas()  # python3-pandas is installed by scripts/install-deps.sh
+    assert list(frame["d_ff"]) == [r.d_ff for r in rows]
+    assert str(frame["d_ff"].dtype) == "int64" and str(frame["time_us"].dtype) == "float64"
+    assert set(frame["source"]) == {"predicted"}
+    assert list(frame.columns)[:3] == ["d_ff", "time_us", "tflops"]
 
 
 def test_lookup_predict_and_node_info(daemon):
@@ -82,15 +55,19 @@ def test_lookup_predict_and_node_info(daemon):
     assert live.found and live.source is crest.Source.PREDICTED, "the model fills the gap"
     missing = daemon.lookup(m=8192, n=4096, k=4096, gpu="a100", dtype="fp8")
     assert not missing.found and missing.source is crest.Source.NONE
+    assert live.model_version.startswith("tilewave-2") and 0 < live.expected_error < 1
     p = daemon.predict(m=2304, n=1536, k=4096, gpu="a100", dtype="fp16")
-    assert p["source"] == "SOURCE_PREDICTED"
-    assert p["best"]["waves"] == "1"  # int64 fields are strings in proto3 JSON
+    assert isinstance(p, crest.Prediction) and p.source is crest.Source.PREDICTED
+    assert p.best.waves == 1 and isinstance(p.best.waves, int), "numbers are numbers"
+    assert isinstance(p.time_us, float) and len(p.tiles) > 1
     info = daemon.node_info()
     assert info["model_version"] == "tilewave-2"
     assert any(c.startswith("tilewave-2+h100-sxm-bf16-") for c in info["calibrations"])
     p = daemon.predict(m=8192, n=4096, k=10922, gpu="h100")
-    assert p["kernel_family"] == "fallback" and 0 < p["expected_error"] < 0.1
-    assert p["calibration"].startswith("calibrated for bf16")
+    assert p.kernel_family == "fallback" and 0 < p.expected_error < 0.1
+    assert p.calibration.startswith("calibrated for bf16")
+    with pytest.raises(ValueError, match="dtype: 'bf17'"):
+        daemon.predict(m=8, n=8, k=8, gpu="h100", dtype="bf17")
     assert int(info["database"]["predictions"]) == 66
 
 

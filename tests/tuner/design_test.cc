@@ -28,6 +28,11 @@ TEST(Design, CountsLlama2_7BAsItsPublishedParameters) {
   EXPECT_EQ(p.total, 6738415616) << "6.74B, as published";
   EXPECT_EQ(p.per_layer, 202383360);
   EXPECT_EQ(p.embedding, 2 * 32000 * 4096);
+  DesignConfig llama3_8b = Llama7B();
+  llama3_8b.model.kv_heads = 8;
+  llama3_8b.model.d_ff = 14336;
+  llama3_8b.model.vocab = 128256;
+  EXPECT_EQ(CountParams(llama3_8b).total, 8030261248) << "Llama 3 8B, as published";
   DesignConfig tp2 = Llama7B();
   tp2.model.tp = 2;
   EXPECT_LT(CountParams(tp2).per_rank, p.total / 2 + 32 * 2 * 4096 * 2) << "norms replicate";

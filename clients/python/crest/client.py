@@ -69,10 +69,13 @@ class DffRow:
     time_low_us: float      # the interval time_us is known within (95%, measured rows;
     time_high_us: float     #   equal to time_us for predictions)
     tie_group: int          # rows of a group cannot be told apart; 1 = tied with the best
+    rank: int = 0           # within its source: measured and predicted rows are ranked apart
 
 
 class DffAnswer(list):
-    """The ranked rows (fastest first), with the query's bookkeeping."""
+    """The ranked rows, with the query's bookkeeping. Rows come grouped by
+    source (measured first), each source ranked fastest first within itself:
+    a measured and a predicted time are never ranked against each other."""
 
     gpu: str
     baseline: Optional[DffRow]
@@ -88,18 +91,63 @@ class DffAnswer(list):
     def to_pandas(self):
         return _rows_to_pandas(self)
 
+    def plot(self, ax=None):
+        """TFLOP/s against d_ff (matplotlib): measured and predicted marked apart,
+        the best tie group ringed, the baseline a dashed line. Returns the Axes."""
+        from crest.plot import plot_dff  # noqa: PLC0415 (matplotlib is optional)
+        return plot_dff(self, ax)
+
+
+@dataclasses.dataclass(frozen=True)
+class TileChoice:
+    tile_m: int
+    tile_n: int
+    ctas_per_sm: int
+    tiles: int
+    waves: int
+    tile_efficiency: float
+    wave_efficiency: float
+    time_us: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Prediction:
+    """The analytic model's answer for one GEMM: always Source.PREDICTED."""
+
+    source: Source
+    model_version: str
+    calibration: str
+    gpu: str
+    time_us: float
+    tflops: float
+    peak_tflops: float
+    memory_bound: bool
+    kernel_family: str       # "fast" (16-byte aligned operands) or "fallback"
+    family_tflops: float
+    alignment_factor: float
+    expected_error: float    # the model's typical relative error here
+    best: TileChoice
+    tiles: List[TileChoice]  # every tile considered
+
+
+def _tile(t) -> TileChoice:
+    return TileChoice(t.tile_m, t.tile_n, t.ctas_per_sm, t.tiles, t.waves, t.tile_efficiency,
+                      t.wave_efficiency, t.time_us)
+
 
 @dataclasses.dataclass(frozen=True)
 class GemmAnswer:
     found: bool
-    source: Source          # Source.NONE when not found
+    source: Source          # Source.NONE when nothing answers (no model path for the dtype)
     time_us: float
     tflops: float
     tiles: int
     waves: int
     tile_efficiency: float
     wave_efficiency: float
-    detail: dict            # everything else the daemon said, as a dict
+    model_version: str      # predicted: the model (and calibration) that answered
+    expected_error: float   # predicted: the model's typical relative error
+    detail: dict            # everything else the daemon said, as a dict (proto3 JSON)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,10 +190,26 @@ class JobEvent:
     host_overhead_per_gemm_s: float = 0.0
 
 
-def _row(r) -> DffRow:
+def _row(r, rank: int = 0) -> DffRow:
     return DffRow(r.d_ff, r.time_us, r.tflops, r.speedup_vs_baseline, r.mlp_params,
                   r.params_delta, _SOURCES.get(r.source, Source.UNKNOWN), r.provenance,
-                  r.time_low_us, r.time_high_us, r.tie_group)
+                  r.time_low_us, r.time_high_us, r.tie_group, rank)
+
+
+def _ranked(rows) -> List[DffRow]:
+    """Rows as crestd sends them (grouped by source), each ranked within its source."""
+    seen: dict = {}
+    out = []
+    for r in rows:
+        seen[r.source] = seen.get(r.source, 0) + 1
+        out.append(_row(r, seen[r.source]))
+    return out
+
+
+def _dtype(name: str):
+    if name not in _DTYPES:
+        raise ValueError(f"dtype: '{name}' is not one of {', '.join(_DTYPES)}")
+    return _DTYPES[name]
 
 
 def _mode(cache: str, clocks: str):
@@ -186,6 +250,7 @@ class Client:
         self.target = target
         self.timeout = timeout
         self._token = token if token is not None else os.environ.get("CREST_TOKEN")
+        self._tls = root_certificates is not None
         if root_certificates is not None:
             creds = grpc.ssl_channel_credentials(root_certificates=root_certificates)
             self._channel = grpc.secure_channel(target, creds)
@@ -234,16 +299,14 @@ class Client:
         cache and clocks choose which measurements answer (never mixed);
         rows that cannot be told apart share a tie_group.
         """
-        if dtype not in _DTYPES:
-            raise ValueError(f"dtype: '{dtype}' is not one of {', '.join(_DTYPES)}")
         request = pb.QueryDffRequest(
             hidden=hidden, ratio=ratio, window=window, align=align, tokens=tokens, tp=tp,
-            dtype=_DTYPES[dtype], separate_gate_up=separate_gate_up, gpu=gpu, top=top,
+            dtype=_dtype(dtype), separate_gate_up=separate_gate_up, gpu=gpu, top=top,
             predict_only=predict_only, mode=_mode(cache, clocks),
             # "pass" is a Python keyword: the field is given by name.
             **{"pass": pb.PASS_TRAIN if train else pb.PASS_FWD})
         r = self._call(self._stub.QueryDff, request)
-        answer = DffAnswer(_row(row) for row in r.rows)
+        answer = DffAnswer(_ranked(r.rows))
         answer.gpu = r.gpu
         answer.baseline = _row(r.baseline) if r.baseline_found else None
         answer.baseline_d_ff = r.baseline_d_ff
@@ -261,23 +324,42 @@ class Client:
                clocks: str = "sustained") -> GemmAnswer:
         """The best known result for one GEMM on `gpu` (`crest lookup`)."""
         from google.protobuf import json_format  # noqa: PLC0415
-        gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_DTYPES.get(dtype, pb.DTYPE_BF16),
-                       layout=layout)
+        gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_dtype(dtype), layout=layout)
         r = self._call(self._stub.LookupGemm, pb.LookupGemmRequest(
             gemm=gemm, gpu=gpu, mode=_mode(cache, clocks)))
         source = _SOURCES.get(r.source, Source.UNKNOWN) if r.found else Source.NONE
         return GemmAnswer(r.found, source, r.time_us, r.tflops, r.tiles, r.waves,
-                          r.tile_efficiency, r.wave_efficiency,
-                          json_format.MessageToDict(r, preserving_proto_field_name=True))
+                          r.tile_efficiency, r.wave_efficiency, r.model_version,
+                          r.expected_error, json_format.MessageToDict(r, preserving_proto_field_name=True))
 
     def predict(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1,
-                dtype: str = "bf16", layout: str = "NT") -> dict:
-        """The analytic model's answer for one GEMM (always source "predicted")."""
-        from google.protobuf import json_format  # noqa: PLC0415
-        gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_DTYPES.get(dtype, pb.DTYPE_BF16),
-                       layout=layout)
+                dtype: str = "bf16", layout: str = "NT") -> Prediction:
+        """The analytic model's answer for one GEMM (`crest explain`)."""
+        gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_dtype(dtype), layout=layout)
         r = self._call(self._stub.Predict, pb.PredictRequest(gemm=gemm, gpu=gpu))
-        return json_format.MessageToDict(r, preserving_proto_field_name=True)
+        return Prediction(_SOURCES.get(r.source, Source.UNKNOWN), r.model_version,
+                          r.calibration, r.gpu, r.time_us, r.tflops, r.peak_tflops,
+                          r.memory_bound, r.kernel_family, r.family_tflops,
+                          r.alignment_factor, r.expected_error, _tile(r.best),
+                          [_tile(t) for t in r.tiles])
+
+    # ---- whole answers, computed by the crest command against this crestd
+    def _server(self) -> str:
+        if self._tls:
+            raise NotImplementedError(
+                "vocab() and design() run the crest command, which needs its --tls-* flags: "
+                "call crest.vocab(..., server=...) with CREST_BIN set, or use a plain channel")
+        return self.target
+
+    def vocab(self, vocab: int, hidden: int, gpu: str, **kwargs):
+        """`crest vocab` through this crestd (crest.answers.vocab)."""
+        from crest.answers import vocab as run  # noqa: PLC0415
+        return run(vocab, hidden, gpu, server=self._server(), **kwargs)
+
+    def design(self, gpu: str, **kwargs):
+        """`crest design` through this crestd (crest.answers.design)."""
+        from crest.answers import design as run  # noqa: PLC0415
+        return run(gpu, server=self._server(), **kwargs)
 
     # ---- jobs
     def submit(self, spec: Union[str, dict], *, backend: str = "", priority: int = 0,

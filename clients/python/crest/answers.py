@@ -1,0 +1,246 @@
+"""The architect's answers (`crest dff`, `crest vocab`, `crest design`) as typed rows.
+
+The `crest` command computes them, locally with this build's model, from a
+database file (db=...) or through a crestd (server=...); this module runs it
+with --json and turns the document into dataclasses: numbers are numbers,
+sources are crest.Source. Each answer is a list with to_pandas() and plot().
+
+The binary is $CREST_BIN, else `crest` on PATH.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+from typing import List, Optional, Sequence
+
+from crest.client import CrestError, DffAnswer, DffRow, Source, _rows_to_pandas
+
+
+class CrestCommandError(CrestError):
+    """The crest command refused the question (its message names the field)."""
+
+    def __init__(self, exit_code: int, message: str):
+        Exception.__init__(self, message)
+        self.code = exit_code
+        self.message = message
+
+
+def _binary() -> str:
+    path = os.environ.get("CREST_BIN") or shutil.which("crest")
+    if not path:
+        raise FileNotFoundError("crest: the command is not found; set CREST_BIN or put it on PATH")
+    return path
+
+
+def run_crest(args: Sequence[str], *, server: Optional[str] = None,
+              db: Optional[str] = None) -> dict:
+    """Runs `crest [--server S] --json ARGS [--db DB]` and returns its document."""
+    cmd = [_binary()]
+    if server:
+        cmd += ["--server", server]
+    cmd += ["--json", *args]
+    if db:
+        cmd += ["--db", db]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise CrestCommandError(done.returncode, done.stderr.strip())
+    return json.loads(done.stdout)
+
+
+def _flags(**kwargs) -> List[str]:
+    out = []
+    for name, value in kwargs.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + name.replace("_", "-")
+        out += [flag] if value is True else [flag, str(value)]
+    return out
+
+
+def _source(name: Optional[str]) -> Source:
+    try:
+        return Source(name)
+    except ValueError:
+        return Source.UNKNOWN
+
+
+# ---- d_ff -----------------------------------------------------------------
+
+def _dff_row(r: dict) -> DffRow:
+    return DffRow(int(r["d_ff"]), float(r["time_us"]), float(r["tflops"]),
+                  float(r["speedup_vs_baseline"] or 0.0), int(r["mlp_params"]),
+                  int(r["params_delta"]), _source(r["source"]), r["provenance"],
+                  float(r["time_low_us"]), float(r["time_high_us"]), int(r["tie_group"]),
+                  int(r.get("rank", 0)))
+
+
+def dff(hidden: int, gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
+        ratio: str = "8/3", window: int = 128, align: int = 1, tokens: int = 8192, tp: int = 1,
+        dtype: str = "bf16", train: bool = False, top: int = 10) -> DffAnswer:
+    """`crest dff`: d_ff candidates near ratio*hidden, each kind ranked within itself."""
+    doc = run_crest(["dff", *_flags(hidden=hidden, gpu=gpu, ratio=ratio, window=window,
+                                    align=align, tokens=tokens, tp=tp, dtype=dtype,
+                                    top=top), "--pass", "train" if train else "fwd"],
+                    server=server, db=db)
+    return dff_from_json(doc)
+
+
+def dff_from_json(doc: dict) -> DffAnswer:
+    """`crest dff --json`'s document as typed rows."""
+    answer = DffAnswer(_dff_row(r) for r in doc["candidates"])
+    b = doc["baseline"]
+    answer.gpu = doc["gpu"]
+    answer.baseline = None
+    answer.baseline_d_ff = int(b["d_ff"])
+    cov = doc["coverage"]
+    answer.candidates, answer.measured = int(cov["candidates"]), int(cov["measured"])
+    answer.predicted, answer.missing = int(cov["predicted"]), int(cov["missing"])
+    answer.tied_with_best = int(doc["tied_with_best"])
+    answer.cache_mode = doc["measure_mode"]["cache"]
+    answer.clock_policy = doc["measure_mode"]["clocks"]
+    return answer
+
+
+# ---- vocab ----------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class VocabRow:
+    rank: int                  # within its source
+    tie_group: int
+    vocab: int                 # the padded size
+    multiple_of: Optional[int]  # the largest of 8..1024 times tp it is a multiple of
+    unpadded: bool
+    fwd_us: float              # the logits GEMM, forward
+    train_us: float            # forward + data and weight gradients
+    train_tflops: float
+    speedup: float             # the baseline's time / this one, same source only; 0: not comparable
+    extra_params: int          # (vocab - V)*h per vocab-by-h table
+    extra_params_per_rank: int
+    source: Source             # of the ranked time
+    provenance: str
+
+
+class VocabAnswer(list):
+    """The paddings, each source ranked within itself."""
+
+    gpu: str
+    vocab: int
+    baseline: int
+    rank_by: str
+    answered_by: str
+
+    def to_pandas(self):
+        return _rows_to_pandas(self)
+
+    def plot(self, ax=None):
+        from crest.plot import plot_vocab  # noqa: PLC0415 (matplotlib is optional)
+        return plot_vocab(self, ax)
+
+
+def vocab(vocab_size: int, hidden: int, gpu: str, *, server: Optional[str] = None,
+          db: Optional[str] = None, tp: int = 1, tokens: int = 8192, dtype: str = "bf16",
+          rank_by: str = "train") -> VocabAnswer:
+    """`crest vocab`: paddings of a vocabulary ranked by the logits GEMM's time."""
+    doc = run_crest(["vocab", *_flags(vocab=vocab_size, hidden=hidden, gpu=gpu, tp=tp,
+                                      tokens=tokens, dtype=dtype, rank_by=rank_by)],
+                    server=server, db=db)
+    return vocab_from_json(doc)
+
+
+def vocab_from_json(doc: dict) -> VocabAnswer:
+    """`crest vocab --json`'s document as typed rows."""
+    ranked = "train" if doc["rank_by"] == "train" else "fwd"
+    answer = VocabAnswer(
+        VocabRow(int(r["rank"]), int(r["tie_group"]), int(r["vocab"]),
+                 None if r["multiple_of"] is None else int(r["multiple_of"]), bool(r["unpadded"]),
+                 float(r["fwd"]["time_us"]), float(r["train"]["time_us"]),
+                 float(r["train_tflops"]), float(r["speedup"] or 0.0), int(r["extra_params"]),
+                 int(r["extra_params_per_rank"]), _source(r["source"]),
+                 r[ranked]["provenance"])
+        for r in doc["candidates"])
+    answer.gpu, answer.vocab, answer.baseline = doc["gpu"], int(doc["vocab"]), int(doc["baseline"])
+    answer.rank_by, answer.answered_by = doc["rank_by"], doc["answered_by"]
+    return answer
+
+
+# ---- design ---------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class DesignRow:
+    rank: int                  # within its source
+    tie_group: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    d_ff: int
+    vocab: int
+    seq: int
+    micro_batch: int
+    tp: int
+    layers: int
+    params: int
+    params_per_tp_rank: int
+    train_flops_per_token: float
+    layer_fwd_us: float
+    layer_train_amortized_us: float   # one layer's train GEMMs + the logits' / layers
+    attention_core_fwd_us: float      # the two batched GEMMs (FlashAttention runs it fused)
+    tokens_per_s_per_gpu: float
+    mfu_sustained: float
+    mfu_peak: float
+    source: Source                    # of the train step's time
+    warnings: List[str]
+
+
+class DesignAnswer(list):
+    """Ranked configurations; `broken` holds those that break a rule, with the rule."""
+
+    gpu: str
+    answered_by: str
+    sustained_tflops: float
+    broken: List[dict]
+    attention_note: str
+
+    def to_pandas(self):
+        return _rows_to_pandas(self)
+
+    def plot(self, ax=None):
+        from crest.plot import plot_design  # noqa: PLC0415
+        return plot_design(self, ax)
+
+
+def _design_row(r: dict) -> DesignRow:
+    c = r["config"]
+    return DesignRow(
+        int(r["rank"]), int(r["tie_group"]), int(c["hidden"]), int(c["heads"]),
+        int(c["kv_heads"]), int(c["head_dim"]), int(c["d_ff"]), int(c["vocab"]), int(c["seq"]),
+        int(c["micro_batch"]), int(c["tp"]), int(c["layers"]), int(r["params"]["total"]),
+        int(r["params"]["per_tp_rank"]), float(r["train_flops_per_token"]),
+        float(r["layer_fwd"]["time_us"]), float(r["layer_train_amortized_us"]),
+        float(r["attention_core_fwd"]["time_us"]), float(r["tokens_per_s_per_gpu"]),
+        float(r["mfu_sustained"]), float(r["mfu_peak"]), _source(r["source"]),
+        list(r["warnings"]))
+
+
+def design(gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
+           top: int = 10, **dims) -> DesignAnswer:
+    """`crest design`: dims are hidden, heads, kv_heads, d_ff, vocab, seq, batch, tp,
+    layers (a value, "4096,5120" or "4096:8192:512"), or params="7B" with tolerance."""
+    lists = {k: ",".join(map(str, v)) if isinstance(v, (list, tuple)) else v
+             for k, v in dims.items()}
+    doc = run_crest(["design", *_flags(gpu=gpu, top=top, **lists)], server=server, db=db)
+    return design_from_json(doc)
+
+
+def design_from_json(doc: dict) -> DesignAnswer:
+    """`crest design --json`'s document as typed rows."""
+    answer = DesignAnswer(_design_row(r) for r in doc["configs"])
+    answer.gpu, answer.answered_by = doc["gpu"], doc["answered_by"]
+    answer.sustained_tflops = float(doc["sustained_tflops"])
+    answer.broken = list(doc["broken_rules"])
+    answer.attention_note = doc["attention_note"]
+    return answer

@@ -1,0 +1,95 @@
+"""Plots of Crest's answers with matplotlib (Debian's python3-matplotlib).
+
+Each function draws TFLOP/s against the dimension the answer ranks, on a
+given Axes or a new figure, and returns the Axes. Measured points are filled
+circles, predicted ones hollow squares, mixed ones triangles, so the two
+kinds of number are never mistaken for each other; the rows tied with the
+best of their kind are ringed.
+"""
+
+from __future__ import annotations
+
+from crest.client import Source
+
+_STYLE = {
+    Source.MEASURED: dict(marker="o", linestyle="none", color="tab:blue"),
+    Source.PREDICTED: dict(marker="s", linestyle="none", markerfacecolor="none",
+                           color="tab:orange"),
+    Source.MIXED: dict(marker="^", linestyle="none", color="tab:green"),
+}
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+    _, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
+    return ax
+
+
+def _by_source(rows):
+    groups = {}
+    for r in rows:
+        groups.setdefault(r.source, []).append(r)
+    return groups
+
+
+def _points(ax, rows, x, y, label_of=str):
+    """Scatter by source; ring the best tie group of each source."""
+    for source, group in _by_source(rows).items():
+        group = sorted(group, key=x)
+        style = _STYLE.get(source, dict(marker="x", linestyle="none", color="gray"))
+        ax.plot([x(r) for r in group], [y(r) for r in group],
+                label=f"{label_of(source)} ({len(group)})", **style)
+        best = min(r.tie_group for r in group)
+        tied = [r for r in group if r.tie_group == best]
+        ax.plot([x(r) for r in tied], [y(r) for r in tied], linestyle="none", marker="o",
+                markersize=14, markerfacecolor="none", color="black", alpha=0.6,
+                label=f"tied best, {label_of(source)} ({len(tied)})")
+
+
+def plot_dff(answer, ax=None):
+    ax = _axes(ax)
+    _points(ax, answer, lambda r: r.d_ff, lambda r: r.tflops)
+    ax.axvline(answer.baseline_d_ff, linestyle="--", color="gray",
+               label=f"baseline {answer.baseline_d_ff}")
+    ax.set_xlabel("d_ff")
+    ax.set_ylabel("SwiGLU MLP TFLOP/s")
+    ax.set_title(f"d_ff on {answer.gpu}: {answer.measured} measured, "
+                 f"{answer.predicted} predicted of {answer.candidates}")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_vocab(answer, ax=None):
+    ax = _axes(ax)
+    _points(ax, answer, lambda r: r.vocab, lambda r: r.train_tflops)
+    ax.axvline(answer.baseline, linestyle="--", color="gray", label=f"baseline {answer.baseline}")
+    ax.set_xlabel("padded vocabulary")
+    ax.set_ylabel("logits GEMM TFLOP/s (fwd + gradients)")
+    ax.set_title(f"vocabulary {answer.vocab} padded, on {answer.gpu}")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_design(answer, ax=None):
+    ax = _axes(ax)
+
+    def tflops(r):
+        return r.train_flops_per_token * r.tokens_per_s_per_gpu / 1e12
+
+    _points(ax, answer, lambda r: r.params / 1e9, tflops)
+    for r in answer:
+        ax.annotate(f"h{r.hidden} L{r.layers} a{r.heads}/{r.kv_heads}",
+                    (r.params / 1e9, tflops(r)), fontsize=6, xytext=(3, 3),
+                    textcoords="offset points")
+    ax.axhline(answer.sustained_tflops, linestyle="--", color="gray",
+               label=f"sustained rate {answer.sustained_tflops:.0f}")
+    ax.set_xlabel("parameters [billions]")
+    ax.set_ylabel("model TFLOP/s per GPU (training)")
+    ax.set_title(f"model designs on {answer.gpu}")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return ax

@@ -1,0 +1,120 @@
+"""crest.vocab / crest.design / crest.dff (the crest command's answers, typed),
+their DataFrames, and plots rendered to real files and read back.
+
+Needs CREST_BIN (ctest sets it) and Debian's python3-pandas and python3-matplotlib.
+"""
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.image  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+import crest  # noqa: E402
+
+
+def test_vocab_rows_are_typed_and_the_padded_vocabularies_win():
+    rows = crest.vocab(50257, 4096, "h100")
+    assert isinstance(rows[0], crest.VocabRow)
+    assert rows.baseline == 50257 and rows[-1].vocab == 50257, "unpadded ranks last"
+    assert isinstance(rows[0].vocab, int) and isinstance(rows[0].train_us, float)
+    assert rows[0].source is crest.Source.PREDICTED
+    assert rows[0].speedup > 1.5
+    assert rows[0].provenance.startswith("tilewave-2")
+    frame = rows.to_pandas()
+    assert str(frame["vocab"].dtype) == "int64"
+    assert str(frame["train_us"].dtype) == "float64"
+    assert list(frame["rank"]) == list(range(1, len(rows) + 1))
+
+
+def test_design_rows_carry_figures_and_the_broken_configs_their_rule():
+    rows = crest.design("h100", hidden=[4096, 4100], heads=32, vocab=32000, seq=4096, layers=32)
+    assert len(rows) == 1 and len(rows.broken) == 1
+    assert rows.broken[0]["rule"] == "hidden (4100) must be divisible by heads (32)"
+    r = rows[0]
+    assert (r.hidden, r.heads, r.kv_heads, r.head_dim, r.d_ff) == (4096, 32, 32, 128, 11008)
+    assert r.params == 6738415616 and r.source is crest.Source.PREDICTED
+    assert 0 < r.mfu_sustained < 1.2 and r.tokens_per_s_per_gpu > 0
+    assert "FlashAttention" in rows.attention_note
+    searched = crest.design("h100", params="7B", vocab=32000, seq=4096, top=0)
+    assert len(searched) > 5
+    assert all(abs(x.params - 7e9) <= 0.05 * 7e9 for x in searched)
+
+
+def test_a_refusal_is_an_error_naming_the_field():
+    with pytest.raises(crest.CrestCommandError, match="vocab must be positive"):
+        crest.vocab(0, 4096, "h100")
+
+
+def test_answers_through_a_daemon_and_from_its_database_equal_the_local_ones(daemon, tmp_path):
+    local = crest.vocab(50257, 4096, "h100", tp=2)
+    remote = daemon.vocab(50257, 4096, "h100", tp=2)
+    assert remote.answered_by == "crestd at " + daemon.target
+    assert [(r.vocab, r.train_us) for r in remote] == [(r.vocab, r.train_us) for r in local]
+    design = daemon.design("h100", hidden=4096, heads=32, vocab=32000, seq=2048, layers=24)
+    assert design[0].source is crest.Source.PREDICTED
+    list(daemon.sweep({"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 4}]}))
+    daemon.export(str(tmp_path / "node.db"))
+    from_db = crest.dff(4096, "h100", db=str(tmp_path / "node.db"), window=8, top=0)
+    assert from_db.predicted == 17 and from_db.missing == 0, "the model fills what the file lacks"
+    assert [r.rank for r in from_db] == list(range(1, 18))
+
+
+def _check_png(path):
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    image = matplotlib.image.imread(str(path))
+    assert image.shape[0] >= 300 and image.shape[1] >= 500
+    assert image.std() > 0.01, "not a blank image"
+
+
+def test_rows_plot_marks_measured_and_predicted_apart_and_renders(tmp_path):
+    rows = crest.dff(4096, "h100", window=32, top=0)
+    ax = rows.plot()
+    labels = ax.get_legend_handles_labels()[1]
+    assert any(label.startswith("predicted (65)") for label in labels), labels
+    assert any(label.startswith("tied best, predicted") for label in labels), labels
+    assert any(label == "baseline 10922" for label in labels), labels
+    ax.figure.savefig(tmp_path / "dff.png")
+    plt.close(ax.figure)
+    _check_png(tmp_path / "dff.png")
+    for answer, name in ((crest.vocab(50257, 4096, "h100"), "vocab"),
+                         (crest.design("h100", params="7B", vocab=32000, seq=4096), "design")):
+        ax = answer.plot()
+        ax.figure.savefig(tmp_path / f"{name}.png")
+        plt.close(ax.figure)
+        _check_png(tmp_path / f"{name}.png")
+
+
+def test_python_m_crest_plot_writes_png_and_svg_files(tmp_path):
+    env = dict(os.environ)
+    for kind, flags in (("dff", ["--hidden", "4096", "--gpu", "h100", "--window", "16"]),
+                        ("vocab", ["--vocab", "50257", "--hidden", "4096", "--gpu", "h100"]),
+                        ("design", ["--hidden", "4096,5120", "--heads", "32,40", "--vocab",
+                                    "32000", "--seq", "4096", "--layers", "32",
+                                    "--gpu", "h100"])):
+        for ext in ("png", "svg"):
+            out = tmp_path / f"{kind}.{ext}"
+            done = subprocess.run([sys.executable, "-m", "crest", "plot", kind, *flags,
+                                   "--out", str(out)], env=env, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            assert f"wrote {out}" in done.stdout
+            if ext == "png":
+                _check_png(out)
+            else:
+                svg = ET.parse(out).getroot()
+                assert svg.tag.endswith("svg")
+                assert "predicted" in out.read_text()
+    bad = subprocess.run([sys.executable, "-m", "crest", "plot", "vocab", "--vocab", "0",
+                          "--hidden", "8", "--gpu", "h100", "--out", str(tmp_path / "x.png")],
+                         env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and "vocab must be positive" in bad.stderr
+    assert not (tmp_path / "x.png").exists()
+    wrong = subprocess.run([sys.executable, "-m", "crest", "plot", "dff", "--out",
+                            str(tmp_path / "x.gif")], env=env, capture_output=True, text=True)
+    assert wrong.returncode == 2 and "must end in .png, .svg or .pdf" in wrong.stderr

@@ -127,6 +127,7 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   if (!gpu.ok()) return gpu.status();
   auto dtype = ParseDType(f.dtype);
   if (!dtype.ok()) return dtype.status();
+  if (auto s = CheckDtypePath(**gpu, *dtype); !s.ok()) return s;
   if (f.top < 0) return absl::InvalidArgumentError("top must be 0 (all) or more");
   auto configs = Configs(f, *dtype);
   if (!configs.ok()) return configs.status();

@@ -180,6 +180,7 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   query->mode = ToMode(f.mode);
   auto gpu = FindGpu(f.window.gpu);
   if (!gpu.ok()) return gpu.status();
+  if (auto s = CheckDtypePath(**gpu, query->dtype); !s.ok()) return s;
   absl::StatusOr<DffRanking> ranking;
   std::string source = f.db;
   if (!Remote().server.empty()) {

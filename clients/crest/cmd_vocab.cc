@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/tuner/predictor.h"
 #include "crest/tuner/vocab.h"
 #include "gemm_source.h"
 #include "json_views.h"
@@ -104,6 +105,9 @@ void PrintHuman(const VocabQuery& q, const VocabRanking& r, const GpuSpec& gpu,
       << ", K=" << q.hidden << "), " << DTypeName(q.dtype) << ", ranked by "
       << (q.rank_by_train ? "train (forward + data and weight gradients)" : "forward")
       << " time\nanswered by: " << source << "\n";
+  std::vector<Source> kinds;
+  for (const VocabRow& row : r.rows) kinds.push_back((q.rank_by_train ? row.train : row.fwd).source);
+  out << r.rows.size() << " sizes: " << CountKinds(kinds) << "\n";
   if (q.vocab % q.tp != 0) {
     out << "vocab " << q.vocab << " is not divisible by tp=" << q.tp
         << ", so it must be padded; baseline = the smallest padding, " << r.baseline << "\n";
@@ -122,6 +126,7 @@ absl::Status RunVocab(const VocabFlags& f, Io& io) {
   if (!gpu.ok()) return gpu.status();
   auto dtype = ParseDType(f.dtype);
   if (!dtype.ok()) return dtype.status();
+  if (auto s = CheckDtypePath(**gpu, *dtype); !s.ok()) return s;
   VocabQuery q{f.vocab, f.hidden, f.tp, f.tokens, *dtype, true};
   if (auto s = ParsePass(f.rank_by, &q.rank_by_train); !s.ok()) {
     return absl::InvalidArgumentError(StrCat("rank-by: '", f.rank_by, "' is not fwd or train"));

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "crest/common/str_cat.h"
+#include "gemm_source.h"
 #include "json_views.h"
 #include "table.h"
 
@@ -91,6 +92,14 @@ nlohmann::json RowJson(const DesignRow& row, int rank) {
   return j;
 }
 
+std::string KindsOf(const DesignReport& r) {
+  std::vector<Source> kinds;
+  for (const DesignRow& row : r.rows) {
+    if (row.rule.ok()) kinds.push_back(row.step_train.source);
+  }
+  return kinds.empty() ? "none" : CountKinds(kinds);
+}
+
 constexpr const char* kGemmsOnlyNote =
     "only GEMMs are timed: norms, softmax, activations, the optimizer step and communication "
     "are not, so tokens/s and MFU are upper bounds";
@@ -131,7 +140,8 @@ void PrintHuman(const DesignReport& r, std::ostream& out) {
   for (const DesignRow& row : r.rows) ranked += row.rule.ok() ? 1U : 0U;
   out << "model designs on " << r.gpu.name << ", " << DTypeName(r.dtype) << ": " << r.rows.size()
       << " configurations" << (r.search.empty() ? "" : " " + r.search) << ", " << ranked
-      << " ranked, " << r.rows.size() - ranked << " break a rule\nanswered by: " << r.source
+      << " ranked (" << KindsOf(r) << "), " << r.rows.size() - ranked
+      << " break a rule\nanswered by: " << r.source
       << "\nstep = one micro-batch (b*s tokens) forward + backward on one tensor-parallel rank: "
          "every GEMM of every layer, plus the logits once\nMFU against the sustained dense rate "
       << Fixed(r.options.sustained_tflops, 1) << " TFLOP/s (the model's full-rate tile rate; "

@@ -118,6 +118,20 @@ void AddAnswerFlags(CLI::App& app, AnswerFlags& flags) {
   AddModeFlags(app, flags.mode);
 }
 
+std::string CountKinds(const std::vector<Source>& sources) {
+  std::map<int, std::pair<Source, int>> by_order;
+  for (Source s : sources) {
+    auto& [source, n] = by_order[KindOrder(s)];
+    source = s;
+    ++n;
+  }
+  std::string out;
+  for (const auto& [order, count] : by_order) {
+    out += StrCat(out.empty() ? "" : ", ", count.second, " ", SourceName(count.first));
+  }
+  return out;
+}
+
 absl::StatusOr<Timing> GemmSource::Time(const GemmShape& gemm) {
   const store::GemmKey key = store::GemmKey::Of(gemm);
   if (auto it = answered_.find(key); it != answered_.end()) return it->second;

@@ -43,6 +43,9 @@ class GemmSource {
   std::map<store::GemmKey, Timing> answered_;
 };
 
+// "2 measured, 5 predicted": how many answers of each kind, measured first.
+std::string CountKinds(const std::vector<Source>& sources);
+
 // The source the flags (and the global --server) name. InvalidArgument when
 // both --db and --server are given; NotFound for a missing database file.
 // `dtype` is the one the answers are for (it names the model in force).

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -37,6 +38,20 @@ nlohmann::json Stats(const std::string& db) {
   const auto r = testing::RunCommand(Crest("--json db stats --db " + db));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+}
+
+// --gpu names the target of a spec file that leaves it out, on every node.
+TEST(CrestFleet, SubmitTakesGpuWithASpecFile) {
+  testing::TempDir dir;
+  testing::CrestdProcess node;
+  std::string why;
+  ASSERT_TRUE(node.Start(CRESTD_TESTING_BIN, dir.path(), {}, &why)) << why;
+  const std::string spec = dir.File("no-gpu.json");
+  std::ofstream(spec) << R"({"version": 1, "dff": [{"hidden": 2048, "window": 2}]})";
+  const auto submit = testing::RunCommand(
+      Crest("fleet submit --targets " + node.address() + " --spec " + spec + " --gpu h100"));
+  EXPECT_EQ(submit.exit_code, 0) << submit.out << submit.err;
+  EXPECT_EQ(JobState(node, 1), v1::JOB_STATE_DONE);
 }
 
 TEST(CrestFleet, SubmitAndPullMergeTheSurvivorsReportTheDeadNodeAndMergeIdempotently) {

@@ -117,6 +117,12 @@ std::string_view KernelFamilyName(KernelFamily family) {
   return family == KernelFamily::kFast ? "fast" : "fallback";
 }
 
+absl::Status CheckDtypePath(const GpuSpec& gpu, DType dtype) {
+  if (gpu.PeakTflops(dtype) > 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      StrCat("dtype: ", gpu.name, " has no dense ", DTypeName(dtype), " path"));
+}
+
 absl::StatusOr<Prediction> PredictWith(const GemmShape& g, const GpuSpec& gpu,
                                        const ModelParams& params) {
   if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) return s;
@@ -124,10 +130,7 @@ absl::StatusOr<Prediction> PredictWith(const GemmShape& g, const GpuSpec& gpu,
   p.model_version = kPredictorVersion;
   p.calibration = params.calibration;
   p.peak_tflops = gpu.PeakTflops(g.dtype);
-  if (p.peak_tflops <= 0) {
-    return absl::InvalidArgumentError(
-        StrCat("dtype: ", gpu.name, " has no dense ", DTypeName(g.dtype), " path"));
-  }
+  if (auto s = CheckDtypePath(gpu, g.dtype); !s.ok()) return s;
   const int in_bytes = ElementBytes(g.dtype);
   const int out_bytes = ElementBytes(OutputDType(g.dtype));
   p.a = Align(g.ContiguousA(), in_bytes);

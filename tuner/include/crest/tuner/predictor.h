@@ -75,6 +75,11 @@ struct Prediction {
   std::shared_ptr<const Calibration> calibration_ref;  // keeps the two strings alive
 };
 
+// InvalidArgument "dtype: <gpu> has no dense <dtype> path" when the GPU
+// cannot run the dtype on tensor cores or in its FP32 units at all: nothing,
+// measured or predicted, can answer for it.
+absl::Status CheckDtypePath(const GpuSpec& gpu, DType dtype);
+
 // Predicts `gemm` on `gpu` with the model in force for the GPU and the
 // GEMM's dtype: a loaded calibration (calibration.h), else the catalogue's
 // defaults. InvalidArgument for non-positive or oversized dimensions (naming

@@ -124,7 +124,12 @@ void JobQueue::Enqueue(LaneState* lane, const store::JobRecord& job) {
 }
 
 void JobQueue::ForgetQueued(int64_t id) {
-  for (auto& [client, ids] : queued_by_client_) ids.erase(id);
+  // A client with nothing queued is forgotten: client names (peer addresses
+  // without a token) would otherwise pile up over months.
+  for (auto it = queued_by_client_.begin(); it != queued_by_client_.end();) {
+    it->second.erase(id);
+    it = it->second.empty() ? queued_by_client_.erase(it) : std::next(it);
+  }
   forced_.erase(id);
   parsed_.erase(id);
 }

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "crest/store/store.h"
+#include "crest/tuner/dff_ranking.h"
+#include "fake_results.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "run_command.h"
@@ -200,6 +203,55 @@ TEST(CrestDb, VocabAndDesignAnswerFromADatabaseAndFillGapsWithTheModel) {
   EXPECT_EQ(design["configs"][0]["source"], "predicted");
   EXPECT_EQ(Crest("vocab --vocab 8 --hidden 8 --gpu h100 --db " + dir.File("typo.db")).exit_code,
             2);
+}
+
+// A database with measurements (a scripted device) for d_ff 10920..10924 of
+// h=4096 and nothing else: the d_ff ranking shows two tables, each kind
+// ranked within itself, and counts both.
+TEST(CrestDb, APartlyMeasuredWindowRanksMeasuredAndPredictedRowsApart) {
+  testing::TempDir dir;
+  const std::string path = dir.File("node.db");
+  {
+    auto db = store::Store::Open(path, {});
+    ASSERT_TRUE(db.ok()) << db.status();
+    auto ids = (*db)->RegisterDevice(testing::FakeH100(), testing::FakeSoftware());
+    ASSERT_TRUE(ids.ok()) << ids.status();
+    DffQuery q;
+    q.hidden = 4096;
+    for (int64_t d_ff = 10920; d_ff <= 10924; ++d_ff) {
+      auto gemms = DffCandidateGemms(q, d_ff);
+      ASSERT_TRUE(gemms.ok());
+      for (const GemmShape& g : *gemms) {
+        // Slow enough (10 ms per GEMM) to be slower than every prediction.
+        ASSERT_TRUE((*db)->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM",
+                                             132, testing::FakeMeasurement(g, 10000))
+                        .ok());
+      }
+    }
+  }
+  const auto r = Crest("dff --hidden 4096 --gpu h100 --window 8 --db " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("5 of 17 candidates measured, 12 predicted"), std::string::npos) << r.out;
+  const size_t measured = r.out.find("measured (5 candidates), ranked among themselves only");
+  const size_t predicted = r.out.find("predicted (12 candidates, by tilewave-2");
+  ASSERT_NE(measured, std::string::npos) << r.out;
+  ASSERT_NE(predicted, std::string::npos) << r.out;
+  EXPECT_LT(measured, predicted) << "measured rows first, though each is slower";
+  const auto doc = Json(Crest("dff --hidden 4096 --gpu h100 --window 8 --top 0 --json --db " +
+                              path));
+  std::vector<std::pair<std::string, int>> order;
+  for (const auto& row : doc["candidates"]) {
+    order.emplace_back(row["source"].get<std::string>(), row["rank"].get<int>());
+  }
+  ASSERT_EQ(order.size(), 17u);
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(order[i].first, i < 5 ? "measured" : "predicted") << i;
+    EXPECT_EQ(order[i].second, i < 5 ? static_cast<int>(i) + 1 : static_cast<int>(i) - 4) << i;
+  }
+  EXPECT_EQ(doc["baseline"]["source"], "measured");
+  for (const auto& row : doc["candidates"]) {
+    EXPECT_FALSE(row["speedup_vs_baseline"].is_null()) << "each kind has its own baseline";
+  }
 }
 
 }  // namespace

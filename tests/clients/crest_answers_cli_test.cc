@@ -10,6 +10,7 @@
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "crest_cli.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -17,16 +18,9 @@ namespace crest {
 namespace {
 
 using crest::testing::CommandResult;
+using crest::testing::Crest;
+using crest::testing::Json;
 using crest::testing::RunCommand;
-
-CommandResult Crest(const std::string& args) {
-  return RunCommand(std::string(CREST_BIN) + " " + args);
-}
-
-nlohmann::json Json(const CommandResult& r) {
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
 
 // RFC 4180 lines (no line breaks inside cells): quoted cells keep their commas.
 std::vector<std::vector<std::string>> Csv(const std::string& text) {

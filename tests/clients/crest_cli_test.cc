@@ -3,22 +3,16 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "crest_cli.h"
 #include "run_command.h"
 
 namespace crest {
 namespace {
 
 using crest::testing::CommandResult;
+using crest::testing::Crest;
+using crest::testing::Json;
 using crest::testing::RunCommand;
-
-CommandResult Crest(const std::string& args) {
-  return RunCommand(std::string(CREST_BIN) + " " + args);
-}
-
-nlohmann::json Json(const CommandResult& r) {
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return nlohmann::json::parse(r.out);
-}
 
 TEST(CrestDff, DefaultRankingIsPredictedAndBestFirst) {
   const auto doc = Json(Crest("dff --hidden 4096 --gpu h100 --json"));

@@ -48,30 +48,31 @@ def _points(ax, rows, x, y, label_of=str):
                 label=f"tied best, {label_of(source)} ({len(tied)})")
 
 
+def _finish(ax, xlabel, ylabel, title):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return ax
+
+
 def plot_dff(answer, ax=None):
     ax = _axes(ax)
     _points(ax, answer, lambda r: r.d_ff, lambda r: r.tflops)
     ax.axvline(answer.baseline_d_ff, linestyle="--", color="gray",
                label=f"baseline {answer.baseline_d_ff}")
-    ax.set_xlabel("d_ff")
-    ax.set_ylabel("SwiGLU MLP TFLOP/s")
-    ax.set_title(f"d_ff on {answer.gpu}: {answer.measured} measured, "
-                 f"{answer.predicted} predicted of {answer.candidates}")
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, "d_ff", "SwiGLU MLP TFLOP/s",
+                   f"d_ff on {answer.gpu}: {answer.measured} measured, "
+                   f"{answer.predicted} predicted of {answer.candidates}")
 
 
 def plot_vocab(answer, ax=None):
     ax = _axes(ax)
     _points(ax, answer, lambda r: r.vocab, lambda r: r.train_tflops)
     ax.axvline(answer.baseline, linestyle="--", color="gray", label=f"baseline {answer.baseline}")
-    ax.set_xlabel("padded vocabulary")
-    ax.set_ylabel("logits GEMM TFLOP/s (fwd + gradients)")
-    ax.set_title(f"vocabulary {answer.vocab} padded, on {answer.gpu}")
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, "padded vocabulary", "logits GEMM TFLOP/s (fwd + gradients)",
+                   f"vocabulary {answer.vocab} padded, on {answer.gpu}")
 
 
 def plot_design(answer, ax=None):
@@ -87,9 +88,5 @@ def plot_design(answer, ax=None):
                     textcoords="offset points")
     ax.axhline(answer.sustained_tflops, linestyle="--", color="gray",
                label=f"sustained rate {answer.sustained_tflops:.0f}")
-    ax.set_xlabel("parameters [billions]")
-    ax.set_ylabel("model TFLOP/s per GPU (training)")
-    ax.set_title(f"model designs on {answer.gpu}")
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    return ax
+    return _finish(ax, "parameters [billions]", "model TFLOP/s per GPU (training)",
+                   f"model designs on {answer.gpu}")

@@ -2,9 +2,11 @@
 // (random bytes, mutated valid requests, every method) from several clients
 // for >= 1,000,000 requests against a crestd process, reporting its resident
 // memory (VmRSS) at the start and at each tenth, and the answers' codes.
-// RSS must level off: what grows with the count of requests is a leak.
+// RSS must level off: what grows with the count of requests is a leak. The
+// heap columns (crestd's crest_heap_bytes gauge, every 10 s) tell memory in
+// use from memory the allocator keeps after it was freed.
 //
-// Usage: crestd_soak_bench CRESTD_BIN [REQUESTS] [CLIENTS]
+// Usage: crestd_soak_bench CRESTD_BIN [REQUESTS] [CLIENTS] [CRESTD FLAGS...]
 #include <signal.h>
 
 #include <atomic>
@@ -42,12 +44,24 @@ Rss RssOf(pid_t pid) {
   return r;
 }
 
-void PrintRow(int64_t n, pid_t pid, const std::string& db, const char* rate) {
+// crestd's crest_heap_bytes{state=...} [KiB] from its /metrics (refreshed
+// every 10 s); -1 when not there.
+long HeapKib(int metrics_port, const std::string& state) {
+  const std::string text = crest::testing::HttpGet(metrics_port, "/metrics");
+  const std::string name = "crest_heap_bytes{state=\"" + state + "\"} ";
+  const size_t at = text.find(name);
+  if (at == std::string::npos) return -1;
+  return static_cast<long>(std::atof(text.c_str() + at + name.size()) / 1024);
+}
+
+void PrintRow(int64_t n, pid_t pid, int metrics_port, const std::string& db, const char* rate) {
   const Rss r = RssOf(pid);
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(db, ec);
-  std::printf("%10lld %10ld %10ld %10ld %10lld %12s\n", static_cast<long long>(n), r.total, r.anon,
-              r.file, ec ? -1LL : static_cast<long long>(bytes >> 10), rate);
+  std::printf("%10lld %10ld %10ld %10ld %12ld %12ld %10lld %12s\n", static_cast<long long>(n),
+              r.total, r.anon, r.file, HeapKib(metrics_port, "in_use"),
+              HeapKib(metrics_port, "free"), ec ? -1LL : static_cast<long long>(bytes >> 10),
+              rate);
   std::fflush(stdout);
 }
 
@@ -65,17 +79,26 @@ int main(int argc, char** argv) {
   crest::testing::CrestdProcess daemon;
   std::string why;
   std::fflush(stdout);
-  if (!daemon.Start(argv[1], dir_template, {"--log-level", "error"}, &why)) {
+  const std::string port_file = std::string(dir_template) + "/metrics-port";
+  std::vector<std::string> flags = {"--log-level", "error", "--metrics-listen", "127.0.0.1:0",
+                                    "--metrics-port-file", port_file};
+  for (int i = 4; i < argc; ++i) flags.emplace_back(argv[i]);
+  if (!daemon.Start(argv[1], dir_template, flags, &why)) {
     std::fprintf(stderr, "%s\n", why.c_str());
     return 1;
+  }
+  int metrics_port = -1;
+  for (int i = 0; i < 500 && metrics_port <= 0; ++i) {
+    std::ifstream(port_file) >> metrics_port;
+    if (metrics_port <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::printf("crestd pid %d, %lld fuzzed requests from %d clients\n", daemon.pid(),
               static_cast<long long>(total), clients);
   const std::string db = std::string(dir_template) + "/crest.db";
-  std::printf("%10s %10s %10s %10s %10s %12s\n", "requests", "rss_kib", "anon_kib", "file_kib",
-              "db_kib", "requests/s");
+  std::printf("%10s %10s %10s %10s %12s %12s %10s %12s\n", "requests", "rss_kib", "anon_kib",
+              "file_kib", "heap_use_kib", "heap_free_kib", "db_kib", "requests/s");
   const auto start = std::chrono::steady_clock::now();
-  PrintRow(0, daemon.pid(), db, "-");
+  PrintRow(0, daemon.pid(), metrics_port, db, "-");
   std::atomic<int64_t> sent{0};
   std::mutex mu;
   std::vector<crest::testing::FuzzAnswer> unusual;  // neither OK nor a client's mistake
@@ -98,7 +121,7 @@ int main(int argc, char** argv) {
           std::lock_guard<std::mutex> lock(mu);
           char rate[32];
           std::snprintf(rate, sizeof rate, "%.0f", static_cast<double>(n) / s);
-          PrintRow(n, daemon.pid(), db, rate);
+          PrintRow(n, daemon.pid(), metrics_port, db, rate);
         }
       }
       std::lock_guard<std::mutex> lock(mu);

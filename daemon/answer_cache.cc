@@ -25,9 +25,10 @@ std::optional<std::string> AnswerCache::Find(const std::string& method, const st
 
 void AnswerCache::Put(const std::string& method, const std::string& request,
                       const store::ResultsGeneration& generation, std::string answer) {
+  if (request.size() > kMaxRequestBytes || max_entries_ == 0) return;
   std::string key = Key(method, request);
   const size_t size = key.size() + answer.size();
-  if (size > max_bytes_ || max_entries_ == 0) return;
+  if (size > max_bytes_) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = entries_.find(key); it != entries_.end()) {
     // A newer generation's answer replaces the stale one in place.
@@ -40,12 +41,12 @@ void AnswerCache::Put(const std::string& method, const std::string& request,
     EvictOldest();
   }
   bytes_ += size;
-  order_.push_back(key);
-  entries_.emplace(std::move(key), Entry{generation, std::move(answer)});
+  auto it = entries_.emplace(std::move(key), Entry{generation, std::move(answer)}).first;
+  order_.push_back(&it->first);
 }
 
 void AnswerCache::EvictOldest() {
-  auto it = entries_.find(order_.front());
+  auto it = entries_.find(*order_.front());
   if (it != entries_.end()) {
     bytes_ -= it->first.size() + it->second.answer.size();
     entries_.erase(it);

@@ -2,7 +2,9 @@
 // bytes), each for the results generation it was computed at
 // (store::Store::Generation). An answer is served from memory until a write
 // moves the generation; then it is computed again. Bounded in entries and
-// bytes: the oldest entries go first.
+// bytes (each key held once, and counted): the oldest entries go first.
+// Requests above kMaxRequestBytes are never kept: a real query is a few dozen
+// bytes, and hostile ones would fill the cache with their keys.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,8 @@ namespace crest::crestd {
 
 class AnswerCache {
  public:
+  static constexpr size_t kMaxRequestBytes = 4096;
+
   AnswerCache(size_t max_entries, size_t max_bytes)
       : max_entries_(max_entries), max_bytes_(max_bytes) {}
 
@@ -44,7 +48,9 @@ class AnswerCache {
   const size_t max_bytes_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;  // GUARDED_BY(mu_)
-  std::deque<std::string> order_;                   // GUARDED_BY(mu_): oldest first
+  // Oldest first: the keys of entries_ (a node's key stays put when the map
+  // rehashes), so that no key is held twice.
+  std::deque<const std::string*> order_;  // GUARDED_BY(mu_)
   size_t bytes_ = 0;                                // GUARDED_BY(mu_)
   int64_t hits_ = 0;                                // GUARDED_BY(mu_)
   int64_t misses_ = 0;                              // GUARDED_BY(mu_)

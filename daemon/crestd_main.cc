@@ -1,8 +1,10 @@
 #include "crestd_main.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "log.h"
@@ -25,6 +27,25 @@ sigset_t BlockStopSignals() {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   return signals;
+}
+
+// glibc's allocator, set for a process that serves for months: requests of
+// up to --max-message-bytes from many gRPC threads left memory freed but
+// kept (125 MB of 363 MB RSS after the 1,000,000-request soak). Four arenas
+// at most, and buffers of 128 KiB and more always mmapped (the threshold
+// fixed, so glibc does not raise it after the first large free and carve
+// such buffers from the arenas): 23-33 MB kept, RSS 274-284 MB (docs/crestd.md).
+// MALLOC_ARENA_MAX or MALLOC_MMAP_THRESHOLD_ in the environment win.
+void ConfigureAllocator() {
+  constexpr int kArenas = 4;
+  constexpr int kMmapThresholdBytes = 128 * 1024;
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr && mallopt(M_ARENA_MAX, kArenas) != 1) {
+    Log(Level::kWarn, "allocator", {{"error", "mallopt(M_ARENA_MAX) refused"}});
+  }
+  if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr &&
+      mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes) != 1) {
+    Log(Level::kWarn, "allocator", {{"error", "mallopt(M_MMAP_THRESHOLD) refused"}});
+  }
 }
 
 int Fail(const absl::Status& status) {
@@ -55,6 +76,7 @@ int CrestdMain(int argc, char** argv, const MainExtension& extension) {
     return 2;
   }
   SetLogLevel(level);
+  ConfigureAllocator();
   if (extension.adjust) extension.adjust(flags.server);
 
   sigset_t signals = BlockStopSignals();

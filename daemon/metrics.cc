@@ -31,6 +31,7 @@ class NoMetrics final : public Metrics {
   void ResultWritten(Source) override {}
   void BackendBusy(const std::string&, double) override {}
   void AnswerCache(std::string_view, bool) override {}
+  void SetHeap(double, double) override {}
 };
 
 // A minimal HTTP/1.0 server for GET /metrics: one connection at a time,
@@ -130,6 +131,13 @@ class PrometheusMetrics final : public Metrics {
                    .Name("crest_answer_cache_total")
                    .Help("Cached answers served (hit) or computed (miss), by method")
                    .Register(*registry_)),
+        heap_(prometheus::BuildGauge()
+                  .Name("crest_heap_bytes")
+                  .Help("malloc's heap: in_use (allocated) and free (freed, kept by the "
+                        "allocator), before the trim every 10 s")
+                  .Register(*registry_)),
+        heap_in_use_(heap_.Add({{"state", "in_use"}})),
+        heap_free_(heap_.Add({{"state", "free"}})),
         http_(listen_fd, registry_) {}
 
   void ObserveRpc(std::string_view method, double seconds, std::string_view code) override {
@@ -144,6 +152,10 @@ class PrometheusMetrics final : public Metrics {
     running_.Set(static_cast<double>(running));
   }
   void JobEnded(const std::string& state) override { ended_.Add({{"state", state}}).Increment(); }
+  void SetHeap(double in_use_bytes, double free_bytes) override {
+    heap_in_use_.Set(in_use_bytes);
+    heap_free_.Set(free_bytes);
+  }
   void AnswerCache(std::string_view method, bool hit) override {
     cache_.Add({{"method", std::string(method)}, {"outcome", hit ? "hit" : "miss"}}).Increment();
   }
@@ -164,6 +176,9 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Family<prometheus::Counter>& errors_;
   prometheus::Family<prometheus::Counter>& busy_;
   prometheus::Family<prometheus::Counter>& cache_;
+  prometheus::Family<prometheus::Gauge>& heap_;
+  prometheus::Gauge& heap_in_use_;
+  prometheus::Gauge& heap_free_;
   MetricsHttp http_;  // last: stops serving before the metrics go
 };
 

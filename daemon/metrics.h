@@ -12,6 +12,8 @@
 //   lanes)
 //   crest_answer_cache_total{method,outcome}  counter  cached answers served ("hit") or
 //   computed ("miss")
+//   crest_heap_bytes{state}          gauge    malloc's heap: "in_use" (allocated),
+//   "free" (freed but kept by the allocator), every 10 s before it is trimmed
 #pragma once
 
 #include <memory>
@@ -36,6 +38,7 @@ class Metrics {
   virtual void ResultWritten(Source source) = 0;
   virtual void BackendBusy(const std::string& lane, double seconds) = 0;
   virtual void AnswerCache(std::string_view method, bool hit) = 0;
+  virtual void SetHeap(double in_use_bytes, double free_bytes) = 0;
 };
 
 }  // namespace crest::crestd

@@ -279,7 +279,12 @@ void StartGauges(Server::Parts& p) {
   p.gauges = std::thread([&p] {
     for (int64_t tick = 1; p.serving.load(); ++tick) {
       p.metrics->SetQueue(p.queue->QueuedCount(), p.queue->RunningCount());
-      if (tick % 40 == 0) malloc_trim(0);
+      if (tick % 40 == 0) {
+        const struct mallinfo2 heap = mallinfo2();
+        p.metrics->SetHeap(static_cast<double>(heap.uordblks + heap.hblkhd),
+                           static_cast<double>(heap.fordblks));
+        malloc_trim(0);
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }
   });

@@ -2,6 +2,8 @@
 // computed at, and the cache stays within its bounds, oldest out first.
 #include "answer_cache.h"
 
+#include <malloc.h>
+
 #include "gtest/gtest.h"
 
 namespace crest::crestd {
@@ -38,6 +40,26 @@ TEST(AnswerCache, StaysWithinItsEntriesAndBytesDroppingTheOldestFirst) {
   EXPECT_EQ(small.Find("m", "9", kG1), std::string(20, 'x'));
   small.Put("m", "huge", kG1, std::string(1000, 'x'));
   EXPECT_EQ(small.Find("m", "huge", kG1), std::nullopt) << "an answer above the budget is not kept";
+}
+
+// A hostile client's big requests would fill the cache with their keys: they
+// are answered, never kept. Each kept key is held once, so the heap the cache
+// takes is about what it counts (before, a second copy of every key was held
+// uncounted: the 3,000,000-request soak's heap grew past the 64 MiB cap).
+TEST(AnswerCache, KeepsNoBigRequestAndHoldsEachKeyOnce) {
+  AnswerCache cache(1000, size_t{64} << 20);
+  cache.Put("m", std::string(AnswerCache::kMaxRequestBytes + 1, 'r'), kG1, "a");
+  EXPECT_EQ(cache.entries(), 0u);
+  const size_t before = mallinfo2().uordblks;
+  for (int i = 0; i < 200; ++i) {
+    std::string request(AnswerCache::kMaxRequestBytes, 'r');
+    request.replace(0, 8, std::to_string(10000000 + i));
+    cache.Put("m", request, kG1, "a");
+  }
+  ASSERT_EQ(cache.entries(), 200u);
+  const size_t grown = mallinfo2().uordblks - before;
+  EXPECT_GT(grown, cache.bytes());
+  EXPECT_LT(grown, cache.bytes() * 3 / 2) << "each 4 KiB key held once, not twice";
 }
 
 TEST(AnswerCache, NoEntriesMeansNoCache) {

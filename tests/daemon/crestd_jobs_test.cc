@@ -30,6 +30,8 @@
 namespace crest {
 namespace {
 
+using crest::testing::HttpGet;
+
 using std::chrono::seconds;
 
 // A d_ff sweep of 4·window+2 forward GEMMs on the H100 (model backend).
@@ -422,24 +424,6 @@ TEST_F(CrestdJobs, ExportResultsStreamsAConsistentSnapshotThatOpensAsADatabase) 
     EXPECT_EQ(entry.path().filename().string().find(".export-"), std::string::npos)
         << "the daemon's temporary snapshot is removed";
   }
-}
-
-// GET /metrics over a plain socket.
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return "";
-  const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
-  if (write(fd, request.data(), request.size()) < 0) return "";
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fd);
-  return out;
 }
 
 TEST_F(CrestdJobs, PrometheusMetricsCountJobsResultsAndQueryLatency) {

@@ -1,6 +1,9 @@
 #include "crestd_process.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +77,23 @@ std::string CrestdProcess::log() const {
 
 std::shared_ptr<grpc::Channel> CrestdProcess::Channel() const {
   return grpc::CreateChannel(address(), grpc::InsecureChannelCredentials());
+}
+
+std::string HttpGet(int port, const std::string& path) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return "";
+  const std::string request = "GET " + path + " HTTP/1.0\r\n\r\n";
+  if (write(fd, request.data(), request.size()) < 0) return "";
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return out;
 }
 
 }  // namespace crest::testing

@@ -39,4 +39,8 @@ class CrestdProcess final {
   std::string state_dir_;
 };
 
+// GET `path` from 127.0.0.1:`port` over HTTP/1.0 (crestd's /metrics): the
+// whole response, headers included; empty when nothing answers.
+std::string HttpGet(int port, const std::string& path);
+
 }  // namespace crest::testing

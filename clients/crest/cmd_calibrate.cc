@@ -145,12 +145,13 @@ absl::StatusOr<DType> ChooseDtype(const CalibrateFlags& f, const std::vector<Tim
 
 std::string Percent(double x) { return Fixed(100 * x, 1) + "%"; }
 
-void PrintParams(const ModelParams& before, const Calibration& c, std::ostream& out) {
+// The model's parameters before and after the fit, each fitted or kept.
+Table ParamsTable(const ModelParams& before, const Calibration& c) {
   const std::set<std::string> fitted(c.fitted.begin(), c.fitted.end());
   Table table({{"parameter", Table::Align::kLeft},
                {"before"},
                {"after"},
-               {"", Table::Align::kLeft}});
+               {"status", Table::Align::kLeft}});
   const auto row = [&](const std::string& name, double b, double a, int digits) {
     table.AddRow({name, Fixed(b, digits), Fixed(a, digits),
                   fitted.contains(name) ? "fitted" : "kept"});
@@ -166,7 +167,7 @@ void PrintParams(const ModelParams& before, const Calibration& c, std::ostream& 
   row("expected_error.fallback", before.expected_error[1], p.expected_error[1], 3);
   row("memory_efficiency", before.memory_efficiency, p.memory_efficiency, 2);
   row("launch_us", before.launch_us, p.launch_us, 1);
-  table.Print(out);
+  return table;
 }
 
 void PrintFit(const Calibration& c, std::ostream& out) {
@@ -213,17 +214,21 @@ absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
   file << CalibrationJson(*calibration);
   file.close();
   if (!file) return absl::InternalError(StrCat("out: cannot write '", path, "'"));
+  const Calibration& c = *calibration;
   if (io.json) {
-    io.out << CalibrationJson(*calibration);
+    io.out << CalibrationJson(c);
     return absl::OkStatus();
   }
-  const Calibration& c = *calibration;
+  if (io.csv) {  // the calibration's result: the parameters (the file is written either way)
+    ParamsTable(ExplicitRates(request.before, **gpu, *dtype), c).PrintCsv(io.out);
+    return absl::OkStatus();
+  }
   io.out << "calibrated " << c.model_version << " for " << c.gpu << " " << DTypeName(c.dtype)
          << "\n  from " << c.provenance.rows << " " << c.provenance.source << " GEMM times on "
          << c.provenance.device << " (" << c.provenance.tool << ")\n  wrote " << path
          << "; load it with `crest --calibration FILE`, `crestd --calibration FILE` or "
             "<state-dir>/calibrations/\n\n";
-  PrintParams(ExplicitRates(request.before, **gpu, *dtype), c, io.out);
+  ParamsTable(ExplicitRates(request.before, **gpu, *dtype), c).Print(io.out);
   PrintFit(c, io.out);
   return absl::OkStatus();
 }

@@ -160,6 +160,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"design --hidden 128:4096:128 --heads 1:32:1 --vocab 8 --seq 8 --layers 1:30:1 "
                 "--gpu h100", "the dimensions give 30720 configurations; at most 20000"},
         Refusal{"--csv --json gpus", "excludes"},
+        Refusal{"--csv info", "crest info: error: csv: this command prints a report, not a table"},
         Refusal{"dff --hidden 4096 --gpu h100 --windw 4",
                 "crest dff: error: The following arguments were not expected: 4 --windw"}));
 

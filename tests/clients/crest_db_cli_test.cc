@@ -171,6 +171,10 @@ TEST(CrestCalibrate, FitsTheSharedDataWritesTheFileAndCrestAnswersWithIt) {
       Crest("calibrate --db " + db + " --dtype bf16 --out " + dir.File("again.json")).out;
   EXPECT_NE(human.find("Spearman, MLP time"), std::string::npos) << human;
   EXPECT_NE(human.find("fallback_input.4"), std::string::npos);
+  const std::string csv =
+      Crest("--csv calibrate --db " + db + " --dtype bf16 --out " + dir.File("csv.json")).out;
+  EXPECT_EQ(csv.rfind("parameter,before,after,status\n", 0), 0u) << csv;
+  EXPECT_NE(csv.find("\nfast_tflops,"), std::string::npos) << csv;
   // A loaded calibration is the model crest answers with.
   auto explained = Json(Crest("--json --calibration " + out +
                               " explain --m 8192 --n 4096 --k 10922 --gpu h100"));

@@ -332,6 +332,12 @@ CREATE TRIGGER predictions_move_generation AFTER INSERT ON predictions BEGIN
     ON CONFLICT(gpu_model) DO UPDATE SET prediction_id = excluded.prediction_id;
 END;
 )sql",
+    // 5 → 6: finding the job of a spec (is the same sweep already queued?)
+    // by an index on its text, not by reading every job of the backend and
+    // target (crestd's soak slowed 3x as fuzzed submissions piled up jobs).
+    R"sql(
+CREATE INDEX jobs_by_spec_text ON jobs(backend, target, spec);
+)sql",
 };
 
 }  // namespace

@@ -278,6 +278,30 @@ TEST(StoreWrite, FullDiskFailsCleanlyAndKeepsCommittedRows) {
   EXPECT_TRUE(check->ok);
 }
 
+// Is the same sweep already queued? That lookup reads one job by an index on
+// the spec's text, not every job of the backend and target (schema 6).
+TEST(StoreJobs, FindingAJobBySpecUsesTheIndexOnItsText) {
+  TempDir dir;
+  ASSERT_NE(OpenOk(dir.File("j.db")), nullptr);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(dir.File("j.db").c_str(), &raw), SQLITE_OK);
+  std::string plan;
+  // FindJob's WHERE clause (store/src/jobs.cc).
+  sqlite3_exec(
+      raw,
+      "EXPLAIN QUERY PLAN SELECT id FROM jobs WHERE backend = 'model' AND target = 'H100-SXM' "
+      "AND spec = '{}' AND host = 'h' ORDER BY state IN ('done','cancelled'), id DESC LIMIT 1",
+      [](void* out, int, char** values, char**) {
+        *static_cast<std::string*>(out) += std::string(values[3]) + "\n";
+        return 0;
+      },
+      &plan, nullptr);
+  sqlite3_close(raw);
+  EXPECT_NE(plan.find("USING INDEX jobs_by_spec_text (backend=? AND target=? AND spec=?)"),
+            std::string::npos)
+      << plan;
+}
+
 TEST(StoreJobs, CreateFindUpdateAndCountProgressWithResults) {
   TempDir dir;
   auto db = OpenOk(dir.File("j.db"));
@@ -546,6 +570,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
     ALTER TABLE measurements DROP COLUMN clock_note;
     ALTER TABLE measurements DROP COLUMN settled_clock_mhz;
     ALTER TABLE predictions DROP COLUMN expected_error;
+    DROP INDEX jobs_by_spec_text;
     DROP TRIGGER measurements_move_generation;
     DROP TRIGGER predictions_move_generation;
     DROP TABLE generations;

@@ -334,7 +334,7 @@ END;
 )sql",
     // 5 → 6: finding the job of a spec (is the same sweep already queued?)
     // by an index on its text, not by reading every job of the backend and
-    // target (crestd's soak slowed 3x as fuzzed submissions piled up jobs).
+    // target.
     R"sql(
 CREATE INDEX jobs_by_spec_text ON jobs(backend, target, spec);
 )sql",

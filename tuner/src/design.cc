@@ -134,20 +134,13 @@ void RankDesigns(std::vector<DesignRow>& rows) {
     };
     return key(a) < key(b);
   });
-  // Tie groups within each kind: a row joins the current group when its
-  // step's interval reaches the group's fastest.
-  int groups = 0;
-  std::map<Source, const DesignRow*> leader;
-  for (DesignRow& r : rows) {
-    if (!r.rule.ok()) continue;
-    auto it = leader.find(r.step_train.source);
-    if (it != leader.end() && r.step_train.low_us <= it->second->step_train.high_us) {
-      r.tie_group = it->second->tie_group;
-      continue;
-    }
-    r.tie_group = ++groups;
-    leader[r.step_train.source] = &r;
-  }
+  GroupTiesWithinKind(
+      rows,
+      [](const DesignRow& r) -> std::optional<TieKey> {
+        if (!r.rule.ok()) return std::nullopt;  // not ranked
+        return TieKey{r.step_train.source, r.step_train.low_us, r.step_train.high_us};
+      },
+      &DesignRow::tie_group);
 }
 
 absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& s) {

@@ -31,24 +31,6 @@ absl::StatusOr<DffRow> TimeMlp(const DffQuery& q, int64_t d_ff, const std::vecto
   return row;
 }
 
-// Numbers tie groups over rows sorted fastest first. Each source (measured,
-// predicted) has its own current group; a row joins its source's current
-// group when its interval reaches that group's fastest row's, else it starts
-// a new group. Numbers follow the order groups start in.
-void GroupTies(std::vector<DffRow>& rows) {
-  int groups = 0;
-  std::map<Source, const DffRow*> leader;  // per source: the current group's fastest
-  for (DffRow& r : rows) {
-    auto it = leader.find(r.source);
-    if (it != leader.end() && r.time_low_us <= it->second->time_high_us) {
-      r.tie_group = it->second->tie_group;
-      continue;
-    }
-    r.tie_group = ++groups;
-    leader[r.source] = &r;
-  }
-}
-
 // Keeps the first `top` rows of each kind (rows sorted by kind, then time).
 std::vector<DffRow> KeepTopOfEachKind(std::vector<DffRow> ranked, int top) {
   std::vector<DffRow> kept;
@@ -150,7 +132,12 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan, const
   std::vector<DffRow> ranked;
   ranked.reserve(order.size());
   for (size_t i : order) ranked.push_back(std::move(rows[i]));
-  GroupTies(ranked);
+  GroupTiesWithinKind(
+      ranked,
+      [](const DffRow& r) -> std::optional<TieKey> {
+        return TieKey{r.source, r.time_low_us, r.time_high_us};
+      },
+      &DffRow::tie_group);
   for (const DffRow& r : ranked) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
   if (q.top > 0) ranked = KeepTopOfEachKind(std::move(ranked), q.top);
   out.rows = std::move(ranked);

@@ -58,22 +58,6 @@ absl::Status Time(const VocabQuery& q, const GemmTimer& timer, VocabRow& row) {
 
 const Timing& Ranked(const VocabQuery& q, const VocabRow& r) { return q.rank_by_train ? r.train : r.fwd; }
 
-// As GroupTies of the d_ff ranking: per kind, a row joins the current group
-// when its interval reaches the group's fastest.
-void GroupTies(const VocabQuery& q, std::vector<VocabRow>& rows) {
-  int groups = 0;
-  std::map<Source, const VocabRow*> leader;
-  for (VocabRow& r : rows) {
-    auto it = leader.find(Ranked(q, r).source);
-    if (it != leader.end() && Ranked(q, r).low_us <= Ranked(q, *it->second).high_us) {
-      r.tie_group = it->second->tie_group;
-      continue;
-    }
-    r.tie_group = ++groups;
-    leader[Ranked(q, r).source] = &r;
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& q, const GemmTimer& timer) {
@@ -98,7 +82,13 @@ absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& q, const GemmTi
     return std::pair(KindOrder(Ranked(q, a).source), Ranked(q, a).time_us) <
            std::pair(KindOrder(Ranked(q, b).source), Ranked(q, b).time_us);
   });
-  GroupTies(q, out.rows);
+  GroupTiesWithinKind(
+      out.rows,
+      [&q](const VocabRow& r) -> std::optional<TieKey> {
+        const Timing& t = Ranked(q, r);
+        return TieKey{t.source, t.low_us, t.high_us};
+      },
+      &VocabRow::tie_group);
   return out;
 }
 

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -114,6 +116,36 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmTimer& timer
 // Where rows of a kind of number sort: measured 0, mixed 1, predicted 2,
 // imported 3, unknown 4.
 int KindOrder(Source source);
+
+// What tie grouping reads of a row: its kind of number and its interval.
+struct TieKey {
+  Source source = Source::kUnknown;
+  double low_us = 0;
+  double high_us = 0;
+};
+
+// Numbers tie groups over rows sorted by kind, then fastest first (the d_ff,
+// vocab and design rankings). Each kind has its own current group; a row
+// joins it when its interval reaches the group's fastest row's, else it
+// starts a new group. Numbers follow the order groups start in. `key` gives
+// a row's TieKey, or nullopt for a row left out (group 0); `group` is the
+// row's tie-group field.
+template <typename Row, typename KeyOf>
+void GroupTiesWithinKind(std::vector<Row>& rows, KeyOf key, int Row::*group) {
+  int groups = 0;
+  std::map<Source, std::pair<double, int>> leader;  // per kind: the group's fastest high, number
+  for (Row& r : rows) {
+    const std::optional<TieKey> k = key(r);
+    if (!k) continue;
+    auto it = leader.find(k->source);
+    if (it != leader.end() && k->low_us <= it->second.first) {
+      r.*group = it->second.second;
+      continue;
+    }
+    r.*group = ++groups;
+    leader[k->source] = {k->high_us, groups};
+  }
+}
 
 // Sets speedup_vs_baseline = baseline_us / time_us on the rows of `kind`.
 void SetSpeedups(std::span<DffRow> rows, Source kind, double baseline_us);

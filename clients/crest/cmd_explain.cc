@@ -1,6 +1,7 @@
 // `crest explain`: the predictor's breakdown of one GEMM.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
@@ -41,8 +42,10 @@ std::string FamilyLine(const Prediction& p) {
                       Fixed(p.alignment_factor, 2), "\n");
 }
 
-Table TileTable(const Prediction& p) {
-  Table table({{"tile", Table::Align::kLeft},
+// Every tile the model considered. `labelled` adds a source and a model
+// column (for --csv, where the report's PREDICTED header is not printed).
+Table TileTable(const Prediction& p, bool labelled) {
+  std::vector<Table::Column> columns = {{"tile", Table::Align::kLeft},
                {"CTA/SM"},
                {"tiles"},
                {"waves"},
@@ -51,13 +54,24 @@ Table TileTable(const Prediction& p) {
                {"reuse"},
                {"compute_us"},
                {"memory_us"},
-               {"time_us"}});
+               {"time_us"}};
+  if (labelled) {
+    columns.push_back({"source", Table::Align::kLeft});
+    columns.push_back({"model", Table::Align::kLeft});
+  }
+  Table table(std::move(columns));
   for (const auto& e : p.tiles) {
     const bool best = e.tile.m == p.best.tile.m && e.tile.n == p.best.tile.n;
-    table.AddRow({StrCat(e.tile.m, "x", e.tile.n, best ? " *" : ""), std::to_string(e.ctas_per_sm),
-                  std::to_string(e.tiles), std::to_string(e.waves), Fixed(e.tile_efficiency, 3),
-                  Fixed(e.wave_efficiency, 3), Fixed(e.reuse_efficiency, 3), Fixed(e.compute_us, 1),
-                  Fixed(e.memory_us, 1), Fixed(e.time_us, 1)});
+    std::vector<std::string> row = {
+        StrCat(e.tile.m, "x", e.tile.n, best ? " *" : ""), std::to_string(e.ctas_per_sm),
+        std::to_string(e.tiles), std::to_string(e.waves), Fixed(e.tile_efficiency, 3),
+        Fixed(e.wave_efficiency, 3), Fixed(e.reuse_efficiency, 3), Fixed(e.compute_us, 1),
+        Fixed(e.memory_us, 1), Fixed(e.time_us, 1)};
+    if (labelled) {
+      row.push_back(std::string(SourceName(Source::kPredicted)));
+      row.push_back(std::string(p.model_version));
+    }
+    table.AddRow(std::move(row));
   }
   return table;
 }
@@ -81,7 +95,7 @@ void PrintHuman(const GemmShape& g, const GpuSpec& gpu, const Prediction& p, std
   out << AlignmentLine("A", g.a_transposed ? "M" : "K", p.a, gpu);
   out << AlignmentLine("B", g.b_transposed ? "K" : "N", p.b, gpu);
   out << AlignmentLine("C", "N", p.c, gpu) << '\n';
-  TileTable(p).Print(out);
+  TileTable(p, false).Print(out);
   out << "\n* = chosen. time = max(compute, memory) + launch. Assumptions and parameters: "
          "docs/predictor.md\n";
 }
@@ -111,7 +125,7 @@ absl::Status RunExplain(const ExplainFlags& f, Io& io) {
     p = wire::PredictionOf(response, *p);
   }
   if (io.csv) {
-    TileTable(*p).PrintCsv(io.out);  // the tile column marks the chosen tile with " *"
+    TileTable(*p, true).PrintCsv(io.out);  // the tile column marks the chosen tile with " *"
   } else if (io.json) {
     io.out << PredictionJson(g, **gpu, *p).dump(2) << '\n';
   } else {

@@ -184,6 +184,16 @@ TEST(CrestCsv, EveryLocalTableCommandPrintsCsv) {
   }
 }
 
+TEST(CrestCsv, ExplainsTilesSayTheyArePredictedAndByWhichModel) {
+  const auto r = Crest("--csv explain --m 4096 --n 4096 --k 4096 --gpu h100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = Csv(r.out);
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[0][rows[0].size() - 2], "source");
+  EXPECT_EQ(rows[1][rows[1].size() - 2], "predicted");
+  EXPECT_EQ(rows[1].back().rfind("tilewave-2", 0), 0u) << rows[1].back();
+}
+
 TEST(CrestDb, VocabAndDesignAnswerFromADatabaseAndFillGapsWithTheModel) {
   testing::TempDir dir;
   const std::string db = dir.File("node.db");

@@ -22,6 +22,9 @@ constexpr double kPull = 1.0;             // weight of the model in force, in ro
 constexpr double kHold = 1e9;             // a parameter the rows cannot separate stays
 constexpr double kMinComputeRatio = 10;   // usable: compute time >= this × launch cost
 constexpr int64_t kMinStudyCandidates = 8;
+// Candidates further apart than this belong to different windows (a window
+// aligned to 64 still counts).
+constexpr int64_t kMaxStudyGap = 64;
 
 double MedianOf(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -176,10 +179,51 @@ double MedianError(const std::vector<double>& predicted, const std::vector<doubl
   return MedianOf(std::move(errors));
 }
 
+// d_ff, measured MLP time, predicted MLP time.
+using StudyRow = std::tuple<int64_t, double, double>;
+
+// A d_ff window is a run of neighbouring candidates; the same model's other
+// MLPs (tensor-parallel shards f/t, other configurations) share its tokens
+// and hidden size but lie far away, and are not part of the study.
+std::vector<std::vector<StudyRow>> ContiguousRuns(std::vector<StudyRow>& rows) {
+  std::sort(rows.begin(), rows.end());
+  std::vector<std::vector<StudyRow>> runs;
+  for (const StudyRow& row : rows) {
+    if (runs.empty() || std::get<0>(row) - std::get<0>(runs.back().back()) > kMaxStudyGap) {
+      runs.emplace_back();
+    }
+    runs.back().push_back(row);
+  }
+  return runs;
+}
+
+void AddStudy(std::pair<int64_t, int64_t> key, const std::vector<StudyRow>& rows,
+              std::vector<StudyFit>& out) {
+  if (static_cast<int64_t>(rows.size()) < kMinStudyCandidates) return;
+  std::vector<double> measured, predicted;
+  for (const auto& [f, m, p] : rows) {
+    measured.push_back(m);
+    predicted.push_back(p);
+  }
+  const auto best_measured = std::min_element(measured.begin(), measured.end());
+  const auto best_predicted = std::min_element(predicted.begin(), predicted.end());
+  StudyFit s;
+  s.tokens = key.first;
+  s.hidden = key.second;
+  s.candidates = static_cast<int64_t>(rows.size());
+  s.measured_best = std::get<0>(rows[static_cast<size_t>(best_measured - measured.begin())]);
+  const size_t chosen = static_cast<size_t>(best_predicted - predicted.begin());
+  s.predicted_best = std::get<0>(rows[chosen]);
+  s.best_gap = measured[chosen] / *best_measured - 1;
+  s.spearman = SpearmanCorrelation(predicted, measured);
+  s.median_error = MedianError(predicted, measured);
+  out.push_back(s);
+}
+
 // SwiGLU MLP windows: candidates whose gate+up [T, 2f, h] and down [T, h, f]
 // (forward, NT, unbatched) are both present.
 std::vector<StudyFit> Studies(const std::map<ShapeKey, Timed>& timed) {
-  std::map<std::pair<int64_t, int64_t>, std::vector<std::tuple<int64_t, double, double>>> windows;
+  std::map<std::pair<int64_t, int64_t>, std::vector<StudyRow>> windows;
   for (const auto& [key, up] : timed) {
     const GemmShape& g = up.gemm;
     if (g.batch != 1 || g.a_transposed || !g.b_transposed || g.n % 2 != 0) continue;
@@ -190,26 +234,8 @@ std::vector<StudyFit> Studies(const std::map<ShapeKey, Timed>& timed) {
                                      up.predicted + down->second.predicted);
   }
   std::vector<StudyFit> out;
-  for (const auto& [key, rows] : windows) {
-    if (static_cast<int64_t>(rows.size()) < kMinStudyCandidates) continue;
-    std::vector<double> measured, predicted;
-    for (const auto& [f, m, p] : rows) {
-      measured.push_back(m);
-      predicted.push_back(p);
-    }
-    const auto best_measured = std::min_element(measured.begin(), measured.end());
-    const auto best_predicted = std::min_element(predicted.begin(), predicted.end());
-    StudyFit s;
-    s.tokens = key.first;
-    s.hidden = key.second;
-    s.candidates = static_cast<int64_t>(rows.size());
-    s.measured_best = std::get<0>(rows[static_cast<size_t>(best_measured - measured.begin())]);
-    const size_t chosen = static_cast<size_t>(best_predicted - predicted.begin());
-    s.predicted_best = std::get<0>(rows[chosen]);
-    s.best_gap = measured[chosen] / *best_measured - 1;
-    s.spearman = SpearmanCorrelation(predicted, measured);
-    s.median_error = MedianError(predicted, measured);
-    out.push_back(s);
+  for (auto& [key, all] : windows) {
+    for (const auto& rows : ContiguousRuns(all)) AddStudy(key, rows, out);
   }
   return out;
 }
@@ -343,7 +369,10 @@ std::vector<std::string> FitFast(const std::vector<FitRow>& rows, ModelParams& p
 // The fallback family: log rate and the factor per misaligned input at 2,
 // 4, 8 B. The rate is separable from the factors when some rows have both
 // inputs aligned (only C misaligned) or a class appears once and twice;
-// otherwise the factors stay and the rate takes the whole correction.
+// otherwise the factor of the widest class present stays (the rate takes its
+// correction) and the other classes' factors are fitted against it, so a
+// sweep over every K residue (one input misaligned at 2, 4 or 8 B) still
+// fits each class.
 std::vector<std::string> FitFallback(const std::vector<FitRow>& rows, ModelParams& p) {
   using Counts = std::array<int, 3>;
   const auto groups = Groups<Counts>(
@@ -372,15 +401,22 @@ std::vector<std::string> FitFallback(const std::vector<FitRow>& rows, ModelParam
   for (const auto& seen : counts) separable = separable || seen.size() > 1;
   std::vector<double> prior = {std::log(p.fallback_tflops), std::log(p.fallback_input[0]),
                                std::log(p.fallback_input[1]), std::log(p.fallback_input[2])};
-  std::vector<double> pull = {kPull, separable ? kPull : kHold, separable ? kPull : kHold,
-                              separable ? kPull : kHold};
+  std::vector<double> pull = {kPull, kPull, kPull, kPull};
+  if (!separable) {
+    for (size_t c = 3; c-- > 0;) {
+      if (!counts[c].empty()) {
+        pull[c + 1] = kHold;
+        break;
+      }
+    }
+  }
   const auto theta = RidgeSolve(groups, prior, pull);
   p.fallback_tflops = std::exp(theta[0]);
   std::vector<std::string> fitted = {"fallback_tflops"};
   constexpr const char* kNames[] = {"fallback_input.2", "fallback_input.4", "fallback_input.8"};
   for (size_t c = 0; c < 3; ++c) {
     p.fallback_input[c] = std::min(1.0, std::exp(theta[c + 1]));  // misalignment never helps
-    if (separable && !counts[c].empty()) fitted.emplace_back(kNames[c]);
+    if (pull[c + 1] == kPull && !counts[c].empty()) fitted.emplace_back(kNames[c]);
   }
   return fitted;
 }

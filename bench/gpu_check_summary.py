@@ -33,12 +33,15 @@ def best_times(db_path: str, cache: str = "cold", clocks: str = "sustained") -> 
     con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         rows = con.execute(
-            "SELECT m, n, k, batch, dtype, trans_a, trans_b, median_us, ci_low_us, ci_high_us "
-            "FROM best_answers WHERE cache_mode = ? AND clock_policy = ?",
+            "SELECT b.m, b.n, b.k, b.batch, b.dtype, b.trans_a, b.trans_b, b.median_us, "
+            "b.ci_low_us, b.ci_high_us, m.sm_clock_mhz FROM best_answers AS b "
+            "JOIN measurements AS m ON m.id = b.measurement_id "
+            "WHERE b.cache_mode = ? AND b.clock_policy = ?",
             (cache, clocks)).fetchall()
     finally:
         con.close()
-    return {tuple(r[:7]): {"median_us": r[7], "ci_low_us": r[8], "ci_high_us": r[9]}
+    return {tuple(r[:7]): {"median_us": r[7], "ci_low_us": r[8], "ci_high_us": r[9],
+                           "sm_clock_mhz": r[10]}
             for r in rows}
 
 
@@ -79,8 +82,15 @@ def against_torch(crest: Dict[Key, Dict], torch_rows: List[Dict]) -> List[Dict]:
             continue
         c = crest[key]["median_us"]
         t = float(row["median_us"])
+        # At equal clock: the two times in SM cycles, where both runs read the clock
+        # (PyTorch CSVs made before torch_compare.py read NVML have no clock column).
+        c_clock = crest[key].get("sm_clock_mhz") or 0
+        t_clock = float(row.get("sm_clock_mhz") or 0)
         out.append({"shape": f'{row["name"]} m={key[0]} n={key[1]} k={key[2]} b={key[3]}',
-                    "crest_us": c, "torch_us": t, "ratio": t / c if c > 0 else None})
+                    "crest_us": c, "torch_us": t, "ratio": t / c if c > 0 else None,
+                    "crest_clock_mhz": c_clock, "torch_clock_mhz": t_clock,
+                    "ratio_at_equal_clock": (t * t_clock) / (c * c_clock)
+                    if c > 0 and c_clock > 0 and t_clock > 0 else None})
     return out
 
 

@@ -9,6 +9,7 @@
 #include "crest/measure/cuda_backend.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "cuda_status.h"
+#include "nvml_monitor.h"
 
 namespace crest::measure {
 namespace {
@@ -36,6 +37,7 @@ absl::StatusOr<std::vector<ProbedDevice>> Probe() {
   int runtime = 0;
   CREST_CUDA(cudaDriverGetVersion(&driver));
   CREST_CUDA(cudaRuntimeGetVersion(&runtime));
+  const std::string driver_version = internal::NvmlDriverVersion();
   std::vector<ProbedDevice> out;
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp p{};
@@ -57,7 +59,9 @@ absl::StatusOr<std::vector<ProbedDevice>> Probe() {
     d.device.memory_clock_mhz = memory_khz / 1000;
     d.device.host = DefaultEnv().HostName();
     if (auto gpu = FindGpu(p.name); gpu.ok()) d.device.gpu_model = std::string((*gpu)->name);
-    d.software.driver = StrCat("CUDA driver API ", driver);
+    // The driver's own version (NVML) names it; the CUDA driver API's number
+    // only says which CUDA it supports, and is the fallback.
+    d.software.driver = driver_version.empty() ? StrCat("CUDA driver API ", driver) : driver_version;
     d.software.cuda_runtime = runtime;
     d.software.cublaslt = static_cast<int64_t>(cublasLtGetVersion());
     size_t free_bytes = 0;

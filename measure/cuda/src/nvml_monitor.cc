@@ -16,6 +16,7 @@ struct Nvml {
   int (*clock)(void*, int, unsigned*) = nullptr;
   int (*power_mw)(void*, unsigned*) = nullptr;
   int (*reasons)(void*, unsigned long long*) = nullptr;  // NOLINT(runtime/int): NVML's type
+  int (*driver_version)(char*, unsigned) = nullptr;
 };
 
 template <typename F>
@@ -36,6 +37,7 @@ Nvml Open() {
   n.power_mw = Symbol<int (*)(void*, unsigned*)>(library, "nvmlDeviceGetPowerUsage");
   using Reasons = int (*)(void*, unsigned long long*);  // NOLINT(runtime/int)
   n.reasons = Symbol<Reasons>(library, "nvmlDeviceGetCurrentClocksEventReasons");
+  n.driver_version = Symbol<int (*)(char*, unsigned)>(library, "nvmlSystemGetDriverVersion");
   if (n.reasons == nullptr) {  // drivers before r535 name it "throttle reasons"
     n.reasons = Symbol<Reasons>(library, "nvmlDeviceGetCurrentClocksThrottleReasons");
   }
@@ -58,6 +60,14 @@ const Nvml& Library() {
 }
 
 }  // namespace
+
+std::string NvmlDriverVersion() {
+  const Nvml& nvml = Library();
+  if (!nvml.ok || nvml.driver_version == nullptr) return "";
+  char version[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
+  if (nvml.driver_version(version, sizeof version) != kNvmlSuccess) return "";
+  return version;
+}
 
 NvmlMonitor::NvmlMonitor(const std::string& uuid) {
   const Nvml& nvml = Library();

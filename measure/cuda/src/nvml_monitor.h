@@ -10,6 +10,11 @@
 
 namespace crest::measure::internal {
 
+// The driver's version as NVML reports it ("580.159.04"); empty when NVML
+// is unavailable or the call fails (the caller then falls back to the CUDA
+// driver API's version number).
+std::string NvmlDriverVersion();
+
 class NvmlMonitor final : public GpuMonitor {
  public:
   // `uuid` as cudaDeviceProp::uuid formats it ("GPU-…"). NVML is opened once

@@ -1,6 +1,9 @@
 // The cuBLASLt engine on a real device. Every test skips, saying why, where
 // there is no CUDA device; CI has none, so these run on GPU machines only
 // (scripts/gpu-check.sh).
+#include <dlfcn.h>
+
+#include <cctype>
 #include <cmath>
 
 #include "crest/measure/cuda_backend.h"
@@ -58,6 +61,14 @@ TEST(CublasLt, ProbeReportsTheDeviceAndSoftware) {
   EXPECT_TRUE(d.device.uuid.starts_with("GPU-")) << d.device.uuid;
   EXPECT_GT(d.software.cublaslt, 0);
   EXPECT_GT(d.software.cuda_runtime, 0);
+  // With NVML (it comes with the driver) the driver is named by its own
+  // version, "580.159.04", not by the CUDA API number it supports.
+  if (dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr ||
+      dlopen("libnvidia-ml.so.1", RTLD_NOW) != nullptr) {
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(d.software.driver.front())) &&
+                d.software.driver.find('.') != std::string::npos)
+        << d.software.driver;
+  }
 }
 
 class EveryDtypeAndLayout : public testing::TestWithParam<std::tuple<DType, const char*>> {};

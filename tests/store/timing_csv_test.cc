@@ -96,7 +96,10 @@ TEST(TimingCsv, ABadValueNamesTheFileLineAndColumn) {
             absl::StatusCode::kNotFound);
 }
 
-TEST(TimingCsv, TheShippedH100Bf16CalibrationIsTheFitOfTheSharedData) {
+// The shipped calibrations are now fitted to Crest's own measurements
+// (tests/bench/test_reference_results.py checks that); the first run's
+// PyTorch timings, imported, must still fit the h=4096 window as well.
+TEST(TimingCsv, TheSharedPyTorchTimingsFitTheH100Bf16Window) {
   std::vector<TimedGemm> rows;
   for (const char* file : {"torch-mlp-h4096.csv", "torch-mlp-h4096-repeat.csv"}) {
     auto batch = ReadTimingCsv(kData + file, kH100);
@@ -116,13 +119,6 @@ TEST(TimingCsv, TheShippedH100Bf16CalibrationIsTheFitOfTheSharedData) {
   const GpuSpec& h100 = **FindGpu("h100");
   auto fit = FitCalibration(rows, {&h100, DType::kBf16, h100.model, {}});
   ASSERT_TRUE(fit.ok()) << fit.status();
-  const auto shipped = ActiveCalibration("H100-SXM", DType::kBf16);
-  ASSERT_NE(shipped, nullptr);
-  EXPECT_NEAR(fit->params.fast_tflops, shipped->params.fast_tflops, 1e-6);
-  EXPECT_NEAR(fit->params.fallback_tflops, shipped->params.fallback_tflops, 1e-6);
-  for (size_t i = 0; i < 3; ++i) {
-    EXPECT_NEAR(fit->params.fallback_input[i], shipped->params.fallback_input[i], 1e-9);
-  }
   // The targets on the h=4096 window (issue 13), from this fit.
   ASSERT_EQ(fit->after.studies.size(), 1u);
   EXPECT_GE(fit->after.studies[0].spearman, 0.9);

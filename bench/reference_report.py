@@ -105,9 +105,22 @@ def versus_torch(results: str, study: str) -> Optional[Dict]:
 
 
 def fwd_keys_repeat(results: str) -> Dict:
+    """The two h=4096 forward sweeps: differences, and whether each GEMM's 95% interval
+    of one run overlaps the other's (within-run intervals against between-run drift)."""
     first = check.best_times(os.path.join(results, "dff-h4096.db"))
     second = check.best_times(os.path.join(results, "dff-h4096-fwd.db"))
-    return check.repeatability({k: v for k, v in first.items() if k in second}, second)
+    shared = {k: v for k, v in first.items() if k in second}
+    out = check.repeatability(shared, second)
+    apart = [k for k, v in shared.items()
+             if v["ci_low_us"] > second[k]["ci_high_us"] or second[k]["ci_low_us"] > v["ci_high_us"]]
+    big = [k for k, v in shared.items()
+           if abs(second[k]["median_us"] - v["median_us"]) > 0.03 * v["median_us"]]
+    out["intervals_apart"] = len(apart)
+    out["over_3pct"] = len(big)
+    if big:
+        out["over_3pct_clock_runs"] = [statistics.median(first[k]["sm_clock_mhz"] for k in big),
+                                       statistics.median(second[k]["sm_clock_mhz"] for k in big)]
+    return out
 
 
 def sweep_speed(results: str, study: str) -> Optional[Dict]:
@@ -203,6 +216,10 @@ def markdown(s: Dict) -> List[str]:
               f'{check.pct(r["worst_diff"])}. Tie group with the best: run 1 '
               f'{s["ties"][0]}, run 2 {s["ties"][1]}; each run\'s best in the other\'s group: '
               f'{s["ties_held"]}.', "",
+              f'{r["intervals_apart"]} of {r["gemms"]} GEMMs have 95% intervals that do not overlap '
+              f'between the runs; {r["over_3pct"]} differ by more than 3%, and those ran at a median '
+              f'SM clock of {r.get("over_3pct_clock_runs", [0, 0])[0]:.0f} MHz in run 1 and '
+              f'{r.get("over_3pct_clock_runs", [0, 0])[1]:.0f} MHz in run 2.', "",
               "## Crest against PyTorch (ratio = PyTorch time / Crest time; > 1: Crest faster)", "",
               "| study | shapes | min | median | max | Crest slower | slower beyond both "
               "intervals | Crest's SM clock (median MHz) | median ratio at equal clock |",

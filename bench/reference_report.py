@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -102,6 +103,44 @@ def versus_torch(results: str, study: str) -> Optional[Dict]:
             "slower": sum(1 for r in ratios if r < 1), "clearly_slower": clearly_slower,
             "most": sorted(pairs, key=lambda p: -p["ratio"])[:3],
             "least": sorted(pairs, key=lambda p: p["ratio"])[:3]}
+
+
+SEARCH_GAIN = """
+SELECT b.median_us AS best_us, b.ci_high_us AS best_high, f.median_us AS first_us,
+       f.ci_low_us AS first_low, b.measurement_id = f.id AS first_is_best,
+       b.m, b.n, b.k, b.batch, b.trans_a, b.trans_b
+FROM best_answers AS b JOIN measurements AS f ON f.id = (
+  SELECT min(id) FROM measurements AS x
+  WHERE x.m = b.m AND x.n = b.n AND x.k = b.k AND x.batch = b.batch AND x.trans_a = b.trans_a
+    AND x.trans_b = b.trans_b AND x.dtype = b.dtype AND x.cache_mode = b.cache_mode
+    AND x.clock_policy = b.clock_policy AND x.software_id = b.software_id)
+WHERE b.cache_mode = 'cold' AND b.clock_policy = 'sustained'
+"""
+
+
+def search_gain(results: str, study: str) -> Optional[Dict]:
+    """Crest's chosen algorithm against cuBLASLt's own first choice (the heuristic's
+    first candidate; the engine stores a GEMM's algorithms in the heuristic's order),
+    both raced in the same interleaved rounds, so in the same clock state."""
+    db = os.path.join(results, f"{study}.db")
+    if not os.path.exists(db):
+        return None
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con.row_factory = sqlite3.Row
+    try:
+        rows = [dict(r) for r in con.execute(SEARCH_GAIN)]
+    finally:
+        con.close()
+    if not rows:
+        return None
+    gains = [r["first_us"] / r["best_us"] for r in rows]
+    top = max(rows, key=lambda r: r["first_us"] / r["best_us"])
+    layout = ("T" if top["trans_a"] else "N") + ("T" if top["trans_b"] else "N")
+    return {"study": study, "gemms": len(rows), "first_is_best": sum(r["first_is_best"] for r in rows),
+            "median": statistics.median(gains), "max": max(gains),
+            "over_2pct": sum(1 for g in gains if g > 1.02),
+            "apart": sum(1 for r in rows if r["first_low"] > r["best_high"]),
+            "max_shape": f'm={top["m"]} n={top["n"]} k={top["k"]} b={top["batch"]} {layout}'}
 
 
 def fwd_keys_repeat(results: str) -> Dict:
@@ -233,7 +272,15 @@ def markdown(s: Dict) -> List[str]:
         (nc, mc), (nb, mb) = v["capped"], v["boost"]
         lines.append(f'| {v["study"]} | {nc} | {"-" if mc is None else f"{mc:.3f}"} | {nb} | '
                      f'{"-" if mb is None else f"{mb:.3f}"} |')
-    lines += ["", "Where Crest gains most, and least:", "", "| study | shape | Crest us | PyTorch us "
+    lines += ["", "## Crest's search against cuBLASLt's first choice, in the same race", "",
+              "Gain = the heuristic's first algorithm's time / Crest's chosen one's, both raced "
+              "in the same rounds (same clock state).", "",
+              "| study | GEMMs | first choice is best | median gain | max gain (shape) | "
+              "gain > 2% | intervals apart |", "|---|---|---|---|---|---|---|"]
+    for g in s["search"]:
+        lines.append(f'| {g["study"]} | {g["gemms"]} | {g["first_is_best"]} | {g["median"]:.4f} | '
+                     f'{g["max"]:.3f} ({g["max_shape"]}) | {g["over_2pct"]} | {g["apart"]} |')
+    lines += ["", "Where Crest gains most, and least, against PyTorch:", "", "| study | shape | Crest us | PyTorch us "
               "| ratio |", "|---|---|---|---|---|"]
     for v in s["torch"]:
         for p in v["most"] + v["least"]:
@@ -280,6 +327,7 @@ def summarize(binary: str, results: str, out: str) -> Dict:
     s["ties_held"] = (first["candidates"][0]["d_ff"] in s["ties"][1] and
                       second["candidates"][0]["d_ff"] in s["ties"][0])
     s["torch"] = [v for v in (versus_torch(results, st) for st in STUDIES) if v]
+    s["search"] = [v for v in (search_gain(results, st) for st in STUDIES) if v]
     s["speed"] = [v for v in (sweep_speed(results, st) for st in STUDIES) if v]
     db = os.path.join(results, "heads-tp.db")
     s["design"] = []

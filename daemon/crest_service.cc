@@ -275,11 +275,23 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::StartSweep(
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Export(
     grpc::CallbackServerContext*, const std::string&, const v1::ExportResultsRequest&) {
   if (auto s = TakeStream("ExportResults"); !s.ok()) return Refuse("ExportResults", s);
+  // A snapshot copies the whole database: one at a time, so that clients
+  // asking together cost one copy each in turn, not all at once.
+  if (exporting_.fetch_add(1) >= kMaxExports) {
+    exporting_.fetch_sub(1);
+    streams_.fetch_sub(1);
+    return Refuse("ExportResults",
+                  absl::ResourceExhaustedError(
+                      "ExportResults: a snapshot is being written for another client (one at a "
+                      "time: each copies the whole database); try again when it ends"));
+  }
   const std::string snapshot = (std::filesystem::path(options_.state_dir) /
                                 StrCat(".export-", getpid(), "-", exports_.fetch_add(1), ".db"))
                                    .string();
-  auto* stream =
-      new ExportStream(pool_, *options_.env, snapshot, [this] { streams_.fetch_sub(1); });
+  auto* stream = new ExportStream(pool_, *options_.env, snapshot, [this] {
+    exporting_.fetch_sub(1);
+    streams_.fetch_sub(1);
+  });
   stream->Begin();
   return stream;
 }
@@ -319,7 +331,7 @@ absl::Status CrestService::NodeInfo(const std::string&, const v1::GetNodeInfoReq
 #endif
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
-  auto stats = (*db)->Stats();
+  auto stats = counts_.Get(**db);
   if (!stats.ok()) return stats.status();
   auto* d = r->mutable_database();
   d->set_path(options_.db_path);

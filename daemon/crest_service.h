@@ -7,6 +7,7 @@
 #include <string>
 
 #include "answer_cache.h"
+#include "result_counts.h"
 #include "auth.h"
 #include "crest/common/env.h"
 #include "crest/v1/crest.grpc.pb.h"
@@ -46,6 +47,8 @@ class CrestService final : public v1::Crest::Service {
 
   // What the cache has served, for metrics and tests.
   const AnswerCache& cache() const { return cache_; }
+  // GetNodeInfo's result counts, kept by results generation.
+  const ResultCounts& counts() const { return counts_; }
 
  private:
   template <typename Request, typename Response>
@@ -110,8 +113,11 @@ class CrestService final : public v1::Crest::Service {
   const Authorizer& auth_;
   Metrics& metrics_;
   AnswerCache cache_;
+  ResultCounts counts_;
   std::atomic<int> streams_{0};
-  std::atomic<int64_t> exports_{0};
+  std::atomic<int64_t> exports_{0};    // snapshots started (names them)
+  std::atomic<int> exporting_{0};      // snapshots being written now
+  static constexpr int kMaxExports = 1;
 };
 
 }  // namespace crest::crestd

@@ -13,6 +13,8 @@ crest=$build/clients/crest/crest
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gunzip -c "$reference" >"$work/reference.db"
+# The file is kept as it was measured (schema 6); this crest may read a newer one.
+"$crest" db check --upgrade --db "$work/reference.db" >/dev/null
 for dtype in bf16 fp16; do
   "$crest" calibrate --db "$work/reference.db" --gpu h100 --dtype "$dtype" --from-defaults \
     --out "$root/tuner/calibrations/h100-sxm-$dtype.json"

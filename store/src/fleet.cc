@@ -256,7 +256,8 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
     report.problems.push_back(StrCat("schema version ", *version, ", expected ", kSchemaVersion));
   }
   for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
-                            "best_measurements", "best_answers", "imported"}) {
+                            "best_measurements", "best_answers", "imported", "generations",
+                            "job_counts"}) {
     auto count = QueryInt(*conn_,
                           StrCat("SELECT count(*) AS value FROM sqlite_master WHERE type = 'table' AND "
                                  "name = '",
@@ -303,6 +304,32 @@ absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu
   return g;
 }
 
+absl::StatusOr<ResultsGeneration> SqliteStore::LatestGeneration() {
+  auto stmt = conn_->Prepare(
+      "SELECT coalesce(max(measurement_id), 0) AS measurement_id, "
+      "coalesce(max(prediction_id), 0) AS prediction_id FROM generations");
+  if (!stmt.ok()) return stmt.status();
+  ResultsGeneration g;
+  auto s = (*stmt)->ForEachRow("reading the latest results generation", [&](const Statement& row) {
+    g.measurement_id = row.Int("measurement_id");
+    g.prediction_id = row.Int("prediction_id");
+  });
+  if (!s.ok()) return s;
+  return g;
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> SqliteStore::JobsByState() {
+  // Kept by triggers on jobs (schema 7): no scan of the jobs.
+  auto stmt = conn_->Prepare("SELECT state AS name, jobs AS value FROM job_counts WHERE jobs > 0");
+  if (!stmt.ok()) return stmt.status();
+  std::map<std::string, int64_t> out;
+  auto s = (*stmt)->ForEachRow("counting jobs", [&](const Statement& row) {
+    out[row.Text("name")] = row.Int("value");
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 absl::StatusOr<DbStats> SqliteStore::Stats() {
   DbStats stats;
   auto version = SchemaVersion(*conn_);
@@ -324,8 +351,10 @@ absl::StatusOr<DbStats> SqliteStore::Stats() {
     if (!value.ok()) return value.status();
     *out = *value;
   }
+  auto jobs = JobsByState();
+  if (!jobs.ok()) return jobs.status();
+  stats.jobs_by_state = *std::move(jobs);
   const std::pair<const char*, std::map<std::string, int64_t>*> groups[] = {
-      {"SELECT state AS name, count(*) AS value FROM jobs GROUP BY state", &stats.jobs_by_state},
       {"SELECT gpu_model AS name, count(*) AS value FROM measurements GROUP BY gpu_model",
        &stats.measurements_by_gpu},
       {"SELECT gpu_model AS name, count(*) AS value FROM predictions GROUP BY gpu_model",

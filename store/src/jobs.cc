@@ -32,19 +32,32 @@ JobRecord ReadJob(const Statement& s) {
 
 absl::StatusOr<JobRecord> SqliteStore::FindJob(const std::string& spec, const std::string& backend,
                                                const std::string& target) {
-  // Unfinished jobs first (resumable), then the newest.
+  // The newest job of the spec in one state: one probe of jobs_by_spec_state
+  // (rows of an equal key lie in id order), however many runs it has had.
   auto stmt = conn_->Prepare(
       StrCat("SELECT ", kJobColumns,
-             " FROM jobs WHERE backend = ?1 AND target = ?2 AND spec = ?3 "
-             "AND host = ?4 ORDER BY state IN ('done','cancelled'), id DESC LIMIT 1"));
+             " FROM jobs WHERE backend = ?1 AND target = ?2 AND spec = ?3 AND state = ?4 "
+             "AND host = ?5 ORDER BY id DESC LIMIT 1"));
   if (!stmt.ok()) return stmt.status();
-  (*stmt)->Bind(1, backend).Bind(2, target).Bind(3, spec).Bind(4, options_.host);
-  auto row = (*stmt)->Step("finding a job");
-  if (!row.ok()) return row.status();
-  if (!*row) return absl::NotFoundError("no such job");
-  JobRecord job = ReadJob(**stmt);
-  (*stmt)->Reset();
-  return job;
+  // Unfinished jobs first (resumable), then finished ones; the newest of each.
+  for (const auto& states : {std::vector<JobState>{JobState::kQueued, JobState::kRunning,
+                                                   JobState::kFailed},
+                             std::vector<JobState>{JobState::kDone, JobState::kCancelled}}) {
+    std::optional<JobRecord> newest;
+    for (JobState state : states) {
+      (*stmt)->Bind(1, backend).Bind(2, target).Bind(3, spec).Bind(4, JobStateName(state));
+      (*stmt)->Bind(5, options_.host);
+      auto row = (*stmt)->Step("finding a job");
+      if (!row.ok()) return row.status();
+      if (*row) {
+        JobRecord job = ReadJob(**stmt);
+        if (!newest || job.id > newest->id) newest = std::move(job);
+      }
+      (*stmt)->Reset();
+    }
+    if (newest) return *std::move(newest);
+  }
+  return absl::NotFoundError("no such job");
 }
 
 absl::StatusOr<JobRecord> SqliteStore::CreateJob(const JobRecord& in) {

@@ -65,6 +65,8 @@ class SqliteStore final : public Store {
   absl::StatusOr<CheckReport> Check() override;
   absl::StatusOr<DbStats> Stats() override;
   absl::StatusOr<ResultsGeneration> Generation(const std::string& gpu_model) override;
+  absl::StatusOr<ResultsGeneration> LatestGeneration() override;
+  absl::StatusOr<std::map<std::string, int64_t>> JobsByState() override;
 
  private:
   // A new globally unique id: 128 random bits in hex.

@@ -32,6 +32,10 @@ def reference_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("ref") / "reference.db"
     with gzip.open(os.path.join(RESULTS, "reference.db.gz")) as src, open(path, "wb") as dst:
         shutil.copyfileobj(src, dst)
+    # Kept as measured (an older schema); upgraded as any user's file would be.
+    up = subprocess.run([os.environ["CREST_BIN"], "db", "check", "--upgrade", "--db", str(path)],
+                        capture_output=True, text=True)
+    assert up.returncode == 0, up.stderr
     return str(path)
 
 

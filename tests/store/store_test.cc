@@ -278,9 +278,11 @@ TEST(StoreWrite, FullDiskFailsCleanlyAndKeepsCommittedRows) {
   EXPECT_TRUE(check->ok);
 }
 
-// Is the same sweep already queued? That lookup reads one job by an index on
-// the spec's text, not every job of the backend and target (schema 6).
-TEST(StoreJobs, FindingAJobBySpecUsesTheIndexOnItsText) {
+// Is the same sweep already queued? That lookup is one probe of an index on
+// the spec's text and state, in id order, with no sort: not every job of the
+// backend and target (before schema 6), nor every run of the spec (before 7;
+// a spec submitted 8,000 times made each lookup sort 8,000 jobs).
+TEST(StoreJobs, FindingAJobBySpecIsOneIndexProbe) {
   TempDir dir;
   ASSERT_NE(OpenOk(dir.File("j.db")), nullptr);
   sqlite3* raw = nullptr;
@@ -290,16 +292,42 @@ TEST(StoreJobs, FindingAJobBySpecUsesTheIndexOnItsText) {
   sqlite3_exec(
       raw,
       "EXPLAIN QUERY PLAN SELECT id FROM jobs WHERE backend = 'model' AND target = 'H100-SXM' "
-      "AND spec = '{}' AND host = 'h' ORDER BY state IN ('done','cancelled'), id DESC LIMIT 1",
+      "AND spec = '{}' AND state = 'done' AND host = 'h' ORDER BY id DESC LIMIT 1",
       [](void* out, int, char** values, char**) {
         *static_cast<std::string*>(out) += std::string(values[3]) + "\n";
         return 0;
       },
       &plan, nullptr);
   sqlite3_close(raw);
-  EXPECT_NE(plan.find("USING INDEX jobs_by_spec_text (backend=? AND target=? AND spec=?)"),
+  EXPECT_NE(plan.find("USING INDEX jobs_by_spec_state (backend=? AND target=? AND spec=? AND "
+                      "state=?)"),
             std::string::npos)
       << plan;
+  EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+}
+
+TEST(StoreJobs, ASpecRunManyTimesFindsItsUnfinishedJobElseItsNewestAndCountsByState) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("j.db"));
+  JobRecord job;
+  job.spec = R"({"dff":[]})";
+  job.backend = "model";
+  job.target = "H100-SXM";
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 50; ++i) {
+    auto created = db->CreateJob(job);
+    ASSERT_TRUE(created.ok());
+    ids.push_back(created->id);
+    ASSERT_TRUE(db->UpdateJob(created->id, i == 7 ? JobState::kFailed : JobState::kDone, 0, 0, "")
+                    .ok());
+  }
+  EXPECT_EQ(db->FindJob(job.spec, "model", "H100-SXM")->id, ids[7]) << "failed: resumable";
+  ASSERT_TRUE(db->UpdateJob(ids[7], JobState::kDone, 0, 0, "").ok());
+  EXPECT_EQ(db->FindJob(job.spec, "model", "H100-SXM")->id, ids.back()) << "all done: the newest";
+  const auto counts = db->JobsByState();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(*counts, (std::map<std::string, int64_t>{{"done", 50}}));
+  EXPECT_EQ(db->FindJob(job.spec, "model", "A100").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(StoreJobs, CreateFindUpdateAndCountProgressWithResults) {
@@ -570,7 +598,11 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
     ALTER TABLE measurements DROP COLUMN clock_note;
     ALTER TABLE measurements DROP COLUMN settled_clock_mhz;
     ALTER TABLE predictions DROP COLUMN expected_error;
-    DROP INDEX jobs_by_spec_text;
+    DROP INDEX jobs_by_spec_state;
+    DROP TRIGGER job_counts_insert;
+    DROP TRIGGER job_counts_update;
+    DROP TRIGGER job_counts_delete;
+    DROP TABLE job_counts;
     DROP TRIGGER measurements_move_generation;
     DROP TRIGGER predictions_move_generation;
     DROP TABLE generations;

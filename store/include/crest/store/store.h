@@ -30,7 +30,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
@@ -201,6 +201,13 @@ class Store {
   // are never updated or deleted): an answer computed from that GPU's
   // results at one generation holds until it moves.
   virtual absl::StatusOr<ResultsGeneration> Generation(const std::string& gpu_model) = 0;
+  // The newest result ids over every GPU model: moves with every measurement
+  // or prediction added, by any connection. Stats' result counts computed at
+  // one latest generation hold until it moves (crestd keeps them so).
+  virtual absl::StatusOr<ResultsGeneration> LatestGeneration() = 0;
+  // Jobs by state ("queued", "done", …): what Stats reports as jobs_by_state,
+  // alone (cheap: an index scan).
+  virtual absl::StatusOr<std::map<std::string, int64_t>> JobsByState() = 0;
 };
 
 }  // namespace crest::store

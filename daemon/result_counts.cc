@@ -1,0 +1,29 @@
+#include "result_counts.h"
+
+namespace crest::crestd {
+
+absl::StatusOr<store::DbStats> ResultCounts::Get(store::Store& db) {
+  auto generation = db.LatestGeneration();
+  if (!generation.ok()) return generation.status();
+  auto jobs = db.JobsByState();
+  if (!jobs.ok()) return jobs.status();
+  std::lock_guard lock(mu_);
+  // One count per generation: callers that arrive while it runs wait for it.
+  if (!generation_ || !(*generation_ == *generation)) {
+    auto stats = db.Stats();
+    if (!stats.ok()) return stats.status();
+    stats_ = *std::move(stats);
+    generation_ = *generation;
+    ++counts_taken_;
+  }
+  store::DbStats out = stats_;
+  out.jobs_by_state = *std::move(jobs);
+  return out;
+}
+
+int64_t ResultCounts::counts_taken() const {
+  std::lock_guard lock(mu_);
+  return counts_taken_;
+}
+
+}  // namespace crest::crestd

@@ -1,0 +1,72 @@
+// GetNodeInfo's database counts: counted once per results generation (a full
+// count scans the database), jobs by state always current.
+#include "result_counts.h"
+
+#include <sqlite3.h>
+
+#include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/predictor.h"
+#include "gtest/gtest.h"
+#include "temp_dir.h"
+
+namespace crest::crestd {
+namespace {
+
+GemmShape Gemm(int64_t k) {
+  GemmShape g;
+  g.m = 8192;
+  g.n = 4096;
+  g.k = k;
+  return g;
+}
+
+void AddPrediction(store::Store& db, int64_t k) {
+  auto p = Predict(Gemm(k), **FindGpu("h100"));
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(db.InsertPrediction(std::nullopt, "H100-SXM", Gemm(k), *p).ok());
+}
+
+// Removes a row behind the store's back: no trigger moves the generation.
+void DeleteOnePrediction(const std::string& path) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "DELETE FROM predictions WHERE id = (SELECT min(id) FROM predictions)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+}
+
+TEST(ResultCounts, CountsOncePerGenerationAndKeepsJobsCurrent) {
+  testing::TempDir dir;
+  const std::string path = dir.File("c.db");
+  store::StoreOptions options;
+  options.host = "node0";
+  auto db = store::Store::Open(path, options);
+  ASSERT_TRUE(db.ok()) << db.status();
+  for (int64_t k = 1000; k < 1010; ++k) AddPrediction(**db, k);
+
+  ResultCounts counts;
+  EXPECT_EQ(counts.Get(**db)->predictions, 10);
+  EXPECT_EQ(counts.Get(**db)->predictions, 10);
+  EXPECT_EQ(counts.counts_taken(), 1) << "no write, no second scan";
+
+  DeleteOnePrediction(path);
+  EXPECT_EQ(counts.Get(**db)->predictions, 10) << "kept: the generation did not move";
+
+  store::JobRecord job;
+  job.spec = "{}";
+  job.backend = "model";
+  job.target = "H100-SXM";
+  ASSERT_TRUE((*db)->CreateJob(job).ok());
+  const auto with_job = counts.Get(**db);
+  ASSERT_TRUE(with_job.ok());
+  EXPECT_EQ(with_job->jobs_by_state.at("queued"), 1) << "jobs are counted on every call";
+  EXPECT_EQ(counts.counts_taken(), 1);
+
+  AddPrediction(**db, 2000);
+  EXPECT_EQ(counts.Get(**db)->predictions, 10) << "9 left + 1 new, counted again";
+  EXPECT_EQ(counts.counts_taken(), 2);
+}
+
+}  // namespace
+}  // namespace crest::crestd

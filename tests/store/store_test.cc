@@ -306,13 +306,19 @@ TEST(StoreJobs, FindingAJobBySpecIsOneIndexProbe) {
   EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
 }
 
-TEST(StoreJobs, ASpecRunManyTimesFindsItsUnfinishedJobElseItsNewestAndCountsByState) {
-  TempDir dir;
-  auto db = OpenOk(dir.File("j.db"));
+// A model-backend job of an empty d_ff spec on the H100.
+JobRecord EmptyDffJob() {
   JobRecord job;
   job.spec = R"({"dff":[]})";
   job.backend = "model";
   job.target = "H100-SXM";
+  return job;
+}
+
+TEST(StoreJobs, ASpecRunManyTimesFindsItsUnfinishedJobElseItsNewestAndCountsByState) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("j.db"));
+  const JobRecord job = EmptyDffJob();
   std::vector<int64_t> ids;
   for (int i = 0; i < 50; ++i) {
     auto created = db->CreateJob(job);
@@ -333,10 +339,7 @@ TEST(StoreJobs, ASpecRunManyTimesFindsItsUnfinishedJobElseItsNewestAndCountsBySt
 TEST(StoreJobs, CreateFindUpdateAndCountProgressWithResults) {
   TempDir dir;
   auto db = OpenOk(dir.File("j.db"));
-  JobRecord job;
-  job.spec = R"({"dff":[]})";
-  job.backend = "model";
-  job.target = "H100-SXM";
+  JobRecord job = EmptyDffJob();
   job.total = 2;
   auto created = db->CreateJob(job);
   ASSERT_TRUE(created.ok());

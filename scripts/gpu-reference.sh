@@ -31,7 +31,7 @@ while [[ $# -gt 0 ]]; do
     --bundle) bundle=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --deadline-s) deadline_s=$2; shift 2 ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-reference: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) steps+=("$1"); shift ;;
   esac
@@ -42,6 +42,10 @@ if [[ -z $bundle || -z $results || ${#steps[@]} -eq 0 ]]; then
 fi
 export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 crest=$bundle/bin/crest
+if [[ ! -x $crest ]]; then
+  echo "gpu-reference: no $crest (make the bundle with scripts/gpu-check.sh --make-bundle DIR)" >&2
+  exit 2
+fi
 mkdir -p "$results" || exit 2
 log=$results/reference.log
 start=$SECONDS

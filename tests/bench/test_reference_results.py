@@ -109,3 +109,13 @@ def test_shipped_calibrations_are_the_fit_of_the_committed_measurements(referenc
         assert fitted["parameters"] == shipped["parameters"], "refit: scripts/fit-shipped-calibrations.sh"
         assert fitted["id"] == shipped["id"]
         assert "measured" in json.dumps(shipped["provenance"])
+
+
+def test_reference_script_refuses_bad_usage_naming_what_is_missing(tmp_path):
+    script = os.path.join(ROOT, "scripts", "gpu-reference.sh")
+    r = subprocess.run([script], capture_output=True, text=True)
+    assert r.returncode == 2 and "needs --bundle, --results" in r.stderr
+    r = subprocess.run([script, "--bundle", str(tmp_path / "none"), "--results",
+                        str(tmp_path / "out"), "tests"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--make-bundle" in r.stderr
+    assert not (tmp_path / "out").exists(), "nothing is written when nothing can run"

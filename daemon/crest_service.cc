@@ -331,7 +331,7 @@ absl::Status CrestService::NodeInfo(const std::string&, const v1::GetNodeInfoReq
 #endif
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
-  auto stats = counts_.Get(**db);
+  auto stats = counts_.Get(**db, options_.env->NowSeconds());
   if (!stats.ok()) return stats.status();
   auto* d = r->mutable_database();
   d->set_path(options_.db_path);

@@ -47,8 +47,6 @@ class CrestService final : public v1::Crest::Service {
 
   // What the cache has served, for metrics and tests.
   const AnswerCache& cache() const { return cache_; }
-  // GetNodeInfo's result counts, kept by results generation.
-  const ResultCounts& counts() const { return counts_; }
 
  private:
   template <typename Request, typename Response>

@@ -2,18 +2,21 @@
 
 namespace crest::crestd {
 
-absl::StatusOr<store::DbStats> ResultCounts::Get(store::Store& db) {
+absl::StatusOr<store::DbStats> ResultCounts::Get(store::Store& db, double now_s) {
   auto generation = db.LatestGeneration();
   if (!generation.ok()) return generation.status();
   auto jobs = db.JobsByState();
   if (!jobs.ok()) return jobs.status();
   std::lock_guard lock(mu_);
-  // One count per generation: callers that arrive while it runs wait for it.
-  if (!generation_ || !(*generation_ == *generation)) {
+  // One count per generation, and not more often than kMinRecountSeconds:
+  // callers that arrive while it runs wait for it.
+  const bool moved = !generation_ || !(*generation_ == *generation);
+  if (moved && (!generation_ || now_s - counted_at_s_ >= kMinRecountSeconds)) {
     auto stats = db.Stats();
     if (!stats.ok()) return stats.status();
     stats_ = *std::move(stats);
     generation_ = *generation;
+    counted_at_s_ = now_s;
     ++counts_taken_;
   }
   store::DbStats out = stats_;

@@ -2,8 +2,11 @@
 // results generation they were counted at (store::Store::LatestGeneration).
 // Counting results scans the whole database (0.45 s on 1.1 M measurements),
 // so without this every GetNodeInfo, from a monitor or a hostile client,
-// would cost a full scan; with it, one scan per write. Jobs by state are
-// counted afresh on every call (an index scan) and are always current.
+// would cost a full scan. With it the counts are taken again only when a
+// write has moved the generation, and at most every kMinRecountSeconds (a
+// sweep writes several results a second): they may lag a running sweep by
+// that much. Jobs by state (kept by triggers, schema 7) are read on every
+// call and are always current.
 #pragma once
 
 #include <mutex>
@@ -16,9 +19,11 @@ namespace crest::crestd {
 
 class ResultCounts {
  public:
-  // `db`'s stats: result counts (and schema version, file size) as of the
-  // last count at the current latest generation, jobs by state as now.
-  absl::StatusOr<store::DbStats> Get(store::Store& db);
+  static constexpr double kMinRecountSeconds = 2.0;
+
+  // `db`'s stats at `now_s` (any steady clock, seconds): result counts (and
+  // schema version, file size) as last counted, jobs by state as now.
+  absl::StatusOr<store::DbStats> Get(store::Store& db, double now_s);
 
   // Full counts taken so far (for tests).
   int64_t counts_taken() const;
@@ -26,6 +31,7 @@ class ResultCounts {
  private:
   mutable std::mutex mu_;
   std::optional<store::ResultsGeneration> generation_;
+  double counted_at_s_ = 0;
   store::DbStats stats_;
   int64_t counts_taken_ = 0;
 };

@@ -1,5 +1,6 @@
-// GetNodeInfo's database counts: counted once per results generation (a full
-// count scans the database), jobs by state always current.
+// GetNodeInfo's database counts: counted once per results generation and at
+// most every kMinRecountSeconds (a full count scans the database), jobs by
+// state always current.
 #include "result_counts.h"
 
 #include <sqlite3.h>
@@ -46,26 +47,35 @@ TEST(ResultCounts, CountsOncePerGenerationAndKeepsJobsCurrent) {
   for (int64_t k = 1000; k < 1010; ++k) AddPrediction(**db, k);
 
   ResultCounts counts;
-  EXPECT_EQ(counts.Get(**db)->predictions, 10);
-  EXPECT_EQ(counts.Get(**db)->predictions, 10);
-  EXPECT_EQ(counts.counts_taken(), 1) << "no write, no second scan";
+  double now = 100;
+  EXPECT_EQ(counts.Get(**db, now)->predictions, 10);
+  now += 60;
+  EXPECT_EQ(counts.Get(**db, now)->predictions, 10);
+  EXPECT_EQ(counts.counts_taken(), 1) << "no write, no second scan, however late";
 
   DeleteOnePrediction(path);
-  EXPECT_EQ(counts.Get(**db)->predictions, 10) << "kept: the generation did not move";
+  EXPECT_EQ(counts.Get(**db, now)->predictions, 10) << "kept: the generation did not move";
 
   store::JobRecord job;
   job.spec = "{}";
   job.backend = "model";
   job.target = "H100-SXM";
   ASSERT_TRUE((*db)->CreateJob(job).ok());
-  const auto with_job = counts.Get(**db);
+  const auto with_job = counts.Get(**db, now);
   ASSERT_TRUE(with_job.ok());
   EXPECT_EQ(with_job->jobs_by_state.at("queued"), 1) << "jobs are counted on every call";
   EXPECT_EQ(counts.counts_taken(), 1);
 
   AddPrediction(**db, 2000);
-  EXPECT_EQ(counts.Get(**db)->predictions, 10) << "9 left + 1 new, counted again";
+  EXPECT_EQ(counts.Get(**db, now)->predictions, 10) << "9 left + 1 new, counted again";
   EXPECT_EQ(counts.counts_taken(), 2);
+
+  // A sweep writing several results a second: counted again at most every
+  // kMinRecountSeconds.
+  AddPrediction(**db, 2001);
+  EXPECT_EQ(counts.Get(**db, now + 0.5)->predictions, 10) << "too soon: kept";
+  EXPECT_EQ(counts.Get(**db, now + ResultCounts::kMinRecountSeconds)->predictions, 11);
+  EXPECT_EQ(counts.counts_taken(), 3);
 }
 
 }  // namespace

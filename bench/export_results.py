@@ -19,6 +19,8 @@ import sqlite3
 import sys
 from typing import List
 
+from gpu_check_summary import read_only
+
 QUERY = """
 SELECT d.name AS device, d.gpu_model, d.uuid, d.sm_count, s.driver, s.cuda_runtime, s.cublaslt,
        b.cache_mode, b.clock_policy, m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k,
@@ -42,9 +44,8 @@ FIELDS = ["source", "device", "gpu_model", "uuid", "sm_count", "driver", "cuda_r
 
 
 def rows(db_path: str) -> List[dict]:
-    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    con.row_factory = sqlite3.Row
-    try:
+    with read_only(db_path) as con:
+        con.row_factory = sqlite3.Row
         out = []
         for r in con.execute(QUERY):
             row = dict(r)
@@ -60,8 +61,6 @@ def rows(db_path: str) -> List[dict]:
                 row[f] = f"{row[f]:.1f}"
             out.append(row)
         return out
-    finally:
-        con.close()
 
 
 def main(argv=None) -> int:

@@ -17,40 +17,45 @@ Usage: gpu_check_summary.py RESULTS_DIR [--clocks sustained|burst]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
 import sqlite3
 import statistics
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 Key = Tuple[int, int, int, int, str, int, int]  # m, n, k, batch, dtype, trans_a, trans_b
 
 
-def best_times(db_path: str, cache: str = "cold", clocks: str = "sustained") -> Dict[Key, Dict]:
-    """Each GEMM's answer in a Crest database (schema 4): median and interval [µs]."""
+@contextlib.contextmanager
+def read_only(db_path: str) -> Iterator[sqlite3.Connection]:
+    """A Crest database opened read-only (never created, never written), closed after."""
     con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
+        yield con
+    finally:
+        con.close()
+
+
+def best_times(db_path: str, cache: str = "cold", clocks: str = "sustained") -> Dict[Key, Dict]:
+    """Each GEMM's answer in a Crest database (schema 4): median and interval [µs]."""
+    with read_only(db_path) as con:
         rows = con.execute(
             "SELECT b.m, b.n, b.k, b.batch, b.dtype, b.trans_a, b.trans_b, b.median_us, "
             "b.ci_low_us, b.ci_high_us, m.sm_clock_mhz FROM best_answers AS b "
             "JOIN measurements AS m ON m.id = b.measurement_id "
             "WHERE b.cache_mode = ? AND b.clock_policy = ?",
             (cache, clocks)).fetchall()
-    finally:
-        con.close()
     return {tuple(r[:7]): {"median_us": r[7], "ci_low_us": r[8], "ci_high_us": r[9],
                            "sm_clock_mhz": r[10]}
             for r in rows}
 
 
 def rows_without_samples(db_path: str) -> int:
-    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
+    with read_only(db_path) as con:
         return con.execute("SELECT count(*) FROM measurements WHERE samples = 0").fetchone()[0]
-    finally:
-        con.close()
 
 
 def repeatability(first: Dict[Key, Dict], second: Dict[Key, Dict]) -> Dict:

@@ -50,16 +50,12 @@ def dff_answer(binary: str, db: str, hidden: int, pass_: str) -> Dict:
                             "--pass", pass_, "--top", "0", "--json"))
 
 
-def tie_group(dff: Dict) -> List[int]:
-    return check.tie_group(dff)
-
-
 def dff_row(name: str, pass_: str, d: Dict) -> Dict:
     best, base = d["candidates"][0], d["baseline"]
     return {"study": name, "pass": pass_, "baseline": base["d_ff"],
             "baseline_us": base["time_us"], "baseline_tflops": base["tflops"],
             "best": best["d_ff"], "best_us": best["time_us"], "best_tflops": best["tflops"],
-            "speedup": base["time_us"] / best["time_us"], "ties": tie_group(d)}
+            "speedup": base["time_us"] / best["time_us"], "ties": check.tie_group(d)}
 
 
 def by_residue(d: Dict, modulus: int = 8) -> Dict[int, float]:
@@ -125,12 +121,9 @@ def search_gain(results: str, study: str) -> Optional[Dict]:
     db = os.path.join(results, f"{study}.db")
     if not os.path.exists(db):
         return None
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    con.row_factory = sqlite3.Row
-    try:
+    with check.read_only(db) as con:
+        con.row_factory = sqlite3.Row
         rows = [dict(r) for r in con.execute(SEARCH_GAIN)]
-    finally:
-        con.close()
     if not rows:
         return None
     gains = [r["first_us"] / r["best_us"] for r in rows]
@@ -323,7 +316,7 @@ def summarize(binary: str, results: str, out: str) -> Dict:
                 s["residues"][name] = by_residue(d)
     s["repeat"] = fwd_keys_repeat(results)
     first, second = answers[("dff-h4096", "fwd")], answers[("dff-h4096-fwd", "fwd")]
-    s["ties"] = [tie_group(first), tie_group(second)]
+    s["ties"] = [check.tie_group(first), check.tie_group(second)]
     s["ties_held"] = (first["candidates"][0]["d_ff"] in s["ties"][1] and
                       second["candidates"][0]["d_ff"] in s["ties"][0])
     s["torch"] = [v for v in (versus_torch(results, st) for st in STUDIES) if v]

@@ -70,16 +70,13 @@ def mlp_shapes(hidden: int, window: int, tokens: int = 8192, ratio: Fraction = F
 
 def db_shapes(db_path: str) -> List[Dict]:
     """Every distinct GEMM measured in a Crest database, in a stable order."""
-    import sqlite3  # noqa: PLC0415
+    from gpu_check_summary import read_only  # noqa: PLC0415 (bench/, beside this file)
 
-    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
+    with read_only(db_path) as con:
         rows = con.execute(
             "SELECT DISTINCT dtype, trans_a, trans_b, m, n, k, batch FROM measurements "
             "WHERE dtype IN ('fp16', 'bf16', 'fp32') ORDER BY dtype, trans_a, trans_b, batch, m, n, k"
         ).fetchall()
-    finally:
-        con.close()
     return [{"name": "gemm", "batch": b, "m": m, "n": n, "k": k, "dtype": dt,
              "layout": ("T" if ta else "N") + ("T" if tb else "N")}
             for dt, ta, tb, m, n, k, b in rows]

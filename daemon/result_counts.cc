@@ -10,8 +10,8 @@ absl::StatusOr<store::DbStats> ResultCounts::Get(store::Store& db, double now_s)
   std::lock_guard lock(mu_);
   // One count per generation, and not more often than kMinRecountSeconds:
   // callers that arrive while it runs wait for it.
-  const bool moved = !generation_ || !(*generation_ == *generation);
-  if (moved && (!generation_ || now_s - counted_at_s_ >= kMinRecountSeconds)) {
+  if (!generation_ ||
+      (!(*generation_ == *generation) && now_s - counted_at_s_ >= kMinRecountSeconds)) {
     auto stats = db.Stats();
     if (!stats.ok()) return stats.status();
     stats_ = *std::move(stats);

@@ -37,6 +37,20 @@ std::vector<TimedGemm> MlpWindow(const GpuSpec& gpu, const ModelParams& truth, d
   return rows;
 }
 
+// The seed bmm case (batch 4, 4096×4096, fp16, NN: A contiguous along K,
+// B along N) for K from `from` to `to` by `step`, timed exactly by `truth`.
+std::vector<TimedGemm> SeedBmm(const GpuSpec& gpu, const ModelParams& truth, int64_t from,
+                               int64_t to, int64_t step) {
+  std::vector<TimedGemm> rows;
+  for (int64_t k = from; k <= to; k += step) {
+    GemmShape g = Gemm(4096, 4096, k, DType::kFp16);
+    g.batch = 4;
+    g.b_transposed = false;
+    rows.push_back({g, PredictWith(g, gpu, truth)->time_us});
+  }
+  return rows;
+}
+
 ModelParams Truth(const GpuSpec& gpu) {
   ModelParams t = gpu.model;
   t.fast_tflops = 700;
@@ -93,13 +107,7 @@ TEST(FitCalibration, KeepsWhatTheRowsCannotSeparate) {
   // aligned inputs: the fallback rate and the 8-byte factor are one number.
   const GpuSpec& h100 = **FindGpu("h100");
   const ModelParams truth = Truth(h100);
-  std::vector<TimedGemm> rows;
-  for (int64_t k = 10820; k <= 11020; k += 4) {
-    GemmShape g = Gemm(4096, 4096, k, DType::kFp16);
-    g.batch = 4;
-    g.b_transposed = false;  // NN: A contiguous along K, B along N
-    rows.push_back({g, PredictWith(g, h100, truth)->time_us});
-  }
+  const std::vector<TimedGemm> rows = SeedBmm(h100, truth, 10820, 11020, 4);
   auto c = FitCalibration(rows, {&h100, DType::kFp16, h100.model, {}});
   ASSERT_TRUE(c.ok()) << c.status();
   const std::vector<std::string>& fitted = c->fitted;
@@ -118,13 +126,7 @@ TEST(FitCalibration, FitsEachMisalignedClassAgainstTheWidestOne) {
   // class is predicted right (one rate for three classes was not).
   const GpuSpec& h100 = **FindGpu("h100");
   const ModelParams truth = Truth(h100);
-  std::vector<TimedGemm> rows;
-  for (int64_t k = 10822; k <= 11022; ++k) {
-    GemmShape g = Gemm(4096, 4096, k, DType::kFp16);
-    g.batch = 4;
-    g.b_transposed = false;
-    rows.push_back({g, PredictWith(g, h100, truth)->time_us});
-  }
+  const std::vector<TimedGemm> rows = SeedBmm(h100, truth, 10822, 11022, 1);
   auto c = FitCalibration(rows, {&h100, DType::kFp16, h100.model, {}});
   ASSERT_TRUE(c.ok()) << c.status();
   const std::vector<std::string>& fitted = c->fitted;

@@ -19,7 +19,8 @@ its own algorithms (docs/measurement.md):
   - each sample is one replay of a CUDA graph of enough launches to run
     >= 1 ms, timed with CUDA events; samples until the median's 95% interval
     (order statistics) is within 1% or 0.25 s of sampling per shape.
-Writes one CSV row per GEMM: the shape, median, interval, samples, TFLOP/s.
+Writes one CSV row per GEMM: the tool (PyTorch and its version) and device, the
+shape, median, interval, samples, TFLOP/s, SM clock and power.
 
 Usage: torch_compare.py {seed-bmm|mlp} --out FILE.csv [--hidden 4096] [--window 128]
        [--k-from 10820 --k-to 11020 --k-step 4] [--quick]
@@ -312,16 +313,19 @@ def main(argv=None) -> int:
         return 2
     timer = Timer(torch, args.settle_s)
     timer.warm_up(shapes[0], args.warmup_s)
-    fields = ["name", "d_ff", "batch", "m", "n", "k", "dtype", "layout", "median_us",
-              "ci_low_us", "ci_high_us", "samples", "launches_per_sample", "copies", "tflops",
-              "sm_clock_mhz", "power_w"]
+    # Every row says what timed it and where: these are PyTorch's times, not Crest's.
+    source = {"tool": f"torch {torch.__version__} (torch.matmul, bench/torch_compare.py)",
+              "device": timer.name}
+    fields = ["tool", "device", "name", "d_ff", "batch", "m", "n", "k", "dtype", "layout",
+              "median_us", "ci_low_us", "ci_high_us", "samples", "launches_per_sample", "copies",
+              "tflops", "sm_clock_mhz", "power_w"]
     # Each row is written as it is measured, so a run stopped by a time limit
     # keeps every GEMM it finished.
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         for i, s in enumerate(shapes):
-            w.writerow(timer.measure(s))
+            w.writerow({**source, **timer.measure(s)})
             f.flush()
             if i % 50 == 0:
                 print(f"torch_compare: {i + 1}/{len(shapes)}", file=sys.stderr, flush=True)

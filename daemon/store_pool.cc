@@ -17,6 +17,7 @@ absl::StatusOr<StorePool::Lease> StorePool::Acquire() {
   }
   store::StoreOptions options;
   options.read_only = true;
+  options.memory_map = false;  // see StoreOptions::memory_map: a sweep writes meanwhile
   auto db = store::Store::Open(path_, options);
   if (!db.ok()) return db.status();
   return Lease(this, *std::move(db));

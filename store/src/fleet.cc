@@ -290,7 +290,38 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   return report;
 }
 
+std::optional<WalIndexMark::Header> SqliteStore::ReadWalMark() {
+  if (!wal_mark_opened_) {
+    wal_mark_opened_ = true;
+    auto stmt = conn_->Prepare("PRAGMA journal_mode");
+    std::string mode;
+    if (stmt.ok() &&
+        (*stmt)->ForEachRow("reading the journal mode", [&](const Statement& row) {
+                 mode = row.Text("journal_mode");
+               }).ok() &&
+        mode == "wal") {
+      if (auto mark = WalIndexMark::Open(conn_->path())) wal_mark_.emplace(std::move(*mark));
+    }
+  }
+  return wal_mark_ ? wal_mark_->Read() : std::nullopt;
+}
+
 absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu_model) {
+  // A request server asks this before every answer: while no commit has
+  // happened since the last read (the WAL-index header is unchanged), the
+  // answer is the one read then, and no transaction is needed.
+  constexpr size_t kMaxKnownGenerations = 256;
+  const std::optional<WalIndexMark::Header> mark = ReadWalMark();
+  if (mark && mark == generation_mark_) {
+    if (auto it = known_generations_.find(gpu_model); it != known_generations_.end()) {
+      return it->second;
+    }
+  } else {
+    known_generations_.clear();
+    generation_mark_ = mark;
+  }
+  // Read after the mark: if a commit lands in between, the mark differs next
+  // time and this is read again.
   auto stmt = conn_->Prepare(
       "SELECT measurement_id, prediction_id FROM generations WHERE gpu_model = ?1");
   if (!stmt.ok()) return stmt.status();
@@ -301,6 +332,9 @@ absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu
                                                     g.prediction_id = row.Int("prediction_id");
                                                   });
   if (!s.ok()) return s;
+  if (generation_mark_ && known_generations_.size() < kMaxKnownGenerations) {
+    known_generations_.emplace(gpu_model, g);
+  }
   return g;
 }
 

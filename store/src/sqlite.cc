@@ -57,16 +57,18 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& 
   return conn;
 }
 
-absl::Status Connection::Configure(bool writable, bool synchronous_full) {
+absl::Status Connection::Configure(const Options& options) {
   // 32 MiB of page cache per connection: a d_ff ranking touches a few
   // hundred pages; inserts into 10^6-row indexes need many more.
   if (auto s = Exec("PRAGMA cache_size=-32768", "sizing the page cache"); !s.ok()) return s;
   // Read through a memory map (up to 4 GiB of the file): a lookup then costs
   // no system call per page.
-  if (auto s = Exec("PRAGMA mmap_size=4294967296", "mapping the file"); !s.ok()) return s;
-  if (!writable) return absl::OkStatus();
+  if (options.memory_map) {
+    if (auto s = Exec("PRAGMA mmap_size=4294967296", "mapping the file"); !s.ok()) return s;
+  }
+  if (options.read_only) return absl::OkStatus();
   if (auto s = Exec("PRAGMA journal_mode=WAL", "switching to WAL mode"); !s.ok()) return s;
-  return Exec(synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
+  return Exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
               "setting durability");
 }
 

@@ -35,6 +35,7 @@ class Connection final {
     bool synchronous_full = true;  // fsync every commit (else NORMAL: safe against
                                    // crashes of the process, not of the machine)
     const char* vfs = nullptr;     // SQLite VFS name; nullptr = the default
+    bool memory_map = true;        // read through mmap (see StoreOptions::memory_map)
   };
 
   // Opens the file. Reads and writes nothing yet ("not a database" shows up
@@ -43,7 +44,7 @@ class Connection final {
                                                           const Options& options);
   // Page cache and memory map; for a writable connection also WAL mode and
   // the durability level, which write to the file's header.
-  absl::Status Configure(bool writable, bool synchronous_full);
+  absl::Status Configure(const Options& options);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -1,12 +1,15 @@
 // Internal to crest::store: the SQLite implementation of Store.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
 #include "crest/store/store.h"
 #include "sqlite.h"
+#include "wal_index.h"
 
 namespace crest::store::internal {
 
@@ -79,10 +82,19 @@ class SqliteStore final : public Store {
   // Adds `count` to a job's done counter (inside a transaction).
   absl::Status CountProgress(std::optional<int64_t> job_id, int64_t count);
   absl::Status WriteAllowed() const;
+  // The WAL-index header now (wal_index.h); nullopt when the database is not
+  // in WAL mode or the header is being written.
+  std::optional<WalIndexMark::Header> ReadWalMark();
 
   std::unique_ptr<Connection> conn_;
   StoreOptions options_;
   std::mt19937_64 random_;
+  // Generation's memo: the generations read while the WAL-index header was
+  // `generation_mark_`, valid until a commit anywhere changes the header.
+  bool wal_mark_opened_ = false;
+  std::optional<WalIndexMark> wal_mark_;
+  std::optional<WalIndexMark::Header> generation_mark_;
+  std::map<std::string, ResultsGeneration, std::less<>> known_generations_;
 };
 
 }  // namespace crest::store::internal

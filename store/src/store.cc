@@ -51,11 +51,12 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   conn_options.busy_timeout_ms = options.busy_timeout_ms;
   conn_options.synchronous_full = options.synchronous_full;
   conn_options.vfs = options.vfs;
+  conn_options.memory_map = options.memory_map;
   auto conn = internal::Connection::Open(path, conn_options);
   if (!conn.ok()) return conn.status();
   auto version = internal::CheckOwnership(**conn);
   if (!version.ok()) return version.status();
-  if (auto s = (*conn)->Configure(!options.read_only, options.synchronous_full); !s.ok()) {
+  if (auto s = (*conn)->Configure(conn_options); !s.ok()) {
     return s;
   }
   if (options.max_pages > 0) {

@@ -6,10 +6,13 @@
 // side by side in one run. Targets (issue 16, 2-core machine): QueryDff
 // >= 10,000 calls/s at 8-64 clients and p99 <= 2 ms, LookupGemm >= 20,000/s.
 //
-// Usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN]
+// Usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN] [ONLY]
 //   STATE_DIR/crest.db must exist (scripts/bench.sh makes it with store_bench).
+//   ONLY runs the rows whose "cache method sweep clients" line contains it,
+//   e.g. "on QueryDff idle 64" (one row, to profile), "QueryDff" (twelve).
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +21,10 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <latch>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,61 +39,145 @@ using Clock = std::chrono::steady_clock;
 struct Result {
   double per_s = 0, p50_us = 0, p99_us = 0;
   int64_t errors = 0;
+  // CPU time per call [us] of crestd (with its sweep lane, in the "writing"
+  // rows) and of this process, the clients: on one machine they share the
+  // cores, so the server's own cost is what says what it could serve alone.
+  double server_cpu_us = 0, client_cpu_us = 0;
 };
 
-template <typename Call>
-Result Load(const std::string& address, int clients, double seconds, Call call) {
-  std::vector<std::vector<double>> us(static_cast<size_t>(clients));
-  std::atomic<int64_t> errors{0};
-  std::vector<std::thread> threads;
-  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
-  for (int c = 0; c < clients; ++c) {
-    threads.emplace_back([&, c] {
-      // One channel per client, as separate processes would have.
-      grpc::ChannelArguments args;
-      args.SetInt("grpc.channel_id", c);  // distinct channels, not a shared subchannel
-      auto stub = crest::v1::Crest::NewStub(
-          grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
-      while (Clock::now() < end) {
-        const auto start = Clock::now();
-        if (!call(*stub)) errors++;
-        us[static_cast<size_t>(c)].push_back(
-            std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+// CPU seconds (user + system) used so far by process `pid`, from /proc.
+double ProcessCpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t after_name = text.rfind(')');  // the name may hold spaces
+  if (after_name == std::string::npos) return 0;
+  std::istringstream fields(text.substr(after_name + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double OwnCpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// One client: its own channel (as a separate process would have) and one
+// call in flight at a time, started again from the previous call's callback
+// until the run ends. Clients are driven by gRPC's callback API, so the
+// load generator needs a few threads instead of one per client: on the
+// 2-core machine a blocking thread per client took two thirds of the CPU
+// (perf, 64 clients), and the figures were the client's, not crestd's.
+template <typename Method>
+class Client {
+ public:
+  Client(const std::string& address, int id, Method method, Clock::time_point end,
+         std::latch& done)
+      : method_(std::move(method)), end_(end), done_(done) {
+    grpc::ChannelArguments args;
+    args.SetInt("grpc.channel_id", id);  // distinct channels, not a shared subchannel
+    stub_ = crest::v1::Crest::NewStub(
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+  }
+  void Start() {
+    context_ = std::make_unique<grpc::ClientContext>();
+    response_.Clear();
+    started_ = Clock::now();
+    method_.Call(*stub_, context_.get(), &response_, [this](grpc::Status status) {
+      const auto now = Clock::now();
+      us_.push_back(std::chrono::duration<double, std::micro>(now - started_).count());
+      if (!status.ok() || !method_.Check(response_)) errors_++;
+      if (now < end_) {
+        Start();
+      } else {
+        done_.count_down();
       }
     });
   }
-  for (auto& t : threads) t.join();
+  const std::vector<double>& us() const { return us_; }
+  int64_t errors() const { return errors_; }
+
+ private:
+  Method method_;
+  const Clock::time_point end_;
+  std::latch& done_;
+  std::unique_ptr<crest::v1::Crest::Stub> stub_;
+  std::unique_ptr<grpc::ClientContext> context_;
+  typename Method::Response response_;
+  Clock::time_point started_;
+  std::vector<double> us_;
+  int64_t errors_ = 0;
+};
+
+template <typename Method>
+Result Load(const std::string& address, pid_t server, int clients, double seconds,
+            const Method& method) {
+  const double server_cpu = ProcessCpuSeconds(server);
+  const double client_cpu = OwnCpuSeconds();
+  std::latch done(clients);
+  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(seconds));
+  std::vector<std::unique_ptr<Client<Method>>> all_clients;
+  for (int c = 0; c < clients; ++c) {
+    all_clients.push_back(std::make_unique<Client<Method>>(address, c, method, end, done));
+  }
+  for (auto& c : all_clients) c->Start();
+  done.wait();
   std::vector<double> all;
-  for (auto& v : us) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end());
   Result r;
+  for (const auto& c : all_clients) {
+    all.insert(all.end(), c->us().begin(), c->us().end());
+    r.errors += c->errors();
+  }
+  std::sort(all.begin(), all.end());
   r.per_s = static_cast<double>(all.size()) / seconds;
   r.p50_us = all.empty() ? 0 : all[all.size() / 2];
   r.p99_us = all.empty() ? 0 : all[all.size() * 99 / 100];
-  r.errors = errors.load();
+  if (!all.empty()) {
+    const double calls = static_cast<double>(all.size());
+    r.server_cpu_us = (ProcessCpuSeconds(server) - server_cpu) / calls * 1e6;
+    r.client_cpu_us = (OwnCpuSeconds() - client_cpu) / calls * 1e6;
+  }
   return r;
 }
 
-bool Lookup(crest::v1::Crest::Stub& stub) {
-  crest::v1::LookupGemmRequest r;
-  r.set_gpu("h100");
-  r.mutable_gemm()->set_m(8192);
-  r.mutable_gemm()->set_n(4096);
-  r.mutable_gemm()->set_k(10922);
-  crest::v1::LookupGemmResponse out;
-  grpc::ClientContext context;
-  return stub.LookupGemm(&context, r, &out).ok() && out.source() == crest::v1::SOURCE_MEASURED;
-}
+struct Lookup {
+  using Response = crest::v1::LookupGemmResponse;
+  Lookup() {
+    request.set_gpu("h100");
+    request.mutable_gemm()->set_m(8192);
+    request.mutable_gemm()->set_n(4096);
+    request.mutable_gemm()->set_k(10922);
+  }
+  template <typename Done>
+  void Call(crest::v1::Crest::Stub& stub, grpc::ClientContext* context, Response* out,
+            Done done) const {
+    stub.async()->LookupGemm(context, &request, out, std::move(done));
+  }
+  bool Check(const Response& out) const { return out.source() == crest::v1::SOURCE_MEASURED; }
+  crest::v1::LookupGemmRequest request;
+};
 
-bool QueryDff(crest::v1::Crest::Stub& stub) {
-  crest::v1::QueryDffRequest r;
-  r.set_hidden(4096);
-  r.set_gpu("h100");
-  r.set_top(10);
-  crest::v1::QueryDffResponse out;
-  grpc::ClientContext context;
-  return stub.QueryDff(&context, r, &out).ok() && out.measured() == 257;
-}
+struct QueryDff {
+  using Response = crest::v1::QueryDffResponse;
+  QueryDff() {
+    request.set_hidden(4096);
+    request.set_gpu("h100");
+    request.set_top(10);
+  }
+  template <typename Done>
+  void Call(crest::v1::Crest::Stub& stub, grpc::ClientContext* context, Response* out,
+            Done done) const {
+    stub.async()->QueryDff(context, &request, out, std::move(done));
+  }
+  bool Check(const Response& out) const { return out.measured() == 257; }
+  crest::v1::QueryDffRequest request;
+};
 
 struct Row {
   std::string method, sweep;
@@ -94,9 +185,29 @@ struct Row {
   Result result;
 };
 
-// One daemon, one cache setting: every method, client count and sweep state.
+// The row's name, "on QueryDff idle 64", as ONLY selects it.
+std::string RowName(bool cached, const std::string& method, bool sweeping, int clients) {
+  return (cached ? "on " : "off ") + method + (sweeping ? " writing " : " idle ") +
+         std::to_string(clients);
+}
+
+constexpr const char* kMethods[] = {"LookupGemm", "QueryDff"};
+constexpr int kClients[] = {1, 8, 64};
+
+bool AnySelected(bool cached, bool sweeping, const std::string& only) {
+  for (const char* method : kMethods) {
+    for (int clients : kClients) {
+      if (RowName(cached, method, sweeping, clients).find(only) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+// One daemon, one cache setting: every method, client count and sweep state
+// whose row name contains `only`.
 bool RunAll(const char* crestd, const std::string& state, double seconds, bool cached,
-            std::vector<Row>& rows) {
+            const std::string& only, std::vector<Row>& rows) {
+  if (!AnySelected(cached, false, only) && !AnySelected(cached, true, only)) return true;
   crest::testing::CrestdProcess daemon;
   std::string why;
   std::vector<std::string> args = {"--log-level", "warn"};
@@ -111,6 +222,7 @@ bool RunAll(const char* crestd, const std::string& state, double seconds, bool c
       crest::v1::Crest::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   int64_t job_id = 0;
   for (bool sweeping : {false, true}) {
+    if (!AnySelected(cached, sweeping, only)) continue;
     if (sweeping) {
       crest::v1::SubmitJobRequest submit;
       submit.mutable_spec()->set_json(
@@ -126,18 +238,24 @@ bool RunAll(const char* crestd, const std::string& state, double seconds, bool c
       job_id = job.job().id();
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
-    for (const char* method : {"LookupGemm", "QueryDff"}) {
-      for (int clients : {1, 8, 64}) {
+    for (const char* method : kMethods) {
+      for (int clients : kClients) {
+        if (RowName(cached, method, sweeping, clients).find(only) == std::string::npos) continue;
         const Result r = std::string(method) == "LookupGemm"
-                             ? Load(address, clients, seconds, Lookup)
-                             : Load(address, clients, seconds, QueryDff);
+                             ? Load(address, daemon.pid(), clients, seconds, Lookup())
+                             : Load(address, daemon.pid(), clients, seconds, QueryDff());
         rows.push_back({method, sweeping ? "writing" : "idle", clients, r});
-        std::printf("%-6s %-10s %-7s %7d %12.0f %10.0f %10.0f %7lld\n", cached ? "on" : "off",
-                    method, sweeping ? "writing" : "idle", clients, r.per_s, r.p50_us, r.p99_us,
+        std::printf("%-6s %-10s %-7s %7d %12.0f %10.0f %10.0f %12.1f %12.1f %7lld\n",
+                    cached ? "on" : "off", method, sweeping ? "writing" : "idle", clients, r.per_s,
+                    r.p50_us, r.p99_us, r.server_cpu_us, r.client_cpu_us,
                     static_cast<long long>(r.errors));
         std::fflush(stdout);
       }
     }
+  }
+  if (job_id == 0) {
+    daemon.Stop(SIGTERM);
+    return true;
   }
   crest::v1::CancelJobRequest cancel;
   cancel.set_id(job_id);
@@ -155,27 +273,36 @@ bool RunAll(const char* crestd, const std::string& state, double seconds, bool c
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN]\n");
+    std::fprintf(stderr,
+                 "usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN] [ONLY]\n"
+                 "  ONLY: run the rows whose \"cache method sweep clients\" contains it,\n"
+                 "        e.g. \"on QueryDff idle 64\"\n");
     return 2;
   }
   const std::string state = argv[2];
   const double seconds = argc > 3 ? std::stod(argv[3]) : 3.0;
+  const std::string only = argc > 4 ? argv[4] : "";
   std::printf("database in %s, %u hardware threads, %.0f s per run\n", state.c_str(),
               std::thread::hardware_concurrency(), seconds);
-  std::printf("%-6s %-10s %-7s %7s %12s %10s %10s %7s\n", "cache", "method", "sweep", "clients",
-              "calls/s", "p50_us", "p99_us", "errors");
+  std::printf("%-6s %-10s %-7s %7s %12s %10s %10s %12s %12s %7s\n", "cache", "method", "sweep",
+              "clients", "calls/s", "p50_us", "p99_us", "crestd_cpu_us", "client_cpu_us",
+              "errors");
   std::vector<Row> off, on;
-  if (!RunAll(argv[1], state, seconds, /*cached=*/false, off)) return 1;
-  if (!RunAll(argv[1], state, seconds, /*cached=*/true, on)) return 1;
-  std::printf("\ncached vs uncached, side by side:\n%-10s %-7s %7s %12s %12s %7s %10s %10s\n",
-              "method", "sweep", "clients", "off calls/s", "on calls/s", "ratio", "off p99",
-              "on p99");
+  if (!RunAll(argv[1], state, seconds, /*cached=*/false, only, off)) return 1;
+  if (!RunAll(argv[1], state, seconds, /*cached=*/true, only, on)) return 1;
+  if (off.size() != on.size()) return 0;  // ONLY chose rows of one side: no pairs
+  std::printf(
+      "\ncached vs uncached, side by side (crestd cpu: its CPU time per call, us):\n"
+      "%-10s %-7s %7s %12s %12s %7s %10s %10s %10s %10s\n",
+      "method", "sweep", "clients", "off calls/s", "on calls/s", "ratio", "off p99", "on p99",
+      "off cpu", "on cpu");
   for (size_t i = 0; i < off.size() && i < on.size(); ++i) {
     const Result& a = off[i].result;
     const Result& b = on[i].result;
-    std::printf("%-10s %-7s %7d %12.0f %12.0f %6.1fx %10.0f %10.0f\n", off[i].method.c_str(),
-                off[i].sweep.c_str(), off[i].clients, a.per_s, b.per_s,
-                a.per_s > 0 ? b.per_s / a.per_s : 0, a.p99_us, b.p99_us);
+    std::printf("%-10s %-7s %7d %12.0f %12.0f %6.1fx %10.0f %10.0f %10.1f %10.1f\n",
+                off[i].method.c_str(), off[i].sweep.c_str(), off[i].clients, a.per_s, b.per_s,
+                a.per_s > 0 ? b.per_s / a.per_s : 0, a.p99_us, b.p99_us, a.server_cpu_us,
+                b.server_cpu_us);
   }
   return 0;
 }

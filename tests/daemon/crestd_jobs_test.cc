@@ -426,6 +426,63 @@ TEST_F(CrestdJobs, ExportResultsStreamsAConsistentSnapshotThatOpensAsADatabase) 
   }
 }
 
+// Each snapshot copies the whole database, so crestd writes one at a time:
+// a second client asking meanwhile is told to retry, and served after.
+TEST_F(CrestdJobs, ExportResultsServesOneSnapshotAtATimeAndTellsTheNextClientToRetry) {
+  StartDaemon();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("crest.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE padding(b); INSERT INTO padding VALUES (zeroblob(3145728))",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << "a database of several 1 MiB chunks, so the first export stays open";
+  sqlite3_close(db);
+  const auto read_all = [](grpc::ClientReader<v1::ExportChunk>& reader) {
+    v1::ExportChunk chunk;
+    int64_t bytes = 0;
+    while (reader.Read(&chunk)) bytes += static_cast<int64_t>(chunk.data().size());
+    return bytes;
+  };
+  // The first client takes the stream slowly: a small receive window and no
+  // window growth, so crestd cannot hand it all to the transport at once.
+  grpc::ChannelArguments slow;
+  slow.SetInt("grpc.http2.lookahead_bytes", 65536);
+  slow.SetInt("grpc.http2.bdp_probe", 0);
+  auto slow_stub = v1::Crest::NewStub(
+      grpc::CreateCustomChannel(daemon_.address(), grpc::InsecureChannelCredentials(), slow));
+  grpc::ClientContext first_context;
+  auto first = slow_stub->ExportResults(&first_context, v1::ExportResultsRequest());
+  v1::ExportChunk chunk;
+  ASSERT_TRUE(first->Read(&chunk));
+  ASSERT_LT(static_cast<int64_t>(chunk.data().size()), chunk.total_bytes());
+
+  grpc::ClientContext second_context;
+  auto second = stub_->ExportResults(&second_context, v1::ExportResultsRequest());
+  EXPECT_EQ(read_all(*second), 0);
+  const grpc::Status refused = second->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("another client"), std::string::npos)
+      << refused.error_message();
+
+  EXPECT_EQ(static_cast<int64_t>(chunk.data().size()) + read_all(*first), chunk.total_bytes());
+  EXPECT_TRUE(first->Finish().ok());
+  // The first client has its status a moment before crestd has let go of
+  // the snapshot, so the next one retries as it was told to.
+  int64_t third_bytes = 0;
+  grpc::Status third_status;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    grpc::ClientContext third_context;
+    auto third = stub_->ExportResults(&third_context, v1::ExportResultsRequest());
+    third_bytes = read_all(*third);
+    third_status = third->Finish();
+    if (third_status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(third_status.ok()) << third_status.error_message();
+  EXPECT_GT(third_bytes, 3 << 20) << "served once the first export ended";
+}
+
 TEST_F(CrestdJobs, PrometheusMetricsCountJobsResultsAndQueryLatency) {
   StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport")});
   Submit(DffSpec(16));

@@ -24,9 +24,11 @@
 #include <iterator>
 #include <latch>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "crest/v1/crest.grpc.pb.h"
@@ -43,6 +45,7 @@ struct Result {
   // rows) and of this process, the clients: on one machine they share the
   // cores, so the server's own cost is what says what it could serve alone.
   double server_cpu_us = 0, client_cpu_us = 0;
+  double writes_per_s = 0;  // results the sweep wrote meanwhile ("writing" rows)
 };
 
 // CPU seconds (user + system) used so far by process `pid`, from /proc.
@@ -203,6 +206,95 @@ bool AnySelected(bool cached, bool sweeping, const std::string& only) {
   return false;
 }
 
+// The "writing" rows' sweep: model predictions for another GPU (a100), as
+// fast as crestd writes them. A thread watches the job every 50 ms and
+// submits the next when one ends, so the writing rows run while results are
+// written; each row says how many were written during it (the jobs' progress).
+class Sweep {
+ public:
+  explicit Sweep(crest::v1::Crest::Stub& control) : control_(control) {}
+  ~Sweep() { Stop(); }
+
+  // Starts the first job and the watcher. False (reason on stderr) when the
+  // job cannot be submitted.
+  bool Start() {
+    if (watcher_.joinable()) return true;
+    if (!Submit()) return false;
+    watcher_ = std::thread([this] {
+      while (!stop_.load()) {
+        if (!Update() && !Submit()) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // under way
+    return true;
+  }
+  // Results written since the last call.
+  int64_t TakeWritten() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(written_, 0);
+  }
+  // Stops the watcher and cancels the running job; returns the results
+  // written in all, and how many jobs wrote them.
+  std::pair<int64_t, int> Stop() {
+    if (!watcher_.joinable()) return {total_, jobs_};
+    stop_ = true;
+    watcher_.join();
+    Update();
+    crest::v1::CancelJobRequest cancel;
+    cancel.set_id(id_);
+    crest::v1::Job job;
+    grpc::ClientContext context;
+    (void)control_.CancelJob(&context, cancel, &job);  // ended already: nothing to stop
+    return {total_, jobs_};
+  }
+
+ private:
+  bool Submit() {
+    crest::v1::SubmitJobRequest submit;
+    // A new hidden size each time: never the same spec as an ended job.
+    submit.mutable_spec()->set_json(R"({"version": 1, "gpu": "a100", "dff": [{"hidden": )" +
+                                    std::to_string(16384 + 64 * jobs_) +
+                                    R"(, "window": 8192, "pass": "train"}]})");
+    submit.set_force(true);  // written again even where earlier runs wrote it
+    crest::v1::SubmitJobResponse job;
+    grpc::ClientContext context;
+    const grpc::Status s = control_.SubmitJob(&context, submit, &job);
+    if (!s.ok()) {
+      std::fprintf(stderr, "submit: %s\n", s.error_message().c_str());
+      return false;
+    }
+    id_ = job.job().id();
+    done_ = 0;
+    jobs_++;
+    return true;
+  }
+  // Reads the job's progress; true while it is queued or running.
+  bool Update() {
+    crest::v1::GetJobRequest request;
+    request.set_id(id_);
+    crest::v1::Job job;
+    grpc::ClientContext context;
+    if (!control_.GetJob(&context, request, &job).ok()) return false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      written_ += job.done() - done_;
+    }
+    total_ += job.done() - done_;
+    done_ = job.done();
+    return job.state() == crest::v1::JOB_STATE_QUEUED ||
+           job.state() == crest::v1::JOB_STATE_RUNNING;
+  }
+
+  crest::v1::Crest::Stub& control_;
+  std::thread watcher_;
+  std::atomic<bool> stop_{false};
+  int64_t id_ = 0, done_ = 0, total_ = 0;  // the watcher's, once it runs
+  int jobs_ = 0;
+  std::mutex mutex_;
+  int64_t written_ = 0;  // GUARDED_BY(mutex_)
+};
+
 // One daemon, one cache setting: every method, client count and sweep state
 // whose row name contains `only`.
 bool RunAll(const char* crestd, const std::string& state, double seconds, bool cached,
@@ -220,50 +312,31 @@ bool RunAll(const char* crestd, const std::string& state, double seconds, bool c
   const std::string address = daemon.address();
   auto control =
       crest::v1::Crest::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
-  int64_t job_id = 0;
+  Sweep sweep(*control);
   for (bool sweeping : {false, true}) {
     if (!AnySelected(cached, sweeping, only)) continue;
-    if (sweeping) {
-      crest::v1::SubmitJobRequest submit;
-      submit.mutable_spec()->set_json(
-          R"({"version": 1, "gpu": "a100", "dff": [{"hidden": 16384, "window": 8192, "pass": "train"}]})");
-      submit.set_force(true);
-      crest::v1::SubmitJobResponse job;
-      grpc::ClientContext context;
-      const grpc::Status s = control->SubmitJob(&context, submit, &job);
-      if (!s.ok()) {
-        std::fprintf(stderr, "submit: %s\n", s.error_message().c_str());
-        return false;
-      }
-      job_id = job.job().id();
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
     for (const char* method : kMethods) {
       for (int clients : kClients) {
         if (RowName(cached, method, sweeping, clients).find(only) == std::string::npos) continue;
-        const Result r = std::string(method) == "LookupGemm"
-                             ? Load(address, daemon.pid(), clients, seconds, Lookup())
-                             : Load(address, daemon.pid(), clients, seconds, QueryDff());
+        if (sweeping && !sweep.Start()) return false;
+        sweep.TakeWritten();
+        Result r = std::string(method) == "LookupGemm"
+                       ? Load(address, daemon.pid(), clients, seconds, Lookup())
+                       : Load(address, daemon.pid(), clients, seconds, QueryDff());
+        r.writes_per_s = static_cast<double>(sweep.TakeWritten()) / seconds;
         rows.push_back({method, sweeping ? "writing" : "idle", clients, r});
-        std::printf("%-6s %-10s %-7s %7d %12.0f %10.0f %10.0f %12.1f %12.1f %7lld\n",
+        std::printf("%-6s %-10s %-7s %7d %12.0f %10.0f %10.0f %12.1f %12.1f %10.0f %7lld\n",
                     cached ? "on" : "off", method, sweeping ? "writing" : "idle", clients, r.per_s,
-                    r.p50_us, r.p99_us, r.server_cpu_us, r.client_cpu_us,
+                    r.p50_us, r.p99_us, r.server_cpu_us, r.client_cpu_us, r.writes_per_s,
                     static_cast<long long>(r.errors));
         std::fflush(stdout);
       }
     }
   }
-  if (job_id == 0) {
-    daemon.Stop(SIGTERM);
-    return true;
-  }
-  crest::v1::CancelJobRequest cancel;
-  cancel.set_id(job_id);
-  crest::v1::Job job;
-  grpc::ClientContext context;
-  if (control->CancelJob(&context, cancel, &job).ok()) {
-    std::printf("the sweep wrote %lld of %lld predictions while the clients queried\n",
-                static_cast<long long>(job.done()), static_cast<long long>(job.total()));
+  const auto [written, jobs] = sweep.Stop();
+  if (jobs > 0) {
+    std::printf("the sweep wrote %lld predictions (in %d jobs) while the clients queried\n",
+                static_cast<long long>(written), jobs);
   }
   daemon.Stop(SIGTERM);
   return true;
@@ -284,9 +357,9 @@ int main(int argc, char** argv) {
   const std::string only = argc > 4 ? argv[4] : "";
   std::printf("database in %s, %u hardware threads, %.0f s per run\n", state.c_str(),
               std::thread::hardware_concurrency(), seconds);
-  std::printf("%-6s %-10s %-7s %7s %12s %10s %10s %12s %12s %7s\n", "cache", "method", "sweep",
-              "clients", "calls/s", "p50_us", "p99_us", "crestd_cpu_us", "client_cpu_us",
-              "errors");
+  std::printf("%-6s %-10s %-7s %7s %12s %10s %10s %12s %12s %10s %7s\n", "cache", "method",
+              "sweep", "clients", "calls/s", "p50_us", "p99_us", "crestd_cpu_us",
+              "client_cpu_us", "writes/s", "errors");
   std::vector<Row> off, on;
   if (!RunAll(argv[1], state, seconds, /*cached=*/false, only, off)) return 1;
   if (!RunAll(argv[1], state, seconds, /*cached=*/true, only, on)) return 1;

@@ -10,6 +10,10 @@
 // copies agree. Reading those 96 bytes with one pread costs no lock and no
 // transaction, so a reader can skip a query whose answer only a commit can
 // change.
+//
+// Use it from an open connection to the same database (SqliteStore does):
+// in WAL mode that connection keeps its shared locks, so SQLite can neither
+// delete the "-shm" file nor start it afresh while the mark is in use.
 #pragma once
 
 #include <array>

@@ -1,4 +1,5 @@
 // Fleet files: export a snapshot, merge snapshots, check and describe a file.
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -300,7 +301,12 @@ std::optional<WalIndexMark::Header> SqliteStore::ReadWalMark() {
                  mode = row.Text("journal_mode");
                }).ok() &&
         mode == "wal") {
-      if (auto mark = WalIndexMark::Open(conn_->path())) wal_mark_.emplace(std::move(*mark));
+      // The file SQLite opened (a URI or relative path resolved), whose
+      // WAL index sits next to it.
+      const char* file = sqlite3_db_filename(conn_->raw(), "main");
+      if (file != nullptr && *file != '\0') {
+        if (auto mark = WalIndexMark::Open(file)) wal_mark_.emplace(std::move(*mark));
+      }
     }
   }
   return wal_mark_ ? wal_mark_->Read() : std::nullopt;

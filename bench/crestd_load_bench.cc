@@ -3,8 +3,11 @@
 // database of >= 1,000,000 measurement rows, without and then with a sweep
 // writing into the same database (predictions for another GPU, as fast as
 // the model goes), each with the answer cache off (--answer-cache 0) and on,
-// side by side in one run. Targets (issue 16, 2-core machine): QueryDff
-// >= 10,000 calls/s at 8-64 clients and p99 <= 2 ms, LookupGemm >= 20,000/s.
+// side by side in one run. Each row also gives crestd's and the clients'
+// CPU time per call (they share the machine's cores) and the results the
+// sweep wrote per second meanwhile. Targets (issue 16, 2-core machine):
+// QueryDff >= 10,000 calls/s at 8-64 clients and p99 <= 2 ms, LookupGemm
+// >= 20,000/s. Figures and what they mean: docs/crestd.md, "Load".
 //
 // Usage: crestd_load_bench CRESTD_BIN STATE_DIR [SECONDS_PER_RUN] [ONLY]
 //   STATE_DIR/crest.db must exist (scripts/bench.sh makes it with store_bench).

@@ -580,6 +580,35 @@ TEST_F(CrestdJobs, CachedAnswersAreServedUntilASweepWritesThenComputedAnew) {
       << text;
 }
 
+// Another process writing into crestd's database (here the CLI's own sweep)
+// moves the GPU's generation too: crestd's next answer is computed anew, not
+// served from memory, though crestd wrote nothing itself.
+TEST_F(CrestdJobs, AWriteByAnotherProcessMakesTheNextAnswerNew) {
+  StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport")});
+  v1::QueryDffRequest q;
+  q.set_hidden(4096);
+  q.set_gpu("h100");
+  q.set_window(8);
+  v1::QueryDffResponse r;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &r).ok());
+  const auto sweep = testing::RunCommand(std::string(CREST_BIN) + " sweep --db " +
+                                         dir_.File("crest.db") +
+                                         " --gpu h100 --hidden 4096 --window 8 --tokens 4096");
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.out << sweep.err;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &r).ok());
+  std::ifstream in(dir_.File("mport"));
+  int port = 0;
+  ASSERT_TRUE(in >> port);
+  const std::string text = HttpGet(port, "/metrics");
+  EXPECT_NE(text.find("crest_answer_cache_total{method=\"QueryDff\",outcome=\"miss\"} 2"),
+            std::string::npos)
+      << "one miss before the other process's write, one after\n"
+      << text;
+  EXPECT_NE(text.find("crest_answer_cache_total{method=\"QueryDff\",outcome=\"hit\"} 4"),
+            std::string::npos)
+      << text;
+}
+
 // A full disk during a daemon's sweep (a cap on the database file stands in
 // for the disk): the job pauses, saying why, and is not failed; the database
 // stays intact; when space returns the job resumes and ends with every GEMM

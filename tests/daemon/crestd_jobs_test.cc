@@ -48,6 +48,16 @@ class CrestdJobs : public ::testing::Test {
     ASSERT_TRUE(daemon_.Start(dir_.path(), args, &why)) << why;
     stub_ = daemon_.Stub();
   }
+  // A Server in this process that serves Prometheus metrics (MetricsPort).
+  void StartDaemonWithMetrics() {
+    StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport")});
+  }
+  int MetricsPort() {
+    std::ifstream in(dir_.File("mport"));
+    int port = 0;
+    EXPECT_TRUE(in >> port) << "no metrics port file";
+    return port;
+  }
   // A crestd_testing process, for signals, restarts and its log.
   void StartProcess(std::vector<std::string> args = {}) {
     std::string why;
@@ -484,7 +494,7 @@ TEST_F(CrestdJobs, ExportResultsServesOneSnapshotAtATimeAndTellsTheNextClientToR
 }
 
 TEST_F(CrestdJobs, PrometheusMetricsCountJobsResultsAndQueryLatency) {
-  StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport")});
+  StartDaemonWithMetrics();
   Submit(DffSpec(16));
   WaitFor(1, Ended);
   v1::QueryDffRequest q;
@@ -492,9 +502,7 @@ TEST_F(CrestdJobs, PrometheusMetricsCountJobsResultsAndQueryLatency) {
   q.set_gpu("h100");
   v1::QueryDffResponse r;
   ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &r).ok());
-  std::ifstream in(dir_.File("mport"));
-  int port = 0;
-  ASSERT_TRUE(in >> port);
+  const int port = MetricsPort();
   const std::string text = HttpGet(port, "/metrics");
   EXPECT_NE(text.find("HTTP/1.0 200"), std::string::npos) << text;
   EXPECT_NE(text.find("crest_results_written_total{source=\"predicted\"} 66"), std::string::npos)
@@ -549,7 +557,7 @@ TEST_F(CrestdJobs, QueriesWhileASweepWritesAllAnswerWithoutBusyErrors) {
 // Answers are cached by results generation: a repeated query is served from
 // memory, and a write (here a sweep's predictions) makes the next answer new.
 TEST_F(CrestdJobs, CachedAnswersAreServedUntilASweepWritesThenComputedAnew) {
-  StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport")});
+  StartDaemonWithMetrics();
   v1::QueryDffRequest q;
   q.set_hidden(4096);
   q.set_gpu("h100");
@@ -568,9 +576,7 @@ TEST_F(CrestdJobs, CachedAnswersAreServedUntilASweepWritesThenComputedAnew) {
   EXPECT_GT(after.rows_size(), 0);
   // That the write made the answer new shows in the metrics: two misses.
 
-  std::ifstream in(dir_.File("mport"));
-  int port = 0;
-  ASSERT_TRUE(in >> port);
+  const int port = MetricsPort();
   const std::string text = HttpGet(port, "/metrics");
   EXPECT_NE(text.find("crest_answer_cache_total{method=\"QueryDff\",outcome=\"hit\"} 1"),
             std::string::npos)
@@ -584,7 +590,7 @@ TEST_F(CrestdJobs, CachedAnswersAreServedUntilASweepWritesThenComputedAnew) {
 // moves the GPU's generation too: crestd's next answer is computed anew, not
 // served from memory, though crestd wrote nothing itself.
 TEST_F(CrestdJobs, AWriteByAnotherProcessMakesTheNextAnswerNew) {
-  StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport")});
+  StartDaemonWithMetrics();
   v1::QueryDffRequest q;
   q.set_hidden(4096);
   q.set_gpu("h100");
@@ -596,9 +602,7 @@ TEST_F(CrestdJobs, AWriteByAnotherProcessMakesTheNextAnswerNew) {
                                          " --gpu h100 --hidden 4096 --window 8 --tokens 4096");
   ASSERT_EQ(sweep.exit_code, 0) << sweep.out << sweep.err;
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &r).ok());
-  std::ifstream in(dir_.File("mport"));
-  int port = 0;
-  ASSERT_TRUE(in >> port);
+  const int port = MetricsPort();
   const std::string text = HttpGet(port, "/metrics");
   EXPECT_NE(text.find("crest_answer_cache_total{method=\"QueryDff\",outcome=\"miss\"} 2"),
             std::string::npos)

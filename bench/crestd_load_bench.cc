@@ -221,7 +221,7 @@ class Sweep {
   // Starts the first job and the watcher. False (reason on stderr) when the
   // job cannot be submitted.
   bool Start() {
-    if (watcher_.joinable()) return true;
+    if (Running()) return true;
     if (!Submit()) return false;
     watcher_ = std::thread([this] {
       while (!stop_.load()) {
@@ -232,6 +232,7 @@ class Sweep {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // under way
     return true;
   }
+  bool Running() const { return watcher_.joinable(); }
   // Results written since the last call.
   int64_t TakeWritten() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -321,7 +322,14 @@ bool RunAll(const char* crestd, const std::string& state, double seconds, bool c
     for (const char* method : kMethods) {
       for (int clients : kClients) {
         if (RowName(cached, method, sweeping, clients).find(only) == std::string::npos) continue;
-        if (sweeping && !sweep.Start()) return false;
+        if (sweeping && !sweep.Running()) {
+          if (!sweep.Start()) return false;
+          // The sweep with no clients: what the rows' writes/s compare with.
+          sweep.TakeWritten();
+          std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+          std::printf("%-6s the sweep alone writes %.0f results/s\n", cached ? "on" : "off",
+                      static_cast<double>(sweep.TakeWritten()) / seconds);
+        }
         sweep.TakeWritten();
         Result r = std::string(method) == "LookupGemm"
                        ? Load(address, daemon.pid(), clients, seconds, Lookup())

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <latch>
@@ -364,8 +365,35 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string state = argv[2];
-  const double seconds = argc > 3 ? std::stod(argv[3]) : 3.0;
+  if (access((state + "/crest.db").c_str(), R_OK) != 0) {
+    std::fprintf(stderr,
+                 "STATE_DIR: %s/crest.db does not exist; make it with store_bench --keep DIR "
+                 "and rename DIR/bench.db to crest.db (scripts/bench.sh does)\n",
+                 state.c_str());
+    return 2;
+  }
+  double seconds = 3.0;
+  if (argc > 3) {
+    char* end = nullptr;
+    seconds = std::strtod(argv[3], &end);
+    if (end == argv[3] || *end != '\0' || !(seconds > 0 && seconds <= 3600)) {
+      std::fprintf(stderr, "SECONDS_PER_RUN: \"%s\" is not a number of seconds in (0, 3600]\n",
+                   argv[3]);
+      return 2;
+    }
+  }
   const std::string only = argc > 4 ? argv[4] : "";
+  bool any = false;
+  for (bool cached : {false, true}) {
+    for (bool sweeping : {false, true}) any = any || AnySelected(cached, sweeping, only);
+  }
+  if (!any) {
+    std::fprintf(stderr,
+                 "ONLY: \"%s\" names no row; rows are \"on|off LookupGemm|QueryDff "
+                 "idle|writing 1|8|64\", e.g. \"on QueryDff idle 64\"\n",
+                 only.c_str());
+    return 2;
+  }
   std::printf("database in %s, %u hardware threads, %.0f s per run\n", state.c_str(),
               std::thread::hardware_concurrency(), seconds);
   std::printf("%-6s %-10s %-7s %7s %12s %10s %10s %12s %12s %10s %7s\n", "cache", "method",

@@ -11,33 +11,20 @@
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "readonly_vfs.h"
+#include "store_testing.h"
 #include "temp_dir.h"
 
 namespace crest::store {
 namespace {
 
+using crest::store_tests::Gemm;
+using crest::store_tests::OpenOk;
 using crest::testing::ReadBytes;
 using crest::testing::TempDir;
 using crest::testing::WriteBytes;
 
 // Cold L2 and sustained clocks: the engine's default and what lookups read.
 constexpr MeasureMode kDefaultMode{};
-
-GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
-  GemmShape g;
-  g.name = "test.fwd";
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  return g;
-}
-
-std::unique_ptr<Store> OpenOk(const std::string& path, StoreOptions options = {}) {
-  options.host = options.host.empty() ? "node0" : options.host;
-  auto db = Store::Open(path, options);
-  EXPECT_TRUE(db.ok()) << db.status();
-  return db.ok() ? *std::move(db) : nullptr;
-}
 
 void SetUserVersion(const std::string& path, int version) {
   sqlite3* raw = nullptr;

@@ -10,31 +10,18 @@
 #include "crest/tuner/predictor.h"
 #include "gtest/gtest.h"
 #include "sqlite.h"
+#include "store_testing.h"
 #include "temp_dir.h"
 
 namespace crest::store::internal {
 namespace {
 
+using crest::store_tests::Gemm;
+using crest::store_tests::OpenOk;
 using crest::testing::TempDir;
 
-GemmShape Gemm(int64_t k) {
-  GemmShape g;
-  g.name = "test.fwd";
-  g.m = 4096;
-  g.n = 4096;
-  g.k = k;
-  return g;
-}
-
-std::unique_ptr<Store> OpenOk(const std::string& path, StoreOptions options = {}) {
-  options.host = "node0";
-  auto db = Store::Open(path, options);
-  EXPECT_TRUE(db.ok()) << db.status();
-  return db.ok() ? *std::move(db) : nullptr;
-}
-
 void AddPrediction(Store& db, int64_t k) {
-  const GemmShape g = Gemm(k);
+  const GemmShape g = Gemm(4096, 4096, k);
   auto p = Predict(g, **FindGpu("h100"));
   ASSERT_TRUE(p.ok());
   ASSERT_TRUE(db.InsertPrediction(std::nullopt, "H100-SXM", g, *p).ok());
@@ -98,7 +85,7 @@ TEST(StoreGeneration, AReaderThatSkipsItsQuerySeesEveryCommitAtOnce) {
     EXPECT_EQ(now, writer->Generation("H100-SXM")->prediction_id);
     last = now;
     // Another GPU's write moves the mark, not this GPU's generation.
-    const GemmShape g = Gemm(8192);
+    const GemmShape g = Gemm(4096, 4096, 8192);
     ASSERT_TRUE(other_gpu_writer
                     ->InsertPrediction(std::nullopt, "A100-SXM-80GB", g,
                                        *Predict(g, **FindGpu("a100")))

@@ -2,9 +2,11 @@
 // checked on data made from known parameters.
 #include "crest/tuner/calibration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <string_view>
 
 #include "crest/tuner/calibration_fit.h"
 #include "crest/tuner/predictor.h"
@@ -37,18 +39,9 @@ std::vector<TimedGemm> MlpWindow(const GpuSpec& gpu, const ModelParams& truth, d
   return rows;
 }
 
-// The seed bmm case (batch 4, 4096×4096, fp16, NN: A contiguous along K,
-// B along N) for K from `from` to `to` by `step`, timed exactly by `truth`.
-std::vector<TimedGemm> SeedBmm(const GpuSpec& gpu, const ModelParams& truth, int64_t from,
-                               int64_t to, int64_t step) {
-  std::vector<TimedGemm> rows;
-  for (int64_t k = from; k <= to; k += step) {
-    GemmShape g = Gemm(4096, 4096, k, DType::kFp16);
-    g.batch = 4;
-    g.b_transposed = false;
-    rows.push_back({g, PredictWith(g, gpu, truth)->time_us});
-  }
-  return rows;
+// Whether the fit moved `param` ("fallback_input.8", …) from its default.
+bool Fitted(const Calibration& c, std::string_view param) {
+  return std::find(c.fitted.begin(), c.fitted.end(), param) != c.fitted.end();
 }
 
 ModelParams Truth(const GpuSpec& gpu) {
@@ -58,6 +51,26 @@ ModelParams Truth(const GpuSpec& gpu) {
   t.fallback_tflops = 290;
   t.fallback_input = {0.66, 0.91, 0.88};
   return t;
+}
+
+// The seed bmm case (batch 4, 4096×4096, fp16, NN: A contiguous along K,
+// B along N) for K from `from` to `to` by `step`, timed exactly by Truth,
+// and the fp16 calibration fitted to those rows.
+struct SeedBmmFit {
+  std::vector<TimedGemm> rows;
+  absl::StatusOr<Calibration> calibration;
+};
+SeedBmmFit FitSeedBmm(const GpuSpec& gpu, int64_t from, int64_t to, int64_t step) {
+  const ModelParams truth = Truth(gpu);
+  SeedBmmFit fit;
+  for (int64_t k = from; k <= to; k += step) {
+    GemmShape g = Gemm(4096, 4096, k, DType::kFp16);
+    g.batch = 4;
+    g.b_transposed = false;
+    fit.rows.push_back({g, PredictWith(g, gpu, truth)->time_us});
+  }
+  fit.calibration = FitCalibration(fit.rows, {&gpu, DType::kFp16, gpu.model, {}});
+  return fit;
 }
 
 TEST(FitCalibration, RecoversTheRatesAndFactorsTheDataWereMadeWith) {
@@ -106,13 +119,11 @@ TEST(FitCalibration, KeepsWhatTheRowsCannotSeparate) {
   // Only one input misaligned, always at 8 B, and no fallback row with
   // aligned inputs: the fallback rate and the 8-byte factor are one number.
   const GpuSpec& h100 = **FindGpu("h100");
-  const ModelParams truth = Truth(h100);
-  const std::vector<TimedGemm> rows = SeedBmm(h100, truth, 10820, 11020, 4);
-  auto c = FitCalibration(rows, {&h100, DType::kFp16, h100.model, {}});
+  const SeedBmmFit fit = FitSeedBmm(h100, 10820, 11020, 4);
+  const absl::StatusOr<Calibration>& c = fit.calibration;
   ASSERT_TRUE(c.ok()) << c.status();
-  const std::vector<std::string>& fitted = c->fitted;
-  EXPECT_NE(std::find(fitted.begin(), fitted.end(), "fallback_tflops"), fitted.end());
-  EXPECT_EQ(std::find(fitted.begin(), fitted.end(), "fallback_input.8"), fitted.end());
+  EXPECT_TRUE(Fitted(*c, "fallback_tflops"));
+  EXPECT_FALSE(Fitted(*c, "fallback_input.8"));
   EXPECT_DOUBLE_EQ(c->params.fallback_input[2], h100.model.fallback_input[2]) << "moved";
   // The rate absorbs it: the misaligned rows are still predicted right.
   EXPECT_NEAR(c->params.fallback_tflops * c->params.fallback_input[2], 290 * 0.88, 3);
@@ -125,18 +136,16 @@ TEST(FitCalibration, FitsEachMisalignedClassAgainstTheWidestOne) {
   // correction and the 2- and 4-byte factors are fitted against it, so every
   // class is predicted right (one rate for three classes was not).
   const GpuSpec& h100 = **FindGpu("h100");
-  const ModelParams truth = Truth(h100);
-  const std::vector<TimedGemm> rows = SeedBmm(h100, truth, 10822, 11022, 1);
-  auto c = FitCalibration(rows, {&h100, DType::kFp16, h100.model, {}});
+  const SeedBmmFit fit = FitSeedBmm(h100, 10822, 11022, 1);
+  const absl::StatusOr<Calibration>& c = fit.calibration;
   ASSERT_TRUE(c.ok()) << c.status();
-  const std::vector<std::string>& fitted = c->fitted;
-  EXPECT_NE(std::find(fitted.begin(), fitted.end(), "fallback_input.2"), fitted.end());
-  EXPECT_NE(std::find(fitted.begin(), fitted.end(), "fallback_input.4"), fitted.end());
-  EXPECT_EQ(std::find(fitted.begin(), fitted.end(), "fallback_input.8"), fitted.end());
+  EXPECT_TRUE(Fitted(*c, "fallback_input.2"));
+  EXPECT_TRUE(Fitted(*c, "fallback_input.4"));
+  EXPECT_FALSE(Fitted(*c, "fallback_input.8"));
   const ModelParams& p = c->params;
   EXPECT_NEAR(p.fallback_input[0] / p.fallback_input[2], 0.66 / 0.88, 0.02);
   double worst = 0;
-  for (const TimedGemm& row : rows) {
+  for (const TimedGemm& row : fit.rows) {
     worst = std::max(worst, std::abs(PredictWith(row.gemm, h100, p)->time_us / row.time_us - 1));
   }
   EXPECT_LT(worst, 0.03) << "every class predicted within 3%";

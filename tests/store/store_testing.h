@@ -1,0 +1,33 @@
+// Helpers shared by the store's tests (one test binary, several files).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "crest/store/store.h"
+#include "gtest/gtest.h"
+
+namespace crest::store_tests {
+
+// A forward GEMM named as the store tests name theirs.
+inline GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
+  GemmShape g;
+  g.name = "test.fwd";
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  return g;
+}
+
+// Opens `path` (host "node0" unless the options name one); a failure fails
+// the test and gives nullptr.
+inline std::unique_ptr<store::Store> OpenOk(const std::string& path,
+                                            store::StoreOptions options = {}) {
+  options.host = options.host.empty() ? "node0" : options.host;
+  auto db = store::Store::Open(path, options);
+  EXPECT_TRUE(db.ok()) << db.status();
+  return db.ok() ? *std::move(db) : nullptr;
+}
+
+}  // namespace crest::store_tests

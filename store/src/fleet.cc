@@ -257,8 +257,8 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
     report.problems.push_back(StrCat("schema version ", *version, ", expected ", kSchemaVersion));
   }
   for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
-                            "best_measurements", "best_answers", "imported", "generations",
-                            "job_counts"}) {
+                            "best_measurements", "best_answers", "run_bests", "imported",
+                            "generations", "job_counts"}) {
     auto count = QueryInt(*conn_,
                           StrCat("SELECT count(*) AS value FROM sqlite_master WHERE type = 'table' AND "
                                  "name = '",

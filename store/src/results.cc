@@ -102,6 +102,14 @@ SampleStats ReadStats(const Statement& s) {
   return st;
 }
 
+// A device's columns as ReadDevice reads them (the table aliased d).
+constexpr const char* kDeviceColumns =
+    "d.uuid AS device_uuid, d.host AS device_host, d.name AS device_name, "
+    "d.gpu_model AS device_gpu_model, d.sm_count AS device_sm_count, "
+    "d.cc_major AS device_cc_major, d.cc_minor AS device_cc_minor, "
+    "d.l2_bytes AS device_l2_bytes, d.memory_bytes AS device_memory_bytes, "
+    "d.sm_clock_mhz AS device_sm_clock_mhz, d.memory_clock_mhz AS device_memory_clock_mhz";
+
 // The device_* columns of a measurement joined with its device.
 DeviceInfo ReadDevice(const Statement& s) {
   DeviceInfo d;
@@ -370,7 +378,20 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
 }
 
 absl::Status SqliteStore::UpdateBest(int64_t after_id) {
-  // Each device's best for the keys of the new rows...
+  // Each run's best for the keys of the new rows...
+  auto runs = conn_->Prepare(
+      "INSERT INTO run_bests(gpu_model, cache_mode, clock_policy, dtype, trans_a, trans_b, batch, "
+      "m, n, k, job_id, device_id, software_id, measurement_id, median_us, ci_low_us, "
+      "ci_high_us) "
+      "SELECT gpu_model, cache_mode, clock_policy, dtype, trans_a, trans_b, batch, m, n, k, "
+      "coalesce(job_id, 0), device_id, software_id, id, median_us, ci_low_us, ci_high_us "
+      "FROM measurements WHERE id > ?1 AND verified = 1 "
+      "ON CONFLICT DO UPDATE SET measurement_id = excluded.measurement_id, "
+      "median_us = excluded.median_us, ci_low_us = excluded.ci_low_us, "
+      "ci_high_us = excluded.ci_high_us WHERE excluded.median_us < run_bests.median_us");
+  if (!runs.ok()) return runs.status();
+  if (auto s = (*runs)->Bind(1, after_id).Run("updating each run's best"); !s.ok()) return s;
+  // ...each device's best across runs...
   auto best = conn_->Prepare(
       "INSERT INTO best_measurements(gpu_model, cache_mode, clock_policy, software_id, dtype, "
       "trans_a, trans_b, batch, m, n, k, device_id, measurement_id, median_us) "
@@ -406,11 +427,7 @@ absl::Status SqliteStore::UpdateBest(int64_t after_id) {
   return (*answers)->Bind(1, after_id).Run("updating the answers across devices");
 }
 
-absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::string& gpu_model,
-                                                                   std::span<const GemmKey> keys,
-                                                                   const SoftwarePin& pin,
-                                                                   const MeasureMode& mode) {
-  std::set<GemmKey> wanted(keys.begin(), keys.end());
+absl::StatusOr<std::vector<int64_t>> SqliteStore::PinnedSoftware(const SoftwarePin& pin) {
   // Software versions, newest first (cuBLASLt, then runtime, then driver).
   auto versions = conn_->Prepare(
       "SELECT id FROM software WHERE (?1 IS NULL OR cublaslt = ?1) AND "
@@ -423,10 +440,20 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
     software_ids.push_back(row.Int("id"));
   });
   if (!listed.ok()) return listed;
+  return software_ids;
+}
+
+absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::string& gpu_model,
+                                                                   std::span<const GemmKey> keys,
+                                                                   const SoftwarePin& pin,
+                                                                   const MeasureMode& mode) {
+  std::set<GemmKey> wanted(keys.begin(), keys.end());
+  auto software_ids = PinnedSoftware(pin);
+  if (!software_ids.ok()) return software_ids.status();
   // Each key takes the newest version that has it: probe versions newest
   // first and drop keys as they are found.
   std::map<GemmKey, BestTime> best;
-  for (int64_t software_id : software_ids) {
+  for (int64_t software_id : *software_ids) {
     if (wanted.empty()) break;
     auto status = ScanKeyRanges(
         *conn_,
@@ -448,23 +475,89 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
   return best;
 }
 
+absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
+    const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
+    const MeasureMode& mode) {
+  const std::set<GemmKey> wanted(keys.begin(), keys.end());
+  auto software_ids = PinnedSoftware(pin);
+  if (!software_ids.ok()) return software_ids.status();
+  const std::set<int64_t> allowed(software_ids->begin(), software_ids->end());
+  std::map<GemmKey, std::vector<RunBest>> out;
+  auto status = ScanKeyRanges(
+      *conn_,
+      "SELECT dtype, trans_a, trans_b, batch, m, n, k, job_id, device_id, software_id, "
+      "measurement_id, median_us, ci_low_us, ci_high_us FROM run_bests WHERE gpu_model = ?1 AND "
+      "cache_mode = ?2 AND clock_policy = ?13",
+      wanted,
+      [&](Statement& s) {
+        s.Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache));
+        s.Bind(13, ClockPolicyName(mode.clocks));
+      },
+      [&](GemmKey key, const Statement& s) {
+        RunBest b;
+        b.run = {s.Int("job_id"), s.Int("device_id"), s.Int("software_id")};
+        if (!allowed.contains(b.run.software_id)) return;
+        b.median_us = s.Double("median_us");
+        b.ci_low_us = s.Double("ci_low_us");
+        b.ci_high_us = s.Double("ci_high_us");
+        b.measurement_id = s.Int("measurement_id");
+        out[std::move(key)].push_back(b);
+      },
+      "looking up each run's measurements");
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const RunKey> runs) {
+  auto stmt = conn_->Prepare(StrCat(
+      "SELECT j.uid AS job_uid, j.created_us AS job_created_us, "
+      "CASE WHEN json_valid(j.spec) THEN json_extract(j.spec, '$.name') END AS job_name, ",
+      kDeviceColumns,
+      ", s.driver, s.cuda_runtime, s.cublaslt FROM devices AS d JOIN software AS s ON s.id = ?3 "
+      "LEFT JOIN jobs AS j ON j.id = ?1 WHERE d.id = ?2"));
+  if (!stmt.ok()) return stmt.status();
+  std::vector<RunRecord> out;
+  out.reserve(runs.size());
+  for (const RunKey& key : runs) {
+    Statement& s = (*stmt)->Reset();
+    s.Bind(1, key.job_id).Bind(2, key.device_id).Bind(3, key.software_id);
+    auto found = s.Step("describing a run");
+    if (!found.ok()) return found.status();
+    if (!*found) {
+      return absl::NotFoundError(StrCat("run of job ", key.job_id, ": device ", key.device_id,
+                                        " or software ", key.software_id, " not found in ",
+                                        path()));
+    }
+    RunRecord r;
+    r.key = key;
+    r.device = ReadDevice(s);
+    r.software = {s.Text("driver"), s.Int("cuda_runtime"), s.Int("cublaslt")};
+    r.info.job_id = key.job_id;
+    if (!s.IsNull("job_uid")) {
+      r.info.job_uid = s.Text("job_uid");
+      r.info.started_us = s.Int("job_created_us");
+      if (!s.IsNull("job_name")) r.info.name = s.Text("job_name");
+    }
+    r.info.device_uuid = r.device.uuid;
+    r.info.host = r.device.host;
+    out.push_back(std::move(r));
+  }
+  (*stmt)->Reset();
+  return out;
+}
+
 absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
-  auto stmt = conn_->Prepare(
+  auto stmt = conn_->Prepare(StrCat(
       "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, m.lda, "
       "m.ldb, m.ldc, m.dtype_out, m.compute_type, m.algo_id, m.tile, m.tile_m, m.tile_n, "
       "m.stages, m.split_k, m.reduction_scheme, m.swizzle, m.custom_option, m.cluster_shape, "
       "m.algo_bytes, m.median_us, m.mean_us, m.min_us, m.stdev_us, m.samples, m.sm_clock_mhz, "
       "m.tflops, m.tiles, m.waves, m.tile_efficiency, m.wave_efficiency, m.verified, "
       "m.verify_note, m.cache_mode, m.created_us, m.clock_policy, m.ci_low_us, m.ci_high_us, "
-      "m.power_w, m.throttle_reasons, m.discarded, m.clock_note, m.settled_clock_mhz, "
-      "d.uuid AS device_uuid, d.host AS device_host, d.name AS device_name, "
-      "d.gpu_model AS device_gpu_model, d.sm_count AS device_sm_count, "
-      "d.cc_major AS device_cc_major, d.cc_minor AS device_cc_minor, "
-      "d.l2_bytes AS device_l2_bytes, d.memory_bytes AS device_memory_bytes, "
-      "d.sm_clock_mhz AS device_sm_clock_mhz, d.memory_clock_mhz AS device_memory_clock_mhz, "
-      "s.driver, s.cuda_runtime, s.cublaslt "
+      "m.power_w, m.throttle_reasons, m.discarded, m.clock_note, m.settled_clock_mhz, ",
+      kDeviceColumns, ", s.driver, s.cuda_runtime, s.cublaslt "
       "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
-      "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1");
+      "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1"));
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
   auto found = s.Bind(1, id).Step("reading a measurement");

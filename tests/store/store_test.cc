@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <map>
+#include <set>
 #include <mutex>
 #include <thread>
 
@@ -323,6 +325,74 @@ TEST(StoreJobs, ASpecRunManyTimesFindsItsUnfinishedJobElseItsNewestAndCountsBySt
   EXPECT_EQ(db->FindJob(job.spec, "model", "A100").status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST(StoreRuns, EachJobOnEachDeviceIsARunWithItsOwnBestAndItsNameAndSurvivesAMerge) {
+  TempDir dir;
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  const GemmKey key = GemmKey::Of(g);
+  std::vector<std::string> snapshots;
+  for (const char* host : {"node1", "node2"}) {
+    store::StoreOptions options;
+    options.host = host;
+    auto db = OpenOk(dir.File(std::string(host) + ".db"), options);
+    auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
+                                  crest::testing::FakeSoftware());
+    ASSERT_TRUE(ids.ok());
+    // Two jobs on each node: the first fast, the second slow; each run's
+    // best is its own fastest verified algorithm (FakeMeasurement: the
+    // unverified index 1 is fastest of all, and never a best).
+    for (double base : {500.0, 800.0}) {
+      JobRecord job = EmptyDffJob();
+      job.spec = R"({"name":"run-)" + std::to_string(static_cast<int>(base)) + R"("})";
+      auto created = db->CreateJob(job);
+      ASSERT_TRUE(created.ok());
+      ASSERT_TRUE(db->InsertMeasurement(created->id, ids->first, ids->second, "H100-SXM", 132,
+                                        crest::testing::FakeMeasurement(g, base, 3, 1))
+                      .ok());
+    }
+    auto runs = db->RunBests("H100-SXM", {&key, 1}, {}, kDefaultMode);
+    ASSERT_TRUE(runs.ok()) << runs.status();
+    ASSERT_EQ(runs->at(key).size(), 2u);
+    std::map<int64_t, double> by_job;
+    std::vector<RunKey> keys;
+    for (const RunBest& b : runs->at(key)) {
+      by_job[b.run.job_id] = b.median_us;
+      keys.push_back(b.run);
+      EXPECT_NEAR(b.ci_low_us, 0.99 * b.median_us, 1e-9);
+    }
+    EXPECT_EQ(by_job, (std::map<int64_t, double>{{1, 500}, {2, 800}}))
+        << "each run its own best, never the other run's";
+    auto records = db->DescribeRuns(keys);
+    ASSERT_TRUE(records.ok()) << records.status();
+    for (const RunRecord& r : *records) {
+      EXPECT_EQ(r.info.name, r.key.job_id == 1 ? "run-500" : "run-800");
+      EXPECT_EQ(r.info.device_uuid, std::string("GPU-") + host);
+      EXPECT_EQ(r.info.host, host);
+      EXPECT_EQ(r.info.job_uid.size(), 32u);
+      EXPECT_GT(r.info.started_us, 0);
+      EXPECT_EQ(r.software.cublaslt, 130100);
+    }
+    store::SoftwarePin other;
+    other.cublaslt = 120000;
+    EXPECT_TRUE(db->RunBests("H100-SXM", {&key, 1}, other, kDefaultMode)->empty())
+        << "the pin keeps other software out";
+    const std::string snapshot = dir.File(std::string(host) + ".snapshot");
+    ASSERT_TRUE(db->ExportTo(snapshot).ok());
+    snapshots.push_back(snapshot);
+  }
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  for (const auto& snapshot : snapshots) ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
+  auto runs = catalogue->RunBests("H100-SXM", {&key, 1}, {}, kDefaultMode);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->at(key).size(), 4u) << "two runs on each of two nodes";
+  std::vector<RunKey> keys;
+  for (const RunBest& b : runs->at(key)) keys.push_back(b.run);
+  auto records = catalogue->DescribeRuns(keys);
+  ASSERT_TRUE(records.ok());
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const RunRecord& r : *records) seen.emplace(r.info.host, r.info.name);
+  EXPECT_EQ(seen.size(), 4u) << "the merged jobs keep their names and nodes";
+}
+
 TEST(StoreJobs, CreateFindUpdateAndCountProgressWithResults) {
   TempDir dir;
   auto db = OpenOk(dir.File("j.db"));
@@ -597,6 +667,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
     DROP TRIGGER predictions_move_generation;
     DROP TABLE generations;
     DROP TABLE imported;
+    DROP TABLE run_bests;
     DROP TABLE best_answers;
     DROP TABLE best_measurements;
     CREATE TABLE best_measurements(
@@ -627,6 +698,11 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   EXPECT_EQ(times->at(key).devices, 3);
   EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty())
       << "a burst row answered a sustained query";
+  // Each device's rows (written outside any job) are one run each.
+  auto runs = db->RunBests("H100-SXM", {&key, 1}, {}, burst);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->at(key).size(), 3u);
+  for (const RunBest& b : runs->at(key)) EXPECT_EQ(b.run.job_id, 0);
   int64_t newest = 0;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   sqlite3_exec(

@@ -101,6 +101,34 @@ struct BestTime {
   int devices = 1;  // devices whose bests the median was taken over
 };
 
+// One run: the measurements one job made on one device with one software
+// version. Rows written outside any job (job_id 0) form one run per device
+// and software. A run's figures were taken together, in one GPU state;
+// figures of different runs are never summed into one answer unpooled.
+struct RunKey {
+  int64_t job_id = 0;
+  int64_t device_id = 0;
+  int64_t software_id = 0;
+  auto operator<=>(const RunKey&) const = default;
+};
+
+// A run's fastest verified algorithm for one GEMM.
+struct RunBest {
+  RunKey run;
+  double median_us = 0;
+  double ci_low_us = 0;  // the 95% interval of that median; 0 when the row predates intervals
+  double ci_high_us = 0;
+  int64_t measurement_id = 0;
+};
+
+// What an answer says about a run.
+struct RunRecord {
+  RunKey key;
+  RunInfo info;
+  DeviceInfo device;
+  SoftwareInfo software;
+};
+
 // GEMM timings another tool made, as `crest db import` stores them: never
 // measurements of Crest's engine, and never answers to lookups.
 struct ImportedTiming {

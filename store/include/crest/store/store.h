@@ -30,7 +30,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
@@ -173,6 +173,16 @@ class Store {
                                                                 const SoftwarePin& pin,
                                                                 const MeasureMode& mode) = 0;
   virtual absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) = 0;
+  // Per run, each key's fastest verified algorithm on `gpu_model` measured
+  // in `mode`, from software the pin allows: what answers that combine GEMMs
+  // read, so that a sum is taken over the GEMMs of one run (RunKey). Keys
+  // no run measured are absent; a key's runs come in no particular order.
+  virtual absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
+      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
+      const MeasureMode& mode) = 0;
+  // The job, device and software of each run, in the order given. NotFound
+  // names a run whose device or software is not in the database.
+  virtual absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) = 0;
   // Every GEMM's answer on `gpu_model` measured in `mode`, as BestTimes
   // would give it (newest software that has the key, or the pinned one).
   virtual absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(

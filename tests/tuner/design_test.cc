@@ -40,8 +40,14 @@ TEST(Design, CountsLlama2_7BAsItsPublishedParameters) {
 }
 
 TEST(Design, TimesEveryGemmAndDerivesTokensPerSecondAndMfu) {
-  const GemmTimer timer = PredictorTimer(**FindGpu("h100"));
+  int calls = 0;
+  const GemmTimer predictor = PredictorTimer(**FindGpu("h100"));
+  const GemmSetTimer timer = [&](std::span<const GemmShape> gemms) {
+    ++calls;
+    return EachGemm(predictor)(gemms);
+  };
   auto row = EvaluateDesign(Llama7B(), Options(), timer);
+  EXPECT_EQ(calls, 1) << "every GEMM of a config in one call: one run answers them all";
   ASSERT_TRUE(row.ok()) << row.status();
   ASSERT_TRUE(row->rule.ok());
   // 6N per token for training is the textbook estimate (attention adds more).
@@ -62,12 +68,12 @@ TEST(Design, TimesEveryGemmAndDerivesTokensPerSecondAndMfu) {
 TEST(Design, AConfigThatBreaksARuleIsKeptWithTheRule) {
   DesignConfig bad = Llama7B();
   bad.model.hidden = 4100;  // not divisible by 32 heads
-  auto row = EvaluateDesign(bad, Options(), PredictorTimer(**FindGpu("h100")));
+  auto row = EvaluateDesign(bad, Options(), EachGemm(PredictorTimer(**FindGpu("h100"))));
   ASSERT_TRUE(row.ok());
   EXPECT_EQ(std::string(row->rule.message()), "hidden (4100) must be divisible by heads (32)");
   DesignConfig no_layers = Llama7B();
   no_layers.layers = 0;
-  row = EvaluateDesign(no_layers, Options(), PredictorTimer(**FindGpu("h100")));
+  row = EvaluateDesign(no_layers, Options(), EachGemm(PredictorTimer(**FindGpu("h100"))));
   ASSERT_TRUE(row.ok());
   EXPECT_NE(row->rule.message().find("layers must be between 1"), std::string::npos);
 }
@@ -89,11 +95,11 @@ TEST(Design, HeadDimsFusedAttentionDislikesAreWarnedOf) {
 TEST(Design, RankingKeepsKindsApartAndBrokenConfigsLast) {
   std::vector<DesignRow> rows(4);
   rows[0].rule = absl::InvalidArgumentError("broken");
-  rows[1].step_train = {100, 100, 100, Source::kPredicted, "", {}, {}};
+  rows[1].step_train.source = Source::kPredicted;
   rows[1].tokens_per_s_per_gpu = 3000;
-  rows[2].step_train = {200, 200, 200, Source::kMeasured, "", {}, {}};
+  rows[2].step_train.source = Source::kMeasured;
   rows[2].tokens_per_s_per_gpu = 1000;
-  rows[3].step_train = {150, 150, 150, Source::kMeasured, "", {}, {}};
+  rows[3].step_train.source = Source::kMeasured;
   rows[3].tokens_per_s_per_gpu = 2000;
   RankDesigns(rows);
   EXPECT_EQ(rows[0].tokens_per_s_per_gpu, 2000) << "measured first, fastest first";

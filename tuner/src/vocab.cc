@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "crest/common/str_cat.h"
 #include "crest/tuner/limits.h"
 #include "crest/tuner/shapes.h"
 #include "sizes.h"
@@ -39,17 +40,20 @@ std::vector<VocabRow> Candidates(const VocabQuery& q) {
   return rows;
 }
 
-absl::Status Time(const VocabQuery& q, const GemmTimer& timer, VocabRow& row) {
+absl::StatusOr<std::vector<GemmShape>> Gemms(const VocabQuery& q, int64_t padded) {
   ShapeOptions options;
   options.include_backward = true;
-  auto gemms = LogitsGemms(q.tokens, q.hidden, row.padded, q.tp, q.dtype, options);
+  return LogitsGemms(q.tokens, q.hidden, padded, q.tp, q.dtype, options);
+}
+
+// The forward GEMM comes first: its time is the first part's.
+absl::Status Time(const VocabQuery& q, const GemmSetTimer& timer, VocabRow& row) {
+  auto gemms = Gemms(q, row.padded);
   if (!gemms.ok()) return gemms.status();
-  auto fwd = SumGemmTimes(std::span<const GemmShape>(gemms->data(), 1), timer);
-  if (!fwd.ok()) return fwd.status();
-  auto train = SumGemmTimes(*gemms, timer);
-  if (!train.ok()) return train.status();
-  row.fwd = *std::move(fwd);
-  row.train = *std::move(train);
+  auto parts = timer(*gemms);
+  if (!parts.ok()) return parts.status();
+  row.fwd = SumTimings(std::span<const Timing>(parts->data(), 1));
+  row.train = SumTimings(*parts);
   double flops = 0;
   for (const GemmShape& g : *gemms) flops += g.Flops();
   row.train_tflops = flops / row.train.time_us / 1e6;
@@ -58,9 +62,38 @@ absl::Status Time(const VocabQuery& q, const GemmTimer& timer, VocabRow& row) {
 
 const Timing& Ranked(const VocabQuery& q, const VocabRow& r) { return q.rank_by_train ? r.train : r.fwd; }
 
+// The baseline's ranked time predicted; 0 when the model has none.
+double PredictedBaseline(const VocabQuery& q, const GemmSetTimer& predict, int64_t baseline) {
+  if (!predict) return 0;
+  auto gemms = Gemms(q, baseline);
+  if (!gemms.ok()) return 0;
+  auto parts = predict(*gemms);
+  if (!parts.ok()) return 0;
+  return q.rank_by_train ? SumTimings(*parts).time_us : (*parts)[0].time_us;
+}
+
+void SetSpeedups(const VocabQuery& q, const GemmSetTimer& predict, VocabRanking& out) {
+  const Timing base = Ranked(q, out.rows.front());  // the baseline: the smallest size
+  double predicted = base.source == Source::kPredicted ? base.time_us : -1;
+  for (VocabRow& row : out.rows) {
+    const Timing& t = Ranked(q, row);
+    if (t.source == base.source) {
+      row.speedup = base.time_us / t.time_us;
+      row.speedup_basis = base.source;
+      continue;
+    }
+    if (predicted < 0) predicted = PredictedBaseline(q, predict, out.baseline);
+    if (predicted > 0) {
+      row.speedup = predicted / t.time_us;
+      row.speedup_basis = Source::kPredicted;
+    }
+  }
+}
+
 }  // namespace
 
-absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& q, const GemmTimer& timer) {
+absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& q, const GemmSetTimer& timer,
+                                               const GemmSetTimer& predict) {
   if (auto s = Validate(q); !s.ok()) return s;
   VocabRanking out;
   out.rows = Candidates(q);
@@ -69,26 +102,22 @@ absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& q, const GemmTi
         StrCat("vocab (", q.vocab, ") padded to a multiple of 8·tp exceeds ", kMaxVocab));
   }
   out.baseline = out.rows.front().padded;
+  std::vector<Timing> all;
   for (VocabRow& row : out.rows) {
     if (auto s = Time(q, timer, row); !s.ok()) return s;
+    all.push_back(row.train);
   }
-  const VocabRow base = out.rows.front();
-  for (VocabRow& row : out.rows) {
-    if (Ranked(q, row).source == Ranked(q, base).source) {
-      row.speedup = Ranked(q, base).time_us / Ranked(q, row).time_us;
-    }
-  }
-  std::stable_sort(out.rows.begin(), out.rows.end(), [&](const VocabRow& a, const VocabRow& b) {
-    return std::pair(KindOrder(Ranked(q, a).source), Ranked(q, a).time_us) <
-           std::pair(KindOrder(Ranked(q, b).source), Ranked(q, b).time_us);
-  });
-  GroupTiesWithinKind(
+  out.runs = SumTimings(all).runs;
+  SetSpeedups(q, predict, out);
+  std::vector<std::pair<Source, double>> speedups;
+  for (const VocabRow& r : out.rows) speedups.emplace_back(Ranked(q, r).source, r.speedup);
+  RankRows(
       out.rows,
       [&q](const VocabRow& r) -> std::optional<TieKey> {
         const Timing& t = Ranked(q, r);
-        return TieKey{t.source, t.low_us, t.high_us};
+        return TieKey{t.source, t.time_us, t.low_us > 0 ? t.low_us : t.time_us};
       },
-      &VocabRow::tie_group);
+      &VocabRow::tie_group, HeadlineKind(speedups));
   return out;
 }
 

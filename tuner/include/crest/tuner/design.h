@@ -50,7 +50,7 @@ struct DesignRow {
   double tokens_per_s_per_gpu = 0;  // b·s / step_train / t
   double mfu_sustained = 0;  // model FLOP/s per GPU / the GPU's sustained dense rate
   double mfu_peak = 0;       // … / the datasheet dense peak (boost clock)
-  int tie_group = 0;         // within its kind of number
+  int tie_group = 0;         // ranking.h
 };
 
 struct DesignOptions {
@@ -59,16 +59,17 @@ struct DesignOptions {
   double peak_tflops = 0;       // datasheet dense peak for the dtype
 };
 
-// Times every GEMM of the config (forward and train) with `timer`. A config
-// that breaks a rule comes back with `rule` set, not as an error; the
-// timer's errors pass through.
+// Times every GEMM of the config (forward and train) in one call of
+// `timer`, so that one run answers them all. A config that breaks a rule
+// comes back with `rule` set, not as an error; the timer's errors pass
+// through.
 absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& config, const DesignOptions& options,
-                                         const GemmTimer& timer);
+                                         const GemmSetTimer& timer);
 
-// Orders rows: those that break a rule last (in input order); the others
-// grouped by kind of number of their train step (measured, mixed,
-// predicted), each kind ranked by tokens/s per GPU, fastest first, with tie
-// groups within the kind.
+// Orders rows by the rule of ranking.h over tokens/s per GPU (the train
+// step's time and interval per token per GPU): the first kind of number
+// present (measured, mixed, predicted) first, the other kinds after, those
+// that break a rule last (in input order, tie group 0).
 void RankDesigns(std::vector<DesignRow>& rows);
 
 struct DesignSearch {

@@ -30,19 +30,30 @@ struct VocabRow {
   Timing fwd;               // the logits GEMM, forward
   Timing train;             // forward + dgrad + wgrad
   double train_tflops = 0;  // of the three GEMMs
-  double speedup = 0;       // the baseline's time / this time, same kind only; 0: not comparable
+  // The baseline's time / this time (of the ranked pass), against the
+  // baseline's time of this row's kind where there is one, else the
+  // predicted baseline's (speedup_basis); 0 only when nothing answers it.
+  double speedup = 0;
+  Source speedup_basis = Source::kUnknown;
   int64_t extra_params = 0;           // (V_padded − V)·h: per V×h table (embedding, output layer)
   int64_t extra_params_per_rank = 0;  // extra_params / t
-  int tie_group = 0;  // within its kind, as in DffRanking
+  int tie_group = 0;  // ranking.h
 };
 
 struct VocabRanking {
   int64_t baseline = 0;  // V when t divides it, else the smallest padding
-  std::vector<VocabRow> rows;  // grouped by kind of number (measured first), each ranked by time
+  // Ranked by the rule of ranking.h: the headline best first (the largest
+  // speed-up over its own kind's baseline), then its kind, then the others.
+  std::vector<VocabRow> rows;
+  std::vector<RunInfo> runs;  // the runs measured rows come from, each once
 };
 
-// InvalidArgument names the bad field (vocab, hidden, tp, tokens). The
-// timer's NotFound for a candidate fails the ranking (nothing is dropped).
-absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& query, const GemmTimer& timer);
+// The three GEMMs of each padding (forward, data and weight gradient) are
+// timed together by `timer`; `predict` (optional) is the model alone, for
+// a baseline of the predicted kind. InvalidArgument names the bad field
+// (vocab, hidden, tp, tokens). A timer's NotFound for a candidate fails the
+// ranking (nothing is dropped).
+absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& query, const GemmSetTimer& timer,
+                                               const GemmSetTimer& predict = {});
 
 }  // namespace crest

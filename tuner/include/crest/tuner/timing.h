@@ -1,0 +1,66 @@
+// Where a time Crest reports came from, and how the rankings ask for times.
+//
+// A candidate of a question (a d_ff's MLP, a vocabulary's logits GEMM and
+// its gradients, a model's layer) is several GEMMs. Its time is a sum, and a
+// sum is only as true as its parts belong together: measured parts come from
+// one run (one sweep job, in one GPU state) or from a pool of runs that the
+// Timing names; a sum of two kinds of number is Source::kMixed, never hidden.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crest/tuner/device_info.h"
+#include "crest/tuner/gemm.h"
+#include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/source.h"
+
+namespace crest {
+
+struct Timing {
+  double time_us = 0;
+  // The interval the time is known within (measured: the 95% interval of
+  // the median, summed over GEMMs; pooled: covering the runs' spread;
+  // predicted: the model's expected error); 0 when unknown, i.e. time_us.
+  double low_us = 0;
+  double high_us = 0;
+  Source source = Source::kPredicted;
+  std::string provenance;  // model version, or device, software and mode in words
+  DeviceInfo device;       // measured only (pooled: the first run's)
+  SoftwareInfo software;   // measured only (pooled: the first run's)
+  // Measured: the run the time comes from, or every run of a pool. Empty
+  // for predictions.
+  std::vector<RunInfo> runs;
+  bool pooled = false;  // the median over runs (`--runs all`), not one run's
+};
+
+// Times one GEMM.
+using GemmTimer = std::function<absl::StatusOr<Timing>(const GemmShape&)>;
+
+// Times GEMMs that belong together: one Timing per GEMM, in the order
+// given. An answering source gives every measured Timing of one call from
+// one run (or one pool of runs). NotFound: nothing answers the set.
+using GemmSetTimer =
+    std::function<absl::StatusOr<std::vector<Timing>>(std::span<const GemmShape>)>;
+
+// The sum of `parts`: times and intervals add (a part without an interval
+// counts as exact); the source is the parts' common one, else kMixed; the
+// first part's provenance, device and software are kept; runs are the union,
+// in order of first appearance.
+Timing SumTimings(std::span<const Timing> parts);
+
+// A set timer that asks `timer` for each GEMM on its own: right only for a
+// source whose answers are all of one kind and need no run (the model).
+GemmSetTimer EachGemm(GemmTimer timer);
+
+// A timer that answers with the predictor for `gpu` (the model version and
+// calibration in force), each time's interval its expected error.
+GemmTimer PredictorTimer(const GpuSpec& gpu);
+
+// "job 3 'dff-h4096' (2026-11-23 09:27 UTC)": how answers name a run.
+std::string DescribeRun(const RunInfo& run);
+
+}  // namespace crest

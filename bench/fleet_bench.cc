@@ -26,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-#include "crest/answers/store_answers.h"
+#include "crest/answers/answers.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 200; ++i) {
     for (auto* db : {&*one, &*all}) {
       const auto start = Clock::now();
-      auto r = crest::answers::RankDffFromStore(TrainQuery(4096), h100, **db, {});
+      auto r = crest::answers::StoreAnswers(**db, "bench", {})->Dff(TrainQuery(4096), h100);
       const double us = Seconds(start, Clock::now()) * 1e6;
       if (!r.ok() || r->measured != 257) return 1;
       (db == &*one ? one_us : all_us).push_back(us);

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "crest/common/str_cat.h"
-#include "crest/answers/store_answers.h"
+#include "crest/answers/answers.h"
 #include "crest/tuner/calibration.h"
 #include "crest/wire/convert.h"
 #include "export_stream.h"
@@ -25,6 +25,7 @@ using wire::GemmOf;
 using wire::GpuOf;
 using wire::JobStateOf;
 using wire::ModeOf;
+using wire::OptionsOf;
 using wire::PinOf;
 
 namespace {
@@ -35,14 +36,6 @@ class Refused final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   explicit Refused(const grpc::Status& status) { this->Finish(status); }
   void OnDone() override { delete this; }
 };
-
-// The method's index in the service, as the generated code numbers them.
-int MethodIndex(const char* name) {
-  const auto* service = v1::GetNodeInfoRequest::descriptor()->file()->FindServiceByName("Crest");
-  const auto* method = service != nullptr ? service->FindMethodByName(name) : nullptr;
-  if (method == nullptr) std::abort();  // a name below that the .proto lacks: a build error
-  return method->index();
-}
 
 }  // namespace
 
@@ -67,37 +60,62 @@ CrestService::CrestService(ServiceOptions options, StorePool& pool, JobQueue& qu
       queue_(queue),
       auth_(auth),
       metrics_(metrics),
-      cache_(options_.cache_entries, options_.cache_bytes) {
-  RegisterUnary({"GetNodeInfo", false, false}, &CrestService::NodeInfo);
-  RegisterUnary({"QueryDff", false, true}, &CrestService::Dff);
-  RegisterUnary({"LookupGemm", false, true}, &CrestService::Lookup);
-  RegisterUnary({"Predict", false, true}, &CrestService::PredictOne);
-  RegisterUnary({"SubmitJob", true, false}, &CrestService::Submit);
-  RegisterUnary({"GetJob", false, false}, &CrestService::GetOneJob);
-  RegisterUnary({"ListJobs", false, false}, &CrestService::List);
-  RegisterUnary({"CancelJob", true, false}, &CrestService::Cancel);
-  RegisterStream({"WatchJob", false, false}, &CrestService::Watch);
-  RegisterStream({"Sweep", true, false}, &CrestService::StartSweep);
-  RegisterStream({"ExportResults", false, false}, &CrestService::Export);
+      cache_(options_.cache_entries, options_.cache_bytes) {}
+
+using Unary = CrestService::Unary;
+using Stream = CrestService::Stream;
+using Context = CrestService::Context;
+using Bytes = CrestService::Bytes;
+
+Unary* CrestService::GetNodeInfo(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"GetNodeInfo", false, false}, &CrestService::NodeInfo);
+}
+Unary* CrestService::QueryDff(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"QueryDff", false, true}, &CrestService::Dff);
+}
+Unary* CrestService::LookupGemm(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"LookupGemm", false, true}, &CrestService::Lookup);
+}
+Unary* CrestService::TimeGemms(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"TimeGemms", false, true}, &CrestService::TimeSet);
+}
+Unary* CrestService::Predict(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"Predict", false, true}, &CrestService::PredictOne);
+}
+Unary* CrestService::SubmitJob(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"SubmitJob", true, false}, &CrestService::Submit);
+}
+Unary* CrestService::GetJob(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"GetJob", false, false}, &CrestService::GetOneJob);
+}
+Unary* CrestService::ListJobs(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"ListJobs", false, false}, &CrestService::List);
+}
+Unary* CrestService::CancelJob(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"CancelJob", true, false}, &CrestService::Cancel);
+}
+Stream* CrestService::Sweep(Context* c, const Bytes* in) {
+  return StartStream(c, in, {"Sweep", true, false}, &CrestService::StartSweep);
+}
+Stream* CrestService::WatchJob(Context* c, const Bytes* in) {
+  return StartStream(c, in, {"WatchJob", false, false}, &CrestService::Watch);
+}
+Stream* CrestService::ExportResults(Context* c, const Bytes* in) {
+  return StartStream(c, in, {"ExportResults", false, false}, &CrestService::Export);
 }
 
 template <typename Request, typename Response>
-void CrestService::RegisterUnary(MethodTraits traits, UnaryHandler<Request, Response> handler) {
-  MarkMethodRawCallback(
-      MethodIndex(traits.name),
-      new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
-          [this, traits, handler](grpc::CallbackServerContext* context, const grpc::ByteBuffer* in,
-                                  grpc::ByteBuffer* out) {
-            return Answer(context, traits.name, traits.mutating,
-                          [&](const std::string& client) -> absl::Status {
-                            auto bytes = BytesOf(*in);
-                            if (!bytes.ok()) return bytes.status();
-                            auto answer = Compute(traits, client, *bytes, handler);
-                            if (!answer.ok()) return answer.status();
-                            *out = ByteBufferOf(*std::move(answer));
-                            return absl::OkStatus();
-                          });
-          }));
+Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out,
+                                 MethodTraits traits, UnaryHandler<Request, Response> handler) {
+  return Answer(context, traits.name, traits.mutating,
+                [&](const std::string& client) -> absl::Status {
+                  auto bytes = BytesOf(*in);
+                  if (!bytes.ok()) return bytes.status();
+                  auto answer = Compute(traits, client, *bytes, handler);
+                  if (!answer.ok()) return answer.status();
+                  *out = ByteBufferOf(*std::move(answer));
+                  return absl::OkStatus();
+                });
 }
 
 template <typename Request, typename Response>
@@ -133,20 +151,15 @@ absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const std
 }
 
 template <typename Request>
-void CrestService::RegisterStream(MethodTraits traits, StreamStarter<Request> start) {
-  MarkMethodRawCallback(
-      MethodIndex(traits.name),
-      new grpc::internal::CallbackServerStreamingHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
-          [this, traits, start](grpc::CallbackServerContext* context,
-                                const grpc::ByteBuffer* in) {
-            auto client = auth_.Check(*context, traits.mutating, traits.name);
-            if (!client.ok()) return Refuse(traits.name, client.status());
-            auto bytes = BytesOf(*in);
-            if (!bytes.ok()) return Refuse(traits.name, bytes.status());
-            Request request;
-            if (auto s = ParseRequest(*bytes, &request); !s.ok()) return Refuse(traits.name, s);
-            return (this->*start)(context, *client, request);
-          }));
+Stream* CrestService::StartStream(Context* context, const Bytes* in, MethodTraits traits,
+                                  StreamStarter<Request> start) {
+  auto client = auth_.Check(*context, traits.mutating, traits.name);
+  if (!client.ok()) return Refuse(traits.name, client.status());
+  auto bytes = BytesOf(*in);
+  if (!bytes.ok()) return Refuse(traits.name, bytes.status());
+  Request request;
+  if (auto s = ParseRequest(*bytes, &request); !s.ok()) return Refuse(traits.name, s);
+  return (this->*start)(context, *client, request);
 }
 
 // Answers through the default reactor after the caller is authorized,
@@ -351,17 +364,21 @@ absl::Status CrestService::Dff(const std::string&, const v1::QueryDffRequest& re
   if (!gpu.ok()) return gpu.status();
   auto query = DffQueryOf(request);
   if (!query.ok()) return query.status();
+  auto options = OptionsOf(request.pin(), request.mode(), request.runs());
+  if (!options.ok()) return options.status();
+  if (auto s = CheckDtypePath(**gpu, query->dtype); !s.ok()) return s;
   absl::StatusOr<DffRanking> ranking;
   if (request.predict_only()) {
-    ranking = RankDff(*query, PredictorTimer(**gpu));
+    ranking = answers::ModelAnswers()->Dff(*query, **gpu);
   } else {
     auto db = pool_.Acquire();
     if (!db.ok()) return db.status();
-    ranking = answers::RankDffFromStore(*query, **gpu, **db, PinOf(request.pin()));
+    ranking = answers::StoreAnswers(**db, options_.db_path, *options)->Dff(*query, **gpu);
   }
   if (!ranking.ok()) return ranking.status();
   Fill(*ranking, **gpu, response);
-  Fill(query->mode, response->mutable_mode());
+  Fill(options->mode, response->mutable_mode());
+  response->set_run_choice(std::string(answers::RunChoiceName(options->runs)));
   return absl::OkStatus();
 }
 
@@ -371,13 +388,39 @@ absl::Status CrestService::Lookup(const std::string&, const v1::LookupGemmReques
   if (!gpu.ok()) return gpu.status();
   auto gemm = GemmOf(request.gemm());
   if (!gemm.ok()) return gemm.status();
-  auto mode = ModeOf(request.mode());
-  if (!mode.ok()) return mode.status();
+  auto options = OptionsOf(request.pin(), request.mode(), request.runs());
+  if (!options.ok()) return options.status();
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
-  auto answer = answers::LookupGemm(*gemm, **gpu, **db, PinOf(request.pin()), *mode);
+  auto answer = answers::StoreAnswers(**db, options_.db_path, *options)->Lookup(*gemm, **gpu);
   if (!answer.ok()) return answer.status();
   Fill(*answer, response);
+  return absl::OkStatus();
+}
+
+absl::Status CrestService::TimeSet(const std::string&, const v1::TimeGemmsRequest& request,
+                                   v1::TimeGemmsResponse* response) {
+  auto gpu = GpuOf(request.gpu());
+  if (!gpu.ok()) return gpu.status();
+  auto options = OptionsOf(request.pin(), request.mode(), request.runs());
+  if (!options.ok()) return options.status();
+  if (request.gemms_size() < 1 || request.gemms_size() > kMaxTimedGemms) {
+    return absl::InvalidArgumentError(StrCat("gemms: between 1 and ", kMaxTimedGemms,
+                                             " GEMMs per request (got ", request.gemms_size(),
+                                             ")"));
+  }
+  std::vector<GemmShape> gemms;
+  gemms.reserve(static_cast<size_t>(request.gemms_size()));
+  for (int i = 0; i < request.gemms_size(); ++i) {
+    auto g = GemmOf(request.gemms(i));
+    if (!g.ok()) return absl::InvalidArgumentError(StrCat("gemms[", i, "].", g.status().message()));
+    gemms.push_back(*std::move(g));
+  }
+  auto db = pool_.Acquire();
+  if (!db.ok()) return db.status();
+  auto timings = answers::TimeGemmSet(**db, **gpu, *options, gemms, request.predict_only());
+  if (!timings.ok()) return timings.status();
+  Fill(*timings, response);
   return absl::OkStatus();
 }
 

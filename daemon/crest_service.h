@@ -21,6 +21,9 @@ namespace crest::crestd {
 grpc::Status ToGrpc(const absl::Status& status);
 inline constexpr size_t kMaxStatusMessageBytes = 1024;
 
+// GEMMs one TimeGemms request may time together (a design config has ~20).
+inline constexpr int kMaxTimedGemms = 4096;
+
 // Sweep runs at this priority: ahead of nightly batches (0).
 inline constexpr int kInteractivePriority = 100;
 
@@ -36,17 +39,59 @@ struct ServiceOptions {
   size_t cache_bytes = size_t{64} << 20;
 };
 
-// Every method is registered raw (bytes in, bytes out): requests are parsed
-// after the caller is authorized, and bytes that do not parse are answered
-// INVALID_ARGUMENT naming the message type. QueryDff, LookupGemm and
-// Predict answers are cached by results generation (answer_cache.h).
-class CrestService final : public v1::Crest::Service {
+// Every method of the generated callback API, raw (bytes in, bytes out):
+// requests are parsed after the caller is authorized, and bytes that do not
+// parse are answered INVALID_ARGUMENT naming the message type.
+using RawCrestService = v1::Crest::WithRawCallbackMethod_GetNodeInfo<
+    v1::Crest::WithRawCallbackMethod_QueryDff<v1::Crest::WithRawCallbackMethod_LookupGemm<
+        v1::Crest::WithRawCallbackMethod_TimeGemms<v1::Crest::WithRawCallbackMethod_Predict<
+            v1::Crest::WithRawCallbackMethod_Sweep<v1::Crest::WithRawCallbackMethod_SubmitJob<
+                v1::Crest::WithRawCallbackMethod_GetJob<v1::Crest::WithRawCallbackMethod_ListJobs<
+                    v1::Crest::WithRawCallbackMethod_CancelJob<
+                        v1::Crest::WithRawCallbackMethod_WatchJob<
+                            v1::Crest::WithRawCallbackMethod_ExportResults<
+                                v1::Crest::Service>>>>>>>>>>>>;
+
+// The answers (QueryDff, LookupGemm, TimeGemms, Predict) come from the
+// node's database through answers::StoreAnswers, and are cached by results
+// generation (answer_cache.h).
+class CrestService final : public RawCrestService {
  public:
   CrestService(ServiceOptions options, StorePool& pool, JobQueue& queue, const Authorizer& auth,
                Metrics& metrics);
 
   // What the cache has served, for metrics and tests.
   const AnswerCache& cache() const { return cache_; }
+
+  // The generated API's raw methods (the typed ones stay hidden: unused).
+  using Unary = grpc::ServerUnaryReactor;
+  using Stream = grpc::ServerWriteReactor<grpc::ByteBuffer>;
+  using Context = grpc::CallbackServerContext;
+  using Bytes = grpc::ByteBuffer;
+  using RawCrestService::GetNodeInfo;
+  using RawCrestService::QueryDff;
+  using RawCrestService::LookupGemm;
+  using RawCrestService::TimeGemms;
+  using RawCrestService::Predict;
+  using RawCrestService::Sweep;
+  using RawCrestService::SubmitJob;
+  using RawCrestService::GetJob;
+  using RawCrestService::ListJobs;
+  using RawCrestService::CancelJob;
+  using RawCrestService::WatchJob;
+  using RawCrestService::ExportResults;
+  Unary* GetNodeInfo(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* QueryDff(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* LookupGemm(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* TimeGemms(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* Predict(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* SubmitJob(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* GetJob(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* ListJobs(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* CancelJob(Context* c, const Bytes* in, Bytes* out) override;
+  Stream* Sweep(Context* c, const Bytes* in) override;
+  Stream* WatchJob(Context* c, const Bytes* in) override;
+  Stream* ExportResults(Context* c, const Bytes* in) override;
 
  private:
   template <typename Request, typename Response>
@@ -62,9 +107,11 @@ class CrestService final : public v1::Crest::Service {
   };
 
   template <typename Request, typename Response>
-  void RegisterUnary(MethodTraits traits, UnaryHandler<Request, Response> handler);
+  Unary* AnswerUnary(Context* context, const Bytes* in, Bytes* out, MethodTraits traits,
+                     UnaryHandler<Request, Response> handler);
   template <typename Request>
-  void RegisterStream(MethodTraits traits, StreamStarter<Request> start);
+  Stream* StartStream(Context* context, const Bytes* in, MethodTraits traits,
+                      StreamStarter<Request> start);
 
   template <typename Handler>
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const char* method,
@@ -85,6 +132,8 @@ class CrestService final : public v1::Crest::Service {
                    v1::QueryDffResponse* response);
   absl::Status Lookup(const std::string& client, const v1::LookupGemmRequest& request,
                       v1::LookupGemmResponse* response);
+  absl::Status TimeSet(const std::string& client, const v1::TimeGemmsRequest& request,
+                       v1::TimeGemmsResponse* response);
   absl::Status PredictOne(const std::string& client, const v1::PredictRequest& request,
                           v1::PredictResponse* response);
   absl::Status Submit(const std::string& client, const v1::SubmitJobRequest& request,

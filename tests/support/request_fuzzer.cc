@@ -46,6 +46,19 @@ std::map<std::string, std::vector<std::string>> Seeds() {
   lookup.mutable_gemm()->set_k(10922);
   lookup.set_gpu("h100");
   seeds["LookupGemm"] = {Serialized(lookup)};
+  v1::TimeGemmsRequest set;
+  set.set_gpu("h100");
+  for (int64_t k : {4096, 10922, 8192}) {
+    v1::Gemm* g = set.add_gemms();
+    *g = lookup.gemm();
+    g->set_k(k);
+  }
+  v1::TimeGemmsRequest too_many = set;
+  for (int i = 0; i < 4100; ++i) *too_many.add_gemms() = lookup.gemm();
+  v1::TimeGemmsRequest pooled = set;
+  pooled.set_runs("all");
+  pooled.set_predict_only(true);
+  seeds["TimeGemms"] = {Serialized(set), Serialized(too_many), Serialized(pooled)};
   v1::PredictRequest predict;
   *predict.mutable_gemm() = lookup.gemm();
   predict.set_gpu("a100");

@@ -2,8 +2,9 @@
 
 #include <map>
 
-#include "crest/answers/store_answers.h"
+#include "crest/answers/answers.h"
 #include "crest/tuner/predictor.h"
+#include "fake_backend.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
@@ -11,41 +12,8 @@
 namespace crest::sweep {
 namespace {
 
-using answers::RankDffFromStore;
+using crest::testing::FakeMeasuringBackend;
 using crest::testing::TempDir;
-
-// A measuring backend with scripted results: GEMM time grows with K, and
-// K = 10944 is fast. Fails GEMMs whose K is in `failing`.
-class FakeMeasuringBackend final : public Backend {
- public:
-  std::set<int64_t> failing;
-  int runs = 0;
-
-  std::string uuid = "GPU-fake-0";
-  double slowdown = 1;  // this device's times, relative to the script
-  MeasureMode mode;     // what its results are keyed by
-  std::vector<GemmShape> reserved;  // the plan of the last Reserve
-
-  std::string_view Name() const override { return "fake-gpu"; }
-  bool Measures() const override { return true; }
-  const GpuSpec& Gpu() const override { return **FindGpu("h100"); }
-  DeviceInfo Device() const override { return crest::testing::FakeH100(uuid); }
-  SoftwareInfo Software() const override { return crest::testing::FakeSoftware(); }
-  MeasureMode Mode() const override { return mode; }
-  absl::Status Reserve(std::span<const GemmShape> plan) override {
-    reserved.assign(plan.begin(), plan.end());
-    return absl::OkStatus();
-  }
-  absl::StatusOr<GemmOutcome> Run(const GemmShape& g) override {
-    ++runs;
-    if (failing.contains(g.k)) return absl::ResourceExhaustedError("out of device memory");
-    const double us = (g.k == 10944 || g.n == 2 * 10944) ? 100 : 200 + static_cast<double>(g.k % 7);
-    GemmOutcome out;
-    out.measured = crest::testing::FakeMeasurement(g, us * slowdown, 2);
-    out.measured->mode = mode;
-    return out;
-  }
-};
 
 SweepSpec Spec(const std::string& json) {
   auto spec = ParseSweepSpec(json);
@@ -159,9 +127,10 @@ TEST(RunSweep, AWarmSweepAfterAColdOneMeasuresEverythingAndTheModesNeverMix) {
   EXPECT_EQ(burst.runs, 10);
 
   DffQuery q = EveryCandidate(4096, 2);
-  auto cold_rank = RankDffFromStore(q, **FindGpu("h100"), *db, {});
-  q.mode.cache = CacheMode::kWarm;
-  auto warm_rank = RankDffFromStore(q, **FindGpu("h100"), *db, {});
+  answers::AnswerOptions options;
+  auto cold_rank = answers::StoreAnswers(*db, "s.db", options)->Dff(q, **FindGpu("h100"));
+  options.mode.cache = CacheMode::kWarm;
+  auto warm_rank = answers::StoreAnswers(*db, "s.db", options)->Dff(q, **FindGpu("h100"));
   ASSERT_TRUE(cold_rank.ok() && warm_rank.ok());
   ASSERT_EQ(cold_rank->measured, 5);
   ASSERT_EQ(warm_rank->measured, 5);
@@ -194,122 +163,6 @@ TEST(SweepProgress, AccountsForWhereTheTimeWent) {
   EXPECT_DOUBLE_EQ(p.GemmsPerMinute(), 12);
   EXPECT_DOUBLE_EQ(p.GpuBusyFraction(), 0.8);
   EXPECT_DOUBLE_EQ(p.HostOverheadPerGemmS(), 1.0);
-}
-
-TEST(RankDffFromStore, MeasuredRowsCarryTheirIntervalAndAreGroupedIntoTies) {
-  TempDir dir;
-  auto db = Open(dir);
-  FakeMeasuringBackend gpu;  // 10944: 100 µs per GEMM; the rest 200-207 µs
-  ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":24}]})"), gpu, *db, {}).ok());
-  auto r = RankDffFromStore(EveryCandidate(4096, 24), **FindGpu("h100"), *db, {});
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->rows.size(), 49u);
-  const DffRow& best = r->rows.front();
-  EXPECT_EQ(best.d_ff, 10944);
-  EXPECT_NEAR(best.time_low_us, 0.99 * best.time_us, 1e-6) << "the sum of the GEMMs' intervals";
-  EXPECT_NEAR(best.time_high_us, 1.01 * best.time_us, 1e-6);
-  EXPECT_EQ(best.tie_group, 1);
-  EXPECT_EQ(r->tied_with_best, 1) << "nothing overlaps the clearly faster 10944";
-  // The rest differ by at most 6 µs in ~400 with ±1% intervals: one group.
-  for (size_t i = 1; i < r->rows.size(); ++i) EXPECT_EQ(r->rows[i].tie_group, 2) << i;
-}
-
-TEST(RankDffFromStore, MeasuredCandidatesWinOverPredictionsAndCoverageIsCounted) {
-  TempDir dir;
-  auto db = Open(dir);
-  // Predictions for the whole ±8 window; measurements for ±4 only.
-  auto model = MakeModelBackend(**FindGpu("h100"));
-  ASSERT_TRUE(
-      RunSweep(Spec(R"({"gpu":"h100","dff":[{"hidden":4096,"window":8}]})"), *model, *db, {}).ok());
-  FakeMeasuringBackend gpu;
-  ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":4}]})"), gpu, *db, {}).ok());
-
-  auto r = RankDffFromStore(EveryCandidate(4096, 16), **FindGpu("h100"), *db, {});
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->measured, 9);
-  EXPECT_EQ(r->predicted, 24) << "8 from the store, 16 from the model run now";
-  EXPECT_EQ(r->missing, 0);
-  ASSERT_TRUE(r->baseline_found);
-  EXPECT_EQ(r->baseline.source, Source::kMeasured);
-  // The kinds are ranked apart: the measured rows first.
-  for (size_t i = 0; i < r->rows.size(); ++i) {
-    EXPECT_EQ(r->rows[i].source, i < 9 ? Source::kMeasured : Source::kPredicted) << i;
-  }
-  for (const DffRow& row : r->rows) {
-    const bool in_measured_window = row.d_ff >= 10918 && row.d_ff <= 10926;
-    EXPECT_EQ(row.source, in_measured_window ? Source::kMeasured : Source::kPredicted) << row.d_ff;
-    if (row.source == Source::kMeasured) {
-      EXPECT_EQ(row.device.uuid, "GPU-fake-0");
-    }
-  }
-}
-
-TEST(RankDffFromStore, SeveralDevicesAnswerWithTheMedianDeviceAndSaySo) {
-  TempDir dir;
-  auto db = Open(dir);
-  // Three devices of one model (as in a merged catalogue): 1x, 3x, 2x.
-  const double slowdowns[] = {1, 3, 2};
-  for (int i = 0; i < 3; ++i) {
-    FakeMeasuringBackend gpu;
-    gpu.uuid = "GPU-fake-" + std::to_string(i);
-    gpu.slowdown = slowdowns[i];
-    ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":1}]})"), gpu, *db, {}).ok());
-  }
-  auto r = RankDffFromStore(EveryCandidate(4096, 1), **FindGpu("h100"), *db, {});
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_FALSE(r->rows.empty());
-  for (const DffRow& row : r->rows) {
-    EXPECT_EQ(row.source, Source::kMeasured);
-    EXPECT_EQ(row.device.uuid, "GPU-fake-2") << "the 2x device is the median";
-    EXPECT_NE(row.provenance.find("the median of 3 devices' best times"), std::string::npos)
-        << row.provenance;
-  }
-}
-
-TEST(RankDffFromStore, AnEmptyDatabaseIsAnsweredByTheModelLabelledPredicted) {
-  TempDir dir;
-  auto db = Open(dir);
-  DffQuery q;
-  q.hidden = 4096;
-  q.ratio = *ParseRatio("8/3");
-  q.top = 0;
-  auto r = RankDffFromStore(q, **FindGpu("h100"), *db, {});
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->rows.size(), 257u);
-  EXPECT_TRUE(r->baseline_found);
-  EXPECT_EQ(r->missing, 0);
-  EXPECT_EQ(r->predicted, 257);
-  auto model = RankDff(q, PredictorTimer(**FindGpu("h100")));
-  ASSERT_TRUE(model.ok());
-  for (size_t i = 0; i < r->rows.size(); ++i) {
-    EXPECT_EQ(r->rows[i].source, Source::kPredicted);
-    EXPECT_EQ(r->rows[i].provenance, ModelVersionFor(**FindGpu("h100"), q.dtype));
-    EXPECT_EQ(r->rows[i].d_ff, model->rows[i].d_ff) << "the same model, the same ranking";
-  }
-}
-
-TEST(RankDffFromStore, MeasuredBaselinePredictedRowsGetSpeedupsAgainstThePredictedBaseline) {
-  TempDir dir;
-  auto db = Open(dir);
-  FakeMeasuringBackend gpu;
-  ASSERT_TRUE(RunSweep(Spec(R"({"dff":[{"hidden":4096,"window":0}]})"), gpu, *db, {}).ok());
-  auto r = RankDffFromStore(EveryCandidate(4096, 4), **FindGpu("h100"), *db, {});
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_TRUE(r->baseline_found);
-  EXPECT_EQ(r->baseline.source, Source::kMeasured);
-  EXPECT_EQ(r->measured, 1);
-  EXPECT_EQ(r->predicted, 8);
-  auto model = RankDff(EveryCandidate(4096, 4), PredictorTimer(**FindGpu("h100")));
-  ASSERT_TRUE(model.ok());
-  std::map<int64_t, double> predicted_speedup;
-  for (const DffRow& row : model->rows) predicted_speedup[row.d_ff] = row.speedup_vs_baseline;
-  for (const DffRow& row : r->rows) {
-    if (row.source == Source::kMeasured) {
-      EXPECT_DOUBLE_EQ(row.speedup_vs_baseline, 1.0);
-    } else {
-      EXPECT_DOUBLE_EQ(row.speedup_vs_baseline, predicted_speedup.at(row.d_ff)) << row.d_ff;
-    }
-  }
 }
 
 }  // namespace

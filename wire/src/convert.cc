@@ -73,8 +73,48 @@ v1::JobState ProtoJobState(store::JobState s) {
 
 namespace {
 
+void FillRun(const RunInfo& r, v1::Run* out) {
+  out->set_job_id(r.job_id);
+  out->set_job_uid(r.job_uid);
+  out->set_name(r.name);
+  out->set_started_us(r.started_us);
+  out->set_device_uuid(r.device_uuid);
+  out->set_host(r.host);
+}
 
-void FillRow(const DffRow& row, v1::DffRow* out) {
+// Runs written once per response, referred to by index.
+class RunTable {
+ public:
+  explicit RunTable(google::protobuf::RepeatedPtrField<v1::Run>* runs) : runs_(runs) {}
+  void Refer(const std::vector<RunInfo>& runs, google::protobuf::RepeatedField<int32_t>* out) {
+    for (const RunInfo& r : runs) out->Add(Index(r));
+  }
+  int32_t Index(const RunInfo& r) {
+    for (int i = 0; i < runs_->size(); ++i) {
+      const v1::Run& known = runs_->Get(i);
+      if (known.job_id() == r.job_id && known.job_uid() == r.job_uid &&
+          known.device_uuid() == r.device_uuid) {
+        return i;
+      }
+    }
+    FillRun(r, runs_->Add());
+    return runs_->size() - 1;
+  }
+
+ private:
+  google::protobuf::RepeatedPtrField<v1::Run>* runs_;
+};
+
+std::vector<RunInfo> RunsAt(const google::protobuf::RepeatedPtrField<v1::Run>& runs,
+                            const google::protobuf::RepeatedField<int32_t>& at) {
+  std::vector<RunInfo> out;
+  for (int32_t i : at) {
+    if (i >= 0 && i < runs.size()) out.push_back(RunOf(runs.Get(i)));
+  }
+  return out;
+}
+
+void FillRow(const DffRow& row, RunTable& runs, v1::DffRow* out) {
   out->set_d_ff(row.d_ff);
   out->set_time_us(row.time_us);
   out->set_tflops(row.tflops);
@@ -86,6 +126,9 @@ void FillRow(const DffRow& row, v1::DffRow* out) {
   out->set_tie_group(row.tie_group);
   out->set_source(ProtoSource(row.source));
   out->set_provenance(row.provenance);
+  out->set_speedup_basis(ProtoSource(row.speedup_basis));
+  out->set_pooled(row.pooled);
+  runs.Refer(row.runs, out->mutable_runs());
   if (row.source == Source::kMeasured) {
     wire::Fill(row.device, out->mutable_device());
     wire::Fill(row.software, out->mutable_software());
@@ -150,9 +193,6 @@ absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& r) {
   q.fuse_gate_up = !r.separate_gate_up();
   if (r.top() < 0) return absl::InvalidArgumentError("top: must be 0 (all) or more");
   q.top = r.top();
-  auto mode = ModeOf(r.mode());
-  if (!mode.ok()) return mode.status();
-  q.mode = *mode;
   return q;  // the ranking checks the window and sizes, naming the field
 }
 
@@ -180,6 +220,34 @@ absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& in) {
 void Fill(const MeasureMode& mode, v1::MeasureMode* out) {
   out->set_cache_mode(std::string(CacheModeName(mode.cache)));
   out->set_clock_policy(std::string(ClockPolicyName(mode.clocks)));
+}
+
+absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
+                                                 const v1::MeasureMode& mode,
+                                                 const std::string& runs) {
+  answers::AnswerOptions o;
+  o.pin = PinOf(pin);
+  auto m = ModeOf(mode);
+  if (!m.ok()) return m.status();
+  o.mode = *m;
+  if (!runs.empty()) {
+    auto choice = answers::ParseRunChoice(runs);
+    if (!choice) {
+      return absl::InvalidArgumentError(
+          StrCat("runs: '", runs.substr(0, 64), "' is not latest or all"));
+    }
+    o.runs = *choice;
+  }
+  return o;
+}
+
+void Fill(const answers::AnswerOptions& o, v1::SoftwarePin* pin, v1::MeasureMode* mode,
+          std::string* runs) {
+  if (o.pin.cublaslt) pin->set_cublaslt(*o.pin.cublaslt);
+  if (o.pin.cuda_runtime) pin->set_cuda_runtime(*o.pin.cuda_runtime);
+  if (o.pin.driver) pin->set_driver(*o.pin.driver);
+  Fill(o.mode, mode);
+  *runs = std::string(answers::RunChoiceName(o.runs));
 }
 
 store::SoftwarePin PinOf(const v1::SoftwarePin& in) {
@@ -215,8 +283,13 @@ void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
   out->set_baseline_d_ff(r.candidates.baseline);
   out->set_baseline_note(r.candidates.baseline_note);
   out->set_baseline_found(r.baseline_found);
-  if (r.baseline_found) FillRow(r.baseline, out->mutable_baseline());
-  for (const DffRow& row : r.rows) FillRow(row, out->add_rows());
+  RunTable runs(out->mutable_runs());
+  for (const RunInfo& run : r.runs) runs.Index(run);
+  if (r.baseline_found) FillRow(r.baseline, runs, out->mutable_baseline());
+  for (const DffRow& row : r.rows) FillRow(row, runs, out->add_rows());
+  out->set_headline(ProtoSource(r.headline));
+  out->set_predicted_baseline_us(r.predicted_baseline_us);
+  out->set_measured_across_runs(r.measured_across_runs);
   out->set_candidates(static_cast<int64_t>(r.candidates.values.size()));
   out->set_measured(r.measured);
   out->set_predicted(r.predicted);
@@ -283,6 +356,11 @@ void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
     out->set_wave_efficiency(m.wave_efficiency);
     out->set_cache_mode(std::string(CacheModeName(m.mode.cache)));
     out->set_clock_policy(std::string(ClockPolicyName(m.mode.clocks)));
+    for (const RunInfo& run : a.runs) FillRun(run, out->add_runs());
+    out->set_pooled(a.pooled);
+    out->set_pooled_low_us(a.pooled_low_us);
+    out->set_pooled_high_us(a.pooled_high_us);
+    out->set_pooled_us(a.pooled_us);
   } else if (a.predicted) {
     const auto& p = *a.predicted;
     out->set_found(true);
@@ -298,6 +376,24 @@ void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
     out->set_tile_n(p.tile_n);
     out->set_bound(p.bound);
     out->set_expected_error(p.expected_error);
+  }
+}
+
+void Fill(std::span<const Timing> timings, v1::TimeGemmsResponse* out) {
+  RunTable runs(out->mutable_runs());
+  for (const Timing& t : timings) {
+    v1::GemmTiming* g = out->add_timings();
+    g->set_time_us(t.time_us);
+    g->set_low_us(t.low_us);
+    g->set_high_us(t.high_us);
+    g->set_source(ProtoSource(t.source));
+    g->set_provenance(t.provenance);
+    if (t.source == Source::kMeasured) {
+      Fill(t.device, g->mutable_device());
+      Fill(t.software, g->mutable_software());
+    }
+    runs.Refer(t.runs, g->mutable_runs());
+    g->set_pooled(t.pooled);
   }
 }
 
@@ -369,7 +465,7 @@ SoftwareInfo SoftwareOf(const v1::Software& in) {
 namespace {
 
 
-DffRow RowOf(const v1::DffRow& in) {
+DffRow RowOf(const v1::DffRow& in, const google::protobuf::RepeatedPtrField<v1::Run>& runs) {
   DffRow r;
   r.d_ff = in.d_ff();
   r.time_us = in.time_us();
@@ -384,6 +480,9 @@ DffRow RowOf(const v1::DffRow& in) {
   r.provenance = in.provenance();
   r.device = DeviceOf(in.device());
   r.software = SoftwareOf(in.software());
+  r.speedup_basis = SourceOf(in.speedup_basis());
+  r.pooled = in.pooled();
+  r.runs = RunsAt(runs, in.runs());
   return r;
 }
 
@@ -393,9 +492,13 @@ DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
   DffRanking r;
   r.candidates = std::move(candidates);
   r.baseline_found = in.baseline_found();
-  r.baseline = RowOf(in.baseline());
+  r.baseline = RowOf(in.baseline(), in.runs());
   if (!r.baseline_found) r.baseline.d_ff = in.baseline_d_ff();
-  for (const auto& row : in.rows()) r.rows.push_back(RowOf(row));
+  for (const auto& row : in.rows()) r.rows.push_back(RowOf(row, in.runs()));
+  for (const v1::Run& run : in.runs()) r.runs.push_back(RunOf(run));
+  r.headline = SourceOf(in.headline());
+  r.predicted_baseline_us = in.predicted_baseline_us();
+  r.measured_across_runs = in.measured_across_runs();
   r.measured = in.measured();
   r.predicted = in.predicted();
   r.missing = in.missing();
@@ -450,6 +553,11 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
     m.mode.cache = ParseCacheMode(in.cache_mode()).value_or(CacheMode::kCold);
     m.mode.clocks = ParseClockPolicy(in.clock_policy()).value_or(ClockPolicy::kSustained);
     a.measured = std::move(m);
+    for (const v1::Run& run : in.runs()) a.runs.push_back(RunOf(run));
+    a.pooled = in.pooled();
+    a.pooled_low_us = in.pooled_low_us();
+    a.pooled_high_us = in.pooled_high_us();
+    a.pooled_us = in.pooled_us();
   } else {
     store::PredictionRow p;
     p.gpu_model = gpu;
@@ -482,7 +590,6 @@ void Fill(const DffQuery& q, const std::string& gpu, v1::QueryDffRequest* out) {
   out->set_separate_gate_up(!q.fuse_gate_up);
   out->set_gpu(gpu);
   out->set_top(q.top);
-  Fill(q.mode, out->mutable_mode());
 }
 
 namespace {
@@ -505,6 +612,35 @@ TileEstimate TileOf(const v1::TileEstimate& in) {
 }
 
 }  // namespace
+
+RunInfo RunOf(const v1::Run& in) {
+  RunInfo r;
+  r.job_id = in.job_id();
+  r.job_uid = in.job_uid();
+  r.name = in.name();
+  r.started_us = in.started_us();
+  r.device_uuid = in.device_uuid();
+  r.host = in.host();
+  return r;
+}
+
+std::vector<Timing> TimingsOf(const v1::TimeGemmsResponse& in) {
+  std::vector<Timing> out;
+  for (const v1::GemmTiming& g : in.timings()) {
+    Timing t;
+    t.time_us = g.time_us();
+    t.low_us = g.low_us();
+    t.high_us = g.high_us();
+    t.source = SourceOf(g.source());
+    t.provenance = g.provenance();
+    t.device = DeviceOf(g.device());
+    t.software = SoftwareOf(g.software());
+    t.runs = RunsAt(in.runs(), g.runs());
+    t.pooled = g.pooled();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
 
 Prediction PredictionOf(const v1::PredictResponse& in, Prediction p) {
   p.time_us = in.time_us();

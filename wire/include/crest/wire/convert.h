@@ -5,8 +5,11 @@
 // local or remote. No gRPC here, only the messages.
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "absl/status/statusor.h"
-#include "crest/answers/store_answers.h"
+#include "crest/answers/answers.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
@@ -22,10 +25,18 @@ store::SoftwarePin PinOf(const v1::SoftwarePin& pin);
 // Empty fields are the defaults; an unknown name is InvalidArgument naming the field.
 absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& mode);
 void Fill(const MeasureMode& mode, v1::MeasureMode* out);
+// The answering options of a request: pin, mode and run choice ("" is
+// "latest"; an unknown one is InvalidArgument naming `runs`).
+absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
+                                                 const v1::MeasureMode& mode,
+                                                 const std::string& runs);
+void Fill(const answers::AnswerOptions& options, v1::SoftwarePin* pin, v1::MeasureMode* mode,
+          std::string* runs);
 
 void Fill(const DffRanking& ranking, const GpuSpec& gpu, v1::QueryDffResponse* out);
 void Fill(const GemmShape& gemm, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out);
 void Fill(const answers::GemmAnswer& answer, v1::LookupGemmResponse* out);
+void Fill(std::span<const Timing> timings, v1::TimeGemmsResponse* out);
 void Fill(const DeviceInfo& device, v1::Device* out);
 void Fill(const SoftwareInfo& software, v1::Software* out);
 void Fill(const GemmShape& gemm, v1::Gemm* out);
@@ -51,6 +62,8 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& response, const GemmS
 // The daemon's figures over `local` (a prediction of the same GEMM made here,
 // which keeps the operand alignments the response does not carry).
 Prediction PredictionOf(const v1::PredictResponse& response, Prediction local);
+std::vector<Timing> TimingsOf(const v1::TimeGemmsResponse& response);
+RunInfo RunOf(const v1::Run& run);
 // The request for a d_ff query.
 void Fill(const DffQuery& query, const std::string& gpu, v1::QueryDffRequest* out);
 

@@ -1,0 +1,42 @@
+// For implementations of Answers (answers.h): the d_ff, vocabulary and
+// design answers computed from a pair of set timers, so that every
+// implementation ranks the same way and only says where times come from.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crest/tuner/design.h"
+#include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/vocab.h"
+
+namespace crest::answers {
+
+struct SetTimers {
+  // The answering source: measured where it can (one run per set, or a
+  // pool), else predicted.
+  GemmSetTimer time;
+  // The model alone (for a baseline of the predicted kind); may be empty
+  // when `time` is the model.
+  GemmSetTimer predict;
+  // Optional: reads what the sets will need, before they are timed.
+  std::function<absl::Status(std::span<const std::vector<GemmShape>>)> prefetch;
+  // Optional: how many sets `time` answered predicted although every GEMM
+  // was measured, by no one run (DffRanking::measured_across_runs).
+  std::function<int64_t()> across_runs;
+};
+
+// The d_ff ranking of `query` (skip_missing set: candidates the model has
+// no path for are counted missing). FailedPrecondition when no candidate
+// has an answer, naming the dtype and the GPU.
+absl::StatusOr<DffRanking> RankDffWith(const DffQuery& query, const GpuSpec& gpu,
+                                       const SetTimers& timers);
+absl::StatusOr<VocabRanking> RankVocabWith(const VocabQuery& query, const SetTimers& timers);
+// Every config evaluated, then ranked (RankDesigns).
+absl::StatusOr<std::vector<DesignRow>> RankDesignsWith(std::span<const DesignConfig> configs,
+                                                       const DesignOptions& options,
+                                                       const SetTimers& timers);
+
+}  // namespace crest::answers

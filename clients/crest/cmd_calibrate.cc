@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
-#include "crest/answers/store_answers.h"
+#include "crest/answers/answers.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/calibration_fit.h"
 #include "gemm_flags.h"
@@ -73,15 +73,17 @@ struct Rows {
 };
 
 // Measured answers (the engine's, in the chosen mode) and imported timings.
-absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, ReadOnlyDb& db) {
+absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, store::Store& db) {
   Rows out;
   const std::string model(gpu.name);
   if (f.source != "imported") {
-    auto best = db.db->AllBestTimes(model, db.pin, ToMode(f.mode));
+    store::SoftwarePin pin;
+    if (f.cublaslt > 0) pin.cublaslt = f.cublaslt;
+    auto best = db.AllBestTimes(model, pin, ToMode(f.mode));
     if (!best.ok()) return best.status();
     RowSource measured;
     if (!best->empty()) {
-      auto row = db.db->GetMeasurement(best->front().second.measurement_id);
+      auto row = db.GetMeasurement(best->front().second.measurement_id);
       if (!row.ok()) return row.status();
       measured = {"measured",
                   StrCat("Crest's cuBLASLt engine, ", CacheModeName(row->mode.cache), " L2, ",
@@ -95,7 +97,7 @@ absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, Re
     }
   }
   if (f.source != "measured") {
-    auto imported = db.db->ImportedTimings(model);
+    auto imported = db.ImportedTimings(model);
     if (!imported.ok()) return imported.status();
     for (const auto& r : *imported) {
       out.timed.push_back({ShapeOf(r.timing.key), r.timing.time_us});
@@ -196,11 +198,11 @@ absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
   if (f.source != "all" && f.source != "measured" && f.source != "imported") {
     return absl::InvalidArgumentError("source: must be all, measured or imported");
   }
-  auto db = OpenForReading(f.db, f.cublaslt);
+  auto db = OpenExisting(f.db);
   if (!db.ok()) return db.status();
-  auto gpu = ChooseGpu(f, *db->db);
+  auto gpu = ChooseGpu(f, **db);
   if (!gpu.ok()) return gpu.status();
-  auto rows = CollectRows(f, **gpu, *db);
+  auto rows = CollectRows(f, **gpu, **db);
   if (!rows.ok()) return rows.status();
   auto dtype = ChooseDtype(f, rows->timed);
   if (!dtype.ok()) return dtype.status();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "read_only_db.h"
 #include "crest/common/str_cat.h"
 #include "crest/store/timing_csv.h"
 #include "crest/store/store.h"
@@ -24,14 +25,6 @@ struct DbFlags {
   std::string csv;  // import
   store::TimingCsvOptions csv_options;
 };
-
-absl::StatusOr<std::unique_ptr<store::Store>> OpenExisting(const std::string& path,
-                                                           bool read_only) {
-  store::StoreOptions options;
-  options.read_only = read_only;
-  options.create = false;
-  return store::Store::Open(path, options);
-}
 
 absl::Status RunExport(const DbFlags& f, Io& io) {
   std::string from = f.db;

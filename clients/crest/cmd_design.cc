@@ -3,15 +3,15 @@
 #include <memory>
 #include <string>
 
+#include <algorithm>
+
+#include "answer_flags.h"
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/design.h"
 #include "crest/tuner/predictor.h"
-#include "design_output.h"
 #include "dim_list.h"
-#include "gemm_source.h"
-#include "json_views.h"
-#include "table.h"
+#include "printer.h"
 
 namespace crest::cli {
 namespace {
@@ -136,9 +136,8 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
         "no configuration lies within ", f.tolerance, " of ", f.params,
         " parameters under the search's rules (see `crest design --help`); widen --tolerance"));
   }
-  auto source = OpenGemmSource(f.answer, **gpu, *dtype);
-  if (!source.ok()) return source.status();
-  GemmSource& answers = **source;
+  auto answers = OpenAnswers(f.answer);
+  if (!answers.ok()) return answers.status();
   DesignOptions options;
   options.fuse_gate_up = !f.separate_gate_up;
   options.peak_tflops = (*gpu)->PeakTflops(*dtype);
@@ -147,16 +146,20 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   big.dtype = *dtype;
   big.b_transposed = true;
   if (auto p = Predict(big, **gpu); p.ok()) options.sustained_tflops = p->family_tflops;
-  std::vector<DesignRow> rows;
-  for (const DesignConfig& c : *configs) {
-    auto row = EvaluateDesign(c, options, [&answers](const GemmShape& g) { return answers.Time(g); });
-    if (!row.ok()) return row.status();
-    rows.push_back(*std::move(row));
-  }
-  RankDesigns(rows);
+  auto rows = (*answers)->Design(*configs, options, **gpu);
+  if (!rows.ok()) return rows.status();
   const std::string search =
       f.params.empty() ? "" : StrCat("searched near ", f.params, " parameters (+/-", f.tolerance, ")");
-  PrintDesigns({rows, options, **gpu, *dtype, answers.Describe(), search, f.top}, io);
+  const bool none_ranked =
+      std::none_of(rows->begin(), rows->end(), [](const DesignRow& r) { return r.rule.ok(); });
+  const size_t configs_given = rows->size();
+  PrinterFor(io)->Design(
+      {**gpu, *dtype, options, *std::move(rows), search, f.top, (*answers)->source()});
+  if (none_ranked) {
+    return absl::InvalidArgumentError(
+        StrCat("every one of the ", configs_given,
+               " configurations breaks a rule (each is listed with its rule); nothing is ranked"));
+  }
   return absl::OkStatus();
 }
 

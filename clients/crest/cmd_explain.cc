@@ -1,16 +1,12 @@
-// `crest explain`: the predictor's breakdown of one GEMM.
+// `crest explain`: the predictor's breakdown of one GEMM (this build's
+// model, or a crestd's with --server).
 #include <memory>
 #include <string>
-#include <vector>
 
+#include "answer_flags.h"
 #include "cli.h"
-#include "crest/common/str_cat.h"
-#include "crest/tuner/predictor.h"
-#include "crest/wire/convert.h"
 #include "gemm_flags.h"
-#include "json_views.h"
-#include "remote.h"
-#include "table.h"
+#include "printer.h"
 
 namespace crest::cli {
 namespace {
@@ -20,117 +16,21 @@ struct ExplainFlags {
   std::string gpu;
 };
 
-std::string AlignmentLine(const char* operand, const char* dim, const OperandAlignment& a,
-                          const GpuSpec& gpu) {
-  std::string verdict =
-      a.alignment < gpu.min_alignment_bytes
-          ? StrCat("MISALIGNED (below ", gpu.min_alignment_bytes, " B): no fast kernel")
-          : (a.alignment >= gpu.preferred_alignment_bytes ? std::string("ok")
-                                                          : std::string("aligned, not preferred"));
-  return StrCat("  ", operand, ": contiguous ", dim, " = ", a.elements, " elements = ", a.bytes,
-                " B, aligned to ", a.alignment, " B -> ", verdict, " (rate x", Fixed(a.factor, 2),
-                ")\n");
-}
-
-std::string FamilyLine(const Prediction& p) {
-  return p.family == KernelFamily::kFast
-             ? StrCat("kernel family: fast (every operand 16-byte aligned), sustained rate ",
-                      Fixed(p.family_tflops, 1), " TFLOP/s x alignment ",
-                      Fixed(p.alignment_factor, 2), "\n")
-             : StrCat("kernel family: FALLBACK (an operand below 16 B), rate ",
-                      Fixed(p.family_tflops, 1), " TFLOP/s x misaligned inputs ",
-                      Fixed(p.alignment_factor, 2), "\n");
-}
-
-// Every tile the model considered. `labelled` adds a source and a model
-// column (for --csv, where the report's PREDICTED header is not printed).
-Table TileTable(const Prediction& p, bool labelled) {
-  std::vector<Table::Column> columns = {{"tile", Table::Align::kLeft},
-               {"CTA/SM"},
-               {"tiles"},
-               {"waves"},
-               {"tile_eff"},
-               {"wave_eff"},
-               {"reuse"},
-               {"compute_us"},
-               {"memory_us"},
-               {"time_us"}};
-  if (labelled) {
-    columns.push_back({"source", Table::Align::kLeft});
-    columns.push_back({"model", Table::Align::kLeft});
-  }
-  Table table(std::move(columns));
-  for (const auto& e : p.tiles) {
-    const bool best = e.tile.m == p.best.tile.m && e.tile.n == p.best.tile.n;
-    std::vector<std::string> row = {
-        StrCat(e.tile.m, "x", e.tile.n, best ? " *" : ""), std::to_string(e.ctas_per_sm),
-        std::to_string(e.tiles), std::to_string(e.waves), Fixed(e.tile_efficiency, 3),
-        Fixed(e.wave_efficiency, 3), Fixed(e.reuse_efficiency, 3), Fixed(e.compute_us, 1),
-        Fixed(e.memory_us, 1), Fixed(e.time_us, 1)};
-    if (labelled) {
-      row.push_back(std::string(SourceName(Source::kPredicted)));
-      row.push_back(std::string(p.model_version));
-    }
-    table.AddRow(std::move(row));
-  }
-  return table;
-}
-
-void PrintHuman(const GemmShape& g, const GpuSpec& gpu, const Prediction& p, std::ostream& out) {
-  out << "GEMM M=" << g.m << " N=" << g.n << " K=" << g.k << " batch=" << g.batch << " "
-      << DTypeName(g.dtype) << " layout " << g.Layout() << " on " << gpu.name << " ("
-      << gpu.sm_count << " SMs)\n";
-  out << "PREDICTED by model " << p.model_version << " (" << p.calibration
-      << "), not measured; expected error +/-" << Fixed(100 * p.expected_error, 1) << "%\n\n";
-  out << "time " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1) << " TFLOP/s ("
-      << Fixed(100 * p.tflops / p.peak_tflops, 1) << "% of the " << Fixed(p.peak_tflops, 1)
-      << " dense peak), " << (p.memory_bound ? "memory-bound" : "compute-bound") << "\n";
-  out << "best tile " << p.best.tile.m << "x" << p.best.tile.n << ": " << p.best.tiles
-      << " tiles in " << p.best.waves << " wave(s) of " << gpu.sm_count * p.best.ctas_per_sm
-      << " slots; tile efficiency " << Fixed(100 * p.best.tile_efficiency, 1)
-      << "%, wave efficiency " << Fixed(100 * p.best.wave_efficiency, 1) << "%\n"
-      << FamilyLine(p) << "\n";
-  out << "alignment (" << gpu.name << " wants multiples of " << gpu.min_alignment_bytes
-      << " B, best " << gpu.preferred_alignment_bytes << " B):\n";
-  out << AlignmentLine("A", g.a_transposed ? "M" : "K", p.a, gpu);
-  out << AlignmentLine("B", g.b_transposed ? "K" : "N", p.b, gpu);
-  out << AlignmentLine("C", "N", p.c, gpu) << '\n';
-  TileTable(p, false).Print(out);
-  out << "\n* = chosen. time = max(compute, memory) + launch. Assumptions and parameters: "
-         "docs/predictor.md\n";
-}
-
 absl::Status RunExplain(const ExplainFlags& f, Io& io) {
   auto gpu = FindGpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
   auto gemm = ToGemm(f.gemm);
   if (!gemm.ok()) return gemm.status();
-  const GemmShape& g = *gemm;
-  auto p = Predict(g, **gpu);
+  auto answers = OpenAnswers(AnswerFlags{});
+  if (!answers.ok()) return answers.status();
+  auto p = (*answers)->Predict(*gemm, **gpu);
   if (!p.ok()) return p.status();
-  if (!Remote().server.empty()) {
-    auto connection = DaemonChannel::Open(Remote());
-    if (!connection.ok()) return connection.status();
-    v1::PredictRequest request;
-    wire::Fill(g, request.mutable_gemm());
-    request.set_gpu(std::string((*gpu)->name));
-    v1::PredictResponse response;
-    if (auto s = CallUnary(*connection, &v1::Crest::Stub::Predict, request, &response); !s.ok()) {
-      return s;
-    }
-    if (response.model_version() != p->model_version) {
-      io.err << "note: crestd at " << Remote().server << " runs model " << response.model_version()
-             << "; this crest has " << p->model_version << "\n";
-    }
-    p = wire::PredictionOf(response, *p);
+  auto local = Predict(*gemm, **gpu);
+  if (local.ok() && local->model_version != p->model_version) {
+    io.err << "note: " << (*answers)->source().description << " runs model " << p->model_version
+           << "; this crest has " << local->model_version << "\n";
   }
-  if (io.csv) {
-    TileTable(*p, true).PrintCsv(io.out);  // the tile column marks the chosen tile with " *"
-  } else if (io.json) {
-    io.out << PredictionJson(g, **gpu, *p).dump(2) << '\n';
-  } else {
-    PrintHuman(g, **gpu, *p, io.out);
-  }
+  PrinterFor(io)->Explain({**gpu, *gemm, *std::move(p), (*answers)->source()});
   return absl::OkStatus();
 }
 

@@ -1,11 +1,9 @@
-#include "design_output.h"
-
+// `crest design`'s answer as text, JSON and CSV.
 #include <map>
 
 #include "crest/common/str_cat.h"
-#include "gemm_source.h"
 #include "json_views.h"
-#include "table.h"
+#include "outputs.h"
 
 namespace crest::cli {
 namespace {
@@ -19,7 +17,7 @@ std::string Config(const DesignConfig& c) {
 std::string Billions(int64_t n) { return Fixed(static_cast<double>(n) / 1e9, 3); }
 
 // The ranked rows to show: the first `top` of each kind.
-std::vector<const DesignRow*> Shown(const DesignReport& r) {
+std::vector<const DesignRow*> Shown(const DesignResult& r) {
   std::vector<const DesignRow*> out;
   std::map<Source, int> seen;
   for (const DesignRow& row : r.rows) {
@@ -30,15 +28,15 @@ std::vector<const DesignRow*> Shown(const DesignReport& r) {
   return out;
 }
 
-Table DesignTable(const DesignReport& r, bool plain) {
+Table DesignTable(const DesignResult& r, bool plain) {
   Table table({{"rank"}, {"tie"}, {"h"}, {"a"}, {"g"}, {"d"}, {"f"}, {"v"}, {"s"}, {"b"}, {"t"},
                {"L"}, {"params_B"}, {"params/rank_B"}, {"train_GFLOP/token"},
                {"layer_fwd_us"}, {"train_us/layer"}, {"attn_core_fwd_us"}, {"tokens/s/GPU"},
-               {"MFU_sustained_%"}, {"source", Table::Align::kLeft}});
-  std::map<Source, int> rank;
+               {"MFU_sustained_%"}, {"source", Table::Align::kLeft}, {"run", Table::Align::kLeft}});
+  int rank = 0;
   for (const DesignRow* row : Shown(r)) {
     const ModelConfig& m = row->config.model;
-    table.AddRow({std::to_string(++rank[row->step_train.source]), std::to_string(row->tie_group),
+    table.AddRow({std::to_string(++rank), std::to_string(row->tie_group),
                   std::to_string(m.hidden), std::to_string(m.heads), std::to_string(m.KvHeads()),
                   std::to_string(m.HeadDim()), std::to_string(m.d_ff), std::to_string(m.vocab),
                   std::to_string(m.seq), std::to_string(m.micro_batch), std::to_string(m.tp),
@@ -49,14 +47,17 @@ Table DesignTable(const DesignReport& r, bool plain) {
                   plain ? Fixed(row->tokens_per_s_per_gpu, 1)
                         : Grouped(static_cast<int64_t>(row->tokens_per_s_per_gpu)),
                   Fixed(100 * row->mfu_sustained, 1),
-                  std::string(SourceName(row->step_train.source))});
+                  std::string(SourceName(row->step_train.source)),
+                  RunColumn(row->step_train.runs, row->step_train.pooled)});
   }
   return table;
 }
 
 nlohmann::json TimingJson(const Timing& t) {
-  return {{"time_us", t.time_us}, {"time_low_us", t.low_us}, {"time_high_us", t.high_us},
-          {"source", SourceName(t.source)}, {"provenance", t.provenance}};
+  return {{"time_us", t.time_us},       {"time_low_us", t.low_us},
+          {"time_high_us", t.high_us},  {"source", SourceName(t.source)},
+          {"provenance", t.provenance}, {"runs", RunsJson(t.runs)},
+          {"pooled", t.pooled}};
 }
 
 nlohmann::json RowJson(const DesignRow& row, int rank) {
@@ -92,7 +93,7 @@ nlohmann::json RowJson(const DesignRow& row, int rank) {
   return j;
 }
 
-std::string KindsOf(const DesignReport& r) {
+std::string KindsOf(const DesignResult& r) {
   std::vector<Source> kinds;
   for (const DesignRow& row : r.rows) {
     if (row.rule.ok()) kinds.push_back(row.step_train.source);
@@ -109,43 +110,60 @@ constexpr const char* kAttentionNote =
     "one per head and sequence); fused attention kernels (FlashAttention) run it as one kernel "
     "that never writes the s*s scores, so a real run's attention time differs from this";
 
-void PrintJson(const DesignReport& r, Io& io) {
+// The runs the shown rows' times come from, each once.
+std::vector<RunInfo> RunsOf(const DesignResult& r) {
+  std::vector<Timing> steps;
+  for (const DesignRow* row : Shown(r)) steps.push_back(row->step_train);
+  return SumTimings(steps).runs;
+}
+
+}  // namespace
+
+nlohmann::json DesignJson(const DesignResult& r) {
   nlohmann::json rows = nlohmann::json::array();
-  std::map<Source, int> rank;
-  for (const DesignRow* row : Shown(r)) rows.push_back(RowJson(*row, ++rank[row->step_train.source]));
+  int rank = 0;
+  for (const DesignRow* row : Shown(r)) rows.push_back(RowJson(*row, ++rank));
   nlohmann::json broken = nlohmann::json::array();
   for (const DesignRow& row : r.rows) {
     if (!row.rule.ok()) broken.push_back(RowJson(row, 0));
   }
-  io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                           {"gpu", std::string(r.gpu.name)},
-                           {"dtype", std::string(DTypeName(r.dtype))},
-                           {"answered_by", r.source},
-                           {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
-                           {"sustained_tflops", r.options.sustained_tflops},
-                           {"peak_tflops", r.options.peak_tflops},
-                           {"ranking", "grouped by the source of the train step's time "
-                                       "(measured, mixed, predicted), each ranked by tokens/s "
-                                       "per GPU within its source"},
-                           {"attention_note", kAttentionNote},
-                           {"gemms_only_note", kGemmsOnlyNote},
-                           {"configs", rows},
-                           {"broken_rules", broken}}
-                .dump(2)
-         << '\n';
+  return {{"schema_version", kJsonSchemaVersion},
+          {"gpu", std::string(r.gpu.name)},
+          {"dtype", std::string(DTypeName(r.dtype))},
+          {"answered_by", r.source.description},
+          {"run_choice", r.source.database ? nlohmann::json(answers::RunChoiceName(r.source.options.runs))
+                                           : nlohmann::json(nullptr)},
+          {"runs", RunsJson(RunsOf(r))},
+          {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
+          {"sustained_tflops", r.options.sustained_tflops},
+          {"peak_tflops", r.options.peak_tflops},
+          {"ranking", "rank 1 is the headline best: the fastest of the first kind of number there "
+                      "is (measured, mixed, predicted); that kind's rows first, then the others, "
+                      "each listed tie group by tie group, by tokens/s per GPU"},
+          {"tie_rule", kTieRule},
+          {"attention_note", kAttentionNote},
+          {"gemms_only_note", kGemmsOnlyNote},
+          {"configs", rows},
+          {"broken_rules", broken}};
 }
 
-void PrintHuman(const DesignReport& r, std::ostream& out) {
+Table DesignCsv(const DesignResult& r) { return DesignTable(r, true); }
+
+void DesignText(const DesignResult& r, std::ostream& out) {
   size_t ranked = 0;
   for (const DesignRow& row : r.rows) ranked += row.rule.ok() ? 1U : 0U;
   out << "model designs on " << r.gpu.name << ", " << DTypeName(r.dtype) << ": " << r.rows.size()
       << " configurations" << (r.search.empty() ? "" : " " + r.search) << ", " << ranked
       << " ranked (" << KindsOf(r) << "), " << r.rows.size() - ranked
-      << " break a rule\nanswered by: " << r.source
+      << " break a rule\nanswered by: " << r.source.description
       << "\nstep = one micro-batch (b*s tokens) forward + backward on one tensor-parallel rank: "
          "every GEMM of every layer, plus the logits once\nMFU against the sustained dense rate "
       << Fixed(r.options.sustained_tflops, 1) << " TFLOP/s (the model's full-rate tile rate; "
-      << "datasheet peak " << Fixed(r.options.peak_tflops, 1) << ")\n\n";
+      << "datasheet peak " << Fixed(r.options.peak_tflops, 1) << ")\n";
+  if (const std::string runs = RunsLine(RunsOf(r), r.source.options.runs); !runs.empty()) {
+    out << runs << "\n";
+  }
+  out << "\n";
   if (ranked > 0) DesignTable(r, false).Print(out);
   bool header = false;
   for (const DesignRow& row : r.rows) {
@@ -162,23 +180,14 @@ void PrintHuman(const DesignReport& r, std::ostream& out) {
       out << "  " << Config(row->config) << ": " << w << "\n";
     }
   }
-  out << "\nRows are grouped by the kind of their step time (measured, mixed, predicted) and "
-         "ranked within it by tokens/s per GPU; tie = rows whose step intervals reach their "
-         "group's fastest. params/rank = what one tensor-parallel rank holds. train_us/layer = one "
-         "layer's train GEMMs plus the logits' train GEMMs spread over the L layers. "
+  out << "\nRank 1 is the fastest of the first kind of number there is (measured, mixed, "
+         "predicted); each kind's rows are ranked by tokens/s per GPU. "
+      << kTieRule
+      << " (an interval here is the step time's, per token). params/rank = what one "
+         "tensor-parallel rank holds. train_us/layer = one layer's train GEMMs plus the logits' "
+         "train GEMMs spread over the L layers. run = the sweep job the measured times come "
+         "from. "
       << kAttentionNote << "; " << kGemmsOnlyNote << ".\n";
-}
-
-}  // namespace
-
-void PrintDesigns(const DesignReport& r, Io& io) {
-  if (io.csv) {
-    DesignTable(r, true).PrintCsv(io.out);
-  } else if (io.json) {
-    PrintJson(r, io);
-  } else {
-    PrintHuman(r, io.out);
-  }
 }
 
 }  // namespace crest::cli

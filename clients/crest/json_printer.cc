@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "json_views.h"
+#include "outputs.h"
 #include "printer.h"
 
 namespace crest::cli {
@@ -55,9 +56,15 @@ class JsonPrinter final : public Printer {
     if (r.database) out["database"] = DatabaseJson(*r.database);
     Emit(out);
   }
+  void Dff(const DffResult& r) override { Emit(DffJson(r)); }
+  void Vocab(const VocabResult& r) override { Emit(VocabJson(r)); }
+  void Design(const DesignResult& r) override { Emit(DesignJson(r)); }
+  void Lookup(const LookupResult& r) override { Emit(LookupJson(r)); }
+  void Explain(const ExplainResult& r) override { Emit(ExplainJson(r)); }
 
  private:
   void Emit(const ordered_json& document) { out_ << document.dump(2) << '\n'; }
+  void Emit(const nlohmann::json& document) { out_ << document.dump(2) << '\n'; }
   std::ostream& out_;
 };
 

@@ -139,8 +139,14 @@ json DffRowJson(const DffRow& row) {
                row.speedup_vs_baseline > 0 ? json(row.speedup_vs_baseline) : json(nullptr)},
               {"mlp_params", row.mlp_params},
               {"params_delta", row.params_delta},
+              {"speedup_basis", row.speedup_vs_baseline > 0 ? json(SourceName(row.speedup_basis))
+                                                             : json(nullptr)},
               {"source", SourceName(row.source)},
-              {"provenance", row.provenance}};
+              {"provenance", row.provenance},
+              {"pooled", row.pooled}};
+  json runs = json::array();
+  for (const RunInfo& r : row.runs) runs.push_back(r.job_id);
+  out["runs"] = runs;  // job ids; the answer's "runs" describes each
   if (row.source == Source::kMeasured) {
     out["device"] = DeviceJson(row.device);
     out["software"] = SoftwareJson(row.software);

@@ -1,8 +1,8 @@
-// Internal to the crest CLI: opening a result database for reading, with an
-// optional cuBLASLt pin (`dff --db`, `lookup`, `calibrate`).
+// Internal to the crest CLI: opening an existing result database (answers,
+// `calibrate`, `db stats|check|export`). A missing or unreadable file is a
+// database problem (exit 1, as README says), never bad input.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -11,12 +11,9 @@
 
 namespace crest::cli {
 
-struct ReadOnlyDb {
-  std::unique_ptr<store::Store> db;
-  store::SoftwarePin pin;
-};
-
-// Opens `path` read-only (never creating it); cublaslt > 0 pins lookups.
-absl::StatusOr<ReadOnlyDb> OpenForReading(const std::string& path, int64_t cublaslt);
+// Opens `path`, never creating it: read-only, or for writing (an upgrade).
+// FailedPrecondition names the file when it does not exist.
+absl::StatusOr<std::unique_ptr<store::Store>> OpenExisting(const std::string& path,
+                                                           bool read_only = true);
 
 }  // namespace crest::cli

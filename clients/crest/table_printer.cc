@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "crest/common/str_cat.h"
+#include "outputs.h"
 #include "printer.h"
 #include "table.h"
 
@@ -56,6 +57,11 @@ class TablePrinter final : public Printer {
     }
     if (r.database) PrintDatabase(*r.database, out_);
   }
+  void Dff(const DffResult& r) override { DffText(r, out_); }
+  void Vocab(const VocabResult& r) override { VocabText(r, out_); }
+  void Design(const DesignResult& r) override { DesignText(r, out_); }
+  void Lookup(const LookupResult& r) override { LookupText(r, out_); }
+  void Explain(const ExplainResult& r) override { ExplainText(r, out_); }
 
  private:
   std::ostream& out_;

@@ -1,6 +1,8 @@
 // The architect's answers from the `crest` binary: `crest vocab`, `crest
 // design`, --csv on the tables, and the refusals that name the field.
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -72,10 +74,17 @@ TEST(CrestVocab, CsvIsTheTableAloneWithPlainNumbers) {
   const auto rows = Csv(r.out);
   ASSERT_EQ(rows.size(), 8u) << r.out;
   EXPECT_EQ(rows[0][2], "vocab");
-  EXPECT_EQ(rows[0].back(), "source");
+  const auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin());
+  };
+  ASSERT_LT(column("source"), rows[0].size());
+  ASSERT_LT(column("run"), rows[0].size());
+  const size_t extra = column("extra_params");
+  ASSERT_LT(extra, rows[0].size());
   for (size_t i = 1; i < rows.size(); ++i) {
     ASSERT_EQ(rows[i].size(), rows[0].size()) << "no thousands separators split a cell";
-    EXPECT_NO_THROW((void)std::stoll(rows[i][8])) << rows[i][8];
+    EXPECT_NO_THROW((void)std::stoll(rows[i][extra])) << rows[i][extra];
+    EXPECT_EQ(rows[i][column("run")], "-") << "predicted rows come from no run";
   }
 }
 
@@ -207,13 +216,15 @@ TEST(CrestDb, VocabAndDesignAnswerFromADatabaseAndFillGapsWithTheModel) {
   ASSERT_EQ(design["configs"].size(), 1u);
   EXPECT_EQ(design["configs"][0]["source"], "predicted");
   EXPECT_EQ(Crest("vocab --vocab 8 --hidden 8 --gpu h100 --db " + dir.File("typo.db")).exit_code,
-            2);
+            1) << "a database problem";
 }
 
 // A database with measurements (a scripted device) for d_ff 10920..10924 of
-// h=4096 and nothing else: the d_ff ranking shows two tables, each kind
-// ranked within itself, and counts both.
-TEST(CrestDb, APartlyMeasuredWindowRanksMeasuredAndPredictedRowsApart) {
+// h=4096 and nothing else, slower than every prediction: one answer with one
+// headline best (the largest speed-up over a baseline of its own kind: a
+// predicted row here), one rank over all rows, each kind's speed-ups against
+// its own kind's baseline, never null.
+TEST(CrestDb, APartlyMeasuredWindowHasOneHeadlineAndKindsNeverMix) {
   testing::TempDir dir;
   const std::string path = dir.File("node.db");
   {
@@ -236,12 +247,16 @@ TEST(CrestDb, APartlyMeasuredWindowRanksMeasuredAndPredictedRowsApart) {
   }
   const auto r = Crest("dff --hidden 4096 --gpu h100 --window 8 --db " + path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("5 of 17 candidates measured, 12 predicted"), std::string::npos) << r.out;
-  const size_t measured = r.out.find("measured (5 candidates), ranked among themselves only");
+  EXPECT_NE(r.out.find("5 of 17 candidates measured"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("12 predicted"), std::string::npos) << r.out;
+  const size_t best = r.out.find("best: d_ff ");
+  ASSERT_NE(best, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the baseline, predicted", best), std::string::npos) << r.out;
+  const size_t measured = r.out.find("measured (5 candidates)");
   const size_t predicted = r.out.find("predicted (12 candidates, by tilewave-2");
   ASSERT_NE(measured, std::string::npos) << r.out;
   ASSERT_NE(predicted, std::string::npos) << r.out;
-  EXPECT_LT(measured, predicted) << "measured rows first, though each is slower";
+  EXPECT_LT(predicted, measured) << "the headline's kind first";
   const auto doc = Json(Crest("dff --hidden 4096 --gpu h100 --window 8 --top 0 --json --db " +
                               path));
   std::vector<std::pair<std::string, int>> order;
@@ -250,13 +265,20 @@ TEST(CrestDb, APartlyMeasuredWindowRanksMeasuredAndPredictedRowsApart) {
   }
   ASSERT_EQ(order.size(), 17u);
   for (size_t i = 0; i < order.size(); ++i) {
-    EXPECT_EQ(order[i].first, i < 5 ? "measured" : "predicted") << i;
-    EXPECT_EQ(order[i].second, i < 5 ? static_cast<int>(i) + 1 : static_cast<int>(i) - 4) << i;
+    EXPECT_EQ(order[i].first, i < 12 ? "predicted" : "measured") << i;
+    EXPECT_EQ(order[i].second, static_cast<int>(i) + 1) << "one rank over the answer";
   }
+  EXPECT_EQ(doc["headline"]["source"], "predicted");
+  EXPECT_EQ(doc["headline"]["d_ff"], doc["candidates"][0]["d_ff"]);
   EXPECT_EQ(doc["baseline"]["source"], "measured");
+  EXPECT_GT(doc["baseline"]["predicted_time_us"].get<double>(), 0);
+  std::set<int> measured_groups;
   for (const auto& row : doc["candidates"]) {
     EXPECT_FALSE(row["speedup_vs_baseline"].is_null()) << "each kind has its own baseline";
+    EXPECT_EQ(row["speedup_basis"], row["source"]);
+    if (row["source"] == "measured") measured_groups.insert(row["tie_group"].get<int>());
   }
+  EXPECT_FALSE(measured_groups.contains(1)) << "no measured row is tied with a prediction";
 }
 
 }  // namespace

@@ -259,8 +259,18 @@ TEST(CrestDb, RefusesFilesThatAreNotOursAndLeavesThemAlone) {
   }
   EXPECT_TRUE(ReadBytes(notes) == std::string(9000, 'n'));
 
+  // A database problem, not bad input: exit 1, as README says.
+  for (const std::string& cmd :
+       {"dff --hidden 4096 --gpu h100 --db " + dir.File("typo.db"),
+        "lookup --m 1 --n 1 --k 1 --gpu h100 --db " + dir.File("typo.db"),
+        "vocab --vocab 32000 --hidden 4096 --gpu h100 --db " + dir.File("typo.db"),
+        "db stats --db " + dir.File("typo.db"), "calibrate --db " + dir.File("typo.db")}) {
+    auto r = Crest(cmd);
+    EXPECT_EQ(r.exit_code, 1) << cmd;
+    EXPECT_NE(r.err.find("no such database file"), std::string::npos) << cmd << r.err;
+  }
   auto missing = Crest("dff --hidden 4096 --gpu h100 --db " + dir.File("typo.db"));
-  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("no such database file"), std::string::npos) << missing.err;
 
   const std::string newer = dir.File("newer.db");

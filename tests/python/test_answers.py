@@ -66,6 +66,35 @@ def test_answers_through_a_daemon_and_from_its_database_equal_the_local_ones(dae
     assert [r.rank for r in from_db] == list(range(1, 18))
 
 
+def test_a_mixed_answer_returns_its_headline_best_first_with_the_kind_in_a_column(tmp_path):
+    """The shipped H100 measurements cover d_ff within 128 of 10922; a window of
+    200 leaves the rest to the model. One answer, one headline, one rank."""
+    import gzip
+    import shutil
+    shipped = os.path.join(os.environ["CREST_ROOT"], "bench", "results", "h100",
+                           "reference.db.gz")
+    db = tmp_path / "reference.db"
+    with gzip.open(shipped) as src, open(db, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    rows = crest.dff(4096, "h100", db=str(db), window=200, top=0)
+    assert rows.measured == 257 and rows.predicted == 144
+    assert rows.headline is rows[0]
+    assert [r.rank for r in rows] == list(range(1, len(rows) + 1))
+    kinds = [r.source for r in rows]
+    first = kinds[0]
+    assert kinds == [first] * kinds.count(first) + [k for k in kinds if k is not first], \
+        "the headline's kind first, never interleaved"
+    assert all(r.speedup_vs_baseline > 0 and r.speedup_basis is r.source for r in rows)
+    measured = [r for r in rows if r.source is crest.Source.MEASURED]
+    assert all(len(r.runs) == 1 for r in measured), "each measured row names its one run"
+    assert {run["job_id"] for run in rows.runs} >= {r.runs[0] for r in measured}
+    assert rows.run_choice == "latest"
+    frame = rows.to_pandas()
+    assert list(frame["source"])[:1] == [first]
+    pooled = crest.dff(4096, "h100", db=str(db), window=0, runs="all")
+    assert pooled[0].pooled and len(pooled[0].runs) > 1 and pooled.run_choice == "all"
+
+
 def _check_png(path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     image = matplotlib.image.imread(str(path))

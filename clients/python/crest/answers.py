@@ -71,20 +71,25 @@ def _source(name: Optional[str]) -> Source:
 # ---- d_ff -----------------------------------------------------------------
 
 def _dff_row(r: dict) -> DffRow:
+    basis = r.get("speedup_basis")
     return DffRow(int(r["d_ff"]), float(r["time_us"]), float(r["tflops"]),
                   float(r["speedup_vs_baseline"] or 0.0), int(r["mlp_params"]),
                   int(r["params_delta"]), _source(r["source"]), r["provenance"],
                   float(r["time_low_us"]), float(r["time_high_us"]), int(r["tie_group"]),
-                  int(r.get("rank", 0)))
+                  int(r.get("rank", 0)), _source(basis) if basis else None,
+                  tuple(int(j) for j in r.get("runs", ())), bool(r.get("pooled", False)))
 
 
 def dff(hidden: int, gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
         ratio: str = "8/3", window: int = 128, align: int = 1, tokens: int = 8192, tp: int = 1,
-        dtype: str = "bf16", train: bool = False, top: int = 10) -> DffAnswer:
-    """`crest dff`: d_ff candidates near ratio*hidden, each kind ranked within itself."""
+        dtype: str = "bf16", train: bool = False, top: int = 10,
+        runs: Optional[str] = None) -> DffAnswer:
+    """`crest dff`: d_ff candidates near ratio*hidden, the headline best first
+    (rows[0], its kind in the source column), then the rest of its kind, then
+    the other kind. runs: "latest" (default) or "all" (pooled), with db or server."""
     doc = run_crest(["dff", *_flags(hidden=hidden, gpu=gpu, ratio=ratio, window=window,
                                     align=align, tokens=tokens, tp=tp, dtype=dtype,
-                                    top=top), "--pass", "train" if train else "fwd"],
+                                    top=top, runs=runs), "--pass", "train" if train else "fwd"],
                     server=server, db=db)
     return dff_from_json(doc)
 
@@ -100,8 +105,12 @@ def dff_from_json(doc: dict) -> DffAnswer:
     answer.candidates, answer.measured = int(cov["candidates"]), int(cov["measured"])
     answer.predicted, answer.missing = int(cov["predicted"]), int(cov["missing"])
     answer.tied_with_best = int(doc["tied_with_best"])
-    answer.cache_mode = doc["measure_mode"]["cache"]
-    answer.clock_policy = doc["measure_mode"]["clocks"]
+    mode = doc.get("measure_mode") or {}
+    answer.cache_mode = mode.get("cache")
+    answer.clock_policy = mode.get("clocks")
+    answer.headline = answer[0] if answer else None
+    answer.runs = list(doc.get("runs", []))
+    answer.run_choice = doc.get("run_choice")
     return answer
 
 

@@ -6,7 +6,7 @@ import dataclasses
 import enum
 import json
 import os
-from typing import Iterator, List, Optional, Union
+from typing import Iterator, List, Optional, Tuple, Union
 
 import grpc
 
@@ -61,21 +61,31 @@ class DffRow:
     d_ff: int
     time_us: float          # the whole MLP, all GEMMs summed
     tflops: float
-    speedup_vs_baseline: float  # 0 when the baseline is not known
+    speedup_vs_baseline: float  # against the baseline of this row's kind (else the predicted
+                                # baseline: speedup_basis says which); 0: no baseline at all
     mlp_params: int
     params_delta: int
-    source: Source          # Source.MEASURED or Source.PREDICTED
+    source: Source          # the kind: Source.MEASURED or Source.PREDICTED
     provenance: str         # the model version, or the device and software
     time_low_us: float      # the interval time_us is known within (95%, measured rows;
-    time_high_us: float     #   equal to time_us for predictions)
+    time_high_us: float     #   pooled: covering the runs'; predictions: the model's error)
     tie_group: int          # rows of a group cannot be told apart; 1 = tied with the best
-    rank: int = 0           # within its source: measured and predicted rows are ranked apart
+    rank: int = 0           # over the whole answer: 1 is the headline best
+    speedup_basis: Optional[Source] = None  # the kind of the baseline time the speed-up used
+    runs: Tuple[int, ...] = ()  # measured rows: the job id(s) of the run(s) the time comes from
+    pooled: bool = False    # the median over runs (runs="all"), not one run's figure
 
 
 class DffAnswer(list):
-    """The ranked rows, with the query's bookkeeping. Rows come grouped by
-    source (measured first), each source ranked fastest first within itself:
-    a measured and a predicted time are never ranked against each other."""
+    """The ranked rows, with the query's bookkeeping. The first row is the
+    headline best (the largest speed-up over a baseline of its own kind); its
+    kind's rows follow, then the other kind's: a measured and a predicted time
+    are never tied together. `runs` describes the runs measured rows come
+    from; `run_choice` is "latest" or "all" (pooled)."""
+
+    headline: Optional[DffRow]
+    runs: list
+    run_choice: Optional[str]
 
     gpu: str
     baseline: Optional[DffRow]
@@ -190,20 +200,22 @@ class JobEvent:
     host_overhead_per_gemm_s: float = 0.0
 
 
-def _row(r, rank: int = 0) -> DffRow:
+def _row(r, rank: int = 0, runs=()) -> DffRow:
+    basis = _SOURCES.get(r.speedup_basis) if r.speedup_vs_baseline > 0 else None
     return DffRow(r.d_ff, r.time_us, r.tflops, r.speedup_vs_baseline, r.mlp_params,
                   r.params_delta, _SOURCES.get(r.source, Source.UNKNOWN), r.provenance,
-                  r.time_low_us, r.time_high_us, r.tie_group, rank)
+                  r.time_low_us, r.time_high_us, r.tie_group, rank, basis,
+                  tuple(runs[i].job_id for i in r.runs if i < len(runs)), r.pooled)
 
 
-def _ranked(rows) -> List[DffRow]:
-    """Rows as crestd sends them (grouped by source), each ranked within its source."""
-    seen: dict = {}
-    out = []
-    for r in rows:
-        seen[r.source] = seen.get(r.source, 0) + 1
-        out.append(_row(r, seen[r.source]))
-    return out
+def _ranked(rows, runs) -> List[DffRow]:
+    """Rows as crestd sends them: ranked, the headline best first."""
+    return [_row(r, i + 1, runs) for i, r in enumerate(rows)]
+
+
+def _run(r) -> dict:
+    return {"job_id": r.job_id, "job_uid": r.job_uid, "name": r.name,
+            "started_us": r.started_us, "device_uuid": r.device_uuid, "host": r.host}
 
 
 def _dtype(name: str):
@@ -293,22 +305,27 @@ class Client:
                  align: int = 1, tokens: int = 8192, tp: int = 1, dtype: str = "bf16",
                  train: bool = False, separate_gate_up: bool = False, top: int = 10,
                  predict_only: bool = False, cache: str = "cold",
-                 clocks: str = "sustained") -> DffAnswer:
-        """The d_ff candidates near ratio*hidden, fastest first (`crest dff`).
+                 clocks: str = "sustained", runs: str = "latest") -> DffAnswer:
+        """The d_ff candidates near ratio*hidden, the headline best first (`crest dff`).
 
-        cache and clocks choose which measurements answer (never mixed);
-        rows that cannot be told apart share a tie_group.
+        cache and clocks choose which measurements answer (never mixed); runs
+        is "latest" (each candidate from the most recent run that measured all
+        of its GEMMs) or "all" (the runs pooled); rows that cannot be told
+        apart share a tie_group.
         """
         request = pb.QueryDffRequest(
             hidden=hidden, ratio=ratio, window=window, align=align, tokens=tokens, tp=tp,
             dtype=_dtype(dtype), separate_gate_up=separate_gate_up, gpu=gpu, top=top,
-            predict_only=predict_only, mode=_mode(cache, clocks),
+            predict_only=predict_only, mode=_mode(cache, clocks), runs=runs,
             # "pass" is a Python keyword: the field is given by name.
             **{"pass": pb.PASS_TRAIN if train else pb.PASS_FWD})
         r = self._call(self._stub.QueryDff, request)
-        answer = DffAnswer(_ranked(r.rows))
+        answer = DffAnswer(_ranked(r.rows, r.runs))
+        answer.headline = answer[0] if answer else None
+        answer.runs = [_run(x) for x in r.runs]
+        answer.run_choice = r.run_choice or None
         answer.gpu = r.gpu
-        answer.baseline = _row(r.baseline) if r.baseline_found else None
+        answer.baseline = _row(r.baseline, 0, r.runs) if r.baseline_found else None
         answer.baseline_d_ff = r.baseline_d_ff
         answer.candidates = r.candidates
         answer.measured = r.measured

@@ -1,0 +1,63 @@
+// What every ranking answer says the same way: its runs and its speed-ups.
+#include <map>
+
+#include "crest/common/str_cat.h"
+#include "outputs.h"
+
+namespace crest::cli {
+
+std::string RunColumn(const std::vector<RunInfo>& runs, bool pooled) {
+  if (runs.empty()) return "-";
+  if (pooled) return StrCat("pool of ", runs.size());
+  return runs.size() == 1 ? StrCat("job ", runs.front().job_id) : StrCat(runs.size(), " runs");
+}
+
+nlohmann::json RunsJson(const std::vector<RunInfo>& runs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RunInfo& r : runs) {
+    out.push_back({{"job_id", r.job_id},
+                   {"job_uid", r.job_uid},
+                   {"name", r.name},
+                   {"started_us", r.started_us},
+                   {"device_uuid", r.device_uuid},
+                   {"host", r.host},
+                   {"description", DescribeRun(r)}});
+  }
+  return out;
+}
+
+std::string RunsLine(const std::vector<RunInfo>& runs, answers::RunChoice choice) {
+  if (runs.empty()) return "";
+  std::vector<std::string> names;
+  for (const RunInfo& r : runs) names.push_back(DescribeRun(r));
+  if (choice == answers::RunChoice::kAll) {
+    return StrCat("runs pooled (--runs all): per GEMM the median of the runs' medians, the "
+                  "interval covering their spread; ",
+                  runs.size(), " run(s): ", StrJoin(names, ", "));
+  }
+  return StrCat("runs: each candidate from the most recent run that measured all of its GEMMs "
+                "(--runs latest): ",
+                StrJoin(names, ", "));
+}
+
+std::string SpeedupCell(double speedup, Source row, Source basis, bool plain) {
+  if (speedup <= 0) return plain ? "" : "-";
+  if (plain) return Fixed(speedup, 3);
+  return Fixed(speedup, 3) + "x" + (basis != row ? "^" : "");
+}
+
+std::string CountKinds(const std::vector<Source>& sources) {
+  std::map<int, std::pair<Source, int>> by_order;
+  for (Source s : sources) {
+    auto& [source, n] = by_order[KindOrder(s)];
+    source = s;
+    ++n;
+  }
+  std::string out;
+  for (const auto& [order, count] : by_order) {
+    out += StrCat(out.empty() ? "" : ", ", count.second, " ", SourceName(count.first));
+  }
+  return out;
+}
+
+}  // namespace crest::cli

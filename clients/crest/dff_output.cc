@@ -1,0 +1,255 @@
+// `crest dff`'s answer as text, JSON and CSV.
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/calibration.h"
+#include "json_views.h"
+#include "outputs.h"
+
+namespace crest::cli {
+namespace {
+
+// Largest power of two dividing the per-rank d_ff, capped at 1024: the
+// alignment the MLP's N and K dimensions get from this d_ff.
+int64_t PowerOfTwoFactor(int64_t d_ff, int64_t tp) {
+  const auto v = static_cast<uint64_t>(d_ff / tp);
+  return std::min<int64_t>(1024, static_cast<int64_t>(v & (~v + 1)));
+}
+
+std::string Pass(const DffQuery& q) { return q.train ? "train" : "fwd"; }
+
+// The kinds of number in the answer, in the order rows list them.
+std::vector<Source> Kinds(const DffRanking& r) {
+  std::vector<Source> kinds;
+  for (const DffRow& row : r.rows) {
+    if (std::find(kinds.begin(), kinds.end(), row.source) == kinds.end()) {
+      kinds.push_back(row.source);
+    }
+  }
+  return kinds;
+}
+
+// The rows of `kind` (all rows when plain, for CSV), ranks counted over the
+// whole answer.
+Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
+  const DffQuery& q = res.query;
+  const DffRanking& r = res.ranking;
+  std::vector<Table::Column> columns = {{"rank"}, {"tie"}, {"d_ff"}, {"pow2"}, {"time_us"},
+                                        {plain ? "time_low_us" : "interval_us", Table::Align::kLeft}};
+  if (plain) columns.push_back({"time_high_us"});
+  for (Table::Column c : std::vector<Table::Column>{{"TFLOP/s"}, {"speedup"}}) columns.push_back(c);
+  if (plain) columns.push_back({"speedup_basis", Table::Align::kLeft});
+  for (Table::Column c : std::vector<Table::Column>{{"mlp_params/rank"},
+                                                    {"params_delta"},
+                                                    {"source", Table::Align::kLeft},
+                                                    {"run", Table::Align::kLeft}}) {
+    columns.push_back(c);
+  }
+  Table table(std::move(columns));
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const DffRow& row = r.rows[i];
+    if (kind && row.source != *kind) continue;
+    const bool exact = row.time_low_us == row.time_high_us;
+    const bool base = row.d_ff == r.candidates.baseline;
+    std::vector<std::string> cells = {
+        std::to_string(i + 1), std::to_string(row.tie_group),
+        std::to_string(row.d_ff) + (base && !plain ? "*" : ""),
+        std::to_string(PowerOfTwoFactor(row.d_ff, q.tp)), Fixed(row.time_us, 1),
+        plain ? Fixed(row.time_low_us, 1)
+              : (exact ? "-" : Fixed(row.time_low_us, 1) + "-" + Fixed(row.time_high_us, 1))};
+    if (plain) cells.push_back(Fixed(row.time_high_us, 1));
+    cells.push_back(Fixed(row.tflops, 1));
+    cells.push_back(SpeedupCell(row.speedup_vs_baseline, row.source, row.speedup_basis, plain));
+    if (plain) cells.push_back(row.speedup_vs_baseline > 0 ? std::string(SourceName(row.speedup_basis)) : "");
+    cells.push_back(Grouped(row.mlp_params));
+    cells.push_back((row.params_delta > 0 && !plain ? "+" : "") + Grouped(row.params_delta));
+    cells.push_back(std::string(SourceName(row.source)));
+    cells.push_back(RunColumn(row.runs, row.pooled));
+    table.AddRow(std::move(cells));
+  }
+  return table;
+}
+
+void PrintSources(const DffResult& res, const std::string& model, std::ostream& out) {
+  const DffRanking& r = res.ranking;
+  if (!res.source.database) {
+    out << "source: predicted by " << model << "; not measured\n";
+    return;
+  }
+  out << "source: " << res.source.description << ": " << r.measured << " of "
+      << r.candidates.values.size() << " candidates measured ("
+      << CacheModeName(res.source.options.mode.cache) << " L2, "
+      << ClockPolicyName(res.source.options.mode.clocks) << " clocks), " << r.predicted
+      << " predicted (by " << model << "; not measured)";
+  if (r.missing > 0) out << ", " << r.missing << " with no answer (the model has no path)";
+  out << "\n";
+  for (const DffRow& row : r.rows) {
+    if (row.source == Source::kMeasured) {
+      out << "measured on: " << row.provenance << "\n";
+      break;
+    }
+  }
+  if (const std::string runs = RunsLine(r.runs, res.source.options.runs); !runs.empty()) {
+    out << runs << "\n";
+  }
+  if (r.runs.size() > 1 && res.source.options.runs == answers::RunChoice::kLatest) {
+    out << "note: rows come from " << r.runs.size()
+        << " runs; times of different runs (and speed-ups between them) compare GPU states "
+           "minutes or days apart as well as shapes\n";
+  }
+  if (r.measured_across_runs > 0) {
+    out << "note: " << r.measured_across_runs
+        << " candidate(s) were measured only across runs (no one run measured all of their "
+           "GEMMs), so they are answered predicted; --runs all pools the runs\n";
+  }
+}
+
+void PrintHeadline(const DffRanking& r, std::ostream& out) {
+  if (r.rows.empty()) return;
+  const DffRow& best = r.rows.front();
+  out << "best: d_ff " << best.d_ff << ", " << Fixed(best.time_us, 1) << " us, "
+      << Fixed(best.tflops, 1) << " TFLOP/s, "
+      << SpeedupCell(best.speedup_vs_baseline, best.source, best.speedup_basis, false)
+      << " the baseline, " << SourceName(best.source);
+  if (!best.runs.empty()) out << " (" << RunColumn(best.runs, best.pooled) << ")";
+  if (r.tied_with_best > 1) {
+    std::vector<int64_t> shown;
+    for (const DffRow& row : r.rows) {
+      if (row.tie_group == 1 && row.d_ff != best.d_ff) shown.push_back(row.d_ff);
+    }
+    out << "; tied with it: " << r.tied_with_best - 1 << " (d_ff " << StrJoin(shown, ", ")
+        << (static_cast<int64_t>(shown.size()) < r.tied_with_best - 1 ? ", ..." : "")
+        << "): the "
+        << (best.source == Source::kPredicted ? "model's expected error" : "95% intervals")
+        << " cannot order them; pick among them by other needs (parameters, alignment)";
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+void DffText(const DffResult& res, std::ostream& out) {
+  const DffQuery& q = res.query;
+  const DffRanking& r = res.ranking;
+  const std::string model = DescribeModel(res.gpu, q.dtype);
+  out << "d_ff near " << q.ratio.text << "*" << q.hidden << " on " << res.gpu.name
+      << ": SwiGLU MLP " << (q.train ? "forward+backward" : "forward") << ", "
+      << DTypeName(q.dtype) << ", " << q.tokens << " tokens, tp=" << q.tp
+      << (q.fuse_gate_up ? ", gate+up fused" : ", gate and up separate") << "\n";
+  PrintSources(res, model, out);
+  out << "baseline floor(" << q.ratio.text << "*" << q.hidden << ") = " << r.candidates.naive;
+  if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
+  if (r.baseline_found) {
+    out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
+        << " TFLOP/s, " << SourceName(r.baseline.source);
+    if (r.baseline.source == Source::kMeasured) out << " (" << RunColumn(r.baseline.runs, r.baseline.pooled) << ")";
+    if (r.predicted_baseline_us > 0) out << "; predicted " << Fixed(r.predicted_baseline_us, 1) << " us";
+    out << "\n";
+  } else {
+    out << ": no answer (no speed-ups)\n";
+  }
+  PrintHeadline(r, out);
+  out << r.evaluated << " of " << r.candidates.values.size() << " candidates from "
+      << r.candidates.values.front() << " to " << r.candidates.values.back() << " (window +/-"
+      << q.window << ", step " << std::lcm(q.align, q.tp) << ")"
+      << (q.top > 0 ? StrCat("; the best ", q.top, " of each kind shown") : std::string())
+      << "\n";
+  const std::vector<Source> kinds = Kinds(r);
+  for (Source kind : kinds) {
+    out << "\n";
+    if (kinds.size() > 1) {
+      const int64_t n = kind == Source::kMeasured ? r.measured : r.predicted;
+      out << SourceName(kind) << " (" << n << " candidates"
+          << (kind == Source::kPredicted ? StrCat(", by ", model) : std::string())
+          << "): measured and predicted times are not the same kind of number, so they are "
+             "never tied together; the headline is the row with the largest speed-up over a "
+             "baseline of its own kind\n";
+    }
+    RowsTable(res, kind, false).Print(out);
+  }
+  bool other_basis = false;
+  for (const DffRow& row : r.rows) other_basis = other_basis || (row.speedup_vs_baseline > 0 && row.speedup_basis != row.source);
+  out << "\n* = baseline. interval = the 95% interval of a measured time (pooled: covering the "
+         "runs' intervals), or the model's expected error around a predicted one. "
+      << kTieRule
+      << ". pow2 = largest power of two dividing d_ff/tp. speedup = the baseline's time / time, "
+         "both of the same kind"
+      << (other_basis ? StrCat(" (", kPredictedBasisNote, ")") : std::string())
+      << ". mlp_params/rank = 3*h*d_ff/tp, the MLP weights one tensor-parallel rank holds. run = "
+         "the sweep job a measured time comes from. `crest explain` shows any GEMM's tile/wave "
+         "arithmetic.\n";
+}
+
+Table DffCsv(const DffResult& res) { return RowsTable(res, std::nullopt, true); }
+
+nlohmann::json DffJson(const DffResult& res) {
+  const DffQuery& q = res.query;
+  const DffRanking& r = res.ranking;
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    nlohmann::json row = DffRowJson(r.rows[i]);
+    row["rank"] = i + 1;
+    rows.push_back(std::move(row));
+  }
+  const DffRow& b = r.baseline;
+  const bool found = r.baseline_found;
+  const bool db = res.source.database;
+  const auto null = nlohmann::json(nullptr);
+  nlohmann::json headline = null;
+  if (!r.rows.empty()) {
+    const DffRow& best = r.rows.front();
+    headline = {{"d_ff", best.d_ff},
+                {"source", SourceName(best.source)},
+                {"time_us", best.time_us},
+                {"speedup_vs_baseline", best.speedup_vs_baseline},
+                {"speedup_basis", SourceName(best.speedup_basis)},
+                {"tied_with_it", r.tied_with_best - 1},
+                {"rule", "the row with the largest speed-up over a baseline of its own kind "
+                         "(measured wins an equal speed-up)"}};
+  }
+  return {{"schema_version", kJsonSchemaVersion},
+          {"gpu", std::string(res.gpu.name)},
+          {"hidden", q.hidden},
+          {"ratio", q.ratio.text},
+          {"tokens", q.tokens},
+          {"tp", q.tp},
+          {"dtype", std::string(DTypeName(q.dtype))},
+          {"pass", Pass(q)},
+          {"fuse_gate_up", q.fuse_gate_up},
+          {"window", q.window},
+          {"align", q.align},
+          {"evaluated", r.evaluated},
+          {"answered_by", res.source.description},
+          {"coverage",
+           {{"candidates", r.candidates.values.size()},
+            {"measured", r.measured},
+            {"predicted", r.predicted},
+            {"missing", r.missing},
+            {"measured_across_runs", r.measured_across_runs}}},
+          {"measure_mode", db ? nlohmann::json{{"cache", CacheModeName(res.source.options.mode.cache)},
+                                               {"clocks", ClockPolicyName(res.source.options.mode.clocks)}}
+                              : null},
+          {"run_choice", db ? nlohmann::json(answers::RunChoiceName(res.source.options.runs)) : null},
+          {"runs", RunsJson(r.runs)},
+          {"headline", headline},
+          {"tied_with_best", r.tied_with_best},
+          {"tie_rule", kTieRule},
+          {"ranking", "rank 1 is the headline best; rows of its kind first, then the other kinds "
+                      "(measured, mixed, predicted), each listed tie group by tie group, fastest "
+                      "first; rank counts over the whole answer"},
+          {"mlp_params_scope", "per tensor-parallel rank: 3*hidden*d_ff/tp"},
+          {"baseline",
+           {{"d_ff", b.d_ff},
+            {"naive_d_ff", r.candidates.naive},
+            {"time_us", found ? nlohmann::json(b.time_us) : null},
+            {"tflops", found ? nlohmann::json(b.tflops) : null},
+            {"mlp_params", b.mlp_params},
+            {"source", found ? nlohmann::json(SourceName(b.source)) : null},
+            {"runs", RunsJson(b.runs)},
+            {"predicted_time_us", r.predicted_baseline_us > 0 ? nlohmann::json(r.predicted_baseline_us) : null}}},
+          {"candidates", rows}};
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,118 @@
+#include "remote_answers.h"
+
+#include <map>
+
+#include "crest/answers/set_timers.h"
+#include "crest/common/str_cat.h"
+#include "crest/wire/convert.h"
+
+namespace crest::cli {
+namespace {
+
+class DaemonAnswers final : public answers::Answers {
+ public:
+  DaemonAnswers(DaemonChannel channel, answers::AnswerOptions options)
+      : channel_(std::move(channel)),
+        source_{StrCat("crestd at ", channel_.server()), options, true} {}
+
+  const answers::AnswerSource& source() const override { return source_; }
+
+  absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
+    // The response counts candidates; the list is made here.
+    auto candidates = GenerateDffCandidates(
+        {query.hidden, query.ratio, query.window, query.align, query.tp});
+    if (!candidates.ok()) return candidates.status();
+    v1::QueryDffRequest request;
+    wire::Fill(query, std::string(gpu.name), &request);
+    wire::Fill(source_.options, request.mutable_pin(), request.mutable_mode(),
+               request.mutable_runs());
+    v1::QueryDffResponse response;
+    if (auto s = CallUnary(channel_, &v1::Crest::Stub::QueryDff, request, &response); !s.ok()) {
+      return s;
+    }
+    return wire::RankingOf(response, *std::move(candidates));
+  }
+
+  absl::StatusOr<VocabRanking> Vocab(const VocabQuery& query, const GpuSpec& gpu) override {
+    return answers::RankVocabWith(query, TimersFor(gpu));
+  }
+
+  absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
+                                                const DesignOptions& options,
+                                                const GpuSpec& gpu) override {
+    return answers::RankDesignsWith(configs, options, TimersFor(gpu));
+  }
+
+  absl::StatusOr<answers::GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) override {
+    v1::LookupGemmRequest request;
+    wire::Fill(gemm, request.mutable_gemm());
+    request.set_gpu(std::string(gpu.name));
+    wire::Fill(source_.options, request.mutable_pin(), request.mutable_mode(),
+               request.mutable_runs());
+    v1::LookupGemmResponse response;
+    if (auto s = CallUnary(channel_, &v1::Crest::Stub::LookupGemm, request, &response); !s.ok()) {
+      return s;
+    }
+    return wire::AnswerOf(response, gemm, std::string(gpu.name));
+  }
+
+  absl::StatusOr<Prediction> Predict(const GemmShape& gemm, const GpuSpec& gpu) override {
+    // The local prediction keeps what the response does not carry (the
+    // operands' alignment); the daemon's figures replace the rest.
+    auto local = crest::Predict(gemm, gpu);
+    if (!local.ok()) return local.status();
+    v1::PredictRequest request;
+    wire::Fill(gemm, request.mutable_gemm());
+    request.set_gpu(std::string(gpu.name));
+    v1::PredictResponse response;
+    if (auto s = CallUnary(channel_, &v1::Crest::Stub::Predict, request, &response); !s.ok()) {
+      return s;
+    }
+    return wire::PredictionOf(response, *std::move(local));
+  }
+
+ private:
+  // Each set asked once per answer.
+  absl::StatusOr<std::vector<Timing>> TimeSet(const GpuSpec& gpu, std::span<const GemmShape> set,
+                                              bool predict_only) {
+    v1::TimeGemmsRequest request;
+    request.set_gpu(std::string(gpu.name));
+    wire::Fill(source_.options, request.mutable_pin(), request.mutable_mode(),
+               request.mutable_runs());
+    request.set_predict_only(predict_only);
+    for (const GemmShape& g : set) wire::Fill(g, request.add_gemms());
+    std::string key;
+    request.SerializeToString(&key);
+    if (auto it = answered_.find(key); it != answered_.end()) return it->second;
+    v1::TimeGemmsResponse response;
+    if (auto s = CallUnary(channel_, &v1::Crest::Stub::TimeGemms, request, &response); !s.ok()) {
+      return s;
+    }
+    auto timings = wire::TimingsOf(response);
+    if (timings.size() != set.size()) {
+      return absl::InternalError(StrCat(source_.description, " answered ", timings.size(),
+                                        " times for ", set.size(), " GEMMs"));
+    }
+    return answered_.emplace(std::move(key), std::move(timings)).first->second;
+  }
+
+  answers::SetTimers TimersFor(const GpuSpec& gpu) {
+    answers::SetTimers t;
+    t.time = [this, &gpu](std::span<const GemmShape> set) { return TimeSet(gpu, set, false); };
+    t.predict = [this, &gpu](std::span<const GemmShape> set) { return TimeSet(gpu, set, true); };
+    return t;
+  }
+
+  DaemonChannel channel_;
+  answers::AnswerSource source_;
+  std::map<std::string, std::vector<Timing>> answered_;
+};
+
+}  // namespace
+
+std::unique_ptr<answers::Answers> RemoteAnswers(DaemonChannel channel,
+                                                answers::AnswerOptions options) {
+  return std::make_unique<DaemonAnswers>(std::move(channel), options);
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,62 @@
+// Internal to the crest CLI: what the answering commands answer, one type per
+// command, the same whether the answer came from this build's model, a
+// database or a crestd. Printers (printer.h) print them; commands never
+// format.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "crest/answers/answers.h"
+#include "crest/tuner/design.h"
+#include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/predictor.h"
+#include "crest/tuner/vocab.h"
+
+namespace crest::cli {
+
+// `crest dff`
+struct DffResult {
+  const GpuSpec& gpu;
+  DffQuery query;
+  DffRanking ranking;
+  answers::AnswerSource source;
+};
+
+// `crest vocab`
+struct VocabResult {
+  const GpuSpec& gpu;
+  VocabQuery query;
+  VocabRanking ranking;
+  answers::AnswerSource source;
+};
+
+// `crest design`
+struct DesignResult {
+  const GpuSpec& gpu;
+  DType dtype;
+  DesignOptions options;
+  std::vector<DesignRow> rows;  // ranked (RankDesigns)
+  std::string search;           // "searched near …", or empty for explicit configs
+  int top = 10;                 // rows of each kind (0 = all)
+  answers::AnswerSource source;
+};
+
+// `crest lookup`
+struct LookupResult {
+  const GpuSpec& gpu;
+  GemmShape gemm;
+  answers::GemmAnswer answer;  // measured or predicted (never both empty)
+  answers::AnswerSource source;
+};
+
+// `crest explain`
+struct ExplainResult {
+  const GpuSpec& gpu;
+  GemmShape gemm;
+  Prediction prediction;
+  answers::AnswerSource source;
+};
+
+}  // namespace crest::cli

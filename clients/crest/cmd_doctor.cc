@@ -198,8 +198,14 @@ absl::Status RunDoctor(const DoctorFlags& f, Io& io) {
     failed += c.verdict == Verdict::kFail ? 1 : 0;
     warned += c.verdict == Verdict::kWarn ? 1 : 0;
   }
+  // What the checks were for: a node that only predicts (--no-gpu) is never
+  // told it cannot measure, nor that it can.
+  const char* purpose = f.no_gpu ? "predict (GPU checks skipped: --no-gpu)" : "measure";
   if (io.json) {
-    nlohmann::json out{{"schema_version", kJsonSchemaVersion}, {"checks", nlohmann::json::array()}};
+    nlohmann::json out{{"schema_version", kJsonSchemaVersion},
+                       {"purpose", f.no_gpu ? "predict" : "measure"},
+                       {"ready", failed == 0},
+                       {"checks", nlohmann::json::array()}};
     for (const auto& c : checks) {
       out["checks"].push_back(
           {{"name", c.name}, {"verdict", VerdictText(c.verdict)}, {"detail", c.detail}});
@@ -212,11 +218,13 @@ absl::Status RunDoctor(const DoctorFlags& f, Io& io) {
              << std::string(c.name.size() < 11 ? 11 - c.name.size() : 1, ' ') << c.detail << '\n';
     }
     io.out << checks.size() << " checks: " << checks.size() - failed - warned << " ok, " << warned
-           << " warn, " << failed << " failed\n";
+           << " warn, " << failed << " failed; "
+           << (failed == 0 ? "this node is ready to " : "this node is not ready to ") << purpose
+           << "\n";
   }
   if (failed > 0) {
     return absl::FailedPreconditionError(
-        StrCat(failed, " check(s) failed; this node cannot measure yet"));
+        StrCat(failed, " check(s) failed; this node cannot ", purpose, " yet"));
   }
   return absl::OkStatus();
 }

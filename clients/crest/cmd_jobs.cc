@@ -9,6 +9,7 @@
 #include "crest/store/records.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
+#include "json_views.h"
 #include "measure_flags.h"
 #include "remote.h"
 #include "remote_jobs.h"
@@ -59,7 +60,7 @@ absl::Status Watch(DaemonChannel& c, int64_t id, Io& io) {
         StrCat("stopped watching; job ", id, " goes on (crest jobs cancel ", id, " stops it)"));
   }
   if (io.json) {
-    io.out << ProtoJson(followed->last) << '\n';
+    io.out << Document(JobEventJson(followed->last)) << '\n';
   } else {
     io.out << JobLine(followed->last.job()) << '\n';
   }
@@ -79,7 +80,7 @@ absl::Status Submit(const JobsFlags& f, Io& io) {
   v1::SubmitJobResponse response;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::SubmitJob, request, &response); !s.ok()) return s;
   if (!f.wait) {
-    io.out << (io.json ? ProtoJson(response.job()) : JobLine(response.job())) << '\n';
+    io.out << (io.json ? Document(JobJson(response.job())) : JobLine(response.job())) << '\n';
     return absl::OkStatus();
   }
   if (!io.json) io.err << JobLine(response.job()) << '\n';
@@ -102,7 +103,9 @@ absl::Status List(const JobsFlags& f, Io& io) {
   v1::ListJobsResponse response;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::ListJobs, request, &response); !s.ok()) return s;
   if (io.json) {
-    io.out << ProtoJson(response) << '\n';
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const v1::Job& j : response.jobs()) jobs.push_back(JobJson(j));
+    io.out << Document({{"jobs", jobs}}) << '\n';
     return absl::OkStatus();
   }
   Table table({{"id"},
@@ -132,7 +135,7 @@ absl::Status Show(const JobsFlags& f, Io& io) {
   v1::Job job;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::GetJob, request, &job); !s.ok()) return s;
   if (io.json) {
-    io.out << ProtoJson(job) << '\n';
+    io.out << Document(JobJson(job)) << '\n';
     return absl::OkStatus();
   }
   io.out << JobLine(job) << "\n  uid " << job.uid() << ", host " << job.host() << "\n  created "
@@ -148,7 +151,7 @@ absl::Status Cancel(const JobsFlags& f, Io& io) {
   request.set_id(f.id);
   v1::Job job;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::CancelJob, request, &job); !s.ok()) return s;
-  io.out << (io.json ? ProtoJson(job)
+  io.out << (io.json ? Document(JobJson(job))
                      : JobLine(job) + (job.state() == v1::JOB_STATE_RUNNING
                                            ? " (stops before its next GEMM)"
                                            : ""))

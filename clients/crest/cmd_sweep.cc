@@ -54,7 +54,7 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, I
                " (results so far are kept); run the same command again to resume"));
   }
   if (io.json) {
-    io.out << ProtoJson(last) << '\n';
+    io.out << Document(JobEventJson(last)) << '\n';
   } else {
     io.out << JobLine(last.job()) << " on crestd at " << Remote().server << "\n  "
            << last.new_results()
@@ -80,13 +80,7 @@ void PrintOutcome(const sweep::SweepOutcome& o, const sweep::SweepSpec& spec,
     io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
                              {"db", db},
                              {"backend", backend},
-                             {"job",
-                              {{"id", o.job.id},
-                               {"uid", o.job.uid},
-                               {"state", std::string(store::JobStateName(o.job.state))},
-                               {"total", o.job.total},
-                               {"done", o.job.done},
-                               {"error", o.job.error}}},
+                             {"job", JobJson(o.job)},
                              {"resumed", o.resumed},
                              {"new_results", o.progress.new_results},
                              {"already_present", o.already_present},

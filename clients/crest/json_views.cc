@@ -4,6 +4,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
+#include "crest/wire/convert.h"
 
 namespace crest::cli {
 
@@ -126,6 +127,75 @@ json DeviceJson(const DeviceInfo& d) {
 
 json SoftwareJson(const SoftwareInfo& s) {
   return {{"driver", s.driver}, {"cuda_runtime", s.cuda_runtime}, {"cublaslt", s.cublaslt}};
+}
+
+json JobJson(const store::JobRecord& j) {
+  const auto time = [](const std::optional<int64_t>& us) { return us ? json(*us) : json(nullptr); };
+  json spec = json::parse(j.spec, nullptr, /*allow_exceptions=*/false);
+  return {{"id", j.id},
+          {"uid", j.uid},
+          {"host", j.host},
+          {"backend", j.backend},
+          {"target", j.target},
+          {"state", std::string(store::JobStateName(j.state))},
+          {"total", j.total},
+          {"done", j.done},
+          {"priority", j.priority},
+          {"created_us", j.created_us},
+          {"started_us", time(j.started_us)},
+          {"finished_us", time(j.finished_us)},
+          {"error", j.error},
+          {"spec", spec.is_discarded() ? json(j.spec) : spec}};
+}
+
+json JobJson(const v1::Job& in) {
+  store::JobRecord j;
+  j.id = in.id();
+  j.uid = in.uid();
+  j.host = in.host();
+  j.backend = in.backend();
+  j.target = in.target();
+  j.total = in.total();
+  j.done = in.done();
+  j.priority = in.priority();
+  j.created_us = in.created_us();
+  if (in.started_us() != 0) j.started_us = in.started_us();
+  if (in.finished_us() != 0) j.finished_us = in.finished_us();
+  j.error = in.error();
+  j.spec = in.spec_json();
+  json out = JobJson(j);
+  auto state = wire::JobStateOf(in.state());
+  out["state"] = state.ok() && state->has_value() ? json(store::JobStateName(**state))
+                                                  : json("unknown");
+  return out;
+}
+
+json JobEventJson(const v1::JobEvent& e) {
+  json results = json::array();
+  for (const v1::GemmResult& r : e.results()) {
+    auto gemm = wire::GemmOf(r.gemm());
+    results.push_back({{"gemm", gemm.ok() ? GemmJson(*gemm) : json(nullptr)},
+                       {"source", SourceName(wire::SourceOf(r.source()))},
+                       {"time_us", r.time_us()},
+                       {"tflops", r.tflops()}});
+  }
+  return {{"job", JobJson(e.job())},
+          {"message", e.message()},
+          {"final", e.final()},
+          {"elapsed_s", e.elapsed_s()},
+          {"new_results", e.new_results()},
+          {"failed", e.failed()},
+          {"kernel_s", e.kernel_s()},
+          {"gemms_per_minute", e.gemms_per_minute()},
+          {"gpu_busy_fraction", e.gpu_busy_fraction()},
+          {"host_overhead_per_gemm_s", e.host_overhead_per_gemm_s()},
+          {"results", results}};
+}
+
+std::string Document(const json& fields) {
+  nlohmann::ordered_json out{{"schema_version", kJsonSchemaVersion}};
+  for (auto it = fields.begin(); it != fields.end(); ++it) out[it.key()] = it.value();
+  return out.dump(2);
 }
 
 json DffRowJson(const DffRow& row) {

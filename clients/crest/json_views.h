@@ -2,11 +2,13 @@
 // top-level document carries "schema_version" (kJsonSchemaVersion).
 #pragma once
 
+#include "crest/store/records.h"
 #include "crest/tuner/device_info.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
+#include "crest/v1/crest.pb.h"
 #include "nlohmann/json.hpp"
 
 namespace crest::cli {
@@ -20,5 +22,14 @@ nlohmann::json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Pred
 nlohmann::json DffRowJson(const DffRow& row);
 nlohmann::json DeviceJson(const DeviceInfo& device);
 nlohmann::json SoftwareJson(const SoftwareInfo& software);
+// A job as every document shows one: numbers as numbers, the state by its
+// name ("done"), times in µs since the epoch (null when not yet), the spec
+// as a JSON object. The same from a database (local sweeps) or a crestd.
+nlohmann::json JobJson(const store::JobRecord& job);
+nlohmann::json JobJson(const v1::Job& job);
+// A crestd's progress event of a job: the job and this run's figures.
+nlohmann::json JobEventJson(const v1::JobEvent& event);
+// `fields` as a top-level document: "schema_version" first, then the fields.
+std::string Document(const nlohmann::json& fields);
 
 }  // namespace crest::cli

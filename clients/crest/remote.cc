@@ -1,6 +1,5 @@
 #include "remote.h"
 
-#include <google/protobuf/util/json_util.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -118,25 +117,6 @@ absl::Status DaemonChannel::Error(const grpc::Status& status) const {
   // absl and gRPC share their numeric status codes.
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                       StrCat("crestd at ", server_, ": ", status.error_message()));
-}
-
-std::string ProtoJson(const google::protobuf::Message& message) {
-  std::string body;
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  nlohmann::ordered_json out{{"schema_version", kJsonSchemaVersion}};
-  if (auto s = google::protobuf::util::MessageToJsonString(message, &body, options); !s.ok()) {
-    out["error"] = StrCat("cannot print ", message.GetTypeName(), " as JSON: ", s.ToString());
-    return out.dump(2);
-  }
-  const auto fields = nlohmann::ordered_json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!fields.is_object()) {
-    out["error"] = StrCat("cannot print ", message.GetTypeName(), " as JSON");
-    return out.dump(2);
-  }
-  for (auto it = fields.begin(); it != fields.end(); ++it) out[it.key()] = it.value();
-  return out.dump(2);
 }
 
 }  // namespace crest::cli

@@ -64,11 +64,6 @@ class DaemonChannel final {
   std::unique_ptr<v1::Crest::Stub> stub_;
 };
 
-// A message as a JSON document: "schema_version" (kJsonSchemaVersion)
-// first, then the message in the proto3 JSON mapping with the field names
-// of the .proto.
-std::string ProtoJson(const google::protobuf::Message& message);
-
 // Calls a unary method; the response, or the error from DaemonChannel::Error.
 template <typename Request, typename Response, typename Method>
 absl::Status CallUnary(DaemonChannel& c, Method method, const Request& request, Response* response) {

@@ -173,6 +173,21 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"dff --hidden 4096 --gpu h100 --windw 4",
                 "crest dff: error: The following arguments were not expected: 4 --windw"}));
 
+// Nothing ranked is not a success: every configuration the user gave breaks
+// a rule (listed with its rule), so the exit says bad input.
+TEST(CrestDesign, EveryConfigurationBreakingARuleExitsTwoAfterListingThem) {
+  const auto r = Crest("design --hidden 4100 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
+                       "--gpu h100");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("hidden (4100) must be divisible by heads (32)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("every one of the 1 configurations breaks a rule"), std::string::npos)
+      << r.err;
+  const auto json = Crest("--json design --hidden 4100,4096 --heads 32 --vocab 32000 --seq 4096 "
+                          "--layers 32 --gpu h100");
+  EXPECT_EQ(json.exit_code, 0) << "one of two ranks: a success";
+}
+
 TEST(CrestShapes, WarnsOfHeadDimsFusedAttentionCannotRun) {
   const auto r = Crest("shapes --hidden 4096 --heads 4 --d-ff 11008 --vocab 32000 --seq 4096");
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -50,6 +50,10 @@ TEST(CrestSweep, PredictedSweepThenOfflineAnswersFromTheFile) {
   auto none = Crest("lookup --m 8192 --n 4096 --k 4096 --dtype fp8 --gpu a100 --db " + db);
   EXPECT_EQ(none.exit_code, 1) << "nothing at all answers fp8 on an A100";
   EXPECT_NE(none.err.find("no result in " + db), std::string::npos) << none.err;
+  // Whatever the refusal points to works: `crest explain` would exit 2 here.
+  EXPECT_EQ(none.err.find("crest explain"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("`crest gpus`"), std::string::npos) << none.err;
+  EXPECT_EQ(Crest("gpus").exit_code, 0);
 
   auto stats = Json(Crest("db stats --db " + db + " --json"));
   EXPECT_EQ(stats["predictions"], 66);

@@ -58,5 +58,29 @@ TEST(CrestDoctor, AMissingStateDirAndAnUnreachableDaemonFailNamingThem) {
   EXPECT_NE(r.err.find("check(s) failed"), std::string::npos) << r.err;
 }
 
+// A node that only predicts is told what it is (not) ready for: predicting,
+// never "cannot measure", which --no-gpu did not check.
+TEST(CrestDoctor, NoGpuSaysThePurposeItChecked) {
+  testing::TempDir dir;
+  const auto failed = testing::RunCommand(
+      Crest("doctor --no-gpu --no-daemon --state-dir " + dir.File("missing")));
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_EQ(failed.err.find("measure"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find("cannot predict (GPU checks skipped: --no-gpu) yet"),
+            std::string::npos)
+      << failed.err;
+  const auto ok =
+      testing::RunCommand(Crest("--json doctor --no-gpu --no-daemon --state-dir " + dir.path()));
+  const auto report = nlohmann::json::parse(ok.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << ok.out << ok.err;
+  EXPECT_EQ(report["purpose"], "predict");
+  EXPECT_EQ(report["ready"], true);
+  const auto text =
+      testing::RunCommand(Crest("doctor --no-gpu --no-daemon --state-dir " + dir.path()));
+  EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
+  EXPECT_NE(text.out.find("this node is ready to predict"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("measure"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace crest

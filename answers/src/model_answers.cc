@@ -11,9 +11,9 @@ namespace {
 
 class ModelAnswersImpl final : public Answers {
  public:
-  ModelAnswersImpl() { source_.description = "this build's model"; }
+  ModelAnswersImpl() { origin_.description = "this build's model"; }
 
-  const AnswerSource& source() const override { return source_; }
+  const AnswerOrigin& origin() const override { return origin_; }
 
   absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
     return RankDffWith(query, gpu, TimersFor(gpu));
@@ -49,7 +49,7 @@ class ModelAnswersImpl final : public Answers {
     return t;
   }
 
-  AnswerSource source_;
+  AnswerOrigin origin_;
 };
 
 }  // namespace

@@ -13,24 +13,24 @@ class StoreAnswersImpl final : public Answers {
  public:
   StoreAnswersImpl(store::Store& db, std::unique_ptr<store::Store> owned, std::string description,
                    AnswerOptions options)
-      : db_(db), owned_(std::move(owned)), source_{std::move(description), options, true} {}
+      : db_(db), owned_(std::move(owned)), origin_{std::move(description), options, true} {}
 
-  const AnswerSource& source() const override { return source_; }
+  const AnswerOrigin& origin() const override { return origin_; }
 
   absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
-    internal::RunTimer timer(db_, gpu, source_.options);
+    internal::RunTimer timer(db_, gpu, origin_.options);
     return RankDffWith(query, gpu, TimersOf(timer));
   }
 
   absl::StatusOr<VocabRanking> Vocab(const VocabQuery& query, const GpuSpec& gpu) override {
-    internal::RunTimer timer(db_, gpu, source_.options);
+    internal::RunTimer timer(db_, gpu, origin_.options);
     return RankVocabWith(query, TimersOf(timer));
   }
 
   absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
                                                 const DesignOptions& options,
                                                 const GpuSpec& gpu) override {
-    internal::RunTimer timer(db_, gpu, source_.options);
+    internal::RunTimer timer(db_, gpu, origin_.options);
     return RankDesignsWith(configs, options, TimersOf(timer));
   }
 
@@ -54,12 +54,12 @@ class StoreAnswersImpl final : public Answers {
 
   store::Store& db_;
   std::unique_ptr<store::Store> owned_;
-  AnswerSource source_;
+  AnswerOrigin origin_;
 };
 
 absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const GemmShape& gemm, const GpuSpec& gpu) {
   if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
-  internal::RunTimer timer(db_, gpu, source_.options);
+  internal::RunTimer timer(db_, gpu, origin_.options);
   GemmAnswer answer;
   auto choice = timer.Choose({&gemm, 1});
   if (!choice.ok()) return choice.status();

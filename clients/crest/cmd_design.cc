@@ -154,7 +154,7 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
       std::none_of(rows->begin(), rows->end(), [](const DesignRow& r) { return r.rule.ok(); });
   const size_t configs_given = rows->size();
   PrinterFor(io)->Design(
-      {**gpu, *dtype, options, *std::move(rows), search, f.top, (*answers)->source()});
+      {**gpu, *dtype, options, *std::move(rows), search, f.top, (*answers)->origin()});
   if (none_ranked) {
     return absl::InvalidArgumentError(
         StrCat("every one of the ", configs_given,

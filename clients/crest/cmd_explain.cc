@@ -27,10 +27,10 @@ absl::Status RunExplain(const ExplainFlags& f, Io& io) {
   if (!p.ok()) return p.status();
   auto local = Predict(*gemm, **gpu);
   if (local.ok() && local->model_version != p->model_version) {
-    io.err << "note: " << (*answers)->source().description << " runs model " << p->model_version
+    io.err << "note: " << (*answers)->origin().description << " runs model " << p->model_version
            << "; this crest has " << local->model_version << "\n";
   }
-  PrinterFor(io)->Explain({**gpu, *gemm, *std::move(p), (*answers)->source()});
+  PrinterFor(io)->Explain({**gpu, *gemm, *std::move(p), (*answers)->origin()});
   return absl::OkStatus();
 }
 

@@ -130,8 +130,8 @@ nlohmann::json DesignJson(const DesignResult& r) {
   return {{"schema_version", kJsonSchemaVersion},
           {"gpu", std::string(r.gpu.name)},
           {"dtype", std::string(DTypeName(r.dtype))},
-          {"answered_by", r.source.description},
-          {"run_choice", r.source.database ? nlohmann::json(answers::RunChoiceName(r.source.options.runs))
+          {"answered_by", r.origin.description},
+          {"run_choice", r.origin.database ? nlohmann::json(answers::RunChoiceName(r.origin.options.runs))
                                            : nlohmann::json(nullptr)},
           {"runs", RunsJson(RunsOf(r))},
           {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
@@ -155,12 +155,12 @@ void DesignText(const DesignResult& r, std::ostream& out) {
   out << "model designs on " << r.gpu.name << ", " << DTypeName(r.dtype) << ": " << r.rows.size()
       << " configurations" << (r.search.empty() ? "" : " " + r.search) << ", " << ranked
       << " ranked (" << KindsOf(r) << "), " << r.rows.size() - ranked
-      << " break a rule\nanswered by: " << r.source.description
+      << " break a rule\nanswered by: " << r.origin.description
       << "\nstep = one micro-batch (b*s tokens) forward + backward on one tensor-parallel rank: "
          "every GEMM of every layer, plus the logits once\nMFU against the sustained dense rate "
       << Fixed(r.options.sustained_tflops, 1) << " TFLOP/s (the model's full-rate tile rate; "
       << "datasheet peak " << Fixed(r.options.peak_tflops, 1) << ")\n";
-  if (const std::string runs = RunsLine(RunsOf(r), r.source.options.runs); !runs.empty()) {
+  if (const std::string runs = RunsLine(RunsOf(r), r.origin.options.runs); !runs.empty()) {
     out << runs << "\n";
   }
   out << "\n";

@@ -74,14 +74,15 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
 
 void PrintSources(const DffResult& res, const std::string& model, std::ostream& out) {
   const DffRanking& r = res.ranking;
-  if (!res.source.database) {
-    out << "source: predicted by " << model << "; not measured\n";
+  if (!res.origin.database) {
+    out << "answered by: " << res.origin.description << ", predicted by " << model
+        << "; not measured\n";
     return;
   }
-  out << "source: " << res.source.description << ": " << r.measured << " of "
+  out << "answered by: " << res.origin.description << ": " << r.measured << " of "
       << r.candidates.values.size() << " candidates measured ("
-      << CacheModeName(res.source.options.mode.cache) << " L2, "
-      << ClockPolicyName(res.source.options.mode.clocks) << " clocks), " << r.predicted
+      << CacheModeName(res.origin.options.mode.cache) << " L2, "
+      << ClockPolicyName(res.origin.options.mode.clocks) << " clocks), " << r.predicted
       << " predicted (by " << model << "; not measured)";
   if (r.missing > 0) out << ", " << r.missing << " with no answer (the model has no path)";
   out << "\n";
@@ -91,10 +92,10 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
       break;
     }
   }
-  if (const std::string runs = RunsLine(r.runs, res.source.options.runs); !runs.empty()) {
+  if (const std::string runs = RunsLine(r.runs, res.origin.options.runs); !runs.empty()) {
     out << runs << "\n";
   }
-  if (r.runs.size() > 1 && res.source.options.runs == answers::RunChoice::kLatest) {
+  if (r.runs.size() > 1 && res.origin.options.runs == answers::RunChoice::kLatest) {
     out << "note: rows come from " << r.runs.size()
         << " runs; times of different runs (and speed-ups between them) compare GPU states "
            "minutes or days apart as well as shapes\n";
@@ -195,7 +196,7 @@ nlohmann::json DffJson(const DffResult& res) {
   }
   const DffRow& b = r.baseline;
   const bool found = r.baseline_found;
-  const bool db = res.source.database;
+  const bool db = res.origin.database;
   const auto null = nlohmann::json(nullptr);
   nlohmann::json headline = null;
   if (!r.rows.empty()) {
@@ -221,17 +222,17 @@ nlohmann::json DffJson(const DffResult& res) {
           {"window", q.window},
           {"align", q.align},
           {"evaluated", r.evaluated},
-          {"answered_by", res.source.description},
+          {"answered_by", res.origin.description},
           {"coverage",
            {{"candidates", r.candidates.values.size()},
             {"measured", r.measured},
             {"predicted", r.predicted},
             {"missing", r.missing},
             {"measured_across_runs", r.measured_across_runs}}},
-          {"measure_mode", db ? nlohmann::json{{"cache", CacheModeName(res.source.options.mode.cache)},
-                                               {"clocks", ClockPolicyName(res.source.options.mode.clocks)}}
+          {"measure_mode", db ? nlohmann::json{{"cache", CacheModeName(res.origin.options.mode.cache)},
+                                               {"clocks", ClockPolicyName(res.origin.options.mode.clocks)}}
                               : null},
-          {"run_choice", db ? nlohmann::json(answers::RunChoiceName(res.source.options.runs)) : null},
+          {"run_choice", db ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs)) : null},
           {"runs", RunsJson(r.runs)},
           {"headline", headline},
           {"tied_with_best", r.tied_with_best},

@@ -98,7 +98,7 @@ void ExplainText(const ExplainResult& r, std::ostream& out) {
 
 nlohmann::json ExplainJson(const ExplainResult& r) {
   nlohmann::json doc = PredictionJson(r.gemm, r.gpu, r.prediction);
-  doc["answered_by"] = r.source.description;
+  doc["answered_by"] = r.origin.description;
   return doc;
 }
 

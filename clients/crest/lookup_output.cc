@@ -108,7 +108,7 @@ nlohmann::json LookupJson(const LookupResult& r) {
   nlohmann::json doc = {{"schema_version", kJsonSchemaVersion},
                         {"gpu", std::string(r.gpu.name)},
                         {"gemm", GemmJson(r.gemm)},
-                        {"answered_by", r.source.description}};
+                        {"answered_by", r.origin.description}};
   doc.update(r.answer.measured ? MeasuredJson(r.answer) : PredictedJson(*r.answer.predicted));
   return doc;
 }
@@ -123,7 +123,7 @@ void LookupText(const LookupResult& r, std::ostream& out) {
   }
   const auto& p = *r.answer.predicted;
   out << "PREDICTED (model " << p.model_version << "; nothing measured in "
-      << r.source.description << ")\n  " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1)
+      << r.origin.description << ")\n  " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1)
       << " TFLOP/s, tile " << p.tile_m << "x" << p.tile_n << ", " << p.tiles << " tiles in "
       << p.waves << " wave(s), " << p.bound << "-bound; expected error +/-"
       << Fixed(100 * p.expected_error, 1) << "%\n";

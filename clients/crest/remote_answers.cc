@@ -13,9 +13,9 @@ class DaemonAnswers final : public answers::Answers {
  public:
   DaemonAnswers(DaemonChannel channel, answers::AnswerOptions options)
       : channel_(std::move(channel)),
-        source_{StrCat("crestd at ", channel_.server()), options, true} {}
+        origin_{StrCat("crestd at ", channel_.server()), options, true} {}
 
-  const answers::AnswerSource& source() const override { return source_; }
+  const answers::AnswerOrigin& origin() const override { return origin_; }
 
   absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
     // The response counts candidates; the list is made here.
@@ -24,7 +24,7 @@ class DaemonAnswers final : public answers::Answers {
     if (!candidates.ok()) return candidates.status();
     v1::QueryDffRequest request;
     wire::Fill(query, std::string(gpu.name), &request);
-    wire::Fill(source_.options, request.mutable_pin(), request.mutable_mode(),
+    wire::Fill(origin_.options, request.mutable_pin(), request.mutable_mode(),
                request.mutable_runs());
     v1::QueryDffResponse response;
     if (auto s = CallUnary(channel_, &v1::Crest::Stub::QueryDff, request, &response); !s.ok()) {
@@ -47,7 +47,7 @@ class DaemonAnswers final : public answers::Answers {
     v1::LookupGemmRequest request;
     wire::Fill(gemm, request.mutable_gemm());
     request.set_gpu(std::string(gpu.name));
-    wire::Fill(source_.options, request.mutable_pin(), request.mutable_mode(),
+    wire::Fill(origin_.options, request.mutable_pin(), request.mutable_mode(),
                request.mutable_runs());
     v1::LookupGemmResponse response;
     if (auto s = CallUnary(channel_, &v1::Crest::Stub::LookupGemm, request, &response); !s.ok()) {
@@ -77,7 +77,7 @@ class DaemonAnswers final : public answers::Answers {
                                               bool predict_only) {
     v1::TimeGemmsRequest request;
     request.set_gpu(std::string(gpu.name));
-    wire::Fill(source_.options, request.mutable_pin(), request.mutable_mode(),
+    wire::Fill(origin_.options, request.mutable_pin(), request.mutable_mode(),
                request.mutable_runs());
     request.set_predict_only(predict_only);
     for (const GemmShape& g : set) wire::Fill(g, request.add_gemms());
@@ -90,7 +90,7 @@ class DaemonAnswers final : public answers::Answers {
     }
     auto timings = wire::TimingsOf(response);
     if (timings.size() != set.size()) {
-      return absl::InternalError(StrCat(source_.description, " answered ", timings.size(),
+      return absl::InternalError(StrCat(origin_.description, " answered ", timings.size(),
                                         " times for ", set.size(), " GEMMs"));
     }
     return answered_.emplace(std::move(key), std::move(timings)).first->second;
@@ -104,7 +104,7 @@ class DaemonAnswers final : public answers::Answers {
   }
 
   DaemonChannel channel_;
-  answers::AnswerSource source_;
+  answers::AnswerOrigin origin_;
   std::map<std::string, std::vector<Timing>> answered_;
 };
 

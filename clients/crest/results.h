@@ -21,7 +21,7 @@ struct DffResult {
   const GpuSpec& gpu;
   DffQuery query;
   DffRanking ranking;
-  answers::AnswerSource source;
+  answers::AnswerOrigin origin;
 };
 
 // `crest vocab`
@@ -29,7 +29,7 @@ struct VocabResult {
   const GpuSpec& gpu;
   VocabQuery query;
   VocabRanking ranking;
-  answers::AnswerSource source;
+  answers::AnswerOrigin origin;
 };
 
 // `crest design`
@@ -40,7 +40,7 @@ struct DesignResult {
   std::vector<DesignRow> rows;  // ranked (RankDesigns)
   std::string search;           // "searched near …", or empty for explicit configs
   int top = 10;                 // rows of each kind (0 = all)
-  answers::AnswerSource source;
+  answers::AnswerOrigin origin;
 };
 
 // `crest lookup`
@@ -48,7 +48,7 @@ struct LookupResult {
   const GpuSpec& gpu;
   GemmShape gemm;
   answers::GemmAnswer answer;  // measured or predicted (never both empty)
-  answers::AnswerSource source;
+  answers::AnswerOrigin origin;
 };
 
 // `crest explain`
@@ -56,7 +56,7 @@ struct ExplainResult {
   const GpuSpec& gpu;
   GemmShape gemm;
   Prediction prediction;
-  answers::AnswerSource source;
+  answers::AnswerOrigin origin;
 };
 
 }  // namespace crest::cli

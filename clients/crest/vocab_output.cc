@@ -80,9 +80,9 @@ nlohmann::json VocabJson(const VocabResult& res) {
           {"tokens", q.tokens},
           {"dtype", std::string(DTypeName(q.dtype))},
           {"rank_by", q.rank_by_train ? "train" : "fwd"},
-          {"answered_by", res.source.description},
-          {"run_choice", res.source.database
-                             ? nlohmann::json(answers::RunChoiceName(res.source.options.runs))
+          {"answered_by", res.origin.description},
+          {"run_choice", res.origin.database
+                             ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs))
                              : nlohmann::json(nullptr)},
           {"runs", RunsJson(res.ranking.runs)},
           {"baseline", res.ranking.baseline},
@@ -100,8 +100,8 @@ void VocabText(const VocabResult& res, std::ostream& out) {
       << res.gpu.name << ": the logits GEMM (M=" << q.tokens << " tokens, N=vocab/" << q.tp
       << ", K=" << q.hidden << "), " << DTypeName(q.dtype) << ", ranked by "
       << (q.rank_by_train ? "train (forward + data and weight gradients)" : "forward")
-      << " time\nanswered by: " << res.source.description << "\n";
-  if (const std::string runs = RunsLine(r.runs, res.source.options.runs); !runs.empty()) {
+      << " time\nanswered by: " << res.origin.description << "\n";
+  if (const std::string runs = RunsLine(r.runs, res.origin.options.runs); !runs.empty()) {
     out << runs << "\n";
   }
   std::vector<Source> kinds;

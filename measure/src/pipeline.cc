@@ -170,7 +170,7 @@ double MedianKnown(const std::vector<double>& values) {
   return Median(known);
 }
 
-AlgoResult Summarise(const GemmShape& gemm, const RaceRun& run, int c, const AlgoIdentity& id) {
+AlgoResult SummarizeCandidate(const GemmShape& gemm, const RaceRun& run, int c, const AlgoIdentity& id) {
   AlgoResult r;
   r.algo = id;
   const CandidateLog& log = run.logs[static_cast<size_t>(c)];
@@ -241,7 +241,7 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   m.mode = options.mode;
   m.settled_clock_mhz = governor.reference_mhz();
   for (int c = 0; c < n; ++c) {
-    m.algos.push_back(Summarise(gemm, run, c, launcher.Identity(c)));
+    m.algos.push_back(SummarizeCandidate(gemm, run, c, launcher.Identity(c)));
     if (!governor.note().empty() && m.algos.back().clock_note.empty()) {
       m.algos.back().clock_note = governor.note();
     }

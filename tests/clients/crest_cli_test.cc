@@ -41,7 +41,8 @@ TEST(CrestDff, DefaultRankingIsPredictedAndBestFirst) {
 TEST(CrestDff, HumanTableSaysPredicted) {
   const auto r = Crest("dff --hidden 4096 --gpu h100 --top 3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("source: predicted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("answered by: this build's model, predicted by tilewave-2"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("not measured"), std::string::npos);
   EXPECT_NE(r.out.find("floor(8/3*4096) = 10922"), std::string::npos);
 }

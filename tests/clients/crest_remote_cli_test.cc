@@ -45,7 +45,7 @@ TEST_F(CrestRemote, SweepThroughTheDaemonThenTheSameRankingRemoteAndFromTheFile)
                                          " --hidden 4096 --gpu h100 --window 16 --top 5");
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(Table(remote.out), Table(local.out));
-  EXPECT_NE(remote.out.find("source: crestd at " + daemon_.address()), std::string::npos);
+  EXPECT_NE(remote.out.find("answered by: crestd at " + daemon_.address()), std::string::npos);
 
   const auto lookup = Crest("lookup --m 8192 --n 4096 --k 10922 --gpu h100");
   EXPECT_EQ(lookup.exit_code, 0) << lookup.err;

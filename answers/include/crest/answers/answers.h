@@ -65,9 +65,10 @@ struct GemmAnswer {
   double pooled_high_us = 0;
 };
 
-// What every answer of a d_ff, vocabulary or design question also says.
-struct AnswerSource {
-  std::string description;  // "predicted by <model>", "node.db", "crestd at host:port"
+// Where an Answers answers from, as every answer says it. (A figure's kind,
+// measured or predicted, is its Source; this is the database or daemon.)
+struct AnswerOrigin {
+  std::string description;  // "this build's model", "node.db", "crestd at host:port"
   AnswerOptions options;
   bool database = false;  // measured figures can answer (a database or a crestd)
 };
@@ -76,7 +77,7 @@ class Answers {
  public:
   virtual ~Answers() = default;
 
-  virtual const AnswerSource& source() const = 0;
+  virtual const AnswerOrigin& origin() const = 0;
 
   // The d_ff candidates of the query, ranked (dff_ranking.h). Candidates
   // the model has no path for are counted missing; FailedPrecondition when

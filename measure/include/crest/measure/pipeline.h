@@ -1,6 +1,6 @@
 // One GEMM's measurement as a pipeline of small steps (nvbench's
 // measure_cold is the model): size the samples, bring the GPU to the clock
-// policy's state, race the candidate algorithms, summarise, verify. Every
+// policy's state, race the candidate algorithms, summarize, verify. Every
 // step is device-free; the device comes in through GemmLauncher, GpuMonitor
 // and EngineClock (launcher.h), so tests drive it with scripted timings,
 // clocks and power, and with the recorded H100 trace.
@@ -85,7 +85,7 @@ struct GemmOperands {
 };
 
 // Measures one GEMM: sizes the samples, prepares the clocks, races the
-// launcher's candidates, summarises each one's kept samples and verifies
+// launcher's candidates, summarizes each one's kept samples and verifies
 // each one's output. An algorithm always gets a time: when the clock policy
 // discarded all its samples they are kept and its clock_note says why.
 // Errors of the launcher pass through; InvalidArgument when it has no

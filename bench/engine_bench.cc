@@ -82,8 +82,8 @@ class NullDevice final : public GemmLauncher {
 
 std::vector<GemmShape> Plan(bool train) {
   crest::DffQuery q;
-  q.hidden = 4096;
-  q.ratio = *crest::ParseRatio("8/3");
+  q.dff.hidden = 4096;
+  q.dff.ratio = *crest::ParseRatio("8/3");
   q.train = train;
   auto plan = crest::PlanDff(q);
   std::vector<GemmShape> out;

@@ -44,9 +44,9 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
 
 crest::DffQuery TrainQuery(int64_t hidden) {
   crest::DffQuery q;
-  q.hidden = hidden;
-  q.ratio = *crest::ParseRatio("8/3");
-  q.window = 128;
+  q.dff.hidden = hidden;
+  q.dff.ratio = *crest::ParseRatio("8/3");
+  q.dff.window = 128;
   q.train = true;
   q.top = 10;
   return q;

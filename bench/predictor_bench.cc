@@ -40,8 +40,8 @@ BENCHMARK(BM_PredictOneGemm);
 // A whole `crest dff` ranking: 257 candidates × 2 GEMMs, predicted.
 void BM_RankDffWindow(benchmark::State& state) {
   crest::DffQuery q;
-  q.hidden = 4096;
-  q.ratio = *crest::ParseRatio("8/3");
+  q.dff.hidden = 4096;
+  q.dff.ratio = *crest::ParseRatio("8/3");
   const auto timer = crest::PredictorTimer(**crest::FindGpu("h100"));
   for (auto _ : state) {
     auto r = crest::RankDff(q, timer);

@@ -48,11 +48,11 @@ int main(int argc, char** argv) {
   // The plan: d_ff windows (±128, train) for 15 hidden sizes.
   std::vector<crest::GemmShape> gemms;
   crest::DffQuery q;
-  q.ratio = *crest::ParseRatio("8/3");
+  q.dff.ratio = *crest::ParseRatio("8/3");
   q.train = true;
   for (int64_t h = 2048; h <= 16384; h += 1024) {
-    q.hidden = h;
-    auto c = crest::GenerateDffCandidates({h, q.ratio, 128, 1, 1});
+    q.dff.hidden = h;
+    auto c = crest::GenerateDffCandidates(q.dff);
     for (int64_t f : c->values) {
       auto mlp = crest::DffCandidateGemms(q, f);
       if (!mlp.ok()) return 1;
@@ -151,8 +151,8 @@ int main(int argc, char** argv) {
   for (bool train : {false, true}) {
     std::vector<double> rank_us;
     crest::DffQuery dq;
-    dq.hidden = 4096;
-    dq.ratio = *crest::ParseRatio("8/3");
+    dq.dff.hidden = 4096;
+    dq.dff.ratio = *crest::ParseRatio("8/3");
     dq.train = train;
     for (int i = 0; i < 300; ++i) {
       const auto start = Clock::now();

@@ -21,9 +21,9 @@ struct DesignFlags {
   std::string params, tolerance = "5%";
   bool tied = false;
   bool separate_gate_up = false;
-  std::string dtype = "bf16";
+  std::string dtype{kDefaultDtype};
   std::string gpu;
-  int top = 10;
+  int top = kDefaultTop;
   AnswerFlags answer;
 };
 

@@ -11,7 +11,7 @@ namespace {
 
 struct DffCommandFlags {
   DffFlags window;
-  int top = 10;
+  int top = kDefaultTop;
   AnswerFlags answer;
 };
 

@@ -14,7 +14,7 @@ namespace {
 
 struct ShapesFlags {
   ModelConfig config;
-  std::string dtype = "bf16";
+  std::string dtype{kDefaultDtype};
   std::string pass = "fwd";
   bool separate_gate_up = false;
 };

@@ -17,8 +17,8 @@ struct VocabFlags {
   int64_t vocab = 0;
   int64_t hidden = 0;
   int64_t tp = 1;
-  int64_t tokens = 8192;
-  std::string dtype = "bf16";
+  int64_t tokens = kDefaultTokens;
+  std::string dtype{kDefaultDtype};
   std::string rank_by = "train";
   std::string gpu;
   AnswerFlags answer;

@@ -42,12 +42,12 @@ absl::StatusOr<DffQuery> ToDffQuery(const DffFlags& f, int top) {
   auto dtype = ParseDType(f.dtype);
   if (!dtype.ok()) return dtype.status();
   if (auto s = ParsePass(f.pass, &q.train); !s.ok()) return s;
-  q.hidden = f.hidden;
-  q.ratio = *ratio;
-  q.window = f.window;
-  q.align = f.align;
+  q.dff.hidden = f.hidden;
+  q.dff.ratio = *ratio;
+  q.dff.window = f.window;
+  q.dff.align = f.align;
   q.tokens = f.tokens;
-  q.tp = f.tp;
+  q.dff.tp = f.tp;
   q.dtype = *dtype;
   q.fuse_gate_up = !f.separate_gate_up;
   q.top = top;

@@ -6,19 +6,20 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "crest/tuner/defaults.h"
 #include "crest/tuner/dff_ranking.h"
 
 namespace crest::cli {
 
 struct DffFlags {
   int64_t hidden = 0;
-  std::string ratio = "8/3";
-  int64_t window = 128;
-  int64_t align = 1;
-  int64_t tokens = 8192;
-  int64_t tp = 1;
-  std::string dtype = "bf16";
-  std::string pass = "fwd";
+  std::string ratio{kDefaultRatio};
+  int64_t window = kDefaultWindow;
+  int64_t align = kDefaultAlign;
+  int64_t tokens = kDefaultTokens;
+  int64_t tp = kDefaultTp;
+  std::string dtype{kDefaultDtype};
+  std::string pass{kDefaultPass};
   bool separate_gate_up = false;
   std::string gpu;
 };

@@ -56,7 +56,7 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
     std::vector<std::string> cells = {
         std::to_string(i + 1), std::to_string(row.tie_group),
         std::to_string(row.d_ff) + (base && !plain ? "*" : ""),
-        std::to_string(PowerOfTwoFactor(row.d_ff, q.tp)), Fixed(row.time_us, 1),
+        std::to_string(PowerOfTwoFactor(row.d_ff, q.dff.tp)), Fixed(row.time_us, 1),
         plain ? Fixed(row.time_low_us, 1)
               : (exact ? "-" : Fixed(row.time_low_us, 1) + "-" + Fixed(row.time_high_us, 1))};
     if (plain) cells.push_back(Fixed(row.time_high_us, 1));
@@ -135,12 +135,12 @@ void DffText(const DffResult& res, std::ostream& out) {
   const DffQuery& q = res.query;
   const DffRanking& r = res.ranking;
   const std::string model = DescribeModel(res.gpu, q.dtype);
-  out << "d_ff near " << q.ratio.text << "*" << q.hidden << " on " << res.gpu.name
+  out << "d_ff near " << q.dff.ratio.text << "*" << q.dff.hidden << " on " << res.gpu.name
       << ": SwiGLU MLP " << (q.train ? "forward+backward" : "forward") << ", "
-      << DTypeName(q.dtype) << ", " << q.tokens << " tokens, tp=" << q.tp
+      << DTypeName(q.dtype) << ", " << q.tokens << " tokens, tp=" << q.dff.tp
       << (q.fuse_gate_up ? ", gate+up fused" : ", gate and up separate") << "\n";
   PrintSources(res, model, out);
-  out << "baseline floor(" << q.ratio.text << "*" << q.hidden << ") = " << r.candidates.naive;
+  out << "baseline floor(" << q.dff.ratio.text << "*" << q.dff.hidden << ") = " << r.candidates.naive;
   if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
   if (r.baseline_found) {
     out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
@@ -154,7 +154,7 @@ void DffText(const DffResult& res, std::ostream& out) {
   PrintHeadline(r, out);
   out << r.evaluated << " of " << r.candidates.values.size() << " candidates from "
       << r.candidates.values.front() << " to " << r.candidates.values.back() << " (window +/-"
-      << q.window << ", step " << std::lcm(q.align, q.tp) << ")"
+      << q.dff.window << ", step " << std::lcm(q.dff.align, q.dff.tp) << ")"
       << (q.top > 0 ? StrCat("; the best ", q.top, " of each kind shown") : std::string())
       << "\n";
   const std::vector<Source> kinds = Kinds(r);
@@ -212,15 +212,15 @@ nlohmann::json DffJson(const DffResult& res) {
   }
   return {{"schema_version", kJsonSchemaVersion},
           {"gpu", std::string(res.gpu.name)},
-          {"hidden", q.hidden},
-          {"ratio", q.ratio.text},
+          {"hidden", q.dff.hidden},
+          {"ratio", q.dff.ratio.text},
           {"tokens", q.tokens},
-          {"tp", q.tp},
+          {"tp", q.dff.tp},
           {"dtype", std::string(DTypeName(q.dtype))},
           {"pass", Pass(q)},
           {"fuse_gate_up", q.fuse_gate_up},
-          {"window", q.window},
-          {"align", q.align},
+          {"window", q.dff.window},
+          {"align", q.dff.align},
           {"evaluated", r.evaluated},
           {"answered_by", res.origin.description},
           {"coverage",

@@ -8,6 +8,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "crest/tuner/measurement.h"
+#include "crest/tuner/defaults.h"
 #include "crest/tuner/gemm.h"
 
 namespace crest::cli {
@@ -17,7 +18,7 @@ struct GemmFlags {
   int64_t n = 0;
   int64_t k = 0;
   int64_t batch = 1;
-  std::string dtype = "bf16";
+  std::string dtype{kDefaultDtype};
   std::string layout = "NT";
 };
 

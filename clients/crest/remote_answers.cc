@@ -19,8 +19,7 @@ class DaemonAnswers final : public answers::Answers {
 
   absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
     // The response counts candidates; the list is made here.
-    auto candidates = GenerateDffCandidates(
-        {query.hidden, query.ratio, query.window, query.align, query.tp});
+    auto candidates = GenerateDffCandidates(query.dff);
     if (!candidates.ok()) return candidates.status();
     v1::QueryDffRequest request;
     wire::Fill(query, std::string(gpu.name), &request);

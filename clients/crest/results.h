@@ -39,7 +39,7 @@ struct DesignResult {
   DesignOptions options;
   std::vector<DesignRow> rows;  // ranked (RankDesigns)
   std::string search;           // "searched near …", or empty for explicit configs
-  int top = 10;                 // rows of each kind (0 = all)
+  int top = kDefaultTop;        // rows of each kind (0 = all)
   answers::AnswerOrigin origin;
 };
 

@@ -141,17 +141,17 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
   if (!item.contains("hidden")) return Bad(path, "hidden is required");
   auto hidden = Int(item["hidden"], path + ".hidden");
   if (!hidden.ok()) return hidden.status();
-  auto ratio_text = Text(item, "ratio", path, "8/3");
+  auto ratio_text = Text(item, "ratio", path, std::string(kDefaultRatio));
   if (!ratio_text.ok()) return ratio_text.status();
   auto ratio = ParseRatio(*ratio_text);
   if (!ratio.ok()) return Bad(path, std::string(ratio.status().message()));
   const auto int_or = [&](const char* key, int64_t fallback) -> absl::StatusOr<int64_t> {
     return item.contains(key) ? Int(item[key], StrCat(path, ".", key)) : fallback;
   };
-  auto window = int_or("window", 128);
-  auto align = int_or("align", 1);
-  auto tokens = int_or("tokens", 8192);
-  auto tp = int_or("tp", 1);
+  auto window = int_or("window", kDefaultWindow);
+  auto align = int_or("align", kDefaultAlign);
+  auto tokens = int_or("tokens", kDefaultTokens);
+  auto tp = int_or("tp", kDefaultTp);
   for (auto* v : {&window, &align, &tokens, &tp}) {
     if (!v->ok()) return v->status();
   }

@@ -248,7 +248,7 @@ TEST(CrestDb, APartlyMeasuredWindowHasOneHeadlineAndKindsNeverMix) {
     auto ids = (*db)->RegisterDevice(testing::FakeH100(), testing::FakeSoftware());
     ASSERT_TRUE(ids.ok()) << ids.status();
     DffQuery q;
-    q.hidden = 4096;
+    q.dff.hidden = 4096;
     for (int64_t d_ff = 10920; d_ff <= 10924; ++d_ff) {
       auto gemms = DffCandidateGemms(q, d_ff);
       ASSERT_TRUE(gemms.ok());

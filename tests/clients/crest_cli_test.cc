@@ -1,6 +1,7 @@
 // End-to-end tests of the `crest` binary: flags, exit codes, messages, JSON.
 #include <string>
 
+#include "crest/tuner/defaults.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "crest_cli.h"
@@ -135,6 +136,23 @@ TEST(Crest, HelpAndVersionExitZero) {
   const auto v = Crest("--version");
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_NE(v.out.find("predictor: tilewave-2"), std::string::npos);
+}
+
+// `crest dff` with only the required flags asks the default question of
+// defaults.h (its JSON echoes the query).
+TEST(CrestDefaults, TheFlagsDefaultsAreTheOnesEveryQuestionShares) {
+  const auto doc = Json(Crest("--json dff --hidden 4096 --gpu h100 --top 1"));
+  EXPECT_EQ(doc["ratio"], std::string(kDefaultRatio));
+  EXPECT_EQ(doc["window"], kDefaultWindow);
+  EXPECT_EQ(doc["align"], kDefaultAlign);
+  EXPECT_EQ(doc["tokens"], kDefaultTokens);
+  EXPECT_EQ(doc["tp"], kDefaultTp);
+  EXPECT_EQ(doc["dtype"], std::string(kDefaultDtype));
+  EXPECT_EQ(doc["pass"], std::string(kDefaultPass));
+  const auto vocab = Json(Crest("--json vocab --vocab 32000 --hidden 4096 --gpu h100"));
+  EXPECT_EQ(vocab["tokens"], kDefaultTokens);
+  const auto top = Json(Crest("--json dff --hidden 4096 --gpu h100"));
+  EXPECT_EQ(top["candidates"].size(), static_cast<size_t>(kDefaultTop));
 }
 
 }  // namespace

@@ -24,9 +24,9 @@ SweepSpec Spec(const std::string& json) {
 // Every d_ff candidate within ±window of 8/3·hidden, unranked.
 DffQuery EveryCandidate(int64_t hidden, int64_t window) {
   DffQuery q;
-  q.hidden = hidden;
-  q.ratio = *ParseRatio("8/3");
-  q.window = window;
+  q.dff.hidden = hidden;
+  q.dff.ratio = *ParseRatio("8/3");
+  q.dff.window = window;
   q.top = 0;
   return q;
 }

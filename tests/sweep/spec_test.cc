@@ -1,5 +1,6 @@
 #include "crest/sweep/spec.h"
 
+#include "crest/tuner/dff_ranking.h"
 #include "gtest/gtest.h"
 
 namespace crest::sweep {
@@ -110,6 +111,26 @@ TEST(SweepSpec, ABadMeasureFieldNamesItsPathAndLimit) {
   EXPECT_EQ(Message(R"({"measure": {"max_noise": "low"})" + dff),
             "spec.measure.max_noise: must be a number");
   EXPECT_EQ(Message(R"({"measure": {"warmup": 3})" + dff), "spec.measure: unknown field 'warmup'");
+}
+
+// A spec's d_ff entry that gives only the hidden size plans what the
+// defaults of every other question plan (defaults.h).
+TEST(SweepSpec, ADffEntryLeftAloneIsTheDefaultQuery) {
+  auto spec = ParseSweepSpec(R"({"dff": [{"hidden": 4096}]})");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  DffQuery q;
+  q.dff.hidden = 4096;
+  auto plan = PlanDff(q);
+  ASSERT_TRUE(plan.ok());
+  std::vector<GemmShape> expected;
+  for (const auto& gemms : plan->gemms) expected.insert(expected.end(), gemms.begin(), gemms.end());
+  ASSERT_EQ(spec->gemms.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(spec->gemms[i].m, expected[i].m) << i;
+    EXPECT_EQ(spec->gemms[i].n, expected[i].n) << i;
+    EXPECT_EQ(spec->gemms[i].k, expected[i].k) << i;
+    EXPECT_EQ(spec->gemms[i].dtype, expected[i].dtype) << i;
+  }
 }
 
 }  // namespace

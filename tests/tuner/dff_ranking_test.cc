@@ -12,9 +12,9 @@ namespace {
 
 DffQuery Query(int top = 0) {
   DffQuery q;
-  q.hidden = 4096;
-  q.ratio = *ParseRatio("8/3");
-  q.window = 2;  // 10920 .. 10924
+  q.dff.hidden = 4096;
+  q.dff.ratio = *ParseRatio("8/3");
+  q.dff.window = 2;  // 10920 .. 10924
   q.tokens = 8192;
   q.top = top;
   return q;
@@ -93,7 +93,7 @@ TEST(RankDff, TimerErrorsPassThrough) {
 
 TEST(RankDff, PredictorTimerLabelsEveryRowPredictedWithTheModelInForce) {
   DffQuery q = Query();
-  q.window = 128;
+  q.dff.window = 128;
   const GpuSpec& h100 = **FindGpu("h100");
   auto r = RankDff(q, PredictorTimer(h100));
   ASSERT_TRUE(r.ok());
@@ -107,7 +107,7 @@ TEST(RankDff, PredictorTimerLabelsEveryRowPredictedWithTheModelInForce) {
 
 TEST(RankDff, PredictionsWithinTheModelsExpectedErrorAreTied) {
   DffQuery q = Query();
-  q.window = 128;
+  q.dff.window = 128;
   q.top = 0;
   auto r = RankDff(q, PredictorTimer(**FindGpu("a100")));  // uncalibrated: +/-25%
   ASSERT_TRUE(r.ok());
@@ -160,7 +160,7 @@ TEST(RankDff, ARowIsTiedWithTheBestWhenItsIntervalReachesTheBestsTime) {
   script[10800] = {Source::kMeasured, 2815.6, 2967.2, 3083.0};
   script[10922] = {Source::kMeasured, 8100, 8168.0, 8200};
   DffQuery q = Query();
-  q.window = 128;
+  q.dff.window = 128;
   auto r = RankDff(q, ScriptedSets(script));
   ASSERT_TRUE(r.ok()) << r.status();
   std::map<int64_t, int> group;

@@ -1,5 +1,6 @@
 #include "crest/wire/convert.h"
 
+#include "crest/tuner/defaults.h"
 #include <gtest/gtest.h>
 
 namespace crest::wire {
@@ -30,6 +31,31 @@ TEST(WireJobState, EveryStateSurvivesTheWire) {
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, s) << store::JobStateName(s);
   }
+}
+
+// A request that leaves a field out means the default of defaults.h, the
+// same as a DffQuery left alone.
+TEST(WireDefaults, AnEmptyFieldIsTheDefaultOfEveryQuery) {
+  v1::QueryDffRequest request;
+  request.set_hidden(4096);
+  request.set_gpu("h100");
+  auto q = DffQueryOf(request);
+  ASSERT_TRUE(q.ok()) << q.status();
+  const DffQuery defaults;
+  EXPECT_EQ(q->dff.ratio.text, kDefaultRatio);
+  EXPECT_EQ(q->dff.ratio.text, defaults.dff.ratio.text);
+  EXPECT_EQ(q->dff.window, kDefaultWindow);
+  EXPECT_EQ(q->dff.window, defaults.dff.window);
+  EXPECT_EQ(q->dff.align, defaults.dff.align);
+  EXPECT_EQ(q->dff.tp, defaults.dff.tp);
+  EXPECT_EQ(q->tokens, kDefaultTokens);
+  EXPECT_EQ(q->tokens, defaults.tokens);
+  EXPECT_EQ(DTypeName(q->dtype), kDefaultDtype);
+  EXPECT_EQ(q->train, defaults.train);
+  auto options = OptionsOf(request.pin(), request.mode(), request.runs());
+  ASSERT_TRUE(options.ok());
+  EXPECT_EQ(options->runs, answers::AnswerOptions{}.runs);
+  EXPECT_EQ(options->mode, answers::AnswerOptions{}.mode);
 }
 
 }  // namespace

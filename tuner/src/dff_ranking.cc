@@ -76,16 +76,16 @@ absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int6
   ShapeOptions options;
   options.include_backward = q.train;
   options.fuse_gate_up = q.fuse_gate_up;
-  return MlpGemms(q.tokens, q.hidden, d_ff, q.tp, q.dtype, options);
+  return MlpGemms(q.tokens, q.dff.hidden, d_ff, q.dff.tp, q.dtype, options);
 }
 
-int64_t MlpParams(const DffQuery& q, int64_t d_ff) { return 3 * q.hidden * d_ff / q.tp; }
+int64_t MlpParams(const DffQuery& q, int64_t d_ff) { return 3 * q.dff.hidden * d_ff / q.dff.tp; }
 
 absl::StatusOr<DffPlan> PlanDff(const DffQuery& q) {
   if (q.top < 0) {
     return absl::InvalidArgumentError(StrCat("top must be 0 (all) or more (got ", q.top, ")"));
   }
-  auto candidates = GenerateDffCandidates({q.hidden, q.ratio, q.window, q.align, q.tp});
+  auto candidates = GenerateDffCandidates(q.dff);
   if (!candidates.ok()) return candidates.status();
   DffPlan plan;
   plan.candidates = *std::move(candidates);

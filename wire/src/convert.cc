@@ -180,14 +180,14 @@ absl::StatusOr<GemmShape> GemmOf(const v1::Gemm& in) {
 
 absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& r) {
   DffQuery q;
-  auto ratio = ParseRatio(r.ratio().empty() ? "8/3" : r.ratio());
+  auto ratio = ParseRatio(r.ratio().empty() ? kDefaultRatio : r.ratio());
   if (!ratio.ok()) return ratio.status();
-  q.hidden = r.hidden();
-  q.ratio = *ratio;
-  q.window = r.has_window() ? r.window() : 128;
-  q.align = r.align() == 0 ? 1 : r.align();
-  q.tokens = r.tokens() == 0 ? 8192 : r.tokens();
-  q.tp = r.tp() == 0 ? 1 : r.tp();
+  q.dff.hidden = r.hidden();
+  q.dff.ratio = *ratio;
+  q.dff.window = r.has_window() ? r.window() : kDefaultWindow;
+  q.dff.align = r.align() == 0 ? kDefaultAlign : r.align();
+  q.tokens = r.tokens() == 0 ? kDefaultTokens : r.tokens();
+  q.dff.tp = r.tp() == 0 ? kDefaultTp : r.tp();
   q.dtype = DTypeOf(r.dtype());
   q.train = r.pass() == v1::PASS_TRAIN;
   q.fuse_gate_up = !r.separate_gate_up();
@@ -579,12 +579,12 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
 }
 
 void Fill(const DffQuery& q, const std::string& gpu, v1::QueryDffRequest* out) {
-  out->set_hidden(q.hidden);
-  out->set_ratio(q.ratio.text);
-  out->set_window(q.window);
-  out->set_align(q.align);
+  out->set_hidden(q.dff.hidden);
+  out->set_ratio(q.dff.ratio.text);
+  out->set_window(q.dff.window);
+  out->set_align(q.dff.align);
   out->set_tokens(q.tokens);
-  out->set_tp(q.tp);
+  out->set_tp(q.dff.tp);
   out->set_dtype(ProtoDType(q.dtype));
   out->set_pass(q.train ? v1::PASS_TRAIN : v1::PASS_FWD);
   out->set_separate_gate_up(!q.fuse_gate_up);

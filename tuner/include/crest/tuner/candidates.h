@@ -8,16 +8,18 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "crest/tuner/defaults.h"
 #include "crest/tuner/ratio.h"
 
 namespace crest {
 
+// Which d_ff values a question is about: those within ±window of ⌊r·h⌋.
 struct DffWindow {
   int64_t hidden = 0;
-  Ratio ratio;
-  int64_t window = 128;  // candidates lie within ±window of the baseline
-  int64_t align = 1;     // keep only multiples of this step (1 = every integer)
-  int64_t tp = 1;        // every candidate must divide by the TP degree
+  Ratio ratio;                      // 8/3 (kDefaultRatio)
+  int64_t window = kDefaultWindow;  // candidates lie within ±window of the baseline
+  int64_t align = kDefaultAlign;    // keep only multiples of this step (1 = every integer)
+  int64_t tp = kDefaultTp;          // every candidate must divide by the TP degree
 };
 
 struct DffCandidates {

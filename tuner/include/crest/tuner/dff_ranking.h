@@ -24,16 +24,12 @@
 namespace crest {
 
 struct DffQuery {
-  int64_t hidden = 0;
-  Ratio ratio;
-  int64_t window = 128;
-  int64_t align = 1;
-  int64_t tokens = 8192;  // M of every MLP GEMM (b·s per rank)
-  int64_t tp = 1;
+  DffWindow dff;  // the candidates: hidden, ratio, ±window, align, tp
+  int64_t tokens = kDefaultTokens;  // M of every MLP GEMM (b·s per rank)
   DType dtype = DType::kBf16;
   bool train = false;  // add dgrad and wgrad GEMMs
   bool fuse_gate_up = true;
-  int top = 10;  // rows kept; 0 keeps all
+  int top = kDefaultTop;  // rows kept of each kind; 0 keeps all
   // Leave out candidates the timer answers NotFound for (a database that
   // does not cover the whole window) instead of failing.
   bool skip_missing = false;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "crest/tuner/defaults.h"
 #include "crest/tuner/dff_ranking.h"
 
 namespace crest {
@@ -16,7 +17,7 @@ struct VocabQuery {
   int64_t vocab = 0;   // V, as the tokenizer has it
   int64_t hidden = 0;  // h
   int64_t tp = 1;      // t: the logits GEMM's N is V_padded / t
-  int64_t tokens = 8192;  // M: tokens per rank
+  int64_t tokens = kDefaultTokens;  // M: tokens per rank
   DType dtype = DType::kBf16;
   bool rank_by_train = true;  // rank by the train time (false: forward)
 };

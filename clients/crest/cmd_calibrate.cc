@@ -13,7 +13,7 @@
 #include "crest/tuner/calibration_fit.h"
 #include "gemm_flags.h"
 #include "read_only_db.h"
-#include "table.h"
+#include "printer.h"
 
 namespace crest::cli {
 namespace {
@@ -145,55 +145,6 @@ absl::StatusOr<DType> ChooseDtype(const CalibrateFlags& f, const std::vector<Tim
                               "; choose one with --dtype"));
 }
 
-std::string Percent(double x) { return Fixed(100 * x, 1) + "%"; }
-
-// The model's parameters before and after the fit, each fitted or kept.
-Table ParamsTable(const ModelParams& before, const Calibration& c) {
-  const std::set<std::string> fitted(c.fitted.begin(), c.fitted.end());
-  Table table({{"parameter", Table::Align::kLeft},
-               {"before"},
-               {"after"},
-               {"status", Table::Align::kLeft}});
-  const auto row = [&](const std::string& name, double b, double a, int digits) {
-    table.AddRow({name, Fixed(b, digits), Fixed(a, digits),
-                  fitted.contains(name) ? "fitted" : "kept"});
-  };
-  const ModelParams& p = c.params;
-  row("fast_tflops", before.fast_tflops, p.fast_tflops, 1);
-  const char* fast[] = {"fast_align.16", "fast_align.32", "fast_align.64", "fast_align.128"};
-  for (size_t i = 0; i < 4; ++i) row(fast[i], before.fast_align[i], p.fast_align[i], 3);
-  row("fallback_tflops", before.fallback_tflops, p.fallback_tflops, 1);
-  const char* fb[] = {"fallback_input.2", "fallback_input.4", "fallback_input.8"};
-  for (size_t i = 0; i < 3; ++i) row(fb[i], before.fallback_input[i], p.fallback_input[i], 3);
-  row("expected_error.fast", before.expected_error[0], p.expected_error[0], 3);
-  row("expected_error.fallback", before.expected_error[1], p.expected_error[1], 3);
-  row("memory_efficiency", before.memory_efficiency, p.memory_efficiency, 2);
-  row("launch_us", before.launch_us, p.launch_us, 1);
-  return table;
-}
-
-void PrintFit(const Calibration& c, std::ostream& out) {
-  out << "\nfit on " << c.after.rows << " distinct GEMMs (" << c.provenance.rows
-      << " compute-bound ones set the rates)\n";
-  Table table({{"", Table::Align::kLeft}, {"before"}, {"after"}});
-  table.AddRow({"Spearman, GEMM time", Fixed(c.before.spearman, 3), Fixed(c.after.spearman, 3)});
-  table.AddRow({"median error, GEMM time", Percent(c.before.median_error),
-                Percent(c.after.median_error)});
-  for (size_t i = 0; i < c.after.studies.size() && i < c.before.studies.size(); ++i) {
-    const StudyFit& b = c.before.studies[i];
-    const StudyFit& a = c.after.studies[i];
-    table.AddRow({StrCat("SwiGLU MLP window tokens=", a.tokens, " h=", a.hidden, " (",
-                         a.candidates, " d_ff)"),
-                  "", ""});
-    table.AddRow({"  Spearman, MLP time", Fixed(b.spearman, 3), Fixed(a.spearman, 3)});
-    table.AddRow({"  median error, MLP time", Percent(b.median_error), Percent(a.median_error)});
-    table.AddRow({StrCat("  predicted best vs the measured best (", a.measured_best, ")"),
-                  StrCat(b.predicted_best, " +", Percent(b.best_gap)),
-                  StrCat(a.predicted_best, " +", Percent(a.best_gap))});
-  }
-  table.Print(out);
-}
-
 absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
   if (f.source != "all" && f.source != "measured" && f.source != "imported") {
     return absl::InvalidArgumentError("source: must be all, measured or imported");
@@ -216,22 +167,8 @@ absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
   file << CalibrationJson(*calibration);
   file.close();
   if (!file) return absl::InternalError(StrCat("out: cannot write '", path, "'"));
-  const Calibration& c = *calibration;
-  if (io.json) {
-    io.out << CalibrationJson(c);
-    return absl::OkStatus();
-  }
-  if (io.csv) {  // the calibration's result: the parameters (the file is written either way)
-    ParamsTable(ExplicitRates(request.before, **gpu, *dtype), c).PrintCsv(io.out);
-    return absl::OkStatus();
-  }
-  io.out << "calibrated " << c.model_version << " for " << c.gpu << " " << DTypeName(c.dtype)
-         << "\n  from " << c.provenance.rows << " " << c.provenance.source << " GEMM times on "
-         << c.provenance.device << " (" << c.provenance.tool << ")\n  wrote " << path
-         << "; load it with `crest --calibration FILE`, `crestd --calibration FILE` or "
-            "<state-dir>/calibrations/\n\n";
-  ParamsTable(ExplicitRates(request.before, **gpu, *dtype), c).Print(io.out);
-  PrintFit(c, io.out);
+  PrinterFor(io)->Print(
+      CalibrateReport{*calibration, ExplicitRates(request.before, **gpu, *dtype), path});
   return absl::OkStatus();
 }
 

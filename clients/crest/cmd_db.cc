@@ -8,7 +8,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/store/timing_csv.h"
 #include "crest/store/store.h"
-#include "json_views.h"
+#include "printer.h"
 #include "remote.h"
 #include "remote_export.h"
 #include "table.h"
@@ -41,12 +41,7 @@ absl::Status RunExport(const DbFlags& f, Io& io) {
     if (!db.ok()) return db.status();
     if (auto s = (*db)->ExportTo(f.out); !s.ok()) return s;
   }
-  if (io.json) {
-    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion}, {"snapshot", f.out}}.dump(2)
-           << '\n';
-  } else {
-    io.out << "exported " << from << " to " << f.out << "\n";
-  }
+  PrinterFor(io)->Print(DbExportReport{from, f.out});
   return absl::OkStatus();
 }
 
@@ -54,31 +49,13 @@ absl::Status RunMerge(const DbFlags& f, Io& io) {
   store::StoreOptions options;
   auto db = store::Store::Open(f.into, options);
   if (!db.ok()) return db.status();
-  nlohmann::json merged = nlohmann::json::array();
+  DbMergeReport report{f.into, {}};
   for (const auto& snapshot : f.snapshots) {
     auto r = (*db)->MergeFrom(snapshot);
     if (!r.ok()) return r.status();
-    merged.push_back({{"snapshot", snapshot},
-                      {"devices", r->devices},
-                      {"software", r->software},
-                      {"jobs", r->jobs},
-                      {"measurements", r->measurements},
-                      {"predictions", r->predictions},
-                      {"imported", r->imported}});
-    if (!io.json) {
-      io.out << "merged " << snapshot << ": +" << r->measurements << " measurements, +"
-             << r->predictions << " predictions, +" << r->imported << " imported timings, +"
-             << r->jobs << " jobs, +" << r->devices << " devices, +" << r->software
-             << " software versions\n";
-    }
+    report.merged.emplace_back(snapshot, *r);
   }
-  if (io.json) {
-    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                             {"into", f.into},
-                             {"merged", merged}}
-                  .dump(2)
-           << '\n';
-  }
+  PrinterFor(io)->Print(report);
   return absl::OkStatus();
 }
 
@@ -87,19 +64,7 @@ absl::Status RunCheck(const DbFlags& f, Io& io) {
   if (!db.ok()) return db.status();
   auto r = (*db)->Check();
   if (!r.ok()) return r.status();
-  if (io.json) {
-    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                             {"db", f.db},
-                             {"ok", r->ok},
-                             {"db_schema_version", r->schema_version},
-                             {"problems", r->problems}}
-                  .dump(2)
-           << '\n';
-  } else if (r->ok) {
-    io.out << f.db << ": ok (schema version " << r->schema_version << ", integrity ok)\n";
-  } else {
-    for (const auto& p : r->problems) io.out << f.db << ": " << p << '\n';
-  }
+  PrinterFor(io)->Print(DbCheckReport{f.db, *r});
   if (!r->ok) return absl::DataLossError(StrCat(f.db, ": check failed"));
   return absl::OkStatus();
 }
@@ -109,42 +74,7 @@ absl::Status RunStats(const DbFlags& f, Io& io) {
   if (!db.ok()) return db.status();
   auto s = (*db)->Stats();
   if (!s.ok()) return s.status();
-  if (io.json) {
-    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                             {"db", f.db},
-                             {"db_schema_version", s->schema_version},
-                             {"file_bytes", s->file_bytes},
-                             {"devices", s->devices},
-                             {"software", s->software},
-                             {"measurements", s->measurements},
-                             {"verified_measurements", s->verified_measurements},
-                             {"predictions", s->predictions},
-                             {"imported", s->imported},
-                             {"jobs_by_state", s->jobs_by_state},
-                             {"measurements_by_gpu", s->measurements_by_gpu},
-                             {"predictions_by_gpu", s->predictions_by_gpu},
-                             {"imported_by_gpu", s->imported_by_gpu}}
-                  .dump(2)
-           << '\n';
-    return absl::OkStatus();
-  }
-  io.out << f.db << ": schema version " << s->schema_version << ", " << Grouped(s->file_bytes)
-         << " bytes\n  " << Grouped(s->measurements) << " measurements ("
-         << Grouped(s->verified_measurements) << " verified), " << Grouped(s->predictions)
-         << " predictions, " << s->devices << " devices, " << s->software << " software versions\n";
-  for (const auto& [gpu, n] : s->measurements_by_gpu) {
-    io.out << "  measured on " << gpu << ": " << Grouped(n) << "\n";
-  }
-  for (const auto& [gpu, n] : s->predictions_by_gpu) {
-    io.out << "  predicted for " << gpu << ": " << Grouped(n) << "\n";
-  }
-  for (const auto& [gpu, n] : s->imported_by_gpu) {
-    io.out << "  imported (other tools) for " << gpu << ": " << Grouped(n) << "\n";
-  }
-  io.out << "  jobs:";
-  if (s->jobs_by_state.empty()) io.out << " none";
-  for (const auto& [state, n] : s->jobs_by_state) io.out << " " << state << " " << n;
-  io.out << '\n';
+  PrinterFor(io)->Print(DbStatsReport{f.db, *s});
   return absl::OkStatus();
 }
 
@@ -156,28 +86,8 @@ absl::Status RunImport(const DbFlags& f, Io& io) {
   if (!db.ok()) return db.status();
   auto added = (*db)->InsertImported(*batch);
   if (!added.ok()) return added.status();
-  const auto rows = static_cast<int64_t>(batch->rows.size());
-  if (io.json) {
-    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                             {"db", f.db},
-                             {"source", SourceName(Source::kImported)},
-                             {"file", f.csv},
-                             {"gpu", batch->gpu_model},
-                             {"device", batch->device},
-                             {"tool", batch->tool},
-                             {"rows", rows},
-                             {"added", *added},
-                             {"already_present", rows - *added}}
-                  .dump(2)
-           << '\n';
-    return absl::OkStatus();
-  }
-  io.out << "imported " << *added << " GEMM timings (" << rows - *added
-         << " already there) from " << f.csv << " into " << f.db << "\n  device "
-         << batch->device << " (" << batch->gpu_model << "); tool: " << batch->tool
-         << "\n  imported, not measured by Crest: they never answer dff or lookup; "
-            "`crest calibrate --db "
-         << f.db << "` can fit the predictor to them\n";
+  PrinterFor(io)->Print(DbImportReport{f.db, f.csv, batch->gpu_model, batch->device, batch->tool,
+                                       static_cast<int64_t>(batch->rows.size()), *added});
   return absl::OkStatus();
 }
 

@@ -153,8 +153,8 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   const bool none_ranked =
       std::none_of(rows->begin(), rows->end(), [](const DesignRow& r) { return r.rule.ok(); });
   const size_t configs_given = rows->size();
-  PrinterFor(io)->Design(
-      {**gpu, *dtype, options, *std::move(rows), search, f.top, (*answers)->origin()});
+  PrinterFor(io)->Print(DesignResult{
+      **gpu, *dtype, options, *std::move(rows), search, f.top, (*answers)->origin()});
   if (none_ranked) {
     return absl::InvalidArgumentError(
         StrCat("every one of the ", configs_given,

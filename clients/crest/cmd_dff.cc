@@ -25,7 +25,7 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   if (!answers.ok()) return answers.status();
   auto ranking = (*answers)->Dff(*query, **gpu);
   if (!ranking.ok()) return ranking.status();
-  PrinterFor(io)->Dff({**gpu, *query, *std::move(ranking), (*answers)->origin()});
+  PrinterFor(io)->Print(DffResult{**gpu, *query, *std::move(ranking), (*answers)->origin()});
   return absl::OkStatus();
 }
 

@@ -17,7 +17,8 @@
 #include "crest/common/str_cat.h"
 #include "crest/store/store.h"
 #include "fleet_targets.h"
-#include "json_views.h"
+#include "outputs.h"
+#include "printer.h"
 #include "remote.h"
 #include "table.h"
 #ifdef CREST_HAVE_CUDA
@@ -28,31 +29,14 @@
 namespace crest::cli {
 namespace {
 
-enum class Verdict { kOk, kWarn, kFail };
-
-struct Check {
-  std::string name;
-  Verdict verdict;
-  std::string detail;
-};
+using Verdict = DoctorReport::Verdict;
+using Check = DoctorReport::Check;
 
 struct DoctorFlags {
   std::string state_dir = "/var/lib/crest";
   bool no_daemon = false;
   bool no_gpu = false;
 };
-
-const char* VerdictText(Verdict v) {
-  switch (v) {
-    case Verdict::kOk:
-      return "ok";
-    case Verdict::kWarn:
-      return "warn";
-    case Verdict::kFail:
-      return "FAIL";
-  }
-  return "?";
-}
 
 #ifdef CREST_HAVE_CUDA
 // 13000 → "13.0"; 130100 (cuBLASLt) → "13.1.0".
@@ -192,40 +176,9 @@ absl::Status RunDoctor(const DoctorFlags& f, Io& io) {
   CheckStateDir(f.state_dir, checks);
   if (!f.no_daemon) CheckDaemon(checks);
 
-  size_t failed = 0;
-  size_t warned = 0;
-  for (const auto& c : checks) {
-    failed += c.verdict == Verdict::kFail ? 1 : 0;
-    warned += c.verdict == Verdict::kWarn ? 1 : 0;
-  }
-  // What the checks were for: a node that only predicts (--no-gpu) is never
-  // told it cannot measure, nor that it can.
-  const char* purpose = f.no_gpu ? "predict (GPU checks skipped: --no-gpu)" : "measure";
-  if (io.json) {
-    nlohmann::json out{{"schema_version", kJsonSchemaVersion},
-                       {"purpose", f.no_gpu ? "predict" : "measure"},
-                       {"ready", failed == 0},
-                       {"checks", nlohmann::json::array()}};
-    for (const auto& c : checks) {
-      out["checks"].push_back(
-          {{"name", c.name}, {"verdict", VerdictText(c.verdict)}, {"detail", c.detail}});
-    }
-    io.out << out.dump(2) << '\n';
-  } else {
-    for (const auto& c : checks) {
-      io.out << VerdictText(c.verdict)
-             << std::string(6 - std::string(VerdictText(c.verdict)).size(), ' ') << c.name
-             << std::string(c.name.size() < 11 ? 11 - c.name.size() : 1, ' ') << c.detail << '\n';
-    }
-    io.out << checks.size() << " checks: " << checks.size() - failed - warned << " ok, " << warned
-           << " warn, " << failed << " failed; "
-           << (failed == 0 ? "this node is ready to " : "this node is not ready to ") << purpose
-           << "\n";
-  }
-  if (failed > 0) {
-    return absl::FailedPreconditionError(
-        StrCat(failed, " check(s) failed; this node cannot ", purpose, " yet"));
-  }
+  DoctorReport report{std::move(checks), f.no_gpu};
+  PrinterFor(io)->Print(report);
+  if (report.Failed() > 0) return absl::FailedPreconditionError(DoctorFailure(report));
   return absl::OkStatus();
 }
 

@@ -30,7 +30,7 @@ absl::Status RunExplain(const ExplainFlags& f, Io& io) {
     io.err << "note: " << (*answers)->origin().description << " runs model " << p->model_version
            << "; this crest has " << local->model_version << "\n";
   }
-  PrinterFor(io)->Explain({**gpu, *gemm, *std::move(p), (*answers)->origin()});
+  PrinterFor(io)->Print(ExplainResult{**gpu, *gemm, *std::move(p), (*answers)->origin()});
   return absl::OkStatus();
 }
 

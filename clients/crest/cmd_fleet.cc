@@ -26,13 +26,13 @@
 #include "fleet_targets.h"
 #include "measure_flags.h"
 #include "interrupt.h"
-#include "json_views.h"
+#include "outputs.h"
+#include "printer.h"
 #include "progress.h"
 #include "remote.h"
 #include "remote_export.h"
 #include "remote_jobs.h"
 #include "sweep_input.h"
-#include "table.h"
 
 namespace crest::cli {
 namespace {
@@ -153,24 +153,6 @@ void PollOne(const FleetFlags& f, Node& node) {
   }
 }
 
-nlohmann::json NodeJson(const Node& n, bool pull) {
-  nlohmann::json j{{"target", n.target}, {"ok", n.ok}, {"error", n.error}};
-  if (pull) {
-    j["bytes"] = n.bytes;
-    j["merged"] = {{"measurements", n.merged.measurements},
-                   {"predictions", n.merged.predictions},
-                   {"jobs", n.merged.jobs},
-                   {"devices", n.merged.devices},
-                   {"software", n.merged.software}};
-  } else if (n.job.id() != 0) {
-    j["job"] = {{"id", n.job.id()},
-                {"state", wire::JobStateText(n.job.state())},
-                {"done", n.job.done()},
-                {"total", n.job.total()}};
-  }
-  return j;
-}
-
 // OK when every node succeeded; otherwise an error counting and naming the
 // nodes that did not (the report above it has the details).
 absl::Status Outcome(const std::vector<Node>& nodes, std::string_view what) {
@@ -217,7 +199,7 @@ bool WaitForJobs(const FleetFlags& f, std::vector<Node>& nodes, Io& io) {
     ForEachParallel(open.size(), f.parallel, [&](size_t i) { PollOne(f, nodes[open[i]]); });
     for (size_t i : open) {
       const Node& n = nodes[i];
-      if (n.ended && !io.json) {
+      if (n.ended) {
         progress.Finish();
         io.err << n.target << ": " << (n.ok ? JobLine(n.job) : n.error) << '\n';
       }
@@ -227,26 +209,11 @@ bool WaitForJobs(const FleetFlags& f, std::vector<Node>& nodes, Io& io) {
   return finished;
 }
 
-void PrintSubmit(const std::vector<Node>& nodes, Io& io) {
-  if (io.json) {
-    nlohmann::json out{{"schema_version", kJsonSchemaVersion}, {"nodes", nlohmann::json::array()}};
-    for (const auto& n : nodes) out["nodes"].push_back(NodeJson(n, /*pull=*/false));
-    io.out << out.dump(2) << '\n';
-    return;
-  }
-  Table table({{"node", Table::Align::kLeft},
-               {"job"},
-               {"state", Table::Align::kLeft},
-               {"done"},
-               {"total"},
-               {"problem", Table::Align::kLeft}});
-  for (const auto& n : nodes) {
-    const bool has_job = n.job.id() != 0;
-    table.AddRow({n.target, has_job ? std::to_string(n.job.id()) : "-",
-                  has_job ? wire::JobStateText(n.job.state()) : "-", std::to_string(n.job.done()),
-                  std::to_string(n.job.total()), n.error.empty() ? "-" : n.error});
-  }
-  table.PrintAs(io.csv, io.out);
+// What a fleet command reports of its nodes.
+FleetReport ReportOf(const std::vector<Node>& nodes, bool pull, const std::string& into) {
+  FleetReport r{pull, into, {}};
+  for (const Node& n : nodes) r.nodes.push_back({n.target, n.ok, n.error, n.job, n.bytes, n.merged});
+  return r;
 }
 
 absl::Status Submit(const FleetFlags& f, Io& io) {
@@ -264,7 +231,6 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
   if (auto parsed = sweep::ParseSweepSpec(*spec); !parsed.ok()) return parsed.status();
   ForEachParallel(nodes.size(), f.parallel, [&](size_t i) { SubmitOne(*spec, f, nodes[i]); });
   for (const auto& n : nodes) {
-    if (io.json) continue;
     io.err << n.target << ": " << (n.error.empty() ? JobLine(n.job) : "not submitted: " + n.error)
            << '\n';
   }
@@ -274,7 +240,7 @@ absl::Status Submit(const FleetFlags& f, Io& io) {
   } else {
     interrupted = !WaitForJobs(f, nodes, io);
   }
-  PrintSubmit(nodes, io);
+  PrinterFor(io)->Print(ReportOf(nodes, /*pull=*/false, ""));
   if (interrupted) {
     return absl::CancelledError(
         "stopped waiting; the jobs go on (crest fleet submit again waits "
@@ -362,34 +328,6 @@ class CatalogueMerger {
   absl::Status open_error_;
 };
 
-void PrintPull(const std::vector<Node>& nodes, const std::string& into, Io& io) {
-  const bool any =
-      std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return n.bytes > 0; });
-  if (io.json) {
-    nlohmann::json out{{"schema_version", kJsonSchemaVersion},
-                       {"into", into},
-                       {"nodes", nlohmann::json::array()}};
-    for (const auto& n : nodes) out["nodes"].push_back(NodeJson(n, /*pull=*/true));
-    io.out << out.dump(2) << '\n';
-    return;
-  }
-  Table table({{"node", Table::Align::kLeft},
-               {"bytes"},
-               {"+measurements"},
-               {"+predictions"},
-               {"+jobs"},
-               {"+devices"},
-               {"problem", Table::Align::kLeft}});
-  for (const auto& n : nodes) {
-    table.AddRow({n.target, n.ok ? Grouped(n.bytes) : "-", Grouped(n.merged.measurements),
-                  Grouped(n.merged.predictions), Grouped(n.merged.jobs), Grouped(n.merged.devices),
-                  n.error.empty() ? "-" : n.error});
-  }
-  table.PrintAs(io.csv, io.out);
-  if (io.csv) return;
-  io.out << "catalogue: " << into << (any ? "\n" : " (unchanged: nothing downloaded)\n");
-}
-
 absl::Status Pull(const FleetFlags& f, Io& io) {
   auto made = Nodes(f);
   if (!made.ok()) return made.status();
@@ -418,7 +356,7 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
     n.ok = true;
   });
   if (auto s = (*merger)->open_error(); !s.ok()) return s;
-  PrintPull(nodes, f.into, io);
+  PrinterFor(io)->Print(ReportOf(nodes, /*pull=*/true, f.into));
   return Outcome(nodes, "merged");
 }
 

@@ -23,7 +23,7 @@ absl::StatusOr<InfoReport> AskDaemon() {
 absl::Status RunInfo(Io& io) {
   auto report = Remote().server.empty() ? absl::StatusOr<InfoReport>(LocalInfo()) : AskDaemon();
   if (!report.ok()) return report.status();
-  MakePrinter(io.json ? Format::kJson : Format::kTable, io.out)->Info(*report);
+  PrinterFor(io)->Print(*report);
   return absl::OkStatus();
 }
 

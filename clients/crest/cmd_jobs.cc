@@ -9,12 +9,12 @@
 #include "crest/store/records.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
-#include "json_views.h"
+#include "outputs.h"
+#include "printer.h"
 #include "measure_flags.h"
 #include "remote.h"
 #include "remote_jobs.h"
 #include "sweep_input.h"
-#include "table.h"
 
 namespace crest::cli {
 namespace {
@@ -40,14 +40,6 @@ absl::StatusOr<DaemonChannel> Connect() {
   return DaemonChannel::Open(Remote());
 }
 
-std::string Time(int64_t us) {
-  if (us == 0) return "-";
-  const std::time_t t = static_cast<std::time_t>(us / 1'000'000);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", std::gmtime(&t));
-  return buf;
-}
-
 absl::Status Watch(DaemonChannel& c, int64_t id, Io& io) {
   v1::WatchJobRequest request;
   request.set_id(id);
@@ -59,11 +51,7 @@ absl::Status Watch(DaemonChannel& c, int64_t id, Io& io) {
     return absl::CancelledError(
         StrCat("stopped watching; job ", id, " goes on (crest jobs cancel ", id, " stops it)"));
   }
-  if (io.json) {
-    io.out << Document(JobEventJson(followed->last)) << '\n';
-  } else {
-    io.out << JobLine(followed->last.job()) << '\n';
-  }
+  PrinterFor(io)->Print(JobEventReport{followed->last, ""});
   return JobStatus(followed->last.job());
 }
 
@@ -80,10 +68,10 @@ absl::Status Submit(const JobsFlags& f, Io& io) {
   v1::SubmitJobResponse response;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::SubmitJob, request, &response); !s.ok()) return s;
   if (!f.wait) {
-    io.out << (io.json ? Document(JobJson(response.job())) : JobLine(response.job())) << '\n';
+    PrinterFor(io)->Print(JobReport{response.job(), false, ""});
     return absl::OkStatus();
   }
-  if (!io.json) io.err << JobLine(response.job()) << '\n';
+  io.err << JobLine(response.job()) << '\n';
   return Watch(*c, response.job().id(), io);
 }
 
@@ -102,28 +90,7 @@ absl::Status List(const JobsFlags& f, Io& io) {
   request.set_limit(f.limit);
   v1::ListJobsResponse response;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::ListJobs, request, &response); !s.ok()) return s;
-  if (io.json) {
-    nlohmann::json jobs = nlohmann::json::array();
-    for (const v1::Job& j : response.jobs()) jobs.push_back(JobJson(j));
-    io.out << Document({{"jobs", jobs}}) << '\n';
-    return absl::OkStatus();
-  }
-  Table table({{"id"},
-               {"state", Table::Align::kLeft},
-               {"done"},
-               {"total"},
-               {"priority"},
-               {"backend", Table::Align::kLeft},
-               {"target", Table::Align::kLeft},
-               {"created (UTC)", Table::Align::kLeft},
-               {"host", Table::Align::kLeft}});
-  for (const auto& j : response.jobs()) {
-    table.AddRow({std::to_string(j.id()), wire::JobStateText(j.state()), std::to_string(j.done()),
-                  std::to_string(j.total()), std::to_string(j.priority()), j.backend(), j.target(),
-                  Time(j.created_us()), j.host()});
-  }
-  table.PrintAs(io.csv, io.out);
-  if (response.jobs().empty() && !io.csv) io.out << "(no jobs)\n";
+  PrinterFor(io)->Print(JobListReport{{response.jobs().begin(), response.jobs().end()}});
   return absl::OkStatus();
 }
 
@@ -134,13 +101,7 @@ absl::Status Show(const JobsFlags& f, Io& io) {
   request.set_id(f.id);
   v1::Job job;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::GetJob, request, &job); !s.ok()) return s;
-  if (io.json) {
-    io.out << Document(JobJson(job)) << '\n';
-    return absl::OkStatus();
-  }
-  io.out << JobLine(job) << "\n  uid " << job.uid() << ", host " << job.host() << "\n  created "
-         << Time(job.created_us()) << ", started " << Time(job.started_us()) << ", finished "
-         << Time(job.finished_us()) << " (UTC)\n  spec " << job.spec_json() << '\n';
+  PrinterFor(io)->Print(JobReport{job, true, ""});
   return absl::OkStatus();
 }
 
@@ -151,11 +112,8 @@ absl::Status Cancel(const JobsFlags& f, Io& io) {
   request.set_id(f.id);
   v1::Job job;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::CancelJob, request, &job); !s.ok()) return s;
-  io.out << (io.json ? Document(JobJson(job))
-                     : JobLine(job) + (job.state() == v1::JOB_STATE_RUNNING
-                                           ? " (stops before its next GEMM)"
-                                           : ""))
-         << '\n';
+  PrinterFor(io)->Print(JobReport{
+      job, false, job.state() == v1::JOB_STATE_RUNNING ? "(stops before its next GEMM)" : ""});
   return absl::OkStatus();
 }
 

@@ -38,7 +38,7 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
         ", and the model has no path for ", DTypeName(g.dtype), " there (`crest gpus` lists each "
         "GPU's dtypes)"));
   }
-  PrinterFor(io)->Lookup({**gpu, *gemm, *std::move(answer), (*answers)->origin()});
+  PrinterFor(io)->Print(LookupResult{**gpu, *gemm, *std::move(answer), (*answers)->origin()});
   return absl::OkStatus();
 }
 

@@ -6,8 +6,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/design.h"
 #include "crest/tuner/shapes.h"
-#include "json_views.h"
-#include "table.h"
+#include "printer.h"
 
 namespace crest::cli {
 namespace {
@@ -30,53 +29,16 @@ absl::Status RunShapes(const ShapesFlags& f, Io& io) {
   auto gemms = TransformerGemms(config, options);
   if (!gemms.ok()) return gemms.status();
 
-  const std::vector<std::string> warnings = HeadDimWarnings(config);
-  for (const std::string& w : warnings) io.err << "warning: " << w << "\n";
-  double layer_flops = 0;
-  double logits_flops = 0;
-  for (const auto& g : *gemms)
-    (g.name.starts_with("logits.") ? logits_flops : layer_flops) += g.Flops();
-
-  if (io.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& g : *gemms) list.push_back(GemmJson(g));
-    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                             {"pass", f.pass},
-                             {"dtype", std::string(DTypeName(config.dtype))},
-                             {"tp", config.tp},
-                             {"gemms", list},
-                             {"layer_flops", layer_flops},
-                             {"logits_flops", logits_flops},
-                             {"warnings", warnings}}
-                  .dump(2)
-           << '\n';
-    return absl::OkStatus();
-  }
-  if (!io.csv) io.out << "GEMMs per tensor-parallel rank (t=" << config.tp << "), h=" << config.hidden
-         << " a=" << config.heads << " g=" << config.KvHeads() << " d=" << config.HeadDim()
-         << " f=" << config.d_ff << " v=" << config.vocab << " s=" << config.seq
-         << " b=" << config.micro_batch << ", " << DTypeName(config.dtype) << "\n\n";
-  using A = Table::Align;
-  Table table({{"name", A::kLeft},
-               {"pass", A::kLeft},
-               {"batch"},
-               {"M"},
-               {"N"},
-               {"K"},
-               {"layout", A::kLeft},
-               {"GFLOP"}});
+  ShapesReport report;
+  report.config = config;
+  report.train = options.include_backward;
+  report.warnings = HeadDimWarnings(config);
+  for (const std::string& w : report.warnings) io.err << "warning: " << w << "\n";
   for (const auto& g : *gemms) {
-    table.AddRow({g.name, std::string(PassName(g.pass)), std::to_string(g.batch),
-                  std::to_string(g.m), std::to_string(g.n), std::to_string(g.k), g.Layout(),
-                  Fixed(g.Flops() / 1e9, 1)});
+    (g.name.starts_with("logits.") ? report.logits_flops : report.layer_flops) += g.Flops();
   }
-  if (io.csv) {
-    table.PrintCsv(io.out);
-    return absl::OkStatus();
-  }
-  table.Print(io.out);
-  io.out << "\nper layer: " << Fixed(layer_flops / 1e9, 1)
-         << " GFLOP; logits (once per model): " << Fixed(logits_flops / 1e9, 1) << " GFLOP\n";
+  report.gemms = *std::move(gemms);
+  PrinterFor(io)->Print(report);
   return absl::OkStatus();
 }
 

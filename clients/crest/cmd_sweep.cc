@@ -12,13 +12,13 @@
 #include "crest/sweep/runner.h"
 #include "dff_flags.h"
 #include "interrupt.h"
-#include "json_views.h"
+#include "outputs.h"
+#include "printer.h"
 #include "measure_flags.h"
 #include "progress.h"
 #include "remote.h"
 #include "remote_jobs.h"
 #include "sweep_input.h"
-#include "table.h"
 
 namespace crest::cli {
 namespace {
@@ -53,65 +53,8 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, I
         StrCat("interrupted; crestd at ", Remote().server, " cancels job ", last.job().id(),
                " (results so far are kept); run the same command again to resume"));
   }
-  if (io.json) {
-    io.out << Document(JobEventJson(last)) << '\n';
-  } else {
-    io.out << JobLine(last.job()) << " on crestd at " << Remote().server << "\n  "
-           << last.new_results()
-           << (last.job().backend() == "model" ? " new predictions (model, not measured), "
-                                               : " new measurements, ")
-           << last.failed() << " failed, " << Fixed(last.elapsed_s(), 2) << " s\n";
-    if (last.kernel_s() > 0) {
-      io.out << "  " << Accounting(last.gemms_per_minute(), last.gpu_busy_fraction(),
-                                   last.host_overhead_per_gemm_s())
-             << "\n";
-    }
-  }
+  PrinterFor(io)->Print(JobEventReport{last, Remote().server});
   return JobStatus(last.job());
-}
-
-void PrintOutcome(const sweep::SweepOutcome& o, const sweep::SweepSpec& spec,
-                  const std::string& db, std::string_view backend, bool measures, Io& io) {
-  const double rate = o.progress.elapsed_s > 0
-                          ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
-                          : 0;
-  const char* kind = measures ? "measurements" : "predictions";
-  if (io.json) {
-    io.out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                             {"db", db},
-                             {"backend", backend},
-                             {"job", JobJson(o.job)},
-                             {"resumed", o.resumed},
-                             {"new_results", o.progress.new_results},
-                             {"already_present", o.already_present},
-                             {"failed", o.progress.failed},
-                             {"elapsed_s", o.progress.elapsed_s},
-                             {"gemms_per_s", rate},
-                             {"kernel_s", o.progress.kernel_s},
-                             {"gemms_per_minute", o.progress.GemmsPerMinute()},
-                             {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
-                             {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
-                             {"measure", measures ? sweep::MeasureJson(spec.measure)
-                                                  : nlohmann::json(nullptr)},
-                             {"notes", spec.notes}}
-                  .dump(2)
-           << '\n';
-  } else {
-    io.out << "job " << o.job.id << (o.resumed ? " (resumed)" : "") << ": "
-           << store::JobStateName(o.job.state) << ", " << o.job.done << "/" << o.job.total
-           << " GEMMs in " << db << "\n  " << o.progress.new_results << " new " << kind << ", "
-           << o.already_present << " already in the database, " << o.progress.failed
-           << " failed\n  " << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(rate, 0)
-           << " GEMMs/s\n";
-    if (measures && o.progress.elapsed_s > 0) {
-      io.out << "  measured " << CacheModeName(spec.measure.mode.cache) << " L2, "
-             << ClockPolicyName(spec.measure.mode.clocks) << " clocks; "
-             << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
-                           o.progress.HostOverheadPerGemmS())
-             << "\n";
-    }
-    if (!o.job.error.empty()) io.out << "  error: " << o.job.error << '\n';
-  }
 }
 
 absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
@@ -158,7 +101,9 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   if (!outcome.ok()) return outcome.status();
 
   const auto& o = *outcome;
-  PrintOutcome(o, *spec, f.db, (*backend)->Name(), measures, io);
+  PrinterFor(io)->Print(SweepReport{o, f.db, std::string((*backend)->Name()), measures,
+                                    spec->measure.mode, sweep::MeasureJson(spec->measure),
+                                    spec->notes});
   if (o.job.state == store::JobState::kCancelled) {
     return absl::CancelledError("interrupted; run the same command again to resume");
   }

@@ -38,7 +38,7 @@ absl::Status RunVocab(const VocabFlags& f, Io& io) {
   if (!answers.ok()) return answers.status();
   auto ranking = (*answers)->Vocab(q, **gpu);
   if (!ranking.ok()) return ranking.status();
-  PrinterFor(io)->Vocab({**gpu, q, *std::move(ranking), (*answers)->origin()});
+  PrinterFor(io)->Print(VocabResult{**gpu, q, *std::move(ranking), (*answers)->origin()});
   return absl::OkStatus();
 }
 

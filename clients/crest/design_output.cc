@@ -119,7 +119,7 @@ std::vector<RunInfo> RunsOf(const DesignResult& r) {
 
 }  // namespace
 
-nlohmann::json DesignJson(const DesignResult& r) {
+nlohmann::json Json(const DesignResult& r) {
   nlohmann::json rows = nlohmann::json::array();
   int rank = 0;
   for (const DesignRow* row : Shown(r)) rows.push_back(RowJson(*row, ++rank));
@@ -147,9 +147,9 @@ nlohmann::json DesignJson(const DesignResult& r) {
           {"broken_rules", broken}};
 }
 
-Table DesignCsv(const DesignResult& r) { return DesignTable(r, true); }
+Table Csv(const DesignResult& r) { return DesignTable(r, true); }
 
-void DesignText(const DesignResult& r, std::ostream& out) {
+void Text(const DesignResult& r, std::ostream& out) {
   size_t ranked = 0;
   for (const DesignRow& row : r.rows) ranked += row.rule.ok() ? 1U : 0U;
   out << "model designs on " << r.gpu.name << ", " << DTypeName(r.dtype) << ": " << r.rows.size()

@@ -131,7 +131,7 @@ void PrintHeadline(const DffRanking& r, std::ostream& out) {
 
 }  // namespace
 
-void DffText(const DffResult& res, std::ostream& out) {
+void Text(const DffResult& res, std::ostream& out) {
   const DffQuery& q = res.query;
   const DffRanking& r = res.ranking;
   const std::string model = DescribeModel(res.gpu, q.dtype);
@@ -183,9 +183,9 @@ void DffText(const DffResult& res, std::ostream& out) {
          "arithmetic.\n";
 }
 
-Table DffCsv(const DffResult& res) { return RowsTable(res, std::nullopt, true); }
+Table Csv(const DffResult& res) { return RowsTable(res, std::nullopt, true); }
 
-nlohmann::json DffJson(const DffResult& res) {
+nlohmann::json Json(const DffResult& res) {
   const DffQuery& q = res.query;
   const DffRanking& r = res.ranking;
   nlohmann::json rows = nlohmann::json::array();

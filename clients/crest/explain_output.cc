@@ -68,7 +68,7 @@ Table TileTable(const Prediction& p, bool labelled) {
 
 }  // namespace
 
-void ExplainText(const ExplainResult& r, std::ostream& out) {
+void Text(const ExplainResult& r, std::ostream& out) {
   const GemmShape& g = r.gemm;
   const GpuSpec& gpu = r.gpu;
   const Prediction& p = r.prediction;
@@ -96,13 +96,13 @@ void ExplainText(const ExplainResult& r, std::ostream& out) {
 }
 
 
-nlohmann::json ExplainJson(const ExplainResult& r) {
+nlohmann::json Json(const ExplainResult& r) {
   nlohmann::json doc = PredictionJson(r.gemm, r.gpu, r.prediction);
   doc["answered_by"] = r.origin.description;
   return doc;
 }
 
 // The tile column marks the chosen tile with " *".
-Table ExplainCsv(const ExplainResult& r) { return TileTable(r.prediction, true); }
+Table Csv(const ExplainResult& r) { return TileTable(r.prediction, true); }
 
 }  // namespace crest::cli

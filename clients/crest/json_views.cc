@@ -192,11 +192,17 @@ json JobEventJson(const v1::JobEvent& e) {
           {"results", results}};
 }
 
-std::string Document(const json& fields) {
+namespace {
+template <typename Json>
+std::string DocumentOf(const Json& fields) {
   nlohmann::ordered_json out{{"schema_version", kJsonSchemaVersion}};
   for (auto it = fields.begin(); it != fields.end(); ++it) out[it.key()] = it.value();
   return out.dump(2);
 }
+}  // namespace
+
+std::string Document(const json& fields) { return DocumentOf(fields); }
+std::string Document(const nlohmann::ordered_json& fields) { return DocumentOf(fields); }
 
 json DffRowJson(const DffRow& row) {
   json out = {{"d_ff", row.d_ff},

@@ -31,5 +31,6 @@ nlohmann::json JobJson(const v1::Job& job);
 nlohmann::json JobEventJson(const v1::JobEvent& event);
 // `fields` as a top-level document: "schema_version" first, then the fields.
 std::string Document(const nlohmann::json& fields);
+std::string Document(const nlohmann::ordered_json& fields);
 
 }  // namespace crest::cli

@@ -104,7 +104,7 @@ void MeasuredText(const answers::GemmAnswer& answer, std::ostream& out) {
 
 }  // namespace
 
-nlohmann::json LookupJson(const LookupResult& r) {
+nlohmann::json Json(const LookupResult& r) {
   nlohmann::json doc = {{"schema_version", kJsonSchemaVersion},
                         {"gpu", std::string(r.gpu.name)},
                         {"gemm", GemmJson(r.gemm)},
@@ -113,7 +113,7 @@ nlohmann::json LookupJson(const LookupResult& r) {
   return doc;
 }
 
-void LookupText(const LookupResult& r, std::ostream& out) {
+void Text(const LookupResult& r, std::ostream& out) {
   const GemmShape& g = r.gemm;
   out << "GEMM M=" << g.m << " N=" << g.n << " K=" << g.k << " batch=" << g.batch << " "
       << DTypeName(g.dtype) << " " << g.Layout() << " on " << r.gpu.name << "\n";
@@ -129,7 +129,7 @@ void LookupText(const LookupResult& r, std::ostream& out) {
       << Fixed(100 * p.expected_error, 1) << "%\n";
 }
 
-Table LookupCsv(const LookupResult& r) {
+Table Csv(const LookupResult& r) {
   Table table({{"m"}, {"n"}, {"k"}, {"batch"}, {"dtype", Table::Align::kLeft},
                {"layout", Table::Align::kLeft}, {"time_us"}, {"time_low_us"}, {"time_high_us"},
                {"TFLOP/s"}, {"source", Table::Align::kLeft}, {"provenance", Table::Align::kLeft},

@@ -1,6 +1,5 @@
 // crest: the Crest command-line client.
 #include <iostream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -88,16 +87,8 @@ int main(int argc, char** argv) {
     }
   }
   crest::cli::Io io{std::cout, std::cerr, json, csv};
-  // The commands whose output is a table; the others print reports.
-  static const std::set<std::string> kTables = {"gpus", "shapes", "explain", "dff",  "vocab",
-                                                "design", "jobs", "fleet", "calibrate"};
   for (auto& command : commands) {
     if (!command.app->parsed()) continue;
-    if (csv && !kTables.contains(command.app->get_name())) {
-      std::cerr << "crest " << command.app->get_name()
-                << ": error: csv: this command prints a report, not a table; use --json\n";
-      return kExitBadInput;
-    }
     const absl::Status status = command.run(io);
     if (status.ok()) return 0;
     std::cerr << "crest " << command.app->get_name() << ": error: " << status.message() << "\n";

@@ -5,6 +5,8 @@
 #include <ostream>
 
 #include "nlohmann/json.hpp"
+#include "info_report.h"
+#include "reports.h"
 #include "results.h"
 #include "table.h"
 
@@ -12,25 +14,86 @@ namespace crest::cli {
 
 // The text a person reads, the JSON document (with schema_version) and the
 // CSV table of each answer.
-void DffText(const DffResult& r, std::ostream& out);
-nlohmann::json DffJson(const DffResult& r);
-Table DffCsv(const DffResult& r);
+void Text(const DffResult& r, std::ostream& out);
+nlohmann::json Json(const DffResult& r);
+Table Csv(const DffResult& r);
 
-void VocabText(const VocabResult& r, std::ostream& out);
-nlohmann::json VocabJson(const VocabResult& r);
-Table VocabCsv(const VocabResult& r);
+void Text(const VocabResult& r, std::ostream& out);
+nlohmann::json Json(const VocabResult& r);
+Table Csv(const VocabResult& r);
 
-void DesignText(const DesignResult& r, std::ostream& out);
-nlohmann::json DesignJson(const DesignResult& r);
-Table DesignCsv(const DesignResult& r);
+void Text(const DesignResult& r, std::ostream& out);
+nlohmann::json Json(const DesignResult& r);
+Table Csv(const DesignResult& r);
 
-void LookupText(const LookupResult& r, std::ostream& out);
-nlohmann::json LookupJson(const LookupResult& r);
-Table LookupCsv(const LookupResult& r);
+void Text(const LookupResult& r, std::ostream& out);
+nlohmann::json Json(const LookupResult& r);
+Table Csv(const LookupResult& r);
 
-void ExplainText(const ExplainResult& r, std::ostream& out);
-nlohmann::json ExplainJson(const ExplainResult& r);
-Table ExplainCsv(const ExplainResult& r);
+void Text(const ExplainResult& r, std::ostream& out);
+nlohmann::json Json(const ExplainResult& r);
+Table Csv(const ExplainResult& r);
+
+nlohmann::ordered_json Json(const InfoReport& r);
+void Text(const InfoReport& r, std::ostream& out);
+Table Csv(const InfoReport& r);
+
+void Text(const GpusReport& r, std::ostream& out);
+nlohmann::json Json(const GpusReport& r);
+Table Csv(const GpusReport& r);
+void Text(const ShapesReport& r, std::ostream& out);
+nlohmann::json Json(const ShapesReport& r);
+Table Csv(const ShapesReport& r);
+
+void Text(const JobReport& r, std::ostream& out);
+nlohmann::json Json(const JobReport& r);
+Table Csv(const JobReport& r);
+void Text(const JobListReport& r, std::ostream& out);
+nlohmann::json Json(const JobListReport& r);
+Table Csv(const JobListReport& r);
+void Text(const JobEventReport& r, std::ostream& out);
+nlohmann::json Json(const JobEventReport& r);
+Table Csv(const JobEventReport& r);
+void Text(const SweepReport& r, std::ostream& out);
+nlohmann::json Json(const SweepReport& r);
+Table Csv(const SweepReport& r);
+
+void Text(const DbExportReport& r, std::ostream& out);
+nlohmann::json Json(const DbExportReport& r);
+Table Csv(const DbExportReport& r);
+void Text(const DbMergeReport& r, std::ostream& out);
+nlohmann::json Json(const DbMergeReport& r);
+Table Csv(const DbMergeReport& r);
+void Text(const DbCheckReport& r, std::ostream& out);
+nlohmann::json Json(const DbCheckReport& r);
+Table Csv(const DbCheckReport& r);
+void Text(const DbStatsReport& r, std::ostream& out);
+nlohmann::json Json(const DbStatsReport& r);
+Table Csv(const DbStatsReport& r);
+void Text(const DbImportReport& r, std::ostream& out);
+nlohmann::json Json(const DbImportReport& r);
+Table Csv(const DbImportReport& r);
+
+void Text(const FleetReport& r, std::ostream& out);
+nlohmann::json Json(const FleetReport& r);
+Table Csv(const FleetReport& r);
+
+void Text(const CalibrateReport& r, std::ostream& out);
+nlohmann::json Json(const CalibrateReport& r);
+Table Csv(const CalibrateReport& r);
+
+void Text(const DoctorReport& r, std::ostream& out);
+nlohmann::json Json(const DoctorReport& r);
+Table Csv(const DoctorReport& r);
+// The error a failed check ends `crest doctor` with.
+std::string DoctorFailure(const DoctorReport& r);
+
+// One job as a line: "job 7: running, 120/514 GEMMs, model H100-SXM, priority 100".
+std::string JobLine(const v1::Job& job);
+// A measuring sweep's accounting in words: "12.3 GEMMs/min, GPU busy 85.1%,
+// host 14.2 ms/GEMM".
+std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
+                       double host_overhead_per_gemm_s);
 
 // The runs of an answer, as its text and JSON say them (answer_text.cc).
 std::string RunColumn(const std::vector<RunInfo>& runs, bool pooled);

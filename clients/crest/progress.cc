@@ -31,12 +31,6 @@ std::string Duration(double seconds) {
 ProgressReporter::ProgressReporter(std::ostream& err, bool is_terminal, std::string label)
     : err_(err), terminal_(is_terminal), label_(std::move(label)) {}
 
-std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
-                       double host_overhead_per_gemm_s) {
-  return Fixed(gemms_per_minute, 1) + " GEMMs/min, GPU busy " + Fixed(100 * gpu_busy_fraction, 1) +
-         "%, host " + Fixed(1e3 * host_overhead_per_gemm_s, 1) + " ms/GEMM";
-}
-
 void ProgressReporter::Update(int64_t done, int64_t total, double elapsed_s,
                               const std::string& detail) {
   if (first_done_ < 0) first_done_ = done;

@@ -28,9 +28,4 @@ class ProgressReporter final {
 // "3m07s", "42s", "1h02m".
 std::string Duration(double seconds);
 
-// A measuring sweep's accounting in words: "12.3 GEMMs/min, GPU busy 85.1%,
-// host 14.2 ms/GEMM".
-std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
-                       double host_overhead_per_gemm_s);
-
 }  // namespace crest::cli

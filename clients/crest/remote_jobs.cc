@@ -8,6 +8,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/wire/convert.h"
+#include "outputs.h"
 #include "interrupt.h"
 #include "progress.h"
 
@@ -53,14 +54,6 @@ absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStr
   if (out.interrupted) return out;
   if (!status.ok()) return connection.Error(status);
   return out;
-}
-
-std::string JobLine(const v1::Job& j) {
-  std::string line =
-      StrCat("job ", j.id(), ": ", wire::JobStateText(j.state()), ", ", j.done(), "/", j.total(),
-             " GEMMs, ", j.backend(), " ", j.target(), ", priority ", j.priority());
-  if (!j.error().empty()) line += StrCat("\n  error: ", j.error());
-  return line;
 }
 
 absl::Status JobStatus(const v1::Job& j) {

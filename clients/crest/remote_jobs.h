@@ -30,8 +30,6 @@ using OpenStream =
 absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStream& open,
                                         std::ostream& err, const std::string& label);
 
-// One job as a line: "job 7: running, 120/514 GEMMs, model H100-SXM, priority 100".
-std::string JobLine(const v1::Job& job);
 // OK for done; Cancelled / Aborted (with the job's error) otherwise.
 absl::Status JobStatus(const v1::Job& job);
 

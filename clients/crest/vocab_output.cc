@@ -50,9 +50,9 @@ nlohmann::json TimingJson(const Timing& t) {
 
 }  // namespace
 
-Table VocabCsv(const VocabResult& res) { return VocabTable(res, true); }
+Table Csv(const VocabResult& res) { return VocabTable(res, true); }
 
-nlohmann::json VocabJson(const VocabResult& res) {
+nlohmann::json Json(const VocabResult& res) {
   const VocabQuery& q = res.query;
   nlohmann::json rows = nlohmann::json::array();
   int rank = 0;
@@ -93,7 +93,7 @@ nlohmann::json VocabJson(const VocabResult& res) {
           {"candidates", rows}};
 }
 
-void VocabText(const VocabResult& res, std::ostream& out) {
+void Text(const VocabResult& res, std::ostream& out) {
   const VocabQuery& q = res.query;
   const VocabRanking& r = res.ranking;
   out << "vocabulary " << q.vocab << " padded for h=" << q.hidden << ", tp=" << q.tp << " on "

@@ -169,7 +169,6 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"design --hidden 128:4096:128 --heads 1:32:1 --vocab 8 --seq 8 --layers 1:30:1 "
                 "--gpu h100", "the dimensions give 30720 configurations; at most 20000"},
         Refusal{"--csv --json gpus", "excludes"},
-        Refusal{"--csv info", "crest info: error: csv: this command prints a report, not a table"},
         Refusal{"dff --hidden 4096 --gpu h100 --windw 4",
                 "crest dff: error: The following arguments were not expected: 4 --windw"}));
 
@@ -194,13 +193,22 @@ TEST(CrestShapes, WarnsOfHeadDimsFusedAttentionCannotRun) {
   EXPECT_NE(r.err.find("warning: head dim 1024 is above 256"), std::string::npos) << r.err;
 }
 
-TEST(CrestCsv, EveryLocalTableCommandPrintsCsv) {
-  for (const char* args : {"gpus", "dff --hidden 4096 --gpu h100 --window 8",
-                           "explain --m 4096 --n 4096 --k 4096 --gpu h100",
-                           "shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096",
-                           "design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
-                           "--gpu h100"}) {
-    const auto r = Crest(std::string("--csv ") + args);
+// Every command's answer has a table, so --csv works for each (one printer
+// per format over every result type).
+TEST(CrestCsv, EveryLocalCommandPrintsCsv) {
+  testing::TempDir dir;
+  const std::string db = dir.File("node.db");
+  ASSERT_EQ(Crest("sweep --db " + db + " --hidden 4096 --gpu h100 --window 1").exit_code, 0);
+  for (const std::string& args :
+       {std::string("gpus"), std::string("info"), std::string("dff --hidden 4096 --gpu h100 --window 8"),
+        std::string("explain --m 4096 --n 4096 --k 4096 --gpu h100"),
+        std::string("shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096"),
+        std::string("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
+                    "--gpu h100"),
+        "lookup --m 8192 --n 4096 --k 10922 --gpu h100 --db " + db, "db stats --db " + db,
+        "db check --db " + db, "sweep --db " + db + " --hidden 4096 --gpu h100 --window 1",
+        "doctor --no-gpu --no-daemon --state-dir " + dir.path()}) {
+    const auto r = Crest("--csv " + args);
     ASSERT_EQ(r.exit_code, 0) << args << ": " << r.err;
     const auto rows = Csv(r.out);
     ASSERT_GE(rows.size(), 2u) << args;

@@ -30,7 +30,7 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
 
 std::string Print(Format format, const InfoReport& report) {
   std::ostringstream out;
-  MakePrinter(format, out)->Info(report);
+  MakePrinter(format, out)->Print(report);
   return out.str();
 }
 

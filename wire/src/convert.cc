@@ -361,6 +361,9 @@ void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
     out->set_pooled_low_us(a.pooled_low_us);
     out->set_pooled_high_us(a.pooled_high_us);
     out->set_pooled_us(a.pooled_us);
+    out->set_lda(m.lda);
+    out->set_ldb(m.ldb);
+    out->set_ldc(m.ldc);
   } else if (a.predicted) {
     const auto& p = *a.predicted;
     out->set_found(true);
@@ -558,6 +561,9 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
     a.pooled_low_us = in.pooled_low_us();
     a.pooled_high_us = in.pooled_high_us();
     a.pooled_us = in.pooled_us();
+    a.measured->lda = in.lda();
+    a.measured->ldb = in.ldb();
+    a.measured->ldc = in.ldc();
   } else {
     store::PredictionRow p;
     p.gpu_model = gpu;

@@ -1,0 +1,92 @@
+// `crest gpus` and `crest shapes` as text, JSON and CSV.
+#include "crest/common/str_cat.h"
+#include "crest/tuner/calibration.h"
+#include "json_views.h"
+#include "outputs.h"
+
+namespace crest::cli {
+namespace {
+
+std::string Peak(double tflops) { return tflops > 0 ? Fixed(tflops, 1) : "-"; }
+
+// "calibrated bf16,fp16" or "defaults".
+std::string ModelColumn(const GpuSpec& gpu) {
+  std::vector<std::string> dtypes;
+  for (const auto& c : ActiveCalibrations()) {
+    if (c->gpu == gpu.name) dtypes.emplace_back(DTypeName(c->dtype));
+  }
+  return dtypes.empty() ? "defaults" : "calibrated " + StrJoin(dtypes, ",");
+}
+
+Table ShapesTable(const ShapesReport& r) {
+  using A = Table::Align;
+  Table table({{"name", A::kLeft}, {"pass", A::kLeft}, {"batch"}, {"M"}, {"N"}, {"K"},
+               {"layout", A::kLeft}, {"GFLOP"}});
+  for (const auto& g : r.gemms) {
+    table.AddRow({g.name, std::string(PassName(g.pass)), std::to_string(g.batch),
+                  std::to_string(g.m), std::to_string(g.n), std::to_string(g.k), g.Layout(),
+                  Fixed(g.Flops() / 1e9, 1)});
+  }
+  return table;
+}
+
+}  // namespace
+
+Table Csv(const GpusReport& r) {
+  using A = Table::Align;
+  Table table({{"name", A::kLeft}, {"arch", A::kLeft}, {"cc", A::kLeft}, {"SMs"}, {"L2_MiB"},
+               {"mem_GiB"}, {"GB/s"}, {"fp32"}, {"tf32"}, {"fp16"}, {"bf16"}, {"fp8"},
+               {"align_B"}, {"model", A::kLeft}, {"aliases", A::kLeft}});
+  for (const GpuSpec* gpu : r.gpus) {
+    const GpuSpec& g = *gpu;
+    table.AddRow(
+        {std::string(g.name), std::string(g.architecture), std::string(g.compute_capability),
+         std::to_string(g.sm_count), std::to_string(g.l2_bytes >> 20), Fixed(g.memory_gib, 0),
+         Fixed(g.memory_bandwidth_gbs, 0), Peak(g.peak_fp32), Peak(g.peak_tf32), Peak(g.peak_fp16),
+         Peak(g.peak_bf16), Peak(g.peak_fp8),
+         StrCat(g.min_alignment_bytes, "/", g.preferred_alignment_bytes), ModelColumn(g),
+         StrJoin(g.aliases, ",")});
+  }
+  return table;
+}
+
+void Text(const GpusReport& r, std::ostream& out) {
+  Csv(r).Print(out);
+  out << "\nPeaks are dense TFLOP/s from public datasheets (sources cited in "
+         "tuner/src/gpu_catalogue.cc); '-' = no such path.\n"
+         "align_B = minimum/preferred byte multiple of contiguous dimensions.\n"
+         "model = the predictor for this GPU: calibrated from measurements for the dtypes "
+         "named (crest calibrate), else uncalibrated architecture defaults.\n";
+}
+
+nlohmann::json Json(const GpusReport& r) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const GpuSpec* gpu : r.gpus) gpus.push_back(GpuJson(*gpu));
+  return {{"gpus", gpus}};
+}
+
+Table Csv(const ShapesReport& r) { return ShapesTable(r); }
+
+void Text(const ShapesReport& r, std::ostream& out) {
+  const ModelConfig& c = r.config;
+  out << "GEMMs per tensor-parallel rank (t=" << c.tp << "), h=" << c.hidden << " a=" << c.heads
+      << " g=" << c.KvHeads() << " d=" << c.HeadDim() << " f=" << c.d_ff << " v=" << c.vocab
+      << " s=" << c.seq << " b=" << c.micro_batch << ", " << DTypeName(c.dtype) << "\n\n";
+  ShapesTable(r).Print(out);
+  out << "\nper layer: " << Fixed(r.layer_flops / 1e9, 1)
+      << " GFLOP; logits (once per model): " << Fixed(r.logits_flops / 1e9, 1) << " GFLOP\n";
+}
+
+nlohmann::json Json(const ShapesReport& r) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& g : r.gemms) list.push_back(GemmJson(g));
+  return {{"pass", r.train ? "train" : "fwd"},
+          {"dtype", std::string(DTypeName(r.config.dtype))},
+          {"tp", r.config.tp},
+          {"gemms", list},
+          {"layer_flops", r.layer_flops},
+          {"logits_flops", r.logits_flops},
+          {"warnings", r.warnings}};
+}
+
+}  // namespace crest::cli

@@ -1,0 +1,150 @@
+// Jobs and sweeps (`crest jobs …`, `crest sweep`) as text, JSON and CSV.
+#include <ctime>
+
+#include "crest/common/str_cat.h"
+#include "crest/wire/convert.h"
+#include "json_views.h"
+#include "outputs.h"
+
+namespace crest::cli {
+namespace {
+
+std::string Time(int64_t us) {
+  if (us == 0) return "-";
+  const auto t = static_cast<std::time_t>(us / 1'000'000);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &utc);
+  return buf;
+}
+
+Table JobsTable(const std::vector<v1::Job>& jobs) {
+  Table table({{"id"}, {"state", Table::Align::kLeft}, {"done"}, {"total"}, {"priority"},
+               {"backend", Table::Align::kLeft}, {"target", Table::Align::kLeft},
+               {"created (UTC)", Table::Align::kLeft}, {"host", Table::Align::kLeft}});
+  for (const auto& j : jobs) {
+    table.AddRow({std::to_string(j.id()), wire::JobStateText(j.state()), std::to_string(j.done()),
+                  std::to_string(j.total()), std::to_string(j.priority()), j.backend(), j.target(),
+                  Time(j.created_us()), j.host()});
+  }
+  return table;
+}
+
+}  // namespace
+
+std::string JobLine(const v1::Job& j) {
+  std::string line =
+      StrCat("job ", j.id(), ": ", wire::JobStateText(j.state()), ", ", j.done(), "/", j.total(),
+             " GEMMs, ", j.backend(), " ", j.target(), ", priority ", j.priority());
+  if (!j.error().empty()) line += StrCat("\n  error: ", j.error());
+  return line;
+}
+
+std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
+                       double host_overhead_per_gemm_s) {
+  return Fixed(gemms_per_minute, 1) + " GEMMs/min, GPU busy " + Fixed(100 * gpu_busy_fraction, 1) +
+         "%, host " + Fixed(1e3 * host_overhead_per_gemm_s, 1) + " ms/GEMM";
+}
+
+void Text(const JobReport& r, std::ostream& out) {
+  const v1::Job& job = r.job;
+  out << JobLine(job) << (r.note.empty() ? "" : " " + r.note) << '\n';
+  if (!r.detailed) return;
+  out << "  uid " << job.uid() << ", host " << job.host() << "\n  created "
+      << Time(job.created_us()) << ", started " << Time(job.started_us()) << ", finished "
+      << Time(job.finished_us()) << " (UTC)\n  spec " << job.spec_json() << '\n';
+}
+nlohmann::json Json(const JobReport& r) { return JobJson(r.job); }
+Table Csv(const JobReport& r) { return JobsTable({r.job}); }
+
+void Text(const JobListReport& r, std::ostream& out) {
+  JobsTable(r.jobs).Print(out);
+  if (r.jobs.empty()) out << "(no jobs)\n";
+}
+nlohmann::json Json(const JobListReport& r) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const v1::Job& j : r.jobs) jobs.push_back(JobJson(j));
+  return {{"jobs", jobs}};
+}
+Table Csv(const JobListReport& r) { return JobsTable(r.jobs); }
+
+void Text(const JobEventReport& r, std::ostream& out) {
+  const v1::JobEvent& e = r.event;
+  out << JobLine(e.job());
+  if (r.server.empty()) {
+    out << '\n';
+    return;
+  }
+  out << " on crestd at " << r.server << "\n  " << e.new_results()
+      << (e.job().backend() == "model" ? " new predictions (model, not measured), "
+                                       : " new measurements, ")
+      << e.failed() << " failed, " << Fixed(e.elapsed_s(), 2) << " s\n";
+  if (e.kernel_s() > 0) {
+    out << "  " << Accounting(e.gemms_per_minute(), e.gpu_busy_fraction(),
+                              e.host_overhead_per_gemm_s())
+        << "\n";
+  }
+}
+nlohmann::json Json(const JobEventReport& r) { return JobEventJson(r.event); }
+Table Csv(const JobEventReport& r) { return JobsTable({r.event.job()}); }
+
+namespace {
+double Rate(const sweep::SweepOutcome& o) {
+  return o.progress.elapsed_s > 0 ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
+                                  : 0;
+}
+}  // namespace
+
+void Text(const SweepReport& r, std::ostream& out) {
+  const sweep::SweepOutcome& o = r.outcome;
+  out << "job " << o.job.id << (o.resumed ? " (resumed)" : "") << ": "
+      << store::JobStateName(o.job.state) << ", " << o.job.done << "/" << o.job.total
+      << " GEMMs in " << r.db << "\n  " << o.progress.new_results << " new "
+      << (r.measures ? "measurements" : "predictions") << ", " << o.already_present
+      << " already in the database, " << o.progress.failed << " failed\n  "
+      << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(Rate(o), 0) << " GEMMs/s\n";
+  if (r.measures && o.progress.elapsed_s > 0) {
+    out << "  measured " << CacheModeName(r.mode.cache) << " L2, "
+        << ClockPolicyName(r.mode.clocks) << " clocks; "
+        << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
+                      o.progress.HostOverheadPerGemmS())
+        << "\n";
+  }
+  if (!o.job.error.empty()) out << "  error: " << o.job.error << '\n';
+}
+
+nlohmann::json Json(const SweepReport& r) {
+  const sweep::SweepOutcome& o = r.outcome;
+  return {{"db", r.db},
+          {"backend", r.backend},
+          {"job", JobJson(o.job)},
+          {"resumed", o.resumed},
+          {"new_results", o.progress.new_results},
+          {"already_present", o.already_present},
+          {"failed", o.progress.failed},
+          {"elapsed_s", o.progress.elapsed_s},
+          {"gemms_per_s", Rate(o)},
+          {"kernel_s", o.progress.kernel_s},
+          {"gemms_per_minute", o.progress.GemmsPerMinute()},
+          {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
+          {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
+          {"measure", r.measures ? r.measure : nlohmann::json(nullptr)},
+          {"notes", r.notes}};
+}
+
+Table Csv(const SweepReport& r) {
+  const sweep::SweepOutcome& o = r.outcome;
+  Table table({{"job"}, {"state", Table::Align::kLeft}, {"done"}, {"total"}, {"new_results"},
+               {"already_present"}, {"failed"}, {"elapsed_s"}, {"gemms_per_minute"},
+               {"gpu_busy_fraction"}, {"host_overhead_per_gemm_s"}});
+  table.AddRow({std::to_string(o.job.id), std::string(store::JobStateName(o.job.state)),
+                std::to_string(o.job.done), std::to_string(o.job.total),
+                std::to_string(o.progress.new_results), std::to_string(o.already_present),
+                std::to_string(o.progress.failed), Fixed(o.progress.elapsed_s, 3),
+                Fixed(o.progress.GemmsPerMinute(), 1), Fixed(o.progress.GpuBusyFraction(), 4),
+                Fixed(o.progress.HostOverheadPerGemmS(), 4)});
+  return table;
+}
+
+}  // namespace crest::cli

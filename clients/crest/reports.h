@@ -1,0 +1,132 @@
+// Internal to the crest CLI: what the commands that are not answers report
+// (the catalogue, shapes, jobs, sweeps, database files, the fleet, a
+// calibration, the node's health), one type each, printed by the printers
+// (printer.h) like the answers of results.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "crest/store/store.h"
+#include "crest/sweep/runner.h"
+#include "crest/sweep/spec.h"
+#include "crest/tuner/calibration.h"
+#include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/model_config.h"
+#include "crest/v1/crest.pb.h"
+#include "nlohmann/json.hpp"
+
+namespace crest::cli {
+
+// `crest gpus`
+struct GpusReport {
+  std::vector<const GpuSpec*> gpus;
+};
+
+// `crest shapes`
+struct ShapesReport {
+  ModelConfig config;
+  bool train = false;
+  std::vector<GemmShape> gemms;
+  double layer_flops = 0;   // one layer's GEMMs on one rank
+  double logits_flops = 0;  // the logits GEMMs, once per model
+  std::vector<std::string> warnings;
+};
+
+// `crest jobs show|submit|cancel`: one job of a crestd.
+struct JobReport {
+  v1::Job job;
+  bool detailed = false;  // show: every field; else one line
+  std::string note;       // e.g. "(stops before its next GEMM)"
+};
+
+// `crest jobs list`
+struct JobListReport {
+  std::vector<v1::Job> jobs;
+};
+
+// `crest jobs watch`, `jobs submit --wait`, `crest sweep --server`: a job's
+// last event when it ended.
+struct JobEventReport {
+  v1::JobEvent event;
+  std::string server;  // sweeps: the crestd that ran it; empty for watch
+};
+
+// `crest sweep --db`: a local sweep.
+struct SweepReport {
+  sweep::SweepOutcome outcome;
+  std::string db;
+  std::string backend;
+  bool measures = false;
+  MeasureMode mode;          // measuring backends: how
+  nlohmann::json measure;    // measuring backends: the spec's "measure" section
+  std::vector<std::string> notes;
+};
+
+// `crest db export|merge|check|stats|import`
+struct DbExportReport {
+  std::string from;      // the database, or "crestd at …"
+  std::string snapshot;  // the file written
+};
+struct DbMergeReport {
+  std::string into;
+  std::vector<std::pair<std::string, store::MergeReport>> merged;  // per snapshot
+};
+struct DbCheckReport {
+  std::string db;
+  store::CheckReport check;
+};
+struct DbStatsReport {
+  std::string db;
+  store::DbStats stats;
+};
+struct DbImportReport {
+  std::string db;
+  std::string file;
+  std::string gpu_model;
+  std::string device;
+  std::string tool;
+  int64_t rows = 0;
+  int64_t added = 0;
+};
+
+// `crest fleet submit|pull`: one row per node.
+struct FleetNodeReport {
+  std::string target;
+  bool ok = false;
+  std::string error;
+  v1::Job job;                // submit
+  int64_t bytes = 0;          // pull: the snapshot's size
+  store::MergeReport merged;  // pull
+};
+struct FleetReport {
+  bool pull = false;
+  std::string into;  // pull: the catalogue
+  std::vector<FleetNodeReport> nodes;
+};
+
+// `crest calibrate`
+struct CalibrateReport {
+  Calibration calibration;
+  ModelParams before;  // the parameters the fit started from, rates explicit
+  std::string path;    // the calibration file written
+};
+
+// `crest doctor`
+struct DoctorReport {
+  enum class Verdict { kOk, kWarn, kFail };
+  struct Check {
+    std::string name;
+    Verdict verdict = Verdict::kOk;
+    std::string detail;
+  };
+  std::vector<Check> checks;
+  bool no_gpu = false;  // the node only predicts: no GPU checks
+  size_t Failed() const;
+  size_t Warned() const;
+};
+const char* VerdictText(DoctorReport::Verdict verdict);
+
+}  // namespace crest::cli

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "crest/common/str_cat.h"
+#include "measurement_columns.h"
 #include "schema.h"
 #include "sqlite_store.h"
 
@@ -15,54 +16,6 @@ namespace crest::store::internal {
 namespace {
 
 // Columns copied verbatim by a merge (everything but ids and references).
-constexpr const char* kMeasurementColumns[] = {"uid",
-                                               "gpu_model",
-                                               "dtype",
-                                               "dtype_out",
-                                               "compute_type",
-                                               "trans_a",
-                                               "trans_b",
-                                               "m",
-                                               "n",
-                                               "k",
-                                               "batch",
-                                               "lda",
-                                               "ldb",
-                                               "ldc",
-                                               "algo_id",
-                                               "tile",
-                                               "tile_m",
-                                               "tile_n",
-                                               "stages",
-                                               "split_k",
-                                               "reduction_scheme",
-                                               "swizzle",
-                                               "custom_option",
-                                               "cluster_shape",
-                                               "algo_bytes",
-                                               "median_us",
-                                               "mean_us",
-                                               "min_us",
-                                               "stdev_us",
-                                               "samples",
-                                               "sm_clock_mhz",
-                                               "tflops",
-                                               "tiles",
-                                               "waves",
-                                               "tile_efficiency",
-                                               "wave_efficiency",
-                                               "verified",
-                                               "verify_note",
-                                               "cache_mode",
-                                               "created_us",
-                                               "clock_policy",
-                                               "ci_low_us",
-                                               "ci_high_us",
-                                               "power_w",
-                                               "throttle_reasons",
-                                               "discarded",
-                                               "clock_note",
-                                               "settled_clock_mhz"};
 constexpr const char* kPredictionColumns[] = {"uid",
                                               "host",
                                               "gpu_model",
@@ -159,9 +112,12 @@ constexpr const char* kMergeJobs =
 // Measurements keep their uid; device, software and job ids are remapped
 // through the rows' natural keys.
 std::string MergeMeasurementsSql() {
-  return StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, ",
-                Columns(kMeasurementColumns, ""), ") SELECT mj.id, md.id, ms.id, ",
-                Columns(kMeasurementColumns, "sm."),
+  return StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, uid, gpu_model, "
+                "dtype, trans_a, trans_b, batch, m, n, k, ",
+                MeasurementColumnList(""),
+                ") SELECT mj.id, md.id, ms.id, sm.uid, sm.gpu_model, sm.dtype, sm.trans_a, "
+                "sm.trans_b, sm.batch, sm.m, sm.n, sm.k, ",
+                MeasurementColumnList("sm."),
                 " FROM src.measurements AS sm "
                 "JOIN src.devices AS sd ON sd.id = sm.device_id "
                 "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "

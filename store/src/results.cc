@@ -8,6 +8,7 @@
 #include "crest/tuner/predictor.h"
 #include "key_batches.h"
 #include "key_columns.h"
+#include "measurement_columns.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
@@ -70,38 +71,6 @@ BestTime ReadBestTime(const Statement& s, int64_t software_id) {
   return b;
 }
 
-AlgoIdentity ReadAlgo(const Statement& s) {
-  AlgoIdentity a;
-  a.algo_id = s.Int("algo_id");
-  a.tile = s.Int("tile");
-  a.tile_m = static_cast<int>(s.Int("tile_m"));
-  a.tile_n = static_cast<int>(s.Int("tile_n"));
-  a.stages = s.Int("stages");
-  a.split_k = s.Int("split_k");
-  a.reduction_scheme = s.Int("reduction_scheme");
-  a.swizzle = s.Int("swizzle");
-  a.custom_option = s.Int("custom_option");
-  a.cluster_shape = s.Int("cluster_shape");
-  a.bytes = s.Blob("algo_bytes");
-  return a;
-}
-
-SampleStats ReadStats(const Statement& s) {
-  SampleStats st;
-  st.median_us = s.Double("median_us");
-  st.mean_us = s.Double("mean_us");
-  st.min_us = s.Double("min_us");
-  st.stdev_us = s.Double("stdev_us");
-  st.samples = s.Int("samples");
-  st.sm_clock_mhz = s.Double("sm_clock_mhz");
-  st.ci_low_us = s.Double("ci_low_us");
-  st.ci_high_us = s.Double("ci_high_us");
-  st.power_w = s.Double("power_w");
-  st.throttle_reasons = static_cast<uint64_t>(s.Int("throttle_reasons"));
-  st.discarded = s.Int("discarded");
-  return st;
-}
-
 // A device's columns as ReadDevice reads them (the table aliased d).
 constexpr const char* kDeviceColumns =
     "d.uuid AS device_uuid, d.host AS device_host, d.name AS device_name, "
@@ -132,25 +101,7 @@ MeasurementRow ReadMeasurement(const Statement& s) {
   r.key = ReadKey(s);
   r.id = s.Int("id");
   if (!s.IsNull("job_id")) r.job_id = s.Int("job_id");
-  r.lda = s.Int("lda");
-  r.ldb = s.Int("ldb");
-  r.ldc = s.Int("ldc");
-  r.dtype_out = s.Text("dtype_out");
-  r.compute_type = s.Text("compute_type");
-  r.result.algo = ReadAlgo(s);
-  r.result.stats = ReadStats(s);
-  r.result.tflops = s.Double("tflops");
-  r.result.verified = s.Int("verified") != 0;
-  r.result.verify_note = s.Text("verify_note");
-  r.result.clock_note = s.Text("clock_note");
-  r.tiles = s.Int("tiles");
-  r.waves = s.Int("waves");
-  r.tile_efficiency = s.Double("tile_efficiency");
-  r.wave_efficiency = s.Double("wave_efficiency");
-  r.mode.cache = ParseCacheMode(s.Text("cache_mode")).value_or(CacheMode::kCold);
-  r.mode.clocks = ParseClockPolicy(s.Text("clock_policy")).value_or(ClockPolicy::kBurst);
-  r.created_us = s.Int("created_us");
-  r.settled_clock_mhz = s.Double("settled_clock_mhz");
+  ReadMeasurementColumns(s, r);
   r.device = ReadDevice(s);
   r.software = {s.Text("driver"), s.Int("cuda_runtime"), s.Int("cublaslt")};
   return r;
@@ -304,69 +255,40 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
                                             int64_t software_id, const std::string& gpu_model,
                                             int sm_count, const MeasuredGemm& mg) {
   return InTransaction("writing a measurement", [&]() -> absl::Status {
-    auto stmt = conn_->Prepare(
+    // uid, job, device, software, GPU model, the key (7), then the values.
+    std::string params = "?1";
+    for (size_t i = 2; i <= 12 + MeasurementColumns().size(); ++i) params += StrCat(", ?", i);
+    auto stmt = conn_->Prepare(StrCat(
         "INSERT INTO measurements(uid, job_id, device_id, software_id, gpu_model, dtype, "
-        "trans_a, trans_b, batch, m, n, k, dtype_out, compute_type, lda, ldb, ldc, algo_id, tile, "
-        "tile_m, tile_n, stages, split_k, reduction_scheme, swizzle, custom_option, "
-        "cluster_shape, algo_bytes, median_us, mean_us, min_us, stdev_us, samples, sm_clock_mhz, "
-        "tflops, tiles, waves, tile_efficiency, wave_efficiency, verified, verify_note, "
-        "cache_mode, created_us, clock_policy, ci_low_us, ci_high_us, power_w, "
-        "throttle_reasons, discarded, clock_note, settled_clock_mhz) VALUES (?1, ?2, ?3, ?4, "
-        "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-        "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, "
-        "?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51)");
+        "trans_a, trans_b, batch, m, n, k, ",
+        MeasurementColumnList(""), ") VALUES (", params, ")"));
     if (!stmt.ok()) return stmt.status();
-    const GemmKey key = GemmKey::Of(mg.gemm);
-    const int64_t now = NowUs();
+    MeasurementRow row;
+    row.key = GemmKey::Of(mg.gemm);
+    row.lda = mg.lda;
+    row.ldb = mg.ldb;
+    row.ldc = mg.ldc;
+    row.dtype_out = std::string(DTypeName(OutputDType(mg.gemm.dtype)));
+    row.compute_type = mg.compute_type;
+    row.mode = mg.mode;
+    row.settled_clock_mhz = mg.settled_clock_mhz;
+    row.created_us = NowUs();
     int64_t first_id = 0;
     for (const AlgoResult& r : mg.algos) {
       TileEstimate tw;
       if (r.algo.tile_m > 0 && r.algo.tile_n > 0 && sm_count > 0) {
         tw = QuantizeTiles(mg.gemm, {r.algo.tile_m, r.algo.tile_n}, sm_count);
       }
+      row.result = r;
+      row.tiles = tw.tiles;
+      row.waves = tw.waves;
+      row.tile_efficiency = tw.tile_efficiency;
+      row.wave_efficiency = tw.wave_efficiency;
       Statement& s = (*stmt)->Reset();
       s.Bind(1, NewUid()).Bind(2, job_id).Bind(3, device_id).Bind(4, software_id);
       s.Bind(5, gpu_model);
-      BindKey(s, 6, key);
-      s.Bind(13, DTypeName(OutputDType(mg.gemm.dtype)))
-          .Bind(14, mg.compute_type)
-          .Bind(15, mg.lda)
-          .Bind(16, mg.ldb)
-          .Bind(17, mg.ldc)
-          .Bind(18, r.algo.algo_id)
-          .Bind(19, r.algo.tile)
-          .Bind(20, r.algo.tile_m)
-          .Bind(21, r.algo.tile_n)
-          .Bind(22, r.algo.stages)
-          .Bind(23, r.algo.split_k)
-          .Bind(24, r.algo.reduction_scheme)
-          .Bind(25, r.algo.swizzle)
-          .Bind(26, r.algo.custom_option)
-          .Bind(27, r.algo.cluster_shape)
-          .BindBlob(28, r.algo.bytes)
-          .Bind(29, r.stats.median_us)
-          .Bind(30, r.stats.mean_us)
-          .Bind(31, r.stats.min_us)
-          .Bind(32, r.stats.stdev_us)
-          .Bind(33, r.stats.samples)
-          .Bind(34, r.stats.sm_clock_mhz)
-          .Bind(35, r.tflops)
-          .Bind(36, tw.tiles)
-          .Bind(37, tw.waves)
-          .Bind(38, tw.tile_efficiency)
-          .Bind(39, tw.wave_efficiency)
-          .Bind(40, static_cast<int64_t>(r.verified))
-          .Bind(41, r.verify_note)
-          .Bind(42, CacheModeName(mg.mode.cache))
-          .Bind(43, now)
-          .Bind(44, ClockPolicyName(mg.mode.clocks))
-          .Bind(45, r.stats.ci_low_us)
-          .Bind(46, r.stats.ci_high_us)
-          .Bind(47, r.stats.power_w)
-          .Bind(48, static_cast<int64_t>(r.stats.throttle_reasons))
-          .Bind(49, r.stats.discarded)
-          .Bind(50, r.clock_note)
-          .Bind(51, mg.settled_clock_mhz);
+      BindKey(s, 6, row.key);
+      BindMeasurementColumns(s, 13, row);
       if (auto st = s.Run("writing a measurement"); !st.ok()) return st;
       if (first_id == 0) first_id = conn_->LastInsertRowId();
     }
@@ -548,14 +470,8 @@ absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const
 
 absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   auto stmt = conn_->Prepare(StrCat(
-      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, m.lda, "
-      "m.ldb, m.ldc, m.dtype_out, m.compute_type, m.algo_id, m.tile, m.tile_m, m.tile_n, "
-      "m.stages, m.split_k, m.reduction_scheme, m.swizzle, m.custom_option, m.cluster_shape, "
-      "m.algo_bytes, m.median_us, m.mean_us, m.min_us, m.stdev_us, m.samples, m.sm_clock_mhz, "
-      "m.tflops, m.tiles, m.waves, m.tile_efficiency, m.wave_efficiency, m.verified, "
-      "m.verify_note, m.cache_mode, m.created_us, m.clock_policy, m.ci_low_us, m.ci_high_us, "
-      "m.power_w, m.throttle_reasons, m.discarded, m.clock_note, m.settled_clock_mhz, ",
-      kDeviceColumns, ", s.driver, s.cuda_runtime, s.cublaslt "
+      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, ",
+      MeasurementColumnList("m."), ", ", kDeviceColumns, ", s.driver, s.cuda_runtime, s.cublaslt "
       "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
       "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1"));
   if (!stmt.ok()) return stmt.status();

@@ -1,0 +1,100 @@
+// A measurement's columns are declared once (store/src/measurement_columns):
+// the table covers every column the schema has, and a row written with every
+// field set reads back whole, here and after a merge.
+#include "measurement_columns.h"
+
+#include <sqlite3.h>
+
+#include <set>
+#include <string>
+
+#include "fake_results.h"
+#include "gtest/gtest.h"
+#include "store_testing.h"
+#include "temp_dir.h"
+
+namespace crest::store {
+namespace {
+
+using crest::store_tests::Gemm;
+using crest::store_tests::OpenOk;
+using crest::testing::TempDir;
+
+TEST(MeasurementColumns, TheTableDeclaresEveryValueColumnTheSchemaHas) {
+  TempDir dir;
+  const std::string path = dir.File("m.db");
+  OpenOk(path);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  std::set<std::string> schema;
+  sqlite3_exec(
+      raw, "SELECT name FROM pragma_table_info('measurements')",
+      [](void* out, int, char** values, char**) {
+        static_cast<std::set<std::string>*>(out)->insert(values[0]);
+        return 0;
+      },
+      &schema, nullptr);
+  sqlite3_close(raw);
+  // Ids, references, the GPU model and the GemmKey are bound apart.
+  for (const char* apart : {"id", "uid", "job_id", "device_id", "software_id", "gpu_model",
+                            "dtype", "trans_a", "trans_b", "batch", "m", "n", "k"}) {
+    EXPECT_EQ(schema.erase(apart), 1u) << apart;
+  }
+  std::set<std::string> declared;
+  for (const auto& c : internal::MeasurementColumns()) declared.insert(std::string(c.name));
+  EXPECT_EQ(declared, schema) << "a column the schema has and the table lacks, or the reverse";
+}
+
+TEST(MeasurementColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("node.db"));
+  auto ids = db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  MeasuredGemm mg = crest::testing::FakeMeasurement(Gemm(4096, 8192, 2048), 500, 1);
+  mg.lda = 2048;
+  mg.ldb = 2048;
+  mg.ldc = 8192;
+  mg.compute_type = "fp32";
+  mg.mode = {CacheMode::kWarm, ClockPolicy::kBurst};
+  mg.settled_clock_mhz = 1755;
+  AlgoResult& a = mg.algos[0];
+  a.algo = {21, 18, 256, 128, 3, 2, 1, 4, 5, 6, {1, 2, 3, 250}};
+  a.stats = {500, 501, 480, 7, 33, 495, 505, 1410, 690, 0x4, 2};
+  a.verify_note = "";
+  a.clock_note = "a note";
+  a.tflops = 123.5;
+  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132, mg)
+                  .ok());
+  const GemmKey key = GemmKey::Of(mg.gemm);
+  const auto check = [&](Store& store, const char* where) {
+    auto best = store.BestMeasurements("H100-SXM", {&key, 1}, {}, mg.mode);
+    ASSERT_TRUE(best.ok() && best->count(key) == 1) << where;
+    const MeasurementRow& r = best->at(key);
+    EXPECT_EQ(r.lda, 2048) << where;
+    EXPECT_EQ(r.ldc, 8192) << where;
+    EXPECT_EQ(r.dtype_out, "bf16") << where;
+    EXPECT_EQ(r.compute_type, "fp32") << where;
+    EXPECT_EQ(r.mode, mg.mode) << where;
+    EXPECT_EQ(r.settled_clock_mhz, 1755) << where;
+    EXPECT_EQ(r.result.algo.algo_id, 21) << where;
+    EXPECT_EQ(r.result.algo.cluster_shape, 6) << where;
+    EXPECT_EQ(r.result.algo.bytes, (std::vector<uint8_t>{1, 2, 3, 250})) << where;
+    EXPECT_EQ(r.result.stats.samples, 33) << where;
+    EXPECT_EQ(r.result.stats.power_w, 690) << where;
+    EXPECT_EQ(r.result.stats.throttle_reasons, 0x4u) << where;
+    EXPECT_EQ(r.result.stats.discarded, 2) << where;
+    EXPECT_EQ(r.result.clock_note, "a note") << where;
+    EXPECT_EQ(r.result.tflops, 123.5) << where;
+    EXPECT_TRUE(r.result.verified) << where;
+    EXPECT_EQ(r.tiles, 16 * 64) << where << ": 4096x8192 in 256x128 tiles";
+  };
+  check(*db, "as written");
+  const std::string snapshot = dir.File("node.snapshot");
+  ASSERT_TRUE(db->ExportTo(snapshot).ok());
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
+  check(*catalogue, "after a merge");
+}
+
+}  // namespace
+}  // namespace crest::store

@@ -152,10 +152,11 @@ class VocabAnswer(list):
 
 def vocab(vocab_size: int, hidden: int, gpu: str, *, server: Optional[str] = None,
           db: Optional[str] = None, tp: int = 1, tokens: int = 8192, dtype: str = "bf16",
-          rank_by: str = "train") -> VocabAnswer:
-    """`crest vocab`: paddings of a vocabulary ranked by the logits GEMM's time."""
+          rank_by: str = "train", runs: Optional[str] = None) -> VocabAnswer:
+    """`crest vocab`: paddings of a vocabulary ranked by the logits GEMM's time, the
+    headline best first. runs: "latest" (default) or "all" (pooled), with db or server."""
     doc = run_crest(["vocab", *_flags(vocab=vocab_size, hidden=hidden, gpu=gpu, tp=tp,
-                                      tokens=tokens, dtype=dtype, rank_by=rank_by)],
+                                      tokens=tokens, dtype=dtype, rank_by=rank_by, runs=runs)],
                     server=server, db=db)
     return vocab_from_json(doc)
 
@@ -238,7 +239,8 @@ def _design_row(r: dict) -> DesignRow:
 def design(gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
            top: int = 10, **dims) -> DesignAnswer:
     """`crest design`: dims are hidden, heads, kv_heads, d_ff, vocab, seq, batch, tp,
-    layers (a value, "4096,5120" or "4096:8192:512"), or params="7B" with tolerance."""
+    layers (a value, "4096,5120" or "4096:8192:512"), or params="7B" with tolerance;
+    runs="all" pools a database's runs (default: each configuration from one run)."""
     lists = {k: ",".join(map(str, v)) if isinstance(v, (list, tuple)) else v
              for k, v in dims.items()}
     doc = run_crest(["design", *_flags(gpu=gpu, top=top, **lists)], server=server, db=db)

@@ -26,6 +26,13 @@ nlohmann::json RunsJson(const std::vector<RunInfo>& runs) {
   return out;
 }
 
+nlohmann::json TimingJson(const Timing& t) {
+  return {{"time_us", t.time_us},       {"time_low_us", t.low_us},
+          {"time_high_us", t.high_us},  {"source", SourceName(t.source)},
+          {"provenance", t.provenance}, {"runs", RunsJson(t.runs)},
+          {"pooled", t.pooled}};
+}
+
 std::string RunsLine(const std::vector<RunInfo>& runs, answers::RunChoice choice) {
   if (runs.empty()) return "";
   std::vector<std::string> names;

@@ -53,12 +53,6 @@ Table DesignTable(const DesignResult& r, bool plain) {
   return table;
 }
 
-nlohmann::json TimingJson(const Timing& t) {
-  return {{"time_us", t.time_us},       {"time_low_us", t.low_us},
-          {"time_high_us", t.high_us},  {"source", SourceName(t.source)},
-          {"provenance", t.provenance}, {"runs", RunsJson(t.runs)},
-          {"pooled", t.pooled}};
-}
 
 nlohmann::json RowJson(const DesignRow& row, int rank) {
   const ModelConfig& m = row.config.model;

@@ -98,6 +98,8 @@ std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
 // The runs of an answer, as its text and JSON say them (answer_text.cc).
 std::string RunColumn(const std::vector<RunInfo>& runs, bool pooled);
 nlohmann::json RunsJson(const std::vector<RunInfo>& runs);
+// A time with its interval, kind, provenance and runs (vocab's and design's parts).
+nlohmann::json TimingJson(const Timing& t);
 // "each candidate from the most recent run that measured all of its GEMMs:
 // job 1 'x' (…), job 3 …", or the pooled wording; empty without runs.
 std::string RunsLine(const std::vector<RunInfo>& runs, answers::RunChoice choice);

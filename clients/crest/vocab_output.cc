@@ -41,12 +41,6 @@ Table VocabTable(const VocabResult& res, bool plain) {
   return table;
 }
 
-nlohmann::json TimingJson(const Timing& t) {
-  return {{"time_us", t.time_us},       {"time_low_us", t.low_us},
-          {"time_high_us", t.high_us},  {"source", SourceName(t.source)},
-          {"provenance", t.provenance}, {"runs", RunsJson(t.runs)},
-          {"pooled", t.pooled}};
-}
 
 }  // namespace
 

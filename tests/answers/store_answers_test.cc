@@ -7,6 +7,7 @@
 #include "crest/sweep/spec.h"
 #include "crest/tuner/predictor.h"
 #include "fake_backend.h"
+#include "sweep_testing.h"
 #include "fake_env.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
@@ -15,23 +16,9 @@ namespace crest::answers {
 namespace {
 
 using crest::testing::FakeMeasuringBackend;
+using crest::testing::EveryCandidate;
+using crest::testing::Spec;
 using crest::testing::TempDir;
-
-sweep::SweepSpec Spec(const std::string& json) {
-  auto spec = sweep::ParseSweepSpec(json);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return *spec;
-}
-
-// Every d_ff candidate within ±window of 8/3·hidden, unranked.
-DffQuery EveryCandidate(int64_t hidden, int64_t window) {
-  DffQuery q;
-  q.dff.hidden = hidden;
-  q.dff.ratio = *ParseRatio("8/3");
-  q.dff.window = window;
-  q.top = 0;
-  return q;
-}
 
 // A store whose clock the test moves: each job's creation time orders runs.
 class StoreAnswersTest : public ::testing::Test {

@@ -5,6 +5,7 @@
 #include "crest/answers/answers.h"
 #include "crest/tuner/predictor.h"
 #include "fake_backend.h"
+#include "sweep_testing.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
@@ -13,23 +14,10 @@ namespace crest::sweep {
 namespace {
 
 using crest::testing::FakeMeasuringBackend;
+using crest::testing::EveryCandidate;
+using crest::testing::Spec;
 using crest::testing::TempDir;
 
-SweepSpec Spec(const std::string& json) {
-  auto spec = ParseSweepSpec(json);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return *spec;
-}
-
-// Every d_ff candidate within ±window of 8/3·hidden, unranked.
-DffQuery EveryCandidate(int64_t hidden, int64_t window) {
-  DffQuery q;
-  q.dff.hidden = hidden;
-  q.dff.ratio = *ParseRatio("8/3");
-  q.dff.window = window;
-  q.top = 0;
-  return q;
-}
 
 std::unique_ptr<store::Store> Open(const TempDir& dir) {
   store::StoreOptions options;

@@ -18,6 +18,10 @@ std::vector<store::GemmKey> KeysOf(std::span<const GemmShape> gemms) {
 double Low(const store::RunBest& b) { return b.ci_high_us > 0 ? b.ci_low_us : b.median_us; }
 double High(const store::RunBest& b) { return b.ci_high_us > 0 ? b.ci_high_us : b.median_us; }
 
+bool Newer(const store::RunBest& a, const store::RunBest& b) {
+  return std::tuple(a.started_us, a.run) > std::tuple(b.started_us, b.run);
+}
+
 Timing PredictedTiming(double time_us, double expected_error, std::string version) {
   Timing t;
   t.time_us = time_us;
@@ -31,45 +35,61 @@ Timing PredictedTiming(double time_us, double expected_error, std::string versio
 
 }  // namespace
 
+absl::Status RunTimer::LoadVersions() {
+  if (versions_) return absl::OkStatus();
+  auto ids = db_.SoftwareVersions(options_.pin);
+  if (!ids.ok()) return ids.status();
+  versions_.emplace();
+  for (int64_t id : *ids) versions_->push_back({id, {}, {}});
+  return absl::OkStatus();
+}
+
 absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
-  std::set<store::GemmKey> keys;
+  if (auto s = LoadVersions(); !s.ok()) return s;
+  // Version by version, newest first, the runs of the sets not yet answered.
+  std::vector<std::vector<store::GemmKey>> open;
   for (const auto& set : sets) {
-    for (const GemmShape& g : set) keys.insert(store::GemmKey::Of(g));
+    std::vector<store::GemmKey> keys = KeysOf(set);
+    if (!keys.empty() && chosen_.emplace(keys, Chosen{}).second) open.push_back(std::move(keys));
   }
-  if (auto s = FetchRuns(keys); !s.ok()) return s;
-  // The store's predictions, for the sets no measurement answers.
+  for (Version& version : *versions_) {
+    if (open.empty()) break;
+    std::vector<store::GemmKey> keys;
+    for (const auto& set : open) keys.insert(keys.end(), set.begin(), set.end());
+    if (auto s = FetchRuns(version, keys); !s.ok()) return s;
+    std::vector<std::vector<store::GemmKey>> still_open;
+    for (auto& set : open) {
+      Chosen& chosen = chosen_.at(set);
+      const bool whole = std::all_of(set.begin(), set.end(), [&](const store::GemmKey& k) {
+        return version.bests.contains(k);
+      });
+      if (whole) chosen.choice = ChooseIn(version, set);
+      if (chosen.choice) continue;
+      chosen.across_runs = chosen.across_runs || whole;
+      still_open.push_back(std::move(set));
+    }
+    open = std::move(still_open);
+  }
+  // The store's predictions for the sets no measurement answers.
   std::vector<GemmShape> unanswered;
   for (const auto& set : sets) {
-    auto choice = Choose(set);
-    if (!choice.ok()) return choice.status();
-    if (!choice->has_value()) unanswered.insert(unanswered.end(), set.begin(), set.end());
+    if (!chosen_.at(KeysOf(set)).choice) unanswered.insert(unanswered.end(), set.begin(), set.end());
   }
   return FetchPredictions(unanswered);
 }
 
-absl::Status RunTimer::FetchRuns(const std::set<store::GemmKey>& keys) {
+absl::Status RunTimer::FetchRuns(Version& version, std::span<const store::GemmKey> keys) {
   std::vector<store::GemmKey> wanted;
   for (const auto& key : keys) {
-    if (!fetched_.contains(key)) wanted.push_back(key);
+    if (version.fetched.insert(key).second) wanted.push_back(key);
   }
   if (wanted.empty()) return absl::OkStatus();
-  auto bests = db_.RunBests(std::string(gpu_.name), wanted, options_.pin, options_.mode);
+  auto bests = db_.RunBests(std::string(gpu_.name), wanted, version.software_id, options_.mode);
   if (!bests.ok()) return bests.status();
-  fetched_.insert(wanted.begin(), wanted.end());
-  std::vector<store::RunKey> unknown;
   for (auto& [key, runs] : *bests) {
-    for (const store::RunBest& b : runs) {
-      if (!runs_.contains(b.run) &&
-          std::find(unknown.begin(), unknown.end(), b.run) == unknown.end()) {
-        unknown.push_back(b.run);
-      }
-    }
-    bests_[key] = std::move(runs);
+    std::sort(runs.begin(), runs.end(), Newer);
+    version.bests[key] = std::move(runs);
   }
-  if (unknown.empty()) return absl::OkStatus();
-  auto records = db_.DescribeRuns(unknown);
-  if (!records.ok()) return records.status();
-  for (store::RunRecord& r : *records) runs_.emplace(r.key, std::move(r));
   return absl::OkStatus();
 }
 
@@ -90,42 +110,45 @@ absl::Status RunTimer::FetchPredictions(std::span<const GemmShape> gemms) {
   return absl::OkStatus();
 }
 
-bool RunTimer::Newer(const store::RunKey& a, const store::RunKey& b) const {
-  const auto started = [&](const store::RunKey& k) {
-    auto it = runs_.find(k);
-    return it == runs_.end() ? int64_t{0} : it->second.info.started_us;
-  };
-  return std::tuple(started(a), a) > std::tuple(started(b), b);
+absl::StatusOr<const store::RunRecord*> RunTimer::Run(const store::RunKey& run) {
+  if (auto it = runs_.find(run); it != runs_.end()) return &it->second;
+  auto records = db_.DescribeRuns({&run, 1});
+  if (!records.ok()) return records.status();
+  return &runs_.emplace(run, std::move(records->front())).first->second;
 }
 
-std::optional<RunTimer::Choice> RunTimer::Latest(const std::vector<store::GemmKey>& keys) const {
+std::optional<RunTimer::Choice> RunTimer::ChooseIn(const Version& version,
+                                                   const std::vector<store::GemmKey>& keys) const {
+  if (options_.runs == RunChoice::kAll) return Pooled(version, keys);
+  return Latest(version, keys);
+}
+
+std::optional<RunTimer::Choice> RunTimer::Latest(const Version& version,
+                                                 const std::vector<store::GemmKey>& keys) {
   // The runs that measured the first key, newest first; the first of them
   // that measured every other key answers.
-  std::vector<store::RunKey> runs;
-  for (const store::RunBest& b : bests_.at(keys.front())) runs.push_back(b.run);
-  std::sort(runs.begin(), runs.end(),
-            [&](const store::RunKey& a, const store::RunKey& b) { return Newer(a, b); });
-  for (const store::RunKey& run : runs) {
+  for (const store::RunBest& first : version.bests.at(keys.front())) {
     Choice c;
-    for (const store::GemmKey& key : keys) {
-      const auto& of_key = bests_.at(key);
+    c.bests.push_back(first);
+    for (size_t i = 1; i < keys.size(); ++i) {
+      const auto& of_key = version.bests.at(keys[i]);
       auto it = std::find_if(of_key.begin(), of_key.end(),
-                             [&](const store::RunBest& b) { return b.run == run; });
+                             [&](const store::RunBest& b) { return b.run == first.run; });
       if (it == of_key.end()) break;
       c.bests.push_back(*it);
     }
     if (c.bests.size() == keys.size()) {
-      c.runs.push_back(&runs_.at(run));
+      c.runs.push_back(first.run);
       return c;
     }
   }
   return std::nullopt;
 }
 
-RunTimer::Choice RunTimer::Pooled(const std::vector<store::GemmKey>& keys) const {
+RunTimer::Choice RunTimer::Pooled(const Version& version, const std::vector<store::GemmKey>& keys) {
   Choice c;
   for (const store::GemmKey& key : keys) {
-    std::vector<store::RunBest> of_key = bests_.at(key);
+    std::vector<store::RunBest> of_key = version.bests.at(key);
     std::sort(of_key.begin(), of_key.end(), [](const store::RunBest& a, const store::RunBest& b) {
       return std::tuple(a.median_us, a.run) < std::tuple(b.median_us, b.run);
     });
@@ -139,8 +162,7 @@ RunTimer::Choice RunTimer::Pooled(const std::vector<store::GemmKey>& keys) const
     for (const store::RunBest& b : of_key) {
       low = std::min(low, Low(b));
       high = std::max(high, High(b));
-      const store::RunRecord* run = &runs_.at(b.run);
-      if (std::find(c.runs.begin(), c.runs.end(), run) == c.runs.end()) c.runs.push_back(run);
+      if (std::find(c.runs.begin(), c.runs.end(), b.run) == c.runs.end()) c.runs.push_back(b.run);
     }
     c.pool.emplace_back(low, high);
   }
@@ -148,49 +170,69 @@ RunTimer::Choice RunTimer::Pooled(const std::vector<store::GemmKey>& keys) const
   return c;
 }
 
-absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const GemmShape> set) {
+absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const GemmShape> set,
+                                                                 bool* across_runs) {
+  if (across_runs != nullptr) *across_runs = false;
   if (set.empty()) return std::nullopt;
-  const std::vector<store::GemmKey> keys = KeysOf(set);
-  if (auto s = FetchRuns(std::set<store::GemmKey>(keys.begin(), keys.end())); !s.ok()) return s;
-  for (const store::GemmKey& key : keys) {
-    if (!bests_.contains(key)) return std::nullopt;  // never measured
+  std::vector<store::GemmKey> keys = KeysOf(set);
+  if (auto it = chosen_.find(keys); it != chosen_.end()) {
+    if (across_runs != nullptr) *across_runs = it->second.across_runs;
+    return it->second.choice;
   }
-  if (options_.runs == RunChoice::kAll) return Pooled(keys);
-  return Latest(keys);
+  if (auto s = LoadVersions(); !s.ok()) return s;
+  for (Version& version : *versions_) {
+    if (auto s = FetchRuns(version, keys); !s.ok()) return s;
+    const bool whole = std::all_of(keys.begin(), keys.end(), [&](const store::GemmKey& k) {
+      return version.bests.contains(k);
+    });
+    if (!whole) continue;
+    if (auto choice = ChooseIn(version, keys)) return choice;
+    if (across_runs != nullptr) *across_runs = true;
+  }
+  return std::nullopt;
 }
 
-Timing RunTimer::MeasuredTiming(const Choice& c, size_t i) const {
-  const store::RunBest& b = c.bests[i];
-  const store::RunRecord& run = runs_.at(b.run);
-  Timing t;
-  t.time_us = c.pooled ? c.pooled_us[i] : b.median_us;
-  t.low_us = c.pooled ? c.pool[i].first : Low(b);
-  t.high_us = c.pooled ? c.pool[i].second : High(b);
-  t.source = Source::kMeasured;
-  t.device = run.device;
-  t.software = run.software;
-  const std::string mode = StrCat(CacheModeName(options_.mode.cache), " L2, ",
-                                  ClockPolicyName(options_.mode.clocks), " clocks");
-  t.provenance = StrCat(DescribeProvenance(run.device, run.software), "; ", mode);
-  for (const store::RunRecord* r : c.runs) t.runs.push_back(r->info);
-  t.pooled = c.pooled;
-  return t;
+absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
+  std::vector<RunInfo> runs;
+  for (const store::RunKey& key : c.runs) {
+    auto run = Run(key);
+    if (!run.ok()) return run.status();
+    runs.push_back((*run)->info);
+  }
+  std::vector<Timing> out;
+  out.reserve(c.bests.size());
+  for (size_t i = 0; i < c.bests.size(); ++i) {
+    const store::RunBest& b = c.bests[i];
+    auto run = Run(b.run);
+    if (!run.ok()) return run.status();
+    std::string& provenance = provenance_[b.run];
+    if (provenance.empty()) {
+      provenance = StrCat(DescribeProvenance((*run)->device, (*run)->software), "; ",
+                          CacheModeName(options_.mode.cache), " L2, ",
+                          ClockPolicyName(options_.mode.clocks), " clocks");
+    }
+    Timing t;
+    t.time_us = c.pooled ? c.pooled_us[i] : b.median_us;
+    t.low_us = c.pooled ? c.pool[i].first : Low(b);
+    t.high_us = c.pooled ? c.pool[i].second : High(b);
+    t.source = Source::kMeasured;
+    t.device = (*run)->device;
+    t.software = (*run)->software;
+    t.provenance = provenance;
+    t.runs = runs;
+    t.pooled = c.pooled;
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<Timing>> RunTimer::Time(std::span<const GemmShape> set) {
-  auto choice = Choose(set);
+  bool across_runs = false;
+  auto choice = Choose(set, &across_runs);
   if (!choice.ok()) return choice.status();
-  if (!choice->has_value()) {
-    const std::vector<store::GemmKey> keys = KeysOf(set);
-    const bool all_measured = std::all_of(keys.begin(), keys.end(),
-                                          [&](const store::GemmKey& k) { return bests_.contains(k); });
-    if (all_measured && !keys.empty()) ++across_runs_;
-    return Predicted(set);
-  }
-  std::vector<Timing> out;
-  out.reserve(set.size());
-  for (size_t i = 0; i < set.size(); ++i) out.push_back(MeasuredTiming(**choice, i));
-  return out;
+  if (choice->has_value()) return Measured(**choice);
+  if (across_runs) ++across_runs_;
+  return Predicted(set);
 }
 
 absl::StatusOr<std::vector<Timing>> RunTimer::Predicted(std::span<const GemmShape> set) {

@@ -8,10 +8,12 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "crest/answers/answers.h"
+#include "crest/store/store.h"
 
 namespace crest::answers::internal {
 
@@ -22,8 +24,8 @@ class RunTimer {
       : db_(db), gpu_(gpu), options_(options) {}
 
   // Reads what `sets` need in a few queries (each run's bests of every key,
-  // the runs, the store's predictions for sets no run answers). Sets timed
-  // without it are read when timed.
+  // the store's predictions for sets no run answers) and chooses each set's
+  // run. Sets timed without it are read when timed.
   absl::Status Prefetch(std::span<const std::vector<GemmShape>> sets);
 
   // Measured where the options allow, else predicted.
@@ -32,7 +34,7 @@ class RunTimer {
   absl::StatusOr<std::vector<Timing>> Predicted(std::span<const GemmShape> set);
 
   // The measured answer of a set: per GEMM the chosen run's best (pooled:
-  // the median run's), and the runs used.
+  // the lower middle run's), and the runs used.
   struct Choice {
     // One per GEMM of the set: the run's best (pooled: the lower middle run's).
     std::vector<store::RunBest> bests;
@@ -40,31 +42,53 @@ class RunTimer {
     // the mean of the two middle ones) and the interval covering all runs'.
     std::vector<double> pooled_us;
     std::vector<std::pair<double, double>> pool;
-    std::vector<const store::RunRecord*> runs;   // the run, or every run pooled
+    std::vector<store::RunKey> runs;  // the run, or every run pooled
     bool pooled = false;
   };
-  // nullopt: no run (and, for kAll, not every GEMM) measured.
-  absl::StatusOr<std::optional<Choice>> Choose(std::span<const GemmShape> set);
+  // The newest software version (the pinned one, or each allowed one, newest
+  // first) on which every GEMM of the set was measured answers: its most
+  // recent run that measured them all (kLatest), or all its runs pooled
+  // (kAll). nullopt: none answers; `across_runs` (if given) says whether
+  // some version measured every GEMM, but by no one run.
+  absl::StatusOr<std::optional<Choice>> Choose(std::span<const GemmShape> set,
+                                               bool* across_runs = nullptr);
+
+  // What answers say about a run (read once, when first used).
+  absl::StatusOr<const store::RunRecord*> Run(const store::RunKey& run);
 
   // Sets Time answered predicted although every GEMM was measured (by no
   // one run).
   int64_t across_runs() const { return across_runs_; }
 
  private:
-  absl::Status FetchRuns(const std::set<store::GemmKey>& keys);
+  // One software version's runs: each key's, newest first.
+  struct Version {
+    int64_t software_id = 0;
+    std::set<store::GemmKey> fetched;
+    std::map<store::GemmKey, std::vector<store::RunBest>> bests;
+  };
+  absl::Status LoadVersions();
+  absl::Status FetchRuns(Version& version, std::span<const store::GemmKey> keys);
   absl::Status FetchPredictions(std::span<const GemmShape> gemms);
-  std::optional<Choice> Latest(const std::vector<store::GemmKey>& keys) const;
-  Choice Pooled(const std::vector<store::GemmKey>& keys) const;
-  Timing MeasuredTiming(const Choice& choice, size_t i) const;
-  // Newer first: the job's creation time, then ids.
-  bool Newer(const store::RunKey& a, const store::RunKey& b) const;
+  std::optional<Choice> ChooseIn(const Version& version,
+                                 const std::vector<store::GemmKey>& keys) const;
+  static std::optional<Choice> Latest(const Version& version,
+                                      const std::vector<store::GemmKey>& keys);
+  static Choice Pooled(const Version& version, const std::vector<store::GemmKey>& keys);
+  absl::StatusOr<std::vector<Timing>> Measured(const Choice& choice);
 
   store::Store& db_;
   const GpuSpec& gpu_;
   const AnswerOptions& options_;
-  std::set<store::GemmKey> fetched_;
-  std::map<store::GemmKey, std::vector<store::RunBest>> bests_;
+  std::optional<std::vector<Version>> versions_;  // newest first
+  // Prefetch's choices, by the set's keys.
+  struct Chosen {
+    std::optional<Choice> choice;
+    bool across_runs = false;
+  };
+  std::map<std::vector<store::GemmKey>, Chosen> chosen_;
   std::map<store::RunKey, store::RunRecord> runs_;
+  std::map<store::RunKey, std::string> provenance_;
   std::set<store::GemmKey> predictions_fetched_;
   std::map<store::GemmKey, store::PredictionRow> predictions_;
   int64_t across_runs_ = 0;

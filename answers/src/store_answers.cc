@@ -68,7 +68,11 @@ absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const GemmShape& gemm, const
     auto row = db_.GetMeasurement(c.bests.front().measurement_id);
     if (!row.ok()) return row.status();
     answer.measured = *std::move(row);
-    for (const store::RunRecord* run : c.runs) answer.runs.push_back(run->info);
+    for (const store::RunKey& key : c.runs) {
+      auto run = timer.Run(key);
+      if (!run.ok()) return run.status();
+      answer.runs.push_back((*run)->info);
+    }
     answer.pooled = c.pooled;
     if (c.pooled) {
       answer.pooled_us = c.pooled_us.front();

@@ -12,11 +12,29 @@ void BindKey(Statement& s, int first, const GemmKey& k) {
       .Bind(first + 6, k.k);
 }
 
+namespace {
+// Stored dtype names are canonical (DTypeName): matched as written, without
+// ParseDType's normalizing of what a user may type.
+DType StoredDType(const std::string& name) {
+  for (DType d : {DType::kBf16, DType::kFp16, DType::kFp32, DType::kTf32, DType::kFp8E4M3}) {
+    if (DTypeName(d) == name) return d;
+  }
+  return ParseDType(name).value_or(DType::kBf16);
+}
+}  // namespace
+
 GemmKey ReadKey(const Statement& s) {
-  // Stored names are canonical (written by DTypeName).
-  const DType dtype = ParseDType(s.Text("dtype")).value_or(DType::kBf16);
-  return {dtype,         s.Int("trans_a") != 0, s.Int("trans_b") != 0, s.Int("m"),
-          s.Int("n"),    s.Int("k"),            s.Int("batch")};
+  // Stored names are canonical (written by DTypeName). Read in the order
+  // every SELECT lists them (dtype, trans_a, trans_b, batch, m, n, k).
+  GemmKey key;
+  key.dtype = StoredDType(s.Text("dtype"));
+  key.a_transposed = s.Int("trans_a") != 0;
+  key.b_transposed = s.Int("trans_b") != 0;
+  key.batch = s.Int("batch");
+  key.m = s.Int("m");
+  key.n = s.Int("n");
+  key.k = s.Int("k");
+  return key;
 }
 
 }  // namespace crest::store::internal

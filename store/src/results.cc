@@ -302,11 +302,11 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
 absl::Status SqliteStore::UpdateBest(int64_t after_id) {
   // Each run's best for the keys of the new rows...
   auto runs = conn_->Prepare(
-      "INSERT INTO run_bests(gpu_model, cache_mode, clock_policy, dtype, trans_a, trans_b, batch, "
-      "m, n, k, job_id, device_id, software_id, measurement_id, median_us, ci_low_us, "
+      "INSERT INTO run_bests(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, "
+      "trans_b, batch, m, n, k, job_id, device_id, measurement_id, median_us, ci_low_us, "
       "ci_high_us) "
-      "SELECT gpu_model, cache_mode, clock_policy, dtype, trans_a, trans_b, batch, m, n, k, "
-      "coalesce(job_id, 0), device_id, software_id, id, median_us, ci_low_us, ci_high_us "
+      "SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, "
+      "m, n, k, coalesce(job_id, 0), device_id, id, median_us, ci_low_us, ci_high_us "
       "FROM measurements WHERE id > ?1 AND verified = 1 "
       "ON CONFLICT DO UPDATE SET measurement_id = excluded.measurement_id, "
       "median_us = excluded.median_us, ci_low_us = excluded.ci_low_us, "
@@ -349,7 +349,7 @@ absl::Status SqliteStore::UpdateBest(int64_t after_id) {
   return (*answers)->Bind(1, after_id).Run("updating the answers across devices");
 }
 
-absl::StatusOr<std::vector<int64_t>> SqliteStore::PinnedSoftware(const SoftwarePin& pin) {
+absl::StatusOr<std::vector<int64_t>> SqliteStore::SoftwareVersions(const SoftwarePin& pin) {
   // Software versions, newest first (cuBLASLt, then runtime, then driver).
   auto versions = conn_->Prepare(
       "SELECT id FROM software WHERE (?1 IS NULL OR cublaslt = ?1) AND "
@@ -370,7 +370,7 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
                                                                    const SoftwarePin& pin,
                                                                    const MeasureMode& mode) {
   std::set<GemmKey> wanted(keys.begin(), keys.end());
-  auto software_ids = PinnedSoftware(pin);
+  auto software_ids = SoftwareVersions(pin);
   if (!software_ids.ok()) return software_ids.status();
   // Each key takes the newest version that has it: probe versions newest
   // first and drop keys as they are found.
@@ -398,35 +398,48 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
 }
 
 absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
-    const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
+    const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
     const MeasureMode& mode) {
   const std::set<GemmKey> wanted(keys.begin(), keys.end());
-  auto software_ids = PinnedSoftware(pin);
-  if (!software_ids.ok()) return software_ids.status();
-  const std::set<int64_t> allowed(software_ids->begin(), software_ids->end());
   std::map<GemmKey, std::vector<RunBest>> out;
   auto status = ScanKeyRanges(
       *conn_,
-      "SELECT dtype, trans_a, trans_b, batch, m, n, k, job_id, device_id, software_id, "
-      "measurement_id, median_us, ci_low_us, ci_high_us FROM run_bests WHERE gpu_model = ?1 AND "
-      "cache_mode = ?2 AND clock_policy = ?13",
+      "SELECT dtype, trans_a, trans_b, batch, m, n, k, job_id, device_id, measurement_id, "
+      "median_us, ci_low_us, ci_high_us FROM run_bests WHERE gpu_model = ?1 AND "
+      "cache_mode = ?2 AND clock_policy = ?13 AND software_id = ?14",
       wanted,
       [&](Statement& s) {
         s.Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache));
-        s.Bind(13, ClockPolicyName(mode.clocks));
+        s.Bind(13, ClockPolicyName(mode.clocks)).Bind(14, software_id);
       },
       [&](GemmKey key, const Statement& s) {
-        RunBest b;
-        b.run = {s.Int("job_id"), s.Int("device_id"), s.Int("software_id")};
-        if (!allowed.contains(b.run.software_id)) return;
+        RunBest b;  // read in the SELECT's order
+        b.run = {s.Int("job_id"), s.Int("device_id"), software_id};
+        b.measurement_id = s.Int("measurement_id");
         b.median_us = s.Double("median_us");
         b.ci_low_us = s.Double("ci_low_us");
         b.ci_high_us = s.Double("ci_high_us");
-        b.measurement_id = s.Int("measurement_id");
         out[std::move(key)].push_back(b);
       },
       "looking up each run's measurements");
   if (!status.ok()) return status;
+  // When each run's job started: a few jobs, however many rows.
+  std::map<int64_t, int64_t> started;
+  auto job = conn_->Prepare("SELECT created_us FROM jobs WHERE id = ?1");
+  if (!job.ok()) return job.status();
+  for (auto& [key, runs] : out) {
+    for (RunBest& b : runs) {
+      if (b.run.job_id == 0) continue;
+      auto [it, added] = started.try_emplace(b.run.job_id, 0);
+      if (added) {
+        auto found = (*job)->Reset().Bind(1, b.run.job_id).Step("reading a job's start");
+        if (!found.ok()) return found.status();
+        if (*found) it->second = (*job)->Int("created_us");
+        (*job)->Reset();
+      }
+      b.started_us = it->second;
+    }
+  }
   return out;
 }
 

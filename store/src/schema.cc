@@ -363,12 +363,15 @@ END;
     // 7 → 8: each run's fastest verified algorithm per GEMM (a run: one job
     // on one device with one software version; job_id 0 for rows written
     // outside a job), so that an answer summing several GEMMs takes them all
-    // from one run instead of the fastest of each across runs.
+    // from one run instead of the fastest of each across runs. Keyed by
+    // software before the GEMM, so that a software version's runs of a
+    // window are one range scan.
     R"sql(
 CREATE TABLE run_bests(
   gpu_model TEXT NOT NULL,
   cache_mode TEXT NOT NULL,
   clock_policy TEXT NOT NULL,
+  software_id INTEGER NOT NULL REFERENCES software(id),
   dtype TEXT NOT NULL,
   trans_a INTEGER NOT NULL,
   trans_b INTEGER NOT NULL,
@@ -378,19 +381,18 @@ CREATE TABLE run_bests(
   k INTEGER NOT NULL,
   job_id INTEGER NOT NULL,
   device_id INTEGER NOT NULL REFERENCES devices(id),
-  software_id INTEGER NOT NULL REFERENCES software(id),
   measurement_id INTEGER NOT NULL REFERENCES measurements(id),
   median_us REAL NOT NULL,
   ci_low_us REAL NOT NULL,
   ci_high_us REAL NOT NULL,
-  PRIMARY KEY(gpu_model, cache_mode, clock_policy, dtype, trans_a, trans_b, batch, m, n, k,
-              job_id, device_id, software_id)) WITHOUT ROWID;
+  PRIMARY KEY(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch,
+              m, n, k, job_id, device_id)) WITHOUT ROWID;
 INSERT INTO run_bests
-  SELECT gpu_model, cache_mode, clock_policy, dtype, trans_a, trans_b, batch, m, n, k,
-         coalesce(job_id, 0), device_id, software_id, id, min(median_us), ci_low_us, ci_high_us
+  SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, m, n,
+         k, coalesce(job_id, 0), device_id, id, min(median_us), ci_low_us, ci_high_us
   FROM measurements WHERE verified = 1
-  GROUP BY gpu_model, cache_mode, clock_policy, dtype, trans_a, trans_b, batch, m, n, k,
-           coalesce(job_id, 0), device_id, software_id;
+  GROUP BY gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, m,
+           n, k, coalesce(job_id, 0), device_id;
 )sql",
 };
 

@@ -177,15 +177,21 @@ absl::Status Statement::ForEachRow(std::string_view doing,
 int Statement::Index(std::string_view column) const {
   if (columns_.empty()) {
     const int n = sqlite3_column_count(stmt_);
-    for (int i = 0; i < n; ++i) columns_.emplace(sqlite3_column_name(stmt_, i), i);
+    for (int i = 0; i < n; ++i) columns_.emplace_back(sqlite3_column_name(stmt_, i));
   }
-  auto it = columns_.find(column);
-  if (it == columns_.end()) {
-    std::fprintf(stderr, "crest store: bug: no column '%.*s' in: %s\n",
-                 static_cast<int>(column.size()), column.data(), sqlite3_sql(stmt_));
-    std::abort();
+  // Readers read a row's columns in the same order every row: the column
+  // after the last one read is tried first (profiled: hashing the name was a
+  // tenth of a d_ff ranking's time).
+  if (next_ < columns_.size() && columns_[next_] == column) return static_cast<int>(next_++);
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    if (columns_[i] == column) {
+      next_ = i + 1;
+      return static_cast<int>(i);
+    }
   }
-  return it->second;
+  std::fprintf(stderr, "crest store: bug: no column '%.*s' in: %s\n",
+               static_cast<int>(column.size()), column.data(), sqlite3_sql(stmt_));
+  std::abort();
 }
 
 int64_t Statement::IntAt(int index) const { return sqlite3_column_int64(stmt_, index); }

@@ -111,10 +111,6 @@ class Statement final {
   bool IsNull(std::string_view column) const { return IsNullAt(Index(column)); }
 
  private:
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
-  };
   int Index(std::string_view column) const;
   int64_t IntAt(int index) const;
   double DoubleAt(int index) const;
@@ -124,9 +120,10 @@ class Statement final {
 
   sqlite3_stmt* stmt_;
   const Connection* conn_;
-  // Column name → index, filled at the first read (a statement's columns
+  // Column names by index, filled at the first read (a statement's columns
   // never change once prepared).
-  mutable std::unordered_map<std::string, int, NameHash, std::equal_to<>> columns_;
+  mutable std::vector<std::string> columns_;
+  mutable size_t next_ = 0;  // where the next read's column probably is
 };
 
 }  // namespace crest::store::internal

@@ -55,8 +55,9 @@ class SqliteStore final : public Store {
                                                         const SoftwarePin& pin,
                                                         const MeasureMode& mode) override;
   absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) override;
+  absl::StatusOr<std::vector<int64_t>> SoftwareVersions(const SoftwarePin& pin) override;
   absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
-      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
+      const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
       const MeasureMode& mode) override;
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) override;
   absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
@@ -83,8 +84,6 @@ class SqliteStore final : public Store {
   // Folds verified measurement rows with id > `after_id` into run_bests
   // and best_measurements (inside a transaction).
   absl::Status UpdateBest(int64_t after_id);
-  // The ids of the software versions `pin` allows, newest first.
-  absl::StatusOr<std::vector<int64_t>> PinnedSoftware(const SoftwarePin& pin);
   // Adds `count` to a job's done counter (inside a transaction).
   absl::Status CountProgress(std::optional<int64_t> job_id, int64_t count);
   absl::Status WriteAllowed() const;

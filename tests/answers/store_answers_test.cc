@@ -36,12 +36,14 @@ class StoreAnswersTest : public ::testing::Test {
 
   // Runs `spec` as a new job (forced: every GEMM measured again), a minute
   // after the previous one.
-  void Sweep(const std::string& spec, double slowdown, const std::string& uuid = "GPU-fake-0") {
+  void Sweep(const std::string& spec, double slowdown, const std::string& uuid = "GPU-fake-0",
+             int64_t cublaslt = 130100) {
     now_s_ += 60;
     env_.SetNow(now_s_);
     FakeMeasuringBackend gpu;
     gpu.slowdown = slowdown;
     gpu.uuid = uuid;
+    gpu.cublaslt = cublaslt;
     sweep::SweepOptions options;
     options.force = true;
     auto done = sweep::RunSweep(Spec(spec), gpu, *db_, options);
@@ -133,6 +135,25 @@ TEST_F(StoreAnswersTest, RunsOfOtherDevicesCountAsRunsAndTheNewestAnswers) {
     ASSERT_EQ(row.runs.size(), 1u);
     EXPECT_EQ(row.runs[0].device_uuid, "GPU-fake-2");
   }
+}
+
+TEST_F(StoreAnswersTest, TheNewestSoftwareThatMeasuredACandidateWholeAnswersNeverMixedWithOlder) {
+  // cuBLASLt 13.2 measured ±0 first; 13.1 measured ±1 afterwards, later in
+  // time: 10922 is 13.2's (newer software), 10921 and 10923 only 13.1's.
+  Sweep(R"({"dff":[{"hidden":4096,"window":0}]})", 2.0, "GPU-fake-0", 130200);
+  Sweep(R"({"dff":[{"hidden":4096,"window":1}]})", 1.0, "GPU-fake-0", 130100);
+  auto r = Dff(EveryCandidate(4096, 1));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->measured, 3);
+  for (const DffRow& row : r->rows) {
+    EXPECT_EQ(row.software.cublaslt, row.d_ff == 10922 ? 130200 : 130100) << row.d_ff;
+    EXPECT_EQ(row.runs.size(), 1u);
+  }
+  AnswerOptions pinned;
+  pinned.pin.cublaslt = 130100;
+  auto old = StoreAnswers(*db_, "s.db", pinned)->Dff(EveryCandidate(4096, 1), **FindGpu("h100"));
+  ASSERT_TRUE(old.ok());
+  for (const DffRow& row : old->rows) EXPECT_EQ(row.software.cublaslt, 130100) << row.d_ff;
 }
 
 TEST_F(StoreAnswersTest, MeasuredRowsCarryTheirIntervalAndTiesFollowTheRule) {

@@ -349,7 +349,9 @@ TEST(StoreRuns, EachJobOnEachDeviceIsARunWithItsOwnBestAndItsNameAndSurvivesAMer
                                         crest::testing::FakeMeasurement(g, base, 3, 1))
                       .ok());
     }
-    auto runs = db->RunBests("H100-SXM", {&key, 1}, {}, kDefaultMode);
+    auto versions = db->SoftwareVersions({});
+    ASSERT_TRUE(versions.ok() && versions->size() == 1u);
+    auto runs = db->RunBests("H100-SXM", {&key, 1}, versions->front(), kDefaultMode);
     ASSERT_TRUE(runs.ok()) << runs.status();
     ASSERT_EQ(runs->at(key).size(), 2u);
     std::map<int64_t, double> by_job;
@@ -373,15 +375,17 @@ TEST(StoreRuns, EachJobOnEachDeviceIsARunWithItsOwnBestAndItsNameAndSurvivesAMer
     }
     store::SoftwarePin other;
     other.cublaslt = 120000;
-    EXPECT_TRUE(db->RunBests("H100-SXM", {&key, 1}, other, kDefaultMode)->empty())
-        << "the pin keeps other software out";
+    EXPECT_TRUE(db->SoftwareVersions(other)->empty()) << "the pin keeps other software out";
+    EXPECT_TRUE(db->RunBests("H100-SXM", {&key, 1}, versions->front() + 1, kDefaultMode)->empty())
+        << "another version's runs are not this one's";
     const std::string snapshot = dir.File(std::string(host) + ".snapshot");
     ASSERT_TRUE(db->ExportTo(snapshot).ok());
     snapshots.push_back(snapshot);
   }
   auto catalogue = OpenOk(dir.File("catalogue.db"));
   for (const auto& snapshot : snapshots) ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
-  auto runs = catalogue->RunBests("H100-SXM", {&key, 1}, {}, kDefaultMode);
+  auto runs = catalogue->RunBests("H100-SXM", {&key, 1}, catalogue->SoftwareVersions({})->front(),
+                                  kDefaultMode);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->at(key).size(), 4u) << "two runs on each of two nodes";
   std::vector<RunKey> keys;
@@ -699,7 +703,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty())
       << "a burst row answered a sustained query";
   // Each device's rows (written outside any job) are one run each.
-  auto runs = db->RunBests("H100-SXM", {&key, 1}, {}, burst);
+  auto runs = db->RunBests("H100-SXM", {&key, 1}, db->SoftwareVersions({})->front(), burst);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->at(key).size(), 3u);
   for (const RunBest& b : runs->at(key)) EXPECT_EQ(b.run.job_id, 0);

@@ -6,7 +6,7 @@ namespace crest::testing {
 
 const GpuSpec& FakeMeasuringBackend::Gpu() const { return **FindGpu("h100"); }
 DeviceInfo FakeMeasuringBackend::Device() const { return FakeH100(uuid); }
-SoftwareInfo FakeMeasuringBackend::Software() const { return FakeSoftware(); }
+SoftwareInfo FakeMeasuringBackend::Software() const { return FakeSoftware(cublaslt); }
 
 absl::Status FakeMeasuringBackend::Reserve(std::span<const GemmShape> plan) {
   reserved.assign(plan.begin(), plan.end());

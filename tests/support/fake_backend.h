@@ -20,6 +20,7 @@ class FakeMeasuringBackend final : public Backend {
 
   std::string uuid = "GPU-fake-0";
   double slowdown = 1;  // this device's times, relative to the script
+  int64_t cublaslt = 130100;  // the software it reports
   MeasureMode mode;     // what its results are keyed by
   std::vector<GemmShape> reserved;  // the plan of the last Reserve
 

@@ -119,6 +119,7 @@ struct RunBest {
   double ci_low_us = 0;  // the 95% interval of that median; 0 when the row predates intervals
   double ci_high_us = 0;
   int64_t measurement_id = 0;
+  int64_t started_us = 0;  // when the run's job was created (0: outside any job): newer first
 };
 
 // What an answer says about a run.

@@ -173,12 +173,16 @@ class Store {
                                                                 const SoftwarePin& pin,
                                                                 const MeasureMode& mode) = 0;
   virtual absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) = 0;
-  // Per run, each key's fastest verified algorithm on `gpu_model` measured
-  // in `mode`, from software the pin allows: what answers that combine GEMMs
-  // read, so that a sum is taken over the GEMMs of one run (RunKey). Keys
-  // no run measured are absent; a key's runs come in no particular order.
+  // The software versions `pin` allows, newest first (cuBLASLt, then CUDA
+  // runtime, then driver): the order answers try them in.
+  virtual absl::StatusOr<std::vector<int64_t>> SoftwareVersions(const SoftwarePin& pin) = 0;
+  // Per run on software `software_id`, each key's fastest verified
+  // algorithm on `gpu_model` measured in `mode`: what answers that combine
+  // GEMMs read, so that a sum is taken over the GEMMs of one run (RunKey).
+  // Keys no run measured are absent; a key's runs come in no particular
+  // order, each with its job's start.
   virtual absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
-      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
+      const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
       const MeasureMode& mode) = 0;
   // The job, device and software of each run, in the order given. NotFound
   // names a run whose device or software is not in the database.

@@ -31,11 +31,13 @@ namespace crest::answers {
 
 // How a measured answer combines runs (a run: one sweep job on one device).
 enum class RunChoice {
-  // Each candidate from the most recent run that measured all of its GEMMs
-  // (the same mode and allowed software); a candidate no one run measured
+  // Each candidate from the most recent run that measured all of its GEMMs,
+  // on the newest allowed software version that has such a run (versions
+  // are never mixed), in the mode asked; a candidate no one run measured
   // whole is predicted. The default.
   kLatest,
-  // Every run pooled: per GEMM the median of the runs' medians (with an even
+  // Every run of the newest allowed software version that measured every
+  // GEMM, pooled: per GEMM the median of the runs' medians (with an even
   // count the mean of the two middle ones), its interval covering the runs'
   // intervals; labelled pooled, never as one run's figure.
   kAll,

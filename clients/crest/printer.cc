@@ -1,5 +1,5 @@
-// The three printers: each visits what it is given and prints that result's
-// layout in its format.
+// The printers: one per format, each visiting what it is given and writing
+// that result's layout in its format.
 #include "printer.h"
 
 #include "json_views.h"
@@ -8,36 +8,33 @@
 namespace crest::cli {
 namespace {
 
-class TablePrinter final : public Printer {
- public:
-  explicit TablePrinter(std::ostream& out) : out_(out) {}
-  using Printer::Print;
-  void Print(Printable what) override {
-    std::visit([this](const auto* result) { Text(*result, out_); }, what);
+// Each format is how one result is written.
+struct AsText {
+  template <typename Result>
+  void operator()(const Result& r, std::ostream& out) const {
+    Text(r, out);
   }
-
- private:
-  std::ostream& out_;
+};
+struct AsJson {
+  template <typename Result>
+  void operator()(const Result& r, std::ostream& out) const {
+    out << Document(Json(r)) << '\n';
+  }
+};
+struct AsCsv {
+  template <typename Result>
+  void operator()(const Result& r, std::ostream& out) const {
+    Csv(r).PrintCsv(out);
+  }
 };
 
-class JsonPrinter final : public Printer {
+template <typename Write>
+class FormatPrinter final : public Printer {
  public:
-  explicit JsonPrinter(std::ostream& out) : out_(out) {}
+  explicit FormatPrinter(std::ostream& out) : out_(out) {}
   using Printer::Print;
   void Print(Printable what) override {
-    std::visit([this](const auto* result) { out_ << Document(Json(*result)) << '\n'; }, what);
-  }
-
- private:
-  std::ostream& out_;
-};
-
-class CsvPrinter final : public Printer {
- public:
-  explicit CsvPrinter(std::ostream& out) : out_(out) {}
-  using Printer::Print;
-  void Print(Printable what) override {
-    std::visit([this](const auto* result) { Csv(*result).PrintCsv(out_); }, what);
+    std::visit([this](const auto* result) { Write{}(*result, out_); }, what);
   }
 
  private:
@@ -48,11 +45,11 @@ class CsvPrinter final : public Printer {
 
 std::unique_ptr<Printer> MakePrinter(Format format, std::ostream& out) {
   switch (format) {
-    case Format::kJson: return std::make_unique<JsonPrinter>(out);
-    case Format::kCsv: return std::make_unique<CsvPrinter>(out);
+    case Format::kJson: return std::make_unique<FormatPrinter<AsJson>>(out);
+    case Format::kCsv: return std::make_unique<FormatPrinter<AsCsv>>(out);
     case Format::kTable: break;
   }
-  return std::make_unique<TablePrinter>(out);
+  return std::make_unique<FormatPrinter<AsText>>(out);
 }
 
 std::unique_ptr<Printer> PrinterFor(const Io& io) {

@@ -120,8 +120,10 @@ void PrintHeadline(const DffRanking& r, std::ostream& out) {
     for (const DffRow& row : r.rows) {
       if (row.tie_group == 1 && row.d_ff != best.d_ff) shown.push_back(row.d_ff);
     }
-    out << "; tied with it: " << r.tied_with_best - 1 << " (d_ff " << StrJoin(shown, ", ")
-        << (static_cast<int64_t>(shown.size()) < r.tied_with_best - 1 ? ", ..." : "")
+    const bool all_shown = static_cast<int64_t>(shown.size()) == r.tied_with_best - 1;
+    out << "; tied with it: " << r.tied_with_best - 1 << " ("
+        << (shown.empty() ? std::string("--top 0 lists them")
+                          : StrCat("d_ff ", StrJoin(shown, ", "), all_shown ? "" : ", ..."))
         << "): the "
         << (best.source == Source::kPredicted ? "model's expected error" : "95% intervals")
         << " cannot order them; pick among them by other needs (parameters, alignment)";

@@ -155,5 +155,15 @@ TEST(CrestDefaults, TheFlagsDefaultsAreTheOnesEveryQuestionShares) {
   EXPECT_EQ(top["candidates"].size(), static_cast<size_t>(kDefaultTop));
 }
 
+// The headline names the rows tied with it that the table shows, and says
+// how to see them all when --top hides every one.
+TEST(CrestDff, TheHeadlineSaysHowToSeeTiedRowsTheTableHides) {
+  const auto one = Crest("dff --hidden 4096 --gpu h100 --top 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("tied with it: 2 (--top 0 lists them)"), std::string::npos) << one.out;
+  const auto all = Crest("dff --hidden 4096 --gpu h100 --top 3");
+  EXPECT_NE(all.out.find("tied with it: 2 (d_ff 10816, 10808)"), std::string::npos) << all.out;
+}
+
 }  // namespace
 }  // namespace crest

@@ -24,9 +24,7 @@ using wire::Fill;
 using wire::GemmOf;
 using wire::GpuOf;
 using wire::JobStateOf;
-using wire::ModeOf;
 using wire::OptionsOf;
-using wire::PinOf;
 
 namespace {
 

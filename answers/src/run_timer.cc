@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <tuple>
 
-#include "crest/common/str_cat.h"
 
 namespace crest::answers::internal {
 namespace {
@@ -20,17 +19,6 @@ double High(const store::RunBest& b) { return b.ci_high_us > 0 ? b.ci_high_us : 
 
 bool Newer(const store::RunBest& a, const store::RunBest& b) {
   return std::tuple(a.started_us, a.run) > std::tuple(b.started_us, b.run);
-}
-
-Timing PredictedTiming(double time_us, double expected_error, std::string version) {
-  Timing t;
-  t.time_us = time_us;
-  // Within the model's expected error of each other: one tie.
-  t.low_us = time_us * (1 - expected_error / 2);
-  t.high_us = time_us * (1 + expected_error / 2);
-  t.source = Source::kPredicted;
-  t.provenance = std::move(version);
-  return t;
 }
 
 }  // namespace
@@ -207,9 +195,7 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
     if (!run.ok()) return run.status();
     std::string& provenance = provenance_[b.run];
     if (provenance.empty()) {
-      provenance = StrCat(DescribeProvenance((*run)->device, (*run)->software), "; ",
-                          CacheModeName(options_.mode.cache), " L2, ",
-                          ClockPolicyName(options_.mode.clocks), " clocks");
+      provenance = DescribeMeasurement((*run)->device, (*run)->software, options_.mode);
     }
     Timing t;
     t.time_us = c.pooled ? c.pooled_us[i] : b.median_us;

@@ -118,6 +118,12 @@ std::unique_ptr<Answers> StoreAnswers(std::unique_ptr<store::Store> db, std::str
   return std::make_unique<StoreAnswersImpl>(ref, std::move(db), std::move(description), options);
 }
 
+std::string DescribeMeasurement(const DeviceInfo& device, const SoftwareInfo& software,
+                                const MeasureMode& mode) {
+  return StrCat(DescribeProvenance(device, software), "; ", CacheModeName(mode.cache), " L2, ",
+                ClockPolicyName(mode.clocks), " clocks");
+}
+
 absl::StatusOr<std::vector<Timing>> TimeGemmSet(store::Store& db, const GpuSpec& gpu,
                                                 const AnswerOptions& options,
                                                 std::span<const GemmShape> gemms,
@@ -166,21 +172,14 @@ absl::StatusOr<Timing> TimingOf(const GemmAnswer& a, const GemmShape& g) {
     t.source = Source::kMeasured;
     t.device = m.device;
     t.software = m.software;
-    t.provenance = StrCat(DescribeProvenance(m.device, m.software), "; ",
-                          CacheModeName(m.mode.cache), " L2, ", ClockPolicyName(m.mode.clocks),
-                          " clocks");
+    t.provenance = DescribeMeasurement(m.device, m.software, m.mode);
     t.runs = a.runs;
     t.pooled = a.pooled;
     return t;
   }
   if (a.predicted) {
-    const auto& p = *a.predicted;
-    t.time_us = p.time_us;
-    t.low_us = p.time_us * (1 - p.expected_error / 2);
-    t.high_us = p.time_us * (1 + p.expected_error / 2);
-    t.source = Source::kPredicted;
-    t.provenance = p.model_version;
-    return t;
+    return PredictedTiming(a.predicted->time_us, a.predicted->expected_error,
+                           a.predicted->model_version);
   }
   return absl::NotFoundError(StrCat("nothing answers ", g.name, " (", DTypeName(g.dtype),
                                     " M=", g.m, " N=", g.n, " K=", g.k, ")"));

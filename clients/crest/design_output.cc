@@ -106,9 +106,9 @@ constexpr const char* kAttentionNote =
 
 // The runs the shown rows' times come from, each once.
 std::vector<RunInfo> RunsOf(const DesignResult& r) {
-  std::vector<Timing> steps;
-  for (const DesignRow* row : Shown(r)) steps.push_back(row->step_train);
-  return SumTimings(steps).runs;
+  std::vector<RunInfo> runs;
+  for (const DesignRow* row : Shown(r)) MergeRuns(runs, row->step_train.runs);
+  return runs;
 }
 
 }  // namespace

@@ -164,9 +164,7 @@ json JobJson(const v1::Job& in) {
   j.error = in.error();
   j.spec = in.spec_json();
   json out = JobJson(j);
-  auto state = wire::JobStateOf(in.state());
-  out["state"] = state.ok() && state->has_value() ? json(store::JobStateName(**state))
-                                                  : json("unknown");
+  out["state"] = wire::JobStateText(in.state());  // "unknown" for a state this crest lacks
   return out;
 }
 

@@ -61,13 +61,9 @@ void SetSpeedups(DffRanking& out, std::vector<DffRow>& rows) {
 
 // The runs the rows come from, each once.
 std::vector<RunInfo> RunsOf(const std::vector<DffRow>& rows) {
-  std::vector<Timing> parts;
-  for (const DffRow& row : rows) {
-    Timing t;
-    t.runs = row.runs;
-    parts.push_back(std::move(t));
-  }
-  return SumTimings(parts).runs;
+  std::vector<RunInfo> runs;
+  for (const DffRow& row : rows) MergeRuns(runs, row.runs);
+  return runs;
 }
 
 }  // namespace

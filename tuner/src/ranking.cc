@@ -28,23 +28,41 @@ RankedOrder RankWithTies(const std::vector<std::optional<TieKey>>& keys, Source 
   std::stable_sort(ranked.begin(), ranked.end(), [&](size_t a, size_t b) {
     return std::pair(kind(a), keys[a]->time_us) < std::pair(kind(b), keys[b]->time_us);
   });
-  // Groups: the fastest row left leads; every row left of its kind whose
-  // interval reaches the leader's time joins. Rows of one kind are
-  // contiguous in `ranked`, fastest first.
+  // Groups, kind by kind: the fastest row left leads; every row left whose
+  // interval reaches the leader's time joins. Leaders' times only grow, so a
+  // group is the rows whose low end lies between the previous leader's time
+  // and this one's: one pass over the rows sorted by their low end (n log n;
+  // a window of 100,000 candidates must not cost n²).
+  const auto low = [&](size_t i) { return std::min(keys[i]->low_us, keys[i]->time_us); };
   int groups = 0;
   std::vector<bool> placed(keys.size(), false);
-  for (size_t at = 0; at < ranked.size(); ++at) {
-    const size_t leader = ranked[at];
-    if (placed[leader]) continue;
-    ++groups;
-    const TieKey& lead = *keys[leader];
-    for (size_t j = at; j < ranked.size() && keys[ranked[j]]->source == lead.source; ++j) {
-      const size_t r = ranked[j];
-      if (placed[r] || keys[r]->low_us > lead.time_us) continue;
-      placed[r] = true;
-      out.group[r] = groups;
-      out.order.push_back(r);
+  std::vector<size_t> position(keys.size(), 0);  // in time order
+  for (size_t at = 0; at < ranked.size(); ++at) position[ranked[at]] = at;
+  for (size_t begin = 0; begin < ranked.size();) {
+    size_t end = begin;
+    while (end < ranked.size() && keys[ranked[end]]->source == keys[ranked[begin]]->source) ++end;
+    std::vector<size_t> by_low(ranked.begin() + static_cast<std::ptrdiff_t>(begin),
+                               ranked.begin() + static_cast<std::ptrdiff_t>(end));
+    std::stable_sort(by_low.begin(), by_low.end(),
+                     [&](size_t a, size_t b) { return low(a) < low(b); });
+    size_t next_low = 0;
+    for (size_t at = begin; at < end; ++at) {
+      if (placed[ranked[at]]) continue;
+      const double leader_time = keys[ranked[at]]->time_us;
+      ++groups;
+      std::vector<size_t> members;
+      for (; next_low < by_low.size() && low(by_low[next_low]) <= leader_time; ++next_low) {
+        if (!placed[by_low[next_low]]) members.push_back(by_low[next_low]);
+      }
+      std::sort(members.begin(), members.end(),
+                [&](size_t a, size_t b) { return position[a] < position[b]; });
+      for (size_t r : members) {
+        placed[r] = true;
+        out.group[r] = groups;
+        out.order.push_back(r);
+      }
     }
+    begin = end;
   }
   out.order.insert(out.order.end(), left_out.begin(), left_out.end());
   return out;

@@ -16,13 +16,7 @@ Timing SumTimings(std::span<const Timing> parts) {
     sum.low_us += t.low_us > 0 ? t.low_us : t.time_us;
     sum.high_us += t.high_us > 0 ? t.high_us : t.time_us;
     sum.pooled = sum.pooled || t.pooled;
-    for (const RunInfo& run : t.runs) {
-      const bool known = std::any_of(sum.runs.begin(), sum.runs.end(), [&](const RunInfo& r) {
-        return r.job_uid == run.job_uid && r.job_id == run.job_id &&
-               r.device_uuid == run.device_uuid;
-      });
-      if (!known) sum.runs.push_back(run);
-    }
+    MergeRuns(sum.runs, t.runs);
     if (first) {
       first = false;
       sum.source = t.source;
@@ -34,6 +28,26 @@ Timing SumTimings(std::span<const Timing> parts) {
     }
   }
   return sum;
+}
+
+void MergeRuns(std::vector<RunInfo>& into, std::span<const RunInfo> runs) {
+  for (const RunInfo& run : runs) {
+    const bool known = std::any_of(into.begin(), into.end(), [&](const RunInfo& r) {
+      return r.job_id == run.job_id && r.job_uid == run.job_uid &&
+             r.device_uuid == run.device_uuid;
+    });
+    if (!known) into.push_back(run);
+  }
+}
+
+Timing PredictedTiming(double time_us, double expected_error, std::string model_version) {
+  Timing t;
+  t.time_us = time_us;
+  t.low_us = time_us * (1 - expected_error / 2);
+  t.high_us = time_us * (1 + expected_error / 2);
+  t.source = Source::kPredicted;
+  t.provenance = std::move(model_version);
+  return t;
 }
 
 GemmSetTimer EachGemm(GemmTimer timer) {
@@ -54,14 +68,7 @@ GemmTimer PredictorTimer(const GpuSpec& gpu) {
   return [&gpu](const GemmShape& g) -> absl::StatusOr<Timing> {
     auto p = Predict(g, gpu);
     if (!p.ok()) return p.status();
-    Timing t;
-    t.time_us = p->time_us;
-    // Candidates within the model's expected error of each other are tied.
-    t.low_us = p->time_us * (1 - p->expected_error / 2);
-    t.high_us = p->time_us * (1 + p->expected_error / 2);
-    t.source = Source::kPredicted;
-    t.provenance = std::string(p->model_version);
-    return t;
+    return PredictedTiming(p->time_us, p->expected_error, std::string(p->model_version));
   };
 }
 

@@ -102,12 +102,10 @@ absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& q, const GemmSe
         StrCat("vocab (", q.vocab, ") padded to a multiple of 8·tp exceeds ", kMaxVocab));
   }
   out.baseline = out.rows.front().padded;
-  std::vector<Timing> all;
   for (VocabRow& row : out.rows) {
     if (auto s = Time(q, timer, row); !s.ok()) return s;
-    all.push_back(row.train);
+    MergeRuns(out.runs, row.train.runs);
   }
-  out.runs = SumTimings(all).runs;
   SetSpeedups(q, predict, out);
   std::vector<std::pair<Source, double>> speedups;
   for (const VocabRow& r : out.rows) speedups.emplace_back(Ranked(q, r).source, r.speedup);

@@ -124,6 +124,9 @@ store::PredictionRow PredictionRowOf(const GemmShape& gemm, const GpuSpec& gpu,
 // "NVIDIA H100 80GB HBM3 GPU-… on node7; driver 580.1, CUDA runtime 13000,
 // cuBLASLt 130100"
 std::string DescribeProvenance(const DeviceInfo& device, const SoftwareInfo& software);
+// The same, and how it was measured: "…; cold L2, sustained clocks".
+std::string DescribeMeasurement(const DeviceInfo& device, const SoftwareInfo& software,
+                                const MeasureMode& mode);
 
 // The Timing of a GEMM's answer (measured: the median and its interval, or
 // the pooled interval; predicted: the expected error around the time).

@@ -52,6 +52,15 @@ using GemmSetTimer =
 // in order of first appearance.
 Timing SumTimings(std::span<const Timing> parts);
 
+// A predicted time: its interval the model's expected error around it
+// (±expected_error/2, so predictions within about that error of each other
+// are tied), labelled with the model version.
+Timing PredictedTiming(double time_us, double expected_error, std::string model_version);
+
+// Adds to `into` each run of `runs` it does not hold yet (by job, its uid
+// and device), keeping first appearance order.
+void MergeRuns(std::vector<RunInfo>& into, std::span<const RunInfo> runs);
+
 // A set timer that asks `timer` for each GEMM on its own: right only for a
 // source whose answers are all of one kind and need no run (the model).
 GemmSetTimer EachGemm(GemmTimer timer);

@@ -42,7 +42,7 @@ std::optional<JobState> ParseJobState(std::string_view text) {
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
                                                    const StoreOptions& options) {
   if (path.empty()) return absl::InvalidArgumentError("db: no database path given");
-  if (options.read_only && access(path.c_str(), F_OK) != 0) {
+  if ((options.read_only || !options.create) && access(path.c_str(), F_OK) != 0) {
     return absl::NotFoundError(StrCat(path, ": no such database file"));
   }
   internal::Connection::Options conn_options;

@@ -36,7 +36,8 @@ struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
   // schema is refused with a message saying how to upgrade it.
   bool read_only = false;
-  // Create the file when missing (writers only).
+  // Create the file when missing (writers only). A file that is missing
+  // where it must not be created (read_only, or !create) is NotFound.
   bool create = true;
   // fsync each commit (FULL); false uses NORMAL: safe when the process dies,
   // may lose the last commits if the machine loses power.

@@ -35,67 +35,102 @@ absl::Status RunTimer::LoadVersions() {
 absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
   if (auto s = LoadVersions(); !s.ok()) return s;
   // Version by version, newest first, the runs of the sets not yet answered.
-  std::vector<std::vector<store::GemmKey>> open;
+  std::vector<const std::vector<GemmShape>*> open;
   for (const auto& set : sets) {
-    std::vector<store::GemmKey> keys = KeysOf(set);
-    if (!keys.empty() && chosen_.emplace(keys, Chosen{}).second) open.push_back(std::move(keys));
+    if (set.empty()) continue;
+    auto [it, added] = chosen_.try_emplace(set.data());
+    if (!added) continue;
+    it->second.size = set.size();
+    it->second.first = store::GemmKey::Of(set.front());
+    open.push_back(&set);
   }
   for (Version& version : *versions_) {
     if (open.empty()) break;
     std::vector<store::GemmKey> keys;
-    for (const auto& set : open) keys.insert(keys.end(), set.begin(), set.end());
-    if (auto s = FetchRuns(version, keys); !s.ok()) return s;
-    std::vector<std::vector<store::GemmKey>> still_open;
-    for (auto& set : open) {
-      Chosen& chosen = chosen_.at(set);
-      const bool whole = std::all_of(set.begin(), set.end(), [&](const store::GemmKey& k) {
+    for (const auto* set : open) {
+      for (const GemmShape& g : *set) keys.push_back(store::GemmKey::Of(g));
+    }
+    auto bests = db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode);
+    if (!bests.ok()) return bests.status();
+    Keep(version, *std::move(bests));
+    std::vector<const std::vector<GemmShape>*> still_open;
+    for (const auto* set : open) {
+      Chosen& chosen = chosen_.at(set->data());
+      const std::vector<store::GemmKey> set_keys = KeysOf(*set);
+      const bool whole = std::all_of(set_keys.begin(), set_keys.end(), [&](const auto& k) {
         return version.bests.contains(k);
       });
-      if (whole) chosen.choice = ChooseIn(version, set);
+      if (whole) chosen.choice = ChooseIn(version, set_keys);
       if (chosen.choice) continue;
       chosen.across_runs = chosen.across_runs || whole;
-      still_open.push_back(std::move(set));
+      still_open.push_back(set);
     }
     open = std::move(still_open);
   }
-  // The store's predictions for the sets no measurement answers.
-  std::vector<GemmShape> unanswered;
+  // The store's predictions for the sets no measurement answers, in a few
+  // queries; Predicted reads what else it needs.
+  std::vector<store::GemmKey> unanswered;
   for (const auto& set : sets) {
-    if (!chosen_.at(KeysOf(set)).choice) unanswered.insert(unanswered.end(), set.begin(), set.end());
+    if (set.empty()) continue;
+    Chosen& chosen = chosen_.at(set.data());
+    if (chosen.choice || chosen.predictions_read) continue;
+    chosen.predictions_read = true;
+    for (const GemmShape& g : set) unanswered.push_back(store::GemmKey::Of(g));
   }
-  return FetchPredictions(unanswered);
+  return ReadPredictions(unanswered);
+}
+
+const RunTimer::Chosen* RunTimer::Prefetched(std::span<const GemmShape> set) const {
+  if (set.empty()) return nullptr;
+  auto it = chosen_.find(set.data());
+  if (it == chosen_.end() || it->second.size != set.size() ||
+      !(it->second.first == store::GemmKey::Of(set.front()))) {
+    return nullptr;
+  }
+  return &it->second;
+}
+
+void RunTimer::Keep(Version& version,
+                    std::map<store::GemmKey, std::vector<store::RunBest>> bests) {
+  for (auto& [key, runs] : bests) {
+    std::sort(runs.begin(), runs.end(), Newer);
+    version.bests[key] = std::move(runs);
+  }
 }
 
 absl::Status RunTimer::FetchRuns(Version& version, std::span<const store::GemmKey> keys) {
   std::vector<store::GemmKey> wanted;
   for (const auto& key : keys) {
-    if (version.fetched.insert(key).second) wanted.push_back(key);
+    if (!version.bests.contains(key) && version.fetched.insert(key).second) wanted.push_back(key);
   }
   if (wanted.empty()) return absl::OkStatus();
   auto bests = db_.RunBests(std::string(gpu_.name), wanted, version.software_id, options_.mode);
   if (!bests.ok()) return bests.status();
-  for (auto& [key, runs] : *bests) {
-    std::sort(runs.begin(), runs.end(), Newer);
-    version.bests[key] = std::move(runs);
+  Keep(version, *std::move(bests));
+  return absl::OkStatus();
+}
+
+absl::Status RunTimer::ReadPredictions(std::span<const store::GemmKey> keys) {
+  // One query per model version (the dtype picks the calibration).
+  std::map<std::string, std::vector<store::GemmKey>> by_version;
+  for (const store::GemmKey& key : keys) {
+    by_version[ModelVersionFor(gpu_, key.dtype)].push_back(key);
+  }
+  for (const auto& [version, of_version] : by_version) {
+    auto found = db_.FindPredictions(std::string(gpu_.name), version, of_version);
+    if (!found.ok()) return found.status();
+    predictions_.merge(*found);
   }
   return absl::OkStatus();
 }
 
 absl::Status RunTimer::FetchPredictions(std::span<const GemmShape> gemms) {
-  // One query per model version (the dtype picks the calibration).
-  std::map<std::string, std::vector<store::GemmKey>> by_version;
+  std::vector<store::GemmKey> unread;
   for (const GemmShape& g : gemms) {
     const store::GemmKey key = store::GemmKey::Of(g);
-    if (predictions_fetched_.insert(key).second) {
-      by_version[ModelVersionFor(gpu_, g.dtype)].push_back(key);
-    }
+    if (predictions_fetched_.insert(key).second) unread.push_back(key);
   }
-  for (const auto& [version, keys] : by_version) {
-    auto found = db_.FindPredictions(std::string(gpu_.name), version, keys);
-    if (!found.ok()) return found.status();
-    predictions_.merge(*found);
-  }
-  return absl::OkStatus();
+  return ReadPredictions(unread);
 }
 
 absl::StatusOr<const store::RunRecord*> RunTimer::Run(const store::RunKey& run) {
@@ -162,11 +197,11 @@ absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const
                                                                  bool* across_runs) {
   if (across_runs != nullptr) *across_runs = false;
   if (set.empty()) return std::nullopt;
-  std::vector<store::GemmKey> keys = KeysOf(set);
-  if (auto it = chosen_.find(keys); it != chosen_.end()) {
-    if (across_runs != nullptr) *across_runs = it->second.across_runs;
-    return it->second.choice;
+  if (const Chosen* chosen = Prefetched(set)) {
+    if (across_runs != nullptr) *across_runs = chosen->across_runs;
+    return chosen->choice;
   }
+  std::vector<store::GemmKey> keys = KeysOf(set);
   if (auto s = LoadVersions(); !s.ok()) return s;
   for (Version& version : *versions_) {
     if (auto s = FetchRuns(version, keys); !s.ok()) return s;
@@ -222,7 +257,10 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Time(std::span<const GemmShape> se
 }
 
 absl::StatusOr<std::vector<Timing>> RunTimer::Predicted(std::span<const GemmShape> set) {
-  if (auto s = FetchPredictions(set); !s.ok()) return s;
+  const Chosen* chosen = Prefetched(set);
+  if (chosen == nullptr || !chosen->predictions_read) {
+    if (auto s = FetchPredictions(set); !s.ok()) return s;
+  }
   std::vector<Timing> out;
   out.reserve(set.size());
   for (const GemmShape& g : set) {

@@ -25,7 +25,9 @@ class RunTimer {
 
   // Reads what `sets` need in a few queries (each run's bests of every key,
   // the store's predictions for sets no run answers) and chooses each set's
-  // run. Sets timed without it are read when timed.
+  // run. A prefetched set is known by where its GEMMs lie: `sets` must stay
+  // alive and unchanged while they are timed. Sets timed without it are read
+  // when timed.
   absl::Status Prefetch(std::span<const std::vector<GemmShape>> sets);
 
   // Measured where the options allow, else predicted.
@@ -69,6 +71,11 @@ class RunTimer {
   };
   absl::Status LoadVersions();
   absl::Status FetchRuns(Version& version, std::span<const store::GemmKey> keys);
+  // Keeps each key's runs of `version`, newest first.
+  static void Keep(Version& version, std::map<store::GemmKey, std::vector<store::RunBest>> bests);
+  // The store's predictions of `keys` (the model version per key's dtype).
+  absl::Status ReadPredictions(std::span<const store::GemmKey> keys);
+  // The same for keys not read before.
   absl::Status FetchPredictions(std::span<const GemmShape> gemms);
   std::optional<Choice> ChooseIn(const Version& version,
                                  const std::vector<store::GemmKey>& keys) const;
@@ -83,10 +90,16 @@ class RunTimer {
   std::optional<std::vector<Version>> versions_;  // newest first
   // Prefetch's choices, by the set's keys.
   struct Chosen {
+    size_t size = 0;  // GEMMs in the set
+    store::GemmKey first;
     std::optional<Choice> choice;
     bool across_runs = false;
+    bool predictions_read = false;  // the store's predictions of its GEMMs are in predictions_
   };
-  std::map<std::vector<store::GemmKey>, Chosen> chosen_;
+  // Prefetch's sets, by their first GEMM's address (a window of 100,000
+  // candidates keeps no second copy of its keys).
+  std::map<const GemmShape*, Chosen> chosen_;
+  const Chosen* Prefetched(std::span<const GemmShape> set) const;
   std::map<store::RunKey, store::RunRecord> runs_;
   std::map<store::RunKey, std::string> provenance_;
   std::set<store::GemmKey> predictions_fetched_;

@@ -1,8 +1,8 @@
 #include "run_timer.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
-
 
 namespace crest::answers::internal {
 namespace {
@@ -14,8 +14,10 @@ std::vector<store::GemmKey> KeysOf(std::span<const GemmShape> gemms) {
   return keys;
 }
 
-double Low(const store::RunBest& b) { return b.ci_high_us > 0 ? b.ci_low_us : b.median_us; }
-double High(const store::RunBest& b) { return b.ci_high_us > 0 ? b.ci_high_us : b.median_us; }
+// A run's best as a measured time: its median and interval.
+Timing BestTiming(const store::RunBest& b) {
+  return MeasuredTiming(b.median_us, b.ci_low_us, b.ci_high_us);
+}
 
 bool Newer(const store::RunBest& a, const store::RunBest& b) {
   return std::tuple(a.started_us, a.run) > std::tuple(b.started_us, b.run);
@@ -50,17 +52,12 @@ absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
     for (const auto* set : open) {
       for (const GemmShape& g : *set) keys.push_back(store::GemmKey::Of(g));
     }
-    auto bests = db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode);
-    if (!bests.ok()) return bests.status();
-    Keep(version, *std::move(bests));
+    if (auto s = ReadRuns(version, keys); !s.ok()) return s;
     std::vector<const std::vector<GemmShape>*> still_open;
     for (const auto* set : open) {
       Chosen& chosen = chosen_.at(set->data());
-      const std::vector<store::GemmKey> set_keys = KeysOf(*set);
-      const bool whole = std::all_of(set_keys.begin(), set_keys.end(), [&](const auto& k) {
-        return version.bests.contains(k);
-      });
-      if (whole) chosen.choice = ChooseIn(version, set_keys);
+      bool whole = false;
+      chosen.choice = ChooseIn(version, KeysOf(*set), whole);
       if (chosen.choice) continue;
       chosen.across_runs = chosen.across_runs || whole;
       still_open.push_back(set);
@@ -90,12 +87,14 @@ const RunTimer::Chosen* RunTimer::Prefetched(std::span<const GemmShape> set) con
   return &it->second;
 }
 
-void RunTimer::Keep(Version& version,
-                    std::map<store::GemmKey, std::vector<store::RunBest>> bests) {
-  for (auto& [key, runs] : bests) {
+absl::Status RunTimer::ReadRuns(Version& version, std::span<const store::GemmKey> keys) {
+  auto bests = db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode);
+  if (!bests.ok()) return bests.status();
+  for (auto& [key, runs] : *bests) {
     std::sort(runs.begin(), runs.end(), Newer);
     version.bests[key] = std::move(runs);
   }
+  return absl::OkStatus();
 }
 
 absl::Status RunTimer::FetchRuns(Version& version, std::span<const store::GemmKey> keys) {
@@ -104,10 +103,7 @@ absl::Status RunTimer::FetchRuns(Version& version, std::span<const store::GemmKe
     if (!version.bests.contains(key) && version.fetched.insert(key).second) wanted.push_back(key);
   }
   if (wanted.empty()) return absl::OkStatus();
-  auto bests = db_.RunBests(std::string(gpu_.name), wanted, version.software_id, options_.mode);
-  if (!bests.ok()) return bests.status();
-  Keep(version, *std::move(bests));
-  return absl::OkStatus();
+  return ReadRuns(version, wanted);
 }
 
 absl::Status RunTimer::ReadPredictions(std::span<const store::GemmKey> keys) {
@@ -141,7 +137,11 @@ absl::StatusOr<const store::RunRecord*> RunTimer::Run(const store::RunKey& run) 
 }
 
 std::optional<RunTimer::Choice> RunTimer::ChooseIn(const Version& version,
-                                                   const std::vector<store::GemmKey>& keys) const {
+                                                   const std::vector<store::GemmKey>& keys,
+                                                   bool& whole) const {
+  whole = std::all_of(keys.begin(), keys.end(),
+                      [&](const store::GemmKey& k) { return version.bests.contains(k); });
+  if (!whole) return std::nullopt;
   if (options_.runs == RunChoice::kAll) return Pooled(version, keys);
   return Latest(version, keys);
 }
@@ -180,11 +180,12 @@ RunTimer::Choice RunTimer::Pooled(const Version& version, const std::vector<stor
     c.pooled_us.push_back(of_key.size() % 2 == 1
                               ? of_key[mid].median_us
                               : (of_key[mid].median_us + of_key[mid + 1].median_us) / 2);
-    double low = Low(of_key.front());
-    double high = High(of_key.front());
+    double low = std::numeric_limits<double>::infinity();
+    double high = 0;
     for (const store::RunBest& b : of_key) {
-      low = std::min(low, Low(b));
-      high = std::max(high, High(b));
+      const Timing t = BestTiming(b);
+      low = std::min(low, t.low_us);
+      high = std::max(high, t.high_us);
       if (std::find(c.runs.begin(), c.runs.end(), b.run) == c.runs.end()) c.runs.push_back(b.run);
     }
     c.pool.emplace_back(low, high);
@@ -205,12 +206,9 @@ absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const
   if (auto s = LoadVersions(); !s.ok()) return s;
   for (Version& version : *versions_) {
     if (auto s = FetchRuns(version, keys); !s.ok()) return s;
-    const bool whole = std::all_of(keys.begin(), keys.end(), [&](const store::GemmKey& k) {
-      return version.bests.contains(k);
-    });
-    if (!whole) continue;
-    if (auto choice = ChooseIn(version, keys)) return choice;
-    if (across_runs != nullptr) *across_runs = true;
+    bool whole = false;
+    if (auto choice = ChooseIn(version, keys, whole)) return choice;
+    if (whole && across_runs != nullptr) *across_runs = true;
   }
   return std::nullopt;
 }
@@ -232,11 +230,8 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
     if (provenance.empty()) {
       provenance = DescribeMeasurement((*run)->device, (*run)->software, options_.mode);
     }
-    Timing t;
-    t.time_us = c.pooled ? c.pooled_us[i] : b.median_us;
-    t.low_us = c.pooled ? c.pool[i].first : Low(b);
-    t.high_us = c.pooled ? c.pool[i].second : High(b);
-    t.source = Source::kMeasured;
+    Timing t = c.pooled ? MeasuredTiming(c.pooled_us[i], c.pool[i].first, c.pool[i].second)
+                        : BestTiming(b);
     t.device = (*run)->device;
     t.software = (*run)->software;
     t.provenance = provenance;

@@ -70,15 +70,19 @@ class RunTimer {
     std::map<store::GemmKey, std::vector<store::RunBest>> bests;
   };
   absl::Status LoadVersions();
+  // Reads each key's runs of `version`, kept newest first.
+  absl::Status ReadRuns(Version& version, std::span<const store::GemmKey> keys);
+  // The same for keys not read before.
   absl::Status FetchRuns(Version& version, std::span<const store::GemmKey> keys);
-  // Keeps each key's runs of `version`, newest first.
-  static void Keep(Version& version, std::map<store::GemmKey, std::vector<store::RunBest>> bests);
   // The store's predictions of `keys` (the model version per key's dtype).
   absl::Status ReadPredictions(std::span<const store::GemmKey> keys);
   // The same for keys not read before.
   absl::Status FetchPredictions(std::span<const GemmShape> gemms);
-  std::optional<Choice> ChooseIn(const Version& version,
-                                 const std::vector<store::GemmKey>& keys) const;
+  // The set's answer in `version` (the run choice's); nullopt when the
+  // version did not measure every key (`whole` false) or, kLatest, no one
+  // run did.
+  std::optional<Choice> ChooseIn(const Version& version, const std::vector<store::GemmKey>& keys,
+                                 bool& whole) const;
   static std::optional<Choice> Latest(const Version& version,
                                       const std::vector<store::GemmKey>& keys);
   static Choice Pooled(const Version& version, const std::vector<store::GemmKey>& keys);

@@ -80,9 +80,9 @@ absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const GemmShape& gemm, const
     }
     return answer;
   }
+  const store::GemmKey key = store::GemmKey::Of(gemm);
   auto predicted =
-      db_.FindPredictions(std::string(gpu.name), ModelVersionFor(gpu, gemm.dtype),
-                          std::span<const store::GemmKey>(std::vector{store::GemmKey::Of(gemm)}));
+      db_.FindPredictions(std::string(gpu.name), ModelVersionFor(gpu, gemm.dtype), {&key, 1});
   if (!predicted.ok()) return predicted.status();
   if (!predicted->empty()) {
     answer.predicted = predicted->begin()->second;
@@ -158,18 +158,11 @@ store::PredictionRow PredictionRowOf(const GemmShape& gemm, const GpuSpec& gpu,
 }
 
 absl::StatusOr<Timing> TimingOf(const GemmAnswer& a, const GemmShape& g) {
-  Timing t;
   if (a.measured) {
     const auto& m = *a.measured;
-    t.time_us = m.result.stats.median_us;
-    t.low_us = m.result.stats.ci_high_us > 0 ? m.result.stats.ci_low_us : t.time_us;
-    t.high_us = m.result.stats.ci_high_us > 0 ? m.result.stats.ci_high_us : t.time_us;
-    if (a.pooled) {
-      t.time_us = a.pooled_us;
-      t.low_us = a.pooled_low_us;
-      t.high_us = a.pooled_high_us;
-    }
-    t.source = Source::kMeasured;
+    const auto& stats = m.result.stats;
+    Timing t = a.pooled ? MeasuredTiming(a.pooled_us, a.pooled_low_us, a.pooled_high_us)
+                        : MeasuredTiming(stats.median_us, stats.ci_low_us, stats.ci_high_us);
     t.device = m.device;
     t.software = m.software;
     t.provenance = DescribeMeasurement(m.device, m.software, m.mode);

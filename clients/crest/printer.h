@@ -1,9 +1,9 @@
 // Internal to the crest CLI: how what a command answers is printed. A
 // command builds one result (results.h, reports.h, info_report.h: the same
 // type whether it came from this machine, a database or a crestd) and hands
-// it to the Printer for the format asked. Each format is one class
-// (table_printer.cc, json_printer.cc, csv_printer.cc); each result's layout
-// in each format is one function, Text, Json or Csv (outputs.h).
+// it to the Printer for the format asked: one printer per format
+// (printer.cc), each calling the result's layout in its format, one function
+// each: Text, Json or Csv (outputs.h).
 #pragma once
 
 #include <memory>

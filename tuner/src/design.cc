@@ -154,7 +154,7 @@ void RankDesigns(std::vector<DesignRow>& rows) {
         // interval the step's, scaled alike.
         const Timing& t = r.step_train;
         const double per_token = r.tokens_per_s_per_gpu > 0 ? 1 / r.tokens_per_s_per_gpu : 0;
-        const double low = t.time_us > 0 && t.low_us > 0 ? t.low_us / t.time_us : 1;
+        const double low = t.time_us > 0 ? LowOf(t) / t.time_us : 1;
         return TieKey{t.source, per_token, per_token * low};
       },
       &DesignRow::tie_group, first);

@@ -15,8 +15,8 @@ DffRow RowOf(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemm
   DffRow row;
   row.d_ff = d_ff;
   row.time_us = t.time_us;
-  row.time_low_us = t.low_us > 0 ? t.low_us : t.time_us;
-  row.time_high_us = t.high_us > 0 ? t.high_us : t.time_us;
+  row.time_low_us = LowOf(t);
+  row.time_high_us = HighOf(t);
   double flops = 0;
   for (const GemmShape& g : gemms) flops += g.Flops();
   row.tflops = flops / row.time_us / 1e6;

@@ -13,8 +13,8 @@ Timing SumTimings(std::span<const Timing> parts) {
   bool first = true;
   for (const Timing& t : parts) {
     sum.time_us += t.time_us;
-    sum.low_us += t.low_us > 0 ? t.low_us : t.time_us;
-    sum.high_us += t.high_us > 0 ? t.high_us : t.time_us;
+    sum.low_us += LowOf(t);
+    sum.high_us += HighOf(t);
     sum.pooled = sum.pooled || t.pooled;
     MergeRuns(sum.runs, t.runs);
     if (first) {
@@ -32,13 +32,27 @@ Timing SumTimings(std::span<const Timing> parts) {
 
 void MergeRuns(std::vector<RunInfo>& into, std::span<const RunInfo> runs) {
   for (const RunInfo& run : runs) {
-    const bool known = std::any_of(into.begin(), into.end(), [&](const RunInfo& r) {
-      return r.job_id == run.job_id && r.job_uid == run.job_uid &&
-             r.device_uuid == run.device_uuid;
-    });
+    const bool known =
+        std::any_of(into.begin(), into.end(), [&](const RunInfo& r) { return SameRun(r, run); });
     if (!known) into.push_back(run);
   }
 }
+
+bool SameRun(const RunInfo& a, const RunInfo& b) {
+  return a.job_id == b.job_id && a.job_uid == b.job_uid && a.device_uuid == b.device_uuid;
+}
+
+Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us) {
+  Timing t;
+  t.time_us = median_us;
+  t.low_us = ci_high_us > 0 ? ci_low_us : median_us;
+  t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
+  t.source = Source::kMeasured;
+  return t;
+}
+
+double LowOf(const Timing& t) { return t.low_us > 0 ? t.low_us : t.time_us; }
+double HighOf(const Timing& t) { return t.high_us > 0 ? t.high_us : t.time_us; }
 
 Timing PredictedTiming(double time_us, double expected_error, std::string model_version) {
   Timing t;

@@ -113,7 +113,7 @@ absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& q, const GemmSe
       out.rows,
       [&q](const VocabRow& r) -> std::optional<TieKey> {
         const Timing& t = Ranked(q, r);
-        return TieKey{t.source, t.time_us, t.low_us > 0 ? t.low_us : t.time_us};
+        return TieKey{t.source, t.time_us, LowOf(t)};
       },
       &VocabRow::tie_group, HeadlineKind(speedups));
   return out;

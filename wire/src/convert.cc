@@ -1,5 +1,7 @@
 #include "crest/wire/convert.h"
 
+#include <algorithm>
+
 #include "crest/common/str_cat.h"
 
 namespace crest::wire {
@@ -90,19 +92,17 @@ class RunTable {
     for (const RunInfo& r : runs) out->Add(Index(r));
   }
   int32_t Index(const RunInfo& r) {
-    for (int i = 0; i < runs_->size(); ++i) {
-      const v1::Run& known = runs_->Get(i);
-      if (known.job_id() == r.job_id && known.job_uid() == r.job_uid &&
-          known.device_uuid() == r.device_uuid) {
-        return i;
-      }
-    }
+    auto known = std::find_if(known_.begin(), known_.end(),
+                              [&](const RunInfo& k) { return SameRun(k, r); });
+    if (known != known_.end()) return static_cast<int32_t>(known - known_.begin());
+    known_.push_back(r);
     FillRun(r, runs_->Add());
     return runs_->size() - 1;
   }
 
  private:
   google::protobuf::RepeatedPtrField<v1::Run>* runs_;
+  std::vector<RunInfo> known_;  // runs_, in order
 };
 
 std::vector<RunInfo> RunsAt(const google::protobuf::RepeatedPtrField<v1::Run>& runs,

@@ -52,13 +52,24 @@ using GemmSetTimer =
 // in order of first appearance.
 Timing SumTimings(std::span<const Timing> parts);
 
+// A measured time: the median and its 95% interval (a measurement without
+// one, ci_high_us 0, is exact: the median itself).
+Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us);
+
+// The ends of a time's interval, the time itself where it has none (0).
+double LowOf(const Timing& t);
+double HighOf(const Timing& t);
+
+// Whether two runs are one: the same job (id and uid) on the same device.
+bool SameRun(const RunInfo& a, const RunInfo& b);
+
 // A predicted time: its interval the model's expected error around it
 // (±expected_error/2, so predictions within about that error of each other
 // are tied), labelled with the model version.
 Timing PredictedTiming(double time_us, double expected_error, std::string model_version);
 
-// Adds to `into` each run of `runs` it does not hold yet (by job, its uid
-// and device), keeping first appearance order.
+// Adds to `into` each run of `runs` it does not hold yet (SameRun),
+// keeping first appearance order.
 void MergeRuns(std::vector<RunInfo>& into, std::span<const RunInfo> runs);
 
 // A set timer that asks `timer` for each GEMM on its own: right only for a

@@ -36,10 +36,15 @@ class ResultWriter {
                              ModelVersionFor(backend_.Gpu(), g.dtype), key);
   }
 
-  absl::Status Write(int64_t job_id, const GemmShape& g, const GemmOutcome& outcome) {
+  // True when the result added rows; false when another writer had already
+  // added the same prediction since the plan was checked.
+  absl::StatusOr<bool> Write(int64_t job_id, const GemmShape& g, const GemmOutcome& outcome) {
     if (outcome.measured) {
-      return db_.InsertMeasurement(job_id, device_id_, software_id_,
-                                   std::string(backend_.Gpu().name), sm_count_, *outcome.measured);
+      auto s = db_.InsertMeasurement(job_id, device_id_, software_id_,
+                                     std::string(backend_.Gpu().name), sm_count_,
+                                     *outcome.measured);
+      if (!s.ok()) return s;
+      return true;  // a measurement is always a new run's row
     }
     if (outcome.predicted) {
       return db_.InsertPrediction(job_id, std::string(backend_.Gpu().name), g, *outcome.predicted);
@@ -151,9 +156,12 @@ absl::StatusOr<store::JobState> RunMissing(const SweepSpec& spec, const std::vec
       if (out.first_error.empty()) out.first_error = DescribeFailure(g, outcome.status());
     } else {
       if (outcome->measured) p.kernel_s += outcome->measured->kernel_seconds;
-      if (auto s = writer.Write(job_id, g, *outcome); !s.ok()) return s;
+      auto added = writer.Write(job_id, g, *outcome);
+      if (!added.ok()) return added.status();
       if (options.on_result) options.on_result(g, *outcome);
-      ++p.new_results;
+      // Counted as written: two sweeps of one plan into one file each
+      // report only the rows they added.
+      if (*added) ++p.new_results;
       ++p.done;
     }
     p.elapsed_s = env.MonotonicSeconds() - start;

@@ -32,38 +32,60 @@ absl::Status OnlyKnownFields(const json& object, const std::string& path,
   return absl::OkStatus();
 }
 
+// A whole number. One beyond int64 is refused as the user wrote it, never wrapped.
 absl::StatusOr<int64_t> Int(const json& v, const std::string& path) {
-  if (!v.is_number_integer()) return Bad(path, "must be a whole number");
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) {
+    return Bad(path, StrCat("is ", v.dump(), ", beyond the largest whole number (", INT64_MAX, ")"));
+  }
+  if (!v.is_number_integer()) return Bad(path, StrCat("must be a whole number (got ", v.dump(), ")"));
   return v.get<int64_t>();
 }
 
-// A dimension: a number, a list of numbers, or {"from","to","step"}.
-absl::StatusOr<std::vector<int64_t>> Values(const json& v, const std::string& path) {
+// A whole number from 0 to `max`.
+absl::StatusOr<int64_t> Bounded(const json& v, const std::string& path, int64_t max) {
+  auto x = Int(v, path);
+  if (!x.ok()) return x.status();
+  if (*x < 0 || *x > max) return Bad(path, StrCat("is ", *x, "; it must be from 0 to ", max));
+  return *x;
+}
+
+// A dimension: a number, a list of numbers, or {"from","to","step"}; every
+// value from 0 to `max`, and at most kMaxCandidates of them, counted before
+// any is made.
+absl::StatusOr<std::vector<int64_t>> Values(const json& v, const std::string& path, int64_t max) {
   std::vector<int64_t> out;
-  if (v.is_number_integer()) {
-    out.push_back(v.get<int64_t>());
+  if (v.is_number()) {
+    auto x = Bounded(v, path, max);
+    if (!x.ok()) return x.status();
+    out.push_back(*x);
   } else if (v.is_array()) {
     if (v.empty()) return Bad(path, "must not be empty");
+    if (v.size() > static_cast<size_t>(kMaxCandidates)) {
+      return Bad(path, StrCat("holds ", v.size(), " values; at most ", kMaxCandidates));
+    }
     for (size_t i = 0; i < v.size(); ++i) {
-      auto x = Int(v[i], StrCat(path, "[", i, "]"));
+      auto x = Bounded(v[i], StrCat(path, "[", i, "]"), max);
       if (!x.ok()) return x.status();
       out.push_back(*x);
     }
   } else if (v.is_object()) {
     if (auto s = OnlyKnownFields(v, path, {"from", "to", "step"}); !s.ok()) return s;
     if (!v.contains("from") || !v.contains("to")) return Bad(path, "a range needs from and to");
-    auto from = Int(v["from"], path + ".from");
-    auto to = Int(v["to"], path + ".to");
+    auto from = Bounded(v["from"], path + ".from", max);
+    auto to = Bounded(v["to"], path + ".to", max);
     auto step = v.contains("step") ? Int(v["step"], path + ".step") : absl::StatusOr<int64_t>(1);
     if (!from.ok()) return from.status();
     if (!to.ok()) return to.status();
     if (!step.ok()) return step.status();
-    if (*step < 1) return Bad(path + ".step", "must be positive");
-    if (*to < *from) return Bad(path, "to must be at least from");
-    if ((*to - *from) / *step + 1 > kMaxCandidates) {
-      return Bad(path, StrCat("gives more than ", kMaxCandidates, " values"));
+    if (*step < 1) return Bad(path + ".step", StrCat("is ", *step, "; it must be positive"));
+    if (*to < *from) return Bad(path, StrCat("to (", *to, ") must be at least from (", *from, ")"));
+    // from and to are bounded, so neither the difference nor from + i·step
+    // (at most to) can overflow, whatever the step.
+    const int64_t count = (*to - *from) / *step + 1;
+    if (count > kMaxCandidates) {
+      return Bad(path, StrCat("gives ", count, " values; at most ", kMaxCandidates));
     }
-    for (int64_t x = *from; x <= *to; x += *step) out.push_back(x);
+    for (int64_t i = 0; i < count; ++i) out.push_back(*from + i * *step);
   } else {
     return Bad(path, "must be a number, a list of numbers or {\"from\", \"to\", \"step\"}");
   }
@@ -84,22 +106,41 @@ absl::StatusOr<bool> Flag(const json& object, const char* key, const std::string
   return object[key].get<bool>();
 }
 
-// Collects GEMMs, dropping repeats of the same key.
+// A name the spec gives (the spec's, a model's, a GEMM's): bounded, since
+// names travel in every job listing.
+absl::StatusOr<std::string> Name(const json& object, const std::string& path,
+                                 const std::string& fallback) {
+  auto name = Text(object, "name", path, fallback);
+  if (!name.ok()) return name.status();
+  if (name->size() > kMaxSpecNameBytes) {
+    return Bad(path + ".name",
+               StrCat("is ", name->size(), " bytes long; at most ", kMaxSpecNameBytes));
+  }
+  return name;
+}
+
+// Collects GEMMs, dropping repeats of the same key, up to a limit.
 class Plan {
  public:
+  explicit Plan(PlanLimit limit) : limit_(limit) {}
+  int64_t max_gemms() const { return limit_.max_gemms; }
+
   absl::Status Add(const GemmShape& g, const std::string& path) {
     if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
       return Bad(path, std::string(s.message()));
     }
     if (seen_.insert(store::GemmKey::Of(g)).second) gemms_.push_back(g);
-    if (gemms_.size() > static_cast<size_t>(kMaxPlanGemms)) {
-      return Bad(path, StrCat("the plan exceeds ", kMaxPlanGemms, " GEMMs"));
+    if (gemms_.size() > static_cast<size_t>(limit_.max_gemms)) {
+      return Bad(path, StrCat("the plan exceeds ", limit_.max_gemms, " GEMMs, the limit",
+                              limit_.named_by.empty() ? "" : StrCat(" (", limit_.named_by, ")"),
+                              "; split the spec"));
     }
     return absl::OkStatus();
   }
   std::vector<GemmShape> Take() { return std::move(gemms_); }
 
  private:
+  PlanLimit limit_;
   std::set<store::GemmKey> seen_;
   std::vector<GemmShape> gemms_;
 };
@@ -139,19 +180,20 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
     return s;
   }
   if (!item.contains("hidden")) return Bad(path, "hidden is required");
-  auto hidden = Int(item["hidden"], path + ".hidden");
+  auto hidden = Bounded(item["hidden"], path + ".hidden", kMaxHidden);
   if (!hidden.ok()) return hidden.status();
   auto ratio_text = Text(item, "ratio", path, std::string(kDefaultRatio));
   if (!ratio_text.ok()) return ratio_text.status();
   auto ratio = ParseRatio(*ratio_text);
   if (!ratio.ok()) return Bad(path, std::string(ratio.status().message()));
-  const auto int_or = [&](const char* key, int64_t fallback) -> absl::StatusOr<int64_t> {
-    return item.contains(key) ? Int(item[key], StrCat(path, ".", key)) : fallback;
+  const auto int_or = [&](const char* key, int64_t fallback,
+                          int64_t max) -> absl::StatusOr<int64_t> {
+    return item.contains(key) ? Bounded(item[key], StrCat(path, ".", key), max) : fallback;
   };
-  auto window = int_or("window", kDefaultWindow);
-  auto align = int_or("align", kDefaultAlign);
-  auto tokens = int_or("tokens", kDefaultTokens);
-  auto tp = int_or("tp", kDefaultTp);
+  auto window = int_or("window", kDefaultWindow, kMaxDffWindow);
+  auto align = int_or("align", kDefaultAlign, kMaxDff);
+  auto tokens = int_or("tokens", kDefaultTokens, kMaxTokens);
+  auto tp = int_or("tp", kDefaultTp, kMaxTp);
   for (auto* v : {&window, &align, &tokens, &tp}) {
     if (!v->ok()) return v->status();
   }
@@ -177,12 +219,16 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
 using ModelDims = std::map<std::string_view, std::vector<int64_t>>;
 constexpr std::string_view kModelDims[] = {"hidden", "heads", "kv_heads", "d_ff",
                                            "vocab",  "seq",   "batch",    "tp"};
+// Each dimension's largest value (limits.h), in kModelDims' order.
+constexpr int64_t kModelDimMax[] = {kMaxHidden, kMaxHeads, kMaxHeads,      kMaxDff,
+                                    kMaxVocab,  kMaxSeq,   kMaxMicroBatch, kMaxTp};
 
 // Each dimension's values (kv_heads defaults to 0 = heads, batch and tp to
 // 1; the others are required) and vocab_pad's ({0}: the vocab as given).
 absl::StatusOr<ModelDims> ReadModelDims(const json& item, const std::string& path) {
   ModelDims dims;
-  for (auto dim : kModelDims) {
+  for (size_t d = 0; d < std::size(kModelDims); ++d) {
+    const std::string_view dim = kModelDims[d];
     const std::string key(dim);
     if (!item.contains(key)) {
       if (dim == "kv_heads") {
@@ -194,13 +240,13 @@ absl::StatusOr<ModelDims> ReadModelDims(const json& item, const std::string& pat
       }
       continue;
     }
-    auto values = Values(item[key], StrCat(path, ".", key));
+    auto values = Values(item[key], StrCat(path, ".", key), kModelDimMax[d]);
     if (!values.ok()) return values.status();
     dims[dim] = *values;
   }
   dims["vocab_pad"] = {0};
   if (item.contains("vocab_pad")) {
-    auto values = Values(item["vocab_pad"], path + ".vocab_pad");
+    auto values = Values(item["vocab_pad"], path + ".vocab_pad", kMaxVocab);
     if (!values.ok()) return values.status();
     dims["vocab_pad"] = *values;
   }
@@ -243,7 +289,7 @@ absl::Status ExpandModel(const json& item, const std::string& path, DType defaul
   }
   auto dims = ReadModelDims(item, path);
   if (!dims.ok()) return dims.status();
-  auto name = Text(item, "name", path, "");
+  auto name = Name(item, path, "");
   if (!name.ok()) return name.status();
   auto pass = ReadPass(item, path, default_dtype);
   if (!pass.ok()) return pass.status();
@@ -293,7 +339,8 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
       if (std::string_view(key) == "batch") continue;
       return Bad(path, StrCat(key, " is required"));
     }
-    auto values = Values(item[key], StrCat(path, ".", key));
+    const bool is_batch = std::string_view(key) == "batch";
+    auto values = Values(item[key], StrCat(path, ".", key), is_batch ? kMaxGemmBatch : kMaxGemmDim);
     if (!values.ok()) return values.status();
     *out = *values;
   }
@@ -307,14 +354,18 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
   if (!dtype_text.ok()) return dtype_text.status();
   auto dtype = ParseDType(*dtype_text);
   if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
-  auto name = Text(item, "name", path, "gemm");
+  auto name = Name(item, path, "gemm");
   if (!name.ok()) return name.status();
   g.dtype = *dtype;
   g.name = *name;
-  if (static_cast<double>(m.size()) * static_cast<double>(n.size()) *
-          static_cast<double>(k.size()) * static_cast<double>(batch.size()) >
-      static_cast<double>(kMaxPlanGemms)) {
-    return Bad(path, StrCat("expands to more than ", kMaxPlanGemms, " GEMMs"));
+  // Counted before any is made, stopping once past the limit (no overflow).
+  int64_t count = 1;
+  for (size_t values : {m.size(), n.size(), k.size(), batch.size()}) {
+    const auto factor = static_cast<int64_t>(values);
+    count = count > plan.max_gemms() / factor ? plan.max_gemms() + 1 : count * factor;
+  }
+  if (count > plan.max_gemms()) {
+    return Bad(path, StrCat("expands to more than ", plan.max_gemms(), " GEMMs, the limit"));
   }
   for (int64_t b : batch) {
     for (int64_t mm : m) {
@@ -379,9 +430,36 @@ absl::StatusOr<measure::MeasureOptions> ExpandMeasure(const json& m, json& canon
   return o;
 }
 
-absl::StatusOr<SweepSpec> Parse(const std::string& text) {
-  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+// The document, refusing what JSON parsers disagree on: a key given twice in
+// one object (which value counts?).
+absl::StatusOr<json> ParseStrict(const std::string& text) {
+  std::vector<std::set<std::string>> keys;  // per open object
+  std::string duplicate;
+  const json::parser_callback_t check = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty() &&
+        !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  json doc = json::parse(text, check, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Bad("spec", "is not valid JSON");
+  if (!duplicate.empty()) {
+    return Bad("spec", StrCat("gives the key \"", duplicate.substr(0, 64),
+                              "\" twice in one object; give each key once"));
+  }
+  return doc;
+}
+
+absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
+  if (text.size() > kMaxSpecBytes) {
+    return Bad("spec", StrCat("is ", text.size(), " bytes long; at most ", kMaxSpecBytes));
+  }
+  auto parsed = ParseStrict(text);
+  if (!parsed.ok()) return parsed.status();
+  const json& doc = *parsed;
   if (auto s = OnlyKnownFields(doc, "spec",
                                {"version", "name", "gpu", "dtype", "dff", "models", "gemms",
                                 "measure"});
@@ -397,7 +475,7 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text) {
     }
   }
   SweepSpec spec;
-  auto name = Text(doc, "name", "spec", "");
+  auto name = Name(doc, "spec", "");
   auto gpu = Text(doc, "gpu", "spec", "");
   auto dtype_text = Text(doc, "dtype", "spec", "bf16");
   if (!name.ok()) return name.status();
@@ -411,7 +489,7 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text) {
   json canonical = {{"version", kSweepSpecVersion}, {"dtype", DTypeName(*dtype)}};
   if (!spec.name.empty()) canonical["name"] = spec.name;
   if (!spec.gpu.empty()) canonical["gpu"] = spec.gpu;
-  Plan plan;
+  Plan plan(limit);
   for (const char* section : {"dff", "models", "gemms"}) {
     if (!doc.contains(section)) continue;
     const json& list = doc[section];
@@ -457,9 +535,9 @@ nlohmann::json MeasureJson(const measure::MeasureOptions& o) {
           {"min_samples", o.min_samples},         {"max_seconds", o.max_seconds}};
 }
 
-absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text) {
+absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text, PlanLimit limit) {
   try {
-    return Parse(json_text);
+    return Parse(json_text, limit);
   } catch (const nlohmann::json::exception& e) {
     return absl::InvalidArgumentError(StrCat("spec: ", e.what()));
   }

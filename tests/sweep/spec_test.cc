@@ -57,7 +57,7 @@ TEST(SweepSpec, RefusesBadSpecsNamingThePath) {
   EXPECT_EQ(Message(R"({"dff": [{"hidden": 4096, "windw": 3}]})"),
             "spec.dff[0]: unknown field 'windw'");
   EXPECT_EQ(Message(R"({"dff": [{"hidden": "big"}]})"),
-            "spec.dff[0].hidden: must be a whole number");
+            "spec.dff[0].hidden: must be a whole number (got \"big\")");
   EXPECT_EQ(Message(R"({"dff": [{"hidden": 0}]})"), "spec.dff[0]: hidden must be positive (got 0)");
   EXPECT_EQ(Message(R"({"dff": [{"hidden": 4096, "ratio": "8/0"}]})").find("spec.dff[0]: ratio:"),
             0u);
@@ -68,14 +68,76 @@ TEST(SweepSpec, RefusesBadSpecsNamingThePath) {
       "seq": 4096, "tp": [3, 5]}]})"),
             "spec.models[0]: no valid configuration (heads (32) must be divisible by tp (3))");
   EXPECT_EQ(Message(R"({"gemms": [{"m": 1, "n": 1, "k": {"from": 5, "to": 1}}]})"),
-            "spec.gemms[0].k: to must be at least from");
+            "spec.gemms[0].k: to (1) must be at least from (5)");
   EXPECT_EQ(Message(R"({"gemms": [{"m": 0, "n": 1, "k": 1}]})"),
             "spec.gemms[0]: m must be positive (got 0)");
   EXPECT_EQ(Message(R"({"gemms": [{"m": 1, "n": 1, "k": 1, "layout": "XX"}]})"),
             "spec.gemms[0].layout: must be NT, NN, TN or TT");
   EXPECT_EQ(Message(R"({"gemms": [{"m": {"from": 1, "to": 2000}, "n": {"from": 1, "to": 2000},
       "k": 1}]})"),
-            "spec.gemms[0]: expands to more than 2000000 GEMMs");
+            "spec.gemms[0]: expands to more than 2000000 GEMMs, the limit");
+}
+
+// What an outside audit sent: a range at int64's end looped without end
+// (x += step overflowed) and grew crestd by 0.3 GB/s.
+TEST(SweepSpec, ARangeAtTheEndOfInt64IsRefusedNamingTheFieldAndItsLimit) {
+  EXPECT_EQ(Message(R"({"gemms": [{"m": {"from": 9223372036854775807, "to": 9223372036854775807},
+      "n": 1, "k": 1}]})"),
+            "spec.gemms[0].m.from: is 9223372036854775807; it must be from 0 to 16777216");
+  EXPECT_EQ(Message(R"({"models": [{"hidden": 4096, "heads": 32, "d_ff": 11008, "vocab": 32000,
+      "seq": [4096, -1]}]})"),
+            "spec.models[0].seq[1]: is -1; it must be from 0 to 2097152");
+  EXPECT_EQ(Message(R"({"dff": [{"hidden": 4096, "tokens": 9223372036854775807}]})"),
+            "spec.dff[0].tokens: is 9223372036854775807; it must be from 0 to 16777216");
+}
+
+TEST(SweepSpec, ANumberBeyondInt64IsReportedAsTheUserWroteItNeverWrapped) {
+  EXPECT_EQ(Message(R"({"gemms": [{"m": 1, "n": 1, "k": {"from": 1, "to": 8,
+      "step": 18446744073709551615}}]})"),
+            "spec.gemms[0].k.step: is 18446744073709551615, beyond the largest whole number "
+            "(9223372036854775807)");
+  EXPECT_EQ(Message(R"({"gemms": [{"m": 1e30, "n": 1, "k": 1}]})"),
+            "spec.gemms[0].m: must be a whole number (got 1e+30)");
+}
+
+TEST(SweepSpec, AStepLargerThanTheRangeGivesItsFirstValueWithoutOverflow) {
+  auto spec = ParseSweepSpec(R"({"gemms": [{"m": 64, "n": 64,
+      "k": {"from": 16777000, "to": 16777216, "step": 9223372036854775807}}]})");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->gemms.size(), 1u);
+  EXPECT_EQ(spec->gemms[0].k, 16777000);
+}
+
+TEST(SweepSpec, APlanIsRefusedOverItsLimitNamingWhatSetsIt) {
+  const std::string three = R"({"gemms": [{"m": 64, "n": 64, "k": [64, 128, 192]}]})";
+  EXPECT_TRUE(ParseSweepSpec(three, {3, "--max-job-gemms"}).ok());
+  auto over = ParseSweepSpec(three, {2, "--max-job-gemms"});
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().message(), "spec.gemms[0]: expands to more than 2 GEMMs, the limit");
+  // A d_ff window is counted as it expands: its 257 candidates pass 2 GEMMs.
+  auto dff = ParseSweepSpec(R"({"dff": [{"hidden": 4096}]})", {2, "--max-job-gemms"});
+  ASSERT_FALSE(dff.ok());
+  EXPECT_EQ(dff.status().message(),
+            "spec.dff[0]: the plan exceeds 2 GEMMs, the limit (--max-job-gemms); split the spec");
+}
+
+TEST(SweepSpec, AKeyGivenTwiceInOneObjectIsRefused) {
+  EXPECT_EQ(Message(R"({"gemms": [{"m": 64, "m": 128, "n": 64, "k": 64}]})"),
+            "spec: gives the key \"m\" twice in one object; give each key once");
+  // The same key in different objects is fine.
+  EXPECT_TRUE(ParseSweepSpec(R"({"gemms": [{"m": 64, "n": 64, "k": 64}, {"m": 8, "n": 8,
+      "k": 8}]})").ok());
+}
+
+TEST(SweepSpec, NamesAndTheWholeTextAreBounded) {
+  const std::string long_name(kMaxSpecNameBytes + 1, 'x');
+  EXPECT_EQ(Message(R"({"name": ")" + long_name + R"(", "dff": [{"hidden": 4096}]})"),
+            "spec.name: is 257 bytes long; at most 256");
+  EXPECT_EQ(Message(R"({"gemms": [{"name": ")" + long_name + R"(", "m": 8, "n": 8, "k": 8}]})"),
+            "spec.gemms[0].name: is 257 bytes long; at most 256");
+  const std::string huge = R"({"dff": [{"hidden": 4096}], "gpu": ")" +
+                           std::string(kMaxSpecBytes, 'h') + R"("})";
+  EXPECT_EQ(Message(huge).find("spec: is 1048"), 0u) << Message(huge).substr(0, 80);
 }
 
 TEST(SweepSpec, TheMeasureSectionSaysHowAndIsPartOfTheJobOnlyWhenNotTheDefault) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -15,7 +16,9 @@
 namespace crest::sweep {
 
 inline constexpr int kSweepSpecVersion = 1;
-inline constexpr int64_t kMaxPlanGemms = 2'000'000;
+inline constexpr int64_t kMaxPlanGemms = 2'000'000;  // the default plan limit
+inline constexpr size_t kMaxSpecBytes = size_t{1} << 20;  // the spec's JSON text
+inline constexpr size_t kMaxSpecNameBytes = 256;          // each "name" in it
 
 // The parsed spec, kept as canonical JSON (sorted keys, defaults filled)
 // so the same sweep always has the same text: that text identifies its job.
@@ -29,8 +32,16 @@ struct SweepSpec {
 };
 
 // Parses and expands a spec. InvalidArgument names the path of the bad field
-// ("spec.models[0].tp[2]") and the rule.
-absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text);
+// ("spec.models[0].tp[2]") and the rule: every dimension's values lie in
+// limits.h's bounds, a range's and a GEMM list's counts are checked before
+// anything is expanded, the plan holds at most `limit.max_gemms` distinct GEMMs,
+// the text at most kMaxSpecBytes, each name kMaxSpecNameBytes, and no object
+// gives a key twice.
+struct PlanLimit {
+  int64_t max_gemms = kMaxPlanGemms;
+  std::string_view named_by;  // what sets it, for the message ("--max-job-gemms")
+};
+absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text, PlanLimit limit = {});
 
 // The "measure" section for these options, every field filled.
 nlohmann::json MeasureJson(const measure::MeasureOptions& options);

@@ -51,21 +51,6 @@ std::string Columns(const char* const (&names)[N], const char* prefix) {
   return out.str();
 }
 
-// file: URI for ATTACH, read-only, with the characters URIs reserve escaped.
-std::string ReadOnlyUri(const std::string& path) {
-  std::string out = "file:";
-  for (char c : path) {
-    if (c == '%' || c == '?' || c == '#') {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "?mode=ro";
-}
-
 // The column named "value" of the first row of `sql`; 0 when there is none.
 absl::StatusOr<int64_t> QueryInt(Connection& conn, const std::string& sql, std::string_view doing) {
   auto stmt = conn.Prepare(sql);
@@ -105,9 +90,10 @@ constexpr const char* kMergeSoftware =
     "ON CONFLICT DO NOTHING";
 constexpr const char* kMergeJobs =
     "INSERT INTO main.jobs(uid, host, spec, backend, target, state, total, done, priority, "
-    "created_us, started_us, finished_us, error) "
+    "created_us, started_us, finished_us, error, submitted_by) "
     "SELECT uid, host, spec, backend, target, state, total, done, priority, created_us, "
-    "started_us, finished_us, error FROM src.jobs WHERE true ON CONFLICT(uid) DO NOTHING";
+    "started_us, finished_us, error, submitted_by FROM src.jobs WHERE true "
+    "ON CONFLICT(uid) DO NOTHING";
 
 // Measurements keep their uid; device, software and job ids are remapped
 // through the rows' natural keys.
@@ -170,7 +156,7 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
   }
   auto attach = conn_->Prepare("ATTACH DATABASE ?1 AS src");
   if (!attach.ok()) return attach.status();
-  if (auto s = (*attach)->Bind(1, ReadOnlyUri(snapshot)).Run(StrCat("opening ", snapshot));
+  if (auto s = (*attach)->Bind(1, FileUri(snapshot, "mode=ro")).Run(StrCat("opening ", snapshot));
       !s.ok()) {
     return s;
   }
@@ -247,6 +233,18 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   return report;
 }
 
+absl::StatusOr<std::vector<std::string>> SqliteStore::QuickCheck() {
+  auto stmt = conn_->Prepare("PRAGMA quick_check");
+  if (!stmt.ok()) return stmt.status();
+  std::vector<std::string> problems;
+  auto s = (*stmt)->ForEachRow("checking the database", [&](const Statement& row) {
+    if (std::string line = row.Text("quick_check"); line != "ok") problems.push_back(line);
+  });
+  // A page SQLite cannot read at all is an error of the statement, not a row.
+  if (!s.ok()) problems.push_back(std::string(s.message()));
+  return problems;
+}
+
 std::optional<WalIndexMark::Header> SqliteStore::ReadWalMark() {
   if (!wal_mark_opened_) {
     wal_mark_opened_ = true;
@@ -285,13 +283,14 @@ absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu
   // Read after the mark: if a commit lands in between, the mark differs next
   // time and this is read again.
   auto stmt = conn_->Prepare(
-      "SELECT measurement_id, prediction_id FROM generations WHERE gpu_model = ?1");
+      "SELECT measurement_id, prediction_id, deletions FROM generations WHERE gpu_model = ?1");
   if (!stmt.ok()) return stmt.status();
   ResultsGeneration g;
   auto s = (*stmt)->Bind(1, gpu_model).ForEachRow("reading the results generation",
                                                   [&](const Statement& row) {
                                                     g.measurement_id = row.Int("measurement_id");
                                                     g.prediction_id = row.Int("prediction_id");
+                                                    g.deletions = row.Int("deletions");
                                                   });
   if (!s.ok()) return s;
   if (generation_mark_ && known_generations_.size() < kMaxKnownGenerations) {
@@ -303,12 +302,14 @@ absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu
 absl::StatusOr<ResultsGeneration> SqliteStore::LatestGeneration() {
   auto stmt = conn_->Prepare(
       "SELECT coalesce(max(measurement_id), 0) AS measurement_id, "
-      "coalesce(max(prediction_id), 0) AS prediction_id FROM generations");
+      "coalesce(max(prediction_id), 0) AS prediction_id, "
+      "coalesce(sum(deletions), 0) AS deletions FROM generations");
   if (!stmt.ok()) return stmt.status();
   ResultsGeneration g;
   auto s = (*stmt)->ForEachRow("reading the latest results generation", [&](const Statement& row) {
     g.measurement_id = row.Int("measurement_id");
     g.prediction_id = row.Int("prediction_id");
+    g.deletions = row.Int("deletions");
   });
   if (!s.ok()) return s;
   return g;

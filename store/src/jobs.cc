@@ -7,7 +7,11 @@ namespace {
 
 constexpr const char* kJobColumns =
     "id, uid, host, spec, backend, target, state, total, done, priority, created_us, started_us, "
-    "finished_us, error";
+    "finished_us, error, submitted_by";
+// The same without the spec's text (listings: a spec may be large).
+constexpr const char* kJobListColumns =
+    "id, uid, host, '' AS spec, backend, target, state, total, done, priority, created_us, "
+    "started_us, finished_us, error, submitted_by";
 
 JobRecord ReadJob(const Statement& s) {
   JobRecord j;
@@ -25,6 +29,7 @@ JobRecord ReadJob(const Statement& s) {
   if (!s.IsNull("started_us")) j.started_us = s.Int("started_us");
   if (!s.IsNull("finished_us")) j.finished_us = s.Int("finished_us");
   j.error = s.Text("error");
+  j.submitted_by = s.Text("submitted_by");
   return j;
 }
 
@@ -68,8 +73,8 @@ absl::StatusOr<JobRecord> SqliteStore::CreateJob(const JobRecord& in) {
   job.done = 0;
   absl::Status status = InTransaction("creating a job", [&]() -> absl::Status {
     auto stmt = conn_->Prepare(
-        "INSERT INTO jobs(uid, host, spec, backend, target, state, total, priority, created_us) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        "INSERT INTO jobs(uid, host, spec, backend, target, state, total, priority, created_us, "
+        "submitted_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     if (!stmt.ok()) return stmt.status();
     (*stmt)
         ->Bind(1, job.uid)
@@ -80,7 +85,8 @@ absl::StatusOr<JobRecord> SqliteStore::CreateJob(const JobRecord& in) {
         .Bind(6, JobStateName(job.state))
         .Bind(7, job.total)
         .Bind(8, job.priority)
-        .Bind(9, job.created_us);
+        .Bind(9, job.created_us)
+        .Bind(10, job.submitted_by);
     if (auto s = (*stmt)->Run("creating a job"); !s.ok()) return s;
     job.id = conn_->LastInsertRowId();
     return absl::OkStatus();
@@ -100,18 +106,18 @@ absl::StatusOr<JobRecord> SqliteStore::GetJob(int64_t id) {
   return job;
 }
 
-absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs(std::optional<JobState> state,
-                                                             int limit) {
-  auto stmt = conn_->Prepare(StrCat("SELECT ", kJobColumns,
-                                    " FROM jobs WHERE ?1 IS NULL OR state = ?1 "
-                                    "ORDER BY id DESC LIMIT ?2"));
+absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs(const JobListing& listing) {
+  auto stmt = conn_->Prepare(
+      StrCat("SELECT ", listing.with_spec ? kJobColumns : kJobListColumns,
+             " FROM jobs WHERE (?1 IS NULL OR state = ?1) AND (?3 <= 0 OR id < ?3) "
+             "ORDER BY id DESC LIMIT ?2"));
   if (!stmt.ok()) return stmt.status();
-  if (state) {
-    (*stmt)->Bind(1, JobStateName(*state));
+  if (listing.state) {
+    (*stmt)->Bind(1, JobStateName(*listing.state));
   } else {
     (*stmt)->BindNull(1);
   }
-  (*stmt)->Bind(2, limit > 0 ? limit : -1);
+  (*stmt)->Bind(2, listing.limit > 0 ? listing.limit : -1).Bind(3, listing.before_id);
   std::vector<JobRecord> out;
   auto listed = (*stmt)->ForEachRow("listing jobs",
                                     [&](const Statement& row) { out.push_back(ReadJob(row)); });

@@ -124,10 +124,11 @@ absl::StatusOr<bool> SqliteStore::HasPrediction(const std::string& gpu_model,
   return *row;
 }
 
-absl::Status SqliteStore::InsertPrediction(std::optional<int64_t> job_id,
-                                           const std::string& gpu_model, const GemmShape& gemm,
-                                           const Prediction& p) {
-  return InTransaction("writing a prediction", [&]() -> absl::Status {
+absl::StatusOr<bool> SqliteStore::InsertPrediction(std::optional<int64_t> job_id,
+                                                   const std::string& gpu_model,
+                                                   const GemmShape& gemm, const Prediction& p) {
+  bool inserted = false;
+  auto status = InTransaction("writing a prediction", [&]() -> absl::Status {
     auto stmt = conn_->Prepare(
         "INSERT INTO predictions(uid, job_id, host, gpu_model, model_version, dtype, trans_a, "
         "trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, waves, "
@@ -152,8 +153,11 @@ absl::Status SqliteStore::InsertPrediction(std::optional<int64_t> job_id,
         .Bind(23, NowUs())
         .Bind(24, p.expected_error);
     if (auto st = s.Run("writing a prediction"); !st.ok()) return st;
+    inserted = conn_->Changes() > 0;
     return CountProgress(job_id, 1);
   });
+  if (!status.ok()) return status;
+  return inserted;
 }
 
 absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(

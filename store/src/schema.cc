@@ -394,6 +394,66 @@ INSERT INTO run_bests
   GROUP BY gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, m,
            n, k, coalesce(job_id, 0), device_id;
 )sql",
+    // 8 → 9: who submitted each job (a token's name, or the peer's address
+    // where crestd has no tokens), so that a client cancels only its own.
+    // Results deleted by any process (Crest never deletes them; a person
+    // with sqlite3 may) move the generation, so cached answers go, and take
+    // their derived rows with them: the key's best in that run, on that
+    // device and across devices is found again from the rows that remain,
+    // so a deleted measurement never answers as measured.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN submitted_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE generations ADD COLUMN deletions INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER predictions_deleted AFTER DELETE ON predictions BEGIN
+  UPDATE generations SET deletions = deletions + 1 WHERE gpu_model = OLD.gpu_model;
+END;
+CREATE TRIGGER measurements_deleted AFTER DELETE ON measurements BEGIN
+  UPDATE generations SET deletions = deletions + 1 WHERE gpu_model = OLD.gpu_model;
+  DELETE FROM run_bests WHERE measurement_id = OLD.id;
+  DELETE FROM best_measurements WHERE measurement_id = OLD.id;
+  DELETE FROM best_answers
+    WHERE gpu_model = OLD.gpu_model AND cache_mode = OLD.cache_mode
+      AND clock_policy = OLD.clock_policy AND software_id = OLD.software_id
+      AND dtype = OLD.dtype AND trans_a = OLD.trans_a AND trans_b = OLD.trans_b
+      AND batch = OLD.batch AND m = OLD.m AND n = OLD.n AND k = OLD.k;
+  INSERT INTO run_bests
+    SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, m,
+           n, k, coalesce(job_id, 0), device_id, id, min(median_us), ci_low_us, ci_high_us
+    FROM measurements
+    WHERE verified = 1 AND gpu_model = OLD.gpu_model AND cache_mode = OLD.cache_mode
+      AND clock_policy = OLD.clock_policy AND software_id = OLD.software_id
+      AND dtype = OLD.dtype AND trans_a = OLD.trans_a AND trans_b = OLD.trans_b
+      AND batch = OLD.batch AND m = OLD.m AND n = OLD.n AND k = OLD.k
+      AND coalesce(job_id, 0) = coalesce(OLD.job_id, 0) AND device_id = OLD.device_id
+    GROUP BY gpu_model
+    ON CONFLICT DO NOTHING;
+  INSERT INTO best_measurements
+    SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, m,
+           n, k, device_id, id, min(median_us)
+    FROM measurements
+    WHERE verified = 1 AND gpu_model = OLD.gpu_model AND cache_mode = OLD.cache_mode
+      AND clock_policy = OLD.clock_policy AND software_id = OLD.software_id
+      AND dtype = OLD.dtype AND trans_a = OLD.trans_a AND trans_b = OLD.trans_b
+      AND batch = OLD.batch AND m = OLD.m AND n = OLD.n AND k = OLD.k
+      AND device_id = OLD.device_id
+    GROUP BY gpu_model
+    ON CONFLICT DO NOTHING;
+  INSERT INTO best_answers
+    SELECT r.gpu_model, r.cache_mode, r.clock_policy, r.software_id, r.dtype, r.trans_a,
+           r.trans_b, r.batch, r.m, r.n, r.k, r.device_id, r.measurement_id, r.median_us,
+           m.ci_low_us, m.ci_high_us, r.devices
+    FROM (SELECT *,
+            row_number() OVER (ORDER BY median_us, device_id) AS rank,
+            count(*) OVER () AS devices
+          FROM best_measurements
+          WHERE gpu_model = OLD.gpu_model AND cache_mode = OLD.cache_mode
+            AND clock_policy = OLD.clock_policy AND software_id = OLD.software_id
+            AND dtype = OLD.dtype AND trans_a = OLD.trans_a AND trans_b = OLD.trans_b
+            AND batch = OLD.batch AND m = OLD.m AND n = OLD.n AND k = OLD.k) AS r
+    JOIN measurements AS m ON m.id = r.measurement_id
+    WHERE r.rank = (r.devices + 1) / 2;
+END;
+)sql",
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "sqlite.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -38,21 +40,60 @@ absl::Status SqliteStatus(int rc, sqlite3* db, std::string_view path, std::strin
   }
 }
 
-absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
-                                                             const Options& options) {
-  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
-  flags |= options.read_only ? SQLITE_OPEN_READONLY
-                             : (SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0));
+std::string FileUri(const std::string& path, std::string_view query) {
+  std::string out = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return StrCat(out, "?", query);
+}
+
+namespace {
+
+absl::StatusOr<sqlite3*> OpenHandle(const std::string& name, int flags, const char* vfs,
+                                    const std::string& path) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, options.vfs);
+  const int rc = sqlite3_open_v2(name.c_str(), &db, flags, vfs);
   if (rc != SQLITE_OK) {
     absl::Status status = SqliteStatus(rc, db, path, "opening");
     sqlite3_close_v2(db);
     return status;
   }
   sqlite3_extended_result_codes(db, 1);
-  std::unique_ptr<Connection> conn(new Connection(db, path));
-  sqlite3_busy_timeout(db, options.busy_timeout_ms);
+  return db;
+}
+
+// True when a read-only handle cannot read `path` only because SQLite may
+// not make the WAL's shared memory, and no write-ahead log exists.
+bool NeedsImmutable(sqlite3* db, const std::string& path) {
+  const int rc = sqlite3_exec(db, "PRAGMA schema_version", nullptr, nullptr, nullptr);
+  const int primary = rc & 0xff;
+  if (primary != SQLITE_READONLY && primary != SQLITE_CANTOPEN) return false;
+  return access((path + "-wal").c_str(), F_OK) != 0;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
+                                                             const Options& options) {
+  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  flags |= options.read_only ? SQLITE_OPEN_READONLY
+                             : (SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0));
+  auto db = OpenHandle(path, flags, options.vfs, path);
+  if (!db.ok()) return db.status();
+  if (options.read_only && NeedsImmutable(*db, path)) {
+    sqlite3_close_v2(*db);
+    db = OpenHandle(FileUri(path, "immutable=1"), flags, options.vfs, path);
+    if (!db.ok()) return db.status();
+  }
+  std::unique_ptr<Connection> conn(new Connection(*db, path));
+  sqlite3_busy_timeout(*db, options.busy_timeout_ms);
   if (auto s = conn->Exec("PRAGMA foreign_keys=ON", "enabling foreign keys"); !s.ok()) return s;
   return conn;
 }

@@ -25,6 +25,9 @@ absl::Status SqliteStatus(int rc, sqlite3* db, std::string_view path, std::strin
 
 class Statement;
 
+// `path` as an SQLite URI ("file:PATH?QUERY"), its %, ? and # escaped.
+std::string FileUri(const std::string& path, std::string_view query);
+
 // One connection. Not thread-safe: one thread uses a Connection at a time.
 class Connection final {
  public:
@@ -40,6 +43,10 @@ class Connection final {
 
   // Opens the file. Reads and writes nothing yet ("not a database" shows up
   // at the first read): call Configure once the file is known to be ours.
+  // Read-only, a WAL-mode file that SQLite cannot read because it may not
+  // create the shared-memory file beside it (a read-only directory or share)
+  // and that has no write-ahead log (so no writer is at work) is opened as
+  // immutable: the normal case of a catalogue on a read-only share.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path,
                                                           const Options& options);
   // Page cache and memory map; for a writable connection also WAL mode and

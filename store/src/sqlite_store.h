@@ -27,15 +27,14 @@ class SqliteStore final : public Store {
                                     const std::string& target) override;
   absl::StatusOr<JobRecord> CreateJob(const JobRecord& job) override;
   absl::StatusOr<JobRecord> GetJob(int64_t id) override;
-  absl::StatusOr<std::vector<JobRecord>> ListJobs(std::optional<JobState> state,
-                                                  int limit) override;
+  absl::StatusOr<std::vector<JobRecord>> ListJobs(const JobListing& listing) override;
   absl::Status UpdateJob(int64_t id, JobState state, int64_t total, int64_t done,
                          const std::string& error) override;
 
   // results.cc
   absl::StatusOr<bool> HasPrediction(const std::string& gpu_model, std::string_view model_version,
                                      const GemmKey& key) override;
-  absl::Status InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
+  absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
                                 const GemmShape& gemm, const Prediction& p) override;
   absl::StatusOr<std::map<GemmKey, PredictionRow>> FindPredictions(
       const std::string& gpu_model, std::string_view model_version,
@@ -71,6 +70,7 @@ class SqliteStore final : public Store {
   absl::Status ExportTo(const std::string& out_path) override;
   absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path) override;
   absl::StatusOr<CheckReport> Check() override;
+  absl::StatusOr<std::vector<std::string>> QuickCheck() override;
   absl::StatusOr<DbStats> Stats() override;
   absl::StatusOr<ResultsGeneration> Generation(const std::string& gpu_model) override;
   absl::StatusOr<ResultsGeneration> LatestGeneration() override;

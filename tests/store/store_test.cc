@@ -40,7 +40,7 @@ void SetUserVersion(const std::string& path, int version) {
 absl::Status AddPrediction(Store& db, const GemmShape& g) {
   auto p = Predict(g, **FindGpu("h100"));
   if (!p.ok()) return p.status();
-  return db.InsertPrediction(std::nullopt, "H100-SXM", g, *p);
+  return db.InsertPrediction(std::nullopt, "H100-SXM", g, *p).status();
 }
 
 TEST(StoreOpen, CreatesTheCurrentSchemaInWalMode) {
@@ -232,6 +232,32 @@ TEST(StoreWrite, ReadOnlyLocationRefusesWritesAndKeepsTheFile) {
   EXPECT_NE(std::string(fresh.status().message()).find(dir.File("new.db")), std::string::npos);
 }
 
+// A catalogue on a read-only share: a WAL-mode file, its writer gone (no
+// -wal, no -shm), where SQLite may not create the shared-memory file. Every
+// reader got "attempt to write a readonly database" before.
+TEST(StoreRead, AWalFileOnAReadOnlyShareOpensForReading) {
+  TempDir dir;
+  const std::string path = dir.File("share.db");
+  {
+    auto db = OpenOk(path);
+    ASSERT_TRUE(AddPrediction(*db, Gemm(128, 128, 128)).ok());
+  }
+  ASSERT_NE(access((path + "-wal").c_str(), F_OK), 0) << "a clean close leaves no log";
+  const std::string before = ReadBytes(path);
+  StoreOptions options;
+  options.read_only = true;
+  options.vfs = crest::testing::ReadOnlyVfsName();
+  auto db = Store::Open(path, options);
+  ASSERT_TRUE(db.ok()) << db.status();
+  auto stats = (*db)->Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->predictions, 1);
+  auto check = (*db)->Check();
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_TRUE(check->ok);
+  EXPECT_TRUE(ReadBytes(path) == before) << "the file changed";
+}
+
 TEST(StoreWrite, ReadOnlyDirectoryForAnOrdinaryUser) {
   if (geteuid() == 0) GTEST_SKIP() << "running as root: permissions do not bind root";
   TempDir dir;
@@ -419,8 +445,37 @@ TEST(StoreJobs, CreateFindUpdateAndCountProgressWithResults) {
   auto done = db->GetJob(created->id);
   ASSERT_TRUE(done.ok());
   EXPECT_TRUE(done->finished_us.has_value());
-  EXPECT_EQ(db->ListJobs(JobState::kDone, 10)->size(), 1u);
+  EXPECT_EQ(db->ListJobs({.state = JobState::kDone, .limit = 10})->size(), 1u);
   EXPECT_EQ(db->UpdateJob(999, JobState::kDone, 0, 0, "").code(), absl::StatusCode::kNotFound);
+}
+
+TEST(StoreJobs, AJobKeepsItsSubmitterAndListingsPageWithoutSpecs) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("j.db"));
+  std::vector<int64_t> ids;
+  for (const char* who : {"alice", "bob", "carol"}) {
+    JobRecord job = EmptyDffJob();
+    job.submitted_by = who;
+    auto created = db->CreateJob(job);
+    ASSERT_TRUE(created.ok()) << created.status();
+    ids.push_back(created->id);
+  }
+  auto bob = db->GetJob(ids[1]);
+  ASSERT_TRUE(bob.ok());
+  EXPECT_EQ(bob->submitted_by, "bob");
+  EXPECT_FALSE(bob->spec.empty()) << "GetJob has the spec";
+  auto page = db->ListJobs({.state = std::nullopt, .limit = 2});
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].submitted_by, "carol");
+  EXPECT_TRUE((*page)[0].spec.empty()) << "listings leave specs out";
+  auto next = db->ListJobs({.state = std::nullopt, .limit = 2, .before_id = (*page)[1].id});
+  ASSERT_TRUE(next.ok());
+  ASSERT_EQ(next->size(), 1u);
+  EXPECT_EQ((*next)[0].submitted_by, "alice");
+  auto with_spec = db->ListJobs({.state = std::nullopt, .limit = 1, .with_spec = true});
+  ASSERT_TRUE(with_spec.ok());
+  EXPECT_FALSE((*with_spec)[0].spec.empty());
 }
 
 TEST(StorePredictions, SameKeyIsStoredOnceAndFoundInBatches) {
@@ -653,6 +708,9 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   const char* downgrade = R"sql(
+    DROP TRIGGER measurements_deleted;
+    DROP TRIGGER predictions_deleted;
+    ALTER TABLE jobs DROP COLUMN submitted_by;
     ALTER TABLE measurements DROP COLUMN clock_policy;
     ALTER TABLE measurements DROP COLUMN ci_low_us;
     ALTER TABLE measurements DROP COLUMN ci_high_us;

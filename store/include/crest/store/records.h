@@ -36,7 +36,8 @@ struct JobRecord {
   int64_t id = 0;
   std::string uid;      // globally unique; survives merges
   std::string host;     // where the job ran
-  std::string spec;     // canonical JSON of the sweep spec
+  std::string spec;     // canonical JSON of the sweep spec (empty in listings)
+  std::string submitted_by;  // the client that created it: a token's name, or a peer address
   std::string backend;  // "model", "cublaslt"
   std::string target;   // catalogue GPU (model) or device UUID (measured)
   JobState state = JobState::kQueued;

@@ -30,7 +30,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
@@ -100,6 +100,7 @@ struct DbStats {
 struct ResultsGeneration {
   int64_t measurement_id = 0;
   int64_t prediction_id = 0;
+  int64_t deletions = 0;  // results of the GPU model deleted, by any process
   bool operator==(const ResultsGeneration&) const = default;
 };
 
@@ -123,8 +124,15 @@ class Store {
                                             const std::string& target) = 0;
   virtual absl::StatusOr<JobRecord> CreateJob(const JobRecord& job) = 0;
   virtual absl::StatusOr<JobRecord> GetJob(int64_t id) = 0;
-  virtual absl::StatusOr<std::vector<JobRecord>> ListJobs(std::optional<JobState> state,
-                                                          int limit) = 0;
+  // Jobs newest first (id below `before_id` when it is positive), at most
+  // `limit` (all when 0), their specs left empty unless `with_spec`.
+  struct JobListing {
+    std::optional<JobState> state;  // none: every state
+    int limit = 0;
+    int64_t before_id = 0;
+    bool with_spec = false;
+  };
+  virtual absl::StatusOr<std::vector<JobRecord>> ListJobs(const JobListing& listing) = 0;
   // Sets state (and times: started on running, finished on done/failed/
   // cancelled), the plan size, the GEMMs already done and the error. After
   // this, each result inserted for the job adds one to `done` in its own
@@ -137,8 +145,10 @@ class Store {
                                              std::string_view model_version,
                                              const GemmKey& key) = 0;
   // Inserts one prediction and counts it in the job's progress, in one
-  // transaction. An existing identical key is left as is (no duplicate).
-  virtual absl::Status InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
+  // transaction. An existing identical key is left as is (no duplicate):
+  // false then, true when this call added the row (another writer may have
+  // added the same key since the caller looked).
+  virtual absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
                                         const GemmShape& gemm, const Prediction& p) = 0;
   virtual absl::StatusOr<std::map<GemmKey, PredictionRow>> FindPredictions(
       const std::string& gpu_model, std::string_view model_version,
@@ -216,12 +226,16 @@ class Store {
   // identity; results by their uid (and predictions by their key).
   virtual absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path) = 0;
   virtual absl::StatusOr<CheckReport> Check() = 0;
+  // SQLite's quick check (pages and b-trees, not index contents): what is
+  // wrong, empty when nothing is. For a check at start, where Check() would
+  // take too long on a large file.
+  virtual absl::StatusOr<std::vector<std::string>> QuickCheck() = 0;
   virtual absl::StatusOr<DbStats> Stats() = 0;
 
-  // Moves whenever a measurement or a prediction for `gpu_model` is added,
-  // by this or any other connection or process (a trigger keeps it; results
-  // are never updated or deleted): an answer computed from that GPU's
-  // results at one generation holds until it moves.
+  // Moves whenever a measurement or a prediction for `gpu_model` is added or
+  // deleted, by this or any other connection or process (triggers keep it;
+  // results are never updated): an answer computed from that GPU's results
+  // at one generation holds until it moves.
   virtual absl::StatusOr<ResultsGeneration> Generation(const std::string& gpu_model) = 0;
   // The newest result ids over every GPU model: moves with every measurement
   // or prediction added, by any connection. Stats' result counts computed at

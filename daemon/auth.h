@@ -1,10 +1,13 @@
 // Internal to crestd: who may call what. With no tokens configured every
-// call is allowed and a client is named by its peer address (without the
-// port). With tokens, mutating calls (Sweep, SubmitJob, CancelJob) need
-// "authorization: Bearer TOKEN" metadata naming a known token, and read
-// calls do too when reads are protected (--auth-reads). The client is then
-// named by the token's name. Tokens travel in metadata: crestd refuses them
-// without TLS except on loopback (checked in main).
+// call is allowed, every caller may cancel any job, and a client is named by
+// its peer address (without the port). With tokens, mutating calls (Sweep,
+// SubmitJob, CancelJob) need "authorization: Bearer TOKEN" metadata naming a
+// known token; read calls do too when reads are protected (--auth-reads), and
+// ExportResults does unless the operator opts out (--public-export): an
+// export holds host names, GPU UUIDs and every spec. The client is then named
+// by the token's name; it cancels only its own jobs unless its token has the
+// operator role. Tokens travel in metadata: crestd refuses them without TLS
+// except on loopback (checked in main).
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -17,27 +20,52 @@
 
 namespace crest::crestd {
 
+struct TokenHolder {
+  std::string name;
+  bool is_operator = false;  // may cancel any client's jobs
+};
+
+// Who called: the name jobs are recorded under and limits are kept by.
+struct Caller {
+  std::string name;
+  bool authenticated = false;   // presented a known token
+  bool may_cancel_any = false;  // an operator's token, or a crestd without tokens
+};
+
+// How much a method needs.
+enum class Access {
+  kRead,       // a token only under --auth-reads
+  kSensitive,  // a token whenever tokens are on, unless the operator opted out
+  kMutating,   // a token whenever tokens are on
+};
+
 class Authorizer final {
  public:
   Authorizer() = default;
-  Authorizer(std::map<std::string, std::string> name_by_token, bool protect_reads)
-      : name_by_token_(std::move(name_by_token)), protect_reads_(protect_reads) {}
+  Authorizer(std::map<std::string, TokenHolder> holder_by_token, bool protect_reads,
+             bool public_export)
+      : holder_by_token_(std::move(holder_by_token)),
+        protect_reads_(protect_reads),
+        public_export_(public_export) {}
 
-  bool enabled() const { return !name_by_token_.empty(); }
+  bool enabled() const { return !holder_by_token_.empty(); }
 
-  // The caller's name, or UNAUTHENTICATED naming the method and what is missing.
-  absl::StatusOr<std::string> Check(const grpc::CallbackServerContext& context, bool mutating,
-                                    const char* method) const;
+  // The caller, or UNAUTHENTICATED naming the method and what is missing.
+  absl::StatusOr<Caller> Check(const grpc::CallbackServerContext& context, Access access,
+                               const char* method) const;
 
  private:
-  std::map<std::string, std::string> name_by_token_;
+  std::map<std::string, TokenHolder> holder_by_token_;
   bool protect_reads_ = false;
+  bool public_export_ = false;
 };
 
-// Reads a token file: one token per line, "NAME TOKEN" or just "TOKEN"
-// (named token-1, token-2, …); blank lines and lines starting with # are
-// skipped. InvalidArgument naming the file and line for a malformed one.
-absl::StatusOr<std::map<std::string, std::string>> LoadTokens(const std::string& path,
-                                                               const Env& env);
+// Reads a token file: one token per line, "NAME TOKEN [operator]" or just
+// "TOKEN" (named token-1, token-2, …); blank lines and lines starting with #
+// are skipped. InvalidArgument naming the file and line for a malformed one,
+// a role other than operator, or a token given twice (two names for one
+// token would make who submitted a job a guess).
+absl::StatusOr<std::map<std::string, TokenHolder>> LoadTokens(const std::string& path,
+                                                              const Env& env);
 
 }  // namespace crest::crestd

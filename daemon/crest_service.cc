@@ -58,7 +58,8 @@ CrestService::CrestService(ServiceOptions options, StorePool& pool, JobQueue& qu
       queue_(queue),
       auth_(auth),
       metrics_(metrics),
-      cache_(options_.cache_entries, options_.cache_bytes) {}
+      cache_(options_.cache_entries, options_.cache_bytes),
+      watchdog_(options_.stream_write_timeout_s) {}
 
 using Unary = CrestService::Unary;
 using Stream = CrestService::Stream;
@@ -66,50 +67,49 @@ using Context = CrestService::Context;
 using Bytes = CrestService::Bytes;
 
 Unary* CrestService::GetNodeInfo(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"GetNodeInfo", false, false}, &CrestService::NodeInfo);
+  return AnswerUnary(c, in, out, {"GetNodeInfo", Access::kRead, false}, &CrestService::NodeInfo);
 }
 Unary* CrestService::QueryDff(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"QueryDff", false, true}, &CrestService::Dff);
+  return AnswerUnary(c, in, out, {"QueryDff", Access::kRead, true}, &CrestService::Dff);
 }
 Unary* CrestService::LookupGemm(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"LookupGemm", false, true}, &CrestService::Lookup);
+  return AnswerUnary(c, in, out, {"LookupGemm", Access::kRead, true}, &CrestService::Lookup);
 }
 Unary* CrestService::TimeGemms(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"TimeGemms", false, true}, &CrestService::TimeSet);
+  return AnswerUnary(c, in, out, {"TimeGemms", Access::kRead, true}, &CrestService::TimeSet);
 }
 Unary* CrestService::Predict(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"Predict", false, true}, &CrestService::PredictOne);
+  return AnswerUnary(c, in, out, {"Predict", Access::kRead, true}, &CrestService::PredictOne);
 }
 Unary* CrestService::SubmitJob(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"SubmitJob", true, false}, &CrestService::Submit);
+  return AnswerUnary(c, in, out, {"SubmitJob", Access::kMutating, false}, &CrestService::Submit);
 }
 Unary* CrestService::GetJob(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"GetJob", false, false}, &CrestService::GetOneJob);
+  return AnswerUnary(c, in, out, {"GetJob", Access::kRead, false}, &CrestService::GetOneJob);
 }
 Unary* CrestService::ListJobs(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"ListJobs", false, false}, &CrestService::List);
+  return AnswerUnary(c, in, out, {"ListJobs", Access::kRead, false}, &CrestService::List);
 }
 Unary* CrestService::CancelJob(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"CancelJob", true, false}, &CrestService::Cancel);
+  return AnswerUnary(c, in, out, {"CancelJob", Access::kMutating, false}, &CrestService::Cancel);
 }
 Stream* CrestService::Sweep(Context* c, const Bytes* in) {
-  return StartStream(c, in, {"Sweep", true, false}, &CrestService::StartSweep);
+  return StartStream(c, in, {"Sweep", Access::kMutating, false}, &CrestService::StartSweep);
 }
 Stream* CrestService::WatchJob(Context* c, const Bytes* in) {
-  return StartStream(c, in, {"WatchJob", false, false}, &CrestService::Watch);
+  return StartStream(c, in, {"WatchJob", Access::kRead, false}, &CrestService::Watch);
 }
 Stream* CrestService::ExportResults(Context* c, const Bytes* in) {
-  return StartStream(c, in, {"ExportResults", false, false}, &CrestService::Export);
+  return StartStream(c, in, {"ExportResults", Access::kSensitive, false}, &CrestService::Export);
 }
 
 template <typename Request, typename Response>
 Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out,
                                  MethodTraits traits, UnaryHandler<Request, Response> handler) {
-  return Answer(context, traits.name, traits.mutating,
-                [&](const std::string& client) -> absl::Status {
+  return Answer(context, traits, [&](const Caller& caller) -> absl::Status {
                   auto bytes = BytesOf(*in);
                   if (!bytes.ok()) return bytes.status();
-                  auto answer = Compute(traits, client, *bytes, handler);
+                  auto answer = Compute(traits, caller, *bytes, handler);
                   if (!answer.ok()) return answer.status();
                   *out = ByteBufferOf(*std::move(answer));
                   return absl::OkStatus();
@@ -117,7 +117,7 @@ Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out,
 }
 
 template <typename Request, typename Response>
-absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const std::string& client,
+absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const Caller& caller,
                                                   const std::string& request_bytes,
                                                   UnaryHandler<Request, Response> handler) {
   Request request;
@@ -139,7 +139,7 @@ absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const std
     }
   }
   Response response;
-  if (auto s = (this->*handler)(client, request, &response); !s.ok()) return s;
+  if (auto s = (this->*handler)(caller, request, &response); !s.ok()) return s;
   std::string answer;
   if (!response.SerializeToString(&answer)) {
     return absl::InternalError(StrCat("cannot serialize a ", response.GetTypeName()));
@@ -151,24 +151,24 @@ absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const std
 template <typename Request>
 Stream* CrestService::StartStream(Context* context, const Bytes* in, MethodTraits traits,
                                   StreamStarter<Request> start) {
-  auto client = auth_.Check(*context, traits.mutating, traits.name);
-  if (!client.ok()) return Refuse(traits.name, client.status());
+  auto caller = auth_.Check(*context, traits.access, traits.name);
+  if (!caller.ok()) return Refuse(traits.name, caller.status());
   auto bytes = BytesOf(*in);
   if (!bytes.ok()) return Refuse(traits.name, bytes.status());
   Request request;
   if (auto s = ParseRequest(*bytes, &request); !s.ok()) return Refuse(traits.name, s);
-  return (this->*start)(context, *client, request);
+  return (this->*start)(context, *caller, request);
 }
 
 // Answers through the default reactor after the caller is authorized,
 // logging errors and recording the latency.
 template <typename Handler>
 grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* context,
-                                               const char* method, bool mutating,
-                                               Handler&& handler) {
+                                               MethodTraits traits, Handler&& handler) {
+  const char* method = traits.name;
   const auto start = std::chrono::steady_clock::now();
-  auto client = auth_.Check(*context, mutating, method);
-  const absl::Status status = client.ok() ? handler(*client) : client.status();
+  auto caller = auth_.Check(*context, traits.access, method);
+  const absl::Status status = Outward(caller.ok() ? handler(*caller) : caller.status());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (status.ok()) {
@@ -190,14 +190,41 @@ grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* cont
   return reactor;
 }
 
-absl::Status CrestService::TakeStream(const char* method) {
+absl::StatusOr<std::function<void()>> CrestService::TakeStream(const char* method,
+                                                                const Caller& caller) {
   if (streams_.fetch_add(1) >= options_.max_streams) {
     streams_.fetch_sub(1);
     return absl::ResourceExhaustedError(
         StrCat(method, ": ", options_.max_streams,
                " streams are open, the limit (--max-streams); try again when one ends"));
   }
-  return absl::OkStatus();
+  // Without tokens no caller is known, so there is one budget for all.
+  const bool anonymous = auth_.enabled() && !caller.authenticated;
+  if (anonymous && anonymous_streams_.fetch_add(1) >= options_.max_anonymous_streams) {
+    anonymous_streams_.fetch_sub(1);
+    streams_.fetch_sub(1);
+    return absl::ResourceExhaustedError(
+        StrCat(method, ": ", options_.max_anonymous_streams,
+               " streams of callers without a token are open, their limit "
+               "(--max-anonymous-streams); try again later, or with a token"));
+  }
+  return std::function<void()>([this, anonymous] {
+    if (anonymous) anonymous_streams_.fetch_sub(1);
+    streams_.fetch_sub(1);
+  });
+}
+
+absl::Status CrestService::Outward(const absl::Status& status) const {
+  if (status.ok()) return status;
+  std::string message(status.message());
+  // Where the node keeps its files is none of a client's business.
+  for (const std::string& path : {options_.db_path, options_.state_dir}) {
+    if (path.empty()) continue;
+    for (size_t at = message.find(path); at != std::string::npos; at = message.find(path, at)) {
+      message.replace(at, path.size(), "the node's database");
+    }
+  }
+  return absl::Status(status.code(), message);
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Refuse(const char* method,
@@ -206,24 +233,24 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Refuse(const char* met
       {{"method", method},
        {"code", absl::StatusCodeToString(status.code())},
        {"message", std::string(status.message())}});
-  return new Refused(ToGrpc(status));
+  return new Refused(ToGrpc(Outward(status)));
 }
 
-absl::Status CrestService::Submit(const std::string& client, const v1::SubmitJobRequest& request,
+absl::Status CrestService::Submit(const Caller& caller, const v1::SubmitJobRequest& request,
                                   v1::SubmitJobResponse* response) {
   SubmitRequest submit;
   submit.spec_json = request.spec().json();
   submit.backend = request.backend();
   submit.priority = request.priority();
   submit.force = request.force();
-  submit.client = client;
-  auto job = queue_.Submit(submit);
-  if (!job.ok()) return job.status();
-  Fill(*job, response->mutable_job());
+  submit.client = caller.name;
+  auto submitted = queue_.Submit(submit);
+  if (!submitted.ok()) return submitted.status();
+  Fill(submitted->job, response->mutable_job());
   return absl::OkStatus();
 }
 
-absl::Status CrestService::GetOneJob(const std::string&, const v1::GetJobRequest& request,
+absl::Status CrestService::GetOneJob(const Caller&, const v1::GetJobRequest& request,
                                      v1::Job* response) {
   auto job = queue_.Get(request.id());
   if (!job.ok()) return job.status();
@@ -231,7 +258,7 @@ absl::Status CrestService::GetOneJob(const std::string&, const v1::GetJobRequest
   return absl::OkStatus();
 }
 
-absl::Status CrestService::List(const std::string&, const v1::ListJobsRequest& request,
+absl::Status CrestService::List(const Caller&, const v1::ListJobsRequest& request,
                                 v1::ListJobsResponse* response) {
   auto state = JobStateOf(request.state());
   if (!state.ok()) return state.status();
@@ -239,58 +266,83 @@ absl::Status CrestService::List(const std::string&, const v1::ListJobsRequest& r
     return absl::InvalidArgumentError(StrCat("limit: must be between 0 (meaning 100) and ",
                                              options_.max_list, " (got ", request.limit(), ")"));
   }
-  auto jobs = queue_.List(*state, request.limit() == 0 ? 100 : request.limit());
+  if (request.before_id() < 0) {
+    return absl::InvalidArgumentError(
+        StrCat("before_id: must be 0 (the newest jobs) or a job id (got ", request.before_id(), ")"));
+  }
+  const int limit = request.limit() == 0 ? 100 : request.limit();
+  auto jobs = queue_.List({.state = *state, .limit = limit, .before_id = request.before_id()});
   if (!jobs.ok()) return jobs.status();
-  for (const auto& job : *jobs) Fill(job, response->add_jobs());
+  // A page ends at its byte budget too (the first job always goes in).
+  size_t bytes = 0;
+  for (const auto& job : *jobs) {
+    v1::Job row;
+    Fill(job, &row);
+    bytes += row.ByteSizeLong();
+    if (bytes > options_.max_list_bytes && response->jobs_size() > 0) break;
+    *response->add_jobs() = std::move(row);
+  }
+  const bool more = response->jobs_size() < static_cast<int>(jobs->size()) ||
+                    static_cast<int>(jobs->size()) == limit;
+  if (more && response->jobs_size() > 0) {
+    response->set_next_before_id(response->jobs(response->jobs_size() - 1).id());
+  }
   return absl::OkStatus();
 }
 
-absl::Status CrestService::Cancel(const std::string&, const v1::CancelJobRequest& request,
+absl::Status CrestService::Cancel(const Caller& caller, const v1::CancelJobRequest& request,
                                   v1::Job* response) {
-  auto job = queue_.Cancel(request.id());
+  auto job = queue_.Cancel(request.id(), Canceller{caller.name, caller.may_cancel_any});
   if (!job.ok()) return job.status();
   Fill(*job, response);
   return absl::OkStatus();
 }
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Watch(grpc::CallbackServerContext*,
-                                                                const std::string&,
-                                                                const v1::WatchJobRequest& request) {
-  if (auto s = TakeStream("WatchJob"); !s.ok()) return Refuse("WatchJob", s);
+grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Watch(
+    grpc::CallbackServerContext* context, const Caller& caller, const v1::WatchJobRequest& request) {
+  auto release = TakeStream("WatchJob", caller);
+  if (!release.ok()) return Refuse("WatchJob", release.status());
   auto* stream = new JobStream(queue_, request.id(), /*cancel_job_if_client_leaves=*/false,
-                               [this] { streams_.fetch_sub(1); });
+                               std::make_unique<WatchedWrites>(watchdog_, context, "WatchJob"),
+                               *std::move(release));
   stream->Begin();
   return stream;
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::StartSweep(
-    grpc::CallbackServerContext*, const std::string& client, const v1::SweepRequest& request) {
+    grpc::CallbackServerContext* context, const Caller& caller, const v1::SweepRequest& request) {
   SubmitRequest submit;
   submit.spec_json = request.spec().json();
   submit.backend = request.backend();
   submit.priority = kInteractivePriority;
   submit.force = request.force();
-  submit.client = client;
-  if (auto s = TakeStream("Sweep"); !s.ok()) return Refuse("Sweep", s);
-  auto job = queue_.Submit(submit);
-  if (!job.ok()) {
-    streams_.fetch_sub(1);
-    return Refuse("Sweep", job.status());
+  submit.client = caller.name;
+  auto release = TakeStream("Sweep", caller);
+  if (!release.ok()) return Refuse("Sweep", release.status());
+  auto submitted = queue_.Submit(submit);
+  if (!submitted.ok()) {
+    (*release)();
+    return Refuse("Sweep", submitted.status());
   }
-  auto* stream = new JobStream(queue_, job->id, /*cancel_job_if_client_leaves=*/true,
-                               [this] { streams_.fetch_sub(1); });
+  // Only a stream that created its job may cancel it on leaving: one that
+  // found the same sweep on its way is one more watcher of another's job.
+  auto* stream = new JobStream(queue_, submitted->job.id,
+                               /*cancel_job_if_client_leaves=*/submitted->created,
+                               std::make_unique<WatchedWrites>(watchdog_, context, "Sweep"),
+                               *std::move(release));
   stream->Begin();
   return stream;
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Export(
-    grpc::CallbackServerContext*, const std::string&, const v1::ExportResultsRequest&) {
-  if (auto s = TakeStream("ExportResults"); !s.ok()) return Refuse("ExportResults", s);
+    grpc::CallbackServerContext* context, const Caller& caller, const v1::ExportResultsRequest&) {
+  auto release = TakeStream("ExportResults", caller);
+  if (!release.ok()) return Refuse("ExportResults", release.status());
   // A snapshot copies the whole database: one at a time, so that clients
   // asking together cost one copy each in turn, not all at once.
   if (exporting_.fetch_add(1) >= kMaxExports) {
     exporting_.fetch_sub(1);
-    streams_.fetch_sub(1);
+    (*release)();
     return Refuse("ExportResults",
                   absl::ResourceExhaustedError(
                       "ExportResults: a snapshot is being written for another client (one at a "
@@ -299,15 +351,18 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Export(
   const std::string snapshot = (std::filesystem::path(options_.state_dir) /
                                 StrCat(".export-", getpid(), "-", exports_.fetch_add(1), ".db"))
                                    .string();
-  auto* stream = new ExportStream(pool_, *options_.env, snapshot, [this] {
-    exporting_.fetch_sub(1);
-    streams_.fetch_sub(1);
-  });
+  auto* stream = new ExportStream(
+      pool_, *options_.env, snapshot,
+      std::make_unique<WatchedWrites>(watchdog_, context, "ExportResults"),
+      [this, release = *std::move(release)] {
+        exporting_.fetch_sub(1);
+        release();
+      });
   stream->Begin();
   return stream;
 }
 
-absl::Status CrestService::NodeInfo(const std::string&, const v1::GetNodeInfoRequest&,
+absl::Status CrestService::NodeInfo(const Caller&, const v1::GetNodeInfoRequest&,
                                     v1::GetNodeInfoResponse* r) {
   r->set_version(CREST_VERSION);
   r->set_model_version(std::string(kPredictorVersion));
@@ -356,7 +411,7 @@ absl::Status CrestService::NodeInfo(const std::string&, const v1::GetNodeInfoReq
   return absl::OkStatus();
 }
 
-absl::Status CrestService::Dff(const std::string&, const v1::QueryDffRequest& request,
+absl::Status CrestService::Dff(const Caller&, const v1::QueryDffRequest& request,
                                v1::QueryDffResponse* response) {
   auto gpu = GpuOf(request.gpu());
   if (!gpu.ok()) return gpu.status();
@@ -380,7 +435,7 @@ absl::Status CrestService::Dff(const std::string&, const v1::QueryDffRequest& re
   return absl::OkStatus();
 }
 
-absl::Status CrestService::Lookup(const std::string&, const v1::LookupGemmRequest& request,
+absl::Status CrestService::Lookup(const Caller&, const v1::LookupGemmRequest& request,
                                   v1::LookupGemmResponse* response) {
   auto gpu = GpuOf(request.gpu());
   if (!gpu.ok()) return gpu.status();
@@ -396,7 +451,7 @@ absl::Status CrestService::Lookup(const std::string&, const v1::LookupGemmReques
   return absl::OkStatus();
 }
 
-absl::Status CrestService::TimeSet(const std::string&, const v1::TimeGemmsRequest& request,
+absl::Status CrestService::TimeSet(const Caller&, const v1::TimeGemmsRequest& request,
                                    v1::TimeGemmsResponse* response) {
   auto gpu = GpuOf(request.gpu());
   if (!gpu.ok()) return gpu.status();
@@ -422,7 +477,7 @@ absl::Status CrestService::TimeSet(const std::string&, const v1::TimeGemmsReques
   return absl::OkStatus();
 }
 
-absl::Status CrestService::PredictOne(const std::string&, const v1::PredictRequest& request,
+absl::Status CrestService::PredictOne(const Caller&, const v1::PredictRequest& request,
                                       v1::PredictResponse* response) {
   auto gpu = GpuOf(request.gpu());
   if (!gpu.ok()) return gpu.status();

@@ -14,6 +14,7 @@
 #include "job_queue.h"
 #include "metrics.h"
 #include "store_pool.h"
+#include "write_watchdog.h"
 
 namespace crest::crestd {
 
@@ -31,7 +32,12 @@ struct ServiceOptions {
   std::string db_path;
   std::string state_dir;  // snapshots for ExportResults are written here
   int max_streams = 64;   // WatchJob + Sweep + ExportResults open at once
+  // Of those, with tokens on, how many callers without a valid token may
+  // hold, so that they can never starve authorised ones.
+  int max_anonymous_streams = 16;
+  double stream_write_timeout_s = 30;  // a write waiting longer ends its stream
   int max_list = 1000;    // ListJobs rows at most
+  size_t max_list_bytes = size_t{1} << 20;  // a ListJobs page's size at most
   std::string host;       // this node's name, as GetNodeInfo reports it
   Env* env = nullptr;     // the filesystem for snapshots; never null once running
   // Cached answers at most (entries, bytes); 0 entries: no cache.
@@ -95,14 +101,14 @@ class CrestService final : public RawCrestService {
 
  private:
   template <typename Request, typename Response>
-  using UnaryHandler = absl::Status (CrestService::*)(const std::string& client, const Request&,
+  using UnaryHandler = absl::Status (CrestService::*)(const Caller& caller, const Request&,
                                                       Response*);
   template <typename Request>
   using StreamStarter = grpc::ServerWriteReactor<grpc::ByteBuffer>* (
-      CrestService::*)(grpc::CallbackServerContext*, const std::string& client, const Request&);
+      CrestService::*)(grpc::CallbackServerContext*, const Caller& caller, const Request&);
   struct MethodTraits {
     const char* name;
-    bool mutating;  // needs a writer's token
+    Access access;  // what token it needs
     bool cached;    // answers are kept by results generation
   };
 
@@ -114,44 +120,48 @@ class CrestService final : public RawCrestService {
                       StreamStarter<Request> start);
 
   template <typename Handler>
-  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const char* method,
-                                   bool mutating, Handler&& handler);
+  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, MethodTraits traits,
+                                   Handler&& handler);
   // The answer's bytes from the cache or computed (and then kept).
   template <typename Request, typename Response>
-  absl::StatusOr<std::string> Compute(MethodTraits traits, const std::string& client,
+  absl::StatusOr<std::string> Compute(MethodTraits traits, const Caller& caller,
                                       const std::string& request_bytes,
                                       UnaryHandler<Request, Response> handler);
-  // A stream slot, or RESOURCE_EXHAUSTED naming the limit.
-  absl::Status TakeStream(const char* method);
+  // A stream slot for `caller` (from the anonymous budget too when tokens are
+  // on and it has none), or RESOURCE_EXHAUSTED naming the limit; the
+  // function gives it back.
+  absl::StatusOr<std::function<void()>> TakeStream(const char* method, const Caller& caller);
+  // The status as a client sees it: no server paths in its message.
+  absl::Status Outward(const absl::Status& status) const;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Refuse(const char* method,
                                                       const absl::Status& status);
 
-  absl::Status NodeInfo(const std::string& client, const v1::GetNodeInfoRequest& request,
+  absl::Status NodeInfo(const Caller& caller, const v1::GetNodeInfoRequest& request,
                         v1::GetNodeInfoResponse* response);
-  absl::Status Dff(const std::string& client, const v1::QueryDffRequest& request,
+  absl::Status Dff(const Caller& caller, const v1::QueryDffRequest& request,
                    v1::QueryDffResponse* response);
-  absl::Status Lookup(const std::string& client, const v1::LookupGemmRequest& request,
+  absl::Status Lookup(const Caller& caller, const v1::LookupGemmRequest& request,
                       v1::LookupGemmResponse* response);
-  absl::Status TimeSet(const std::string& client, const v1::TimeGemmsRequest& request,
+  absl::Status TimeSet(const Caller& caller, const v1::TimeGemmsRequest& request,
                        v1::TimeGemmsResponse* response);
-  absl::Status PredictOne(const std::string& client, const v1::PredictRequest& request,
+  absl::Status PredictOne(const Caller& caller, const v1::PredictRequest& request,
                           v1::PredictResponse* response);
-  absl::Status Submit(const std::string& client, const v1::SubmitJobRequest& request,
+  absl::Status Submit(const Caller& caller, const v1::SubmitJobRequest& request,
                       v1::SubmitJobResponse* response);
-  absl::Status GetOneJob(const std::string& client, const v1::GetJobRequest& request,
+  absl::Status GetOneJob(const Caller& caller, const v1::GetJobRequest& request,
                          v1::Job* response);
-  absl::Status List(const std::string& client, const v1::ListJobsRequest& request,
+  absl::Status List(const Caller& caller, const v1::ListJobsRequest& request,
                     v1::ListJobsResponse* response);
-  absl::Status Cancel(const std::string& client, const v1::CancelJobRequest& request,
+  absl::Status Cancel(const Caller& caller, const v1::CancelJobRequest& request,
                       v1::Job* response);
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Watch(grpc::CallbackServerContext* context,
-                                                    const std::string& client,
+                                                    const Caller& caller,
                                                     const v1::WatchJobRequest& request);
   grpc::ServerWriteReactor<grpc::ByteBuffer>* StartSweep(grpc::CallbackServerContext* context,
-                                                         const std::string& client,
+                                                         const Caller& caller,
                                                          const v1::SweepRequest& request);
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Export(grpc::CallbackServerContext* context,
-                                                     const std::string& client,
+                                                     const Caller& caller,
                                                      const v1::ExportResultsRequest& request);
 
   ServiceOptions options_;
@@ -162,6 +172,8 @@ class CrestService final : public RawCrestService {
   AnswerCache cache_;
   ResultCounts counts_;
   std::atomic<int> streams_{0};
+  std::atomic<int> anonymous_streams_{0};
+  WriteWatchdog watchdog_;
   std::atomic<int64_t> exports_{0};    // snapshots started (names them)
   std::atomic<int> exporting_{0};      // snapshots being written now
   static constexpr int kMaxExports = 1;

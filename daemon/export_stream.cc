@@ -10,10 +10,11 @@
 namespace crest::crestd {
 
 ExportStream::ExportStream(StorePool& pool, Env& env, std::string snapshot_path,
-                           std::function<void()> on_done)
+                           std::unique_ptr<WatchedWrites> writes, std::function<void()> on_done)
     : pool_(pool),
       env_(env),
       snapshot_path_(std::move(snapshot_path)),
+      writes_(std::move(writes)),
       on_done_(std::move(on_done)) {}
 
 void ExportStream::RemoveSnapshot() {
@@ -68,10 +69,12 @@ void ExportStream::WriteNext() {
     Finish(ToGrpc(s));
     return;
   }
+  if (writes_) writes_->Writing();
   StartWrite(&chunk_bytes_);
 }
 
 void ExportStream::OnWriteDone(bool ok) {
+  if (writes_) writes_->Wrote();
   if (!ok) {
     Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client left"));
     return;
@@ -80,6 +83,7 @@ void ExportStream::OnWriteDone(bool ok) {
 }
 
 void ExportStream::OnDone() {
+  writes_.reset();
   RemoveSnapshot();
   if (on_done_) on_done_();
   delete this;

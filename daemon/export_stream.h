@@ -14,14 +14,16 @@
 #include "crest/common/env.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "store_pool.h"
+#include "write_watchdog.h"
 
 namespace crest::crestd {
 
 // Chunks go out as serialized crest.v1.ExportChunk bytes (raw_message.h).
 class ExportStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
+  // `writes` (may be null) is told of every write.
   ExportStream(StorePool& pool, Env& env, std::string snapshot_path,
-               std::function<void()> on_done);
+               std::unique_ptr<WatchedWrites> writes, std::function<void()> on_done);
 
   void Begin();
   void OnWriteDone(bool ok) override;
@@ -35,6 +37,7 @@ class ExportStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   StorePool& pool_;
   Env& env_;
   const std::string snapshot_path_;
+  std::unique_ptr<WatchedWrites> writes_;
   std::function<void()> on_done_;
   std::ifstream in_;
   int64_t total_ = 0;

@@ -63,7 +63,7 @@ absl::Status JobQueue::Start() {
   std::lock_guard<std::mutex> lock(mutex_);
   writer_ = std::move(*writer);
   for (const auto state : {store::JobState::kRunning, store::JobState::kQueued}) {
-    auto jobs = writer_->ListJobs(state, 1'000'000);
+    auto jobs = writer_->ListJobs({.state = state});
     if (!jobs.ok()) return jobs.status();
     for (const auto& job : *jobs) {
       if (job.host != options_.host) continue;
@@ -185,21 +185,19 @@ absl::StatusOr<JobQueue::LaneState*> JobQueue::LaneFor(const std::string& backen
   return chosen;
 }
 
-absl::StatusOr<store::JobRecord> JobQueue::Submit(const SubmitRequest& request) {
+absl::StatusOr<Submitted> JobQueue::Submit(const SubmitRequest& request) {
   if (request.spec_json.empty()) {
     return absl::InvalidArgumentError("spec: empty; give a sweep spec (docs/sweep-spec.md)");
   }
-  auto spec = sweep::ParseSweepSpec(request.spec_json);
+  // The plan is refused over the per-job limit while it is expanded, never
+  // built whole first.
+  auto spec = sweep::ParseSweepSpec(request.spec_json,
+                                    {options_.max_gemms_per_job, "--max-job-gemms"});
   if (!spec.ok()) return spec.status();
   if (spec->gemms.empty()) {
     return absl::InvalidArgumentError("spec: the plan holds no GEMMs");
   }
   const auto gemms = static_cast<int64_t>(spec->gemms.size());
-  if (gemms > options_.max_gemms_per_job) {
-    return absl::InvalidArgumentError(
-        StrCat("spec: the plan holds ", gemms, " GEMMs; this crestd takes at most ",
-               options_.max_gemms_per_job, " per job (--max-job-gemms); split the spec"));
-  }
   const std::string backend = request.backend.empty() ? DefaultBackend() : request.backend;
   std::string target;
   auto lane = LaneFor(backend, *spec, &target);
@@ -211,7 +209,7 @@ absl::StatusOr<store::JobRecord> JobQueue::Submit(const SubmitRequest& request) 
   if (existing.ok() && !request.force &&
       (existing->state == store::JobState::kQueued ||
        existing->state == store::JobState::kRunning)) {
-    return *existing;  // the same sweep is already on its way
+    return Submitted{*existing, false};  // the same sweep is already on its way
   }
   auto& mine = queued_by_client_[request.client];
   if (static_cast<int>(mine.size()) >= options_.max_queued_per_client) {
@@ -227,6 +225,7 @@ absl::StatusOr<store::JobRecord> JobQueue::Submit(const SubmitRequest& request) 
   job.state = store::JobState::kQueued;
   job.total = gemms;
   job.priority = request.priority;
+  job.submitted_by = request.client;
   auto created = writer_->CreateJob(job);
   if (!created.ok()) return created.status();
   Enqueue(*lane, *created);
@@ -241,14 +240,30 @@ absl::StatusOr<store::JobRecord> JobQueue::Submit(const SubmitRequest& request) 
        {"gemms", std::to_string(gemms)},
        {"priority", std::to_string(request.priority)},
        {"client", request.client}});
-  return *created;
+  return Submitted{*created, true};
 }
 
-absl::StatusOr<store::JobRecord> JobQueue::Cancel(int64_t id) {
+bool JobQueue::CancelIfOnlyWatcher(int64_t id, const JobWatcher* leaving) {
+  std::lock_guard<std::recursive_mutex> lock(watch_mutex_);
+  if (auto it = watchers_.find(id); it != watchers_.end()) {
+    for (const JobWatcher* w : it->second) {
+      if (w != leaving) return false;  // someone else waits on it
+    }
+  }
+  return Cancel(id, Canceller{"", true}).ok();
+}
+
+absl::StatusOr<store::JobRecord> JobQueue::Cancel(int64_t id, const Canceller& who) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return absl::UnavailableError("crestd is shutting down");
   auto job = writer_->GetJob(id);
   if (!job.ok()) return job.status();
+  if (!who.may_cancel_any && job->submitted_by != who.name) {
+    return absl::PermissionDeniedError(
+        StrCat("job ", id, " was submitted by '", job->submitted_by, "', not by '", who.name,
+               "'; only its submitter or an operator (a token with the operator role) may "
+               "cancel it"));
+  }
   if (Ended(job->state)) {
     return absl::FailedPreconditionError(
         StrCat("job ", id, " has already ended (", store::JobStateName(job->state), ")"));
@@ -286,11 +301,11 @@ absl::StatusOr<store::JobRecord> JobQueue::Get(int64_t id) {
   return (*db)->GetJob(id);
 }
 
-absl::StatusOr<std::vector<store::JobRecord>> JobQueue::List(std::optional<store::JobState> state,
-                                                             int limit) {
+absl::StatusOr<std::vector<store::JobRecord>> JobQueue::List(
+    const store::Store::JobListing& listing) {
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
-  return (*db)->ListJobs(state, limit);
+  return (*db)->ListJobs(listing);
 }
 
 int64_t JobQueue::QueuedCount() const {

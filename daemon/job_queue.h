@@ -100,7 +100,19 @@ struct SubmitRequest {
   std::string backend;  // "model", "cublaslt" or empty (the default)
   int priority = 0;
   bool force = false;
-  std::string client;  // who submits, for the per-client limit
+  std::string client;  // who submits: recorded as the job's submitter, and the per-client limit
+};
+
+struct Submitted {
+  store::JobRecord job;
+  bool created = false;  // false: the same sweep was already on its way, and this is it
+};
+
+// Who asks to cancel. Without the right to cancel any job, a caller cancels
+// only the jobs it submitted.
+struct Canceller {
+  std::string name;
+  bool may_cancel_any = false;
 };
 
 class JobQueue final {
@@ -116,11 +128,16 @@ class JobQueue final {
 
   // Validates and queues a job. An identical spec already queued or running
   // on the same backend and target is returned instead of a second job.
-  absl::StatusOr<store::JobRecord> Submit(const SubmitRequest& request);
-  absl::StatusOr<store::JobRecord> Cancel(int64_t id);
+  absl::StatusOr<Submitted> Submit(const SubmitRequest& request);
+  // PermissionDenied when `who` may not cancel the job (another's, and `who`
+  // may not cancel any); FailedPrecondition when it has ended.
+  absl::StatusOr<store::JobRecord> Cancel(int64_t id, const Canceller& who);
+  // Cancels job `id` for a watcher that is leaving, only when no other
+  // watcher waits on it (checked and done under the watchers' lock, so no
+  // one attaches between). True when it was cancelled.
+  bool CancelIfOnlyWatcher(int64_t id, const JobWatcher* leaving);
   absl::StatusOr<store::JobRecord> Get(int64_t id);
-  absl::StatusOr<std::vector<store::JobRecord>> List(std::optional<store::JobState> state,
-                                                     int limit);
+  absl::StatusOr<std::vector<store::JobRecord>> List(const store::Store::JobListing& listing);
 
   // Registers a watcher of job `id` and sends it the job's current state at
   // once (final already when the job has ended). NotFound for no such job.

@@ -32,10 +32,11 @@ void Fill(const JobEventData& e, v1::JobEvent* out) {
 }  // namespace
 
 JobStream::JobStream(JobQueue& queue, int64_t job_id, bool cancel_job_if_client_leaves,
-                     std::function<void()> on_done)
+                     std::unique_ptr<WatchedWrites> writes, std::function<void()> on_done)
     : queue_(queue),
       job_id_(job_id),
       cancel_job_if_client_leaves_(cancel_job_if_client_leaves),
+      writes_(std::move(writes)),
       on_done_(std::move(on_done)) {}
 
 void JobStream::Begin() {
@@ -91,6 +92,7 @@ void JobStream::Pump() {
     if (serialized.ok()) {
       writing_ = true;
       lock.unlock();
+      if (writes_) writes_->Writing();
       StartWrite(&writing_bytes_);
       return;
     }
@@ -105,6 +107,7 @@ void JobStream::Pump() {
 }
 
 void JobStream::OnWriteDone(bool ok) {
+  if (writes_) writes_->Wrote();
   {
     std::lock_guard<std::mutex> lock(mu_);
     writing_ = false;
@@ -125,14 +128,17 @@ void JobStream::OnCancel() {
     if (!close_) close_ = grpc::Status(grpc::StatusCode::CANCELLED, "the client left");
   }
   if (cancel_job) {
-    Log(Level::kInfo, "sweep_client_left", {{"job", std::to_string(job_id_)}});
-    (void)queue_.Cancel(job_id_);
+    const bool cancelled = queue_.CancelIfOnlyWatcher(job_id_, this);
+    Log(Level::kInfo, "sweep_client_left",
+        {{"job", std::to_string(job_id_)},
+         {"job_cancelled", cancelled ? "true" : "false (another client waits on it)"}});
   }
   Pump();
 }
 
 void JobStream::OnDone() {
   queue_.Unwatch(job_id_, this);
+  writes_.reset();
   if (on_done_) on_done_();
   delete this;
 }

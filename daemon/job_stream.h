@@ -2,7 +2,8 @@
 // It watches one job in the queue and writes its events, coalescing while a
 // write is in flight (newest state, every result). It ends with OK after the
 // final event, UNAVAILABLE when the queue stops, CANCELLED when the client
-// goes. A Sweep stream cancels its job when the client goes before the end.
+// goes. A Sweep stream that created its job cancels it when the client goes
+// before the end and no one else watches it.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -15,6 +16,7 @@
 
 #include "crest/v1/crest.grpc.pb.h"
 #include "job_queue.h"
+#include "write_watchdog.h"
 
 namespace crest::crestd {
 
@@ -23,9 +25,11 @@ namespace crest::crestd {
 class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, public JobWatcher {
  public:
   // `on_done` runs once when gRPC is finished with the stream (a slot of the
-  // stream limit is given back there).
+  // stream limit is given back there). With `cancel_job_if_client_leaves`
+  // the job is cancelled when the client goes before its end and no other
+  // watcher waits on it. `writes` (may be null) is told of every write.
   JobStream(JobQueue& queue, int64_t job_id, bool cancel_job_if_client_leaves,
-            std::function<void()> on_done);
+            std::unique_ptr<WatchedWrites> writes, std::function<void()> on_done);
 
   // Starts watching; finishes with NOT_FOUND for an unknown job.
   void Begin();
@@ -43,6 +47,7 @@ class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, publi
   JobQueue& queue_;
   const int64_t job_id_;
   const bool cancel_job_if_client_leaves_;
+  std::unique_ptr<WatchedWrites> writes_;
   std::function<void()> on_done_;
 
   std::mutex mu_;

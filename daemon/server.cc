@@ -8,6 +8,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include "crest_service.h"
 #include "log.h"
 #include "metrics.h"
+#include "state_dir_lock.h"
 #include "store_pool.h"
 #ifdef CREST_HAVE_CUDA
 #include "crest/measure/cuda_backend.h"
@@ -33,6 +35,7 @@ namespace crest::crestd {
 struct Server::Parts {
   ServerConfig config;
   Env* env = nullptr;
+  StateDirLock lock;
   std::string db_path;
   // Declared in the order they start; destroyed in reverse.
   std::unique_ptr<Metrics> metrics;
@@ -91,6 +94,19 @@ absl::Status CheckConfig(const ServerConfig& c) {
   if (c.token_file.empty() && c.auth_reads) {
     return absl::InvalidArgumentError("--auth-reads needs --token-file");
   }
+  if (c.token_file.empty() && c.public_export) {
+    return absl::InvalidArgumentError(
+        "--public-export needs --token-file (without tokens every export is public)");
+  }
+  if (c.max_anonymous_streams < 0) {
+    return absl::InvalidArgumentError(
+        StrCat("--max-anonymous-streams must be at least 0 (got ", c.max_anonymous_streams, ")"));
+  }
+  if (!(c.stream_write_timeout_s > 0 && c.stream_write_timeout_s <= 86400)) {
+    return absl::InvalidArgumentError(
+        StrCat("--stream-write-timeout must be between 0 and 86400 seconds (got ",
+               c.stream_write_timeout_s, ")"));
+  }
   if (c.max_db_bytes != 0 && c.max_db_bytes < 1 << 20) {
     return absl::InvalidArgumentError(
         StrCat("--max-db-bytes must be 0 (no cap) or at least 1048576 (got ", c.max_db_bytes, ")"));
@@ -148,7 +164,7 @@ absl::StatusOr<Authorizer> AuthorizerFor(const ServerConfig& c, const Env& env) 
   if (c.token_file.empty()) return Authorizer();
   auto tokens = LoadTokens(c.token_file, env);
   if (!tokens.ok()) return tokens.status();
-  return Authorizer(*std::move(tokens), c.auth_reads);
+  return Authorizer(*std::move(tokens), c.auth_reads, c.public_export);
 }
 
 // The predictor calibrations this node answers with: the shipped ones, then
@@ -167,15 +183,31 @@ absl::Status LoadCalibrations(const ServerConfig& c, const Env& env) {
   return absl::OkStatus();
 }
 
-// Creates the state directory, and creates or upgrades the database once, as
-// the writer would; the database's path.
-absl::StatusOr<std::string> PrepareDatabase(const ServerConfig& c, Env& env) {
-  if (auto s = env.CreateDirectories(c.state_dir); !s.ok()) return s;
+// Creates and locks the state directory, and creates or upgrades the
+// database once, as the writer would (checking it when asked); the
+// database's path.
+absl::StatusOr<std::string> PrepareDatabase(Server::Parts& p) {
+  const ServerConfig& c = p.config;
+  if (auto s = p.env->CreateDirectories(c.state_dir); !s.ok()) return s;
+  auto lock = StateDirLock::Take(c.state_dir, p.env->HostName());
+  if (!lock.ok()) return lock.status();
+  p.lock = *std::move(lock);
   std::string path = (std::filesystem::path(c.state_dir) / "crest.db").string();
   store::StoreOptions options;
-  options.env = &env;
+  options.env = p.env;
   auto db = store::Store::Open(path, options);
   if (!db.ok()) return db.status();
+  if (c.check_on_start) {
+    auto problems = (*db)->QuickCheck();
+    if (!problems.ok()) return problems.status();
+    if (!problems->empty()) {
+      Log(Level::kError, "database_corrupt", {{"db", path}, {"first_problem", problems->front()}});
+      return absl::DataLossError(StrCat(path, " failed its quick check (", problems->size(),
+                                        " problems; first: ", problems->front(),
+                                        "); restore it from a snapshot or `crest db check`"));
+    }
+    Log(Level::kInfo, "database_checked", {{"db", path}, {"result", "ok"}});
+  }
   return path;
 }
 
@@ -221,7 +253,9 @@ JobQueueOptions QueueOptions(const Server::Parts& p) {
   o.lanes = c.lanes.empty() ? ProbeLanes() : c.lanes;
   o.max_gemms_per_job = c.max_job_gemms;
   o.max_queued_per_client = c.max_queued_per_client;
-  o.max_db_pages = c.max_db_bytes / kPageBytes;
+  // Three quarters for the file, a quarter for its write-ahead log (the
+  // store checkpoints the log at a third of the file's pages).
+  o.max_db_pages = c.max_db_bytes / 4 * 3 / kPageBytes;
   o.full_retry_s = c.full_retry_s;
   o.host = p.env->HostName();
   o.env = p.env;
@@ -265,6 +299,7 @@ void LogListening(const Server::Parts& p) {
        {"db", p.db_path},
        {"tls", UsesTls(c) ? (c.tls_client_ca.empty() ? "server" : "mutual") : "off"},
        {"tokens", p.auth.enabled() ? (c.auth_reads ? "all calls" : "mutating calls") : "off"},
+       {"export", !p.auth.enabled() || c.public_export ? "public" : "token"},
        {"lanes", std::to_string(p.lanes)},
        {"default_backend", p.queue->DefaultBackend()}});
 }
@@ -294,7 +329,7 @@ void StartGauges(Server::Parts& p) {
 absl::Status StartParts(Server::Parts& p,
                         const std::shared_ptr<grpc::ServerCredentials>& credentials) {
   Env& env = *p.env;
-  auto db_path = PrepareDatabase(p.config, env);
+  auto db_path = PrepareDatabase(p);
   if (!db_path.ok()) return db_path.status();
   p.db_path = *std::move(db_path);
   auto metrics = StartMetrics(p.config, env);
@@ -311,6 +346,9 @@ absl::Status StartParts(Server::Parts& p,
   service.db_path = p.db_path;
   service.state_dir = p.config.state_dir;
   service.max_streams = p.config.max_streams;
+  // Never more than all streams (a small --max-streams takes the default down).
+  service.max_anonymous_streams = std::min(p.config.max_anonymous_streams, p.config.max_streams);
+  service.stream_write_timeout_s = p.config.stream_write_timeout_s;
   service.cache_entries = static_cast<size_t>(p.config.answer_cache);
   service.host = env.HostName();
   service.env = &env;

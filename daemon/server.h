@@ -32,9 +32,13 @@ struct ServerConfig {
   std::string tls_cert, tls_key, tls_client_ca;
   std::string token_file;
   bool auth_reads = false;
+  bool public_export = false;  // with tokens: ExportResults without one
   int64_t max_job_gemms = 200'000;
   int max_queued_per_client = 32;
-  int max_streams = 64;
+  int max_streams = 64;            // streams open at once, all callers
+  int max_anonymous_streams = 16;  // of which, with tokens on, callers without one
+  double stream_write_timeout_s = 30;  // a stream whose reader takes longer per write ends
+  bool check_on_start = false;     // PRAGMA quick_check before serving
   int answer_cache = 4096;  // answers kept by results generation; 0: none
   int64_t max_db_bytes = 0;  // the database's cap (0: the disk's); jobs pause at it
   double full_retry_s = 30;  // a paused job's lane tries again after this long
@@ -51,9 +55,10 @@ struct ServerConfig {
 
 class Server final {
  public:
-  // Checks the config, loads calibrations, creates or upgrades the
-  // database, starts metrics, the job queue and the gRPC server, and writes
-  // the port files. InvalidArgument for a config that cannot work (the
+  // Checks the config, locks the state directory (FailedPrecondition naming
+  // the holder when another crestd has it), loads calibrations, creates or
+  // upgrades the database, starts metrics, the job queue and the gRPC
+  // server, and writes the port files. InvalidArgument for a config that cannot work (the
   // message names the flag); another code when the machine refused (a
   // database that cannot be opened, a port that cannot be bound).
   static absl::StatusOr<std::unique_ptr<Server>> Start(ServerConfig config);

@@ -19,9 +19,13 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
   app.add_option("--tls-client-ca", c.tls_client_ca,
                  "CA (PEM) that client certificates must chain to: mutual TLS");
   app.add_option("--token-file", c.token_file,
-                 "bearer tokens, one 'NAME TOKEN' per line; Sweep, SubmitJob and CancelJob "
-                 "then need one");
+                 "bearer tokens, one 'NAME TOKEN' or 'NAME TOKEN operator' per line; Sweep, "
+                 "SubmitJob, CancelJob and ExportResults then need one, and a client cancels "
+                 "only its own jobs unless its token is an operator's");
   app.add_flag("--auth-reads", c.auth_reads, "every call, not only mutating ones, needs a token");
+  app.add_flag("--public-export", c.public_export,
+               "with --token-file, ExportResults needs no token (an export holds host names, "
+               "GPU UUIDs and every spec)");
   app.add_option("--max-message-bytes", c.max_message_bytes, "largest request accepted [bytes]")
       ->capture_default_str();
   app.add_option("--max-job-gemms", c.max_job_gemms, "largest plan one job may hold [GEMMs]")
@@ -32,6 +36,16 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
   app.add_option("--max-streams", c.max_streams,
                  "Sweep, WatchJob and ExportResults streams open at once")
       ->capture_default_str();
+  app.add_option("--max-anonymous-streams", c.max_anonymous_streams,
+                 "with --token-file, of those streams, how many callers without a token may hold")
+      ->capture_default_str();
+  app.add_option("--stream-write-timeout", c.stream_write_timeout_s,
+                 "seconds a stream's reader may take to accept one message before the stream "
+                 "ends (a reader that stops reading frees its slot)")
+      ->capture_default_str();
+  app.add_flag("--check-on-start", c.check_on_start,
+               "run SQLite's quick check on the database before serving; a corrupt one stops "
+               "crestd with exit 1");
   app.add_option("--answer-cache", c.answer_cache,
                  "QueryDff, LookupGemm and Predict answers kept in memory until a write changes "
                  "the results (64 MiB at most); 0 turns the cache off")

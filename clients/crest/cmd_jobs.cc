@@ -28,6 +28,7 @@ struct JobsFlags {
   bool wait = false;
   std::string state;
   int limit = 20;
+  int64_t before = 0;
   int64_t id = 0;
   MeasureFlags measure;
 };
@@ -88,9 +89,11 @@ absl::Status List(const JobsFlags& f, Io& io) {
     request.set_state(wire::ProtoJobState(*state));
   }
   request.set_limit(f.limit);
+  request.set_before_id(f.before);
   v1::ListJobsResponse response;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::ListJobs, request, &response); !s.ok()) return s;
-  PrinterFor(io)->Print(JobListReport{{response.jobs().begin(), response.jobs().end()}});
+  PrinterFor(io)->Print(JobListReport{{response.jobs().begin(), response.jobs().end()},
+                                      response.next_before_id()});
   return absl::OkStatus();
 }
 
@@ -143,6 +146,8 @@ Command RegisterJobs(CLI::App& root) {
   CLI::App* list = cmd.app->add_subcommand("list", "List jobs, newest first");
   list->add_option("--state", f->state, "queued, running, done, failed or cancelled");
   list->add_option("--limit", f->limit, "rows at most")->capture_default_str();
+  list->add_option("--before", f->before,
+                   "only jobs with a smaller id: the next page, as the last page's end says");
   CLI::App* show = cmd.app->add_subcommand("show", "One job, whole");
   show->add_option("id", f->id, "job id")->required();
   CLI::App* watch = cmd.app->add_subcommand(

@@ -51,7 +51,8 @@ void Text(const JobReport& r, std::ostream& out) {
   const v1::Job& job = r.job;
   out << JobLine(job) << (r.note.empty() ? "" : " " + r.note) << '\n';
   if (!r.detailed) return;
-  out << "  uid " << job.uid() << ", host " << job.host() << "\n  created "
+  out << "  uid " << job.uid() << ", host " << job.host() << ", submitted by "
+      << (job.submitted_by().empty() ? "(not recorded)" : job.submitted_by()) << "\n  created "
       << Time(job.created_us()) << ", started " << Time(job.started_us()) << ", finished "
       << Time(job.finished_us()) << " (UTC)\n  spec " << job.spec_json() << '\n';
 }
@@ -61,11 +62,15 @@ Table Csv(const JobReport& r) { return JobsTable({r.job}); }
 void Text(const JobListReport& r, std::ostream& out) {
   JobsTable(r.jobs).Print(out);
   if (r.jobs.empty()) out << "(no jobs)\n";
+  if (r.next_before_id > 0) {
+    out << "(more: crest jobs list --before " << r.next_before_id << ")\n";
+  }
 }
 nlohmann::json Json(const JobListReport& r) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const v1::Job& j : r.jobs) jobs.push_back(JobJson(j));
-  return {{"jobs", jobs}};
+  return {{"jobs", jobs},
+          {"next_before_id", r.next_before_id > 0 ? nlohmann::json(r.next_before_id) : nullptr}};
 }
 Table Csv(const JobListReport& r) { return JobsTable(r.jobs); }
 

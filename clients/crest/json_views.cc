@@ -131,7 +131,9 @@ json SoftwareJson(const SoftwareInfo& s) {
 
 json JobJson(const store::JobRecord& j) {
   const auto time = [](const std::optional<int64_t>& us) { return us ? json(*us) : json(nullptr); };
-  json spec = json::parse(j.spec, nullptr, /*allow_exceptions=*/false);
+  // A listing leaves specs out (null here); GetJob has it.
+  json spec = j.spec.empty() ? json(nullptr)
+                             : json::parse(j.spec, nullptr, /*allow_exceptions=*/false);
   return {{"id", j.id},
           {"uid", j.uid},
           {"host", j.host},
@@ -145,6 +147,7 @@ json JobJson(const store::JobRecord& j) {
           {"started_us", time(j.started_us)},
           {"finished_us", time(j.finished_us)},
           {"error", j.error},
+          {"submitted_by", j.submitted_by},
           {"spec", spec.is_discarded() ? json(j.spec) : spec}};
 }
 
@@ -163,6 +166,7 @@ json JobJson(const v1::Job& in) {
   if (in.finished_us() != 0) j.finished_us = in.finished_us();
   j.error = in.error();
   j.spec = in.spec_json();
+  j.submitted_by = in.submitted_by();
   json out = JobJson(j);
   out["state"] = wire::JobStateText(in.state());  // "unknown" for a state this crest lacks
   return out;

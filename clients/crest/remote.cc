@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "crest/common/env.h"
 #include "crest/common/str_cat.h"
@@ -22,6 +23,50 @@ absl::StatusOr<std::string> ReadText(const std::string& flag, const std::string&
   auto text = ReadFileToString(path);
   if (!text.ok()) return absl::InvalidArgumentError(StrCat(flag, ": ", text.status().message()));
   return *std::move(text);
+}
+
+std::vector<std::string> Words(std::string_view line) {
+  std::vector<std::string> words;
+  std::istringstream in{std::string(line)};
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// The bearer token in `text` (a token file's bytes, or CREST_TOKEN): one
+// token, surrounding white space (a "\r\n" ending included) trimmed, every
+// character one that may travel in a gRPC header. InvalidArgument saying
+// what is wrong, naming `source`, never the token itself.
+absl::StatusOr<std::string> ParseToken(std::string_view text, const std::string& source) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in{std::string(text)};
+  for (std::string line; std::getline(in, line);) {
+    auto words = Words(line);
+    if (!words.empty() && !words[0].starts_with('#')) lines.push_back(std::move(words));
+  }
+  if (lines.empty()) return absl::InvalidArgumentError(StrCat(source, ": holds no token"));
+  if (lines.size() > 1) {
+    return absl::InvalidArgumentError(
+        StrCat(source, ": holds ", lines.size(),
+               " lines; a client's token file holds one token (crestd's --token-file, with one "
+               "token per line, is not a client's)"));
+  }
+  const std::vector<std::string>& words = lines[0];
+  if (words.size() > 1) {
+    return absl::InvalidArgumentError(
+        StrCat(source, ": holds ", words.size(),
+               " words, like a line of crestd's --token-file (NAME TOKEN); give the client only "
+               "the token (the second word)"));
+  }
+  const std::string& token = words[0];
+  for (size_t i = 0; i < token.size(); ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    if (c < 0x21 || c > 0x7e) {
+      return absl::InvalidArgumentError(
+          StrCat(source, ": the token's character ", i + 1,
+                 " is not printable ASCII, so it cannot travel in a request header"));
+    }
+  }
+  return token;
 }
 
 }  // namespace
@@ -49,13 +94,14 @@ absl::StatusOr<Credentials> LoadCredentials(const RemoteFlags& f) {
     return absl::InvalidArgumentError(StrCat("--timeout must be positive (got ", f.timeout_s, ")"));
   }
   if (!f.token_file.empty()) {
-    auto token = ReadText("--token-file", f.token_file);
+    auto text = ReadText("--token-file", f.token_file);
+    if (!text.ok()) return text.status();
+    auto token = ParseToken(*text, StrCat("--token-file ", f.token_file));
     if (!token.ok()) return token.status();
-    c.token = std::string(*token);
-    while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == ' ')) {
-      c.token.pop_back();
-    }
-  } else if (auto token = DefaultEnv().GetVar("CREST_TOKEN")) {
+    c.token = *std::move(token);
+  } else if (auto text = DefaultEnv().GetVar("CREST_TOKEN"); text && !Words(*text).empty()) {
+    auto token = ParseToken(*text, "CREST_TOKEN");
+    if (!token.ok()) return token.status();
     c.token = *std::move(token);
   }
   if (f.tls_ca.empty()) {

@@ -45,6 +45,7 @@ struct JobReport {
 // `crest jobs list`
 struct JobListReport {
   std::vector<v1::Job> jobs;
+  int64_t next_before_id = 0;  // > 0: more jobs older than these (`--before`)
 };
 
 // `crest jobs watch`, `jobs submit --wait`, `crest sweep --server`: a job's

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -60,7 +61,12 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
     return s;
   }
   if (options.max_pages > 0) {
-    if (auto s = (*conn)->Exec(StrCat("PRAGMA max_page_count=", options.max_pages),
+    // The write-ahead log is on disk too: it is checkpointed, and cut back,
+    // once it holds a third of the pages the file may (a quarter of the two).
+    const int64_t wal_pages = std::max<int64_t>(16, options.max_pages / 3);
+    if (auto s = (*conn)->Exec(StrCat("PRAGMA max_page_count=", options.max_pages,
+                                      "; PRAGMA wal_autocheckpoint=", wal_pages,
+                                      "; PRAGMA journal_size_limit=", wal_pages * 4096),
                                "capping the file size");
         !s.ok()) {
       return s;

@@ -124,6 +124,11 @@ class Plan {
  public:
   explicit Plan(PlanLimit limit) : limit_(limit) {}
   int64_t max_gemms() const { return limit_.max_gemms; }
+  // "N GEMMs, the limit (--flag)".
+  std::string Limit() const {
+    return StrCat(limit_.max_gemms, " GEMMs, the limit",
+                  limit_.named_by.empty() ? "" : StrCat(" (", limit_.named_by, ")"));
+  }
 
   absl::Status Add(const GemmShape& g, const std::string& path) {
     if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
@@ -131,9 +136,7 @@ class Plan {
     }
     if (seen_.insert(store::GemmKey::Of(g)).second) gemms_.push_back(g);
     if (gemms_.size() > static_cast<size_t>(limit_.max_gemms)) {
-      return Bad(path, StrCat("the plan exceeds ", limit_.max_gemms, " GEMMs, the limit",
-                              limit_.named_by.empty() ? "" : StrCat(" (", limit_.named_by, ")"),
-                              "; split the spec"));
+      return Bad(path, StrCat("the plan exceeds ", Limit(), "; split the spec"));
     }
     return absl::OkStatus();
   }
@@ -365,7 +368,7 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
     count = count > plan.max_gemms() / factor ? plan.max_gemms() + 1 : count * factor;
   }
   if (count > plan.max_gemms()) {
-    return Bad(path, StrCat("expands to more than ", plan.max_gemms(), " GEMMs, the limit"));
+    return Bad(path, StrCat("expands to more than ", plan.Limit()));
   }
   for (int64_t b : batch) {
     for (int64_t mm : m) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <mutex>
@@ -256,6 +257,28 @@ TEST(StoreRead, AWalFileOnAReadOnlyShareOpensForReading) {
   ASSERT_TRUE(check.ok()) << check.status();
   EXPECT_TRUE(check->ok);
   EXPECT_TRUE(ReadBytes(path) == before) << "the file changed";
+}
+
+// An audit found 7.3 MB on disk under a 3 MiB --max-db-bytes: the cap
+// counted the file, not its write-ahead log.
+TEST(StoreWrite, ACappedFileKeepsItsWriteAheadLogWithinAThirdOfTheCap) {
+  TempDir dir;
+  const std::string path = dir.File("capped.db");
+  StoreOptions options;
+  options.max_pages = 256;  // 1 MiB
+  auto opened = Store::Open(path, options);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  Store& db = **opened;
+  absl::Status full;
+  size_t largest_wal = 0;
+  for (int64_t k = 64; full.ok() && k < 200000; ++k) {
+    full = AddPrediction(db, Gemm(128, 128, k));
+    std::error_code ec;
+    largest_wal = std::max<size_t>(largest_wal, std::filesystem::file_size(path + "-wal", ec));
+  }
+  ASSERT_EQ(full.code(), absl::StatusCode::kResourceExhausted) << full;
+  EXPECT_LE(largest_wal, size_t{256} / 3 * 4096 + 64 * 1024) << "the log outgrew its share";
+  EXPECT_LE(std::filesystem::file_size(path), size_t{256} * 4096);
 }
 
 TEST(StoreWrite, ReadOnlyDirectoryForAnOrdinaryUser) {

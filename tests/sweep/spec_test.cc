@@ -113,7 +113,8 @@ TEST(SweepSpec, APlanIsRefusedOverItsLimitNamingWhatSetsIt) {
   EXPECT_TRUE(ParseSweepSpec(three, {3, "--max-job-gemms"}).ok());
   auto over = ParseSweepSpec(three, {2, "--max-job-gemms"});
   ASSERT_FALSE(over.ok());
-  EXPECT_EQ(over.status().message(), "spec.gemms[0]: expands to more than 2 GEMMs, the limit");
+  EXPECT_EQ(over.status().message(),
+            "spec.gemms[0]: expands to more than 2 GEMMs, the limit (--max-job-gemms)");
   // A d_ff window is counted as it expands: its 257 candidates pass 2 GEMMs.
   auto dff = ParseSweepSpec(R"({"dff": [{"hidden": 4096}]})", {2, "--max-job-gemms"});
   ASSERT_FALSE(dff.ok());

@@ -20,8 +20,12 @@ TEST(WireSource, ImportedAndUnknownHaveNoWireValue) {
 
 TEST(WireDType, EveryDTypeSurvivesTheWire) {
   for (DType d : {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8E4M3}) {
-    EXPECT_EQ(DTypeOf(ProtoDType(d)), d);
+    EXPECT_EQ(*DTypeOf(ProtoDType(d), "dtype"), d);
   }
+  EXPECT_EQ(*DTypeOf(v1::DTYPE_UNSPECIFIED, "dtype"), DType::kBf16);
+  auto unknown = DTypeOf(static_cast<v1::DType>(42), "gemm.dtype");
+  ASSERT_FALSE(unknown.ok()) << "an unknown value is not the default";
+  EXPECT_EQ(unknown.status().message().substr(0, 34), "gemm.dtype: unknown dtype value 42");
 }
 
 TEST(WireJobState, EveryStateSurvivesTheWire) {

@@ -23,11 +23,14 @@ constexpr std::pair<v1::JobState, store::JobState> kJobStates[] = {
 
 }  // namespace
 
-DType DTypeOf(v1::DType d) {
+absl::StatusOr<DType> DTypeOf(v1::DType d, std::string_view field) {
+  if (d == v1::DTYPE_UNSPECIFIED) return DType::kBf16;
   for (const auto& [proto, dtype] : kDTypes) {
     if (proto == d) return dtype;
   }
-  return DType::kBf16;  // UNSPECIFIED means bf16
+  return absl::InvalidArgumentError(
+      StrCat(field, ": unknown dtype value ", static_cast<int>(d), " (this crestd knows ",
+             v1::DType_descriptor()->value_count() - 1, ")"));
 }
 
 // Imported timings never answer, so they have no crest.v1 value.
@@ -166,7 +169,9 @@ absl::StatusOr<GemmShape> GemmOf(const v1::Gemm& in) {
   g.n = in.n();
   g.k = in.k();
   g.batch = in.batch() == 0 ? 1 : in.batch();
-  g.dtype = DTypeOf(in.dtype());
+  auto dtype = DTypeOf(in.dtype(), "gemm.dtype");
+  if (!dtype.ok()) return dtype.status();
+  g.dtype = *dtype;
   const std::string layout = in.layout().empty() ? "NT" : in.layout();
   if (!ParseLayout(layout, &g.a_transposed, &g.b_transposed)) {
     return absl::InvalidArgumentError(
@@ -188,7 +193,13 @@ absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& r) {
   q.dff.align = r.align() == 0 ? kDefaultAlign : r.align();
   q.tokens = r.tokens() == 0 ? kDefaultTokens : r.tokens();
   q.dff.tp = r.tp() == 0 ? kDefaultTp : r.tp();
-  q.dtype = DTypeOf(r.dtype());
+  auto dtype = DTypeOf(r.dtype(), "dtype");
+  if (!dtype.ok()) return dtype.status();
+  q.dtype = *dtype;
+  if (!v1::Pass_IsValid(r.pass())) {
+    return absl::InvalidArgumentError(
+        StrCat("pass: unknown value ", static_cast<int>(r.pass()), " (expected fwd or train)"));
+  }
   q.train = r.pass() == v1::PASS_TRAIN;
   q.fuse_gate_up = !r.separate_gate_up();
   if (r.top() < 0) return absl::InvalidArgumentError("top: must be 0 (all) or more");
@@ -425,6 +436,7 @@ void Fill(const store::JobRecord& j, v1::Job* out) {
   out->set_finished_us(j.finished_us.value_or(0));
   out->set_error(j.error);
   out->set_spec_json(j.spec);
+  out->set_submitted_by(j.submitted_by);
 }
 
 absl::StatusOr<std::optional<store::JobState>> JobStateOf(v1::JobState state) {

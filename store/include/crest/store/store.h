@@ -46,7 +46,9 @@ struct StoreOptions {
   int busy_timeout_ms = 10000;
   // Caps the file at this many pages (PRAGMA max_page_count; 0 = no cap). A
   // write past it fails as a full disk would: ResourceExhausted, nothing of
-  // that transaction written.
+  // that transaction written. The write-ahead log beside it is then
+  // checkpointed and cut back at a third of this (4 KiB pages), so the two
+  // together stay near 4/3 of the cap.
   int64_t max_pages = 0;
   // Read the file through a memory map (PRAGMA mmap_size): no system call per
   // page, the fastest for a reader alone. But SQLite drops the whole map when

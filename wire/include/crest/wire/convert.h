@@ -47,7 +47,9 @@ v1::JobState ProtoJobState(store::JobState state);
 v1::DType ProtoDType(DType dtype);
 v1::Source ProtoSource(Source source);  // kImported, kUnknown: UNSPECIFIED
 Source SourceOf(v1::Source source);
-DType DTypeOf(v1::DType dtype);
+// UNSPECIFIED is bf16; a value this crest does not know is InvalidArgument
+// naming `field` (never taken as the default).
+absl::StatusOr<DType> DTypeOf(v1::DType dtype, std::string_view field);
 
 // ---- responses → values (the client side)
 // "queued", "running", … as the store names them; "unknown" otherwise.

@@ -1,0 +1,543 @@
+// crestd among many clients, some careless, some hostile: each test is one
+// finding of an outside audit, reproduced, and fails on the crestd the audit
+// tried (issue 27). No request takes the node down; no client touches
+// another's work. A Server runs in this process; the crest and crestd
+// executables where their exit codes are the point.
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "crest/store/store.h"
+#include "crest/v1/crest.grpc.pb.h"
+#include "fake_results.h"
+#include "gtest/gtest.h"
+#include "in_process_crestd.h"
+#include "run_command.h"
+#include "temp_dir.h"
+
+namespace crest {
+namespace {
+
+using std::chrono::seconds;
+
+constexpr const char* kAlice = "alice-0123456789abcdef";
+constexpr const char* kBob = "bob-0123456789abcdef00";
+constexpr const char* kOps = "ops-0123456789abcdef00";
+
+// A d_ff sweep of 4·window+2 forward GEMMs on the H100 (model backend).
+std::string DffSpec(int window) {
+  return "{\"version\": 1, \"gpu\": \"h100\", \"dff\": [{\"hidden\": 4096, \"window\": " +
+         std::to_string(window) + "}]}";
+}
+
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
+  GemmShape g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  return g;
+}
+
+// A measurement of `g` on a scripted H100, as the engine writes it.
+absl::Status AddMeasured(store::Store& db, const GemmShape& g, double us) {
+  auto ids = db.RegisterDevice(testing::FakeH100(), testing::FakeSoftware());
+  if (!ids.ok()) return ids.status();
+  return db.InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                              testing::FakeMeasurement(g, us));
+}
+
+class HostileClients : public ::testing::Test {
+ protected:
+  void Start(std::vector<std::string> args = {}) {
+    std::string why;
+    ASSERT_TRUE(daemon_.Start(dir_.path(), args, &why)) << why;
+    stub_ = daemon_.Stub();
+  }
+  void StartWithTokens(std::vector<std::string> args = {}) {
+    testing::WriteBytes(dir_.File("tokens"), std::string("alice ") + kAlice + "\nbob " + kBob +
+                                                 "\nops " + kOps + " operator\n");
+    args.insert(args.end(), {"--token-file", dir_.File("tokens")});
+    Start(args);
+  }
+
+  static std::unique_ptr<grpc::ClientContext> Context(const std::string& token = "") {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->set_deadline(std::chrono::system_clock::now() + seconds(30));
+    if (!token.empty()) context->AddMetadata("authorization", std::string("Bearer ") + token);
+    return context;
+  }
+
+  grpc::Status Submit(const std::string& spec, const std::string& token, v1::Job* job) {
+    v1::SubmitJobRequest request;
+    request.mutable_spec()->set_json(spec);
+    v1::SubmitJobResponse response;
+    const grpc::Status s = stub_->SubmitJob(Context(token).get(), request, &response);
+    *job = response.job();
+    return s;
+  }
+
+  grpc::Status Cancel(int64_t id, const std::string& token, v1::Job* job = nullptr) {
+    v1::CancelJobRequest request;
+    request.set_id(id);
+    v1::Job out;
+    const grpc::Status s = stub_->CancelJob(Context(token).get(), request, &out);
+    if (job != nullptr) *job = out;
+    return s;
+  }
+
+  v1::Job Get(int64_t id) {
+    v1::GetJobRequest request;
+    request.set_id(id);
+    v1::Job job;
+    EXPECT_TRUE(stub_->GetJob(Context().get(), request, &job).ok());
+    return job;
+  }
+
+  static bool Ended(const v1::Job& j) {
+    return j.state() == v1::JOB_STATE_DONE || j.state() == v1::JOB_STATE_FAILED ||
+           j.state() == v1::JOB_STATE_CANCELLED;
+  }
+
+  v1::Job WaitEnded(int64_t id) {
+    v1::Job job;
+    for (int i = 0; i < 3000; ++i) {
+      job = Get(id);
+      if (Ended(job)) return job;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "job " << id << " never ended";
+    return job;
+  }
+
+  // Opens a Sweep stream of `spec` and reads until the job has `done` GEMMs.
+  struct OpenSweep {
+    std::unique_ptr<grpc::ClientContext> context;
+    std::unique_ptr<grpc::ClientReader<v1::JobEvent>> reader;
+    int64_t job = 0;
+  };
+  OpenSweep Sweep(const std::string& spec, int64_t done, const std::string& token = "") {
+    OpenSweep s;
+    s.context = Context(token);
+    v1::SweepRequest request;
+    request.mutable_spec()->set_json(spec);
+    s.reader = stub_->Sweep(s.context.get(), request);
+    v1::JobEvent event;
+    while (s.reader->Read(&event)) {
+      s.job = event.job().id();
+      if (event.job().done() >= done) break;
+    }
+    return s;
+  }
+  static void Close(OpenSweep& s) {
+    s.context->TryCancel();
+    (void)s.reader->Finish();
+  }
+
+  testing::TempDir dir_;
+  testing::InProcessCrestd daemon_;
+  std::unique_ptr<v1::Crest::Stub> stub_;
+};
+
+// 1. A range at int64's end looped without end: crestd grew 0.3 GB/s.
+TEST_F(HostileClients, ASpecRangeAtTheEndOfInt64IsRefusedAtOnceNamingTheFieldAndLimit) {
+  Start();
+  const std::string spec =
+      R"({"gpu": "h100", "gemms": [{"m": {"from": 9223372036854775807, "to": 9223372036854775807}, "n": 1, "k": 1}]})";
+  v1::Job job;
+  const auto start = std::chrono::steady_clock::now();
+  const grpc::Status s = Submit(spec, "", &job);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(5));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(s.error_message(),
+            "spec.gemms[0].m.from: is 9223372036854775807; it must be from 0 to 16777216");
+  // A plan over --max-job-gemms is refused while it expands, naming the flag.
+  const grpc::Status big = Submit(
+      R"({"gpu": "h100", "gemms": [{"m": {"from": 1, "to": 1000}, "n": {"from": 1, "to": 1000}, "k": 64}]})",
+      "", &job);
+  EXPECT_EQ(big.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(big.error_message().find("(--max-job-gemms)"), std::string::npos)
+      << big.error_message();
+  // The CLI says the same and exits 2 (it aborted with std::bad_alloc).
+  testing::WriteBytes(dir_.File("spec.json"), spec);
+  const auto cli = testing::RunCommand(std::string(CREST_BIN) + " sweep --spec " +
+                                       dir_.File("spec.json") + " --db " + dir_.File("cli.db"));
+  EXPECT_EQ(cli.exit_code, 2) << cli.err;
+  EXPECT_NE(cli.err.find("spec.gemms[0].m.from"), std::string::npos) << cli.err;
+}
+
+// 2. A Sweep that matched a queued job attached to it, and its leaving
+// cancelled the other client's job.
+TEST_F(HostileClients, LeavingASweepCancelsOnlyAJobItCreatedAndNoOneElseWaitsOn) {
+  Start({"--model-gemm-delay-ms", "20"});
+  const std::string spec = DffSpec(64);  // 258 GEMMs: ~5 s
+  v1::Job submitted;
+  ASSERT_TRUE(Submit(spec, "", &submitted).ok());
+  OpenSweep attached = Sweep(spec, 1);
+  ASSERT_EQ(attached.job, submitted.id()) << "the same spec attaches to the queued job";
+  Close(attached);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(Ended(Get(submitted.id()))) << "another client's job was cancelled";
+  ASSERT_TRUE(Cancel(submitted.id(), "").ok());
+
+  // A Sweep's own job, watched by another client too, outlives its leaving.
+  OpenSweep own = Sweep(DffSpec(63), 1);
+  auto watch_context = Context();
+  v1::WatchJobRequest watch;
+  watch.set_id(own.job);
+  auto watcher = stub_->WatchJob(watch_context.get(), watch);
+  v1::JobEvent first;
+  ASSERT_TRUE(watcher->Read(&first));
+  Close(own);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(Ended(Get(own.job))) << "a job someone else waits on was cancelled";
+  watch_context->TryCancel();
+  (void)watcher->Finish();
+  ASSERT_TRUE(Cancel(own.job, "").ok());
+
+  // Alone, a Sweep's leaving still cancels the job it created.
+  OpenSweep alone = Sweep(DffSpec(62), 1);
+  Close(alone);
+  EXPECT_EQ(WaitEnded(alone.job).state(), v1::JOB_STATE_CANCELLED);
+}
+
+// 3. Any token holder could cancel any job.
+TEST_F(HostileClients, ATokenHolderCancelsOnlyItsOwnJobsUnlessItIsAnOperator) {
+  StartWithTokens({"--model-gemm-delay-ms", "20"});
+  v1::Job a, b;
+  ASSERT_TRUE(Submit(DffSpec(64), kAlice, &a).ok());
+  ASSERT_TRUE(Submit(DffSpec(63), kAlice, &b).ok());
+  EXPECT_EQ(Get(a.id()).submitted_by(), "alice");
+  const grpc::Status denied = Cancel(a.id(), kBob);
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(denied.error_message().find("submitted by 'alice'"), std::string::npos)
+      << denied.error_message();
+  EXPECT_FALSE(Ended(Get(a.id())));
+  EXPECT_TRUE(Cancel(a.id(), kAlice).ok()) << "its submitter may";
+  EXPECT_TRUE(Cancel(b.id(), kOps).ok()) << "an operator may";
+  EXPECT_EQ(WaitEnded(b.id()).state(), v1::JOB_STATE_CANCELLED);
+}
+
+// 4. 3 MiB spec names made 8 listings of 1000 jobs take crestd to 3.98 GB.
+TEST_F(HostileClients, NamesAreBoundedAtSubmitAndListingsPageWithoutSpecs) {
+  Start();
+  v1::Job job;
+  const std::string huge_name = std::string(3 << 20, 'n');
+  const grpc::Status refused = Submit(
+      R"({"name": ")" + huge_name + R"(", "gpu": "h100", "dff": [{"hidden": 4096, "window": 1}]})",
+      "", &job);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LT(refused.error_message().size(), 200u);
+  std::vector<int64_t> ids;
+  for (int w = 1; w <= 5; ++w) {
+    ASSERT_TRUE(Submit(R"({"name": "study )" + std::to_string(w) +
+                           R"(", "gpu": "h100", "dff": [{"hidden": 4096, "window": )" +
+                           std::to_string(w) + "}]}",
+                       "", &job)
+                    .ok());
+    ids.push_back(job.id());
+  }
+  std::vector<int64_t> listed;
+  int64_t before = 0;
+  for (int page = 0; page < 10; ++page) {
+    v1::ListJobsRequest request;
+    request.set_limit(2);
+    request.set_before_id(before);
+    v1::ListJobsResponse response;
+    ASSERT_TRUE(stub_->ListJobs(Context().get(), request, &response).ok());
+    for (const auto& j : response.jobs()) {
+      EXPECT_TRUE(j.spec_json().empty()) << "listings leave spec bodies out";
+      listed.push_back(j.id());
+    }
+    before = response.next_before_id();
+    if (before == 0) break;
+  }
+  EXPECT_EQ(listed, std::vector<int64_t>(ids.rbegin(), ids.rend())) << "every job once, newest first";
+  EXPECT_FALSE(Get(ids[0]).spec_json().empty()) << "GetJob has the spec";
+}
+
+// 5. Tokenless WatchJob streams left authorised Sweeps RESOURCE_EXHAUSTED.
+TEST_F(HostileClients, CallersWithoutATokenCannotTakeTheStreamsOfAuthorisedOnes) {
+  StartWithTokens({"--model-gemm-delay-ms", "20", "--max-streams", "4",
+                   "--max-anonymous-streams", "2"});
+  v1::Job job;
+  ASSERT_TRUE(Submit(DffSpec(64), kAlice, &job).ok());
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<v1::JobEvent>>> watchers;
+  v1::WatchJobRequest watch;
+  watch.set_id(job.id());
+  for (int i = 0; i < 2; ++i) {
+    contexts.push_back(Context());
+    watchers.push_back(stub_->WatchJob(contexts.back().get(), watch));
+    v1::JobEvent first;
+    ASSERT_TRUE(watchers.back()->Read(&first)) << "anonymous stream " << i;
+  }
+  auto third_context = Context();
+  auto third = stub_->WatchJob(third_context.get(), watch);
+  v1::JobEvent event;
+  while (third->Read(&event)) {
+  }
+  const grpc::Status refused = third->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("--max-anonymous-streams"), std::string::npos)
+      << refused.error_message();
+  OpenSweep authorised = Sweep(DffSpec(3), 0, kBob);  // its first event: queued
+  EXPECT_NE(authorised.job, 0) << "an authorised Sweep still gets a stream";
+  Close(authorised);
+  for (auto& c : contexts) c->TryCancel();
+  for (auto& w : watchers) (void)w->Finish();
+  EXPECT_TRUE(Cancel(job.id(), kAlice).ok());
+}
+
+// 5. With tokens, a whole-database export (host names, GPU UUIDs, specs)
+// needs one, unless the operator opts out.
+TEST_F(HostileClients, ExportNeedsATokenWhenTokensAreOnUnlessTheOperatorOptsOut) {
+  StartWithTokens();
+  const auto first_chunk = [&](const std::string& token) {
+    auto context = Context(token);
+    auto reader = stub_->ExportResults(context.get(), v1::ExportResultsRequest());
+    v1::ExportChunk chunk;
+    while (reader->Read(&chunk)) {
+    }
+    return reader->Finish();
+  };
+  const grpc::Status anonymous = first_chunk("");
+  EXPECT_EQ(anonymous.error_code(), grpc::StatusCode::UNAUTHENTICATED) << anonymous.error_message();
+  EXPECT_TRUE(first_chunk(kBob).ok());
+  daemon_.Stop();
+  StartWithTokens({"--public-export"});
+  EXPECT_TRUE(first_chunk("").ok());
+}
+
+// 5. One ExportResults reader that stopped reading blocked every other export
+// for as long as it stayed connected.
+TEST_F(HostileClients, AnExportReaderThatStopsReadingIsCutOffAndOthersExport) {
+  {  // A database of ~48 MiB, more than transport buffers hold.
+    auto db = store::Store::Open(dir_.File("crest.db"), {});
+    ASSERT_TRUE(db.ok()) << db.status();
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("crest.db").c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "CREATE TABLE ballast(b BLOB); INSERT INTO ballast VALUES "
+                              "(randomblob(48000000));",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  Start({"--stream-write-timeout", "1"});
+  auto stalled_context = Context();
+  auto stalled = stub_->ExportResults(stalled_context.get(), v1::ExportResultsRequest());
+  v1::ExportChunk chunk;
+  ASSERT_TRUE(stalled->Read(&chunk)) << "the first chunk";
+  // ...and no more reads: the next export waits for the watchdog, not for it.
+  const auto start = std::chrono::steady_clock::now();
+  grpc::Status other;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto context = Context();
+    auto reader = stub_->ExportResults(context.get(), v1::ExportResultsRequest());
+    int64_t bytes = 0;
+    while (reader->Read(&chunk)) bytes += static_cast<int64_t>(chunk.data().size());
+    other = reader->Finish();
+    if (other.ok()) {
+      EXPECT_GT(bytes, 48'000'000);
+    }
+  } while (!other.ok() && std::chrono::steady_clock::now() - start < seconds(20));
+  EXPECT_TRUE(other.ok()) << other.error_message();
+  EXPECT_NE(daemon_.log().find("slow_reader"), std::string::npos);
+  stalled_context->TryCancel();
+  (void)stalled->Finish();
+}
+
+// 6. Two crestd on one state directory both ran its queue.
+TEST_F(HostileClients, ASecondCrestdOnTheStateDirectoryIsRefusedNamingTheHolder) {
+  Start();
+  testing::InProcessCrestd second;
+  std::string why;
+  EXPECT_FALSE(second.Start(dir_.path(), {}, &why));
+  EXPECT_NE(why.find("is in use by another crestd (pid " + std::to_string(getpid())),
+            std::string::npos)
+      << why;
+  const auto process = testing::RunCommand(std::string(CRESTD_BIN) + " --listen 127.0.0.1:0 " +
+                                           "--state-dir " + dir_.path());
+  EXPECT_EQ(process.exit_code, 1) << process.err;
+  EXPECT_NE(process.err.find("in use by another crestd"), std::string::npos) << process.err;
+  daemon_.Stop();
+  EXPECT_TRUE(second.Start(dir_.path(), {}, &why)) << "free once the holder stops: " << why;
+}
+
+// 7. A catalogue crestd left behind could not be read without write access.
+TEST_F(HostileClients, AUserWithoutWriteAccessReadsWhatCrestdLeft) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the reader as nobody";
+  if (testing::RunCommand("command -v runuser").exit_code != 0) GTEST_SKIP() << "no runuser";
+  if (testing::RunCommand("runuser -u nobody -- test -x " + std::string(CREST_BIN)).exit_code !=
+      0) {
+    GTEST_SKIP() << "nobody cannot run " << CREST_BIN << " (a private build directory)";
+  }
+  const std::string share = "/tmp/crest-readonly-share-" + std::to_string(getpid());
+  std::filesystem::remove_all(share);
+  std::filesystem::create_directories(share);
+  Start();
+  v1::Job job;
+  ASSERT_TRUE(Submit(DffSpec(2), "", &job).ok());
+  EXPECT_EQ(WaitEnded(job.id()).state(), v1::JOB_STATE_DONE);
+  daemon_.Stop();  // cleanly: no -wal, no -shm left
+  std::filesystem::copy_file(dir_.File("crest.db"), share + "/crest.db");
+  std::filesystem::permissions(share, std::filesystem::perms::owner_all |
+                                          std::filesystem::perms::group_read |
+                                          std::filesystem::perms::group_exec |
+                                          std::filesystem::perms::others_read |
+                                          std::filesystem::perms::others_exec);
+  for (const std::string command :
+       {"db check", "db stats", "lookup --gpu h100 --m 8192 --n 4096 --k 10816",
+        "dff --gpu h100 --hidden 4096 --window 2"}) {
+    const auto r = testing::RunCommand("runuser -u nobody -- " + std::string(CREST_BIN) + " " +
+                                       command + " --db " + share + "/crest.db");
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    EXPECT_EQ(r.err.find("readonly"), std::string::npos) << command << ": " << r.err;
+  }
+  std::filesystem::remove_all(share);
+}
+
+// 8. A token file ending in \r\n, or CREST_TOKEN with a newline, aborted the
+// client (exit 134); a server file's NAME TOKEN line got no hint.
+TEST_F(HostileClients, ClientTokensAreTrimmedAndCheckedAndNeverAbortTheClient) {
+  StartWithTokens();
+  const std::string crest = std::string(CREST_BIN) + " --server " + daemon_.address();
+  const std::string submit = " jobs submit --spec " + dir_.File("spec.json");
+  testing::WriteBytes(dir_.File("spec.json"), DffSpec(1));
+  testing::WriteBytes(dir_.File("crlf"), std::string(kAlice) + "\r\n");
+  const auto crlf = testing::RunCommand(crest + " --token-file " + dir_.File("crlf") + submit);
+  EXPECT_EQ(crlf.exit_code, 0) << crlf.err;
+  const auto env = testing::RunCommand("CREST_TOKEN=" + Quote(std::string(kAlice) + "\n") + " " +
+                                       crest + submit);
+  EXPECT_EQ(env.exit_code, 0) << env.err;
+  testing::WriteBytes(dir_.File("server-line"), std::string("alice ") + kAlice + "\n");
+  const auto line = testing::RunCommand(crest + " --token-file " + dir_.File("server-line") + submit);
+  EXPECT_EQ(line.exit_code, 2) << line.err;
+  EXPECT_NE(line.err.find("give the client only the token"), std::string::npos) << line.err;
+  testing::WriteBytes(dir_.File("control"), std::string("alice\x01") + kAlice + "\n");
+  const auto control = testing::RunCommand(crest + " --token-file " + dir_.File("control") + submit);
+  EXPECT_EQ(control.exit_code, 2) << control.err;
+  EXPECT_NE(control.err.find("not printable ASCII"), std::string::npos) << control.err;
+  const auto wrong = testing::RunCommand("CREST_TOKEN=" + std::string(kAlice) + "x " + crest + submit);
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_NE(wrong.err.find("not one of this crestd's"), std::string::npos) << wrong.err;
+}
+
+// 9. Two `crest sweep` into one file each reported every row as new.
+TEST_F(HostileClients, TwoSweepsIntoOneFileCountOnlyTheRowsEachAdded) {
+  const std::string db = dir_.File("shared.db");
+  const std::string sweep = std::string(CREST_BIN) +
+                            " sweep --gpu h100 --hidden 4096 --window 512 --json --db " + db;
+  const auto two = testing::RunCommand("(" + sweep + " > " + dir_.File("a.json") + ") & (" + sweep +
+                                       " > " + dir_.File("b.json") + "); wait");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  const auto new_results = [&](const std::string& file) {
+    const std::string text = testing::ReadBytes(file);
+    const auto at = text.find("\"new_results\":");
+    EXPECT_NE(at, std::string::npos) << text.substr(0, 300);
+    return at == std::string::npos ? 0 : std::stoll(text.substr(at + 14));
+  };
+  const int64_t total = new_results(dir_.File("a.json")) + new_results(dir_.File("b.json"));
+  store::StoreOptions read_only;
+  read_only.read_only = true;
+  auto store = store::Store::Open(db, read_only);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(total, (*store)->Stats()->predictions) << "each counts what it inserted";
+}
+
+// 10. Rows deleted by another process still answered as measured.
+TEST_F(HostileClients, ResultsDeletedByAnotherProcessNoLongerAnswerAsMeasured) {
+  const GemmShape g = Gemm(8192, 4096, 10816);
+  {
+    auto db = store::Store::Open(dir_.File("crest.db"), {});
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE(AddMeasured(**db, g, 1000.0).ok());
+  }
+  Start();
+  const auto source = [&] {
+    v1::LookupGemmRequest request;
+    request.set_gpu("h100");
+    request.mutable_gemm()->set_m(g.m);
+    request.mutable_gemm()->set_n(g.n);
+    request.mutable_gemm()->set_k(g.k);
+    v1::LookupGemmResponse response;
+    const grpc::Status s = stub_->LookupGemm(Context().get(), request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response.source();
+  };
+  ASSERT_EQ(source(), v1::SOURCE_MEASURED);
+  ASSERT_EQ(source(), v1::SOURCE_MEASURED) << "cached";
+  sqlite3* raw = nullptr;  // a person with sqlite3: foreign keys off, as its default
+  ASSERT_EQ(sqlite3_open(dir_.File("crest.db").c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "DELETE FROM measurements", nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  EXPECT_EQ(source(), v1::SOURCE_PREDICTED) << "the deleted measurement still answered";
+}
+
+// 11. The rest of the audit's list.
+TEST_F(HostileClients, UnknownEnumsAreRefusedAndErrorsShowNoServerPaths) {
+  Start();
+  v1::LookupGemmRequest lookup;
+  lookup.set_gpu("h100");
+  lookup.mutable_gemm()->set_m(64);
+  lookup.mutable_gemm()->set_n(64);
+  lookup.mutable_gemm()->set_k(64);
+  lookup.mutable_gemm()->set_dtype(static_cast<v1::DType>(99));
+  v1::LookupGemmResponse looked;
+  const grpc::Status dtype = stub_->LookupGemm(Context().get(), lookup, &looked);
+  EXPECT_EQ(dtype.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(dtype.error_message().find("gemm.dtype: unknown dtype value 99"), std::string::npos)
+      << dtype.error_message();
+  v1::QueryDffRequest dff;
+  dff.set_gpu("h100");
+  dff.set_hidden(4096);
+  dff.set_pass(static_cast<v1::Pass>(7));
+  v1::QueryDffResponse ranked;
+  const grpc::Status pass = stub_->QueryDff(Context().get(), dff, &ranked);
+  EXPECT_EQ(pass.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << pass.error_message();
+
+  v1::GetJobRequest missing;
+  missing.set_id(424242);
+  v1::Job job;
+  const grpc::Status not_found = stub_->GetJob(Context().get(), missing, &job);
+  EXPECT_EQ(not_found.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(not_found.error_message().find(dir_.path()), std::string::npos)
+      << not_found.error_message();
+}
+
+TEST_F(HostileClients, ATokenGivenTwoNamesIsRefusedAtStart) {
+  testing::WriteBytes(dir_.File("tokens"),
+                      std::string("alice ") + kAlice + "\nmallory " + kAlice + "\n");
+  std::string why;
+  EXPECT_FALSE(daemon_.Start(dir_.path(), {"--token-file", dir_.File("tokens")}, &why));
+  EXPECT_NE(why.find(":2: this token is also 'alice''s"), std::string::npos) << why;
+}
+
+TEST_F(HostileClients, ACorruptPageStopsAStartThatChecksNamingTheProblem) {
+  {
+    auto db = store::Store::Open(dir_.File("crest.db"), {});
+    ASSERT_TRUE(db.ok());
+    for (int64_t k = 64; k < 3000; ++k) {
+      ASSERT_TRUE(AddMeasured(**db, Gemm(64, 64, k), 10.0).ok());
+    }
+  }
+  {  // Scribble over a page in the middle of the file.
+    std::fstream f(dir_.File("crest.db"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(dir_.File("crest.db")) / 2));
+    const std::string junk(4096, '\x5a');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  std::string why;
+  EXPECT_FALSE(daemon_.Start(dir_.path(), {"--check-on-start"}, &why));
+  EXPECT_NE(why.find("failed its quick check"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace crest

@@ -168,7 +168,8 @@ grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* cont
   const char* method = traits.name;
   const auto start = std::chrono::steady_clock::now();
   auto caller = auth_.Check(*context, traits.access, method);
-  const absl::Status status = Outward(caller.ok() ? handler(*caller) : caller.status());
+  // The log keeps the whole message; the client gets it without paths.
+  const absl::Status status = caller.ok() ? handler(*caller) : caller.status();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (status.ok()) {
@@ -186,7 +187,7 @@ grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* cont
          {"peer", context->peer()}});
   }
   auto* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpc(status));
+  reactor->Finish(ToGrpc(Outward(status)));
   return reactor;
 }
 
@@ -217,11 +218,15 @@ absl::StatusOr<std::function<void()>> CrestService::TakeStream(const char* metho
 absl::Status CrestService::Outward(const absl::Status& status) const {
   if (status.ok()) return status;
   std::string message(status.message());
-  // Where the node keeps its files is none of a client's business.
-  for (const std::string& path : {options_.db_path, options_.state_dir}) {
-    if (path.empty()) continue;
-    for (size_t at = message.find(path); at != std::string::npos; at = message.find(path, at)) {
-      message.replace(at, path.size(), "the node's database");
+  // Where the node keeps its files is none of a client's business (the
+  // database's path first: it lies inside the state directory).
+  for (const auto& [path, name] : {std::pair{options_.db_path, "the node's database"},
+                                   std::pair{options_.state_dir, "the node's state directory"}}) {
+    // A path without a slash ("." or "var") would match ordinary words.
+    if (path.size() < 3 || path.find('/') == std::string::npos) continue;
+    for (size_t at = message.find(path); at != std::string::npos;
+         at = message.find(path, at + std::string_view(name).size())) {
+      message.replace(at, path.size(), name);
     }
   }
   return absl::Status(status.code(), message);

@@ -123,6 +123,7 @@ absl::Status CheckConfig(const ServerConfig& c) {
        {std::pair<const char*, int64_t>{"--max-job-gemms", c.max_job_gemms},
         {"--max-queued-per-client", c.max_queued_per_client},
         {"--max-streams", c.max_streams},
+        {"--max-list-bytes", c.max_list_bytes},
         {"--max-message-bytes", c.max_message_bytes}}) {
     if (value < 1) {
       return absl::InvalidArgumentError(StrCat(name, " must be at least 1 (got ", value, ")"));
@@ -349,6 +350,7 @@ absl::Status StartParts(Server::Parts& p,
   // Never more than all streams (a small --max-streams takes the default down).
   service.max_anonymous_streams = std::min(p.config.max_anonymous_streams, p.config.max_streams);
   service.stream_write_timeout_s = p.config.stream_write_timeout_s;
+  service.max_list_bytes = static_cast<size_t>(p.config.max_list_bytes);
   service.cache_entries = static_cast<size_t>(p.config.answer_cache);
   service.host = env.HostName();
   service.env = &env;

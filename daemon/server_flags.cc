@@ -46,6 +46,10 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
   app.add_flag("--check-on-start", c.check_on_start,
                "run SQLite's quick check on the database before serving; a corrupt one stops "
                "crestd with exit 1");
+  app.add_option("--max-list-bytes", c.max_list_bytes,
+                 "a ListJobs page ends at this size (or at its limit of jobs); the answer says "
+                 "where the next page starts")
+      ->capture_default_str();
   app.add_option("--answer-cache", c.answer_cache,
                  "QueryDff, LookupGemm and Predict answers kept in memory until a write changes "
                  "the results (64 MiB at most); 0 turns the cache off")

@@ -261,6 +261,18 @@ TEST_F(HostileClients, NamesAreBoundedAtSubmitAndListingsPageWithoutSpecs) {
   EXPECT_FALSE(Get(ids[0]).spec_json().empty()) << "GetJob has the spec";
 }
 
+TEST_F(HostileClients, AListingPageEndsAtItsByteBudgetAndSaysWhereTheNextStarts) {
+  Start({"--max-list-bytes", "150"});  // a job row is ~100 bytes
+  v1::Job job;
+  for (int w = 1; w <= 3; ++w) ASSERT_TRUE(Submit(DffSpec(w), "", &job).ok());
+  v1::ListJobsRequest request;
+  request.set_limit(100);
+  v1::ListJobsResponse response;
+  ASSERT_TRUE(stub_->ListJobs(Context().get(), request, &response).ok());
+  ASSERT_EQ(response.jobs_size(), 1) << "the byte budget ends the page, not the limit";
+  EXPECT_EQ(response.next_before_id(), response.jobs(0).id());
+}
+
 // 5. Tokenless WatchJob streams left authorised Sweeps RESOURCE_EXHAUSTED.
 TEST_F(HostileClients, CallersWithoutATokenCannotTakeTheStreamsOfAuthorisedOnes) {
   StartWithTokens({"--model-gemm-delay-ms", "20", "--max-streams", "4",

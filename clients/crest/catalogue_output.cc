@@ -9,13 +9,25 @@ namespace {
 
 std::string Peak(double tflops) { return tflops > 0 ? Fixed(tflops, 1) : "-"; }
 
-// "calibrated bf16,fp16" or "defaults".
+// "calibrated bf16,fp16", "transferred bf16,fp16" or "spec-only".
 std::string ModelColumn(const GpuSpec& gpu) {
-  std::vector<std::string> dtypes;
-  for (const auto& c : ActiveCalibrations()) {
-    if (c->gpu == gpu.name) dtypes.emplace_back(DTypeName(c->dtype));
+  std::vector<std::string> own, moved;
+  for (DType dtype : kDTypesByName) {
+    const auto c = ActiveCalibration(gpu.name, dtype);
+    if (c == nullptr) continue;
+    (c->transferred_from.empty() ? own : moved).emplace_back(DTypeName(dtype));
   }
-  return dtypes.empty() ? "defaults" : "calibrated " + StrJoin(dtypes, ",");
+  std::vector<std::string> parts;
+  if (!own.empty()) parts.push_back("calibrated " + StrJoin(own, ","));
+  if (!moved.empty()) parts.push_back("transferred " + StrJoin(moved, ","));
+  return parts.empty() ? "spec-only" : StrJoin(parts, "; ");
+}
+
+// The bf16 fast-kernel expected error of the model in force: "+/-2.7%".
+std::string ErrorColumn(const GpuSpec& gpu) {
+  const auto c = ActiveCalibration(gpu.name, DType::kBf16);
+  const double e = c != nullptr ? c->params.expected_error[0] : gpu.model.expected_error[0];
+  return "+/-" + Fixed(100 * e, 1) + "%";
 }
 
 Table ShapesTable(const ShapesReport& r) {
@@ -36,7 +48,7 @@ Table Csv(const GpusReport& r) {
   using A = Table::Align;
   Table table({{"name", A::kLeft}, {"arch", A::kLeft}, {"cc", A::kLeft}, {"SMs"}, {"L2_MiB"},
                {"mem_GiB"}, {"GB/s"}, {"fp32"}, {"tf32"}, {"fp16"}, {"bf16"}, {"fp8"},
-               {"align_B"}, {"model", A::kLeft}, {"aliases", A::kLeft}});
+               {"align_B"}, {"model", A::kLeft}, {"bf16_error"}, {"aliases", A::kLeft}});
   for (const GpuSpec* gpu : r.gpus) {
     const GpuSpec& g = *gpu;
     table.AddRow(
@@ -45,7 +57,7 @@ Table Csv(const GpusReport& r) {
          Fixed(g.memory_bandwidth_gbs, 0), Peak(g.peak_fp32), Peak(g.peak_tf32), Peak(g.peak_fp16),
          Peak(g.peak_bf16), Peak(g.peak_fp8),
          StrCat(g.min_alignment_bytes, "/", g.preferred_alignment_bytes), ModelColumn(g),
-         StrJoin(g.aliases, ",")});
+         ErrorColumn(g), StrJoin(g.aliases, ",")});
   }
   return table;
 }
@@ -55,8 +67,12 @@ void Text(const GpusReport& r, std::ostream& out) {
   out << "\nPeaks are dense TFLOP/s from public datasheets (sources cited in "
          "tuner/src/gpu_catalogue.cc); '-' = no such path.\n"
          "align_B = minimum/preferred byte multiple of contiguous dimensions.\n"
-         "model = the predictor for this GPU: calibrated from measurements for the dtypes "
-         "named (crest calibrate), else uncalibrated architecture defaults.\n";
+         "model = the predictor for this GPU: calibrated from its own measurements for the "
+         "dtypes named (crest calibrate); transferred: a sibling's calibration (the same "
+         "architecture) moved to it by SMs and sustained clock; spec-only: the architecture's "
+         "uncalibrated defaults on the datasheet's figures.\n"
+         "bf16_error = the expected error of one bf16 GEMM's predicted time (fast kernels): the "
+         "fit's, the fit's plus the transfer's, or the defaults' assumed 25%.\n";
 }
 
 nlohmann::json Json(const GpusReport& r) {

@@ -23,14 +23,21 @@ json GemmJson(const GemmShape& g) {
 }
 
 namespace {
-// The calibrations in force for a GPU, one per dtype.
+// The calibrations in force for a GPU, one per dtype: its own ("calibrated")
+// or a sibling's moved to it ("transferred").
 json Calibrations(const GpuSpec& gpu) {
   json out = json::array();
-  for (const auto& c : ActiveCalibrations()) {
-    if (c->gpu != gpu.name) continue;
+  for (DType dtype : kDTypesByName) {
+    const auto c = ActiveCalibration(gpu.name, dtype);
+    if (c == nullptr) continue;
     out.push_back({{"dtype", std::string(DTypeName(c->dtype))},
+                   {"kind", c->transferred_from.empty() ? "calibrated" : "transferred"},
                    {"id", c->id},
+                   {"transferred_from", c->transferred_from.empty() ? json(nullptr)
+                                                                    : json(c->transferred_from)},
                    {"model_version", c->model_version},
+                   {"expected_error", {{"fast", c->params.expected_error[0]},
+                                       {"fallback", c->params.expected_error[1]}}},
                    {"label", c->label}});
   }
   return out;
@@ -57,6 +64,8 @@ json GpuJson(const GpuSpec& gpu) {
           {"preferred_alignment_bytes", gpu.preferred_alignment_bytes},
           {"aliases", aliases},
           {"model_calibration", CalibrationState(gpu)},
+          {"boost_clock_mhz", gpu.boost_clock_mhz},
+          {"power_w", gpu.power_w},
           {"calibrations", Calibrations(gpu)}};
 }
 

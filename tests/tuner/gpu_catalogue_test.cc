@@ -9,7 +9,8 @@ namespace {
 
 TEST(GpuCatalogue, HoldsEveryGpuTheIssueNames) {
   for (const char* name : {"V100", "A100-SXM-40GB", "A100-SXM-80GB", "A100-PCIe", "A10", "L4",
-                           "L40S", "RTX-4090", "H100-SXM", "H100-PCIe", "H200", "GH200", "B200"}) {
+                           "L40S", "RTX-4090", "H100-SXM", "H100-PCIe", "H200", "GH200", "H800",
+                           "B200"}) {
     auto gpu = FindGpu(name);
     ASSERT_TRUE(gpu.ok()) << name;
     EXPECT_EQ((*gpu)->name, name);
@@ -18,6 +19,8 @@ TEST(GpuCatalogue, HoldsEveryGpuTheIssueNames) {
     EXPECT_GT((*gpu)->memory_bandwidth_gbs, 0) << name;
     EXPECT_GT((*gpu)->peak_fp32, 0) << name;
     EXPECT_GT((*gpu)->peak_fp16, (*gpu)->peak_fp32) << name;
+    EXPECT_GT((*gpu)->boost_clock_mhz, 0) << name;
+    EXPECT_GT((*gpu)->power_w, 0) << name;
   }
 }
 

@@ -10,8 +10,10 @@
 #include "crest/common/fnv1a.h"
 #include "crest/common/env.h"
 #include "crest/common/str_cat.h"
+#include "crest/tuner/calibration_transfer.h"
 #include "crest/tuner/predictor.h"
 #include "nlohmann/json.hpp"
+#include "text.h"
 
 namespace crest {
 namespace {
@@ -130,12 +132,6 @@ void ParseMetrics(const json& m, FitMetrics* out) {
   }
 }
 
-std::string OneDecimal(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", x);
-  return buf;
-}
-
 absl::StatusOr<Calibration> Parse(const json& doc, std::string_view origin) {
   const std::string where(origin);
   if (!doc.is_object()) return absl::InvalidArgumentError(StrCat(where, ": not a JSON object"));
@@ -186,15 +182,20 @@ class Registry {
     }
   }
   void Put(Calibration c) {
-    auto shared = std::make_shared<Calibration>(std::move(c));
-    shared->params.calibration = shared->label;  // points into the object it belongs to
+    auto shared = Share(std::move(c));
     std::lock_guard<std::mutex> lock(mutex_);
     by_key_[{shared->gpu, shared->dtype}] = std::move(shared);
+    transferred_.clear();  // a new calibration may be a better source
   }
+  // The GPU's own calibration, else one moved from a sibling's (kept).
   std::shared_ptr<const Calibration> Get(std::string_view gpu, DType dtype) {
+    const std::pair<std::string, DType> key{std::string(gpu), dtype};
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = by_key_.find({std::string(gpu), dtype});
-    return it == by_key_.end() ? nullptr : it->second;
+    if (auto it = by_key_.find(key); it != by_key_.end()) return it->second;
+    if (auto it = transferred_.find(key); it != transferred_.end()) return it->second;
+    auto moved = Transfer(gpu, dtype);
+    transferred_.emplace(key, moved);  // none is remembered too
+    return moved;
   }
   std::vector<std::shared_ptr<const Calibration>> All() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -208,8 +209,38 @@ class Registry {
   }
 
  private:
+  static std::shared_ptr<const Calibration> Share(Calibration c) {
+    auto shared = std::make_shared<Calibration>(std::move(c));
+    shared->params.calibration = shared->label;  // points into the object it belongs to
+    return shared;
+  }
+  // A sibling's calibration moved to `gpu`: one with the same SMs, clock
+  // and power first, else the first sibling in catalogue order. mutex_ held.
+  std::shared_ptr<const Calibration> Transfer(std::string_view gpu, DType dtype) {
+    auto target = FindGpu(gpu);
+    if (!target.ok()) return nullptr;
+    const GpuSpec* best = nullptr;
+    std::shared_ptr<const Calibration> from;
+    for (const GpuSpec& source : GpuCatalogue()) {
+      if (source.name == (*target)->name || !CalibrationSiblings(source, **target)) continue;
+      auto it = by_key_.find({std::string(source.name), dtype});
+      if (it == by_key_.end()) continue;
+      const bool same_die = source.sm_count == (*target)->sm_count &&
+                            source.boost_clock_mhz == (*target)->boost_clock_mhz &&
+                            source.power_w == (*target)->power_w;
+      if (best == nullptr || same_die) {
+        best = &source;
+        from = it->second;
+        if (same_die) break;
+      }
+    }
+    if (from == nullptr) return nullptr;
+    return Share(TransferCalibration(*from, *best, **target));
+  }
+
   std::mutex mutex_;
   std::map<std::pair<std::string, DType>, std::shared_ptr<const Calibration>> by_key_;
+  std::map<std::pair<std::string, DType>, std::shared_ptr<const Calibration>> transferred_;
 };
 
 Registry& TheRegistry() {
@@ -233,8 +264,8 @@ void NameCalibration(Calibration& c) {
   c.label = StrCat("calibrated for ", DTypeName(c.dtype), " from ", c.provenance.rows, " ",
                    c.provenance.source, " rows", c.provenance.device.empty() ? "" : " on ",
                    c.provenance.device, c.provenance.date.empty() ? "" : ", ", c.provenance.date,
-                   "; expected error +/-", OneDecimal(100 * c.params.expected_error[0]),
-                   "% (fast kernels), +/-", OneDecimal(100 * c.params.expected_error[1]),
+                   "; expected error +/-", internal::Decimals(100 * c.params.expected_error[0], 1),
+                   "% (fast kernels), +/-", internal::Decimals(100 * c.params.expected_error[1], 1),
                    "% (fallback)");
 }
 
@@ -297,12 +328,25 @@ std::string DescribeModel(const GpuSpec& gpu, DType dtype) {
 }
 
 std::string CalibrationState(const GpuSpec& gpu) {
-  std::vector<std::string> dtypes;
-  for (const auto& c : ActiveCalibrations()) {
-    if (c->gpu == gpu.name) dtypes.emplace_back(DTypeName(c->dtype));
+  std::vector<std::string> own, moved;
+  std::string source;
+  for (DType dtype : kDTypesByName) {
+    const auto c = ActiveCalibration(gpu.name, dtype);
+    if (c == nullptr) continue;
+    if (c->transferred_from.empty()) {
+      own.emplace_back(DTypeName(dtype));
+    } else {
+      moved.emplace_back(DTypeName(dtype));
+      source = c->transferred_from;
+    }
   }
-  if (dtypes.empty()) return std::string(gpu.model.calibration);
-  return StrCat("calibrated (", StrJoin(dtypes, ", "), "); other dtypes: ", gpu.model.calibration);
+  if (own.empty() && moved.empty()) return std::string(gpu.model.calibration);
+  std::vector<std::string> parts;
+  if (!own.empty()) parts.push_back(StrCat("calibrated (", StrJoin(own, ", "), ")"));
+  if (!moved.empty()) {
+    parts.push_back(StrCat("transferred (", StrJoin(moved, ", "), ") from ", source));
+  }
+  return StrCat(StrJoin(parts, "; "), "; other dtypes: ", gpu.model.calibration);
 }
 
 }  // namespace crest

@@ -1,5 +1,7 @@
 #include "text.h"
 
+#include <cstdio>
+
 #include <cctype>
 
 namespace crest::internal {
@@ -12,6 +14,12 @@ std::string NormalizeName(std::string_view text) {
     out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   return out;
+}
+
+std::string Decimals(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
 }
 
 }  // namespace crest::internal

@@ -64,6 +64,9 @@ struct Calibration {
   FitMetrics before;                // the model in force before the fit, on the same rows
   FitMetrics after;
   CalibrationProvenance provenance;
+  // Empty for a calibration fitted to this GPU; else the id of the sibling's
+  // calibration it was moved from (calibration_transfer.h).
+  std::string transferred_from;
 };
 
 // Parses a calibration file's text. InvalidArgument names `origin` and the
@@ -78,10 +81,15 @@ void NameCalibration(Calibration& calibration);
 // The shipped calibrations, then every file loaded; a later calibration for
 // the same GPU and dtype replaces the earlier one. Thread-safe.
 absl::Status LoadCalibrationFile(const std::string& path);
+// The calibration in force for a GPU and dtype: its own, else one moved from
+// a sibling GPU's (the same architecture and compute capability; one with
+// the same SMs, clock and power first), else none (the catalogue's defaults).
 std::shared_ptr<const Calibration> ActiveCalibration(std::string_view gpu, DType dtype);
+// The calibrations fitted or loaded (never the transferred ones).
 std::vector<std::shared_ptr<const Calibration>> ActiveCalibrations();
 // Names the model in force for a GPU: "calibrated (bf16, fp16); other
-// dtypes: uncalibrated … defaults" or the catalogue's "uncalibrated … defaults".
+// dtypes: uncalibrated … defaults", "transferred from H100-SXM (bf16, fp16);
+// …" or the catalogue's "uncalibrated … defaults".
 std::string CalibrationState(const GpuSpec& gpu);
 // The model in force for a GPU and dtype, in words: "tilewave-2+<id>
 // (calibrated for bf16 from …)" or "tilewave-2 (uncalibrated Hopper defaults)".

@@ -64,6 +64,11 @@ struct GpuSpec {
   int preferred_alignment_bytes = 128;  // and run best at multiples of this
   std::span<const std::string_view> aliases;
   ModelParams model;
+  // The datasheet's boost SM clock [MHz] and board power limit [W]: what a
+  // calibration moves between GPUs of one architecture by
+  // (calibration_transfer.h).
+  double boost_clock_mhz = 0;
+  double power_w = 0;
 
   // Peak for a dtype [TFLOP/s]; 0 when unsupported.
   double PeakTflops(DType dtype) const;

@@ -21,6 +21,7 @@ struct DesignFlags {
   std::string params, tolerance = "5%";
   bool tied = false;
   bool separate_gate_up = false;
+  std::string attention = "fused";
   std::string dtype{kDefaultDtype};
   std::string gpu;
   int top = kDefaultTop;
@@ -140,6 +141,8 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   if (!answers.ok()) return answers.status();
   DesignOptions options;
   options.fuse_gate_up = !f.separate_gate_up;
+  options.attention = f.attention == "unfused" ? AttentionKernel::kUnfused : AttentionKernel::kFused;
+  options.gpu = *gpu;
   options.peak_tflops = (*gpu)->PeakTflops(*dtype);
   GemmShape big;
   big.m = big.n = big.k = 8192;
@@ -193,6 +196,11 @@ Command RegisterDesign(CLI::App& root) {
   app.add_flag("--tied-embeddings", flags->tied, "the output layer shares the embedding table");
   app.add_flag("--separate-gate-up", flags->separate_gate_up,
                "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
+  app.add_option("--attention", flags->attention,
+                 "the attention core: fused (one FlashAttention kernel, predicted from published "
+                 "H100 figures, causal) or unfused (its two batched GEMMs, writing the s*s scores)")
+      ->check(CLI::IsMember({"fused", "unfused"}))
+      ->capture_default_str();
   app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
   app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();
   app.add_option("--top", flags->top, "rows of each kind to show (0 = all)")->capture_default_str();

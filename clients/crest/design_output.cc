@@ -76,6 +76,7 @@ nlohmann::json RowJson(const DesignRow& row, int rank) {
   j["layer_fwd"] = TimingJson(row.layer_fwd);
   j["layer_train"] = TimingJson(row.layer_train);
   j["attention_core_fwd"] = TimingJson(row.attention_core_fwd);
+  j["attention_basis"] = row.attention_basis;
   j["logits_fwd"] = TimingJson(row.logits_fwd);
   j["logits_train"] = TimingJson(row.logits_train);
   j["step_train"] = TimingJson(row.step_train);
@@ -99,10 +100,22 @@ constexpr const char* kGemmsOnlyNote =
     "only GEMMs are timed: norms, softmax, activations, the optimizer step and communication "
     "are not, so tokens/s and MFU are upper bounds";
 
-constexpr const char* kAttentionNote =
-    "attention's core is timed as its two batched GEMMs (attn_score = Q*K^T, attn_value = P*V, "
-    "one per head and sequence); fused attention kernels (FlashAttention) run it as one kernel "
-    "that never writes the s*s scores, so a real run's attention time differs from this";
+// What the attention core's figures are, for the kernel the answer assumed.
+std::string AttentionNote(const DesignOptions& o) {
+  if (o.attention == AttentionKernel::kUnfused) {
+    return "attention's core is timed as its two batched GEMMs (attn_score = Q*K^T, attn_value = "
+           "P*V, one per head and sequence), writing the s*s scores (--attention unfused); "
+           "fused kernels (FlashAttention), which training runs, never write them";
+  }
+  return StrCat("attention's core is one fused kernel (FlashAttention, causal), PREDICTED by ",
+                kAttentionModelVersion,
+                " from published H100 SXM throughput at the config's head dim and sequence "
+                "(Shah et al. 2024, Fig. 5; FlashAttention-3 on Hopper, -2 elsewhere, scaled by "
+                "the GPU's GEMM rate; backward 2.5x the forward FLOPs at the same rate, assumed), "
+                "expected error +/-",
+                static_cast<int>(100 * kFusedAttentionError),
+                "%, whatever the GEMMs' source (--attention unfused: its two GEMMs)");
+}
 
 // The runs the shown rows' times come from, each once.
 std::vector<RunInfo> RunsOf(const DesignResult& r) {
@@ -135,7 +148,8 @@ nlohmann::json Json(const DesignResult& r) {
                       "is (measured, mixed, predicted); that kind's rows first, then the others, "
                       "each listed tie group by tie group, by tokens/s per GPU"},
           {"tie_rule", kTieRule},
-          {"attention_note", kAttentionNote},
+          {"attention", r.options.attention == AttentionKernel::kFused ? "fused" : "unfused"},
+          {"attention_note", AttentionNote(r.options)},
           {"gemms_only_note", kGemmsOnlyNote},
           {"configs", rows},
           {"broken_rules", broken}};
@@ -181,7 +195,7 @@ void Text(const DesignResult& r, std::ostream& out) {
          "tensor-parallel rank holds. train_us/layer = one layer's train GEMMs plus the logits' "
          "train GEMMs spread over the L layers. run = the sweep job the measured times come "
          "from. "
-      << kAttentionNote << "; " << kGemmsOnlyNote << ".\n";
+      << AttentionNote(r.options) << "; " << kGemmsOnlyNote << ".\n";
 }
 
 }  // namespace crest::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/shapes.h"
@@ -27,6 +28,10 @@ struct GemmSets {
   std::vector<size_t> layer_fwd, layer_train, logits_fwd, logits_train, attention_core_fwd;
 };
 
+bool AttentionCore(const GemmShape& g) {
+  return g.name.starts_with("attn_score.") || g.name.starts_with("attn_value.");
+}
+
 GemmSets Split(const std::vector<GemmShape>& gemms) {
   GemmSets s;
   for (size_t i = 0; i < gemms.size(); ++i) {
@@ -35,11 +40,15 @@ GemmSets Split(const std::vector<GemmShape>& gemms) {
     (logits ? s.logits_train : s.layer_train).push_back(i);
     if (g.pass != Pass::kFwd) continue;
     (logits ? s.logits_fwd : s.layer_fwd).push_back(i);
-    if (g.name.starts_with("attn_score.") || g.name.starts_with("attn_value.")) {
-      s.attention_core_fwd.push_back(i);
-    }
+    if (AttentionCore(g)) s.attention_core_fwd.push_back(i);
   }
   return s;
+}
+
+// a + b, the kinds and runs of both.
+Timing Plus(Timing a, Timing b) {
+  const Timing parts[] = {std::move(a), std::move(b)};
+  return SumTimings(parts);
 }
 
 double Flops(const std::vector<GemmShape>& gemms, const std::vector<size_t>& set) {
@@ -110,22 +119,45 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& c, const DesignOpti
   }
   row.warnings = HeadDimWarnings(c.model);
   row.params = CountParams(c);
+  const bool fused = o.attention == AttentionKernel::kFused;
+  std::optional<FusedAttention> attention;
+  if (fused) {
+    if (o.gpu == nullptr) return absl::InvalidArgumentError("design: fused attention needs a GPU");
+    auto a = PredictFusedAttention(c.model, *o.gpu);
+    if (!a.ok()) return a.status();
+    attention = *std::move(a);
+    // Its GEMMs are not run: they leave the set (and the run that answers it).
+    std::erase_if(*gemms, AttentionCore);
+  }
   const GemmSets s = Split(*gemms);
   const double tokens = static_cast<double>(c.model.Tokens());
   const double layers = static_cast<double>(c.layers);
   const double ranks = static_cast<double>(c.model.tp);
+  const double core_fwd = attention ? attention->fwd_flops : 0;
+  const double core_train = attention ? attention->fwd_flops + attention->bwd_flops : 0;
   row.fwd_flops_per_token =
-      (layers * Flops(*gemms, s.layer_fwd) + Flops(*gemms, s.logits_fwd)) * ranks / tokens;
+      (layers * (Flops(*gemms, s.layer_fwd) + core_fwd) + Flops(*gemms, s.logits_fwd)) * ranks /
+      tokens;
   row.train_flops_per_token =
-      (layers * Flops(*gemms, s.layer_train) + Flops(*gemms, s.logits_train)) * ranks / tokens;
+      (layers * (Flops(*gemms, s.layer_train) + core_train) + Flops(*gemms, s.logits_train)) *
+      ranks / tokens;
   // Every GEMM of the config in one call: one run answers them all.
   auto parts = timer(*gemms);
   if (!parts.ok()) return parts.status();
   row.layer_fwd = Sum(*parts, s.layer_fwd);
   row.layer_train = Sum(*parts, s.layer_train);
   row.logits_fwd = Sum(*parts, s.logits_fwd);
-  row.attention_core_fwd = Sum(*parts, s.attention_core_fwd);
   row.logits_train = Sum(*parts, s.logits_train);
+  if (attention) {
+    row.attention_core_fwd = attention->fwd;
+    row.attention_basis = attention->basis;
+    row.layer_fwd = Plus(row.layer_fwd, attention->fwd);
+    row.layer_train = Plus(Plus(row.layer_train, attention->fwd), attention->bwd);
+  } else {
+    row.attention_core_fwd = Sum(*parts, s.attention_core_fwd);
+    row.attention_basis =
+        "unfused attention: attn_score and attn_value as batched GEMMs writing the s*s scores";
+  }
   row.step_train = Weighted(row.layer_train, layers, row.logits_train, 1);
   row.layer_train_amortized_us = row.layer_train.time_us + row.logits_train.time_us / layers;
   const double step_s = row.step_train.time_us * 1e-6;

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "crest/tuner/attention.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/model_config.h"
 
@@ -42,7 +43,10 @@ struct DesignRow {
   double train_flops_per_token = 0;  // forward + both gradients
   Timing layer_fwd;      // one layer's GEMMs on one rank
   Timing layer_train;
-  Timing attention_core_fwd;  // attn_score and attn_value forward: the two batched GEMMs
+  // The attention core's forward: fused (attention.h, predicted) or its two
+  // batched GEMMs (attn_score, attn_value) when unfused.
+  Timing attention_core_fwd;
+  std::string attention_basis;  // how it was timed, in words
   Timing logits_fwd;     // the logits GEMM, once per model
   Timing logits_train;
   Timing step_train;     // layers·layer_train + logits_train: one micro-batch on one rank
@@ -55,6 +59,10 @@ struct DesignRow {
 
 struct DesignOptions {
   bool fuse_gate_up = true;
+  // Fused: the attention core's GEMMs (every pass) leave the layer's sums and
+  // a fused kernel's predicted time takes their place; needs `gpu`.
+  AttentionKernel attention = AttentionKernel::kFused;
+  const GpuSpec* gpu = nullptr;
   double sustained_tflops = 0;  // the GPU's sustained dense rate for the dtype
   double peak_tflops = 0;       // datasheet dense peak for the dtype
 };

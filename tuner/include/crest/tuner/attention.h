@@ -1,0 +1,51 @@
+// The attention core (softmax(Q·Kᵀ)·V) as training runs it: one fused
+// kernel (FlashAttention) that never writes the s×s scores, predicted from
+// published throughput figures, not from its FLOPs as two GEMMs.
+//
+// Figures: Shah et al., "FlashAttention-3: Fast and Accurate Attention with
+// Asynchrony and Low-precision" (2024), Fig. 5, forward pass, BF16, H100 80GB
+// SXM5, causal, at head dims 64, 128, 256 and sequence lengths 512 to 16k:
+// FlashAttention-3 for Hopper, FlashAttention-2 (the same figure) for every
+// other architecture. Between the figure's points throughput is interpolated
+// in log2 of sequence length and head dim, and held at the ends. On another
+// GPU it is scaled by the ratio of the predictor's fast-kernel rate there to
+// the H100 SXM's (the same dtype). Causal attention does half the FLOPs of
+// full attention: forward 2·b·a·s²·d per rank (the figure's own count), and
+// the backward pass 2.5× that (FlashAttention-2's count) at the forward's
+// throughput — an assumption: the figure has no backward.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/model_config.h"
+#include "crest/tuner/timing.h"
+
+namespace crest {
+
+enum class AttentionKernel {
+  kFused,    // FlashAttention, predicted from published figures (the default)
+  kUnfused,  // attn_score and attn_value as two batched GEMMs writing the scores
+};
+
+inline constexpr std::string_view kAttentionModelVersion = "flash-attn-fig5";
+// What one predicted fused attention time misses by: figures of one GPU,
+// interpolated and scaled to others.
+inline constexpr double kFusedAttentionError = 0.15;
+
+struct FusedAttention {
+  double fwd_flops = 0;  // per rank, one micro-batch
+  double bwd_flops = 0;
+  double tflops = 0;     // the throughput used
+  Timing fwd;            // predicted
+  Timing bwd;
+  std::string basis;     // in words: kernel, head dim, sequence, scale
+};
+
+// FLOPs and predicted times of one layer's attention core on one
+// tensor-parallel rank. InvalidArgument for a config that breaks a rule.
+absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& config,
+                                                     const GpuSpec& gpu);
+
+}  // namespace crest

@@ -1,0 +1,86 @@
+#include "crest/tuner/attention.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/predictor.h"
+#include "text.h"
+
+namespace crest {
+namespace {
+
+// Shah et al. 2024, Fig. 5 (causal, BF16, forward, H100 80GB SXM5) [TFLOP/s]
+// at sequence lengths 512, 1k, 2k, 4k, 8k, 16k; rows: head dim 64, 128, 256.
+constexpr std::array<double, 6> kSeqs = {512, 1024, 2048, 4096, 8192, 16384};
+constexpr std::array<double, 3> kHeadDims = {64, 128, 256};
+constexpr double kFa3[3][6] = {{197, 265, 371, 420, 460, 473},
+                               {292, 423, 521, 579, 602, 616},
+                               {286, 427, 537, 612, 628, 642}};
+constexpr double kFa2[3][6] = {{180, 229, 262, 284, 295, 299},
+                               {191, 260, 298, 319, 333, 335},
+                               {208, 251, 278, 293, 297, 298}};
+
+// Where x lies among `points` (ascending), in log2: the lower index and the
+// fraction towards the next; held at the ends.
+template <size_t N>
+std::pair<size_t, double> Locate(const std::array<double, N>& points, double x) {
+  const double lx = std::log2(std::clamp(x, points.front(), points.back()));
+  for (size_t i = 0; i + 1 < N; ++i) {
+    const double lo = std::log2(points[i]);
+    const double hi = std::log2(points[i + 1]);
+    if (lx <= hi) return {i, (lx - lo) / (hi - lo)};
+  }
+  return {N - 2, 1.0};
+}
+
+double Throughput(const double (&table)[3][6], double head_dim, double seq) {
+  const auto [d, fd] = Locate(kHeadDims, head_dim);
+  const auto [s, fs] = Locate(kSeqs, seq);
+  const auto at = [&](size_t i, size_t j) { return table[i][j]; };
+  const double lo = at(d, s) + fs * (at(d, s + 1) - at(d, s));
+  const double hi = at(d + 1, s) + fs * (at(d + 1, s + 1) - at(d + 1, s));
+  return lo + fd * (hi - lo);
+}
+
+// The predictor's fast-kernel rate for a large aligned GEMM.
+double FastRate(const GpuSpec& gpu, DType dtype) {
+  GemmShape g;
+  g.m = g.n = g.k = 8192;
+  g.dtype = dtype;
+  auto p = Predict(g, gpu);
+  return p.ok() ? p->family_tflops : 0;
+}
+
+}  // namespace
+
+absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu) {
+  if (auto s = ValidateModelConfig(c); !s.ok()) return s;
+  const bool hopper = gpu.architecture == "Hopper";
+  const double measured_on = FastRate(**FindGpu("h100"), c.dtype);
+  const double here = FastRate(gpu, c.dtype);
+  if (measured_on <= 0 || here <= 0) {
+    return absl::FailedPreconditionError(
+        StrCat(DTypeName(c.dtype), " has no tensor-core path on ", gpu.name));
+  }
+  const double scale = here / measured_on;
+  const double d = static_cast<double>(c.HeadDim());
+  const double s = static_cast<double>(c.seq);
+  FusedAttention a;
+  a.tflops = Throughput(hopper ? kFa3 : kFa2, d, s) * scale;
+  const double heads_per_rank = static_cast<double>(c.heads / c.tp);
+  a.fwd_flops = 2.0 * static_cast<double>(c.micro_batch) * heads_per_rank * s * s * d;
+  a.bwd_flops = 2.5 * a.fwd_flops;
+  a.basis = StrCat("fused attention (", hopper ? "FlashAttention-3" : "FlashAttention-2",
+                   " figures, causal, head dim ", c.HeadDim(), ", sequence ", c.seq, "): ",
+                   internal::Decimals(a.tflops, 0), " TFLOP/s",
+                   scale == 1.0 ? "" : StrCat(" (x", internal::Decimals(scale, 3),
+                                              " of the H100 SXM's)"));
+  const std::string version(kAttentionModelVersion);
+  a.fwd = PredictedTiming(a.fwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);
+  a.bwd = PredictedTiming(a.bwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);
+  return a;
+}
+
+}  // namespace crest

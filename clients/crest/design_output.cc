@@ -31,8 +31,9 @@ std::vector<const DesignRow*> Shown(const DesignResult& r) {
 Table DesignTable(const DesignResult& r, bool plain) {
   Table table({{"rank"}, {"tie"}, {"h"}, {"a"}, {"g"}, {"d"}, {"f"}, {"v"}, {"s"}, {"b"}, {"t"},
                {"L"}, {"params_B"}, {"params/rank_B"}, {"train_GFLOP/token"},
-               {"layer_fwd_us"}, {"train_us/layer"}, {"attn_core_fwd_us"}, {"tokens/s/GPU"},
-               {"MFU_sustained_%"}, {"source", Table::Align::kLeft}, {"run", Table::Align::kLeft}});
+               {"layer_fwd_us"}, {"train_us/layer"}, {"attn_core_fwd_us"}, {"comm_us/layer"},
+               {"tokens/s/GPU"}, {"overlapped"}, {"MFU_sustained_%"},
+               {"source", Table::Align::kLeft}, {"run", Table::Align::kLeft}});
   int rank = 0;
   for (const DesignRow* row : Shown(r)) {
     const ModelConfig& m = row->config.model;
@@ -44,8 +45,11 @@ Table DesignTable(const DesignResult& r, bool plain) {
                   Billions(row->params.per_rank), Fixed(row->train_flops_per_token / 1e9, 2),
                   Fixed(row->layer_fwd.time_us, 1), Fixed(row->layer_train_amortized_us, 1),
                   Fixed(row->attention_core_fwd.time_us, 1),
+                  Fixed(row->comm_layer_train.time_us, 1),
                   plain ? Fixed(row->tokens_per_s_per_gpu, 1)
                         : Grouped(static_cast<int64_t>(row->tokens_per_s_per_gpu)),
+                  plain ? Fixed(row->tokens_per_s_per_gpu_overlapped, 1)
+                        : Grouped(static_cast<int64_t>(row->tokens_per_s_per_gpu_overlapped)),
                   Fixed(100 * row->mfu_sustained, 1),
                   std::string(SourceName(row->step_train.source)),
                   RunColumn(row->step_train.runs, row->step_train.pooled)});
@@ -81,7 +85,10 @@ nlohmann::json RowJson(const DesignRow& row, int rank) {
   j["logits_train"] = TimingJson(row.logits_train);
   j["step_train"] = TimingJson(row.step_train);
   j["layer_train_amortized_us"] = row.layer_train_amortized_us;
+  j["comm_layer_train"] = TimingJson(row.comm_layer_train);
+  j["comm_basis"] = row.comm_basis;
   j["tokens_per_s_per_gpu"] = row.tokens_per_s_per_gpu;
+  j["tokens_per_s_per_gpu_overlapped"] = row.tokens_per_s_per_gpu_overlapped;
   j["mfu_sustained"] = row.mfu_sustained;
   j["mfu_peak"] = row.mfu_peak;
   j["warnings"] = row.warnings;
@@ -97,8 +104,11 @@ std::string KindsOf(const DesignResult& r) {
 }
 
 constexpr const char* kGemmsOnlyNote =
-    "only GEMMs are timed: norms, softmax, activations, the optimizer step and communication "
-    "are not, so tokens/s and MFU are upper bounds";
+    "comm_us/layer = tensor parallelism's communication for one layer's train step, PREDICTED "
+    "(ring all-reduces on the GPU's NVLink or PCIe, 2 forward and 2 backward; link efficiency "
+    "and latency assumed; 0 at t=1); tokens/s/GPU adds it to compute, overlapped hides it "
+    "behind compute (the step is the longer of the two); norms, softmax, activations and the "
+    "optimizer step are not timed, so tokens/s and MFU are upper bounds";
 
 // What the attention core's figures are, for the kernel the answer assumed.
 std::string AttentionNote(const DesignOptions& o) {

@@ -115,6 +115,38 @@ TEST(Design, FusedAttentionRanksHeadDimsAsPublishedKernelsRunThem) {
             0.92);
 }
 
+TEST(Design, TensorParallelCommunicationIsPredictedFromTheGpusLinkAndAddedOrOverlapped) {
+  const auto at = [](int64_t tp, const char* gpu) {
+    DesignConfig c = Llama7B();
+    c.model.tp = tp;
+    DesignOptions o = Options();
+    o.gpu = *FindGpu(gpu);
+    auto row = EvaluateDesign(c, o, EachGemm(PredictorTimer(**FindGpu(gpu))));
+    EXPECT_TRUE(row.ok() && row->rule.ok());
+    return *row;
+  };
+  const DesignRow one = at(1, "h100");
+  EXPECT_EQ(one.comm_layer_train.time_us, 0);
+  EXPECT_EQ(one.tokens_per_s_per_gpu, one.tokens_per_s_per_gpu_overlapped);
+  const DesignRow eight = at(8, "h100");
+  // b·s·h bf16 = 4096·4096·2 bytes a layer's activations; a ring over 8 GPUs
+  // moves 2·7/8 of them each way at 450 GB/s × 0.8, plus 14 steps of 3 µs.
+  const double allreduce_us = 2.0 * 7 / 8 * (4096.0 * 4096 * 2) / (450e3 * 0.8) + 14 * 3.0;
+  EXPECT_NEAR(eight.comm_layer_train.time_us, 4 * allreduce_us, 1e-6);
+  EXPECT_EQ(eight.comm_layer_train.source, Source::kPredicted);
+  EXPECT_EQ(eight.comm_layer_train.provenance, kTpCommModelVersion);
+  EXPECT_NEAR(eight.step_train.time_us,
+              32 * (eight.layer_train.time_us + eight.comm_layer_train.time_us) +
+                  eight.logits_train.time_us,
+              1e-6);
+  EXPECT_LT(eight.tokens_per_s_per_gpu, eight.tokens_per_s_per_gpu_overlapped);
+  EXPECT_LT(eight.tokens_per_s_per_gpu, 0.7 * one.tokens_per_s_per_gpu) << "TP is not free";
+  EXPECT_NE(eight.comm_basis.find("NVLink 4"), std::string::npos) << eight.comm_basis;
+  // The same over PCIe 5.0 (64 GB/s a direction) costs about 7x the transfer.
+  const DesignRow pcie = at(8, "h100-pcie");
+  EXPECT_GT(pcie.comm_layer_train.time_us, 5 * eight.comm_layer_train.time_us);
+}
+
 TEST(Design, AConfigThatBreaksARuleIsKeptWithTheRule) {
   DesignConfig bad = Llama7B();
   bad.model.hidden = 4100;  // not divisible by 32 heads

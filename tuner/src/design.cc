@@ -158,10 +158,25 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& c, const DesignOpti
     row.attention_basis =
         "unfused attention: attn_score and attn_value as batched GEMMs writing the s*s scores";
   }
-  row.step_train = Weighted(row.layer_train, layers, row.logits_train, 1);
+  const Timing compute = Weighted(row.layer_train, layers, row.logits_train, 1);
+  row.step_train = compute;
+  double comm_us = 0;
+  if (c.model.tp > 1) {
+    if (o.gpu == nullptr) return absl::InvalidArgumentError("design: tensor parallelism needs a GPU");
+    auto comm = PredictTpComm(c.model, *o.gpu);
+    if (!comm.ok()) return comm.status();
+    row.comm_layer_train = comm->layer_train;
+    row.comm_basis = comm->basis;
+    comm_us = layers * comm->layer_train.time_us;
+    row.step_train = Weighted(compute, 1, comm->layer_train, layers);
+  } else {
+    row.comm_basis = "no tensor parallelism: no communication";
+  }
   row.layer_train_amortized_us = row.layer_train.time_us + row.logits_train.time_us / layers;
   const double step_s = row.step_train.time_us * 1e-6;
   row.tokens_per_s_per_gpu = tokens / step_s / ranks;
+  row.tokens_per_s_per_gpu_overlapped =
+      tokens / (std::max(compute.time_us, comm_us) * 1e-6) / ranks;
   const double flops_per_s_per_gpu = row.train_flops_per_token * row.tokens_per_s_per_gpu;
   if (o.sustained_tflops > 0) row.mfu_sustained = flops_per_s_per_gpu / (o.sustained_tflops * 1e12);
   if (o.peak_tflops > 0) row.mfu_peak = flops_per_s_per_gpu / (o.peak_tflops * 1e12);

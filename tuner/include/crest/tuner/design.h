@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "crest/tuner/attention.h"
 #include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/tp_comm.h"
 #include "crest/tuner/model_config.h"
 
 namespace crest {
@@ -49,9 +50,18 @@ struct DesignRow {
   std::string attention_basis;  // how it was timed, in words
   Timing logits_fwd;     // the logits GEMM, once per model
   Timing logits_train;
-  Timing step_train;     // layers·layer_train + logits_train: one micro-batch on one rank
+  // Tensor parallelism's communication for one layer's train step (tp_comm.h,
+  // predicted; zero at t = 1) and how it was modelled.
+  Timing comm_layer_train;
+  std::string comm_basis;
+  // layers·(layer_train + comm_layer_train) + logits_train: one micro-batch
+  // on one rank, communication not overlapped with compute.
+  Timing step_train;
   double layer_train_amortized_us = 0;  // layer_train + logits_train / layers
   double tokens_per_s_per_gpu = 0;  // b·s / step_train / t
+  // The same with communication hidden behind compute: the step is the
+  // longer of the two.
+  double tokens_per_s_per_gpu_overlapped = 0;
   double mfu_sustained = 0;  // model FLOP/s per GPU / the GPU's sustained dense rate
   double mfu_peak = 0;       // … / the datasheet dense peak (boost clock)
   int tie_group = 0;         // ranking.h
@@ -60,7 +70,8 @@ struct DesignRow {
 struct DesignOptions {
   bool fuse_gate_up = true;
   // Fused: the attention core's GEMMs (every pass) leave the layer's sums and
-  // a fused kernel's predicted time takes their place; needs `gpu`.
+  // a fused kernel's predicted time takes their place. Needs `gpu`, as does
+  // tensor parallelism's communication (t > 1).
   AttentionKernel attention = AttentionKernel::kFused;
   const GpuSpec* gpu = nullptr;
   double sustained_tflops = 0;  // the GPU's sustained dense rate for the dtype

@@ -69,6 +69,10 @@ struct GpuSpec {
   // (calibration_transfer.h).
   double boost_clock_mhz = 0;
   double power_w = 0;
+  // The GPU-to-GPU link tensor parallelism runs over: its name and its
+  // bandwidth per direction per GPU [GB/s] (tp_comm.h).
+  std::string_view link;
+  double link_gbs = 0;
 
   // Peak for a dtype [TFLOP/s]; 0 when unsupported.
   double PeakTflops(DType dtype) const;

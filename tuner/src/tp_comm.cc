@@ -1,0 +1,41 @@
+#include "crest/tuner/tp_comm.h"
+
+#include "crest/common/str_cat.h"
+#include "text.h"
+
+namespace crest {
+
+absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& c, const GpuSpec& gpu) {
+  if (auto s = ValidateModelConfig(c); !s.ok()) return s;
+  TpComm out;
+  const std::string version(kTpCommModelVersion);
+  if (c.tp == 1) {
+    out.layer_fwd = PredictedTiming(0, 0, version);
+    out.layer_train = out.layer_fwd;
+    out.basis = "no tensor parallelism: no communication";
+    return out;
+  }
+  if (gpu.link_gbs <= 0) {
+    return absl::FailedPreconditionError(StrCat(gpu.name, " has no GPU-to-GPU link in the catalogue"));
+  }
+  const double t = static_cast<double>(c.tp);
+  const bool nvlink = gpu.link.starts_with("NVLink");
+  const double latency_us = nvlink ? kNvlinkLatencyUs : kPcieLatencyUs;
+  out.bytes_per_allreduce = static_cast<double>(c.Tokens()) * static_cast<double>(c.hidden) *
+                            ElementBytes(OutputDType(c.dtype));
+  const double bytes_per_us = gpu.link_gbs * kLinkEfficiency * 1e3;
+  out.allreduce_us =
+      2 * (t - 1) / t * out.bytes_per_allreduce / bytes_per_us + 2 * (t - 1) * latency_us;
+  out.layer_fwd = PredictedTiming(2 * out.allreduce_us, kTpCommError, version);
+  out.layer_train = PredictedTiming(4 * out.allreduce_us, kTpCommError, version);
+  out.basis = StrCat("ring all-reduce over ", c.tp, " GPUs on ", gpu.link, " (",
+                     internal::Decimals(gpu.link_gbs, 0), " GB/s a direction x ",
+                     internal::Decimals(kLinkEfficiency, 1), ", ",
+                     internal::Decimals(latency_us, 0), " us a step; assumed): ",
+                     internal::Decimals(out.allreduce_us, 1), " us per all-reduce of ",
+                     internal::Decimals(out.bytes_per_allreduce / 1e6, 1),
+                     " MB, 2 a layer forward, 4 a train step");
+  return out;
+}
+
+}  // namespace crest

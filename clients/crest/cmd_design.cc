@@ -89,7 +89,39 @@ absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtyp
   return out;
 }
 
-absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dtype) {
+// The d_ff values a --params search tries for a width and ratio: of the d_ff
+// answer's best tie group (training, the search's tokens and tp), the three
+// with the largest power-of-two factor, nearest the ratio first.
+DffChooser BestTieGroup(answers::Answers& answers, const GpuSpec& gpu, const ModelConfig& base) {
+  return [&answers, &gpu, base](int64_t hidden,
+                                const Ratio& ratio) -> absl::StatusOr<std::vector<int64_t>> {
+    DffQuery q;
+    q.dff.hidden = hidden;
+    q.dff.ratio = ratio;
+    q.dff.tp = base.tp;
+    q.tokens = base.Tokens();
+    q.dtype = base.dtype;
+    q.train = true;
+    q.top = 0;
+    auto ranking = answers.Dff(q, gpu);
+    if (!ranking.ok()) return ranking.status();
+    std::vector<int64_t> group;
+    for (const DffRow& row : ranking->rows) {
+      if (row.tie_group == 1 && row.source == ranking->headline) group.push_back(row.d_ff);
+    }
+    const double target = ratio.Value() * static_cast<double>(hidden);
+    const auto key = [target](int64_t d) {
+      return std::pair(-(d & -d), std::abs(static_cast<double>(d) - target));
+    };
+    std::sort(group.begin(), group.end(),
+              [&](int64_t a, int64_t b) { return key(a) < key(b); });
+    if (group.size() > 3) group.resize(3);
+    return group;
+  };
+}
+
+absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dtype,
+                                                  answers::Answers& answers, const GpuSpec& gpu) {
   Dims d;
   if (auto s = ParseDims(f, d); !s.ok()) return s;
   if (f.params.empty()) return Combinations(d, dtype, f.tied);
@@ -120,6 +152,7 @@ absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dt
   if (search.base.tp < 1 || search.base.seq < 1 || search.base.micro_batch < 1) {
     return absl::InvalidArgumentError("seq, batch and tp must be positive");
   }
+  search.choose_dff = BestTieGroup(answers, gpu, search.base);
   return SearchDesigns(search);
 }
 
@@ -130,15 +163,15 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   if (!dtype.ok()) return dtype.status();
   if (auto s = CheckDtypePath(**gpu, *dtype); !s.ok()) return s;
   if (f.top < 0) return absl::InvalidArgumentError("top must be 0 (all) or more");
-  auto configs = Configs(f, *dtype);
+  auto answers = OpenAnswers(f.answer);
+  if (!answers.ok()) return answers.status();
+  auto configs = Configs(f, *dtype, **answers, **gpu);
   if (!configs.ok()) return configs.status();
   if (configs->empty()) {
     return absl::FailedPreconditionError(StrCat(
         "no configuration lies within ", f.tolerance, " of ", f.params,
         " parameters under the search's rules (see `crest design --help`); widen --tolerance"));
   }
-  auto answers = OpenAnswers(f.answer);
-  if (!answers.ok()) return answers.status();
   DesignOptions options;
   options.fuse_gate_up = !f.separate_gate_up;
   options.attention = f.attention == "unfused" ? AttentionKernel::kUnfused : AttentionKernel::kFused;

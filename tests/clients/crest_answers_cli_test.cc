@@ -123,14 +123,28 @@ TEST(CrestDesign, SearchesNearAParameterBudget) {
                               "--gpu h100 --top 0 --json"));
   ASSERT_FALSE(doc.is_discarded());
   ASSERT_GT(doc["configs"].size(), 5u);
-  double last = 1e300;
+  // Listed tie group by group, each group fastest first, each group's leader
+  // slower than the one before.
+  double last = 1e300, leader = 1e300;
+  int group = 0;
+  bool llama = false;
   for (const auto& c : doc["configs"]) {
     const double params = c["params"]["total"].get<double>();
     EXPECT_NEAR(params, 7e9, 0.05 * 7e9);
     const double tps = c["tokens_per_s_per_gpu"].get<double>();
-    EXPECT_LE(tps, last) << "fastest first";
+    if (c["tie_group"].get<int>() != group) {
+      group = c["tie_group"].get<int>();
+      EXPECT_LE(tps, leader) << "group " << group << "'s leader";
+      leader = tps;
+    } else {
+      EXPECT_LE(tps, last) << "fastest first within group " << group;
+    }
     last = tps;
+    const auto& k = c["config"];
+    llama |= k["hidden"] == 4096 && k["heads"] == 32 && k["kv_heads"] == 32 &&
+             k["d_ff"] == 11008 && k["layers"] == 32;
   }
+  EXPECT_TRUE(llama) << "Llama-2-7B's own shape is among a 7B search's configurations";
 }
 
 struct Refusal {

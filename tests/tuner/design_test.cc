@@ -1,6 +1,7 @@
 #include "crest/tuner/design.h"
 
 #include <cmath>
+#include <set>
 
 #include "crest/tuner/attention.h"
 #include "crest/tuner/gpu_catalogue.h"
@@ -209,9 +210,31 @@ TEST(Design, SearchFindsSensibleConfigsWithinTheBudget) {
     EXPECT_EQ(m.vocab % 256, 0) << "padded to 128*tp";
     EXPECT_EQ(m.d_ff % 256, 0);
     EXPECT_LE(std::abs(static_cast<double>(CountParams(c).total) - 7e9), 0.05 * 7e9);
-    llama_like |= m.hidden == 4096 && m.heads == 32 && m.KvHeads() == 32;
+    EXPECT_GE(m.hidden, 64 * c.layers);
+    EXPECT_LE(m.hidden, 192 * c.layers);
+    llama_like |= m.hidden == 4096 && m.heads == 32 && m.KvHeads() == 32 && m.d_ff == 11008 &&
+                  c.layers == 32;
   }
-  EXPECT_TRUE(llama_like) << "Llama 2 7B's width (with 33 layers to fill 7e9) is found";
+  EXPECT_TRUE(llama_like) << "Llama 2 7B's own shape (h 4096, 32 layers, 32 heads, d_ff 11008)";
+  // A chooser (crest design: the d_ff answer's best tie group) gives the d_ff
+  // values of each width and ratio.
+  std::set<std::pair<int64_t, double>> asked;
+  s.choose_dff = [&](int64_t h, const Ratio& r) -> absl::StatusOr<std::vector<int64_t>> {
+    asked.emplace(h, r.Value());
+    return std::vector<int64_t>{r.FloorTimes(h) / 64 * 64};
+  };
+  auto chosen = SearchDesigns(s);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_TRUE(asked.contains({4096, 8.0 / 3})) << "asked for h 4096 at 8/3";
+  EXPECT_TRUE(asked.contains({4096, 3.5}));
+  EXPECT_TRUE(asked.contains({4096, 4.0}));
+  for (const DesignConfig& c : *chosen) {
+    const ModelConfig& m = c.model;
+    const bool from_chooser = m.d_ff == (m.hidden * 8 / 3) / 64 * 64 ||
+                              m.d_ff == (m.hidden * 7 / 2) / 64 * 64 || m.d_ff == m.hidden * 4;
+    EXPECT_TRUE(from_chooser) << m.hidden << " " << m.d_ff;
+  }
+  s.choose_dff = nullptr;
   s.params = 1;
   EXPECT_EQ(SearchDesigns(s).status().message(), "params must be between 1e6 and 1e13 (got 1)");
   s.params = 7e9;

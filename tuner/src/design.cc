@@ -207,6 +207,41 @@ void RankDesigns(std::vector<DesignRow>& rows) {
       &DesignRow::tie_group, first);
 }
 
+namespace {
+
+// Every layer count that lands `c` (its layers ignored) within the budget,
+// with 64 ≤ h/layers ≤ 192.
+std::vector<int64_t> LayerCounts(DesignConfig c, const DesignSearch& s) {
+  c.layers = 1;
+  const DesignParams one = CountParams(c);
+  const double fixed = static_cast<double>(one.total - one.per_layer);
+  const double per_layer = static_cast<double>(one.per_layer);
+  const int64_t h = c.model.hidden;
+  std::vector<int64_t> out;
+  const auto lo = static_cast<int64_t>(
+      std::ceil((s.params * (1 - s.tolerance) - fixed) / per_layer));
+  const auto hi = static_cast<int64_t>(
+      std::floor((s.params * (1 + s.tolerance) - fixed) / per_layer));
+  for (int64_t layers = std::max<int64_t>(1, lo); layers <= hi; ++layers) {
+    if (h >= 64 * layers && h <= 192 * layers) out.push_back(layers);
+  }
+  return out;
+}
+
+// Whether any layer count could land a width within the budget (a cheap
+// bound, never tighter than the truth): a layer holds between 8h² (GQA
+// attention, the MLP at ratio 2) and 17h² (full attention, ratio 4, norms),
+// there are h/192 to h/64 layers, and the embeddings add at most 2·h·v.
+bool WidthCanFit(int64_t h, const DesignSearch& s) {
+  const double hh = static_cast<double>(h);
+  const double vocab = static_cast<double>(RoundUp(s.base.vocab, 128 * s.base.tp));
+  const double most = (hh / 64 + 1) * 17 * hh * hh + 2 * hh * vocab + hh;
+  const double least = (hh / 192) * 8 * hh * hh;
+  return least <= s.params * (1 + s.tolerance) && most >= s.params * (1 - s.tolerance);
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& s) {
   if (!(s.params >= 1e6 && s.params <= 1e13)) {
     return absl::InvalidArgumentError(
@@ -219,30 +254,35 @@ absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& s) {
   std::vector<DesignConfig> out;
   const int64_t tp = s.base.tp;
   for (int64_t h = 128; h <= 65536; h += 128) {
-    for (int64_t d : {64, 128, 256}) {
-      if (h % d != 0) continue;
-      const int64_t heads = h / d;
-      for (int64_t kv : {heads, int64_t{8}}) {
-        if (kv > heads || heads % kv != 0 || heads % tp != 0 || kv % tp != 0) continue;
-        if (kv == 8 && heads == 8) continue;  // the same as kv = heads
-        DesignConfig c;
-        c.tied_embeddings = s.tied_embeddings;
-        c.model = s.base;
-        c.model.hidden = h;
-        c.model.heads = heads;
-        c.model.kv_heads = kv;
-        c.model.d_ff = RoundUp(h * 8 / 3, 256);
-        c.model.vocab = RoundUp(s.base.vocab, 128 * tp);
-        c.layers = 1;
-        const DesignParams one = CountParams(c);
-        const double fixed = static_cast<double>(one.total - one.per_layer);
-        const auto layers = static_cast<int64_t>(
-            std::llround((s.params - fixed) / static_cast<double>(one.per_layer)));
-        if (layers < 1 || h < 64 * layers || h > 192 * layers) continue;
-        c.layers = layers;
-        const double total = static_cast<double>(CountParams(c).total);
-        if (std::abs(total - s.params) > s.tolerance * s.params) continue;
-        out.push_back(c);
+    if (!WidthCanFit(h, s)) continue;
+    for (const Ratio& ratio : s.ratios) {
+      std::vector<int64_t> dffs = {RoundUp(ratio.FloorTimes(h), 256)};
+      if (s.choose_dff) {
+        auto chosen = s.choose_dff(h, ratio);
+        if (!chosen.ok()) return chosen.status();
+        dffs = *std::move(chosen);
+      }
+      for (int64_t d_ff : dffs) {
+        for (int64_t d : {64, 128, 256}) {
+          if (h % d != 0) continue;
+          const int64_t heads = h / d;
+          for (int64_t kv : {heads, int64_t{8}}) {
+            if (kv > heads || heads % kv != 0 || heads % tp != 0 || kv % tp != 0) continue;
+            if (kv == 8 && heads == 8) continue;  // the same as kv = heads
+            DesignConfig c;
+            c.tied_embeddings = s.tied_embeddings;
+            c.model = s.base;
+            c.model.hidden = h;
+            c.model.heads = heads;
+            c.model.kv_heads = kv;
+            c.model.d_ff = d_ff;
+            c.model.vocab = RoundUp(s.base.vocab, 128 * tp);
+            for (int64_t layers : LayerCounts(c, s)) {
+              c.layers = layers;
+              out.push_back(c);
+            }
+          }
+        }
       }
     }
   }

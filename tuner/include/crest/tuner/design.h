@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/tp_comm.h"
 #include "crest/tuner/model_config.h"
+#include "crest/tuner/ratio.h"
 
 namespace crest {
 
@@ -91,18 +93,27 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& config, const Desig
 // that break a rule last (in input order, tie group 0).
 void RankDesigns(std::vector<DesignRow>& rows);
 
+// The d_ff values to try for a hidden size and ratio (for `crest design`:
+// members of the d_ff answer's best tie group).
+using DffChooser =
+    std::function<absl::StatusOr<std::vector<int64_t>>(int64_t hidden, const Ratio& ratio)>;
+
 struct DesignSearch {
   double params = 0;        // budget, total parameters
   double tolerance = 0.05;  // keep configs within ±tolerance·params
   ModelConfig base;         // seq, micro_batch, tp, dtype and vocab (unpadded) from here
   bool tied_embeddings = false;
+  // d_ff/h ratios tried (8/3 as Llama, 3.5 as Mixtral and Llama 3, 4 as GPT).
+  std::vector<Ratio> ratios = {{8, 3}, {7, 2}, {4, 1}};
+  // Empty: ratio·h rounded up to a multiple of 256 (as Llama 2 chose 11008).
+  DffChooser choose_dff;
 };
 
-// Sensible configurations near a parameter budget: h a multiple of 128 with
-// 64 ≤ h/layers ≤ 192 (as published models), head dim 64, 128 or 256, kv
-// heads = heads or 8 (GQA) where they divide, d_ff = 8/3·h rounded up to a
-// multiple of 256, vocab padded up to a multiple of 128·tp, layers chosen to
-// fit the budget. InvalidArgument names the field (params, tolerance).
+// Sensible configurations near a parameter budget: h a multiple of 128, every
+// layer count with 64 ≤ h/layers ≤ 192 (as published models) that lands the
+// total within the tolerance, head dim 64, 128 or 256, kv heads = heads or 8
+// (GQA) where they divide, each ratio's d_ff values, vocab padded up to a
+// multiple of 128·tp. InvalidArgument names the field (params, tolerance).
 absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& search);
 
 }  // namespace crest

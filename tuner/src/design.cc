@@ -66,6 +66,25 @@ Timing Sum(const std::vector<Timing>& parts, const std::vector<size_t>& set) {
 
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
+// The step with tensor parallelism's communication added (t > 1): sets the
+// row's step, communication and basis; the step's communication [µs].
+absl::StatusOr<double> AddCommunication(const DesignConfig& c, const DesignOptions& o,
+                                        const Timing& compute, DesignRow& row) {
+  row.step_train = compute;
+  if (c.model.tp == 1) {
+    row.comm_basis = "no tensor parallelism: no communication";
+    return 0.0;
+  }
+  if (o.gpu == nullptr) return absl::InvalidArgumentError("design: tensor parallelism needs a GPU");
+  auto comm = PredictTpComm(c.model, *o.gpu);
+  if (!comm.ok()) return comm.status();
+  const double layers = static_cast<double>(c.layers);
+  row.comm_layer_train = comm->layer_train;
+  row.comm_basis = comm->basis;
+  row.step_train = Weighted(compute, 1, comm->layer_train, layers);
+  return layers * comm->layer_train.time_us;
+}
+
 }  // namespace
 
 DesignParams CountParams(const DesignConfig& c) {
@@ -159,24 +178,13 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& c, const DesignOpti
         "unfused attention: attn_score and attn_value as batched GEMMs writing the s*s scores";
   }
   const Timing compute = Weighted(row.layer_train, layers, row.logits_train, 1);
-  row.step_train = compute;
-  double comm_us = 0;
-  if (c.model.tp > 1) {
-    if (o.gpu == nullptr) return absl::InvalidArgumentError("design: tensor parallelism needs a GPU");
-    auto comm = PredictTpComm(c.model, *o.gpu);
-    if (!comm.ok()) return comm.status();
-    row.comm_layer_train = comm->layer_train;
-    row.comm_basis = comm->basis;
-    comm_us = layers * comm->layer_train.time_us;
-    row.step_train = Weighted(compute, 1, comm->layer_train, layers);
-  } else {
-    row.comm_basis = "no tensor parallelism: no communication";
-  }
+  auto comm_us = AddCommunication(c, o, compute, row);
+  if (!comm_us.ok()) return comm_us.status();
   row.layer_train_amortized_us = row.layer_train.time_us + row.logits_train.time_us / layers;
   const double step_s = row.step_train.time_us * 1e-6;
   row.tokens_per_s_per_gpu = tokens / step_s / ranks;
   row.tokens_per_s_per_gpu_overlapped =
-      tokens / (std::max(compute.time_us, comm_us) * 1e-6) / ranks;
+      tokens / (std::max(compute.time_us, *comm_us) * 1e-6) / ranks;
   const double flops_per_s_per_gpu = row.train_flops_per_token * row.tokens_per_s_per_gpu;
   if (o.sustained_tflops > 0) row.mfu_sustained = flops_per_s_per_gpu / (o.sustained_tflops * 1e12);
   if (o.peak_tflops > 0) row.mfu_peak = flops_per_s_per_gpu / (o.peak_tflops * 1e12);

@@ -69,12 +69,12 @@ void ExportStream::WriteNext() {
     Finish(ToGrpc(s));
     return;
   }
-  if (writes_) writes_->Writing();
+  writes_->Writing();
   StartWrite(&chunk_bytes_);
 }
 
 void ExportStream::OnWriteDone(bool ok) {
-  if (writes_) writes_->Wrote();
+  writes_->Wrote();
   if (!ok) {
     Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client left"));
     return;

@@ -21,7 +21,7 @@ namespace crest::crestd {
 // Chunks go out as serialized crest.v1.ExportChunk bytes (raw_message.h).
 class ExportStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  // `writes` (may be null) is told of every write.
+  // `writes` (not null) is told of every write.
   ExportStream(StorePool& pool, Env& env, std::string snapshot_path,
                std::unique_ptr<WatchedWrites> writes, std::function<void()> on_done);
 

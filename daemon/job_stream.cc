@@ -92,7 +92,7 @@ void JobStream::Pump() {
     if (serialized.ok()) {
       writing_ = true;
       lock.unlock();
-      if (writes_) writes_->Writing();
+      writes_->Writing();
       StartWrite(&writing_bytes_);
       return;
     }
@@ -107,7 +107,7 @@ void JobStream::Pump() {
 }
 
 void JobStream::OnWriteDone(bool ok) {
-  if (writes_) writes_->Wrote();
+  writes_->Wrote();
   {
     std::lock_guard<std::mutex> lock(mu_);
     writing_ = false;

@@ -27,7 +27,7 @@ class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, publi
   // `on_done` runs once when gRPC is finished with the stream (a slot of the
   // stream limit is given back there). With `cancel_job_if_client_leaves`
   // the job is cancelled when the client goes before its end and no other
-  // watcher waits on it. `writes` (may be null) is told of every write.
+  // watcher waits on it. `writes` (not null) is told of every write.
   JobStream(JobQueue& queue, int64_t job_id, bool cancel_job_if_client_leaves,
             std::unique_ptr<WatchedWrites> writes, std::function<void()> on_done);
 

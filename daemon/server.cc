@@ -244,9 +244,6 @@ std::vector<Lane> ProbeLanes() {
   return lanes;
 }
 
-// SQLite's page size for a new database: --max-db-bytes is counted in these.
-constexpr int64_t kPageBytes = 4096;
-
 JobQueueOptions QueueOptions(const Server::Parts& p) {
   const ServerConfig& c = p.config;
   JobQueueOptions o;
@@ -256,7 +253,7 @@ JobQueueOptions QueueOptions(const Server::Parts& p) {
   o.max_queued_per_client = c.max_queued_per_client;
   // Three quarters for the file, a quarter for its write-ahead log (the
   // store checkpoints the log at a third of the file's pages).
-  o.max_db_pages = c.max_db_bytes / 4 * 3 / kPageBytes;
+  o.max_db_pages = c.max_db_bytes / 4 * 3 / store::kPageBytes;
   o.full_retry_s = c.full_retry_s;
   o.host = p.env->HostName();
   o.env = p.env;

@@ -24,7 +24,7 @@ class ModelAnswersImpl final : public Answers {
   absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
                                                 const DesignOptions& options,
                                                 const GpuSpec& gpu) override {
-    return RankDesignsWith(configs, options, TimersFor(gpu));
+    return RankDesignsWith(configs, options, gpu, TimersFor(gpu));
   }
   absl::StatusOr<GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) override {
     if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;

@@ -31,11 +31,14 @@ absl::StatusOr<VocabRanking> RankVocabWith(const VocabQuery& query, const SetTim
 
 absl::StatusOr<std::vector<DesignRow>> RankDesignsWith(std::span<const DesignConfig> configs,
                                                        const DesignOptions& options,
+                                                       const GpuSpec& gpu,
                                                        const SetTimers& timers) {
+  DesignOptions on_gpu = options;
+  on_gpu.gpu = &gpu;
   std::vector<DesignRow> rows;
   rows.reserve(configs.size());
   for (const DesignConfig& c : configs) {
-    auto row = EvaluateDesign(c, options, timers.time);
+    auto row = EvaluateDesign(c, on_gpu, timers.time);
     if (!row.ok()) return row.status();
     rows.push_back(*std::move(row));
   }

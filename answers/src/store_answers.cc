@@ -31,7 +31,7 @@ class StoreAnswersImpl final : public Answers {
                                                 const DesignOptions& options,
                                                 const GpuSpec& gpu) override {
     internal::RunTimer timer(db_, gpu, origin_.options);
-    return RankDesignsWith(configs, options, TimersOf(timer));
+    return RankDesignsWith(configs, options, gpu, TimersOf(timer));
   }
 
   absl::StatusOr<GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) override;

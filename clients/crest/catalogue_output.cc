@@ -11,15 +11,12 @@ std::string Peak(double tflops) { return tflops > 0 ? Fixed(tflops, 1) : "-"; }
 
 // "calibrated bf16,fp16", "transferred bf16,fp16" or "spec-only".
 std::string ModelColumn(const GpuSpec& gpu) {
-  std::vector<std::string> own, moved;
-  for (DType dtype : kDTypesByName) {
-    const auto c = ActiveCalibration(gpu.name, dtype);
-    if (c == nullptr) continue;
-    (c->transferred_from.empty() ? own : moved).emplace_back(DTypeName(dtype));
-  }
+  const CalibrationKinds kinds = CalibrationKindsOf(gpu);
   std::vector<std::string> parts;
-  if (!own.empty()) parts.push_back("calibrated " + StrJoin(own, ","));
-  if (!moved.empty()) parts.push_back("transferred " + StrJoin(moved, ","));
+  if (!kinds.calibrated.empty()) parts.push_back("calibrated " + StrJoin(kinds.calibrated, ","));
+  if (!kinds.transferred.empty()) {
+    parts.push_back("transferred " + StrJoin(kinds.transferred, ","));
+  }
   return parts.empty() ? "spec-only" : StrJoin(parts, "; ");
 }
 

@@ -175,13 +175,8 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   DesignOptions options;
   options.fuse_gate_up = !f.separate_gate_up;
   options.attention = f.attention == "unfused" ? AttentionKernel::kUnfused : AttentionKernel::kFused;
-  options.gpu = *gpu;
   options.peak_tflops = (*gpu)->PeakTflops(*dtype);
-  GemmShape big;
-  big.m = big.n = big.k = 8192;
-  big.dtype = *dtype;
-  big.b_transposed = true;
-  if (auto p = Predict(big, **gpu); p.ok()) options.sustained_tflops = p->family_tflops;
+  options.sustained_tflops = FastKernelTflops(**gpu, *dtype);
   auto rows = (*answers)->Design(*configs, options, **gpu);
   if (!rows.ok()) return rows.status();
   const std::string search =

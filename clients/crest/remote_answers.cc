@@ -39,7 +39,7 @@ class DaemonAnswers final : public answers::Answers {
   absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
                                                 const DesignOptions& options,
                                                 const GpuSpec& gpu) override {
-    return answers::RankDesignsWith(configs, options, TimersFor(gpu));
+    return answers::RankDesignsWith(configs, options, gpu, TimersFor(gpu));
   }
 
   absl::StatusOr<answers::GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) override {

@@ -66,7 +66,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
     const int64_t wal_pages = std::max<int64_t>(16, options.max_pages / 3);
     if (auto s = (*conn)->Exec(StrCat("PRAGMA max_page_count=", options.max_pages,
                                       "; PRAGMA wal_autocheckpoint=", wal_pages,
-                                      "; PRAGMA journal_size_limit=", wal_pages * 4096),
+                                      "; PRAGMA journal_size_limit=", wal_pages * kPageBytes),
                                "capping the file size");
         !s.ok()) {
       return s;

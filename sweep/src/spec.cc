@@ -32,12 +32,20 @@ absl::Status OnlyKnownFields(const json& object, const std::string& path,
   return absl::OkStatus();
 }
 
+// A value as the user wrote it, cut to a length an error message can quote.
+std::string Quoted(const json& v) {
+  constexpr size_t kMaxQuoted = 64;
+  std::string text = v.dump();
+  if (text.size() > kMaxQuoted) text = StrCat(text.substr(0, kMaxQuoted), "...");
+  return text;
+}
+
 // A whole number. One beyond int64 is refused as the user wrote it, never wrapped.
 absl::StatusOr<int64_t> Int(const json& v, const std::string& path) {
   if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) {
-    return Bad(path, StrCat("is ", v.dump(), ", beyond the largest whole number (", INT64_MAX, ")"));
+    return Bad(path, StrCat("is ", Quoted(v), ", beyond the largest whole number (", INT64_MAX, ")"));
   }
-  if (!v.is_number_integer()) return Bad(path, StrCat("must be a whole number (got ", v.dump(), ")"));
+  if (!v.is_number_integer()) return Bad(path, StrCat("must be a whole number (got ", Quoted(v), ")"));
   return v.get<int64_t>();
 }
 

@@ -38,19 +38,9 @@ std::pair<size_t, double> Locate(const std::array<double, N>& points, double x) 
 double Throughput(const double (&table)[3][6], double head_dim, double seq) {
   const auto [d, fd] = Locate(kHeadDims, head_dim);
   const auto [s, fs] = Locate(kSeqs, seq);
-  const auto at = [&](size_t i, size_t j) { return table[i][j]; };
-  const double lo = at(d, s) + fs * (at(d, s + 1) - at(d, s));
-  const double hi = at(d + 1, s) + fs * (at(d + 1, s + 1) - at(d + 1, s));
+  const double lo = table[d][s] + fs * (table[d][s + 1] - table[d][s]);
+  const double hi = table[d + 1][s] + fs * (table[d + 1][s + 1] - table[d + 1][s]);
   return lo + fd * (hi - lo);
-}
-
-// The predictor's fast-kernel rate for a large aligned GEMM.
-double FastRate(const GpuSpec& gpu, DType dtype) {
-  GemmShape g;
-  g.m = g.n = g.k = 8192;
-  g.dtype = dtype;
-  auto p = Predict(g, gpu);
-  return p.ok() ? p->family_tflops : 0;
 }
 
 }  // namespace
@@ -58,8 +48,8 @@ double FastRate(const GpuSpec& gpu, DType dtype) {
 absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu) {
   if (auto s = ValidateModelConfig(c); !s.ok()) return s;
   const bool hopper = gpu.architecture == "Hopper";
-  const double measured_on = FastRate(**FindGpu("h100"), c.dtype);
-  const double here = FastRate(gpu, c.dtype);
+  const double measured_on = FastKernelTflops(**FindGpu("h100"), c.dtype);
+  const double here = FastKernelTflops(gpu, c.dtype);
   if (measured_on <= 0 || here <= 0) {
     return absl::FailedPreconditionError(
         StrCat(DTypeName(c.dtype), " has no tensor-core path on ", gpu.name));

@@ -225,9 +225,7 @@ class Registry {
       if (source.name == (*target)->name || !CalibrationSiblings(source, **target)) continue;
       auto it = by_key_.find({std::string(source.name), dtype});
       if (it == by_key_.end()) continue;
-      const bool same_die = source.sm_count == (*target)->sm_count &&
-                            source.boost_clock_mhz == (*target)->boost_clock_mhz &&
-                            source.power_w == (*target)->power_w;
+      const bool same_die = SameDie(source, **target);
       if (best == nullptr || same_die) {
         best = &source;
         from = it->second;
@@ -327,24 +325,33 @@ std::string DescribeModel(const GpuSpec& gpu, DType dtype) {
                       : StrCat(c->model_version, " (", c->label, ")");
 }
 
-std::string CalibrationState(const GpuSpec& gpu) {
-  std::vector<std::string> own, moved;
-  std::string source;
+CalibrationKinds CalibrationKindsOf(const GpuSpec& gpu) {
+  CalibrationKinds kinds;
   for (DType dtype : kDTypesByName) {
     const auto c = ActiveCalibration(gpu.name, dtype);
     if (c == nullptr) continue;
     if (c->transferred_from.empty()) {
-      own.emplace_back(DTypeName(dtype));
+      kinds.calibrated.emplace_back(DTypeName(dtype));
     } else {
-      moved.emplace_back(DTypeName(dtype));
-      source = c->transferred_from;
+      kinds.transferred.emplace_back(DTypeName(dtype));
+      kinds.transferred_from = c->transferred_from;
     }
   }
-  if (own.empty() && moved.empty()) return std::string(gpu.model.calibration);
+  return kinds;
+}
+
+std::string CalibrationState(const GpuSpec& gpu) {
+  const CalibrationKinds kinds = CalibrationKindsOf(gpu);
+  if (kinds.calibrated.empty() && kinds.transferred.empty()) {
+    return std::string(gpu.model.calibration);
+  }
   std::vector<std::string> parts;
-  if (!own.empty()) parts.push_back(StrCat("calibrated (", StrJoin(own, ", "), ")"));
-  if (!moved.empty()) {
-    parts.push_back(StrCat("transferred (", StrJoin(moved, ", "), ") from ", source));
+  if (!kinds.calibrated.empty()) {
+    parts.push_back(StrCat("calibrated (", StrJoin(kinds.calibrated, ", "), ")"));
+  }
+  if (!kinds.transferred.empty()) {
+    parts.push_back(StrCat("transferred (", StrJoin(kinds.transferred, ", "), ") from ",
+                           kinds.transferred_from));
   }
   return StrCat(StrJoin(parts, "; "), "; other dtypes: ", gpu.model.calibration);
 }

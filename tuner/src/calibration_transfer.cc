@@ -14,6 +14,11 @@ bool CalibrationSiblings(const GpuSpec& a, const GpuSpec& b) {
   return a.architecture == b.architecture && a.compute_capability == b.compute_capability;
 }
 
+bool SameDie(const GpuSpec& a, const GpuSpec& b) {
+  return a.sm_count == b.sm_count && a.boost_clock_mhz == b.boost_clock_mhz &&
+         a.power_w == b.power_w;
+}
+
 TransferScale TransferBetween(const GpuSpec& source, const ModelParams& source_params,
                               const GpuSpec& target) {
   TransferScale t;
@@ -23,10 +28,7 @@ TransferScale TransferBetween(const GpuSpec& source, const ModelParams& source_p
   t.target_clock_mhz = std::min(target.boost_clock_mhz,
                                 t.source_clock_mhz * std::cbrt(target_w_per_sm / source_w_per_sm));
   t.rate_scale = (target.sm_count * t.target_clock_mhz) / (source.sm_count * t.source_clock_mhz);
-  const bool same_die = target.sm_count == source.sm_count &&
-                        target.boost_clock_mhz == source.boost_clock_mhz &&
-                        target.power_w == source.power_w;
-  t.added_error = same_die ? kSameDieError : kOtherPowerError;
+  t.added_error = SameDie(source, target) ? kSameDieError : kOtherPowerError;
   return t;
 }
 

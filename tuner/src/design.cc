@@ -45,11 +45,6 @@ GemmSets Split(const std::vector<GemmShape>& gemms) {
   return s;
 }
 
-// a + b, the kinds and runs of both.
-Timing Plus(Timing a, Timing b) {
-  const Timing parts[] = {std::move(a), std::move(b)};
-  return SumTimings(parts);
-}
 
 double Flops(const std::vector<GemmShape>& gemms, const std::vector<size_t>& set) {
   double f = 0;
@@ -170,8 +165,9 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& c, const DesignOpti
   if (attention) {
     row.attention_core_fwd = attention->fwd;
     row.attention_basis = attention->basis;
-    row.layer_fwd = Plus(row.layer_fwd, attention->fwd);
-    row.layer_train = Plus(Plus(row.layer_train, attention->fwd), attention->bwd);
+    row.layer_fwd = Weighted(row.layer_fwd, 1, attention->fwd, 1);
+    const Timing train_parts[] = {row.layer_train, attention->fwd, attention->bwd};
+    row.layer_train = SumTimings(train_parts);
   } else {
     row.attention_core_fwd = Sum(*parts, s.attention_core_fwd);
     row.attention_basis =

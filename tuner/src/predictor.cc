@@ -182,6 +182,14 @@ absl::StatusOr<Prediction> Predict(const GemmShape& g, const GpuSpec& gpu) {
   return p;
 }
 
+double FastKernelTflops(const GpuSpec& gpu, DType dtype) {
+  GemmShape big;
+  big.m = big.n = big.k = 8192;
+  big.dtype = dtype;
+  auto p = Predict(big, gpu);
+  return p.ok() ? p->family_tflops : 0;
+}
+
 std::string ModelVersionFor(const GpuSpec& gpu, DType dtype) {
   std::shared_ptr<const Calibration> calibration = ActiveCalibration(gpu.name, dtype);
   return calibration == nullptr ? std::string(kPredictorVersion) : calibration->model_version;

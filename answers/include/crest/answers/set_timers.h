@@ -34,9 +34,11 @@ struct SetTimers {
 absl::StatusOr<DffRanking> RankDffWith(const DffQuery& query, const GpuSpec& gpu,
                                        const SetTimers& timers);
 absl::StatusOr<VocabRanking> RankVocabWith(const VocabQuery& query, const SetTimers& timers);
-// Every config evaluated, then ranked (RankDesigns).
+// Every config evaluated on `gpu` (its fused attention and communication
+// too, whatever options.gpu says), then ranked (RankDesigns).
 absl::StatusOr<std::vector<DesignRow>> RankDesignsWith(std::span<const DesignConfig> configs,
                                                        const DesignOptions& options,
+                                                       const GpuSpec& gpu,
                                                        const SetTimers& timers);
 
 }  // namespace crest::answers

@@ -32,6 +32,10 @@ namespace crest::store {
 // The schema this build reads and writes (PRAGMA user_version).
 inline constexpr int kSchemaVersion = 9;
 
+// SQLite's page size (its default) for the files a store creates: what
+// StoreOptions::max_pages counts.
+inline constexpr int64_t kPageBytes = 4096;
+
 struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
   // schema is refused with a message saying how to upgrade it.

@@ -87,6 +87,14 @@ absl::Status LoadCalibrationFile(const std::string& path);
 std::shared_ptr<const Calibration> ActiveCalibration(std::string_view gpu, DType dtype);
 // The calibrations fitted or loaded (never the transferred ones).
 std::vector<std::shared_ptr<const Calibration>> ActiveCalibrations();
+// Which dtypes of a GPU run on its own calibration and which on a sibling's
+// (dtype names, in name order), and the id that sibling's came from.
+struct CalibrationKinds {
+  std::vector<std::string> calibrated;
+  std::vector<std::string> transferred;
+  std::string transferred_from;
+};
+CalibrationKinds CalibrationKindsOf(const GpuSpec& gpu);
 // Names the model in force for a GPU: "calibrated (bf16, fp16); other
 // dtypes: uncalibrated … defaults", "transferred from H100-SXM (bf16, fp16);
 // …" or the catalogue's "uncalibrated … defaults".

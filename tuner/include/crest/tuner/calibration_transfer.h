@@ -35,6 +35,9 @@ struct TransferScale {
 
 // Whether a calibration of one may be moved to the other.
 bool CalibrationSiblings(const GpuSpec& a, const GpuSpec& b);
+// The same SMs, boost clock and power: the same die run alike (H100 SXM,
+// H200, GH200, H800), so a transfer adds only kSameDieError.
+bool SameDie(const GpuSpec& a, const GpuSpec& b);
 
 TransferScale TransferBetween(const GpuSpec& source, const ModelParams& source_params,
                               const GpuSpec& target);

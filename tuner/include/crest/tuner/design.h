@@ -73,7 +73,8 @@ struct DesignOptions {
   bool fuse_gate_up = true;
   // Fused: the attention core's GEMMs (every pass) leave the layer's sums and
   // a fused kernel's predicted time takes their place. Needs `gpu`, as does
-  // tensor parallelism's communication (t > 1).
+  // tensor parallelism's communication (t > 1); answers::RankDesignsWith
+  // sets it from the GPU it answers for.
   AttentionKernel attention = AttentionKernel::kFused;
   const GpuSpec* gpu = nullptr;
   double sustained_tflops = 0;  // the GPU's sustained dense rate for the dtype

@@ -91,6 +91,11 @@ absl::StatusOr<Prediction> Predict(const GemmShape& gemm, const GpuSpec& gpu);
 absl::StatusOr<Prediction> PredictWith(const GemmShape& gemm, const GpuSpec& gpu,
                                        const ModelParams& params);
 
+// The model's sustained fast-kernel rate for a dtype on a GPU [TFLOP/s]: a
+// large aligned GEMM's (8192³) family rate, under the calibration in force;
+// 0 where the dtype has no path.
+double FastKernelTflops(const GpuSpec& gpu, DType dtype);
+
 // The version string stored with predictions for this GPU and dtype: the
 // model version, plus the calibration's id when one is in force.
 std::string ModelVersionFor(const GpuSpec& gpu, DType dtype);

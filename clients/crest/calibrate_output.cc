@@ -1,5 +1,7 @@
 // `crest calibrate`'s report (the parameters before and after, the fit) as
 // text, JSON and CSV.
+#include <algorithm>
+#include <functional>
 #include <set>
 
 #include "crest/common/str_cat.h"
@@ -10,6 +12,20 @@ namespace crest::cli {
 namespace {
 
 std::string Percent(double x) { return Fixed(100 * x, 1) + "%"; }
+
+// "low..high" of the K-residue factors of one input class.
+std::string ResidueRange(const ModelParams& p, DType dtype, int class_bytes) {
+  double low = 0, high = 0;
+  for (int r = 1; r < kKResiduePeriod; ++r) {
+    const int bytes = r * ElementBytes(dtype);
+    const int alignment = bytes & -bytes;  // the lowest set bit
+    if (alignment >= 16 || std::max(alignment, 2) != class_bytes) continue;
+    const double factor = p.fallback_k_residue[static_cast<size_t>(r)];
+    low = low == 0 ? factor : std::min(low, factor);
+    high = std::max(high, factor);
+  }
+  return StrCat(Fixed(low, 3), "..", Fixed(high, 3));
+}
 
 // The model's parameters before and after the fit, each fitted or kept.
 Table ParamsTable(const ModelParams& before, const Calibration& c) {
@@ -29,6 +45,12 @@ Table ParamsTable(const ModelParams& before, const Calibration& c) {
   row("fallback_tflops", before.fallback_tflops, p.fallback_tflops, 1);
   const char* fb[] = {"fallback_input.2", "fallback_input.4", "fallback_input.8"};
   for (size_t i = 0; i < 3; ++i) row(fb[i], before.fallback_input[i], p.fallback_input[i], 3);
+  for (const KResidueFit& k : c.k_residue) {
+    const std::string name = StrCat("fallback_k_residue.", k.class_bytes);
+    table.AddRow({name, ResidueRange(before, c.dtype, k.class_bytes),
+                  ResidueRange(p, c.dtype, k.class_bytes),
+                  fitted.contains(name) ? "fitted" : "kept"});
+  }
   row("expected_error.fast", before.expected_error[0], p.expected_error[0], 3);
   row("expected_error.fallback", before.expected_error[1], p.expected_error[1], 3);
   row("memory_efficiency", before.memory_efficiency, p.memory_efficiency, 2);
@@ -36,26 +58,69 @@ Table ParamsTable(const ModelParams& before, const Calibration& c) {
   return table;
 }
 
+// Whether each class's K-residue pattern replicated, and what was fitted.
+void PrintKResidue(const Calibration& c, std::ostream& out) {
+  if (c.k_residue.empty()) return;
+  out << "\nfallback rate by K mod 128 (both inputs along a misaligned K), fitted where two halves "
+         "of the rows (K/128 even, odd) agree (r >= 0.6 over >= 12 residues):\n";
+  Table table({{"class", Table::Align::kLeft},
+               {"rows"},
+               {"residues"},
+               {"halves agree (r)"},
+               {"factors"},
+               {"status", Table::Align::kLeft}});
+  for (const KResidueFit& k : c.k_residue) {
+    table.AddRow({StrCat(k.class_bytes, " B"), std::to_string(k.rows), std::to_string(k.residues),
+                  Fixed(k.agreement, 3),
+                  k.fitted ? StrCat(Fixed(k.low, 3), "..", Fixed(k.high, 3), " (shrunk x",
+                                    Fixed(k.shrink, 2), ")")
+                           : "",
+                  k.fitted ? "fitted" : "kept: does not replicate"});
+  }
+  table.Print(out);
+}
+
+// The fit of one or more models on the same rows, a column each: GEMM
+// time, then every SwiGLU MLP window.
+Table MetricsTable(const std::vector<std::pair<std::string, const FitMetrics*>>& columns) {
+  std::vector<Table::Column> header = {{"", Table::Align::kLeft}};
+  for (const auto& [name, m] : columns) header.push_back({name});
+  Table table(header);
+  const auto row = [&](std::string label, const std::function<std::string(const FitMetrics&)>& cell) {
+    std::vector<std::string> cells = {std::move(label)};
+    for (const auto& [name, m] : columns) cells.push_back(cell(*m));
+    table.AddRow(cells);
+  };
+  row("Spearman, GEMM time", [](const FitMetrics& m) { return Fixed(m.spearman, 3); });
+  row("median error, GEMM time", [](const FitMetrics& m) { return Percent(m.median_error); });
+  const FitMetrics& last = *columns.back().second;
+  for (size_t i = 0; i < last.studies.size(); ++i) {
+    const auto study = [&](const FitMetrics& m) -> const StudyFit* {
+      return i < m.studies.size() ? &m.studies[i] : nullptr;
+    };
+    const StudyFit& a = last.studies[i];
+    row(StrCat("SwiGLU MLP window tokens=", a.tokens, " h=", a.hidden, " (", a.candidates, " d_ff)"),
+        [](const FitMetrics&) { return std::string(); });
+    row("  Spearman, MLP time", [&](const FitMetrics& m) {
+      return study(m) ? Fixed(study(m)->spearman, 3) : std::string();
+    });
+    row("  median error, MLP time", [&](const FitMetrics& m) {
+      return study(m) ? Percent(study(m)->median_error) : std::string();
+    });
+    row(StrCat("  predicted best vs the measured best (", a.measured_best, ")"),
+        [&](const FitMetrics& m) {
+          return study(m) ? StrCat(study(m)->predicted_best, " +", Percent(study(m)->best_gap))
+                          : std::string();
+        });
+  }
+  return table;
+}
+
 void PrintFit(const Calibration& c, std::ostream& out) {
   out << "\nfit on " << c.after.rows << " distinct GEMMs (" << c.provenance.rows
       << " compute-bound ones set the rates)\n";
-  Table table({{"", Table::Align::kLeft}, {"before"}, {"after"}});
-  table.AddRow({"Spearman, GEMM time", Fixed(c.before.spearman, 3), Fixed(c.after.spearman, 3)});
-  table.AddRow({"median error, GEMM time", Percent(c.before.median_error),
-                Percent(c.after.median_error)});
-  for (size_t i = 0; i < c.after.studies.size() && i < c.before.studies.size(); ++i) {
-    const StudyFit& b = c.before.studies[i];
-    const StudyFit& a = c.after.studies[i];
-    table.AddRow({StrCat("SwiGLU MLP window tokens=", a.tokens, " h=", a.hidden, " (",
-                         a.candidates, " d_ff)"),
-                  "", ""});
-    table.AddRow({"  Spearman, MLP time", Fixed(b.spearman, 3), Fixed(a.spearman, 3)});
-    table.AddRow({"  median error, MLP time", Percent(b.median_error), Percent(a.median_error)});
-    table.AddRow({StrCat("  predicted best vs the measured best (", a.measured_best, ")"),
-                  StrCat(b.predicted_best, " +", Percent(b.best_gap)),
-                  StrCat(a.predicted_best, " +", Percent(a.best_gap))});
-  }
-  table.Print(out);
+  MetricsTable({{"before", &c.before}, {"after", &c.after}}).Print(out);
+  PrintKResidue(c, out);
 }
 
 }  // namespace
@@ -78,5 +143,54 @@ nlohmann::json Json(const CalibrateReport& r) {
 
 // The calibration's result: the parameters (the file is written either way).
 Table Csv(const CalibrateReport& r) { return ParamsTable(r.before, r.calibration); }
+
+}  // namespace crest::cli
+
+namespace crest::cli {
+
+void Text(const CalibrationCheckReport& r, std::ostream& out) {
+  out << "checked " << r.model << "\n  against " << r.metrics.rows << " distinct "
+      << DTypeName(r.dtype) << " GEMMs on " << r.gpu << " in " << r.db << " (" << r.source
+      << " rows); nothing fitted, nothing written\n\n";
+  MetricsTable({{"model in force", &r.metrics}}).Print(out);
+}
+
+nlohmann::json Json(const CalibrationCheckReport& r) {
+  nlohmann::json studies = nlohmann::json::array();
+  for (const StudyFit& s : r.metrics.studies) {
+    studies.push_back({{"tokens", s.tokens},
+                       {"hidden", s.hidden},
+                       {"candidates", s.candidates},
+                       {"measured_best", s.measured_best},
+                       {"predicted_best", s.predicted_best},
+                       {"best_gap", s.best_gap},
+                       {"spearman", s.spearman},
+                       {"median_error", s.median_error}});
+  }
+  return {{"schema_version", kJsonSchemaVersion},
+          {"db", r.db},
+          {"gpu", r.gpu},
+          {"dtype", DTypeName(r.dtype)},
+          {"source", r.source},
+          {"model_version", r.model_version},
+          {"model", r.model},
+          {"rows", r.metrics.rows},
+          {"spearman", r.metrics.spearman},
+          {"median_error", r.metrics.median_error},
+          {"studies", studies}};
+}
+
+// One row per SwiGLU MLP window.
+Table Csv(const CalibrationCheckReport& r) {
+  Table table({{"model_version", Table::Align::kLeft}, {"tokens"}, {"hidden"}, {"candidates"},
+               {"spearman"}, {"median_error"}, {"measured_best"}, {"predicted_best"}, {"best_gap"}});
+  for (const StudyFit& s : r.metrics.studies) {
+    table.AddRow({r.model_version, std::to_string(s.tokens), std::to_string(s.hidden),
+                  std::to_string(s.candidates), Fixed(s.spearman, 4), Fixed(s.median_error, 4),
+                  std::to_string(s.measured_best), std::to_string(s.predicted_best),
+                  Fixed(s.best_gap, 4)});
+  }
+  return table;
+}
 
 }  // namespace crest::cli

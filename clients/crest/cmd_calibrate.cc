@@ -26,6 +26,7 @@ struct CalibrateFlags {
   std::string out;
   int64_t cublaslt = 0;
   bool from_defaults = false;
+  bool check = false;
   ModeFlags mode;
 };
 
@@ -145,6 +146,33 @@ absl::StatusOr<DType> ChooseDtype(const CalibrateFlags& f, const std::vector<Tim
                               "; choose one with --dtype"));
 }
 
+// --check: the model in force (or the defaults, with --from-defaults)
+// against the rows, nothing fitted or written.
+absl::Status Check(const CalibrateFlags& f, const GpuSpec& gpu, DType dtype,
+                   const std::shared_ptr<const Calibration>& active,
+                   const std::vector<TimedGemm>& all, Io& io) {
+  std::vector<TimedGemm> rows;
+  for (const TimedGemm& r : all) {
+    if (r.gemm.dtype == dtype) rows.push_back(r);
+  }
+  if (rows.empty()) {
+    return absl::InvalidArgumentError(StrCat("db: ", f.db, " holds no ", DTypeName(dtype),
+                                             " GEMM times of ", gpu.name, " (", f.source,
+                                             " rows) to check against"));
+  }
+  CalibrationCheckReport report;
+  report.db = f.db.substr(f.db.find_last_of('/') + 1);
+  report.gpu = std::string(gpu.name);
+  report.dtype = dtype;
+  report.source = f.source;
+  report.model_version = active ? active->model_version : std::string(kPredictorVersion);
+  report.model = active ? StrCat(active->model_version, " (", active->label, ")")
+                        : StrCat(kPredictorVersion, " (", gpu.model.calibration, ")");
+  report.metrics = Evaluate(rows, gpu, active ? active->params : gpu.model);
+  PrinterFor(io)->Print(report);
+  return absl::OkStatus();
+}
+
 absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
   if (f.source != "all" && f.source != "measured" && f.source != "imported") {
     return absl::InvalidArgumentError("source: must be all, measured or imported");
@@ -158,6 +186,7 @@ absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
   auto dtype = ChooseDtype(f, rows->timed);
   if (!dtype.ok()) return dtype.status();
   const auto active = f.from_defaults ? nullptr : ActiveCalibration((*gpu)->name, *dtype);
+  if (f.check) return Check(f, **gpu, *dtype, active, rows->timed, io);
   FitRequest request{*gpu, *dtype, active ? active->params : (*gpu)->model,
                      ProvenanceOf(*rows, *dtype, f.db)};
   auto calibration = FitCalibration(rows->timed, request);
@@ -194,6 +223,10 @@ Command RegisterCalibrate(CLI::App& root) {
   app.add_flag("--from-defaults", flags->from_defaults,
                "start from the catalogue's defaults, not the calibration in force (and report "
                "'before' against them)");
+  app.add_flag("--check", flags->check,
+               "fit nothing: judge the model in force for the GPU and dtype (its own calibration, "
+               "one transferred from a sibling GPU, or the defaults with --from-defaults) "
+               "against the rows, per GEMM and per SwiGLU d_ff window");
   AddModeFlags(app, flags->mode);
   cmd.run = [flags](Io& io) { return RunCalibrate(*flags, io); };
   return cmd;

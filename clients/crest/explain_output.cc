@@ -29,7 +29,13 @@ std::string FamilyLine(const Prediction& p) {
                       Fixed(p.alignment_factor, 2), "\n")
              : StrCat("kernel family: FALLBACK (an operand below 16 B), rate ",
                       Fixed(p.family_tflops, 1), " TFLOP/s x misaligned inputs ",
-                      Fixed(p.alignment_factor, 2), "\n");
+                      Fixed(p.alignment_factor, 2),
+                      p.k_residue_factor != 1.0
+                          ? StrCat(" (of which x", Fixed(p.k_residue_factor, 3), " for K mod ",
+                                   kKResiduePeriod, " = ", p.k_residue,
+                                   " with both inputs along K: fitted, docs/predictor.md)")
+                          : std::string(),
+                      "\n");
 }
 
 // Every tile the model considered. `labelled` adds a source and a model

@@ -117,6 +117,7 @@ json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p)
            {{"a", AlignmentJson(p.a)},
             {"b", AlignmentJson(p.b)},
             {"c", AlignmentJson(p.c)},
+            {"k_residue", {{"residue", p.k_residue}, {"factor", p.k_residue_factor}}},
             {"factor", p.alignment_factor}}},
           {"candidates", tiles}};
 }

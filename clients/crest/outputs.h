@@ -82,6 +82,10 @@ void Text(const CalibrateReport& r, std::ostream& out);
 nlohmann::json Json(const CalibrateReport& r);
 Table Csv(const CalibrateReport& r);
 
+void Text(const CalibrationCheckReport& r, std::ostream& out);
+nlohmann::json Json(const CalibrationCheckReport& r);
+Table Csv(const CalibrationCheckReport& r);
+
 void Text(const DoctorReport& r, std::ostream& out);
 nlohmann::json Json(const DoctorReport& r);
 Table Csv(const DoctorReport& r);

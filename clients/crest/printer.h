@@ -25,7 +25,7 @@ using Printable =
                  const JobEventReport*, const SweepReport*, const DbExportReport*,
                  const DbMergeReport*, const DbCheckReport*, const DbStatsReport*,
                  const DbImportReport*, const FleetReport*, const CalibrateReport*,
-                 const DoctorReport*>;
+                 const CalibrationCheckReport*, const DoctorReport*>;
 
 class Printer {
  public:

@@ -115,6 +115,18 @@ struct CalibrateReport {
   std::string path;    // the calibration file written
 };
 
+// `crest calibrate --check`: the model in force judged against a
+// database's rows, nothing fitted.
+struct CalibrationCheckReport {
+  std::string db;
+  std::string gpu;
+  DType dtype = DType::kBf16;
+  std::string source;         // the rows: all, measured or imported
+  std::string model_version;  // as predictions carry it
+  std::string model;          // in words (calibrated, transferred or defaults)
+  FitMetrics metrics;
+};
+
 // `crest doctor`
 struct DoctorReport {
   enum class Verdict { kOk, kWarn, kFail };

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -184,6 +185,39 @@ TEST(CrestCalibrate, FitsTheSharedDataWritesTheFileAndCrestAnswersWithIt) {
                               " explain --m 8192 --n 4096 --k 10922 --gpu h100"));
   EXPECT_EQ(explained["model_version"], "tilewave-2+" + c["id"].get<std::string>());
   EXPECT_EQ(explained["kernel_family"], "fallback");
+}
+
+TEST(CrestCalibrate, CheckJudgesTheModelInForceWithoutFittingOrWriting) {
+  TempDir dir;
+  const std::string db = dir.File("h100.db");
+  ASSERT_EQ(Crest("db import --db " + db + " --csv " + kData + "torch-mlp-h4096.csv " + kDevice)
+                .exit_code,
+            0);
+  const std::string human = Crest("calibrate --check --db " + db + " --gpu h100 --dtype bf16").out;
+  EXPECT_NE(human.find("checked tilewave-2+h100-sxm-bf16-"), std::string::npos) << human;
+  EXPECT_NE(human.find("nothing fitted, nothing written"), std::string::npos) << human;
+  auto shipped = Json(Crest("--json calibrate --check --db " + db + " --gpu h100 --dtype bf16"));
+  auto defaults = Json(
+      Crest("--json calibrate --check --from-defaults --db " + db + " --gpu h100 --dtype bf16"));
+  EXPECT_EQ(shipped["model_version"].get<std::string>().rfind("tilewave-2+h100-sxm-bf16-", 0), 0u);
+  EXPECT_EQ(defaults["model_version"], "tilewave-2");
+  ASSERT_EQ(shipped["studies"].size(), 1u);
+  EXPECT_EQ(shipped["studies"][0]["candidates"], 257);
+  // PyTorch's timings, ranked by the shipped calibration (fitted to Crest's
+  // measurements) and by the defaults.
+  EXPECT_GE(shipped["studies"][0]["spearman"].get<double>(), 0.95);
+  EXPECT_LT(defaults["studies"][0]["spearman"].get<double>(), 0.95);
+  EXPECT_LT(shipped["median_error"].get<double>(), defaults["median_error"].get<double>());
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_NE(entry.path().extension(), ".json") << "--check wrote " << entry.path();
+  }
+  // The H200 answers with the H100's calibration moved to it; this database
+  // has no H200 rows to judge it by.
+  auto none = Crest("calibrate --check --db " + db + " --gpu h200 --dtype bf16");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("holds no bf16 GEMM times of H200 (all rows) to check against"),
+            std::string::npos)
+      << none.err;
 }
 
 TEST(CrestCalibrate, RefusesWhatItCannotFit) {

@@ -74,6 +74,36 @@ TEST(Predict, MisalignedContiguousDimensionFallsBackToTheSlowerFamily) {
   EXPECT_GT(good->tflops, 1.5 * bad->tflops);
 }
 
+TEST(Predict, TheKResidueFactorAppliesOnlyWithBothInputsAlongAMisalignedK) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  ModelParams p = h100.model;
+  p.fallback_k_residue[10922 % kKResiduePeriod] = 1.25;  // K = 10922: residue 42
+  p.fallback_k_residue[10923 % kKResiduePeriod] = 0.8;   // the neighbour: residue 43
+  auto down = PredictWith(Gemm(8192, 4096, 10922), h100, p);  // NT: A and B along K
+  auto plain = PredictWith(Gemm(8192, 4096, 10922), h100, h100.model);
+  ASSERT_TRUE(down.ok() && plain.ok());
+  EXPECT_EQ(down->k_residue, 42);
+  EXPECT_DOUBLE_EQ(down->k_residue_factor, 1.25);
+  EXPECT_DOUBLE_EQ(down->alignment_factor, 1.25 * plain->alignment_factor);
+  EXPECT_LT(down->time_us, plain->time_us);
+  auto neighbour = PredictWith(Gemm(8192, 4096, 10923), h100, p);
+  ASSERT_TRUE(neighbour.ok());
+  EXPECT_DOUBLE_EQ(neighbour->k_residue_factor, 0.8);
+  // NN: B runs along N, so K's residue says nothing about this kernel.
+  GemmShape nn = Gemm(8192, 10922, 4096);
+  nn.b_transposed = false;
+  auto other = PredictWith(nn, h100, p);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->family, KernelFamily::kFallback);
+  EXPECT_DOUBLE_EQ(other->k_residue_factor, 1.0);
+  // An aligned K never takes a residue factor, whatever the table holds.
+  p.fallback_k_residue[11008 % kKResiduePeriod] = 3.0;
+  auto aligned = PredictWith(Gemm(8192, 4096, 11008), h100, p);
+  ASSERT_TRUE(aligned.ok());
+  EXPECT_DOUBLE_EQ(aligned->k_residue_factor, 1.0);
+  EXPECT_DOUBLE_EQ(aligned->alignment_factor, 1.0);
+}
+
 TEST(Predict, OnlyCMisalignedStillFallsBackButInputsKeepFullRate) {
   const GpuSpec& h100 = **FindGpu("h100");
   // mlp_gate_up with d_ff = 10922: N = 21844, C rows 43688 B: 8-byte aligned.

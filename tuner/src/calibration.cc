@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -35,12 +36,24 @@ json ByClass(const std::array<double, N>& values, const std::array<int, N>& clas
   return out;
 }
 
+// The residues a K-residue factor can apply to (K mod 128 not a multiple of 8).
+bool MisalignedResidue(int r) { return r >= 0 && r < kKResiduePeriod && r % 8 != 0; }
+
+json ByResidue(const std::array<double, kKResiduePeriod>& factors) {
+  json out = json::object();
+  for (int r = 0; r < kKResiduePeriod; ++r) {
+    if (MisalignedResidue(r)) out[std::to_string(r)] = factors[static_cast<size_t>(r)];
+  }
+  return out;
+}
+
 json ParamsJson(const ModelParams& p) {
   return {{"fast_tflops", p.fast_tflops},
           {"fast_align", ByClass(p.fast_align, kFastClasses)},
           {"fast_full_rate_intensity", p.fast_full_rate_intensity},
           {"fallback_tflops", p.fallback_tflops},
           {"fallback_input", ByClass(p.fallback_input, kFallbackClasses)},
+          {"fallback_k_residue", ByResidue(p.fallback_k_residue)},
           {"fallback_full_rate_intensity", p.fallback_full_rate_intensity},
           {"memory_efficiency", p.memory_efficiency},
           {"launch_us", p.launch_us},
@@ -65,6 +78,31 @@ json MetricsJson(const FitMetrics& m) {
           {"studies", studies}};
 }
 
+json KResidueJson(const std::vector<KResidueFit>& fits) {
+  json out = json::array();
+  for (const KResidueFit& f : fits) {
+    out.push_back({{"class_bytes", f.class_bytes},
+                   {"rows", f.rows},
+                   {"residues", f.residues},
+                   {"agreement", f.agreement},
+                   {"fitted", f.fitted},
+                   {"shrink", f.shrink},
+                   {"low", f.low},
+                   {"high", f.high}});
+  }
+  return out;
+}
+
+void ParseKResidue(const json& fits, std::vector<KResidueFit>* out) {
+  if (!fits.is_array()) return;
+  for (const json& f : fits) {
+    if (!f.is_object()) continue;
+    out->push_back({f.value("class_bytes", 0), f.value("rows", int64_t{0}), f.value("residues", 0),
+                    f.value("agreement", 0.0), f.value("fitted", false), f.value("shrink", 0.0),
+                    f.value("low", 1.0), f.value("high", 1.0)});
+  }
+}
+
 // Reads a number at `key` of `object` into *out; InvalidArgument names the path.
 absl::Status Number(const json& object, const char* key, const std::string& path, double* out) {
   if (!object.contains(key) || !object[key].is_number()) {
@@ -85,6 +123,29 @@ absl::Status Classes(const json& object, const char* key, const std::string& pat
     if (auto s = Number(object[key], c.c_str(), StrCat(path, ".", key), &(*out)[i]); !s.ok()) {
       return s;
     }
+  }
+  return absl::OkStatus();
+}
+
+// Optional (schema 1 files have none: every factor 1); each key a residue
+// 1..127 that is not a multiple of 8, each value a positive number.
+absl::Status ParseResidues(const json& p, const std::string& path, ModelParams* out) {
+  out->fallback_k_residue = OnesByResidue();
+  if (!p.contains("fallback_k_residue")) return absl::OkStatus();
+  const json& residues = p["fallback_k_residue"];
+  const std::string where = path + ".fallback_k_residue";
+  if (!residues.is_object()) return absl::InvalidArgumentError(where + ": must be an object by K mod 128");
+  for (const auto& [key, value] : residues.items()) {
+    int r = -1;
+    const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), r);
+    if (ec != std::errc() || end != key.data() + key.size() || !MisalignedResidue(r)) {
+      return absl::InvalidArgumentError(
+          StrCat(where, ": key \"", key.substr(0, 16), "\" is not a residue 1..127 that is not a multiple of 8"));
+    }
+    if (!value.is_number() || value.get<double>() <= 0) {
+      return absl::InvalidArgumentError(StrCat(where, ".", key, ": must be a positive number"));
+    }
+    out->fallback_k_residue[static_cast<size_t>(r)] = value.get<double>();
   }
   return absl::OkStatus();
 }
@@ -117,6 +178,7 @@ absl::Status ParseParams(const json& p, const std::string& path, ModelParams* ou
     return absl::InvalidArgumentError(
         StrCat(path, ": fast_tflops and fallback_tflops must be positive"));
   }
+  if (auto s = ParseResidues(p, path, out); !s.ok()) return s;
   return Classes(p, "fallback_input", path, kFallbackClasses, &out->fallback_input);
 }
 
@@ -162,6 +224,7 @@ absl::StatusOr<Calibration> Parse(const json& doc, std::string_view origin) {
   const json fit = doc.value("fit", json::object());
   ParseMetrics(fit.value("before", json::object()), &c.before);
   ParseMetrics(fit.value("after", json::object()), &c.after);
+  ParseKResidue(fit.value("k_residue", json::array()), &c.k_residue);
   const json prov = doc.value("provenance", json::object());
   c.provenance = {prov.value("source", std::string()),   prov.value("tool", std::string()),
                   prov.value("device", std::string()),   prov.value("software", std::string()),
@@ -249,7 +312,11 @@ Registry& TheRegistry() {
 }  // namespace
 
 void NameCalibration(Calibration& c) {
-  const std::string params = ParamsJson(c.params).dump();
+  // Without K-residue factors the hash is the one schema 1 gave, so a
+  // calibration's id (and its stored predictions) survive the new field.
+  json hashed = ParamsJson(c.params);
+  if (c.params.fallback_k_residue == OnesByResidue()) hashed.erase("fallback_k_residue");
+  const std::string params = hashed.dump();
   char hash[17];
   std::snprintf(hash, sizeof hash, "%08llx",
                 static_cast<unsigned long long>(Fnv1a64(params) & 0xffffffffULL));  // NOLINT
@@ -288,7 +355,10 @@ std::string CalibrationJson(const Calibration& c) {
               {"dtype", std::string(DTypeName(c.dtype))},
               {"parameters", ParamsJson(c.params)},
               {"fitted", c.fitted},
-              {"fit", {{"before", MetricsJson(c.before)}, {"after", MetricsJson(c.after)}}},
+              {"fit",
+               {{"before", MetricsJson(c.before)},
+                {"after", MetricsJson(c.after)},
+                {"k_residue", KResidueJson(c.k_residue)}}},
               {"provenance",
                {{"source", p.source},
                 {"tool", p.tool},

@@ -47,6 +47,20 @@ std::vector<double> Ranks(std::span<const double> x) {
   return ranks;
 }
 
+// Pearson's correlation; 0 when either side is constant.
+double Pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  double num = 0, dx = 0, dy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    num += (x[i] - mx) * (y[i] - my);
+    dx += (x[i] - mx) * (x[i] - mx);
+    dy += (y[i] - my) * (y[i] - my);
+  }
+  return dx > 0 && dy > 0 ? num / std::sqrt(dx * dy) : 0;
+}
+
 // Solves (AᵀWA + Λ)θ = AᵀWy + Λ·prior for a few unknowns (Gaussian
 // elimination with partial pivoting), Λ the diagonal of per-parameter pulls
 // toward the prior.
@@ -96,6 +110,8 @@ struct FitRow {
   int64_t min_alignment = 0;  // fast: the GEMM's smallest operand alignment
   int64_t a_alignment = 0;    // fallback: the inputs'
   int64_t b_alignment = 0;
+  bool along_misaligned_k = false;  // both inputs' contiguous dimension is a misaligned K
+  int64_t k = 0;
   double y = 0;  // log(unit-rate compute time / measured compute time)
 };
 
@@ -124,18 +140,7 @@ std::vector<Observation> Groups(const std::vector<FitRow>& rows,
 
 double SpearmanCorrelation(std::span<const double> x, std::span<const double> y) {
   if (x.size() < 2 || x.size() != y.size()) return 0;
-  const auto rx = Ranks(x);
-  const auto ry = Ranks(y);
-  const double n = static_cast<double>(x.size());
-  const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n;
-  const double my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
-  double num = 0, dx = 0, dy = 0;
-  for (size_t i = 0; i < rx.size(); ++i) {
-    num += (rx[i] - mx) * (ry[i] - my);
-    dx += (rx[i] - mx) * (rx[i] - mx);
-    dy += (ry[i] - my) * (ry[i] - my);
-  }
-  return dx > 0 && dy > 0 ? num / std::sqrt(dx * dy) : 0;
+  return Pearson(Ranks(x), Ranks(y));
 }
 
 namespace {
@@ -281,6 +286,7 @@ ModelParams UnitModel(ModelParams p) {
   p.fallback_tflops = 1;
   p.fast_align = {1, 1, 1, 1};
   p.fallback_input = {1, 1, 1};
+  p.fallback_k_residue = OnesByResidue();
   p.launch_us = 0;
   p.memory_efficiency = 1e12;
   return p;
@@ -318,7 +324,9 @@ Usable Prepare(std::span<const TimedGemm> all, const FitRequest& request, const 
       out.rows.push_back({work->family,
                           std::min({work->a.alignment, work->b.alignment, work->c.alignment}),
                           work->a.alignment, work->b.alignment,
-                          std::log(work->best.compute_us / compute_us)});
+                          work->family == KernelFamily::kFallback &&
+                              BothInputsAlongMisalignedK(t.gemm, gpu),
+                          t.gemm.k, std::log(work->best.compute_us / compute_us)});
     }
   }
   return out;
@@ -421,6 +429,90 @@ std::vector<std::string> FitFallback(const std::vector<FitRow>& rows, ModelParam
   return fitted;
 }
 
+// The K-residue factors are fitted for a class only when two halves of its
+// rows with different K (K/128 even, odd) agree on them this well over at
+// least this many residues: a Pearson correlation of 0.6 over 12 residues
+// arises from noise alone less than 2% of the time.
+constexpr double kMinResidueAgreement = 0.6;
+constexpr int kMinResidues = 12;
+
+// Each residue's (K mod 128) median log rate of some rows of one class
+// against what the class factors predict for them (`base`).
+std::map<int, double> ResidueLogRates(const std::vector<const FitRow*>& rows, double base) {
+  std::map<int, std::vector<double>> by_residue;
+  for (const FitRow* r : rows) {
+    by_residue[static_cast<int>(r->k % kKResiduePeriod)].push_back(r->y - base);
+  }
+  std::map<int, double> out;
+  for (auto& [residue, ys] : by_residue) out[residue] = MedianOf(std::move(ys));
+  return out;
+}
+
+double MedianValue(const std::map<int, double>& by_residue) {
+  std::vector<double> values;
+  for (const auto& [residue, v] : by_residue) values.push_back(v);
+  return MedianOf(std::move(values));
+}
+
+// How well two halves of the rows (K/128 even, odd) agree on the pattern:
+// Pearson's r over the residues both have, and how many those are.
+std::pair<double, int> HalvesAgree(const std::vector<const FitRow*>& rows) {
+  std::vector<const FitRow*> halves[2];
+  for (const FitRow* r : rows) halves[(r->k / kKResiduePeriod) % 2].push_back(r);
+  const auto even = ResidueLogRates(halves[0], 0);
+  const auto odd = ResidueLogRates(halves[1], 0);
+  std::vector<double> x, y;
+  for (const auto& [residue, v] : even) {
+    if (auto it = odd.find(residue); it != odd.end()) {
+      x.push_back(v);
+      y.push_back(it->second);
+    }
+  }
+  return {x.size() >= 2 ? Pearson(x, y) : 0, static_cast<int>(x.size())};
+}
+
+// One class's residue factors, if its halves agree; else they stay as they
+// were. A factor is the residue's rate against the class factors' product
+// (both inputs count), its departure from the class's typical residue
+// shrunk by the split-half reliability.
+KResidueFit FitResidueClass(int class_bytes, const std::vector<const FitRow*>& rows, ModelParams& p) {
+  KResidueFit fit;
+  fit.class_bytes = class_bytes;
+  fit.rows = static_cast<int64_t>(rows.size());
+  std::tie(fit.agreement, fit.residues) = HalvesAgree(rows);
+  fit.fitted = fit.residues >= kMinResidues && fit.agreement >= kMinResidueAgreement;
+  if (!fit.fitted) return fit;
+  fit.shrink = 2 * fit.agreement / (1 + fit.agreement);  // Spearman-Brown
+  const double base =
+      std::log(p.fallback_tflops) + 2 * std::log(p.fallback_input[FallbackIndex(class_bytes)]);
+  const auto rates = ResidueLogRates(rows, base);
+  const double level = MedianValue(rates);
+  fit.low = fit.high = std::exp(level);
+  for (const auto& [residue, v] : rates) {
+    const double factor = std::exp(level + fit.shrink * (v - level));
+    p.fallback_k_residue[static_cast<size_t>(residue)] = factor;
+    fit.low = std::min(fit.low, factor);
+    fit.high = std::max(fit.high, factor);
+  }
+  return fit;
+}
+
+// The fallback rate's factors by K mod 128 where both inputs run along a
+// misaligned K, per input class (2, 4, 8 B), where they replicate.
+std::vector<std::string> FitKResidue(const std::vector<FitRow>& rows, ModelParams& p,
+                                     std::vector<KResidueFit>& report) {
+  std::map<int, std::vector<const FitRow*>> by_class;
+  for (const FitRow& r : rows) {
+    if (r.along_misaligned_k) by_class[static_cast<int>(std::max<int64_t>(r.a_alignment, 2))].push_back(&r);
+  }
+  std::vector<std::string> fitted;
+  for (const auto& [class_bytes, members] : by_class) {
+    report.push_back(FitResidueClass(class_bytes, members, p));
+    if (report.back().fitted) fitted.push_back(StrCat("fallback_k_residue.", class_bytes));
+  }
+  return fitted;
+}
+
 // |predicted - measured| / measured of the distinct GEMMs of one family.
 std::vector<double> FamilyErrors(std::span<const TimedGemm> rows, const GpuSpec& gpu,
                                  const ModelParams& params, KernelFamily family) {
@@ -459,6 +551,7 @@ absl::StatusOr<Calibration> FitCalibration(std::span<const TimedGemm> rows,
   c.params = start;
   c.fitted = FitFast(usable.rows, c.params);
   for (auto& name : FitFallback(usable.rows, c.params)) c.fitted.push_back(std::move(name));
+  for (auto& name : FitKResidue(usable.rows, c.params, c.k_residue)) c.fitted.push_back(std::move(name));
   std::vector<TimedGemm> mine;
   for (const TimedGemm& r : rows) {
     if (r.gemm.dtype == request.dtype) mine.push_back(r);

@@ -37,7 +37,8 @@ size_t FallbackClass(int64_t alignment) {
 }
 
 // The family, its rate and each operand's factor.
-void ChooseFamily(Prediction& p, const GpuSpec& gpu, const ModelParams& params) {
+void ChooseFamily(const GemmShape& g, Prediction& p, const GpuSpec& gpu, const ModelParams& params) {
+  p.k_residue = static_cast<int>(g.k % kKResiduePeriod);
   const int64_t min_alignment = std::min({p.a.alignment, p.b.alignment, p.c.alignment});
   const double fast = params.fast_tflops > 0 ? params.fast_tflops
                                              : p.peak_tflops * params.compute_efficiency *
@@ -60,7 +61,9 @@ void ChooseFamily(Prediction& p, const GpuSpec& gpu, const ModelParams& params) 
                     : params.fallback_input[FallbackClass(o->alignment)];
   }
   p.c.factor = 1.0;  // C's alignment only chooses the family
-  p.alignment_factor = p.a.factor * p.b.factor;
+  p.k_residue_factor =
+      BothInputsAlongMisalignedK(g, gpu) ? params.fallback_k_residue[static_cast<size_t>(g.k % kKResiduePeriod)] : 1.0;
+  p.alignment_factor = p.a.factor * p.b.factor * p.k_residue_factor;
 }
 
 // CTAs one SM runs at once for a tile of this area (register and shared
@@ -113,6 +116,11 @@ absl::Status ValidateGemmSizes(int64_t m, int64_t n, int64_t k, int64_t batch) {
   return absl::OkStatus();
 }
 
+bool BothInputsAlongMisalignedK(const GemmShape& g, const GpuSpec& gpu) {
+  const int64_t k_bytes = g.k * ElementBytes(g.dtype);
+  return !g.a_transposed && g.b_transposed && k_bytes % gpu.min_alignment_bytes != 0;
+}
+
 std::string_view KernelFamilyName(KernelFamily family) {
   return family == KernelFamily::kFast ? "fast" : "fallback";
 }
@@ -136,7 +144,7 @@ absl::StatusOr<Prediction> PredictWith(const GemmShape& g, const GpuSpec& gpu,
   p.a = Align(g.ContiguousA(), in_bytes);
   p.b = Align(g.ContiguousB(), in_bytes);
   p.c = Align(g.ContiguousC(), out_bytes);
-  ChooseFamily(p, gpu, params);
+  ChooseFamily(g, p, gpu, params);
   p.expected_error = params.expected_error[p.family == KernelFamily::kFast ? 0 : 1];
 
   const double m = static_cast<double>(g.m);

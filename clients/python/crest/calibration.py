@@ -13,7 +13,7 @@ import dataclasses
 import json
 from typing import List
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MODEL = "tilewave-2"
 
 

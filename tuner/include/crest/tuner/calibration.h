@@ -17,7 +17,9 @@
 
 namespace crest {
 
-inline constexpr int kCalibrationSchemaVersion = 1;
+// 2 added parameters.fallback_k_residue (optional; a version 1 file reads
+// with every factor 1).
+inline constexpr int kCalibrationSchemaVersion = 2;
 
 // How well a model fits one SwiGLU MLP d_ff window found among the rows:
 // candidates d_ff whose gate+up (tokens × 2f × hidden) and down
@@ -42,6 +44,21 @@ struct FitMetrics {
   std::vector<StudyFit> studies;
 };
 
+// The K-residue factors of one fallback input class (ModelParams::
+// fallback_k_residue): fitted only where the pattern replicates, judged by
+// splitting the rows into two halves of different K (K/128 even, odd) and
+// correlating the factors each half gives by residue.
+struct KResidueFit {
+  int class_bytes = 0;    // the inputs' alignment: 2, 4 or 8 bytes
+  int64_t rows = 0;       // fallback rows with both inputs along this class's K
+  int residues = 0;       // residues mod 128 seen in both halves
+  double agreement = 0;   // Pearson correlation of the halves' log factors
+  bool fitted = false;    // agreement >= the threshold over enough residues
+  double shrink = 0;      // the log factors' multiplier: split-half reliability 2r/(1+r)
+  double low = 1;         // the fitted factors' range
+  double high = 1;
+};
+
 struct CalibrationProvenance {
   std::string source;    // "measured" (Crest's engine), "imported" (another tool), or both
   std::string tool;      // imported rows: the tool and how it timed; measured: the method
@@ -63,6 +80,7 @@ struct Calibration {
   std::vector<std::string> fitted;  // the parameters the fit set; the rest are the defaults
   FitMetrics before;                // the model in force before the fit, on the same rows
   FitMetrics after;
+  std::vector<KResidueFit> k_residue;  // one per class with rows
   CalibrationProvenance provenance;
   // Empty for a calibration fitted to this GPU; else the id of the sibling's
   // calibration it was moved from (calibration_transfer.h).

@@ -21,6 +21,15 @@ namespace crest {
 // 16-byte cp.async ones) runs only when every operand's contiguous dimension
 // is 16-byte aligned; otherwise the libraries fall back to kernels with
 // narrower loads, their own rate and a penalty per misaligned input.
+// K residues the fallback rate is keyed by (ModelParams::fallback_k_residue).
+inline constexpr int kKResiduePeriod = 128;
+
+constexpr std::array<double, kKResiduePeriod> OnesByResidue() {
+  std::array<double, kKResiduePeriod> ones{};
+  for (double& x : ones) x = 1.0;
+  return ones;
+}
+
 struct ModelParams {
   // Fast family: the sustained rate of a full-rate tile [TFLOP/s]; 0 means
   // dense peak × compute_efficiency × sustained_clock_ratio (uncalibrated).
@@ -36,6 +45,14 @@ struct ModelParams {
   double fallback_ratio = 0.5;
   // Rate factor per input operand (A, B) aligned to 2 (or 1), 4, 8 bytes.
   std::array<double, 3> fallback_input = {0.5, 0.75, 0.9};
+  // Rate factor by K mod 128 when both inputs run along a misaligned K (A's
+  // and B's contiguous dimension is K: the SwiGLU down projection's forward
+  // form). The fallback kernels' speed repeats with K's residue within an
+  // alignment class (measured on an H100: period 128, ±10%); a calibration
+  // fits it where it replicates (each class's factors have median 1, so the
+  // class factor keeps its meaning). 1 unless fitted; residues that are
+  // multiples of 8 never apply.
+  std::array<double, kKResiduePeriod> fallback_k_residue = OnesByResidue();
   double fallback_full_rate_intensity = 64;
   double memory_efficiency = 0.85;  // achievable fraction of memory bandwidth
   double launch_us = 2.5;           // fixed per-GEMM cost [µs]

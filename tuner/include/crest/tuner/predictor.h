@@ -50,6 +50,10 @@ struct TileEstimate {
   double time_us = 0;           // max(compute, memory) + launch [µs]
 };
 
+// True when both inputs' contiguous dimension is K and K is not 16-byte
+// aligned: the case whose fallback rate varies with K mod 128.
+bool BothInputsAlongMisalignedK(const GemmShape& gemm, const GpuSpec& gpu);
+
 // Alignment of the contiguous (leading) dimension of one operand.
 struct OperandAlignment {
   int64_t elements = 0;   // contiguous dimension [elements]
@@ -67,6 +71,10 @@ struct Prediction {
   KernelFamily family = KernelFamily::kFast;
   double family_tflops = 0;     // the family's sustained full-rate tile rate [TFLOP/s]
   double alignment_factor = 1;  // the GEMM's alignment factor on that rate
+  // Within alignment_factor: the factor of K's residue mod 128 when both
+  // inputs run along a misaligned K (ModelParams::fallback_k_residue), else 1.
+  double k_residue_factor = 1;
+  int k_residue = 0;  // K mod kKResiduePeriod
   double peak_tflops = 0;       // dense datasheet peak for the dtype (boost clock)
   bool memory_bound = false;
   double expected_error = 0;        // typical relative error of the model in force

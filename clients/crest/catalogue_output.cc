@@ -27,15 +27,31 @@ std::string ErrorColumn(const GpuSpec& gpu) {
   return "+/-" + Fixed(100 * e, 1) + "%";
 }
 
+// The fused attention core's rows: batch b*a/t, M = N = s (the scores it
+// never writes), K = d; layout "fused".
+void AddAttentionRows(const ShapesReport& r, Table& table) {
+  const ModelConfig& c = r.config;
+  const std::string batch = std::to_string(c.micro_batch * (c.heads / c.tp));
+  const std::string s = std::to_string(c.seq);
+  const std::string d = std::to_string(c.HeadDim());
+  table.AddRow({"attention.fwd", "fwd", batch, s, s, d, "fused", Fixed(r.attention.fwd / 1e9, 1)});
+  if (r.train) {
+    table.AddRow({"attention.bwd", "bwd", batch, s, s, d, "fused", Fixed(r.attention.bwd / 1e9, 1)});
+  }
+}
+
 Table ShapesTable(const ShapesReport& r) {
   using A = Table::Align;
   Table table({{"name", A::kLeft}, {"pass", A::kLeft}, {"batch"}, {"M"}, {"N"}, {"K"},
                {"layout", A::kLeft}, {"GFLOP"}});
-  for (const auto& g : r.gemms) {
+  for (size_t i = 0; i < r.gemms.size(); ++i) {
+    if (r.fused_attention && i == r.attention_at) AddAttentionRows(r, table);
+    const GemmShape& g = r.gemms[i];
     table.AddRow({g.name, std::string(PassName(g.pass)), std::to_string(g.batch),
                   std::to_string(g.m), std::to_string(g.n), std::to_string(g.k), g.Layout(),
                   Fixed(g.Flops() / 1e9, 1)});
   }
+  if (r.fused_attention && r.attention_at >= r.gemms.size()) AddAttentionRows(r, table);
   return table;
 }
 
@@ -88,15 +104,28 @@ void Text(const ShapesReport& r, std::ostream& out) {
   ShapesTable(r).Print(out);
   out << "\nper layer: " << Fixed(r.layer_flops / 1e9, 1)
       << " GFLOP; logits (once per model): " << Fixed(r.logits_flops / 1e9, 1) << " GFLOP\n";
+  if (r.fused_attention) {
+    out << "attention = the attention core as one fused FlashAttention kernel (causal: "
+           "2*b*(a/t)*s^2*d FLOPs forward, the backward 2.5x that), not a GEMM: it never writes "
+           "the s*s scores. --attention unfused lists its two batched GEMMs (attn_score, "
+           "attn_value) at full s*s instead.\n";
+  }
 }
 
 nlohmann::json Json(const ShapesReport& r) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& g : r.gemms) list.push_back(GemmJson(g));
+  nlohmann::json attention = {{"kernel", r.fused_attention ? "fused" : "unfused"}};
+  if (r.fused_attention) {
+    attention["causal"] = true;
+    attention["fwd_flops"] = r.attention.fwd;
+    if (r.train) attention["bwd_flops"] = r.attention.bwd;
+  }
   return {{"pass", r.train ? "train" : "fwd"},
           {"dtype", std::string(DTypeName(r.config.dtype))},
           {"tp", r.config.tp},
           {"gemms", list},
+          {"attention", attention},
           {"layer_flops", r.layer_flops},
           {"logits_flops", r.logits_flops},
           {"warnings", r.warnings}};

@@ -1,9 +1,11 @@
 // `crest shapes`: a model config → its GEMMs.
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/tuner/attention.h"
 #include "crest/tuner/design.h"
 #include "crest/tuner/shapes.h"
 #include "printer.h"
@@ -16,6 +18,7 @@ struct ShapesFlags {
   std::string dtype{kDefaultDtype};
   std::string pass = "fwd";
   bool separate_gate_up = false;
+  std::string attention = "fused";
 };
 
 absl::Status RunShapes(const ShapesFlags& f, Io& io) {
@@ -32,8 +35,17 @@ absl::Status RunShapes(const ShapesFlags& f, Io& io) {
   ShapesReport report;
   report.config = config;
   report.train = options.include_backward;
+  report.fused_attention = f.attention == "fused";
   report.warnings = HeadDimWarnings(config);
   for (const std::string& w : report.warnings) io.err << "warning: " << w << "\n";
+  if (report.fused_attention) {
+    const auto first = std::find_if(gemms->begin(), gemms->end(), IsAttentionCore);
+    report.attention_at = static_cast<size_t>(first - gemms->begin());
+    std::erase_if(*gemms, IsAttentionCore);
+    report.attention = FusedAttentionFlops(config);
+    if (!report.train) report.attention.bwd = 0;
+    report.layer_flops = report.attention.fwd + report.attention.bwd;
+  }
   for (const auto& g : *gemms) {
     (g.name.starts_with("logits.") ? report.logits_flops : report.layer_flops) += g.Flops();
   }
@@ -62,6 +74,12 @@ Command RegisterShapes(CLI::App& root) {
   app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
   app.add_flag("--separate-gate-up", flags->separate_gate_up,
                "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
+  app.add_option("--attention", flags->attention,
+                 "the attention core: fused (one causal FlashAttention kernel, not a GEMM; its "
+                 "FLOPs in the table and totals) or unfused (its two batched GEMMs attn_score and "
+                 "attn_value, full s*s)")
+      ->check(CLI::IsMember({"fused", "unfused"}))
+      ->capture_default_str();
   cmd.run = [flags](Io& io) { return RunShapes(*flags, io); };
   return cmd;
 }

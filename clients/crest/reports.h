@@ -12,6 +12,7 @@
 #include "crest/store/store.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
+#include "crest/tuner/attention.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/model_config.h"
@@ -29,8 +30,13 @@ struct GpusReport {
 struct ShapesReport {
   ModelConfig config;
   bool train = false;
-  std::vector<GemmShape> gemms;
-  double layer_flops = 0;   // one layer's GEMMs on one rank
+  bool fused_attention = true;  // the attention core as one FlashAttention kernel
+  std::vector<GemmShape> gemms;  // fused: without attn_score and attn_value
+  // Fused: the core's FLOPs (causal; backward only with train), listed in
+  // the table where its two GEMMs would be (before gemms[attention_at]).
+  AttentionFlops attention;
+  size_t attention_at = 0;
+  double layer_flops = 0;   // one layer on one rank: its GEMMs and the fused core
   double logits_flops = 0;  // the logits GEMMs, once per model
   std::vector<std::string> warnings;
 };

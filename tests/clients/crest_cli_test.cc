@@ -73,16 +73,50 @@ TEST(CrestExplain, JsonCarriesTheBreakdown) {
 }
 
 TEST(CrestShapes, JsonListsEveryGemm) {
-  const auto doc =
-      Json(Crest("shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096 --json"));
+  const std::string model = "shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096";
+  const auto doc = Json(Crest(model + " --attention unfused --json"));
   ASSERT_EQ(doc["gemms"].size(), 7u);
   EXPECT_EQ(doc["gemms"][0]["name"], "qkv.fwd");
   for (const char* key : {"name", "pass", "batch", "m", "n", "k", "flops"}) {
     EXPECT_TRUE(doc["gemms"][0].contains(key)) << key;
   }
-  const auto train = Json(Crest(
-      "shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096 --pass train --json"));
+  EXPECT_EQ(doc["attention"]["kernel"], "unfused");
+  const auto train = Json(Crest(model + " --attention unfused --pass train --json"));
   EXPECT_EQ(train["gemms"].size(), 21u);
+}
+
+TEST(CrestShapes, TheAttentionCoreIsOneFusedCausalKernelByDefault) {
+  const std::string model = "shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096";
+  const auto fused = Json(Crest(model + " --json"));
+  const auto unfused = Json(Crest(model + " --attention unfused --json"));
+  // The two batched GEMMs leave the list; the fused kernel does the causal
+  // half of their FLOPs and the total says so.
+  ASSERT_EQ(fused["gemms"].size(), 5u);
+  for (const auto& g : fused["gemms"]) {
+    EXPECT_FALSE(g["name"].get<std::string>().starts_with("attn_score")) << g;
+    EXPECT_FALSE(g["name"].get<std::string>().starts_with("attn_value")) << g;
+  }
+  double core_unfused = 0;
+  for (const auto& g : unfused["gemms"]) {
+    const std::string name = g["name"];
+    if (name.starts_with("attn_score") || name.starts_with("attn_value")) {
+      core_unfused += g["flops"].get<double>();
+    }
+  }
+  EXPECT_EQ(fused["attention"]["kernel"], "fused");
+  EXPECT_DOUBLE_EQ(fused["attention"]["fwd_flops"].get<double>(), core_unfused / 2);
+  EXPECT_DOUBLE_EQ(fused["layer_flops"].get<double>(),
+                   unfused["layer_flops"].get<double>() - core_unfused / 2);
+  const auto train = Json(Crest(model + " --pass train --json"));
+  EXPECT_DOUBLE_EQ(train["attention"]["bwd_flops"].get<double>(),
+                   2.5 * train["attention"]["fwd_flops"].get<double>());
+  const auto table = Crest(model + " --pass train").out;
+  EXPECT_NE(table.find("attention.fwd"), std::string::npos) << table;
+  EXPECT_NE(table.find("attention.bwd"), std::string::npos) << table;
+  EXPECT_NE(table.find("fused FlashAttention kernel"), std::string::npos) << table;
+  auto bad = Crest(model + " --attention flash");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--attention"), std::string::npos) << bad.err;
 }
 
 TEST(CrestGpus, ListsTheCatalogue) {

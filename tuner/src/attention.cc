@@ -45,6 +45,16 @@ double Throughput(const double (&table)[3][6], double head_dim, double seq) {
 
 }  // namespace
 
+AttentionFlops FusedAttentionFlops(const ModelConfig& c) {
+  const double d = static_cast<double>(c.HeadDim());
+  const double s = static_cast<double>(c.seq);
+  const double heads_per_rank = static_cast<double>(c.heads / c.tp);
+  AttentionFlops f;
+  f.fwd = 2.0 * static_cast<double>(c.micro_batch) * heads_per_rank * s * s * d;
+  f.bwd = 2.5 * f.fwd;
+  return f;
+}
+
 absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu) {
   if (auto s = ValidateModelConfig(c); !s.ok()) return s;
   const bool hopper = gpu.architecture == "Hopper";
@@ -59,9 +69,9 @@ absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const
   const double s = static_cast<double>(c.seq);
   FusedAttention a;
   a.tflops = Throughput(hopper ? kFa3 : kFa2, d, s) * scale;
-  const double heads_per_rank = static_cast<double>(c.heads / c.tp);
-  a.fwd_flops = 2.0 * static_cast<double>(c.micro_batch) * heads_per_rank * s * s * d;
-  a.bwd_flops = 2.5 * a.fwd_flops;
+  const AttentionFlops flops = FusedAttentionFlops(c);
+  a.fwd_flops = flops.fwd;
+  a.bwd_flops = flops.bwd;
   a.basis = StrCat("fused attention (", hopper ? "FlashAttention-3" : "FlashAttention-2",
                    " figures, causal, head dim ", c.HeadDim(), ", sequence ", c.seq, "): ",
                    internal::Decimals(a.tflops, 0), " TFLOP/s",

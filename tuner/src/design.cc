@@ -28,10 +28,6 @@ struct GemmSets {
   std::vector<size_t> layer_fwd, layer_train, logits_fwd, logits_train, attention_core_fwd;
 };
 
-bool AttentionCore(const GemmShape& g) {
-  return g.name.starts_with("attn_score.") || g.name.starts_with("attn_value.");
-}
-
 GemmSets Split(const std::vector<GemmShape>& gemms) {
   GemmSets s;
   for (size_t i = 0; i < gemms.size(); ++i) {
@@ -40,7 +36,7 @@ GemmSets Split(const std::vector<GemmShape>& gemms) {
     (logits ? s.logits_train : s.layer_train).push_back(i);
     if (g.pass != Pass::kFwd) continue;
     (logits ? s.logits_fwd : s.layer_fwd).push_back(i);
-    if (AttentionCore(g)) s.attention_core_fwd.push_back(i);
+    if (IsAttentionCore(g)) s.attention_core_fwd.push_back(i);
   }
   return s;
 }
@@ -141,7 +137,7 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& c, const DesignOpti
     if (!a.ok()) return a.status();
     attention = *std::move(a);
     // Its GEMMs are not run: they leave the set (and the run that answers it).
-    std::erase_if(*gemms, AttentionCore);
+    std::erase_if(*gemms, IsAttentionCore);
   }
   const GemmSets s = Split(*gemms);
   const double tokens = static_cast<double>(c.model.Tokens());

@@ -123,4 +123,8 @@ absl::StatusOr<std::vector<GemmShape>> LogitsGemms(int64_t tokens, int64_t hidde
   return out;
 }
 
+bool IsAttentionCore(const GemmShape& g) {
+  return g.name.starts_with("attn_score.") || g.name.starts_with("attn_value.");
+}
+
 }  // namespace crest

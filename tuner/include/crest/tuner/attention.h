@@ -43,6 +43,15 @@ struct FusedAttention {
   std::string basis;     // in words: kernel, head dim, sequence, scale
 };
 
+// The FLOPs of one layer's fused causal attention core on one tensor-
+// parallel rank, one micro-batch: forward 2·b·(a/t)·s²·d, backward 2.5×.
+// REQUIRES: a valid config (ValidateModelConfig).
+struct AttentionFlops {
+  double fwd = 0;
+  double bwd = 0;
+};
+AttentionFlops FusedAttentionFlops(const ModelConfig& config);
+
 // FLOPs and predicted times of one layer's attention core on one
 // tensor-parallel rank. InvalidArgument for a config that breaks a rule.
 absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& config,

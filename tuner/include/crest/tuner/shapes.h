@@ -31,6 +31,10 @@ inline constexpr const char* kFp8Layout = "NT";
 absl::StatusOr<std::vector<GemmShape>> TransformerGemms(const ModelConfig& config,
                                                         const ShapeOptions& options);
 
+// Whether a GEMM of TransformerGemms is one of the attention core's two
+// (attn_score, attn_value), which a fused attention kernel replaces.
+bool IsAttentionCore(const GemmShape& gemm);
+
 // The SwiGLU MLP alone for `tokens` rows: what `crest dff` times.
 // REQUIRES nothing; bad sizes are InvalidArgument naming the field.
 absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,

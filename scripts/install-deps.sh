@@ -25,25 +25,39 @@ readonly PACKAGES=(
   protobuf-compiler-grpc
   prometheus-cpp-dev
   openssl
+  pybind11-dev
+  python3-dev
   python3-grpcio
   python3-matplotlib
   python3-pandas
+  python3-pip
   python3-protobuf
   python3-pytest
+  python3-setuptools
+  python3-venv
+  python3-wheel
   python3-yaml
+  slurmctld
+  slurmd
+  slurm-client
+  munge
   yamllint
   shellcheck
 )
+# kubectl (its built-in kustomize renders deploy/k8s in the tests): Debian's,
+# unless one is installed already (another package's would conflict).
+optional=()
+command -v kubectl >/dev/null 2>&1 || optional+=(kubernetes-client)
 
 missing=()
-for pkg in "${PACKAGES[@]}"; do
+for pkg in "${PACKAGES[@]}" "${optional[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$pkg")
   fi
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  echo "install-deps: all $((${#PACKAGES[@]} + ${#optional[@]})) packages present"
   exit 0
 fi
 

@@ -26,6 +26,7 @@ namespace {
 struct SweepFlags {
   std::string db;
   std::string spec_file;
+  std::string shard;
   std::string backend;  // empty: model locally, the daemon's default remotely
   DffFlags window;
   bool force = false;
@@ -58,7 +59,7 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, I
 }
 
 absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
-  auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure));
+  auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure), f.shard);
   if (!text.ok()) return text.status();
   const std::string& spec_text = *text;
   if (!Remote().server.empty()) return RunRemoteSweep(f, spec_text, io);
@@ -128,6 +129,9 @@ Command RegisterSweep(CLI::App& root) {
                  "choice with --server (cublaslt where it has a device)");
   AddDffFlags(app, flags->window, /*required=*/false);
   app.add_flag("--force", flags->force, "redo GEMMs the database already holds");
+  app.add_option("--shard", flags->shard,
+                 "TASK/TASKS: sweep only this task's share of the plan (its GEMMs TASK, "
+                 "TASK+TASKS, ...): the tasks of an array together sweep every GEMM once");
   app.add_option("--priority", flags->priority, "priority recorded on a new job")
       ->capture_default_str();
   AddMeasureFlags(app, flags->measure, /*with_device=*/true);

@@ -14,8 +14,10 @@
 namespace crest::cli {
 namespace {
 
+// One invocation's flags: per thread, and reset by AddRemoteFlags, so that
+// invocations in one process (the Python extension) never see another's.
 RemoteFlags& Flags() {
-  static RemoteFlags flags;
+  thread_local RemoteFlags flags;
   return flags;
 }
 
@@ -73,6 +75,7 @@ absl::StatusOr<std::string> ParseToken(std::string_view text, const std::string&
 
 void AddRemoteFlags(CLI::App& root) {
   RemoteFlags& f = Flags();
+  f = RemoteFlags{};
   root.add_option("--server", f.server,
                   "ask the crestd at HOST:PORT (or unix:PATH) instead of working locally")
       ->envname("CREST_SERVER");

@@ -1,5 +1,8 @@
 #include "sweep_input.h"
 
+#include <charconv>
+#include <string_view>
+
 #include "crest/common/env.h"
 #include "crest/common/str_cat.h"
 
@@ -21,13 +24,32 @@ absl::StatusOr<std::string> BaseText(const std::string& spec_file, const DffFlag
   return *std::move(text);
 }
 
+// "I/N" → {"index": I, "count": N}; the spec checks the bounds.
+absl::StatusOr<nlohmann::json> ParseShard(const std::string& text) {
+  const size_t slash = text.find('/');
+  int64_t index = -1;
+  int64_t count = -1;
+  const auto number = [](std::string_view part, int64_t& out) {
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out);
+    return ec == std::errc() && end == part.data() + part.size() && !part.empty();
+  };
+  const std::string_view all(text);
+  if (slash == std::string::npos || !number(all.substr(0, slash), index) ||
+      !number(all.substr(slash + 1), count)) {
+    return absl::InvalidArgumentError(
+        StrCat("shard: '", all.substr(0, 32), "' is not TASK/TASKS (e.g. 0/8: the first of 8)"));
+  }
+  return nlohmann::json{{"index", index}, {"count", count}};
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
-                                          const nlohmann::json& measure) {
+                                          const nlohmann::json& measure,
+                                          const std::string& shard) {
   auto text = BaseText(spec_file, window);
   const bool gpu_flag = !spec_file.empty() && !window.gpu.empty();
-  if (!text.ok() || (measure.empty() && !gpu_flag)) return text;
+  if (!text.ok() || (measure.empty() && !gpu_flag && shard.empty())) return text;
   nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return absl::InvalidArgumentError(StrCat("spec: '", spec_file, "' is not a JSON object"));
@@ -48,6 +70,11 @@ absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const Df
       return absl::InvalidArgumentError("spec.measure: must be an object");
     }
     for (const auto& [field, value] : measure.items()) doc["measure"][field] = value;
+  }
+  if (!shard.empty()) {
+    auto parsed = ParseShard(shard);
+    if (!parsed.ok()) return parsed.status();
+    doc["shard"] = *parsed;
   }
   return doc.dump();
 }

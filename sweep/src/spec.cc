@@ -464,6 +464,34 @@ absl::StatusOr<json> ParseStrict(const std::string& text) {
   return doc;
 }
 
+// "shard": {"index": I, "count": N}: keep the plan's GEMMs I, I+N, I+2N, …
+// (one task of an array of N shares the plan with the others: together they
+// hold every GEMM once). The shard is part of the job's identity.
+absl::Status TakeShard(const json& shard, std::vector<GemmShape>& gemms, json& canonical) {
+  if (auto s = OnlyKnownFields(shard, "spec.shard", {"index", "count"}); !s.ok()) return s;
+  if (!shard.contains("index") || !shard.contains("count")) {
+    return Bad("spec.shard", "must give both index and count");
+  }
+  auto count = Bounded(shard["count"], "spec.shard.count", kMaxShards);
+  if (!count.ok()) return count.status();
+  if (*count < 1) return Bad("spec.shard.count", "is 0; it must be from 1 to " + std::to_string(kMaxShards));
+  auto index = Bounded(shard["index"], "spec.shard.index", *count - 1);
+  if (!index.ok()) return index.status();
+  const size_t total = gemms.size();
+  if (static_cast<size_t>(*index) >= total) {
+    return Bad("spec.shard",
+               StrCat("task ", *index, " of ", *count, " has no GEMMs: the plan holds ", total,
+                      "; use at most ", total, " tasks"));
+  }
+  std::vector<GemmShape> mine;
+  for (size_t i = static_cast<size_t>(*index); i < total; i += static_cast<size_t>(*count)) {
+    mine.push_back(std::move(gemms[i]));
+  }
+  gemms = std::move(mine);
+  canonical["shard"] = {{"index", *index}, {"count", *count}};
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   if (text.size() > kMaxSpecBytes) {
     return Bad("spec", StrCat("is ", text.size(), " bytes long; at most ", kMaxSpecBytes));
@@ -473,7 +501,7 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   const json& doc = *parsed;
   if (auto s = OnlyKnownFields(doc, "spec",
                                {"version", "name", "gpu", "dtype", "dff", "models", "gemms",
-                                "measure"});
+                                "measure", "shard"});
       !s.ok()) {
     return s;
   }
@@ -533,6 +561,9 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   }
   spec.gemms = plan.Take();
   if (spec.gemms.empty()) return Bad("spec", "is empty: give at least one of dff, models, gemms");
+  if (doc.contains("shard")) {
+    if (auto s = TakeShard(doc["shard"], spec.gemms, canonical); !s.ok()) return s;
+  }
   spec.canonical_json = canonical.dump();
   return spec;
 }

@@ -13,7 +13,7 @@ cat >"$tmp/spec.json" <<'JSON'
 {"version": 1, "dff": [{"hidden": 4096, "window": 8}]}
 JSON
 export CREST_BIN="$crest" CREST_SPEC="$tmp/spec.json" CREST_RESULTS="$tmp/results"
-export CREST_BACKEND=model CREST_GPU=h100 TMPDIR="$tmp" SLURM_ARRAY_JOB_ID=4242
+export CREST_BACKEND=model CREST_GPU=h100 TMPDIR="$tmp" SLURM_ARRAY_JOB_ID=4242 SLURM_ARRAY_TASK_COUNT=2
 for task in 0 1; do
   SLURM_ARRAY_TASK_ID=$task bash "$repo/deploy/slurm/crest-sweep.sbatch" >"$tmp/task$task.log" 2>&1 || {
     cat "$tmp/task$task.log"

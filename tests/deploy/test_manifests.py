@@ -145,9 +145,13 @@ def test_specs_configmap_holds_exactly_the_repository_specs():
 
 
 def test_exclusive_overlay_requests_the_gpus():
-    (kustomization,) = docs(K8S / "overlays" / "exclusive-gpu" / "kustomization.yaml")
-    assert kustomization["resources"] == ["../../base"]
-    patch = yaml.safe_load(kustomization["patches"][0]["patch"])
+    overlay = K8S / "overlays" / "exclusive-gpu"
+    (kustomization,) = docs(overlay / "kustomization.yaml")
+    # bases and a patch file: what Debian 12's kubectl 1.20 (kustomize v2) reads too.
+    assert kustomization["bases"] == ["../../base"]
+    (target,) = kustomization["patchesJson6902"]
+    assert target["target"]["kind"] == "DaemonSet" and target["target"]["name"] == "crestd"
+    (patch,) = docs(overlay / target["path"])
     added = [op for op in patch if op["op"] == "add"]
     assert added[0]["path"].endswith("nvidia.com~1gpu")
 
@@ -158,8 +162,17 @@ def test_kustomize_builds(directory):
     out = subprocess.run(["kubectl", "kustomize", str(K8S / directory)], capture_output=True,
                          text=True, check=False)
     assert out.returncode == 0, out.stderr
-    kinds = [d["kind"] for d in yaml.safe_load_all(out.stdout) if d]
+    objects = [d for d in yaml.safe_load_all(out.stdout) if d]
+    kinds = [d["kind"] for d in objects]
     assert "DaemonSet" in kinds and "CronJob" in kinds
+    for d in objects:
+        assert d["apiVersion"] and d["metadata"]["name"], d
+        if d["kind"] != "Namespace":
+            assert d["metadata"]["namespace"] == "crest", d["metadata"]
+    if directory.startswith("overlays"):
+        (daemonset,) = [d for d in objects if d["kind"] == "DaemonSet"]
+        limits = daemonset["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+        assert limits["nvidia.com/gpu"] == 8
 
 
 CRESTD_BIN = os.environ.get("CRESTD_BIN")

@@ -44,7 +44,9 @@ def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
     assert list(frame["d_ff"]) == [r.d_ff for r in rows]
     assert str(frame["d_ff"].dtype) == "int64" and str(frame["time_us"].dtype) == "float64"
     assert set(frame["source"]) == {"predicted"}
-    assert list(frame.columns)[:3] == ["d_ff", "time_us", "tflops"]
+    assert list(frame.columns)[:10] == ["gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio",
+                                        "d_ff", "time_us", "tflops"]
+    assert set(frame["hidden"]) == {4096} and set(frame["pass"]) == {"fwd"}
 
 
 def test_lookup_predict_and_node_info(daemon):

@@ -1,5 +1,10 @@
 #include "crest/sweep/spec.h"
 
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "crest/tuner/dff_ranking.h"
 #include "gtest/gtest.h"
 
@@ -20,6 +25,42 @@ TEST(SweepSpec, DffStudyExpandsToTheMlpGemmsOfEveryCandidate) {
   auto train = ParseSweepSpec(R"({"dff": [{"hidden": 4096, "window": 2, "pass": "train"}]})");
   ASSERT_TRUE(train.ok());
   EXPECT_EQ(train->gemms.size(), 5u * 6);
+}
+
+std::string KeyOf(const GemmShape& g) {
+  return std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) + "x" +
+         std::to_string(g.batch) + g.Layout();
+}
+
+TEST(SweepSpec, ShardsSplitThePlanSoTheTasksHoldEveryGemmOnce) {
+  const std::string dff = R"("dff": [{"hidden": 4096, "window": 8, "pass": "train"}])";
+  auto whole = ParseSweepSpec("{" + dff + "}");
+  ASSERT_TRUE(whole.ok());
+  std::vector<std::string> seen;
+  std::set<std::string> identities;
+  for (int i = 0; i < 3; ++i) {
+    auto part = ParseSweepSpec(
+        "{" + dff + R"(, "shard": {"index": )" + std::to_string(i) + R"(, "count": 3}})");
+    ASSERT_TRUE(part.ok()) << part.status();
+    EXPECT_NEAR(static_cast<double>(part->gemms.size()),
+                static_cast<double>(whole->gemms.size()) / 3.0, 1.0);
+    for (const GemmShape& g : part->gemms) seen.push_back(KeyOf(g));
+    identities.insert(part->canonical_json);
+  }
+  std::vector<std::string> all;
+  for (const GemmShape& g : whole->gemms) all.push_back(KeyOf(g));
+  std::sort(seen.begin(), seen.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(seen, all) << "every GEMM in exactly one shard";
+  EXPECT_EQ(identities.size(), 3u) << "each shard is its own job";
+  EXPECT_EQ(Message("{" + dff + R"(, "shard": {"index": 3, "count": 3}})"),
+            "spec.shard.index: is 3; it must be from 0 to 2");
+  EXPECT_EQ(Message("{" + dff + R"(, "shard": {"index": 0, "count": 0}})"),
+            "spec.shard.count: is 0; it must be from 1 to 65536");
+  EXPECT_EQ(Message("{" + dff + R"(, "shard": {"index": 0}})"),
+            "spec.shard: must give both index and count");
+  EXPECT_EQ(Message(R"({"gemms": [{"m": 64, "n": 64, "k": 64}], "shard": {"index": 1, "count": 2}})"),
+            "spec.shard: task 1 of 2 has no GEMMs: the plan holds 1; use at most 1 tasks");
 }
 
 TEST(SweepSpec, CanonicalTextIsTheSameForTheSameSweep) {

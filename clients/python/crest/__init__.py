@@ -1,19 +1,22 @@
-"""Crest's Python client: talk to a crestd from a notebook or a script.
+"""Crest's Python package: GEMM-shape answers for a notebook or a script.
 
     import crest
-    client = crest.Client("127.0.0.1:50051")
-    rows = client.best_dff(hidden=4096, gpu="h100", top=5)
-    rows[0].d_ff, rows[0].time_us, rows[0].source   # crest.Source.MEASURED or .PREDICTED
-    rows.to_pandas()                                 # python3-pandas
-    rows.plot()                                      # python3-matplotlib: TFLOP/s vs d_ff
-
-    crest.vocab(50257, 4096, "h100", tp=8)           # the crest command's answers, typed
+    rows = crest.dff(4096, "h100")              # in process: no binary, no daemon
+    rows[0].d_ff, rows[0].time_us, rows[0].source  # crest.Source.MEASURED or .PREDICTED
+    rows.to_pandas()                             # python3-pandas; the query's keys as columns
+    frame = crest.study(gpu=["h100", "h200"], hidden=[4096, 8192], tp=[1, 2])
+    crest.plot_study(frame, facet="gpu")         # python3-matplotlib
+    crest.vocab(50257, 4096, "h100", tp=8)
     crest.design("h100", params="7B", vocab=32000, seq=4096)
-    # python3 -m crest plot dff --hidden 4096 --gpu h100 --out dff.png
+    crest.dff(4096, "h100", server="node1:50051")  # the same answer from a crestd
+    client = crest.Client("127.0.0.1:50051")       # the daemon's whole API (gRPC)
 
-Every figure carries its source, a crest.Source (a str enum): "measured"
-on a device, or "predicted" by the analytic model. Errors are crest.CrestError with the gRPC code and the
-daemon's message (which names the bad field).
+Local answers run in this process through the compiled extension
+crest._native (the crest command's answering layer); `server=` asks a
+crestd. gRPC is imported only by crest.Client. Every figure carries its
+source, a crest.Source (a str enum): "measured" on a device, or "predicted"
+by the analytic model. Errors are crest.CrestError (crest.CrestCommandError
+for a refused question: its message names the bad field).
 """
 
 from crest.answers import (  # noqa: F401
@@ -24,11 +27,13 @@ from crest.answers import (  # noqa: F401
     VocabRow,
     design,
     dff,
+    in_process,
+    plot_study,
+    study,
     vocab,
 )
 from crest.calibration import Calibration, read_calibration  # noqa: F401
-from crest.client import (  # noqa: F401
-    Client,
+from crest.types import (  # noqa: F401
     CrestError,
     DffAnswer,
     DffRow,
@@ -44,4 +49,12 @@ from crest.client import (  # noqa: F401
 __all__ = ["Calibration", "Client", "CrestCommandError", "CrestError", "DesignAnswer",
            "DesignRow", "DffAnswer", "DffRow", "GemmAnswer", "GemmResult", "Job", "JobEvent",
            "Prediction", "Source", "TileChoice", "VocabAnswer", "VocabRow", "design", "dff",
-           "read_calibration", "vocab"]
+           "in_process", "plot_study", "read_calibration", "study", "vocab"]
+
+
+def __getattr__(name):
+    # crest.Client needs gRPC (python3-grpcio): imported on first use only.
+    if name == "Client":
+        from crest.client import Client  # noqa: PLC0415
+        return Client
+    raise AttributeError(f"module 'crest' has no attribute '{name}'")

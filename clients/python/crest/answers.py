@@ -1,11 +1,12 @@
 """The architect's answers (`crest dff`, `crest vocab`, `crest design`) as typed rows.
 
-The `crest` command computes them, locally with this build's model, from a
-database file (db=...) or through a crestd (server=...); this module runs it
-with --json and turns the document into dataclasses: numbers are numbers,
-sources are crest.Source. Each answer is a list with to_pandas() and plot().
-
-The binary is $CREST_BIN, else `crest` on PATH.
+The crest command's answering layer computes them, locally with this build's
+model, from a database file (db=...) or through a crestd (server=...): in
+this process through the compiled extension crest._native (no subprocess, no
+binary on PATH, no Python gRPC), else, in a package built without it, by
+running the `crest` binary ($CREST_BIN, else `crest` on PATH). The --json
+document becomes dataclasses: numbers are numbers, sources are crest.Source.
+Each answer is a list with to_pandas() and plot().
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import shutil
 import subprocess
 from typing import List, Optional, Sequence
 
-from crest.client import CrestError, DffAnswer, DffRow, Source, _rows_to_pandas
+from crest.types import CrestError, DffAnswer, DffRow, Source, _rows_to_pandas
 
 
 class CrestCommandError(CrestError):
@@ -36,19 +37,35 @@ def _binary() -> str:
     return path
 
 
+def _native():
+    """crest._native, or None in a package built without it."""
+    try:
+        from crest import _native as native  # noqa: PLC0415
+    except ImportError:
+        return None
+    return native
+
+
+def in_process() -> bool:
+    """Whether answers run in this process (crest._native) or by the crest binary."""
+    return _native() is not None
+
+
 def run_crest(args: Sequence[str], *, server: Optional[str] = None,
               db: Optional[str] = None) -> dict:
     """Runs `crest [--server S] --json ARGS [--db DB]` and returns its document."""
-    cmd = [_binary()]
-    if server:
-        cmd += ["--server", server]
-    cmd += ["--json", *args]
+    argv = (["--server", server] if server else []) + ["--json", *map(str, args)]
     if db:
-        cmd += ["--db", db]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise CrestCommandError(done.returncode, done.stderr.strip())
-    return json.loads(done.stdout)
+        argv += ["--db", db]
+    native = _native()
+    if native is not None:
+        code, out, err = native.run(argv)
+    else:
+        done = subprocess.run([_binary(), *argv], capture_output=True, text=True, check=False)
+        code, out, err = done.returncode, done.stdout, done.stderr
+    if code != 0:
+        raise CrestCommandError(code, err.strip())
+    return json.loads(out)
 
 
 def _flags(**kwargs) -> List[str]:
@@ -99,6 +116,9 @@ def dff_from_json(doc: dict) -> DffAnswer:
     answer = DffAnswer(_dff_row(r) for r in doc["candidates"])
     b = doc["baseline"]
     answer.gpu = doc["gpu"]
+    answer.query = {"gpu": doc["gpu"], "dtype": doc["dtype"], "hidden": int(doc["hidden"]),
+                    "tp": int(doc["tp"]), "pass": doc["pass"], "tokens": int(doc["tokens"]),
+                    "ratio": doc["ratio"]}
     answer.baseline = None
     answer.baseline_d_ff = int(b["d_ff"])
     cov = doc["coverage"]
@@ -255,3 +275,82 @@ def design_from_json(doc: dict) -> DesignAnswer:
     answer.broken = list(doc["broken_rules"])
     answer.attention_note = doc["attention_note"]
     return answer
+
+
+# ---- studies ----------------------------------------------------------------
+
+def _pow2(n: int) -> int:
+    """The largest power of two dividing n (as `crest dff`'s pow2 column)."""
+    return n & -n if n > 0 else 0
+
+
+_STUDY_FIELDS = ("d_ff", "time_us", "tflops", "speedup_vs_baseline", "mlp_params",
+                 "params_delta", "source", "provenance", "time_low_us", "time_high_us",
+                 "tie_group", "rank", "speedup_basis", "runs", "pooled")
+
+
+def study(*, gpu, hidden, tp=1, passes="fwd", ratio="8/3", window: int = 128,
+          tokens: int = 8192, dtype="bf16", align: int = 1, runs: Optional[str] = None,
+          server: Optional[str] = None, db: Optional[str] = None, threads: int = 0):
+    """Every d_ff ranking of a grid in one tidy pandas DataFrame.
+
+    gpu, hidden, tp, passes ("fwd"/"train"), ratio and dtype take a value or a
+    list; the grid is their product, and each cell is `crest dff` over every
+    candidate of its window (top=0). One row per candidate: its keys (gpu,
+    dtype, hidden, tp, pass, tokens, ratio), the row's fields as DffRow names
+    them (d_ff, time_us, tflops, speedup_vs_baseline, source, provenance:
+    the model version or the device and software, tie_group, rank, runs, …),
+    `pow2` (the largest power of two dividing d_ff/tp: the alignment class)
+    and `baseline_d_ff`. Local answers run in this process, `threads` at a
+    time (0: one per CPU; the answering code runs without the GIL)."""
+    import concurrent.futures  # noqa: PLC0415
+    import itertools  # noqa: PLC0415
+    try:
+        import pandas  # noqa: PLC0415
+    except ImportError as e:
+        raise ImportError("study() needs pandas (apt-get install python3-pandas)") from e
+
+    def as_list(v):
+        return list(v) if isinstance(v, (list, tuple, set, range)) else [v]
+
+    cells = list(itertools.product(as_list(gpu), as_list(hidden), as_list(tp), as_list(passes),
+                                   as_list(ratio), as_list(dtype)))
+    if not cells:
+        raise ValueError("study: an axis is empty")
+    for cell in cells:
+        if cell[3] not in ("fwd", "train"):
+            raise ValueError(f"passes: '{cell[3]}' is not fwd or train")
+
+    def answer(cell):
+        g, h, t, p, r, d = cell
+        return run_crest(["dff", *_flags(hidden=int(h), gpu=g, ratio=str(r), window=window,
+                                         align=align, tokens=tokens, tp=int(t), dtype=d,
+                                         top=0, runs=runs), "--pass", p], server=server, db=db)
+
+    workers = threads or os.cpu_count() or 1
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        docs = list(pool.map(answer, cells))
+    records = []
+    for doc in docs:
+        keys = (doc["gpu"], doc["dtype"], int(doc["hidden"]), int(doc["tp"]), doc["pass"],
+                int(doc["tokens"]), doc["ratio"])
+        tp_ = keys[3]
+        base = int(doc["baseline"]["d_ff"])
+        for c in doc["candidates"]:
+            f = int(c["d_ff"])
+            records.append((*keys, *(c.get(k) for k in _STUDY_FIELDS),
+                            _pow2(f // tp_) if f % tp_ == 0 else 0, base))
+    columns = ["gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio", *_STUDY_FIELDS,
+               "pow2", "baseline_d_ff"]
+    frame = pandas.DataFrame.from_records(records, columns=columns)
+    frame["runs"] = frame["runs"].map(tuple)
+    return frame
+
+
+def plot_study(frame, *, facet: str = "gpu", axes=None):
+    """TFLOP/s against d_ff for each value of `facet` (a column of study()'s
+    frame: gpu, tp, hidden, pass, dtype), one panel each; colour is the
+    alignment class (pow2 of d_ff/tp), the marker the source; the legend sits
+    outside the data. Returns the figure."""
+    from crest.plot import plot_study as draw  # noqa: PLC0415
+    return draw(frame, facet=facet, axes=axes)

@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
 import os
-from typing import Iterator, List, Optional, Tuple, Union
+from typing import Iterator, List, Optional, Union
 
 import grpc
 
 from crest.v1 import crest_pb2 as pb
 from crest.v1 import crest_pb2_grpc as pb_grpc
+from crest.types import (  # noqa: F401 (re-exported: crest.client's names as before)
+    CrestError, DffAnswer, DffRow, GemmAnswer, GemmResult, Job, JobEvent, Prediction, Source,
+    TileChoice)
 
-
-
-class Source(str, enum.Enum):
-    """Where a figure came from. A str, so `row.source == "measured"` holds
-    and JSON and pandas show the name."""
-
-    MEASURED = "measured"    # timed on a device by Crest's engine
-    PREDICTED = "predicted"  # the analytic model (the row's provenance names its version)
-    MIXED = "mixed"          # a sum over GEMMs of more than one kind
-    IMPORTED = "imported"    # another tool's timing (crest db import); never an answer
-    UNKNOWN = "unknown"      # not said (an older crestd)
-    NONE = "none"            # no figure: a lookup that found nothing
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _SOURCES = {pb.SOURCE_MEASURED: Source.MEASURED, pb.SOURCE_PREDICTED: Source.PREDICTED,
@@ -39,165 +25,9 @@ _STATES = {pb.JOB_STATE_QUEUED: "queued", pb.JOB_STATE_RUNNING: "running",
            pb.JOB_STATE_CANCELLED: "cancelled"}
 
 
-class CrestError(Exception):
-    """A call the daemon refused or could not answer."""
-
-    def __init__(self, code: grpc.StatusCode, message: str):
-        super().__init__(f"{code.name}: {message}")
-        self.code = code
-        self.message = message
-
-
-def _rows_to_pandas(rows):
-    try:
-        import pandas  # noqa: PLC0415 (optional dependency)
-    except ImportError as e:
-        raise ImportError("to_pandas() needs pandas (apt-get install python3-pandas)") from e
-    return pandas.DataFrame([dataclasses.asdict(r) for r in rows])
-
-
-@dataclasses.dataclass(frozen=True)
-class DffRow:
-    d_ff: int
-    time_us: float          # the whole MLP, all GEMMs summed
-    tflops: float
-    speedup_vs_baseline: float  # against the baseline of this row's kind (else the predicted
-                                # baseline: speedup_basis says which); 0: no baseline at all
-    mlp_params: int
-    params_delta: int
-    source: Source          # the kind: Source.MEASURED or Source.PREDICTED
-    provenance: str         # the model version, or the device and software
-    time_low_us: float      # the interval time_us is known within (95%, measured rows;
-    time_high_us: float     #   pooled: covering the runs'; predictions: the model's error)
-    tie_group: int          # rows of a group cannot be told apart; 1 = tied with the best
-    rank: int = 0           # over the whole answer: 1 is the headline best
-    speedup_basis: Optional[Source] = None  # the kind of the baseline time the speed-up used
-    runs: Tuple[int, ...] = ()  # measured rows: the job id(s) of the run(s) the time comes from
-    pooled: bool = False    # the median over runs (runs="all"), not one run's figure
-
-
-class DffAnswer(list):
-    """The ranked rows, with the query's bookkeeping. The first row is the
-    headline best (the largest speed-up over a baseline of its own kind); its
-    kind's rows follow, then the other kind's: a measured and a predicted time
-    are never tied together. `runs` describes the runs measured rows come
-    from; `run_choice` is "latest" or "all" (pooled)."""
-
-    headline: Optional[DffRow]
-    runs: list
-    run_choice: Optional[str]
-
-    gpu: str
-    baseline: Optional[DffRow]
-    baseline_d_ff: int
-    candidates: int
-    measured: int
-    predicted: int
-    missing: int
-    tied_with_best: int     # evaluated rows in tie group 1, not only those returned
-    cache_mode: str         # the measurements' mode the answer is from: "cold" or "warm",
-    clock_policy: str       #   "sustained" or "burst"
-
-    def to_pandas(self):
-        return _rows_to_pandas(self)
-
-    def plot(self, ax=None):
-        """TFLOP/s against d_ff (matplotlib): measured and predicted marked apart,
-        the best tie group ringed, the baseline a dashed line. Returns the Axes."""
-        from crest.plot import plot_dff  # noqa: PLC0415 (matplotlib is optional)
-        return plot_dff(self, ax)
-
-
-@dataclasses.dataclass(frozen=True)
-class TileChoice:
-    tile_m: int
-    tile_n: int
-    ctas_per_sm: int
-    tiles: int
-    waves: int
-    tile_efficiency: float
-    wave_efficiency: float
-    time_us: float
-
-
-@dataclasses.dataclass(frozen=True)
-class Prediction:
-    """The analytic model's answer for one GEMM: always Source.PREDICTED."""
-
-    source: Source
-    model_version: str
-    calibration: str
-    gpu: str
-    time_us: float
-    tflops: float
-    peak_tflops: float
-    memory_bound: bool
-    kernel_family: str       # "fast" (16-byte aligned operands) or "fallback"
-    family_tflops: float
-    alignment_factor: float
-    expected_error: float    # the model's typical relative error here
-    best: TileChoice
-    tiles: List[TileChoice]  # every tile considered
-
-
 def _tile(t) -> TileChoice:
     return TileChoice(t.tile_m, t.tile_n, t.ctas_per_sm, t.tiles, t.waves, t.tile_efficiency,
                       t.wave_efficiency, t.time_us)
-
-
-@dataclasses.dataclass(frozen=True)
-class GemmAnswer:
-    found: bool
-    source: Source          # Source.NONE when nothing answers (no model path for the dtype)
-    time_us: float
-    tflops: float
-    tiles: int
-    waves: int
-    tile_efficiency: float
-    wave_efficiency: float
-    model_version: str      # predicted: the model (and calibration) that answered
-    expected_error: float   # predicted: the model's typical relative error
-    detail: dict            # everything else the daemon said, as a dict (proto3 JSON)
-
-
-@dataclasses.dataclass(frozen=True)
-class Job:
-    id: int
-    state: str              # queued, running, done, failed, cancelled
-    done: int
-    total: int
-    priority: int
-    backend: str
-    target: str
-    host: str
-    error: str
-    spec: dict
-
-
-@dataclasses.dataclass(frozen=True)
-class GemmResult:
-    m: int
-    n: int
-    k: int
-    batch: int
-    name: str
-    source: Source
-    time_us: float
-    tflops: float
-
-
-@dataclasses.dataclass(frozen=True)
-class JobEvent:
-    job: Job
-    message: str
-    final: bool
-    results: List[GemmResult]
-    elapsed_s: float = 0.0
-    # Where the run's time went (measuring backends; 0 for the model).
-    kernel_s: float = 0.0
-    gemms_per_minute: float = 0.0
-    gpu_busy_fraction: float = 0.0
-    host_overhead_per_gemm_s: float = 0.0
 
 
 def _row(r, rank: int = 0, runs=()) -> DffRow:
@@ -334,6 +164,8 @@ class Client:
         answer.tied_with_best = r.tied_with_best
         answer.cache_mode = r.mode.cache_mode or cache
         answer.clock_policy = r.mode.clock_policy or clocks
+        answer.query = {"gpu": r.gpu, "dtype": dtype, "hidden": hidden, "tp": tp,
+                        "pass": "train" if train else "fwd", "tokens": tokens, "ratio": ratio}
         return answer
 
     def lookup(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",

@@ -9,7 +9,7 @@ best of their kind are ringed.
 
 from __future__ import annotations
 
-from crest.client import Source
+from crest.types import Source
 
 _STYLE = {
     Source.MEASURED: dict(marker="o", linestyle="none", color="tab:blue"),
@@ -23,7 +23,7 @@ def _axes(ax):
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt  # noqa: PLC0415
-    _, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
+    _, ax = plt.subplots(figsize=(10, 4.5), layout="constrained")
     return ax
 
 
@@ -52,7 +52,8 @@ def _finish(ax, xlabel, ylabel, title):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    # Outside the axes, so it never covers a point.
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     ax.grid(alpha=0.3)
     return ax
 
@@ -90,3 +91,60 @@ def plot_design(answer, ax=None):
                label=f"sustained rate {answer.sustained_tflops:.0f}")
     return _finish(ax, "parameters [billions]", "model TFLOP/s per GPU (training)",
                    f"model designs on {answer.gpu}")
+
+
+# Alignment classes of d_ff/tp by their largest power-of-two divisor: what
+# decides the kernel family (16-byte rows and wider run the fast kernels).
+_CLASSES = ((1, "odd (2 B rows)", "tab:red"), (2, "2 mod 4 (4 B)", "tab:orange"),
+            (4, "4 mod 8 (8 B)", "tab:olive"), (8, "multiple of 8", "tab:blue"),
+            (64, "multiple of 64", "tab:purple"))
+_MARKERS = {"measured": "o", "predicted": "s", "mixed": "^"}
+
+
+def _class_of(pow2: int):
+    chosen = _CLASSES[0]
+    for c in _CLASSES:
+        if pow2 >= c[0]:
+            chosen = c
+    return chosen
+
+
+def plot_study(frame, *, facet="gpu", axes=None):
+    """study()'s frame: one panel per value of `facet`, TFLOP/s against d_ff,
+    colour by alignment class, marker by source (filled measured, hollow
+    predicted), the baseline dashed; one legend for the figure, outside the
+    panels. Returns the figure."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+    if facet not in frame.columns:
+        raise ValueError(f"facet: '{facet}' is not a column of the frame "
+                         f"({', '.join(map(str, frame.columns))})")
+    values = list(dict.fromkeys(frame[facet]))
+    if axes is None:
+        # The last 2.5 inches hold the legend, right of the panels.
+        width = 5 * len(values) + 2.5
+        fig, axes = plt.subplots(1, len(values), figsize=(width, 4.2), squeeze=False,
+                                 sharey=True)
+        fig.subplots_adjust(left=0.6 / width, right=1 - 2.6 / width, wspace=0.08, bottom=0.14)
+        axes = axes[0]
+    fig = axes[0].figure
+    handles = {}
+    for ax, value in zip(axes, values):
+        panel = frame[frame[facet] == value]
+        for (pow2_class, source), group in panel.groupby(
+                [panel["pow2"].map(lambda p: _class_of(int(p))[0]), panel["source"].astype(str)]):
+            _, label, color = _class_of(int(pow2_class))
+            marker = _MARKERS.get(source, "x")
+            filled = source == "measured"
+            h, = ax.plot(group["d_ff"], group["tflops"], linestyle="none", marker=marker,
+                         markersize=4, color=color, markerfacecolor=color if filled else "none",
+                         label=f"{label}, {source}")
+            handles.setdefault(f"{label}, {source}", h)
+        for base in dict.fromkeys(panel["baseline_d_ff"]):
+            ax.axvline(base, linestyle="--", color="gray", linewidth=0.8)
+        ax.set_title(f"{facet} = {value}")
+        ax.set_xlabel("d_ff")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("SwiGLU MLP TFLOP/s")
+    fig.legend(list(handles.values()), list(handles.keys()), loc="upper left",
+               bbox_to_anchor=(1 - 2.5 / fig.get_figwidth(), 0.95), fontsize="small")
+    return fig

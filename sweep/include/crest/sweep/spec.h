@@ -19,6 +19,7 @@ inline constexpr int kSweepSpecVersion = 1;
 inline constexpr int64_t kMaxPlanGemms = 2'000'000;  // the default plan limit
 inline constexpr size_t kMaxSpecBytes = size_t{1} << 20;  // the spec's JSON text
 inline constexpr size_t kMaxSpecNameBytes = 256;          // each "name" in it
+inline constexpr int64_t kMaxShards = 65536;               // "shard": {"count"} at most
 
 // The parsed spec, kept as canonical JSON (sorted keys, defaults filled)
 // so the same sweep always has the same text: that text identifies its job.

@@ -1,0 +1,33 @@
+// Internal to the crest CLI: one invocation of the command line, as the
+// `crest` binary and the Python extension (crest._native) run it.
+#pragma once
+
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace crest::cli {
+
+using Registrar = Command (*)(CLI::App& root);
+
+// Every command of the `crest` binary, in help order.
+std::span<const Registrar> AllCommands();
+// The commands that answer questions (gpus, shapes, explain, dff, lookup,
+// vocab, design, calibrate): what the Python extension runs in process.
+std::span<const Registrar> AnsweringCommands();
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInterrupted = 130;
+
+// Parses `args` (without the program name) as `crest ARGS…` with the given
+// commands, runs the one named, writes to `out` and `err`, and returns the
+// exit code: 0, 1 failure, 2 bad input, 130 interrupted. Never throws.
+int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
+           std::ostream& out, std::ostream& err);
+
+}  // namespace crest::cli

@@ -1,0 +1,194 @@
+"""The rows and answers Crest's Python package returns, and its errors.
+
+Nothing here imports gRPC: local answers (crest._native) and a crestd's
+(crest.Client, server=...) share these types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import List, Optional, Tuple
+
+
+class Source(str, enum.Enum):
+    """Where a figure came from. A str, so `row.source == "measured"` holds
+    and JSON and pandas show the name."""
+
+    MEASURED = "measured"    # timed on a device by Crest's engine
+    PREDICTED = "predicted"  # the analytic model (the row's provenance names its version)
+    MIXED = "mixed"          # a sum over GEMMs of more than one kind
+    IMPORTED = "imported"    # another tool's timing (crest db import); never an answer
+    UNKNOWN = "unknown"      # not said (an older crestd)
+    NONE = "none"            # no figure: a lookup that found nothing
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class CrestError(Exception):
+    """A call the daemon refused or could not answer."""
+
+    def __init__(self, code, message: str):
+        # code: a grpc.StatusCode from a crestd, or the crest command's exit code
+        super().__init__(f"{getattr(code, 'name', code)}: {message}")
+        self.code = code
+        self.message = message
+
+
+def _rows_to_pandas(rows):
+    try:
+        import pandas  # noqa: PLC0415 (optional dependency)
+    except ImportError as e:
+        raise ImportError("to_pandas() needs pandas (apt-get install python3-pandas)") from e
+    if not rows:
+        return pandas.DataFrame()
+    # Field by field, shallow (dataclasses.asdict deep-copies: 40x slower).
+    names = [f.name for f in dataclasses.fields(rows[0])]
+    return pandas.DataFrame([[getattr(r, n) for n in names] for r in rows], columns=names)
+
+
+@dataclasses.dataclass(frozen=True)
+class DffRow:
+    d_ff: int
+    time_us: float          # the whole MLP, all GEMMs summed
+    tflops: float
+    speedup_vs_baseline: float  # against the baseline of this row's kind (else the predicted
+                                # baseline: speedup_basis says which); 0: no baseline at all
+    mlp_params: int
+    params_delta: int
+    source: Source          # the kind: Source.MEASURED or Source.PREDICTED
+    provenance: str         # the model version, or the device and software
+    time_low_us: float      # the interval time_us is known within (95%, measured rows;
+    time_high_us: float     #   pooled: covering the runs'; predictions: the model's error)
+    tie_group: int          # rows of a group cannot be told apart; 1 = tied with the best
+    rank: int = 0           # over the whole answer: 1 is the headline best
+    speedup_basis: Optional[Source] = None  # the kind of the baseline time the speed-up used
+    runs: Tuple[int, ...] = ()  # measured rows: the job id(s) of the run(s) the time comes from
+    pooled: bool = False    # the median over runs (runs="all"), not one run's figure
+
+
+class DffAnswer(list):
+    """The ranked rows, with the query's bookkeeping. The first row is the
+    headline best (the largest speed-up over a baseline of its own kind); its
+    kind's rows follow, then the other kind's: a measured and a predicted time
+    are never tied together. `runs` describes the runs measured rows come
+    from; `run_choice` is "latest" or "all" (pooled)."""
+
+    headline: Optional[DffRow]
+    runs: list
+    run_choice: Optional[str]
+
+    gpu: str
+    baseline: Optional[DffRow]
+    baseline_d_ff: int
+    candidates: int
+    measured: int
+    predicted: int
+    missing: int
+    tied_with_best: int     # evaluated rows in tie group 1, not only those returned
+    cache_mode: str         # the measurements' mode the answer is from: "cold" or "warm",
+    clock_policy: str       #   "sustained" or "burst"
+    query: dict             # the question's keys: gpu, dtype, hidden, tp, pass, tokens, ratio
+
+    def to_pandas(self):
+        """One row per candidate, the query's keys first (gpu, dtype, hidden, tp,
+        pass, tokens, ratio), then the row's fields (source, provenance: the
+        model version or the device and software, runs: the measuring jobs)."""
+        frame = _rows_to_pandas(self)
+        for i, (key, value) in enumerate(getattr(self, "query", {}).items()):
+            frame.insert(i, key, value)
+        return frame
+
+    def plot(self, ax=None):
+        """TFLOP/s against d_ff (matplotlib): measured and predicted marked apart,
+        the best tie group ringed, the baseline a dashed line. Returns the Axes."""
+        from crest.plot import plot_dff  # noqa: PLC0415 (matplotlib is optional)
+        return plot_dff(self, ax)
+
+
+@dataclasses.dataclass(frozen=True)
+class TileChoice:
+    tile_m: int
+    tile_n: int
+    ctas_per_sm: int
+    tiles: int
+    waves: int
+    tile_efficiency: float
+    wave_efficiency: float
+    time_us: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Prediction:
+    """The analytic model's answer for one GEMM: always Source.PREDICTED."""
+
+    source: Source
+    model_version: str
+    calibration: str
+    gpu: str
+    time_us: float
+    tflops: float
+    peak_tflops: float
+    memory_bound: bool
+    kernel_family: str       # "fast" (16-byte aligned operands) or "fallback"
+    family_tflops: float
+    alignment_factor: float
+    expected_error: float    # the model's typical relative error here
+    best: TileChoice
+    tiles: List[TileChoice]  # every tile considered
+
+
+@dataclasses.dataclass(frozen=True)
+class GemmAnswer:
+    found: bool
+    source: Source          # Source.NONE when nothing answers (no model path for the dtype)
+    time_us: float
+    tflops: float
+    tiles: int
+    waves: int
+    tile_efficiency: float
+    wave_efficiency: float
+    model_version: str      # predicted: the model (and calibration) that answered
+    expected_error: float   # predicted: the model's typical relative error
+    detail: dict            # everything else the daemon said, as a dict (proto3 JSON)
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    id: int
+    state: str              # queued, running, done, failed, cancelled
+    done: int
+    total: int
+    priority: int
+    backend: str
+    target: str
+    host: str
+    error: str
+    spec: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class GemmResult:
+    m: int
+    n: int
+    k: int
+    batch: int
+    name: str
+    source: Source
+    time_us: float
+    tflops: float
+
+
+@dataclasses.dataclass(frozen=True)
+class JobEvent:
+    job: Job
+    message: str
+    final: bool
+    results: List[GemmResult]
+    elapsed_s: float = 0.0
+    # Where the run's time went (measuring backends; 0 for the model).
+    kernel_s: float = 0.0
+    gemms_per_minute: float = 0.0
+    gpu_busy_fraction: float = 0.0
+    host_overhead_per_gemm_s: float = 0.0

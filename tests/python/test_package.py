@@ -1,0 +1,108 @@
+"""The package as a notebook user installs it, and its studies.
+
+A fresh virtual environment of Debian's Python (--system-site-packages, for
+python3-pandas and python3-matplotlib), the documented offline `pip install`
+of what the build assembles (build/python), then crest.dff and crest.study
+answered in process: no subprocess started, no crest binary anywhere on PATH
+or in CREST_BIN, no gRPC imported.
+
+Run by ctest with CREST_PYTHON_PACKAGE (build/python) and PYTHONPATH set.
+"""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+import crest
+
+PACKAGE = os.environ["CREST_PYTHON_PACKAGE"]
+
+IN_THE_VENV = r'''
+import subprocess, sys
+import pandas  # its import asks `uname -p`: before the guard
+def refuse(*args, **kwargs):
+    raise AssertionError(f"a subprocess was started: {args}")
+subprocess.run = subprocess.Popen = refuse
+
+import crest
+assert crest.in_process(), "crest._native did not load"
+rows = crest.dff(4096, "h100")
+assert rows[0].source == "predicted" and 10794 <= rows[0].d_ff <= 11050, rows[0]
+frame = rows.to_pandas()
+assert {"gpu", "dtype", "hidden", "tp", "pass", "tokens", "provenance"} <= set(frame.columns)
+study = crest.study(gpu=["h100", "h200"], hidden=[4096, 8192], tp=[1, 2], passes=["fwd", "train"])
+cells = study.groupby(["gpu", "hidden", "tp", "pass"]).size()
+assert len(cells) == 16, cells
+assert "grpc" not in sys.modules, "gRPC was imported without a server"
+print(crest.__file__)
+'''
+
+
+def _clean_env(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CREST_BIN")}
+    env["PATH"] = "/usr/bin:/bin"  # no build directory, no crest binary
+    env["HOME"] = str(tmp_path)
+    return env
+
+
+def test_a_fresh_venv_installs_the_package_and_answers_in_process(tmp_path):
+    if not os.path.exists(os.path.join(PACKAGE, "crest")) or not any(
+            f.startswith("_native") for f in os.listdir(os.path.join(PACKAGE, "crest"))):
+        pytest.skip("crest._native was not built (pybind11-dev missing at configure time)")
+    env = _clean_env(tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True, env=env)
+    source = tmp_path / "src"
+    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("__pycache__", "build",
+                                                                   "*.egg-info"))
+    python = str(venv / "bin" / "python")
+    # The README's install line, on a copy (pip writes its build files beside the sources).
+    subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-index",
+                    "--no-deps", "-q", str(source)], check=True, env=env)
+    done = subprocess.run([python, "-c", IN_THE_VENV], env=env, cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().startswith(str(venv)), "imported from elsewhere: " + done.stdout
+
+
+def test_a_study_is_one_tidy_frame_with_every_key_of_its_query():
+    frame = crest.study(gpu=["h100", "a100"], hidden=[4096], tp=[1, 4], passes="fwd",
+                        window=16)
+    assert set(frame["gpu"]) == {"H100-SXM", "A100-SXM-80GB"} or len(set(frame["gpu"])) == 2
+    for key in ("gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio", "d_ff", "time_us",
+                "tflops", "source", "provenance", "tie_group", "rank", "pow2", "baseline_d_ff"):
+        assert key in frame.columns, key
+    # Each cell is the dff answer for its keys, every candidate of the window.
+    one = crest.dff(4096, "h100", tp=4, window=16, top=0)
+    cell = frame[(frame["gpu"] == one.gpu) & (frame["tp"] == 4)]
+    assert list(cell["d_ff"]) == [r.d_ff for r in one]
+    assert list(cell["time_us"]) == [r.time_us for r in one]
+    assert all(cell["d_ff"] % 4 == 0), "tp=4 candidates divide by 4"
+    assert set(cell["pow2"]) <= {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
+    assert set(frame["source"]) == {"predicted"}
+    assert frame["provenance"].str.startswith("tilewave-2").all()
+    with pytest.raises(ValueError, match="passes"):
+        crest.study(gpu="h100", hidden=4096, passes="backward")
+    with pytest.raises(crest.CrestCommandError, match="gpu"):
+        crest.study(gpu="tpu", hidden=4096)
+
+
+def test_a_study_plots_one_panel_per_facet_with_the_legend_outside(tmp_path):
+    frame = crest.study(gpu=["h100", "h200"], hidden=4096, tp=[1, 2], window=32)
+    fig = crest.plot_study(frame, facet="tp")
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == ["tp = 1", "tp = 2"]
+    legend = fig.legends[0]
+    fig.canvas.draw()
+    box = legend.get_window_extent()
+    for ax in panels:
+        assert box.x0 >= ax.get_window_extent().x1, "the legend covers a panel"
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert any(label.startswith("odd") for label in labels), labels
+    assert any("multiple of 8" in label for label in labels), labels
+    fig.savefig(tmp_path / "study.png")
+    with pytest.raises(ValueError, match="facet"):
+        crest.plot_study(frame, facet="colour")

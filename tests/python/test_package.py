@@ -106,3 +106,14 @@ def test_a_study_plots_one_panel_per_facet_with_the_legend_outside(tmp_path):
     fig.savefig(tmp_path / "study.png")
     with pytest.raises(ValueError, match="facet"):
         crest.plot_study(frame, facet="colour")
+
+
+def test_every_answer_frame_starts_with_the_keys_of_its_question():
+    vocab = crest.vocab(50257, 4096, "h100", tp=8).to_pandas()
+    assert list(vocab.columns[:6]) == ["gpu", "dtype", "hidden", "tp", "tokens", "rank_by"]
+    assert set(vocab["tp"]) == {8} and set(vocab["gpu"]) == {"H100-SXM"}
+    design = crest.design("h100", hidden=4096, heads=32, d_ff=11008, vocab=32000, seq=4096,
+                          layers=32).to_pandas()
+    assert list(design.columns[:3]) == ["gpu", "dtype", "attention"]
+    assert set(design["attention"]) == {"fused"}
+    assert "hidden" in design.columns and "tp" in design.columns, "a row's own dimensions"

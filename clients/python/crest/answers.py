@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from typing import List, Optional, Sequence
 
-from crest.types import CrestError, DffAnswer, DffRow, Source, _rows_to_pandas
+from crest.types import CrestError, DffAnswer, DffRow, Source, _query_frame
 
 
 class CrestCommandError(CrestError):
@@ -161,9 +161,11 @@ class VocabAnswer(list):
     baseline: int
     rank_by: str
     answered_by: str
+    query: dict  # gpu, dtype, hidden, tp, tokens, rank_by
 
     def to_pandas(self):
-        return _rows_to_pandas(self)
+        """One row per padding, the query's keys first."""
+        return _query_frame(self)
 
     def plot(self, ax=None):
         from crest.plot import plot_vocab  # noqa: PLC0415 (matplotlib is optional)
@@ -193,6 +195,9 @@ def vocab_from_json(doc: dict) -> VocabAnswer:
                  r[ranked]["provenance"])
         for r in doc["candidates"])
     answer.gpu, answer.vocab, answer.baseline = doc["gpu"], int(doc["vocab"]), int(doc["baseline"])
+    answer.query = {"gpu": doc["gpu"], "dtype": doc["dtype"], "hidden": int(doc["hidden"]),
+                    "tp": int(doc["tp"]), "tokens": int(doc["tokens"]),
+                    "rank_by": doc["rank_by"]}
     answer.rank_by, answer.answered_by = doc["rank_by"], doc["answered_by"]
     return answer
 
@@ -234,9 +239,12 @@ class DesignAnswer(list):
     sustained_tflops: float
     broken: List[dict]
     attention_note: str
+    query: dict  # gpu, dtype, attention (fused or unfused)
 
     def to_pandas(self):
-        return _rows_to_pandas(self)
+        """One row per configuration (its own dimensions in its columns), the
+        query's keys first."""
+        return _query_frame(self)
 
     def plot(self, ax=None):
         from crest.plot import plot_design  # noqa: PLC0415
@@ -274,6 +282,8 @@ def design_from_json(doc: dict) -> DesignAnswer:
     answer.sustained_tflops = float(doc["sustained_tflops"])
     answer.broken = list(doc["broken_rules"])
     answer.attention_note = doc["attention_note"]
+    # Each row carries its own configuration; these keys are the question's.
+    answer.query = {"gpu": doc["gpu"], "dtype": doc["dtype"], "attention": doc["attention"]}
     return answer
 
 

@@ -48,6 +48,16 @@ def _rows_to_pandas(rows):
     return pandas.DataFrame([[getattr(r, n) for n in names] for r in rows], columns=names)
 
 
+def _query_frame(answer):
+    """An answer's rows as a DataFrame, the keys of its question (answer.query)
+    as the first columns, so frames of different questions concatenate."""
+    frame = _rows_to_pandas(answer)
+    for i, (key, value) in enumerate(getattr(answer, "query", {}).items()):
+        if key not in frame.columns:
+            frame.insert(i, key, value)
+    return frame
+
+
 @dataclasses.dataclass(frozen=True)
 class DffRow:
     d_ff: int
@@ -95,10 +105,7 @@ class DffAnswer(list):
         """One row per candidate, the query's keys first (gpu, dtype, hidden, tp,
         pass, tokens, ratio), then the row's fields (source, provenance: the
         model version or the device and software, runs: the measuring jobs)."""
-        frame = _rows_to_pandas(self)
-        for i, (key, value) in enumerate(getattr(self, "query", {}).items()):
-            frame.insert(i, key, value)
-        return frame
+        return _query_frame(self)
 
     def plot(self, ax=None):
         """TFLOP/s against d_ff (matplotlib): measured and predicted marked apart,

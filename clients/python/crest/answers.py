@@ -53,7 +53,11 @@ def in_process() -> bool:
 
 def run_crest(args: Sequence[str], *, server: Optional[str] = None,
               db: Optional[str] = None) -> dict:
-    """Runs `crest [--server S] --json ARGS [--db DB]` and returns its document."""
+    """Runs `crest [--server S] --json ARGS [--db DB]` and returns its document.
+
+    In process, as the binary would: $CREST_SERVER (when set) sends local
+    questions to that crestd, and a `--calibration FILE` among ARGS stays in
+    force for the rest of the process (the binary forgets it at exit)."""
     argv = (["--server", server] if server else []) + ["--json", *map(str, args)]
     if db:
         argv += ["--db", db]

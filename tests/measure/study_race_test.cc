@@ -1,0 +1,174 @@
+// Candidates of a study raced against each other, on a GPU scripted from the
+// recorded H100 clock trace (tests/data/h100-2026-11-22/): clock and power
+// follow load (boost after idle, the power cap's 1275–1530 MHz under load,
+// drifting), so timing candidates one after another ranks the GPU's state.
+// These are tests of the logic, not results: no figure here is a GPU's.
+#include "crest/measure/study_race.h"
+
+#include <algorithm>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "scripted_gpu.h"
+
+namespace crest::measure {
+namespace {
+
+using testing::H100Trace;
+using testing::ScriptedGpu;
+
+ScriptedGpu H100() { return ScriptedGpu(H100Trace(), 16, 17, 115); }
+
+// Candidate c: one MLP of burst_us[c] at the boost clock, with
+// multiplicative noise; `before` runs before each timing (host work).
+class ScriptedCandidates final : public CandidateTimer {
+ public:
+  ScriptedCandidates(ScriptedGpu& gpu, std::vector<double> burst_us, double noise)
+      : gpu_(gpu), burst_us_(std::move(burst_us)), noise_(0, noise) {}
+  int Candidates() const override { return static_cast<int>(burst_us_.size()); }
+  absl::StatusOr<double> Time(int c) override {
+    if (before) before(c);
+    ++timings;
+    return gpu_.Run(burst_us_[static_cast<size_t>(c)] * (1 + noise_(rng_)));
+  }
+  std::function<void(int)> before;
+  int timings = 0;
+
+ private:
+  ScriptedGpu& gpu_;
+  std::vector<double> burst_us_;
+  std::mt19937_64 rng_{7};
+  std::normal_distribution<double> noise_;
+};
+
+// Four MLPs 1% apart (3000, 3030, 3060, 3090 µs at boost).
+const std::vector<double> kOnePercentApart = {3000, 3030, 3060, 3090};
+
+std::vector<int> ByTime(const std::vector<double>& us) {
+  std::vector<int> order(us.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return us[static_cast<size_t>(a)] < us[static_cast<size_t>(b)]; });
+  return order;
+}
+
+TEST(StudyRace, SequentialTimingUnderDriftMisordersWhatTheRaceOrders) {
+  // One after another, slowest first, 100 timings each from a rested GPU:
+  // each candidate meets the GPU in another state.
+  ScriptedGpu sequential_gpu = H100();
+  ScriptedCandidates sequential(sequential_gpu, kOnePercentApart, 0.003);
+  std::vector<double> medians(4);
+  for (int c = 3; c >= 0; --c) {
+    std::vector<double> t;
+    for (int i = 0; i < 100; ++i) t.push_back(*sequential.Time(c));
+    std::sort(t.begin(), t.end());
+    medians[static_cast<size_t>(c)] = t[50];
+  }
+  EXPECT_NE(ByTime(medians), (std::vector<int>{0, 1, 2, 3}))
+      << "the drift was too small to misorder: the test would prove nothing";
+
+  ScriptedGpu gpu = H100();
+  ScriptedCandidates candidates(gpu, kOnePercentApart, 0.003);
+  auto race = RaceCandidates(candidates, gpu, gpu);
+  ASSERT_TRUE(race.ok()) << race.status();
+  EXPECT_EQ(race->stop_reason, "resolved");
+  ASSERT_EQ(race->standings.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    const RaceStanding& s = race->standings[static_cast<size_t>(i)];
+    EXPECT_EQ(s.candidate, i) << "rank " << i;
+    EXPECT_EQ(s.verdict, i == 0 ? RaceVerdict::kLeader : RaceVerdict::kSlower) << i;
+    EXPECT_EQ(s.tie_group, i + 1) << i;
+    // The paired ratio recovers the 1% steps the drift hid.
+    EXPECT_NEAR(s.ratio, kOnePercentApart[static_cast<size_t>(i)] / kOnePercentApart[0], 0.004) << i;
+  }
+  EXPECT_TRUE(race->settled);
+  EXPECT_GE(race->warmup_s, 1.0) << "rounds only once the GPU sits at its power cap";
+}
+
+TEST(StudyRace, ATimingAfterAnIdleGapIsRetakenNotKept) {
+  // The same race twice (the scripted GPU and the noise are deterministic):
+  // the second has 3 s of host work before candidate 2, 20 ms into its
+  // rounds, long enough for the GPU to cool to its boost clock.
+  ScriptedGpu plain_gpu = H100();
+  ScriptedCandidates plain(plain_gpu, kOnePercentApart, 0.003);
+  auto reference = RaceCandidates(plain, plain_gpu, plain_gpu);
+  ASSERT_TRUE(reference.ok());
+  EXPECT_EQ(reference->retaken, 0);
+
+  ScriptedGpu gpu = H100();
+  ScriptedCandidates candidates(gpu, kOnePercentApart, 0.003);
+  const double pause_at = gpu.NowS() + reference->warmup_s + 0.02;
+  bool paused = false;
+  candidates.before = [&](int c) {
+    if (c == 2 && !paused && gpu.NowS() > pause_at) {
+      gpu.SleepS(3.0);
+      paused = true;
+    }
+  };
+  auto race = RaceCandidates(candidates, gpu, gpu);
+  ASSERT_TRUE(race.ok()) << race.status();
+  ASSERT_TRUE(paused);
+  EXPECT_EQ(race->retaken, 1);
+  // What was kept is the loaded GPU's: no kept time of candidate 2 is a
+  // boost-clock outlier (>10% under its median).
+  const RaceStanding& two = *std::find_if(race->standings.begin(), race->standings.end(),
+                                          [](const RaceStanding& s) { return s.candidate == 2; });
+  for (const auto& round : race->times) {
+    if (round[2] > 0) {
+      EXPECT_GT(round[2], 0.9 * two.median_us);
+    }
+  }
+  EXPECT_EQ(race->standings.front().candidate, 0);
+}
+
+TEST(StudyRace, CandidatesTheBudgetCannotOrderAreDeclaredTiedWithTheLeader) {
+  ScriptedGpu gpu = H100();
+  // Two equal MLPs and a third 3% slower, 1% noise; a resolution the
+  // budget of 12 rounds cannot reach.
+  ScriptedCandidates candidates(gpu, {3000, 3000, 3090}, 0.01);
+  StudyRaceOptions options;
+  options.resolution = 0.001;
+  options.max_rounds = 12;
+  auto race = RaceCandidates(candidates, gpu, gpu, options);
+  ASSERT_TRUE(race.ok()) << race.status();
+  EXPECT_EQ(race->stop_reason, "round budget");
+  EXPECT_EQ(race->rounds, 12);
+  ASSERT_EQ(race->standings.size(), 3u);
+  EXPECT_EQ(race->standings[0].verdict, RaceVerdict::kLeader);
+  EXPECT_EQ(race->standings[1].verdict, RaceVerdict::kUnresolved);
+  EXPECT_EQ(race->standings[1].tie_group, 1) << "tied with the leader: not ordered";
+  EXPECT_LT(race->standings[1].ratio_low, 1.0);
+  EXPECT_GT(race->standings[1].ratio_high, 1.0);
+  EXPECT_EQ(race->standings[2].candidate, 2);
+  EXPECT_EQ(race->standings[2].verdict, RaceVerdict::kSlower);
+  EXPECT_EQ(race->standings[2].tie_group, 2);
+}
+
+TEST(StudyRace, EqualCandidatesAreTiedWithinTheResolutionAndTheRaceStops) {
+  ScriptedGpu gpu = H100();
+  ScriptedCandidates candidates(gpu, {3000, 3000, 3000}, 0.002);
+  StudyRaceOptions options;
+  options.resolution = 0.02;
+  auto race = RaceCandidates(candidates, gpu, gpu, options);
+  ASSERT_TRUE(race.ok()) << race.status();
+  EXPECT_EQ(race->stop_reason, "resolved");
+  EXPECT_LT(race->rounds, 50);
+  for (const RaceStanding& s : race->standings) {
+    EXPECT_EQ(s.tie_group, 1);
+    if (s.verdict != RaceVerdict::kLeader) {
+      EXPECT_EQ(s.verdict, RaceVerdict::kTied);
+    }
+  }
+}
+
+TEST(StudyRace, RefusesBadOptionsAndFewerThanTwoCandidates) {
+  ScriptedGpu gpu = H100();
+  ScriptedCandidates one(gpu, {3000}, 0.0);
+  EXPECT_EQ(RaceCandidates(one, gpu, gpu).status().code(), absl::StatusCode::kInvalidArgument);
+  ScriptedCandidates two(gpu, {3000, 3100}, 0.0);
+  StudyRaceOptions bad;
+  bad.resolution = 0;
+  EXPECT_EQ(RaceCandidates(two, gpu, gpu, bad).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace crest::measure

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "crest/common/str_cat.h"
 
@@ -108,7 +110,20 @@ absl::Status Connection::Configure(const Options& options) {
     if (auto s = Exec("PRAGMA mmap_size=4294967296", "mapping the file"); !s.ok()) return s;
   }
   if (options.read_only) return absl::OkStatus();
-  if (auto s = Exec("PRAGMA journal_mode=WAL", "switching to WAL mode"); !s.ok()) return s;
+  // Two processes opening one new file at once can deadlock on the switch
+  // (each holds a shared lock and wants the exclusive one); SQLite then
+  // answers SQLITE_BUSY at once, without the busy handler. Retry it, within
+  // the busy timeout.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(options.busy_timeout_ms);
+  for (;;) {
+    const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) break;
+    if (rc != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+      return Error(rc, "switching to WAL mode");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   return Exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
               "setting durability");
 }

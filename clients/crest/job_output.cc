@@ -95,6 +95,25 @@ nlohmann::json Json(const JobEventReport& r) { return JobEventJson(r.event); }
 Table Csv(const JobEventReport& r) { return JobsTable({r.event.job()}); }
 
 namespace {
+// "  host ms/GEMM: operands 1.2, plan 3.4, …": where the time outside the
+// timed kernels went (docs/measurement.md, "Accounting").
+std::string HostBreakdown(const sweep::SweepProgress& p) {
+  const auto h = p.HostPerGemm();
+  const auto ms = [](double s) { return Fixed(1e3 * s, 1); };
+  return StrCat("  host ms/GEMM: operands ", ms(h.host.operands_s), ", plan ", ms(h.host.plan_s),
+                ", graphs ", ms(h.host.graphs_s), ", verification ", ms(h.host.verify_s),
+                ", other engine ", ms(h.other_engine_s), ", database write ", ms(h.write_s),
+                ", between GEMMs ", ms(h.between_s), "\n");
+}
+
+nlohmann::json HostBreakdownJson(const sweep::SweepProgress& p) {
+  const auto h = p.HostPerGemm();
+  return {{"operands_s", h.host.operands_s}, {"plan_s", h.host.plan_s},
+          {"graphs_s", h.host.graphs_s},     {"verify_s", h.host.verify_s},
+          {"other_engine_s", h.other_engine_s}, {"write_s", h.write_s},
+          {"between_s", h.between_s}};
+}
+
 double Rate(const sweep::SweepOutcome& o) {
   return o.progress.elapsed_s > 0 ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
                                   : 0;
@@ -114,7 +133,7 @@ void Text(const SweepReport& r, std::ostream& out) {
         << ClockPolicyName(r.mode.clocks) << " clocks; "
         << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
                       o.progress.HostOverheadPerGemmS())
-        << "\n";
+        << "\n" << HostBreakdown(o.progress);
   }
   if (!o.job.error.empty()) out << "  error: " << o.job.error << '\n';
 }
@@ -134,6 +153,7 @@ nlohmann::json Json(const SweepReport& r) {
           {"gemms_per_minute", o.progress.GemmsPerMinute()},
           {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
           {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
+          {"host_per_gemm", HostBreakdownJson(o.progress)},
           {"measure", r.measures ? r.measure : nlohmann::json(nullptr)},
           {"notes", r.notes}};
 }

@@ -221,7 +221,9 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   if (!one.ok()) return one.status();
   run.kernel_us += *one;
   const int launches = LaunchesPerSample(*one, operands.copies, tuning);
+  const double preparing = clock.NowS();
   if (auto s = launcher.PrepareSamples(launches); !s.ok()) return s;
+  const double graphs_s = clock.NowS() - preparing;
   const int rounds = std::max(
       1, static_cast<int>(std::ceil(tuning.warmup_round_us / (*one * launches))));
   const std::vector<int> warm_order(static_cast<size_t>(std::min(rounds, 1000)), 0);
@@ -246,7 +248,10 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
       m.algos.back().clock_note = governor.note();
     }
   }
+  const double verifying = clock.NowS();
   if (auto s = VerifyAll(gemm, operands, launcher, m.algos); !s.ok()) return s;
+  m.host.graphs_s = graphs_s;
+  m.host.verify_s = clock.NowS() - verifying;
   m.kernel_seconds = run.kernel_us / 1e6;
   return m;
 }

@@ -70,6 +70,21 @@ double SweepProgress::GpuBusyFraction() const {
   return elapsed_s > 0 ? kernel_s / elapsed_s : 0;
 }
 
+SweepProgress::PerGemm SweepProgress::HostPerGemm() const {
+  PerGemm out;
+  const int64_t run = new_results + failed;
+  if (run <= 0) return out;
+  const double n = static_cast<double>(run);
+  out.host.operands_s = host.operands_s / n;
+  out.host.plan_s = host.plan_s / n;
+  out.host.graphs_s = host.graphs_s / n;
+  out.host.verify_s = host.verify_s / n;
+  out.other_engine_s = std::max(0.0, busy_s - kernel_s - host.Total()) / n;
+  out.write_s = write_s / n;
+  out.between_s = std::max(0.0, elapsed_s - busy_s - write_s) / n;
+  return out;
+}
+
 double SweepProgress::HostOverheadPerGemmS() const {
   const int64_t run = new_results + failed;
   return run > 0 ? std::max(0.0, elapsed_s - kernel_s) / static_cast<double>(run) : 0;
@@ -155,8 +170,13 @@ absl::StatusOr<store::JobState> RunMissing(const SweepSpec& spec, const std::vec
       ++p.failed;
       if (out.first_error.empty()) out.first_error = DescribeFailure(g, outcome.status());
     } else {
-      if (outcome->measured) p.kernel_s += outcome->measured->kernel_seconds;
+      if (outcome->measured) {
+        p.kernel_s += outcome->measured->kernel_seconds;
+        p.host += outcome->measured->host;
+      }
+      const double writing = env.MonotonicSeconds();
       auto added = writer.Write(job_id, g, *outcome);
+      p.write_s += env.MonotonicSeconds() - writing;
       if (!added.ok()) return added.status();
       if (options.on_result) options.on_result(g, *outcome);
       // Counted as written: two sweeps of one plan into one file each

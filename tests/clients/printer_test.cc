@@ -96,3 +96,36 @@ TEST(InfoPrinter, EveryJsonDocumentStartsWithTheSchemaVersion) {
 
 }  // namespace
 }  // namespace crest::cli
+
+namespace crest::cli {
+namespace {
+
+// A measuring sweep's summary says where the host time per GEMM went;
+// the steps add up to the host overhead (250 ms/GEMM here).
+TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
+  SweepReport r;
+  r.db = "crest.db";
+  r.backend = "cublaslt";
+  r.measures = true;
+  sweep::SweepProgress& p = r.outcome.progress;
+  p.new_results = 2;
+  p.elapsed_s = 1.0;
+  p.busy_s = 0.8;
+  p.kernel_s = 0.5;
+  p.host = {0.02, 0.04, 0.06, 0.08};
+  p.write_s = 0.1;
+  std::ostringstream text;
+  MakePrinter(Format::kTable, text)->Print(r);
+  EXPECT_NE(text.str().find("host ms/GEMM: operands 10.0, plan 20.0, graphs 30.0, verification "
+                            "40.0, other engine 50.0, database write 50.0, between GEMMs 50.0"),
+            std::string::npos)
+      << text.str();
+  std::ostringstream json;
+  MakePrinter(Format::kJson, json)->Print(r);
+  const auto doc = nlohmann::json::parse(json.str());
+  EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["verify_s"].get<double>(), 0.04);
+  EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["between_s"].get<double>(), 0.05);
+}
+
+}  // namespace
+}  // namespace crest::cli

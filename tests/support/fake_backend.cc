@@ -20,6 +20,7 @@ absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Run(const GemmShape& g) {
   GemmOutcome out;
   out.measured = FakeMeasurement(g, us * slowdown, 2);
   out.measured->mode = mode;
+  out.measured->host = host;
   return out;
 }
 

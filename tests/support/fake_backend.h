@@ -23,6 +23,7 @@ class FakeMeasuringBackend final : public Backend {
   int64_t cublaslt = 130100;  // the software it reports
   MeasureMode mode;     // what its results are keyed by
   std::vector<GemmShape> reserved;  // the plan of the last Reserve
+  HostStages host;      // the engine steps each measurement reports
 
   std::string_view Name() const override { return "fake-gpu"; }
   bool Measures() const override { return true; }

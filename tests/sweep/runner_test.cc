@@ -140,6 +140,42 @@ TEST(RunSweep, ReservesTheBackendForTheGemmsItWillRunOnly) {
   EXPECT_EQ(backend.reserved.size(), 4u) << "GEMMs already measured were planned for";
 }
 
+TEST(SweepProgress, BreaksTheHostTimePerGemmDownByStep) {
+  SweepProgress p;
+  EXPECT_EQ(p.HostPerGemm().between_s, 0) << "no GEMM run yet";
+  p.new_results = 4;
+  p.elapsed_s = 2.0;
+  p.busy_s = 1.6;
+  p.kernel_s = 1.0;
+  p.host = {0.04, 0.08, 0.12, 0.16};  // operands, plan, graphs, verification (totals)
+  p.write_s = 0.2;
+  const auto h = p.HostPerGemm();
+  EXPECT_DOUBLE_EQ(h.host.operands_s, 0.01);
+  EXPECT_DOUBLE_EQ(h.host.verify_s, 0.04);
+  EXPECT_NEAR(h.other_engine_s, (1.6 - 1.0 - 0.4) / 4, 1e-12);
+  EXPECT_DOUBLE_EQ(h.write_s, 0.05);
+  EXPECT_NEAR(h.between_s, (2.0 - 1.6 - 0.2) / 4, 1e-12);
+  // The parts add up to the host overhead per GEMM.
+  EXPECT_NEAR(h.host.Total() + h.other_engine_s + h.write_s + h.between_s,
+              p.HostOverheadPerGemmS(), 1e-12);
+}
+
+TEST(RunSweep, SumsTheEnginesHostStepsAndTimesTheDatabaseWrites) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend backend;
+  backend.host = {0.001, 0.002, 0.003, 0.004};
+  auto run = RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 1}]})"), backend, *db, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  const SweepProgress& p = run->progress;
+  ASSERT_EQ(p.new_results, 6);
+  EXPECT_NEAR(p.host.operands_s, 6 * 0.001, 1e-12);
+  EXPECT_NEAR(p.host.verify_s, 6 * 0.004, 1e-12);
+  EXPECT_GT(p.write_s, 0) << "six results were written";
+  EXPECT_LE(p.write_s, p.elapsed_s);
+  EXPECT_NEAR(p.HostPerGemm().host.plan_s, 0.002, 1e-12);
+}
+
 TEST(SweepProgress, AccountsForWhereTheTimeWent) {
   SweepProgress p;
   EXPECT_EQ(p.GemmsPerMinute(), 0);

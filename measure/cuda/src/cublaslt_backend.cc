@@ -75,12 +75,18 @@ class CublasLtBackend final : public Backend {
   absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override {
     if (auto s = Refuse(gemm); !s.ok()) return s;
     CREST_CUDA(cudaSetDevice(options_.device));
+    EngineClock& clock = SteadyEngineClock();
+    HostStages host;
+    double step = clock.NowS();
     if (auto s = arena_.Hold(PlanFor({&gemm, 1})); !s.ok()) return s;
     if (auto s = arena_.Fill(gemm.dtype, stream_); !s.ok()) return s;
+    host.operands_s = clock.NowS() - step;
+    step = clock.NowS();
     auto problem = LtProblem::Describe(gemm);
     if (!problem.ok()) return problem.status();
     auto algos = internal::FindCandidates(handle_, **problem, Search());
     if (!algos.ok()) return algos.status();
+    host.plan_s = clock.NowS() - step;
     if (algos->empty()) {
       return absl::InvalidArgumentError(
           StrCat("cuBLASLt offers no algorithm for this GEMM (m=", gemm.m, " n=", gemm.n,
@@ -94,9 +100,11 @@ class CublasLtBackend final : public Backend {
         layout.copies};
     CudaGemmLauncher launcher({handle_, stream_, &arena_, scratch_.get()}, **problem, layout,
                               *std::move(algos));
-    auto measured = MeasureGemm(gemm, options_.measure, operands, launcher, monitor_,
-                                SteadyEngineClock(), governor_, options_.tuning);
+    auto measured = MeasureGemm(gemm, options_.measure, operands, launcher, monitor_, clock,
+                                governor_, options_.tuning);
     if (!measured.ok()) return measured.status();
+    measured->host.operands_s = host.operands_s;
+    measured->host.plan_s = host.plan_s;
     measured->lda = gemm.ContiguousA();
     measured->ldb = gemm.ContiguousB();
     measured->ldc = gemm.ContiguousC();

@@ -23,6 +23,8 @@ struct SweepProgress {
   double elapsed_s = 0;     // since this run started
   double busy_s = 0;        // time spent inside the backend
   double kernel_s = 0;      // device time inside the engine's timed kernels (measuring backends)
+  HostStages host;          // the engines' steps outside their kernels, summed
+  double write_s = 0;       // writing results to the database
 
   // Where the time of this run went (docs/measurement.md, "Accounting"):
   // GEMMs run (results and failures) per minute of wall time, the fraction
@@ -31,6 +33,16 @@ struct SweepProgress {
   double GemmsPerMinute() const;
   double GpuBusyFraction() const;
   double HostOverheadPerGemmS() const;
+  // The host time per GEMM run by step [s]: the engine's (host), the rest
+  // of the backend's time outside kernels and those steps, the database
+  // write, and the time between GEMMs (the runner's own work and gaps).
+  struct PerGemm {
+    HostStages host;
+    double other_engine_s = 0;
+    double write_s = 0;
+    double between_s = 0;
+  };
+  PerGemm HostPerGemm() const;
 };
 
 struct SweepOptions {

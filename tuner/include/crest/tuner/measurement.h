@@ -78,6 +78,24 @@ struct AlgoResult {
   double tflops = 0;        // from the median
 };
 
+// Where one GEMM's engine time went outside its timed kernels, by step [s]
+// (docs/measurement.md, "Accounting"). 0 where a backend does not say.
+struct HostStages {
+  double operands_s = 0;  // holding and filling the operand arena
+  double plan_s = 0;      // describing the problem and searching the algorithms
+  double graphs_s = 0;    // preparing the sample launches (a graph per algorithm)
+  double verify_s = 0;    // running each algorithm once more and checking its output
+
+  double Total() const { return operands_s + plan_s + graphs_s + verify_s; }
+  HostStages& operator+=(const HostStages& o) {
+    operands_s += o.operands_s;
+    plan_s += o.plan_s;
+    graphs_s += o.graphs_s;
+    verify_s += o.verify_s;
+    return *this;
+  }
+};
+
 struct MeasuredGemm {
   GemmShape gemm;
   int64_t lda = 0;  // leading dimensions as run [elements]
@@ -88,6 +106,7 @@ struct MeasuredGemm {
   double settled_clock_mhz = 0;  // the clock the policy judged samples by; 0 unknown
   std::vector<AlgoResult> algos;
   double kernel_seconds = 0;  // device time inside the engine's timed launches [s]
+  HostStages host;            // the engine's steps outside them
 };
 
 }  // namespace crest

@@ -156,28 +156,15 @@ void Text(const CalibrationCheckReport& r, std::ostream& out) {
 }
 
 nlohmann::json Json(const CalibrationCheckReport& r) {
-  nlohmann::json studies = nlohmann::json::array();
-  for (const StudyFit& s : r.metrics.studies) {
-    studies.push_back({{"tokens", s.tokens},
-                       {"hidden", s.hidden},
-                       {"candidates", s.candidates},
-                       {"measured_best", s.measured_best},
-                       {"predicted_best", s.predicted_best},
-                       {"best_gap", s.best_gap},
-                       {"spearman", s.spearman},
-                       {"median_error", s.median_error}});
-  }
-  return {{"schema_version", kJsonSchemaVersion},
-          {"db", r.db},
-          {"gpu", r.gpu},
-          {"dtype", DTypeName(r.dtype)},
-          {"source", r.source},
-          {"model_version", r.model_version},
-          {"model", r.model},
-          {"rows", r.metrics.rows},
-          {"spearman", r.metrics.spearman},
-          {"median_error", r.metrics.median_error},
-          {"studies", studies}};
+  nlohmann::json doc = {{"schema_version", kJsonSchemaVersion},
+                        {"db", r.db},
+                        {"gpu", r.gpu},
+                        {"dtype", DTypeName(r.dtype)},
+                        {"source", r.source},
+                        {"model_version", r.model_version},
+                        {"model", r.model}};
+  doc.update(FitMetricsJson(r.metrics));  // rows, spearman, median_error, studies
+  return doc;
 }
 
 // One row per SwiGLU MLP window.

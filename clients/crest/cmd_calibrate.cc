@@ -166,8 +166,7 @@ absl::Status Check(const CalibrateFlags& f, const GpuSpec& gpu, DType dtype,
   report.dtype = dtype;
   report.source = f.source;
   report.model_version = active ? active->model_version : std::string(kPredictorVersion);
-  report.model = active ? StrCat(active->model_version, " (", active->label, ")")
-                        : StrCat(kPredictorVersion, " (", gpu.model.calibration, ")");
+  report.model = DescribeModel(gpu, active.get());
   report.metrics = Evaluate(rows, gpu, active ? active->params : gpu.model);
   PrinterFor(io)->Print(report);
   return absl::OkStatus();

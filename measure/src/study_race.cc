@@ -52,16 +52,20 @@ Ratio Paired(const std::vector<std::vector<double>>& times, int a, int b) {
   return out;
 }
 
-double MeanLog(const std::vector<std::vector<double>>& times, int c) {
-  double sum = 0;
-  int n = 0;
+// A candidate's own times, in the rounds it was timed in.
+std::vector<double> TimesOf(const std::vector<std::vector<double>>& times, int c) {
+  std::vector<double> out;
   for (const auto& round : times) {
-    if (const double t = round[static_cast<size_t>(c)]; t > 0) {
-      sum += std::log(t);
-      ++n;
-    }
+    if (const double t = round[static_cast<size_t>(c)]; t > 0) out.push_back(t);
   }
-  return n > 0 ? sum / n : INFINITY;
+  return out;
+}
+
+double MeanLog(const std::vector<std::vector<double>>& times, int c) {
+  const std::vector<double> own = TimesOf(times, c);
+  double sum = 0;
+  for (double t : own) sum += std::log(t);
+  return own.empty() ? INFINITY : sum / static_cast<double>(own.size());
 }
 
 // The leader: the least geometric-mean time among the candidates timed in
@@ -86,7 +90,6 @@ RaceVerdict Judge(const Ratio& r, double resolution) {
 }
 
 double Median(std::vector<double> v) {
-  std::erase(v, 0.0);
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -104,12 +107,11 @@ std::vector<RaceStanding> Standings(const std::vector<std::vector<double>>& time
     s.candidate = c;
     s.verdict = c == leader ? RaceVerdict::kLeader : verdicts[static_cast<size_t>(c)];
     const Ratio r = Paired(times, c, leader);
-    s.rounds = static_cast<int>(LogRatios(times, c, c).size());
+    std::vector<double> own = TimesOf(times, c);
+    s.rounds = static_cast<int>(own.size());
     s.ratio = std::exp(r.mean);
     s.ratio_low = c == leader ? 1 : std::exp(r.low);
     s.ratio_high = c == leader ? 1 : std::exp(r.high);
-    std::vector<double> own;
-    for (const auto& round : times) own.push_back(round[static_cast<size_t>(c)]);
     s.median_us = Median(std::move(own));
     out.push_back(s);
   }

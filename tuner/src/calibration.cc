@@ -60,7 +60,9 @@ json ParamsJson(const ModelParams& p) {
           {"expected_error", {{"fast", p.expected_error[0]}, {"fallback", p.expected_error[1]}}}};
 }
 
-json MetricsJson(const FitMetrics& m) {
+}  // namespace
+
+json FitMetricsJson(const FitMetrics& m) {
   json studies = json::array();
   for (const StudyFit& s : m.studies) {
     studies.push_back({{"tokens", s.tokens},
@@ -77,6 +79,8 @@ json MetricsJson(const FitMetrics& m) {
           {"median_error", m.median_error},
           {"studies", studies}};
 }
+
+namespace {
 
 json KResidueJson(const std::vector<KResidueFit>& fits) {
   json out = json::array();
@@ -356,8 +360,8 @@ std::string CalibrationJson(const Calibration& c) {
               {"parameters", ParamsJson(c.params)},
               {"fitted", c.fitted},
               {"fit",
-               {{"before", MetricsJson(c.before)},
-                {"after", MetricsJson(c.after)},
+               {{"before", FitMetricsJson(c.before)},
+                {"after", FitMetricsJson(c.after)},
                 {"k_residue", KResidueJson(c.k_residue)}}},
               {"provenance",
                {{"source", p.source},
@@ -389,10 +393,13 @@ std::vector<std::shared_ptr<const Calibration>> ActiveCalibrations() {
   return TheRegistry().All();
 }
 
-std::string DescribeModel(const GpuSpec& gpu, DType dtype) {
-  const auto c = ActiveCalibration(gpu.name, dtype);
+std::string DescribeModel(const GpuSpec& gpu, const Calibration* c) {
   return c == nullptr ? StrCat(kPredictorVersion, " (", gpu.model.calibration, ")")
                       : StrCat(c->model_version, " (", c->label, ")");
+}
+
+std::string DescribeModel(const GpuSpec& gpu, DType dtype) {
+  return DescribeModel(gpu, ActiveCalibration(gpu.name, dtype).get());
 }
 
 CalibrationKinds CalibrationKindsOf(const GpuSpec& gpu) {

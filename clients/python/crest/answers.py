@@ -101,6 +101,11 @@ def _dff_row(r: dict) -> DffRow:
                   tuple(int(j) for j in r.get("runs", ())), bool(r.get("pooled", False)))
 
 
+def _dff_args(hidden, gpu, *, pass_, **flags) -> List[str]:
+    """`crest dff`'s arguments (pass_: "fwd" or "train"; "pass" is a keyword)."""
+    return ["dff", *_flags(hidden=hidden, gpu=gpu, **flags), "--pass", pass_]
+
+
 def dff(hidden: int, gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
         ratio: str = "8/3", window: int = 128, align: int = 1, tokens: int = 8192, tp: int = 1,
         dtype: str = "bf16", train: bool = False, top: int = 10,
@@ -108,10 +113,9 @@ def dff(hidden: int, gpu: str, *, server: Optional[str] = None, db: Optional[str
     """`crest dff`: d_ff candidates near ratio*hidden, the headline best first
     (rows[0], its kind in the source column), then the rest of its kind, then
     the other kind. runs: "latest" (default) or "all" (pooled), with db or server."""
-    doc = run_crest(["dff", *_flags(hidden=hidden, gpu=gpu, ratio=ratio, window=window,
-                                    align=align, tokens=tokens, tp=tp, dtype=dtype,
-                                    top=top, runs=runs), "--pass", "train" if train else "fwd"],
-                    server=server, db=db)
+    doc = run_crest(_dff_args(hidden, gpu, ratio=ratio, window=window, align=align,
+                              tokens=tokens, tp=tp, dtype=dtype, top=top, runs=runs,
+                              pass_="train" if train else "fwd"), server=server, db=db)
     return dff_from_json(doc)
 
 
@@ -298,9 +302,8 @@ def _pow2(n: int) -> int:
     return n & -n if n > 0 else 0
 
 
-_STUDY_FIELDS = ("d_ff", "time_us", "tflops", "speedup_vs_baseline", "mlp_params",
-                 "params_delta", "source", "provenance", "time_low_us", "time_high_us",
-                 "tie_group", "rank", "speedup_basis", "runs", "pooled")
+# A study's row fields: DffRow's, which are the dff document's candidate keys.
+_STUDY_FIELDS = tuple(f.name for f in dataclasses.fields(DffRow))
 
 
 def study(*, gpu, hidden, tp=1, passes="fwd", ratio="8/3", window: int = 128,
@@ -337,9 +340,9 @@ def study(*, gpu, hidden, tp=1, passes="fwd", ratio="8/3", window: int = 128,
 
     def answer(cell):
         g, h, t, p, r, d = cell
-        return run_crest(["dff", *_flags(hidden=int(h), gpu=g, ratio=str(r), window=window,
-                                         align=align, tokens=tokens, tp=int(t), dtype=d,
-                                         top=0, runs=runs), "--pass", p], server=server, db=db)
+        return run_crest(_dff_args(int(h), g, ratio=str(r), window=window, align=align,
+                                   tokens=tokens, tp=int(t), dtype=d, top=0, runs=runs,
+                                   pass_=p), server=server, db=db)
 
     workers = threads or os.cpu_count() or 1
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "crest/tuner/dtype.h"
 #include "crest/tuner/gpu_catalogue.h"
+#include "nlohmann/json_fwd.hpp"
 
 namespace crest {
 
@@ -87,6 +88,10 @@ struct Calibration {
   std::string transferred_from;
 };
 
+// A fit's figures as the calibration file writes them (fit.before/after):
+// rows, spearman, median_error and the studies.
+nlohmann::json FitMetricsJson(const FitMetrics& metrics);
+
 // Parses a calibration file's text. InvalidArgument names `origin` and the
 // field (an unknown GPU or dtype, a newer schema, a missing parameter).
 absl::StatusOr<Calibration> ParseCalibration(std::string_view json, std::string_view origin);
@@ -120,5 +125,7 @@ std::string CalibrationState(const GpuSpec& gpu);
 // The model in force for a GPU and dtype, in words: "tilewave-2+<id>
 // (calibrated for bf16 from …)" or "tilewave-2 (uncalibrated Hopper defaults)".
 std::string DescribeModel(const GpuSpec& gpu, DType dtype);
+// The same for a given calibration; null: the GPU's uncalibrated defaults.
+std::string DescribeModel(const GpuSpec& gpu, const Calibration* calibration);
 
 }  // namespace crest

@@ -472,9 +472,11 @@ absl::Status TakeShard(const json& shard, std::vector<GemmShape>& gemms, json& c
   if (!shard.contains("index") || !shard.contains("count")) {
     return Bad("spec.shard", "must give both index and count");
   }
-  auto count = Bounded(shard["count"], "spec.shard.count", kMaxShards);
+  auto count = Int(shard["count"], "spec.shard.count");
   if (!count.ok()) return count.status();
-  if (*count < 1) return Bad("spec.shard.count", "is 0; it must be from 1 to " + std::to_string(kMaxShards));
+  if (*count < 1 || *count > kMaxShards) {
+    return Bad("spec.shard.count", StrCat("is ", *count, "; it must be from 1 to ", kMaxShards));
+  }
   auto index = Bounded(shard["index"], "spec.shard.index", *count - 1);
   if (!index.ok()) return index.status();
   const size_t total = gemms.size();

@@ -422,7 +422,7 @@ absl::Status CrestService::Dff(const Caller&, const v1::QueryDffRequest& request
   if (!gpu.ok()) return gpu.status();
   auto query = DffQueryOf(request);
   if (!query.ok()) return query.status();
-  auto options = OptionsOf(request.pin(), request.mode(), request.runs());
+  auto options = OptionsOf(request.pin(), request.mode(), request.runs(), request.algo());
   if (!options.ok()) return options.status();
   if (auto s = CheckDtypePath(**gpu, query->dtype); !s.ok()) return s;
   absl::StatusOr<DffRanking> ranking;
@@ -437,6 +437,7 @@ absl::Status CrestService::Dff(const Caller&, const v1::QueryDffRequest& request
   Fill(*ranking, **gpu, response);
   Fill(options->mode, response->mutable_mode());
   response->set_run_choice(std::string(answers::RunChoiceName(options->runs)));
+  response->set_algo_choice(std::string(AlgoChoiceName(options->algo)));
   return absl::OkStatus();
 }
 
@@ -446,7 +447,7 @@ absl::Status CrestService::Lookup(const Caller&, const v1::LookupGemmRequest& re
   if (!gpu.ok()) return gpu.status();
   auto gemm = GemmOf(request.gemm());
   if (!gemm.ok()) return gemm.status();
-  auto options = OptionsOf(request.pin(), request.mode(), request.runs());
+  auto options = OptionsOf(request.pin(), request.mode(), request.runs(), request.algo());
   if (!options.ok()) return options.status();
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
@@ -460,7 +461,7 @@ absl::Status CrestService::TimeSet(const Caller&, const v1::TimeGemmsRequest& re
                                    v1::TimeGemmsResponse* response) {
   auto gpu = GpuOf(request.gpu());
   if (!gpu.ok()) return gpu.status();
-  auto options = OptionsOf(request.pin(), request.mode(), request.runs());
+  auto options = OptionsOf(request.pin(), request.mode(), request.runs(), request.algo());
   if (!options.ok()) return options.status();
   if (request.gemms_size() < 1 || request.gemms_size() > kMaxTimedGemms) {
     return absl::InvalidArgumentError(StrCat("gemms: between 1 and ", kMaxTimedGemms,

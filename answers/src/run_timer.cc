@@ -88,7 +88,8 @@ const RunTimer::Chosen* RunTimer::Prefetched(std::span<const GemmShape> set) con
 }
 
 absl::Status RunTimer::ReadRuns(Version& version, std::span<const store::GemmKey> keys) {
-  auto bests = db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode);
+  auto bests = db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode,
+                            options_.algo);
   if (!bests.ok()) return bests.status();
   for (auto& [key, runs] : *bests) {
     std::sort(runs.begin(), runs.end(), Newer);

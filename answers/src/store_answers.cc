@@ -19,7 +19,9 @@ class StoreAnswersImpl final : public Answers {
 
   absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
     internal::RunTimer timer(db_, gpu, origin_.options);
-    return RankDffWith(query, gpu, TimersOf(timer));
+    SetTimers timers = TimersOf(timer);
+    if (origin_.options.races) timers.races = RaceFinder(query);
+    return RankDffWith(query, gpu, timers);
   }
 
   absl::StatusOr<VocabRanking> Vocab(const VocabQuery& query, const GpuSpec& gpu) override {
@@ -50,6 +52,18 @@ class StoreAnswersImpl final : public Answers {
     };
     t.across_runs = [&timer] { return timer.across_runs(); };
     return t;
+  }
+
+  // The race of `query`'s study that a run made, from the database.
+  DffRaceFinder RaceFinder(const DffQuery& query) {
+    return [this, study = DffStudyKey(query)](
+               const RunInfo& run) -> absl::StatusOr<std::optional<DffRace>> {
+      auto found = db_.FindRace(run.job_id, run.device_uuid, study, origin_.options.mode,
+                                origin_.options.algo, /*with_times=*/false);
+      if (!found.ok()) return found.status();
+      if (!found->has_value()) return std::optional<DffRace>();
+      return std::optional<DffRace>(DffRaceOf(**found, run));
+    };
   }
 
   store::Store& db_;
@@ -96,6 +110,25 @@ absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const GemmShape& gemm, const
 }
 
 }  // namespace
+
+DffRace DffRaceOf(const store::RaceRecord& r, const RunInfo& run) {
+  DffRace race;
+  race.info.race_id = r.id;
+  race.info.run = run;
+  race.info.candidates = static_cast<int>(r.entries.size());
+  race.info.rounds = r.rounds;
+  race.info.retaken = r.retaken;
+  race.info.resolution = r.resolution;
+  race.info.seconds = r.seconds;
+  race.info.settled = r.settled;
+  race.info.stop_reason = r.stop_reason;
+  race.info.created_us = r.created_us;
+  for (const store::RaceEntry& e : r.entries) {
+    race.standings.push_back(
+        {e.value, e.verdict, e.tie_group, e.ratio, e.ratio_low, e.ratio_high});
+  }
+  return race;
+}
 
 std::string_view RunChoiceName(RunChoice choice) {
   return choice == RunChoice::kAll ? "all" : "latest";

@@ -19,6 +19,11 @@ void AddAnswerFlags(CLI::App& app, AnswerFlags& flags) {
                  "measured all of them; all: every run pooled (the median of the runs' medians, "
                  "an interval covering their spread)")
       ->capture_default_str();
+  app.add_option("--algo", flags.algo,
+                 "which algorithm answers for each measured GEMM: best (the fastest Crest's search "
+                 "found) or default (cuBLASLt's first choice, what a framework that does not pin "
+                 "algorithms runs, PyTorch included; timed in the same rounds)")
+      ->capture_default_str();
 }
 
 absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags& flags) {
@@ -32,6 +37,11 @@ absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags&
   auto runs = answers::ParseRunChoice(flags.runs);
   if (!runs) return absl::InvalidArgumentError(StrCat("runs: '", flags.runs, "' is not latest or all"));
   options.runs = *runs;
+  auto algo = ParseAlgoChoice(flags.algo);
+  if (!algo) {
+    return absl::InvalidArgumentError(StrCat("algo: '", flags.algo, "' is not best or default"));
+  }
+  options.algo = *algo;
   if (!Remote().server.empty()) {
     if (!flags.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
     auto channel = DaemonChannel::Open(Remote());
@@ -44,6 +54,11 @@ absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags&
     }
     if (options.runs != answers::RunChoice::kLatest) {
       return absl::InvalidArgumentError("runs: --runs is for --db or --server");
+    }
+    if (options.algo != AlgoChoice::kBest) {
+      return absl::InvalidArgumentError(
+          "algo: --algo default is for --db or --server (the model predicts the fastest "
+          "algorithm's time)");
     }
     return answers::ModelAnswers();
   }

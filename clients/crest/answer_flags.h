@@ -22,13 +22,16 @@ struct AnswerFlags {
   int64_t cublaslt = 0;
   ModeFlags mode;
   std::string runs = "latest";
+  std::string algo = "best";
 };
 
-// Adds --db, --cublaslt, the measure-mode flags (--warm, --clocks) and --runs.
+// Adds --db, --cublaslt, the measure-mode flags (--warm, --clocks), --runs
+// and --algo.
 void AddAnswerFlags(CLI::App& app, AnswerFlags& flags);
 
 // The source the flags (and the global --server) name. InvalidArgument when
-// both --db and --server are given, or --cublaslt or --runs without either;
+// both --db and --server are given, or --cublaslt, --runs or --algo default
+// without either;
 // NotFound for a missing database file.
 absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags& flags);
 

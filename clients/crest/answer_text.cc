@@ -33,18 +33,26 @@ nlohmann::json TimingJson(const Timing& t) {
           {"pooled", t.pooled}};
 }
 
-std::string RunsLine(const std::vector<RunInfo>& runs, answers::RunChoice choice) {
+std::string AlgoChoiceText(AlgoChoice choice) {
+  return choice == AlgoChoice::kDefault
+             ? "each GEMM's cuBLASLt first choice, what a call that does not pin an algorithm "
+               "runs (--algo default)"
+             : "each GEMM's fastest verified algorithm of Crest's search (--algo best)";
+}
+
+std::string RunsLine(const std::vector<RunInfo>& runs, const answers::AnswerOptions& options) {
   if (runs.empty()) return "";
   std::vector<std::string> names;
   for (const RunInfo& r : runs) names.push_back(DescribeRun(r));
-  if (choice == answers::RunChoice::kAll) {
+  const std::string algo = StrCat("\nalgorithms: ", AlgoChoiceText(options.algo));
+  if (options.runs == answers::RunChoice::kAll) {
     return StrCat("runs pooled (--runs all): per GEMM the median of the runs' medians, the "
                   "interval covering their spread; ",
-                  runs.size(), " run(s): ", StrJoin(names, ", "));
+                  runs.size(), " run(s): ", StrJoin(names, ", "), algo);
   }
   return StrCat("runs: each candidate from the most recent run that measured all of its GEMMs "
                 "(--runs latest): ",
-                StrJoin(names, ", "));
+                StrJoin(names, ", "), algo);
 }
 
 std::string SpeedupCell(double speedup, Source row, Source basis, bool plain) {

@@ -13,7 +13,8 @@ namespace {
 nlohmann::json MergeJson(const store::MergeReport& r) {
   return {{"devices", r.devices},           {"software", r.software},
           {"jobs", r.jobs},                 {"measurements", r.measurements},
-          {"predictions", r.predictions},   {"imported", r.imported}};
+          {"predictions", r.predictions},   {"imported", r.imported},
+          {"races", r.races}};
 }
 
 }  // namespace
@@ -40,7 +41,8 @@ Table Csv(const DbMergeReport& r) {
 void Text(const DbMergeReport& r, std::ostream& out) {
   for (const auto& [snapshot, m] : r.merged) {
     out << "merged " << snapshot << ": +" << m.measurements << " measurements, +"
-        << m.predictions << " predictions, +" << m.imported << " imported timings, +" << m.jobs
+        << m.predictions << " predictions, +" << m.imported << " imported timings, +" << m.races
+        << " races, +" << m.jobs
         << " jobs, +" << m.devices << " devices, +" << m.software << " software versions\n";
   }
 }

@@ -150,6 +150,8 @@ nlohmann::json Json(const DesignResult& r) {
           {"answered_by", r.origin.description},
           {"run_choice", r.origin.database ? nlohmann::json(answers::RunChoiceName(r.origin.options.runs))
                                            : nlohmann::json(nullptr)},
+          {"algo_choice", r.origin.database ? nlohmann::json(AlgoChoiceName(r.origin.options.algo))
+                                            : nlohmann::json(nullptr)},
           {"runs", RunsJson(RunsOf(r))},
           {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
           {"sustained_tflops", r.options.sustained_tflops},
@@ -178,7 +180,7 @@ void Text(const DesignResult& r, std::ostream& out) {
          "every GEMM of every layer, plus the logits once\nMFU against the sustained dense rate "
       << Fixed(r.options.sustained_tflops, 1) << " TFLOP/s (the model's full-rate tile rate; "
       << "datasheet peak " << Fixed(r.options.peak_tflops, 1) << ")\n";
-  if (const std::string runs = RunsLine(RunsOf(r), r.origin.options.runs); !runs.empty()) {
+  if (const std::string runs = RunsLine(RunsOf(r), r.origin.options); !runs.empty()) {
     out << runs << "\n";
   }
   out << "\n";

@@ -31,6 +31,28 @@ std::vector<Source> Kinds(const DffRanking& r) {
   return kinds;
 }
 
+// A row's standing in the answer's race: "leader", "tied 1.002 (0.998-1.006)",
+// "slower 1.012 (…)"; "-" when the race did not time it. Plain (CSV): the
+// verdict and the three figures in their own cells.
+void AddRaceCells(const DffRow& row, bool plain, std::vector<std::string>& cells) {
+  const bool timed = !row.race_verdict.empty();
+  if (plain) {
+    cells.push_back(row.race_verdict);
+    for (double v : {row.race_ratio, row.race_ratio_low, row.race_ratio_high}) {
+      cells.push_back(timed ? Fixed(v, 4) : "");
+    }
+    return;
+  }
+  if (!timed) {
+    cells.push_back("-");
+  } else if (row.race_verdict == "leader") {
+    cells.push_back("leader");
+  } else {
+    cells.push_back(StrCat(row.race_verdict, " ", Fixed(row.race_ratio, 3), " (",
+                           Fixed(row.race_ratio_low, 3), "-", Fixed(row.race_ratio_high, 3), ")"));
+  }
+}
+
 // The rows of `kind` (all rows when plain, for CSV), ranks counted over the
 // whole answer.
 Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
@@ -46,6 +68,13 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
                                                     {"source", Table::Align::kLeft},
                                                     {"run", Table::Align::kLeft}}) {
     columns.push_back(c);
+  }
+  const bool raced = r.race.has_value();
+  if (raced) {
+    columns.push_back({"race", Table::Align::kLeft});
+    if (plain) {
+      for (const char* c : {"race_ratio", "race_ratio_low", "race_ratio_high"}) columns.push_back({c});
+    }
   }
   Table table(std::move(columns));
   for (size_t i = 0; i < r.rows.size(); ++i) {
@@ -67,6 +96,7 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
     cells.push_back((row.params_delta > 0 && !plain ? "+" : "") + Grouped(row.params_delta));
     cells.push_back(std::string(SourceName(row.source)));
     cells.push_back(RunColumn(row.runs, row.pooled));
+    if (raced) AddRaceCells(row, plain, cells);
     table.AddRow(std::move(cells));
   }
   return table;
@@ -92,13 +122,27 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
       break;
     }
   }
-  if (const std::string runs = RunsLine(r.runs, res.origin.options.runs); !runs.empty()) {
+  if (const std::string runs = RunsLine(r.runs, res.origin.options); !runs.empty()) {
     out << runs << "\n";
   }
   if (r.runs.size() > 1 && res.origin.options.runs == answers::RunChoice::kLatest) {
     out << "note: rows come from " << r.runs.size()
         << " runs; times of different runs (and speed-ups between them) compare GPU states "
            "minutes or days apart as well as shapes\n";
+  }
+  if (r.race) {
+    const DffRaceInfo& race = *r.race;
+    out << "race: the " << race.candidates << " leading candidates of " << DescribeRun(race.run)
+        << " timed again against each other, every GEMM with the run's algorithm, in "
+        << race.rounds << " interleaved rounds (race " << race.race_id << ", "
+        << Fixed(race.seconds, 1) << " s on the device, warm-up "
+        << (race.settled ? "settled" : "not settled: its rounds may weigh drift") << ", "
+        << race.retaken << " timing(s) retaken after an idle gap, stopped: " << race.stop_reason
+        << "); among them the order and tie groups are the race's: paired ratios to its leader "
+           "with 95% intervals, tied within 1 +/- "
+        << Fixed(race.resolution, 3) << "\n";
+  } else if (!r.race_note.empty()) {
+    out << "note: " << r.race_note << "; the ranking is the per-GEMM pass's\n";
   }
   if (r.measured_across_runs > 0) {
     out << "note: " << r.measured_across_runs
@@ -124,11 +168,36 @@ void PrintHeadline(const DffRanking& r, std::ostream& out) {
     out << "; tied with it: " << r.tied_with_best - 1 << " ("
         << (shown.empty() ? std::string("--top 0 lists them")
                           : StrCat("d_ff ", StrJoin(shown, ", "), all_shown ? "" : ", ..."))
-        << "): the "
-        << (best.source == Source::kPredicted ? "model's expected error" : "95% intervals")
-        << " cannot order them; pick among them by other needs (parameters, alignment)";
+        << "): "
+        << (r.race ? StrCat("the race's paired ratios cannot tell them apart at 1 +/- ",
+                            Fixed(r.race->resolution, 3))
+                   : StrCat("the ",
+                            best.source == Source::kPredicted ? "model's expected error"
+                                                              : "95% intervals",
+                            " cannot order them"))
+        << "; pick among them by other needs (parameters, alignment)";
   }
   out << "\n";
+}
+
+nlohmann::json RaceJson(const DffRanking& r) {
+  if (!r.race) {
+    return r.race_note.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"note", r.race_note}};
+  }
+  const DffRaceInfo& race = *r.race;
+  return {{"race_id", race.race_id},
+          {"job", race.run.job_id},
+          {"candidates", race.candidates},
+          {"rounds", race.rounds},
+          {"retaken", race.retaken},
+          {"resolution", race.resolution},
+          {"seconds", race.seconds},
+          {"settled", race.settled},
+          {"stop_reason", race.stop_reason},
+          {"rule", "the raced rows lead their kind in the race's order; tie groups among them "
+                   "from paired ratios to the race's leader (95% intervals): slower when the "
+                   "interval lies above 1, tied when within 1 +/- resolution, unresolved when "
+                   "the budget ran out (counted tied)"}};
 }
 
 }  // namespace
@@ -181,8 +250,14 @@ void Text(const DffResult& res, std::ostream& out) {
          "both of the same kind"
       << (other_basis ? StrCat(" (", kPredictedBasisNote, ")") : std::string())
       << ". mlp_params/rank = 3*h*d_ff/tp, the MLP weights one tensor-parallel rank holds. run = "
-         "the sweep job a measured time comes from. `crest explain` shows any GEMM's tile/wave "
-         "arithmetic.\n";
+         "the sweep job a measured time comes from. "
+      << (r.race ? "race = the raced rows' verdicts: their time over the race leader's in the "
+                   "same rounds (geometric mean, 95% interval); slower when the interval lies "
+                   "above 1, tied when within the resolution, unresolved (counted tied) when the "
+                   "budget ran out; the raced rows lead, in the race's order and tie groups, and "
+                   "their times are still the pass's. "
+                 : "")
+      << "`crest explain` shows any GEMM's tile/wave arithmetic.\n";
 }
 
 Table Csv(const DffResult& res) { return RowsTable(res, std::nullopt, true); }
@@ -235,7 +310,9 @@ nlohmann::json Json(const DffResult& res) {
                                                {"clocks", ClockPolicyName(res.origin.options.mode.clocks)}}
                               : null},
           {"run_choice", db ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs)) : null},
+          {"algo_choice", db ? nlohmann::json(AlgoChoiceName(res.origin.options.algo)) : null},
           {"runs", RunsJson(r.runs)},
+          {"race", RaceJson(r)},
           {"headline", headline},
           {"tied_with_best", r.tied_with_best},
           {"tie_rule", kTieRule},

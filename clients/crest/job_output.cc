@@ -114,6 +114,64 @@ nlohmann::json HostBreakdownJson(const sweep::SweepProgress& p) {
           {"between_s", h.between_s}};
 }
 
+// "leader d_ff 10920; tied 10924 (1.000, 0.998-1.002); slower 10918 (…)".
+std::string Standings(const sweep::StudyRaceReport& race) {
+  std::vector<std::string> parts;
+  for (const measure::RaceStanding& s : race.result.standings) {
+    const int64_t d_ff = race.d_ff[static_cast<size_t>(s.candidate)];
+    if (s.verdict == measure::RaceVerdict::kLeader) {
+      parts.push_back(StrCat("leader d_ff ", d_ff, " (", Fixed(s.median_us, 1), " us)"));
+      continue;
+    }
+    parts.push_back(StrCat(measure::RaceVerdictName(s.verdict), " ", d_ff, " (",
+                           Fixed(s.ratio, 4), ", ", Fixed(s.ratio_low, 4), "-",
+                           Fixed(s.ratio_high, 4), ")"));
+  }
+  return StrJoin(parts, "; ");
+}
+
+std::string RaceLine(const sweep::StudyRaceReport& race) {
+  if (race.race_id == 0) return StrCat("  race of ", race.study, ": not raced: ", race.why_not, "\n");
+  const measure::StudyRaceResult& r = race.result;
+  return StrCat("  race ", race.race_id, " of ", race.study, ": ", race.d_ff.size(),
+                " candidates of job ", race.raced_job, ", ", r.rounds, " rounds, ",
+                Fixed(r.seconds, 1), " s (warm-up ", Fixed(r.warmup_s, 1), " s, ",
+                r.settled ? "settled" : "not settled", "; ", r.retaken,
+                " retaken after an idle gap; stopped: ", r.stop_reason, "): ", Standings(race),
+                "\n");
+}
+
+nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const sweep::StudyRaceReport& race : races) {
+    nlohmann::json standings = nlohmann::json::array();
+    for (const measure::RaceStanding& s : race.result.standings) {
+      standings.push_back({{"d_ff", race.d_ff[static_cast<size_t>(s.candidate)]},
+                           {"verdict", measure::RaceVerdictName(s.verdict)},
+                           {"tie_group", s.tie_group},
+                           {"rounds", s.rounds},
+                           {"median_us", s.median_us},
+                           {"ratio", s.ratio},
+                           {"ratio_low", s.ratio_low},
+                           {"ratio_high", s.ratio_high}});
+    }
+    const bool raced = race.race_id > 0;
+    const measure::StudyRaceResult& r = race.result;
+    out.push_back({{"study", race.study},
+                   {"race_id", raced ? nlohmann::json(race.race_id) : nlohmann::json(nullptr)},
+                   {"why_not", raced ? nlohmann::json(nullptr) : nlohmann::json(race.why_not)},
+                   {"job", race.raced_job},
+                   {"rounds", r.rounds},
+                   {"seconds", r.seconds},
+                   {"warmup_s", r.warmup_s},
+                   {"settled", r.settled},
+                   {"retaken", r.retaken},
+                   {"stop_reason", r.stop_reason},
+                   {"standings", standings}});
+  }
+  return out;
+}
+
 double Rate(const sweep::SweepOutcome& o) {
   return o.progress.elapsed_s > 0 ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
                                   : 0;
@@ -135,6 +193,7 @@ void Text(const SweepReport& r, std::ostream& out) {
                       o.progress.HostOverheadPerGemmS())
         << "\n" << HostBreakdown(o.progress);
   }
+  for (const sweep::StudyRaceReport& race : o.races) out << RaceLine(race);
   if (!o.job.error.empty()) out << "  error: " << o.job.error << '\n';
 }
 
@@ -155,6 +214,7 @@ nlohmann::json Json(const SweepReport& r) {
           {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
           {"host_per_gemm", HostBreakdownJson(o.progress)},
           {"measure", r.measures ? r.measure : nlohmann::json(nullptr)},
+          {"races", RacesJson(o.races)},
           {"notes", r.notes}};
 }
 

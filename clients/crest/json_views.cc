@@ -235,6 +235,12 @@ json DffRowJson(const DffRow& row) {
   json runs = json::array();
   for (const RunInfo& r : row.runs) runs.push_back(r.job_id);
   out["runs"] = runs;  // job ids; the answer's "runs" describes each
+  out["race"] = row.race_verdict.empty()
+                    ? json(nullptr)
+                    : json{{"verdict", row.race_verdict},
+                           {"ratio", row.race_ratio},
+                           {"ratio_low", row.race_ratio_low},
+                           {"ratio_high", row.race_ratio_high}};
   if (row.source == Source::kMeasured) {
     out["device"] = DeviceJson(row.device);
     out["software"] = SoftwareJson(row.software);

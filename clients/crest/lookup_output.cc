@@ -47,6 +47,7 @@ nlohmann::json MeasuredJson(const answers::GemmAnswer& answer) {
           {"tile_efficiency", r.tile_efficiency},
           {"wave_efficiency", r.wave_efficiency},
           {"verified", r.result.verified},
+          {"heuristic_rank", r.result.heuristic_rank},
           {"cache_mode", CacheModeName(r.mode.cache)},
           {"clock_policy", ClockPolicyName(r.mode.clocks)},
           {"settled_clock_mhz", r.settled_clock_mhz},
@@ -96,7 +97,11 @@ void MeasuredText(const answers::GemmAnswer& answer, std::ostream& out) {
       << "  algorithm " << a.algo_id << ": tile " << a.tile_m << "x" << a.tile_n << " (id "
       << a.tile << "), stages " << a.stages << ", split-K " << a.split_k << ", reduction "
       << a.reduction_scheme << ", swizzle " << a.swizzle << ", custom " << a.custom_option
-      << ", cluster " << a.cluster_shape << "\n"
+      << ", cluster " << a.cluster_shape << "; "
+      << (r.result.heuristic_rank == 0  ? std::string("cuBLASLt's first choice")
+          : r.result.heuristic_rank > 0 ? StrCat("cuBLASLt's choice ", r.result.heuristic_rank + 1)
+                                        : std::string("from the exhaustive search"))
+      << "\n"
       << "  " << r.tiles << " tiles in " << r.waves << " wave(s); tile efficiency "
       << Fixed(100 * r.tile_efficiency, 1) << "%, wave efficiency "
       << Fixed(100 * r.wave_efficiency, 1) << "%\n";

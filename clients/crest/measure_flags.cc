@@ -38,6 +38,30 @@ void AddMeasureFlags(CLI::App& app, MeasureFlags& f, bool with_device) {
                                       "cublaslt: sampling time per GEMM, all its algorithms "
                                       "together, at most (warm-up not counted)")
                            ->capture_default_str());
+  // The race of each d_ff study's leaders after the per-GEMM pass.
+  given("race.enabled", app.add_flag("--no-race", f.no_race,
+                                     "cublaslt: do not race each d_ff study's leading candidates "
+                                     "after the per-GEMM pass (default: race them)"));
+  given("race.window",
+        app.add_option("--race-window", v.race.window,
+                       "cublaslt: race the candidates whose 95% interval comes within this "
+                       "fraction of the leader's")
+            ->capture_default_str());
+  given("race.max_candidates",
+        app.add_option("--race-candidates", v.race.max_candidates,
+                       "cublaslt: race at most this many candidates (more when the pass ties "
+                       "more with its best, up to 32)")
+            ->capture_default_str());
+  given("race.resolution",
+        app.add_option("--race-resolution", v.race.resolution,
+                       "cublaslt: tied when a candidate's paired ratio to the race's leader is "
+                       "known within 1 +/- this")
+            ->capture_default_str());
+  given("race.max_seconds",
+        app.add_option("--race-max-seconds", v.race.max_seconds,
+                       "cublaslt: time per study's race, warm-up included; what is undecided "
+                       "then is declared tied")
+            ->capture_default_str());
 }
 
 nlohmann::json MeasureOverrides(const MeasureFlags& f) {
@@ -53,6 +77,11 @@ nlohmann::json MeasureOverrides(const MeasureFlags& f) {
     if (field == "max_noise") out["max_noise"] = v.max_noise;
     if (field == "min_samples") out["min_samples"] = v.min_samples;
     if (field == "max_seconds") out["max_seconds"] = v.max_seconds;
+    if (field == "race.enabled") out["race"]["enabled"] = !f.no_race;
+    if (field == "race.window") out["race"]["window"] = v.race.window;
+    if (field == "race.max_candidates") out["race"]["max_candidates"] = v.race.max_candidates;
+    if (field == "race.resolution") out["race"]["resolution"] = v.race.resolution;
+    if (field == "race.max_seconds") out["race"]["max_seconds"] = v.race.max_seconds;
   }
   return out;
 }

@@ -15,17 +15,20 @@ struct MeasureFlags {
   measure::MeasureOptions values;  // defaults shown in --help
   bool warm = false;
   std::string clocks = "sustained";
+  bool no_race = false;
   int device = 0;  // local sweeps: which CUDA device
   // The options the user gave, by their spec field name.
   std::vector<std::pair<std::string, CLI::Option*>> given;
 };
 
 // Adds --warm --clocks --top-k --exhaustive --max-algos --max-noise
-// --min-samples --max-seconds (and --device when `with_device`).
+// --min-samples --max-seconds, the race's --no-race --race-window
+// --race-candidates --race-resolution --race-max-seconds (and --device when
+// `with_device`).
 void AddMeasureFlags(CLI::App& app, MeasureFlags& flags, bool with_device);
 
-// The spec "measure" fields of the flags given on the command line; an
-// empty object when none was.
+// The spec "measure" fields of the flags given on the command line (the
+// race's under "race"); an empty object when none was.
 nlohmann::json MeasureOverrides(const MeasureFlags& flags);
 
 }  // namespace crest::cli

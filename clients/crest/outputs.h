@@ -105,8 +105,11 @@ nlohmann::json RunsJson(const std::vector<RunInfo>& runs);
 // A time with its interval, kind, provenance and runs (vocab's and design's parts).
 nlohmann::json TimingJson(const Timing& t);
 // "each candidate from the most recent run that measured all of its GEMMs:
-// job 1 'x' (…), job 3 …", or the pooled wording; empty without runs.
-std::string RunsLine(const std::vector<RunInfo>& runs, answers::RunChoice choice);
+// job 1 'x' (…), job 3 …", or the pooled wording, and a second line saying
+// which algorithm answered (AlgoChoiceText); empty without runs.
+std::string RunsLine(const std::vector<RunInfo>& runs, const answers::AnswerOptions& options);
+// Which algorithm answered for each measured GEMM, in words with its flag.
+std::string AlgoChoiceText(AlgoChoice choice);
 // "2.774x", with "^" when the speed-up is against a baseline of another kind.
 std::string SpeedupCell(double speedup, Source row, Source basis, bool plain);
 // "2 measured, 5 predicted": how many answers of each kind, measured first.

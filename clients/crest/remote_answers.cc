@@ -24,7 +24,7 @@ class DaemonAnswers final : public answers::Answers {
     v1::QueryDffRequest request;
     wire::Fill(query, std::string(gpu.name), &request);
     wire::Fill(origin_.options, request.mutable_pin(), request.mutable_mode(),
-               request.mutable_runs());
+               request.mutable_runs(), request.mutable_algo());
     v1::QueryDffResponse response;
     if (auto s = CallUnary(channel_, &v1::Crest::Stub::QueryDff, request, &response); !s.ok()) {
       return s;
@@ -47,7 +47,7 @@ class DaemonAnswers final : public answers::Answers {
     wire::Fill(gemm, request.mutable_gemm());
     request.set_gpu(std::string(gpu.name));
     wire::Fill(origin_.options, request.mutable_pin(), request.mutable_mode(),
-               request.mutable_runs());
+               request.mutable_runs(), request.mutable_algo());
     v1::LookupGemmResponse response;
     if (auto s = CallUnary(channel_, &v1::Crest::Stub::LookupGemm, request, &response); !s.ok()) {
       return s;
@@ -77,7 +77,7 @@ class DaemonAnswers final : public answers::Answers {
     v1::TimeGemmsRequest request;
     request.set_gpu(std::string(gpu.name));
     wire::Fill(origin_.options, request.mutable_pin(), request.mutable_mode(),
-               request.mutable_runs());
+               request.mutable_runs(), request.mutable_algo());
     request.set_predict_only(predict_only);
     for (const GemmShape& g : set) wire::Fill(g, request.add_gemms());
     std::string key;

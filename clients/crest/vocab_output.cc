@@ -78,6 +78,9 @@ nlohmann::json Json(const VocabResult& res) {
           {"run_choice", res.origin.database
                              ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs))
                              : nlohmann::json(nullptr)},
+          {"algo_choice", res.origin.database
+                              ? nlohmann::json(AlgoChoiceName(res.origin.options.algo))
+                              : nlohmann::json(nullptr)},
           {"runs", RunsJson(res.ranking.runs)},
           {"baseline", res.ranking.baseline},
           {"tie_rule", kTieRule},
@@ -95,7 +98,7 @@ void Text(const VocabResult& res, std::ostream& out) {
       << ", K=" << q.hidden << "), " << DTypeName(q.dtype) << ", ranked by "
       << (q.rank_by_train ? "train (forward + data and weight gradients)" : "forward")
       << " time\nanswered by: " << res.origin.description << "\n";
-  if (const std::string runs = RunsLine(r.runs, res.origin.options.runs); !runs.empty()) {
+  if (const std::string runs = RunsLine(r.runs, res.origin.options); !runs.empty()) {
     out << runs << "\n";
   }
   std::vector<Source> kinds;

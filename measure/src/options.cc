@@ -23,7 +23,14 @@ absl::Status ValidateMeasureOptions(const MeasureOptions& o) {
                          Within("max_algos", "--max-algos", o.max_algos, 1, 1024),
                          Within("max_noise", "--max-noise", o.max_noise, 0.0, 0.5, true),
                          Within("min_samples", "--min-samples", o.min_samples, 3, 10000),
-                         Within("max_seconds", "--max-seconds", o.max_seconds, 0.0, 600.0, true)}) {
+                         Within("max_seconds", "--max-seconds", o.max_seconds, 0.0, 600.0, true),
+                         Within("race.window", "--race-window", o.race.window, 0.0, 0.5, true),
+                         Within("race.max_candidates", "--race-candidates", o.race.max_candidates,
+                                2, 32),
+                         Within("race.resolution", "--race-resolution", o.race.resolution, 0.0,
+                                0.2, true),
+                         Within("race.max_seconds", "--race-max-seconds", o.race.max_seconds, 0.0,
+                                600.0, true)}) {
     if (!s.ok()) return s;
   }
   return absl::OkStatus();

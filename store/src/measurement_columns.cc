@@ -99,6 +99,7 @@ const auto kColumns = std::to_array<MeasurementColumn>({
     Field<CREST_FIELD(result.stats.discarded)>("discarded"),
     Field<CREST_FIELD(result.clock_note)>("clock_note"),
     Field<CREST_FIELD(settled_clock_mhz)>("settled_clock_mhz"),
+    Field<CREST_FIELD(result.heuristic_rank)>("heuristic_rank"),
 });
 
 #undef CREST_FIELD

@@ -454,6 +454,65 @@ CREATE TRIGGER measurements_deleted AFTER DELETE ON measurements BEGIN
     WHERE r.rank = (r.devices + 1) / 2;
 END;
 )sql",
+    // 9 → 10: each measurement's place in cuBLASLt's heuristic list, so
+    // that answers can rank by the algorithm an unpinned call runs (rank 0)
+    // as well as by the fastest; and the races of a study's leading
+    // candidates (sweep.h), their standings and every round's times.
+    // Rows written before this version get the place the engine stored them
+    // in: it wrote a GEMM's algorithms in one insert, in the heuristic's
+    // order (after dropping those failing cublasLtMatmulAlgoCheck), except
+    // for exhaustive jobs, whose rows stay -1 (not from the heuristic), as
+    // do rows outside any job.
+    R"sql(
+ALTER TABLE measurements ADD COLUMN heuristic_rank INTEGER NOT NULL DEFAULT -1;
+WITH ranked AS (
+  SELECT id, row_number() OVER (
+           PARTITION BY job_id, device_id, software_id, gpu_model, dtype, trans_a, trans_b,
+                        batch, m, n, k, cache_mode, clock_policy, created_us
+           ORDER BY id) - 1 AS place
+  FROM measurements
+  WHERE job_id IN (SELECT id FROM jobs WHERE instr(spec, '"exhaustive":true') = 0
+                                         AND instr(spec, '"exhaustive": true') = 0))
+UPDATE measurements SET heuristic_rank = ranked.place FROM ranked
+  WHERE ranked.id = measurements.id;
+CREATE TABLE races(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  job_id INTEGER REFERENCES jobs(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  software_id INTEGER NOT NULL REFERENCES software(id),
+  gpu_model TEXT NOT NULL,
+  cache_mode TEXT NOT NULL,
+  clock_policy TEXT NOT NULL,
+  algo_choice TEXT NOT NULL,
+  study TEXT NOT NULL,
+  resolution REAL NOT NULL,
+  rounds INTEGER NOT NULL,
+  retaken INTEGER NOT NULL,
+  warmup_s REAL NOT NULL,
+  settled INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  stop_reason TEXT NOT NULL,
+  created_us INTEGER NOT NULL);
+CREATE TABLE race_entries(
+  race_id INTEGER NOT NULL REFERENCES races(id),
+  candidate INTEGER NOT NULL,
+  value INTEGER NOT NULL,
+  verdict TEXT NOT NULL,
+  tie_group INTEGER NOT NULL,
+  rounds INTEGER NOT NULL,
+  median_us REAL NOT NULL,
+  ratio REAL NOT NULL,
+  ratio_low REAL NOT NULL,
+  ratio_high REAL NOT NULL,
+  PRIMARY KEY(race_id, candidate)) WITHOUT ROWID;
+CREATE TABLE race_times(
+  race_id INTEGER NOT NULL REFERENCES races(id),
+  round INTEGER NOT NULL,
+  candidate INTEGER NOT NULL,
+  time_us REAL NOT NULL,
+  PRIMARY KEY(race_id, round, candidate)) WITHOUT ROWID;
+)sql",
 };
 
 }  // namespace

@@ -57,10 +57,17 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::vector<int64_t>> SoftwareVersions(const SoftwarePin& pin) override;
   absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
       const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-      const MeasureMode& mode) override;
+      const MeasureMode& mode, AlgoChoice algo) override;
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) override;
   absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
       const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) override;
+
+  // races.cc
+  absl::StatusOr<int64_t> InsertRace(const RaceRecord& race) override;
+  absl::StatusOr<std::optional<RaceRecord>> FindRace(int64_t job_id, const std::string& device_uuid,
+                                                     const std::string& study,
+                                                     const MeasureMode& mode, AlgoChoice algo,
+                                                     bool with_times) override;
 
   // imported.cc
   absl::StatusOr<int64_t> InsertImported(const ImportBatch& batch) override;

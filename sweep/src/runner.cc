@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "crest/common/str_cat.h"
+#include "study_races.h"
 
 namespace crest::sweep {
 namespace {
@@ -24,6 +25,9 @@ class ResultWriter {
     sm_count_ = device.sm_count > 0 ? device.sm_count : backend_.Gpu().sm_count;
     return absl::OkStatus();
   }
+
+  int64_t device_id() const { return device_id_; }
+  int64_t software_id() const { return software_id_; }
 
   std::string Target() const {
     return backend_.Measures() ? backend_.Device().uuid : std::string(backend_.Gpu().name);
@@ -91,6 +95,11 @@ double SweepProgress::HostOverheadPerGemmS() const {
 }
 
 namespace {
+
+bool Stopped(const SweepOptions& options) {
+  return (options.cancel != nullptr && options.cancel->load()) ||
+         (options.interrupt != nullptr && options.interrupt->load());
+}
 
 bool Finished(store::JobState state) {
   return state == store::JobState::kDone || state == store::JobState::kCancelled;
@@ -232,6 +241,13 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
     error = StrCat(p.failed, " of ", total, " GEMMs failed; first: ", out.first_error);
   }
   if (auto s = db.UpdateJob(job_id, *final_state, total, p.done, error); !s.ok()) return s;
+  if (*final_state == store::JobState::kDone) {
+    internal::RaceContext context{writer.device_id(), writer.software_id(),
+                                  [&options] { return Stopped(options); }, options.on_stage};
+    auto races = internal::RaceStudies(spec, backend, db, context);
+    if (!races.ok()) return races.status();
+    out.races = *std::move(races);  // outside the pass's accounting (elapsed_s)
+  }
   auto final_job = db.GetJob(job_id);
   if (!final_job.ok()) return final_job.status();
   out.job = *final_job;

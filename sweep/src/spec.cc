@@ -183,7 +183,7 @@ absl::StatusOr<PassFields> ReadPass(const json& item, const std::string& path,
 }
 
 absl::Status ExpandDff(const json& item, const std::string& path, DType default_dtype, Plan& plan,
-                       json& canonical) {
+                       json& canonical, std::vector<DffQuery>& studies) {
   if (auto s = OnlyKnownFields(
           item, path,
           {"hidden", "ratio", "window", "align", "tokens", "tp", "pass", "fuse_gate_up", "dtype"});
@@ -220,6 +220,13 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
       if (auto s = plan.Add(g, path); !s.ok()) return s;
     }
   }
+  DffQuery study;
+  study.dff = {*hidden, *ratio, *window, *align, *tp};
+  study.tokens = *tokens;
+  study.dtype = pass->dtype;
+  study.train = pass->options.include_backward;
+  study.fuse_gate_up = pass->options.fuse_gate_up;
+  studies.push_back(std::move(study));
   canonical = {{"hidden", *hidden}, {"ratio", ratio->text},  {"window", *window},
                {"align", *align},   {"tokens", *tokens},     {"tp", *tp},
                {"pass", pass->pass}, {"fuse_gate_up", pass->options.fuse_gate_up},
@@ -397,12 +404,38 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
   return absl::OkStatus();
 }
 
+// "measure": {"race": {…}}: the race of each d_ff study's leaders.
+absl::Status ExpandRace(const json& r, const std::string& path, measure::RaceSettings& race) {
+  if (auto s = OnlyKnownFields(r, path,
+                               {"enabled", "window", "max_candidates", "resolution", "max_seconds"});
+      !s.ok()) {
+    return s;
+  }
+  auto enabled = Flag(r, "enabled", path, race.enabled);
+  if (!enabled.ok()) return enabled.status();
+  race.enabled = *enabled;
+  if (r.contains("max_candidates")) {
+    auto v = Int(r["max_candidates"], path + ".max_candidates");
+    if (!v.ok()) return v.status();
+    if (*v < 0 || *v > 1'000'000) return Bad(path + ".max_candidates", "is out of range");
+    race.max_candidates = static_cast<int>(*v);
+  }
+  for (auto [key, field] : {std::pair{"window", &race.window},
+                            std::pair{"resolution", &race.resolution},
+                            std::pair{"max_seconds", &race.max_seconds}}) {
+    if (!r.contains(key)) continue;
+    if (!r[key].is_number()) return Bad(StrCat(path, ".", key), "must be a number");
+    *field = r[key].get<double>();
+  }
+  return absl::OkStatus();
+}
+
 // The "measure" section; `canonical` gets every field, defaults filled.
 absl::StatusOr<measure::MeasureOptions> ExpandMeasure(const json& m, json& canonical) {
   const std::string path = "spec.measure";
   if (auto s = OnlyKnownFields(m, path,
                                {"cache", "clocks", "top_k", "exhaustive", "max_algos",
-                                "max_noise", "min_samples", "max_seconds"});
+                                "max_noise", "min_samples", "max_seconds", "race"});
       !s.ok()) {
     return s;
   }
@@ -433,6 +466,9 @@ absl::StatusOr<measure::MeasureOptions> ExpandMeasure(const json& m, json& canon
     if (!m.contains(key)) continue;
     if (!m[key].is_number()) return Bad(StrCat(path, ".", key), "must be a number");
     *field = m[key].get<double>();
+  }
+  if (m.contains("race")) {
+    if (auto s = ExpandRace(m["race"], path + ".race", o.race); !s.ok()) return s;
   }
   if (auto s = measure::ValidateMeasureOptions(o); !s.ok()) {
     return absl::InvalidArgumentError(StrCat("spec.", s.message()));
@@ -542,7 +578,7 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
       json item;
       absl::Status s;
       if (std::string_view(section) == "dff") {
-        s = ExpandDff(list[i], item_path, *dtype, plan, item);
+        s = ExpandDff(list[i], item_path, *dtype, plan, item, spec.dff);
       } else if (std::string_view(section) == "models") {
         s = ExpandModel(list[i], item_path, *dtype, plan, spec.notes, item);
       } else {
@@ -576,7 +612,13 @@ nlohmann::json MeasureJson(const measure::MeasureOptions& o) {
   return {{"cache", CacheModeName(o.mode.cache)}, {"clocks", ClockPolicyName(o.mode.clocks)},
           {"top_k", o.top_k},                     {"exhaustive", o.exhaustive},
           {"max_algos", o.max_algos},             {"max_noise", o.max_noise},
-          {"min_samples", o.min_samples},         {"max_seconds", o.max_seconds}};
+          {"min_samples", o.min_samples},         {"max_seconds", o.max_seconds},
+          {"race",
+           {{"enabled", o.race.enabled},
+            {"window", o.race.window},
+            {"max_candidates", o.race.max_candidates},
+            {"resolution", o.race.resolution},
+            {"max_seconds", o.race.max_seconds}}}};
 }
 
 absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text, PlanLimit limit) {

@@ -139,6 +139,6 @@ PY
 CREST_RESULTS="$tmp/results" CREST_CATALOGUE="$tmp/catalogue.db" CREST_ARRAY_JOB="$array" \
   CREST_BIN="$crest" bash "$repo/deploy/slurm/crest-merge.sbatch" >"$tmp/log/remerge.log" 2>&1 ||
   fail "the second merge failed"
-grep -q '+0 measurements, +0 predictions, +0 imported timings, +0 jobs' "$tmp/log/remerge.log" ||
+grep -q '+0 measurements, +0 predictions, +0 imported timings, +0 races, +0 jobs' "$tmp/log/remerge.log" ||
   fail "a second merge added rows: $(cat "$tmp/log/remerge.log")"
 echo "PASS: array $array (3 tasks) and merge $merge on a one-node Slurm in $(($(date +%s) - started)) s"

@@ -29,7 +29,7 @@ bash "$repo/deploy/slurm/crest-merge.sbatch" >"$tmp/merge.log" 2>&1 || { cat "$t
 grep -q 'merged 2 of 2 task snapshots' "$tmp/merge.log" || { cat "$tmp/merge.log"; exit 1; }
 "$crest" --json db stats --db "$tmp/catalogue.db" >"$tmp/stats1"
 bash "$repo/deploy/slurm/crest-merge.sbatch" >"$tmp/merge2.log" 2>&1
-grep -q '+0 measurements, +0 predictions, +0 imported timings, +0 jobs' "$tmp/merge2.log" || { cat "$tmp/merge2.log"; exit 1; }
+grep -q '+0 measurements, +0 predictions, +0 imported timings, +0 races, +0 jobs' "$tmp/merge2.log" || { cat "$tmp/merge2.log"; exit 1; }
 "$crest" --json db stats --db "$tmp/catalogue.db" >"$tmp/stats2"
 grep -q '"done": 2' "$tmp/stats1" || { cat "$tmp/stats1"; echo "FAIL: two jobs expected"; exit 1; }
 diff "$tmp/stats1" "$tmp/stats2"

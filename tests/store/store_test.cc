@@ -731,6 +731,10 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   const char* downgrade = R"sql(
+    DROP TABLE race_times;
+    DROP TABLE race_entries;
+    DROP TABLE races;
+    ALTER TABLE measurements DROP COLUMN heuristic_rank;
     DROP TRIGGER measurements_deleted;
     DROP TRIGGER predictions_deleted;
     ALTER TABLE jobs DROP COLUMN submitted_by;

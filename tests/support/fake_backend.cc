@@ -2,6 +2,8 @@
 
 #include "fake_results.h"
 
+#include <random>
+
 namespace crest::testing {
 
 const GpuSpec& FakeMeasuringBackend::Gpu() const { return **FindGpu("h100"); }
@@ -13,15 +15,77 @@ absl::Status FakeMeasuringBackend::Reserve(std::span<const GemmShape> plan) {
   return absl::OkStatus();
 }
 
+double FakeMeasuringBackend::TimeOf(const GemmShape& g) const {
+  if (script) return script(g) * slowdown;
+  const double us = (g.k == 10944 || g.n == 2 * 10944) ? 100 : 200 + static_cast<double>(g.k % 7);
+  return us * slowdown;
+}
+
 absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Run(const GemmShape& g) {
   ++runs;
   if (failing.contains(g.k)) return absl::ResourceExhaustedError("out of device memory");
-  const double us = (g.k == 10944 || g.n == 2 * 10944) ? 100 : 200 + static_cast<double>(g.k % 7);
   GemmOutcome out;
-  out.measured = FakeMeasurement(g, us * slowdown, 2);
+  out.measured = FakeMeasurement(g, TimeOf(g), 2);
+  if (first_choice_slower) {
+    out.measured->algos[0].heuristic_rank = 1;
+    out.measured->algos[1].heuristic_rank = 0;
+  }
   out.measured->mode = mode;
   out.measured->host = host;
   return out;
+}
+
+namespace {
+
+// A device at its settled state: steady readings, time moving with work.
+class SteadyDevice final : public measure::GpuMonitor,
+                           public measure::EngineClock,
+                           public measure::CandidateTimer {
+ public:
+  SteadyDevice(std::vector<double> times_us, double noise, const std::function<bool()>& stop)
+      : times_us_(std::move(times_us)), noise_(0.0, noise), stop_(stop) {}
+  measure::GpuReading Read() override {
+    measure::GpuReading r;
+    r.sm_clock_mhz = 1455;
+    r.power_w = 690;
+    return r;
+  }
+  double NowS() override { return now_s_; }
+  void SleepS(double seconds) override { now_s_ += seconds; }
+  int Candidates() const override { return static_cast<int>(times_us_.size()); }
+  absl::StatusOr<double> Time(int c) override {
+    if (stop_ && stop_()) return absl::CancelledError("the race was stopped");
+    const double us = times_us_[static_cast<size_t>(c)] * (1 + noise_(random_));
+    now_s_ += us / 1e6;
+    return us;
+  }
+
+ private:
+  std::vector<double> times_us_;
+  std::normal_distribution<double> noise_;
+  std::mt19937_64 random_{7};
+  const std::function<bool()>& stop_;
+  double now_s_ = 100;
+};
+
+}  // namespace
+
+absl::StatusOr<measure::StudyRaceResult> FakeMeasuringBackend::RaceSets(
+    std::span<const std::vector<measure::PinnedGemm>> sets,
+    const measure::StudyRaceOptions& options, const std::function<bool()>& stop) {
+  std::vector<double> times;
+  raced_algos.clear();
+  for (const auto& set : sets) {
+    double us = 0;
+    std::vector<int64_t>& algos = raced_algos.emplace_back();
+    for (const measure::PinnedGemm& p : set) {
+      us += TimeOf(p.gemm);
+      algos.push_back(p.algo.algo_id);
+    }
+    times.push_back(us);
+  }
+  SteadyDevice device(std::move(times), race_noise, stop);
+  return measure::RaceCandidates(device, device, device, options);
 }
 
 }  // namespace crest::testing

@@ -2,18 +2,25 @@
 // measurements (and answers read them) without a GPU.
 #pragma once
 
+#include <functional>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "crest/measure/set_racer.h"
 #include "crest/tuner/backend.h"
 
 namespace crest::testing {
 
 // GEMM time grows with K, and K = 10944 (N = 2·10944) is fast: 100 µs, the
-// rest 200 + K mod 7 µs, times `slowdown`; two algorithms each, ±1%
-// intervals (FakeMeasurement). Fails GEMMs whose K is in `failing`.
-class FakeMeasuringBackend final : public Backend {
+// rest 200 + K mod 7 µs (or what `script` says), times `slowdown`; two
+// algorithms each, ±1% intervals (FakeMeasurement). Fails GEMMs whose K is
+// in `failing`. It races too (SetRacer): a candidate's time is the sum of
+// its GEMMs' scripted times with `race_noise` (relative, seeded), on a
+// device whose clock and power are steady and whose time advances with
+// the kernels it runs.
+class FakeMeasuringBackend final : public Backend, public measure::SetRacer {
  public:
   std::set<int64_t> failing;
   int runs = 0;
@@ -24,6 +31,12 @@ class FakeMeasuringBackend final : public Backend {
   MeasureMode mode;     // what its results are keyed by
   std::vector<GemmShape> reserved;  // the plan of the last Reserve
   HostStages host;      // the engine steps each measurement reports
+  std::function<double(const GemmShape&)> script;  // a GEMM's time [µs], if set
+  double race_noise = 0.001;
+  // cuBLASLt's first choice is the slower of the two algorithms (else the faster).
+  bool first_choice_slower = false;
+  // What the last race was given: per candidate, its GEMMs' algorithm ids.
+  std::vector<std::vector<int64_t>> raced_algos;
 
   std::string_view Name() const override { return "fake-gpu"; }
   bool Measures() const override { return true; }
@@ -33,6 +46,12 @@ class FakeMeasuringBackend final : public Backend {
   MeasureMode Mode() const override { return mode; }
   absl::Status Reserve(std::span<const GemmShape> plan) override;
   absl::StatusOr<GemmOutcome> Run(const GemmShape& g) override;
+  absl::StatusOr<measure::StudyRaceResult> RaceSets(
+      std::span<const std::vector<measure::PinnedGemm>> sets,
+      const measure::StudyRaceOptions& options, const std::function<bool()>& stop) override;
+
+ private:
+  double TimeOf(const GemmShape& g) const;
 };
 
 }  // namespace crest::testing

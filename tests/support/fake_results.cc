@@ -47,6 +47,7 @@ MeasuredGemm FakeMeasurement(const GemmShape& gemm, double base_us, int algos,
     r.stats.sm_clock_mhz = 1455;  // sustained: at the power cap
     r.stats.power_w = 690;
     r.stats.throttle_reasons = 0x4;
+    r.heuristic_rank = i;  // the fake engine lists them in the heuristic's order
     r.verified = i != unverified_index;
     if (!r.verified) {
       r.stats.median_us = base_us * 0.5;

@@ -204,6 +204,33 @@ TEST(SweepSpec, TheMeasureSectionSaysHowAndIsPartOfTheJobOnlyWhenNotTheDefault) 
       << warm->canonical_json;
 }
 
+TEST(SweepSpec, TheRaceIsOnByDefaultKeepsItsStudiesAndIsRefusedOutOfRangeByName) {
+  const std::string dff = R"("dff": [{"hidden": 4096, "window": 1, "pass": "train"}])";
+  auto plain = ParseSweepSpec("{" + dff + "}");
+  auto same = ParseSweepSpec(R"({"measure": {"race": {"enabled": true, "window": 0.03}}, )" +
+                             dff + "}");
+  auto tuned = ParseSweepSpec(
+      R"({"measure": {"race": {"window": 0.05, "resolution": 0.005, "max_candidates": 4}}, )" +
+      dff + "}");
+  ASSERT_TRUE(plain.ok() && same.ok() && tuned.ok()) << tuned.status();
+  EXPECT_TRUE(plain->measure.race.enabled);
+  EXPECT_EQ(plain->canonical_json, same->canonical_json) << "the default race is the same job";
+  EXPECT_DOUBLE_EQ(tuned->measure.race.window, 0.05);
+  EXPECT_DOUBLE_EQ(tuned->measure.race.resolution, 0.005);
+  EXPECT_EQ(tuned->measure.race.max_candidates, 4);
+  ASSERT_EQ(plain->dff.size(), 1u);
+  EXPECT_EQ(DffStudyKey(plain->dff.front()), "dff hidden=4096 tokens=8192 tp=1 bf16 train fused");
+  const std::string tail = ", " + dff + "}";
+  EXPECT_EQ(Message(R"({"measure": {"race": {"windw": 0.1}})" + tail),
+            "spec.measure.race: unknown field 'windw'");
+  EXPECT_EQ(Message(R"({"measure": {"race": {"max_candidates": 1}})" + tail),
+            "spec.measure.race.max_candidates (--race-candidates): must be between 2 and 32 (got 1)");
+  EXPECT_EQ(Message(R"({"measure": {"race": {"resolution": 0.5}})" + tail),
+            "spec.measure.race.resolution (--race-resolution): must be in (0, 0.2] (got 0.5)");
+  EXPECT_EQ(Message(R"({"measure": {"race": {"enabled": "yes"}})" + tail),
+            "spec.measure.race.enabled: must be true or false");
+}
+
 TEST(SweepSpec, ABadMeasureFieldNamesItsPathAndLimit) {
   const std::string dff = R"(, "dff": [{"hidden": 4096}]})";
   EXPECT_EQ(Message(R"({"measure": {"cache": "lukewarm"})" + dff),

@@ -39,6 +39,60 @@ TEST(WireJobState, EveryStateSurvivesTheWire) {
 
 // A request that leaves a field out means the default of defaults.h, the
 // same as a DffQuery left alone.
+TEST(WireDff, ARaceAndEachRowsStandingSurviveTheWire) {
+  DffRanking r;
+  DffRow leader;
+  leader.d_ff = 10944;
+  leader.source = Source::kMeasured;
+  leader.tie_group = 1;
+  leader.runs = {RunInfo{3, "uid", "nightly", 7, "GPU-1", "node1"}};
+  leader.race_verdict = "leader";
+  leader.race_ratio = leader.race_ratio_low = leader.race_ratio_high = 1;
+  DffRow slower = leader;
+  slower.d_ff = 11008;
+  slower.tie_group = 2;
+  slower.race_verdict = "slower";
+  slower.race_ratio = 1.02;
+  slower.race_ratio_low = 1.01;
+  slower.race_ratio_high = 1.03;
+  DffRow unraced = leader;
+  unraced.d_ff = 10880;
+  unraced.race_verdict.clear();
+  r.rows = {leader, slower, unraced};
+  r.runs = leader.runs;
+  DffRaceInfo info;
+  info.race_id = 9;
+  info.run = leader.runs.front();
+  info.candidates = 2;
+  info.rounds = 40;
+  info.resolution = 0.01;
+  info.seconds = 12.5;
+  info.settled = true;
+  info.stop_reason = "resolved";
+  r.race = info;
+  v1::QueryDffResponse wire;
+  Fill(r, **FindGpu("h100"), &wire);
+  const DffRanking back = RankingOf(wire, {});
+  ASSERT_TRUE(back.race.has_value());
+  EXPECT_EQ(back.race->race_id, 9);
+  EXPECT_EQ(back.race->run.job_id, 3);
+  EXPECT_EQ(back.race->rounds, 40);
+  EXPECT_EQ(back.race->stop_reason, "resolved");
+  EXPECT_TRUE(back.race->settled);
+  ASSERT_EQ(back.rows.size(), 3u);
+  EXPECT_EQ(back.rows[1].race_verdict, "slower");
+  EXPECT_DOUBLE_EQ(back.rows[1].race_ratio_low, 1.01);
+  EXPECT_TRUE(back.rows[2].race_verdict.empty()) << "an unraced row stays unraced";
+
+  r.race.reset();
+  r.race_note = "race 9 (of job 3) did not time d_ff 10880, which is tied with the best here";
+  v1::QueryDffResponse noted;
+  Fill(r, **FindGpu("h100"), &noted);
+  const DffRanking note = RankingOf(noted, {});
+  EXPECT_FALSE(note.race.has_value());
+  EXPECT_EQ(note.race_note, r.race_note);
+}
+
 TEST(WireDefaults, AnEmptyFieldIsTheDefaultOfEveryQuery) {
   v1::QueryDffRequest request;
   request.set_hidden(4096);
@@ -56,10 +110,17 @@ TEST(WireDefaults, AnEmptyFieldIsTheDefaultOfEveryQuery) {
   EXPECT_EQ(q->tokens, defaults.tokens);
   EXPECT_EQ(DTypeName(q->dtype), kDefaultDtype);
   EXPECT_EQ(q->train, defaults.train);
-  auto options = OptionsOf(request.pin(), request.mode(), request.runs());
+  auto options = OptionsOf(request.pin(), request.mode(), request.runs(), request.algo());
   ASSERT_TRUE(options.ok());
   EXPECT_EQ(options->runs, answers::AnswerOptions{}.runs);
   EXPECT_EQ(options->mode, answers::AnswerOptions{}.mode);
+  EXPECT_EQ(options->algo, AlgoChoice::kBest) << "an empty algo is best";
+  auto first = OptionsOf(request.pin(), request.mode(), "", "default");
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->algo, AlgoChoice::kDefault);
+  auto bad = OptionsOf(request.pin(), request.mode(), "", "fastest");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "algo: 'fastest' is not best or default");
 }
 
 }  // namespace

@@ -66,6 +66,20 @@ std::vector<RunInfo> RunsOf(const std::vector<DffRow>& rows) {
   return runs;
 }
 
+// The race of the measured headline's run, applied when it fits.
+absl::Status UseRace(const DffRaceFinder& races, std::vector<DffRow>& rows, DffRanking& out) {
+  if (!races) return absl::OkStatus();
+  const auto lead = std::find_if(rows.begin(), rows.end(),
+                                 [](const DffRow& r) { return r.source == Source::kMeasured; });
+  if (lead == rows.end() || lead->pooled || lead->runs.size() != 1) return absl::OkStatus();
+  auto race = races(lead->runs.front());
+  if (!race.ok()) return race.status();
+  if (!race->has_value()) return absl::OkStatus();
+  out.race_note = ApplyRace(**race, rows);
+  if (out.race_note.empty()) out.race = (*race)->info;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int64_t d_ff) {
@@ -76,6 +90,12 @@ absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int6
 }
 
 int64_t MlpParams(const DffQuery& q, int64_t d_ff) { return 3 * q.dff.hidden * d_ff / q.dff.tp; }
+
+std::string DffStudyKey(const DffQuery& q) {
+  return StrCat("dff hidden=", q.dff.hidden, " tokens=", q.tokens, " tp=", q.dff.tp, " ",
+                DTypeName(q.dtype), " ", q.train ? "train" : "fwd", " ",
+                q.fuse_gate_up ? "fused" : "separate");
+}
 
 absl::StatusOr<DffPlan> PlanDff(const DffQuery& q) {
   if (q.top < 0) {
@@ -106,7 +126,8 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const GemmTimer& timer) {
 }
 
 absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
-                                   const GemmSetTimer& timer, const GemmSetTimer& predict) {
+                                   const GemmSetTimer& timer, const GemmSetTimer& predict,
+                                   const DffRaceFinder& races) {
   DffRanking out;
   out.candidates = plan.candidates;
   std::vector<DffRow> rows;
@@ -156,6 +177,7 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
         return TieKey{r.source, r.time_us, r.time_low_us};
       },
       &DffRow::tie_group, out.headline);
+  if (auto s = UseRace(races, rows, out); !s.ok()) return s;
   for (const DffRow& r : rows) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
   out.runs = RunsOf(rows);
   if (q.top > 0) rows = KeepTopOfEachKind(std::move(rows), q.top);

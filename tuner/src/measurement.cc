@@ -22,4 +22,14 @@ std::optional<ClockPolicy> ParseClockPolicy(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view AlgoChoiceName(AlgoChoice choice) {
+  return choice == AlgoChoice::kDefault ? "default" : "best";
+}
+
+std::optional<AlgoChoice> ParseAlgoChoice(std::string_view text) {
+  if (text == "best") return AlgoChoice::kBest;
+  if (text == "default") return AlgoChoice::kDefault;
+  return std::nullopt;
+}
+
 }  // namespace crest

@@ -132,6 +132,13 @@ void FillRow(const DffRow& row, RunTable& runs, v1::DffRow* out) {
   out->set_speedup_basis(ProtoSource(row.speedup_basis));
   out->set_pooled(row.pooled);
   runs.Refer(row.runs, out->mutable_runs());
+  if (!row.race_verdict.empty()) {
+    v1::RaceStanding* race = out->mutable_race();
+    race->set_verdict(row.race_verdict);
+    race->set_ratio(row.race_ratio);
+    race->set_ratio_low(row.race_ratio_low);
+    race->set_ratio_high(row.race_ratio_high);
+  }
   if (row.source == Source::kMeasured) {
     wire::Fill(row.device, out->mutable_device());
     wire::Fill(row.software, out->mutable_software());
@@ -235,7 +242,8 @@ void Fill(const MeasureMode& mode, v1::MeasureMode* out) {
 
 absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
                                                  const v1::MeasureMode& mode,
-                                                 const std::string& runs) {
+                                                 const std::string& runs,
+                                                 const std::string& algo) {
   answers::AnswerOptions o;
   o.pin = PinOf(pin);
   auto m = ModeOf(mode);
@@ -249,16 +257,25 @@ absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
     }
     o.runs = *choice;
   }
+  if (!algo.empty()) {
+    auto choice = ParseAlgoChoice(algo);
+    if (!choice) {
+      return absl::InvalidArgumentError(
+          StrCat("algo: '", algo.substr(0, 64), "' is not best or default"));
+    }
+    o.algo = *choice;
+  }
   return o;
 }
 
 void Fill(const answers::AnswerOptions& o, v1::SoftwarePin* pin, v1::MeasureMode* mode,
-          std::string* runs) {
+          std::string* runs, std::string* algo) {
   if (o.pin.cublaslt) pin->set_cublaslt(*o.pin.cublaslt);
   if (o.pin.cuda_runtime) pin->set_cuda_runtime(*o.pin.cuda_runtime);
   if (o.pin.driver) pin->set_driver(*o.pin.driver);
   Fill(o.mode, mode);
   *runs = std::string(answers::RunChoiceName(o.runs));
+  *algo = std::string(AlgoChoiceName(o.algo));
 }
 
 store::SoftwarePin PinOf(const v1::SoftwarePin& in) {
@@ -306,6 +323,21 @@ void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
   out->set_predicted(r.predicted);
   out->set_missing(r.missing);
   out->set_tied_with_best(r.tied_with_best);
+  out->set_race_note(r.race_note);
+  if (r.race) {
+    const DffRaceInfo& race = *r.race;
+    v1::DffRace* to = out->mutable_race();
+    to->set_race_id(race.race_id);
+    FillRun(race.run, to->mutable_run());
+    to->set_candidates(race.candidates);
+    to->set_rounds(race.rounds);
+    to->set_retaken(race.retaken);
+    to->set_resolution(race.resolution);
+    to->set_seconds(race.seconds);
+    to->set_settled(race.settled);
+    to->set_stop_reason(race.stop_reason);
+    to->set_created_us(race.created_us);
+  }
 }
 
 void Fill(const GemmShape&, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out) {
@@ -375,6 +407,7 @@ void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
     out->set_lda(m.lda);
     out->set_ldb(m.ldb);
     out->set_ldc(m.ldc);
+    out->set_heuristic_place(m.result.heuristic_rank >= 0 ? m.result.heuristic_rank + 1 : 0);
   } else if (a.predicted) {
     const auto& p = *a.predicted;
     out->set_found(true);
@@ -498,6 +531,12 @@ DffRow RowOf(const v1::DffRow& in, const google::protobuf::RepeatedPtrField<v1::
   r.speedup_basis = SourceOf(in.speedup_basis());
   r.pooled = in.pooled();
   r.runs = RunsAt(runs, in.runs());
+  if (in.has_race()) {
+    r.race_verdict = in.race().verdict();
+    r.race_ratio = in.race().ratio();
+    r.race_ratio_low = in.race().ratio_low();
+    r.race_ratio_high = in.race().ratio_high();
+  }
   return r;
 }
 
@@ -519,6 +558,22 @@ DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
   r.missing = in.missing();
   r.tied_with_best = in.tied_with_best();
   r.evaluated = in.measured() + in.predicted();
+  r.race_note = in.race_note();
+  if (in.has_race()) {
+    const v1::DffRace& race = in.race();
+    DffRaceInfo info;
+    info.race_id = race.race_id();
+    info.run = RunOf(race.run());
+    info.candidates = race.candidates();
+    info.rounds = race.rounds();
+    info.retaken = race.retaken();
+    info.resolution = race.resolution();
+    info.seconds = race.seconds();
+    info.settled = race.settled();
+    info.stop_reason = race.stop_reason();
+    info.created_us = race.created_us();
+    r.race = info;
+  }
   return r;
 }
 
@@ -576,6 +631,7 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
     a.measured->lda = in.lda();
     a.measured->ldb = in.ldb();
     a.measured->ldc = in.ldc();
+    a.measured->result.heuristic_rank = in.heuristic_place() - 1;
   } else {
     store::PredictionRow p;
     p.gpu_model = gpu;

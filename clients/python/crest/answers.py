@@ -98,7 +98,8 @@ def _dff_row(r: dict) -> DffRow:
                   int(r["params_delta"]), _source(r["source"]), r["provenance"],
                   float(r["time_low_us"]), float(r["time_high_us"]), int(r["tie_group"]),
                   int(r.get("rank", 0)), _source(basis) if basis else None,
-                  tuple(int(j) for j in r.get("runs", ())), bool(r.get("pooled", False)))
+                  tuple(int(j) for j in r.get("runs", ())), bool(r.get("pooled", False)),
+                  (r.get("race") or {}).get("verdict"), (r.get("race") or {}).get("ratio"))
 
 
 def _dff_args(hidden, gpu, *, pass_, **flags) -> List[str]:
@@ -109,12 +110,13 @@ def _dff_args(hidden, gpu, *, pass_, **flags) -> List[str]:
 def dff(hidden: int, gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
         ratio: str = "8/3", window: int = 128, align: int = 1, tokens: int = 8192, tp: int = 1,
         dtype: str = "bf16", train: bool = False, top: int = 10,
-        runs: Optional[str] = None) -> DffAnswer:
+        runs: Optional[str] = None, algo: Optional[str] = None) -> DffAnswer:
     """`crest dff`: d_ff candidates near ratio*hidden, the headline best first
     (rows[0], its kind in the source column), then the rest of its kind, then
-    the other kind. runs: "latest" (default) or "all" (pooled), with db or server."""
+    the other kind. runs: "latest" (default) or "all" (pooled); algo: "best"
+    (default) or "default" (cuBLASLt's first choice); both with db or server."""
     doc = run_crest(_dff_args(hidden, gpu, ratio=ratio, window=window, align=align,
-                              tokens=tokens, tp=tp, dtype=dtype, top=top, runs=runs,
+                              tokens=tokens, tp=tp, dtype=dtype, top=top, runs=runs, algo=algo,
                               pass_="train" if train else "fwd"), server=server, db=db)
     return dff_from_json(doc)
 
@@ -139,6 +141,8 @@ def dff_from_json(doc: dict) -> DffAnswer:
     answer.headline = answer[0] if answer else None
     answer.runs = list(doc.get("runs", []))
     answer.run_choice = doc.get("run_choice")
+    answer.algo_choice = doc.get("algo_choice")
+    answer.race = doc.get("race") if (doc.get("race") or {}).get("race_id") else None
     return answer
 
 

@@ -35,7 +35,9 @@ def _row(r, rank: int = 0, runs=()) -> DffRow:
     return DffRow(r.d_ff, r.time_us, r.tflops, r.speedup_vs_baseline, r.mlp_params,
                   r.params_delta, _SOURCES.get(r.source, Source.UNKNOWN), r.provenance,
                   r.time_low_us, r.time_high_us, r.tie_group, rank, basis,
-                  tuple(runs[i].job_id for i in r.runs if i < len(runs)), r.pooled)
+                  tuple(runs[i].job_id for i in r.runs if i < len(runs)), r.pooled,
+                  r.race.verdict if r.HasField("race") else None,
+                  r.race.ratio if r.HasField("race") else None)
 
 
 def _ranked(rows, runs) -> List[DffRow]:
@@ -135,18 +137,21 @@ class Client:
                  align: int = 1, tokens: int = 8192, tp: int = 1, dtype: str = "bf16",
                  train: bool = False, separate_gate_up: bool = False, top: int = 10,
                  predict_only: bool = False, cache: str = "cold",
-                 clocks: str = "sustained", runs: str = "latest") -> DffAnswer:
+                 clocks: str = "sustained", runs: str = "latest",
+                 algo: str = "best") -> DffAnswer:
         """The d_ff candidates near ratio*hidden, the headline best first (`crest dff`).
 
         cache and clocks choose which measurements answer (never mixed); runs
         is "latest" (each candidate from the most recent run that measured all
-        of its GEMMs) or "all" (the runs pooled); rows that cannot be told
-        apart share a tie_group.
+        of its GEMMs) or "all" (the runs pooled); algo is "best" (each GEMM's
+        fastest algorithm) or "default" (cuBLASLt's first choice); rows that
+        cannot be told apart share a tie_group; `race` describes the race that
+        ordered the leading measured rows, if one did.
         """
         request = pb.QueryDffRequest(
             hidden=hidden, ratio=ratio, window=window, align=align, tokens=tokens, tp=tp,
             dtype=_dtype(dtype), separate_gate_up=separate_gate_up, gpu=gpu, top=top,
-            predict_only=predict_only, mode=_mode(cache, clocks), runs=runs,
+            predict_only=predict_only, mode=_mode(cache, clocks), runs=runs, algo=algo,
             # "pass" is a Python keyword: the field is given by name.
             **{"pass": pb.PASS_TRAIN if train else pb.PASS_FWD})
         r = self._call(self._stub.QueryDff, request)
@@ -154,6 +159,12 @@ class Client:
         answer.headline = answer[0] if answer else None
         answer.runs = [_run(x) for x in r.runs]
         answer.run_choice = r.run_choice or None
+        answer.algo_choice = r.algo_choice or None
+        answer.race = ({"race_id": r.race.race_id, "job": r.race.run.job_id,
+                        "candidates": r.race.candidates, "rounds": r.race.rounds,
+                        "resolution": r.race.resolution, "seconds": r.race.seconds,
+                        "settled": r.race.settled, "stop_reason": r.race.stop_reason}
+                       if r.HasField("race") else None)
         answer.gpu = r.gpu
         answer.baseline = _row(r.baseline, 0, r.runs) if r.baseline_found else None
         answer.baseline_d_ff = r.baseline_d_ff

@@ -76,6 +76,9 @@ class DffRow:
     speedup_basis: Optional[Source] = None  # the kind of the baseline time the speed-up used
     runs: Tuple[int, ...] = ()  # measured rows: the job id(s) of the run(s) the time comes from
     pooled: bool = False    # the median over runs (runs="all"), not one run's figure
+    race_verdict: Optional[str] = None  # set when the answer's race timed this row: "leader",
+    race_ratio: Optional[float] = None  #   "tied", "slower", "unresolved"; its time over the
+                                        #   race leader's in the same rounds (geometric mean)
 
 
 class DffAnswer(list):
@@ -88,6 +91,8 @@ class DffAnswer(list):
     headline: Optional[DffRow]
     runs: list
     run_choice: Optional[str]
+    algo_choice: Optional[str]  # "best" or "default" (cuBLASLt's first choice)
+    race: Optional[dict]        # the race that ordered the leading measured rows, if one did
 
     gpu: str
     baseline: Optional[DffRow]

@@ -8,12 +8,14 @@
 #include "crest/common/str_cat.h"
 #include "crest/measure/cuda_backend.h"
 #include "crest/measure/arena.h"
+#include "crest/measure/set_racer.h"
 #include "crest/tuner/shapes.h"
 #include "cuda_launcher.h"
 #include "cuda_status.h"
 #include "device_arena.h"
 #include "lt_problem.h"
 #include "nvml_monitor.h"
+#include "pinned_race.h"
 
 namespace crest::measure {
 namespace {
@@ -25,7 +27,7 @@ using internal::LtProblem;
 
 constexpr uint64_t kOperandSeed = 0x5eed;
 
-class CublasLtBackend final : public Backend {
+class CublasLtBackend final : public Backend, public SetRacer {
  public:
   CublasLtBackend(const CublasLtOptions& options, ProbedDevice device, const GpuSpec& gpu)
       : options_(options),
@@ -72,6 +74,29 @@ class CublasLtBackend final : public Backend {
     return arena_.Hold(PlanFor(fitting));
   }
 
+  absl::StatusOr<StudyRaceResult> RaceSets(std::span<const std::vector<PinnedGemm>> sets,
+                                           const StudyRaceOptions& options,
+                                           const std::function<bool()>& stop) override {
+    std::vector<GemmShape> all;
+    for (const auto& set : sets) {
+      for (const PinnedGemm& p : set) {
+        if (auto s = Refuse(p.gemm); !s.ok()) return s;
+        all.push_back(p.gemm);
+      }
+    }
+    CREST_CUDA(cudaSetDevice(options_.device));
+    if (auto s = arena_.Hold(PlanFor(all)); !s.ok()) return s;
+    const internal::PinnedRaceDevice device{{handle_, stream_, &arena_, scratch_.get()},
+                                            probed_.device.l2_bytes,
+                                            options_.measure.mode.cache,
+                                            options_.workspace_bytes,
+                                            arena_.plan()};
+    EngineClock& clock = SteadyEngineClock();
+    auto result = internal::RacePinnedSets(device, sets, options, stop, monitor_, clock);
+    governor_.MarkBusy(clock.NowS());
+    return result;
+  }
+
   absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override {
     if (auto s = Refuse(gemm); !s.ok()) return s;
     CREST_CUDA(cudaSetDevice(options_.device));
@@ -87,7 +112,7 @@ class CublasLtBackend final : public Backend {
     auto algos = internal::FindCandidates(handle_, **problem, Search());
     if (!algos.ok()) return algos.status();
     host.plan_s = clock.NowS() - step;
-    if (algos->empty()) {
+    if (algos->algos.empty()) {
       return absl::InvalidArgumentError(
           StrCat("cuBLASLt offers no algorithm for this GEMM (m=", gemm.m, " n=", gemm.n,
                  " k=", gemm.k, " ", DTypeName(gemm.dtype), " ", gemm.Layout(), ")"));
@@ -99,7 +124,7 @@ class CublasLtBackend final : public Backend {
         {arena_.seed(), layout.a_offset[0] / element, layout.b_offset[0] / element},
         layout.copies};
     CudaGemmLauncher launcher({handle_, stream_, &arena_, scratch_.get()}, **problem, layout,
-                              *std::move(algos));
+                              algos->algos);
     auto measured = MeasureGemm(gemm, options_.measure, operands, launcher, monitor_, clock,
                                 governor_, options_.tuning);
     if (!measured.ok()) return measured.status();
@@ -109,6 +134,10 @@ class CublasLtBackend final : public Backend {
     measured->ldb = gemm.ContiguousB();
     measured->ldc = gemm.ContiguousC();
     measured->compute_type = (*problem)->types().compute_name;
+    // The pipeline reports the launcher's candidates in their order.
+    for (size_t i = 0; i < measured->algos.size() && i < algos->heuristic_ranks.size(); ++i) {
+      measured->algos[i].heuristic_rank = algos->heuristic_ranks[i];
+    }
     GemmOutcome outcome;
     outcome.measured = *std::move(measured);
     return outcome;

@@ -1,7 +1,9 @@
 #include "lt_problem.h"
 
 #include <chrono>
+#include <cstring>
 
+#include "crest/common/str_cat.h"
 #include "crest/measure/algo_grid.h"
 #include "cuda_status.h"
 #include "tile_ids.h"
@@ -37,9 +39,8 @@ bool Checked(cublasLtHandle_t handle, const LtProblem& p, const cublasLtMatmulAl
          result.workspaceSize <= static_cast<size_t>(workspace_bytes);
 }
 
-absl::StatusOr<std::vector<cublasLtMatmulAlgo_t>> Heuristic(cublasLtHandle_t handle,
-                                                            const LtProblem& p,
-                                                            const CandidateSearch& search) {
+absl::StatusOr<Candidates> Heuristic(cublasLtHandle_t handle, const LtProblem& p,
+                                     const CandidateSearch& search) {
   cublasLtMatmulPreference_t pref = nullptr;
   CREST_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
   const auto workspace = static_cast<uint64_t>(search.workspace_bytes);
@@ -52,7 +53,7 @@ absl::StatusOr<std::vector<cublasLtMatmulAlgo_t>> Heuristic(cublasLtHandle_t han
                                        p.c_layout(), pref, search.top_k, results.data(), &returned);
   }
   cublasLtMatmulPreferenceDestroy(pref);
-  std::vector<cublasLtMatmulAlgo_t> out;
+  Candidates out;
   if (s == CUBLAS_STATUS_NOT_SUPPORTED) return out;  // no algorithm for this problem
   if (s != CUBLAS_STATUS_SUCCESS) {
     return CublasStatus(s, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
@@ -60,7 +61,8 @@ absl::StatusOr<std::vector<cublasLtMatmulAlgo_t>> Heuristic(cublasLtHandle_t han
   for (int i = 0; i < returned; ++i) {
     const auto& r = results[static_cast<size_t>(i)];
     if (r.state == CUBLAS_STATUS_SUCCESS && Checked(handle, p, r.algo, search.workspace_bytes)) {
-      out.push_back(r.algo);
+      out.algos.push_back(r.algo);
+      out.heuristic_ranks.push_back(i);
     }
   }
   return out;
@@ -215,11 +217,34 @@ LtProblem::~LtProblem() {
   if (c_layout_) cublasLtMatrixLayoutDestroy(c_layout_);
 }
 
-absl::StatusOr<std::vector<cublasLtMatmulAlgo_t>> FindCandidates(cublasLtHandle_t handle,
-                                                                 const LtProblem& problem,
-                                                                 const CandidateSearch& search) {
-  return search.exhaustive ? Exhaustive(handle, problem, search)
-                           : Heuristic(handle, problem, search);
+absl::StatusOr<Candidates> FindCandidates(cublasLtHandle_t handle, const LtProblem& problem,
+                                          const CandidateSearch& search) {
+  if (!search.exhaustive) return Heuristic(handle, problem, search);
+  auto grid = Exhaustive(handle, problem, search);
+  if (!grid.ok()) return grid.status();
+  Candidates out;
+  out.heuristic_ranks.assign(grid->size(), -1);
+  out.algos = *std::move(grid);
+  return out;
+}
+
+absl::StatusOr<cublasLtMatmulAlgo_t> AlgoFromBytes(cublasLtHandle_t handle,
+                                                   const LtProblem& problem,
+                                                   std::span<const uint8_t> bytes,
+                                                   int64_t workspace_bytes) {
+  cublasLtMatmulAlgo_t algo{};
+  if (bytes.size() != sizeof algo) {
+    return absl::InvalidArgumentError(StrCat("algorithm: ", bytes.size(),
+                                             " stored bytes are not a cublasLtMatmulAlgo_t (",
+                                             sizeof algo, " bytes)"));
+  }
+  std::memcpy(&algo, bytes.data(), sizeof algo);
+  if (!Checked(handle, problem, algo, workspace_bytes)) {
+    return absl::InvalidArgumentError(
+        "algorithm: the stored algorithm does not pass cublasLtMatmulAlgoCheck for this GEMM "
+        "on this device and library");
+  }
+  return algo;
 }
 
 AlgoIdentity Identify(const cublasLtMatmulAlgo_t& algo) {

@@ -15,6 +15,7 @@
 
 #include <cublasLt.h>
 
+#include <span>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -67,10 +68,22 @@ struct CandidateSearch {
 };
 
 // The algorithms to measure, each passing cublasLtMatmulAlgoCheck within
-// the workspace. Empty when cuBLASLt offers none.
-absl::StatusOr<std::vector<cublasLtMatmulAlgo_t>> FindCandidates(cublasLtHandle_t handle,
-                                                                 const LtProblem& problem,
-                                                                 const CandidateSearch& search);
+// the workspace, and each one's place in the heuristic's list (-1 for the
+// exhaustive grid's). Empty when cuBLASLt offers none.
+struct Candidates {
+  std::vector<cublasLtMatmulAlgo_t> algos;
+  std::vector<int> heuristic_ranks;  // one per algorithm
+};
+absl::StatusOr<Candidates> FindCandidates(cublasLtHandle_t handle, const LtProblem& problem,
+                                          const CandidateSearch& search);
+// `bytes` (an AlgoIdentity's raw cublasLtMatmulAlgo_t, as stored) as an
+// algorithm for `problem`, checked with cublasLtMatmulAlgoCheck within the
+// workspace. InvalidArgument when the bytes are not an algorithm's size or
+// the check fails.
+absl::StatusOr<cublasLtMatmulAlgo_t> AlgoFromBytes(cublasLtHandle_t handle,
+                                                   const LtProblem& problem,
+                                                   std::span<const uint8_t> bytes,
+                                                   int64_t workspace_bytes);
 
 // The algorithm's configuration attributes and raw bytes.
 AlgoIdentity Identify(const cublasLtMatmulAlgo_t& algo);

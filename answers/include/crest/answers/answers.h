@@ -51,6 +51,13 @@ struct AnswerOptions {
   store::SoftwarePin pin;  // default: any software (the newest first for a lookup)
   MeasureMode mode;        // default: cold L2, sustained clocks
   RunChoice runs = RunChoice::kLatest;
+  // Which algorithm answers for each measured GEMM: the fastest Crest's
+  // search found, or cuBLASLt's first choice (what an unpinned call runs).
+  AlgoChoice algo = AlgoChoice::kBest;
+  // Let a stored race of the measured headline's run order a d_ff answer's
+  // leading rows (DffRanking::race). Off: the per-GEMM pass alone, as a
+  // sweep reads it to choose what to race.
+  bool races = true;
 };
 
 // One GEMM's best known result.
@@ -116,6 +123,9 @@ absl::StatusOr<std::vector<Timing>> TimeGemmSet(store::Store& db, const GpuSpec&
                                                 const AnswerOptions& options,
                                                 std::span<const GemmShape> gemms,
                                                 bool predict_only);
+
+// A stored race as a d_ff ranking uses it; `run` is the run it raced.
+DffRace DffRaceOf(const store::RaceRecord& race, const RunInfo& run);
 
 // A prediction as the store would keep it (no host, no time of writing).
 store::PredictionRow PredictionRowOf(const GemmShape& gemm, const GpuSpec& gpu,

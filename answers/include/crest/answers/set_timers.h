@@ -26,6 +26,9 @@ struct SetTimers {
   // Optional: how many sets `time` answered predicted although every GEMM
   // was measured, by no one run (DffRanking::measured_across_runs).
   std::function<int64_t()> across_runs;
+  // Optional: the race that orders a d_ff answer's leading measured rows
+  // (RankDff).
+  DffRaceFinder races;
 };
 
 // The d_ff ranking of `query` (skip_missing set: candidates the model has

@@ -9,6 +9,18 @@
 
 namespace crest::measure {
 
+// The race of each d_ff study's leading candidates after a sweep's per-GEMM
+// pass (study_race.h, sweep/runner.h): the spec's "measure": {"race": …}.
+struct RaceSettings {
+  bool enabled = true;
+  // Candidates whose 95% interval comes within this fraction of the
+  // leader's are raced (0, 0.5].
+  double window = 0.03;
+  int max_candidates = 8;    // the leader included [2, 32]
+  double resolution = 0.01;  // tied: the ratio's interval within 1 ± this (0, 0.2]
+  double max_seconds = 60;   // per study, warm-up included (0, 600]
+};
+
 struct MeasureOptions {
   // Cold L2 and sustained clocks by default; part of every result's key.
   MeasureMode mode;
@@ -27,6 +39,7 @@ struct MeasureOptions {
   // Sampling time per GEMM, all its algorithms together, at most [s]
   // (0, 600]. Warm-up and cool-down pauses do not count.
   double max_seconds = 0.25;
+  RaceSettings race;
 };
 
 // OK, or InvalidArgument naming the field as the spec and the CLI spell it

@@ -30,7 +30,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 // SQLite's page size (its default) for the files a store creates: what
 // StoreOptions::max_pages counts.
@@ -79,6 +79,7 @@ struct MergeReport {
   int64_t measurements = 0;
   int64_t predictions = 0;
   int64_t imported = 0;
+  int64_t races = 0;
 };
 
 struct CheckReport {
@@ -198,9 +199,12 @@ class Store {
   // GEMMs read, so that a sum is taken over the GEMMs of one run (RunKey).
   // Keys no run measured are absent; a key's runs come in no particular
   // order, each with its job's start.
+  // With AlgoChoice::kDefault, each key's row of cuBLASLt's first choice
+  // (heuristic_rank 0, verified) instead; keys whose first choice no run
+  // recorded are absent.
   virtual absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
       const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-      const MeasureMode& mode) = 0;
+      const MeasureMode& mode, AlgoChoice algo = AlgoChoice::kBest) = 0;
   // The job, device and software of each run, in the order given. NotFound
   // names a run whose device or software is not in the database.
   virtual absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) = 0;
@@ -208,6 +212,20 @@ class Store {
   // would give it (newest software that has the key, or the pinned one).
   virtual absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
       const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) = 0;
+
+  // ---- races of a study's leading candidates (sweep/runner.h)
+  // Stores a race with its standings and every round's times; returns its id.
+  virtual absl::StatusOr<int64_t> InsertRace(const RaceRecord& race) = 0;
+  // The newest race of `study` that the run of job `job_id` (0: outside
+  // any job) on device `device_uuid` made in `mode` and `algo`, with its
+  // standings (times only when `with_times`); nullopt when it raced none.
+  // (A job runs on one device, the one its target names.)
+  virtual absl::StatusOr<std::optional<RaceRecord>> FindRace(int64_t job_id,
+                                                             const std::string& device_uuid,
+                                                             const std::string& study,
+                                                             const MeasureMode& mode,
+                                                             AlgoChoice algo,
+                                                             bool with_times) = 0;
 
   // ---- timings imported from other tools (never answers; calibration input)
   // Inserts a batch in one transaction; returns the rows added (a batch

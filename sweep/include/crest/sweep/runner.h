@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "crest/common/env.h"
+#include "crest/measure/study_race.h"
 #include "crest/store/store.h"
 #include "crest/sweep/spec.h"
 #include "crest/tuner/backend.h"
@@ -45,6 +46,17 @@ struct SweepProgress {
   PerGemm HostPerGemm() const;
 };
 
+// A d_ff study's race after the per-GEMM pass (measuring backends;
+// docs/measurement.md, "Racing a study's leaders").
+struct StudyRaceReport {
+  std::string study;              // DffStudyKey of the spec's study
+  int64_t race_id = 0;            // the stored race; 0 when not raced
+  std::string why_not;            // when not raced (or the race failed)
+  int64_t raced_job = 0;          // the run whose candidates and algorithms were raced
+  std::vector<int64_t> d_ff;      // the candidates, in the order entered
+  measure::StudyRaceResult result;  // when raced
+};
+
 struct SweepOptions {
   bool force = false;  // run GEMMs the store already holds for this device/software/model
   int priority = 0;    // recorded on a new job
@@ -52,6 +64,8 @@ struct SweepOptions {
   std::function<void(const SweepProgress&)> on_progress;
   // Called after each GEMM that produced a result; same thread as on_progress.
   std::function<void(const GemmShape&, const GemmOutcome&)> on_result;
+  // Called with a line of progress outside the per-GEMM pass (the races).
+  std::function<void(std::string_view)> on_stage;
   // Polled between GEMMs; when it becomes true the job is left "cancelled".
   const std::atomic<bool>* cancel = nullptr;
   // Polled between GEMMs; when it becomes true the run stops and the job is
@@ -71,14 +85,21 @@ struct SweepOutcome {
   bool resumed = false;         // continued an unfinished job
   bool interrupted = false;     // stopped by `interrupt`; the job is queued again
   std::string first_error;      // the first GEMM failure, if any
+  // Each d_ff study's race (spec.measure.race), after the pass; empty for
+  // the model backend, a spec without d_ff studies, or races disabled.
+  std::vector<StudyRaceReport> races;
 };
 
 // Finds this spec's unfinished job (same spec text, backend and target) and
 // resumes it, or creates one; skips GEMMs the store already holds (unless
 // force); writes each result and the job's progress in one transaction.
 // The job ends "done", "failed" (some GEMMs failed; the rest are kept) or
-// "cancelled". Errors of the store end the run and are returned; the job
-// stays "running" so that the next run resumes it.
+// "cancelled". Then, when the job is done, the backend measures and can race
+// (measure/set_racer.h) and spec.measure.race is enabled, each d_ff study's
+// leading candidates are raced and the races stored (SweepOutcome::races;
+// a race's failure is reported there and leaves the job done). Errors of
+// the store end the run and are returned; the job stays "running" so that
+// the next run resumes it.
 absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
                                       const SweepOptions& options);
 

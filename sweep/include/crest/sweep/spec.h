@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gemm.h"
 #include "crest/measure/options.h"
 
@@ -29,6 +30,7 @@ struct SweepSpec {
   std::string gpu;                 // catalogue GPU for predictions (the model backend)
   measure::MeasureOptions measure;  // how a measuring backend measures ("measure")
   std::vector<GemmShape> gemms;    // the plan: deduplicated, in spec order
+  std::vector<DffQuery> dff;       // the d_ff studies ("dff"), for their races
   std::vector<std::string> notes;  // combinations skipped, and why
 };
 

@@ -55,6 +55,29 @@ struct DffRow {
   SoftwareInfo software;  // measured rows
   std::vector<RunInfo> runs;  // measured rows: the run, or the runs pooled
   bool pooled = false;
+  // Set when the answer's race (DffRanking::race) timed this candidate: its
+  // verdict ("leader", "tied", "slower", "unresolved") and the geometric
+  // mean of its paired ratios to the race's leader with their 95% interval.
+  std::string race_verdict;
+  double race_ratio = 0;
+  double race_ratio_low = 0;
+  double race_ratio_high = 0;
+};
+
+// The race that ordered an answer's leading measured rows (sweep/runner.h):
+// the candidates within a few percent of the leader after the run's
+// per-GEMM pass, timed again against each other in interleaved rounds.
+struct DffRaceInfo {
+  int64_t race_id = 0;
+  RunInfo run;               // the run whose candidates and algorithms it raced
+  int candidates = 0;
+  int rounds = 0;
+  int retaken = 0;           // timings retaken after an idle gap
+  double resolution = 0;     // ties: ratio intervals within 1 ± this
+  double seconds = 0;        // on the device, warm-up included
+  bool settled = false;      // the warm-up reached a settled clock and power
+  std::string stop_reason;   // "resolved", "round budget", "time budget"
+  int64_t created_us = 0;
 };
 
 struct DffRanking {
@@ -79,6 +102,14 @@ struct DffRanking {
   int64_t measured_across_runs = 0;
   // The runs measured rows come from, each once, in order of first use.
   std::vector<RunInfo> runs;
+  // Set when a race of the headline's run ordered the leading measured rows:
+  // they come first in the race's order, tie group 1 is the race's (the
+  // leader and every candidate it could not be told from at the race's
+  // resolution), and the rows it did not time follow.
+  std::optional<DffRaceInfo> race;
+  // Why a race of this study was not used, when one exists but does not
+  // apply (rows from another run, pooled runs); empty otherwise.
+  std::string race_note;
 };
 
 // A query's candidates and each one's MLP GEMMs, computed once: a caller
@@ -92,18 +123,53 @@ struct DffPlan {
 // tokens, tp).
 absl::StatusOr<DffPlan> PlanDff(const DffQuery& query);
 
+// A stored race of a study's candidates, as the ranking uses it.
+struct DffRace {
+  DffRaceInfo info;
+  struct Standing {
+    int64_t d_ff = 0;
+    std::string verdict;
+    int tie_group = 0;  // the race's: 1 = the leader and those tied with it
+    double ratio = 1;
+    double ratio_low = 1;
+    double ratio_high = 1;
+  };
+  std::vector<Standing> standings;  // leader first, then by group and ratio
+};
+// Finds the race that `run` (the measured headline's run) made of the
+// query's study; nullopt when it made none.
+using DffRaceFinder =
+    std::function<absl::StatusOr<std::optional<DffRace>>(const RunInfo& run)>;
+
+// Orders `rows` (ranked by RankWithTies) by `race`: the raced rows lead
+// their kind's block in the race's order, in the race's tie groups, the
+// rest follow in their order; groups are renumbered in listing order.
+// Returns "" when applied, else why the race does not apply (a raced
+// candidate answered by another run, or a candidate tied with the best in
+// the ranking that the race did not time), leaving `rows` as they were.
+std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows);
+
 // Ranks `plan` (made by PlanDff from the same query): `timer` times each
 // candidate's GEMMs together; `predict` (optional) is the model alone, for
 // a predicted baseline where the baseline's answer is of another kind than a
-// row's. The timers' errors pass through (NotFound skips a candidate when
+// row's; `races` (optional) finds the race of the measured headline's run,
+// which then orders the leading measured rows (ApplyRace). The timers' and
+// the finder's errors pass through (NotFound skips a candidate when
 // the query says skip_missing).
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const DffPlan& plan,
-                                   const GemmSetTimer& timer, const GemmSetTimer& predict = {});
+                                   const GemmSetTimer& timer, const GemmSetTimer& predict = {},
+                                   const DffRaceFinder& races = {});
 // PlanDff, then the ranking.
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmSetTimer& timer,
                                    const GemmSetTimer& predict = {});
 // The same, asking a per-GEMM timer for each GEMM on its own (EachGemm).
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmTimer& timer);
+
+// The study a race of this query's candidates belongs to: everything that
+// shapes a candidate's GEMMs but its d_ff ("dff hidden=4096 tokens=8192
+// tp=1 bf16 fwd fused"); the window, ratio and alignment only choose which
+// d_ff values are candidates.
+std::string DffStudyKey(const DffQuery& query);
 
 // 3·hidden·d_ff / tp: the parameters of one SwiGLU MLP on a rank.
 int64_t MlpParams(const DffQuery& query, int64_t d_ff);

@@ -35,6 +35,14 @@ struct MeasureMode {
   auto operator<=>(const MeasureMode&) const = default;
 };
 
+// Which of a GEMM's measured algorithms answers for it: the fastest
+// verified one Crest's search found (best), or cuBLASLt's heuristic's first
+// choice (default: what a framework that does not pin algorithms runs,
+// PyTorch included), timed in the same rounds.
+enum class AlgoChoice { kBest, kDefault };
+std::string_view AlgoChoiceName(AlgoChoice choice);  // "best", "default"
+std::optional<AlgoChoice> ParseAlgoChoice(std::string_view text);
+
 // A cuBLASLt algorithm, stored by its configuration attributes and its raw
 // bytes (cublasLtMatmulAlgo_t), never by a position in a heuristic list.
 struct AlgoIdentity {
@@ -76,6 +84,10 @@ struct AlgoResult {
   std::string verify_note;  // why verification failed, if it did
   std::string clock_note;   // set when the clock policy could not be honoured
   double tflops = 0;        // from the median
+  // Its place in cuBLASLt's heuristic list (0: the heuristic's first choice,
+  // what a call that does not pin an algorithm runs, PyTorch's included);
+  // -1 when it did not come from that list (the exhaustive search).
+  int heuristic_rank = -1;
 };
 
 // Where one GEMM's engine time went outside its timed kernels, by step [s]

@@ -25,13 +25,15 @@ store::SoftwarePin PinOf(const v1::SoftwarePin& pin);
 // Empty fields are the defaults; an unknown name is InvalidArgument naming the field.
 absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& mode);
 void Fill(const MeasureMode& mode, v1::MeasureMode* out);
-// The answering options of a request: pin, mode and run choice ("" is
-// "latest"; an unknown one is InvalidArgument naming `runs`).
+// The answering options of a request: pin, mode, run choice ("" is
+// "latest"; an unknown one is InvalidArgument naming `runs`) and algorithm
+// choice ("" is "best"; an unknown one is InvalidArgument naming `algo`).
 absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
                                                  const v1::MeasureMode& mode,
-                                                 const std::string& runs);
+                                                 const std::string& runs,
+                                                 const std::string& algo);
 void Fill(const answers::AnswerOptions& options, v1::SoftwarePin* pin, v1::MeasureMode* mode,
-          std::string* runs);
+          std::string* runs, std::string* algo);
 
 void Fill(const DffRanking& ranking, const GpuSpec& gpu, v1::QueryDffResponse* out);
 void Fill(const GemmShape& gemm, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out);

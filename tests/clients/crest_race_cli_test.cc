@@ -1,0 +1,127 @@
+// `crest dff` over a database a measuring sweep raced (the fake measuring
+// backend: scripted times), and over either algorithm choice: what a user
+// reads in text, JSON and CSV, and the refusals that name the field.
+#include <algorithm>
+#include <string>
+
+#include "crest/store/store.h"
+#include "crest/sweep/runner.h"
+#include "crest_cli.h"
+#include "fake_backend.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "run_command.h"
+#include "sweep_testing.h"
+#include "temp_dir.h"
+
+namespace crest {
+namespace {
+
+using crest::testing::Crest;
+using crest::testing::FakeMeasuringBackend;
+using crest::testing::Json;
+using crest::testing::Spec;
+using crest::testing::TempDir;
+
+// As tests/sweep/study_races_test.cc: 10920 and 10924 within 0.05%, 10918
+// 0.8% behind (tied by the pass's ±1% intervals), the rest 20% behind.
+double Script(const GemmShape& g) {
+  if (g.k == 4096) return 1000;
+  switch (g.k) {
+    case 10920: return 1000;
+    case 10924: return 1001;
+    case 10918: return 1016;
+    default: return 1400;
+  }
+}
+
+// A database holding one measured sweep of h=4096 ±4.
+std::string Measured(const TempDir& dir, const std::string& name, FakeMeasuringBackend& backend) {
+  const std::string path = dir.File(name);
+  auto db = store::Store::Open(path);
+  EXPECT_TRUE(db.ok()) << db.status();
+  backend.script = Script;
+  auto out = sweep::RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})"), backend, **db, {});
+  EXPECT_TRUE(out.ok()) << out.status();
+  return path;
+}
+
+constexpr const char* kQuery = "dff --hidden 4096 --window 4 --gpu h100 --top 0 --db ";
+
+TEST(CrestRace, TheAnswerSaysItsLeadersWereRacedAndShowsEachOnesStanding) {
+  TempDir dir;
+  FakeMeasuringBackend backend;
+  const std::string db = Measured(dir, "raced.db", backend);
+
+  const auto text = Crest(kQuery + db);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("race: the 3 leading candidates of job 1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("tied within 1 +/- 0.010"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("slower 1.00"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("algorithms: each GEMM's fastest verified algorithm"), std::string::npos);
+
+  const auto doc = Json(Crest("--json " + std::string(kQuery) + db));
+  EXPECT_EQ(doc["race"]["race_id"], 1);
+  EXPECT_EQ(doc["race"]["job"], 1);
+  EXPECT_EQ(doc["race"]["candidates"], 3);
+  EXPECT_EQ(doc["tied_with_best"], 2);
+  const auto& rows = doc["candidates"];
+  EXPECT_EQ(rows[0]["race"]["verdict"], "leader");
+  EXPECT_EQ(rows[2]["d_ff"], 10918);
+  EXPECT_EQ(rows[2]["race"]["verdict"], "slower");
+  EXPECT_GT(rows[2]["race"]["ratio_low"].get<double>(), 1.0);
+  EXPECT_TRUE(rows[3]["race"].is_null()) << "not raced";
+
+  const auto csv = Crest("--csv " + std::string(kQuery) + db);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  EXPECT_NE(header.find("race,race_ratio,race_ratio_low,race_ratio_high"), std::string::npos)
+      << header;
+}
+
+TEST(CrestRace, AlgoDefaultRanksByCuBlasLtsFirstChoiceAndSaysSo) {
+  TempDir dir;
+  FakeMeasuringBackend backend;
+  backend.first_choice_slower = true;
+  const std::string db = Measured(dir, "default.db", backend);
+  const auto best = Json(Crest("--json " + std::string(kQuery) + db));
+  const auto first = Json(Crest("--json " + std::string(kQuery) + db + " --algo default"));
+  EXPECT_EQ(best["algo_choice"], "best");
+  EXPECT_EQ(first["algo_choice"], "default");
+  const auto time_of = [](const nlohmann::json& doc, int64_t d_ff) {
+    for (const auto& row : doc["candidates"]) {
+      if (row["d_ff"] == d_ff) return row["time_us"].get<double>();
+    }
+    return 0.0;
+  };
+  // FakeMeasurement's second algorithm takes 1.1x the first: cuBLASLt's
+  // first choice here.
+  EXPECT_NEAR(time_of(first, 10920), 1.1 * time_of(best, 10920), 1e-6);
+  EXPECT_EQ(first["coverage"]["measured"], 9);
+  EXPECT_TRUE(first["race"].is_null()) << "the race timed the fastest algorithms, not these";
+  const auto text = Crest(std::string(kQuery) + db + " --algo default");
+  EXPECT_NE(text.out.find("algorithms: each GEMM's cuBLASLt first choice"), std::string::npos)
+      << text.out;
+}
+
+TEST(CrestRace, BadAlgoAndRaceFlagsAreRefusedNamingTheField) {
+  const auto model = Crest("dff --hidden 4096 --gpu h100 --algo default");
+  EXPECT_EQ(model.exit_code, 2);
+  EXPECT_NE(model.err.find("algo: --algo default is for --db or --server"), std::string::npos)
+      << model.err;
+  TempDir dir;
+  FakeMeasuringBackend backend;
+  const std::string db = Measured(dir, "x.db", backend);
+  const auto bad = Crest(std::string(kQuery) + db + " --algo fastest");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("algo: 'fastest' is not best or default"), std::string::npos) << bad.err;
+  const auto window = Crest("sweep --hidden 4096 --window 4 --gpu h100 --race-window 2 --db " +
+                            dir.File("s.db"));
+  EXPECT_EQ(window.exit_code, 2);
+  EXPECT_NE(window.err.find("measure.race.window (--race-window): must be in (0, 0.5]"),
+            std::string::npos)
+      << window.err;
+}
+
+}  // namespace
+}  // namespace crest

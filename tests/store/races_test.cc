@@ -1,0 +1,216 @@
+// The store's two newer answers: a GEMM's row of cuBLASLt's first choice
+// (AlgoChoice::kDefault) beside its fastest, and the races of a study.
+#include <sqlite3.h>
+
+#include "crest/store/store.h"
+#include "fake_results.h"
+#include "gtest/gtest.h"
+#include "store_testing.h"
+#include "temp_dir.h"
+
+namespace crest::store {
+namespace {
+
+using crest::store_tests::Gemm;
+using crest::store_tests::OpenOk;
+using crest::testing::TempDir;
+
+constexpr MeasureMode kDefaultMode{};
+
+// A job whose spec says whether its algorithms came from the exhaustive grid.
+int64_t NewJob(Store& db, bool exhaustive) {
+  JobRecord job;
+  job.spec = exhaustive ? R"({"measure":{"exhaustive":true},"name":"grid"})"
+                        : R"({"name":"heuristic"})";
+  job.backend = "cublaslt";
+  job.target = "GPU-1";
+  auto created = db.CreateJob(job);
+  EXPECT_TRUE(created.ok()) << created.status();
+  return created.ok() ? created->id : 0;
+}
+
+// Three algorithms at 500, 550 and 600 µs, the heuristic's first choice the
+// slowest (FakeMeasurement makes the first the fastest).
+MeasuredGemm FirstChoiceSlowest(const GemmShape& g) {
+  MeasuredGemm m = crest::testing::FakeMeasurement(g, 500, 3);
+  for (size_t i = 0; i < m.algos.size(); ++i) {
+    m.algos[i].heuristic_rank = static_cast<int>(m.algos.size() - 1 - i);
+  }
+  return m;
+}
+
+TEST(StoreAlgoChoice, DefaultAnswersWithTheHeuristicsFirstChoiceBestWithTheFastest) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
+                                crest::testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  const GemmKey key = GemmKey::Of(g);
+  const int64_t job = NewJob(*db, false);
+  ASSERT_TRUE(
+      db->InsertMeasurement(job, ids->first, ids->second, "H100-SXM", 132, FirstChoiceSlowest(g))
+          .ok());
+  const int64_t software = db->SoftwareVersions({})->front();
+  auto best = db->RunBests("H100-SXM", {&key, 1}, software, kDefaultMode, AlgoChoice::kBest);
+  auto first = db->RunBests("H100-SXM", {&key, 1}, software, kDefaultMode, AlgoChoice::kDefault);
+  ASSERT_TRUE(best.ok() && first.ok());
+  ASSERT_EQ(best->at(key).size(), 1u);
+  ASSERT_EQ(first->at(key).size(), 1u);
+  EXPECT_DOUBLE_EQ(best->at(key).front().median_us, 500);
+  EXPECT_DOUBLE_EQ(first->at(key).front().median_us, 600) << "the first choice, not the fastest";
+  EXPECT_EQ(first->at(key).front().run.job_id, job);
+  auto row = db->GetMeasurement(first->at(key).front().measurement_id);
+  ASSERT_TRUE(row.ok());
+  EXPECT_EQ(row->result.heuristic_rank, 0);
+
+  // The exhaustive search's rows are no one's first choice.
+  const GemmShape h = Gemm(4096, 4096, 8192);
+  const GemmKey other = GemmKey::Of(h);
+  MeasuredGemm grid = crest::testing::FakeMeasurement(h, 500, 3);
+  for (AlgoResult& a : grid.algos) a.heuristic_rank = -1;
+  ASSERT_TRUE(
+      db->InsertMeasurement(NewJob(*db, true), ids->first, ids->second, "H100-SXM", 132, grid).ok());
+  auto none = db->RunBests("H100-SXM", {&other, 1}, software, kDefaultMode, AlgoChoice::kDefault);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->contains(other));
+  EXPECT_TRUE(db->RunBests("H100-SXM", {&other, 1}, software, kDefaultMode)->contains(other));
+}
+
+TEST(StoreAlgoChoice, UpgradingFromVersion9PlacesRowsInTheOrderTheEngineWroteThem) {
+  TempDir dir;
+  const std::string path = dir.File("v9.db");
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  const GemmShape h = Gemm(4096, 4096, 8192);
+  {
+    auto db = OpenOk(path);
+    auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
+                                  crest::testing::FakeSoftware());
+    ASSERT_TRUE(ids.ok());
+    ASSERT_TRUE(db->InsertMeasurement(NewJob(*db, false), ids->first, ids->second, "H100-SXM",
+                                      132, crest::testing::FakeMeasurement(g, 500, 3))
+                    .ok());
+    ASSERT_TRUE(db->InsertMeasurement(NewJob(*db, true), ids->first, ids->second, "H100-SXM", 132,
+                                      crest::testing::FakeMeasurement(h, 500, 3))
+                    .ok());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  const char* downgrade = R"sql(
+    DROP TABLE race_times;
+    DROP TABLE race_entries;
+    DROP TABLE races;
+    ALTER TABLE measurements DROP COLUMN heuristic_rank;
+    PRAGMA user_version = 9;)sql";
+  ASSERT_EQ(sqlite3_exec(raw, downgrade, nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+
+  auto db = OpenOk(path);  // upgrades to the current schema
+  ASSERT_EQ(db->Check()->schema_version, kSchemaVersion);
+  std::vector<int> heuristic;
+  std::vector<int> grid;
+  for (int64_t id = 1; id <= 6; ++id) {
+    auto row = db->GetMeasurement(id);
+    ASSERT_TRUE(row.ok()) << row.status();
+    (row->key == GemmKey::Of(g) ? heuristic : grid).push_back(row->result.heuristic_rank);
+  }
+  EXPECT_EQ(heuristic, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(grid, (std::vector<int>{-1, -1, -1})) << "an exhaustive job's rows are not ranked";
+}
+
+RaceRecord SomeRace(int64_t job, int64_t device, int64_t software, std::string study,
+                    double leader_us) {
+  RaceRecord race;
+  race.job_id = job;
+  race.device_id = device;
+  race.software_id = software;
+  race.gpu_model = "H100-SXM";
+  race.study = std::move(study);
+  race.resolution = 0.01;
+  race.rounds = 2;
+  race.stop_reason = "resolved";
+  race.settled = true;
+  race.entries = {{1, 11008, "leader", 1, 2, leader_us, 1, 1, 1},
+                  {0, 10944, "slower", 2, 1, 1.05 * leader_us, 1.05, 1.04, 1.06}};
+  race.times = {{1.05 * leader_us, leader_us}, {0, leader_us}};
+  return race;
+}
+
+TEST(StoreRaces, ARunsNewestRaceOfAStudyComesBackWithItsStandingsAndTimes) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("r.db"));
+  auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
+                                crest::testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  const std::string study = "dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused";
+  const int64_t job = NewJob(*db, false);
+  ASSERT_TRUE(db->InsertRace(SomeRace(job, ids->first, ids->second, study, 900)).ok());
+  auto second = db->InsertRace(SomeRace(job, ids->first, ids->second, study, 1000));
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(db->InsertRace(SomeRace(job, ids->first, ids->second, "another study", 800)).ok());
+  const int64_t other_job = NewJob(*db, false);
+  ASSERT_TRUE(db->InsertRace(SomeRace(other_job, ids->first, ids->second, study, 700)).ok());
+
+  auto race = db->FindRace(job, "GPU-1", study, kDefaultMode, AlgoChoice::kBest, true);
+  ASSERT_TRUE(race.ok()) << race.status();
+  ASSERT_TRUE(race->has_value());
+  const RaceRecord& r = **race;
+  EXPECT_EQ(r.id, *second);
+  ASSERT_EQ(r.entries.size(), 2u);
+  EXPECT_EQ(r.entries[0].value, 11008);
+  EXPECT_EQ(r.entries[0].verdict, "leader");
+  EXPECT_DOUBLE_EQ(r.entries[0].median_us, 1000);
+  EXPECT_DOUBLE_EQ(r.entries[1].ratio_low, 1.04);
+  EXPECT_EQ(r.times, (std::vector<std::vector<double>>{{1050, 1000}, {0, 1000}}))
+      << "a candidate not timed in a round reads back as 0";
+
+  MeasureMode burst;
+  burst.clocks = ClockPolicy::kBurst;
+  EXPECT_EQ(r.gpu_model, "H100-SXM");
+  EXPECT_FALSE(db->FindRace(job, "GPU-1", study, burst, AlgoChoice::kBest, false)->has_value())
+      << "another mode's race does not answer";
+  EXPECT_FALSE(db->FindRace(job, "GPU-1", study, kDefaultMode, AlgoChoice::kDefault, false)->has_value())
+      << "nor one run with the other algorithm choice";
+  EXPECT_FALSE(db->FindRace(job + 7, "GPU-1", study, kDefaultMode, AlgoChoice::kBest, false)
+                   ->has_value())
+      << "nor another job's";
+  EXPECT_FALSE(db->FindRace(job, "GPU-2", study, kDefaultMode, AlgoChoice::kBest, false)
+                   ->has_value())
+      << "nor another device's";
+}
+
+TEST(StoreRaces, AMergeCarriesARaceWithItsRunRemappedAndOnlyOnce) {
+  TempDir dir;
+  const std::string study = "dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused";
+  std::string snapshot = dir.File("node1.snapshot");
+  {
+    store::StoreOptions options;
+    options.host = "node1";
+    auto node = OpenOk(dir.File("node1.db"), options);
+    auto ids = node->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
+                                    crest::testing::FakeSoftware());
+    ASSERT_TRUE(ids.ok());
+    const int64_t job = NewJob(*node, false);
+    ASSERT_TRUE(node->InsertRace(SomeRace(job, ids->first, ids->second, study, 1000)).ok());
+    ASSERT_TRUE(node->ExportTo(snapshot).ok());
+  }
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  for (int i = 0; i < 3; ++i) NewJob(*catalogue, false);  // its own jobs: the ids differ
+  auto first = catalogue->MergeFrom(snapshot);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->races, 1);
+  EXPECT_EQ(catalogue->MergeFrom(snapshot)->races, 0) << "merged again: nothing new";
+  auto jobs = catalogue->ListJobs({});
+  ASSERT_TRUE(jobs.ok());
+  const int64_t merged_job = jobs->front().id;  // newest first: the merged one
+  EXPECT_EQ(merged_job, 4);
+  auto race = catalogue->FindRace(merged_job, "GPU-1", study, kDefaultMode, AlgoChoice::kBest,
+                                  true);
+  ASSERT_TRUE(race.ok() && race->has_value());
+  EXPECT_EQ((*race)->entries.size(), 2u);
+  EXPECT_EQ((*race)->times, (std::vector<std::vector<double>>{{1050, 1000}, {0, 1000}}));
+}
+
+}  // namespace
+}  // namespace crest::store

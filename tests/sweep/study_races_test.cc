@@ -1,0 +1,176 @@
+// A measuring sweep races each d_ff study's leading candidates after its
+// per-GEMM pass, stores the race, and the d_ff answer orders its leading
+// rows by it (on the fake measuring backend: scripted times, steady clock).
+#include <algorithm>
+
+#include "crest/answers/answers.h"
+#include "crest/sweep/runner.h"
+#include "fake_backend.h"
+#include "gtest/gtest.h"
+#include "sweep_testing.h"
+#include "temp_dir.h"
+
+namespace crest::sweep {
+namespace {
+
+using crest::testing::EveryCandidate;
+using crest::testing::FakeMeasuringBackend;
+using crest::testing::Spec;
+using crest::testing::TempDir;
+
+std::unique_ptr<store::Store> Open(const TempDir& dir) {
+  store::StoreOptions options;
+  options.host = "node0";
+  options.synchronous_full = false;
+  auto db = store::Store::Open(dir.File("s.db"), options);
+  EXPECT_TRUE(db.ok()) << db.status();
+  return *std::move(db);
+}
+
+// h = 4096, window ±4 (d_ff 10918 … 10926): the up GEMM (N = 2·d_ff) takes
+// 1000 µs, the down GEMM (K = d_ff) 1000 µs scaled: 10920 fastest, 10924
+// 0.05% behind, 10918 0.8% behind the MLP (inside the pass's ±1% intervals,
+// so tied there), the rest 20% behind (outside the race's window).
+double Script(const GemmShape& g) {
+  if (g.k == 4096) return 1000;  // up
+  switch (g.k) {
+    case 10920: return 1000;
+    case 10924: return 1001;
+    case 10918: return 1016;
+    default: return 1400;
+  }
+}
+
+const DffRow& RowOf(const DffRanking& r, int64_t d_ff) {
+  const auto it = std::find_if(r.rows.begin(), r.rows.end(),
+                               [&](const DffRow& row) { return row.d_ff == d_ff; });
+  EXPECT_NE(it, r.rows.end()) << d_ff;
+  return *it;
+}
+
+absl::StatusOr<DffRanking> Answer(store::Store& db, bool races) {
+  answers::AnswerOptions options;
+  options.races = races;
+  return answers::StoreAnswers(db, "s.db", options)->Dff(EveryCandidate(4096, 4), **FindGpu("h100"));
+}
+
+TEST(StudyRaces, TheRaceSplitsWhatThePassTiedAndTheAnswerUsesIt) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend backend;
+  backend.script = Script;
+  const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})");
+  auto out = RunSweep(spec, backend, *db, {});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->job.state, store::JobState::kDone);
+  ASSERT_EQ(out->races.size(), 1u);
+  const StudyRaceReport& report = out->races.front();
+  EXPECT_EQ(report.study, "dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused");
+  ASSERT_GT(report.race_id, 0) << report.why_not;
+  EXPECT_EQ(report.raced_job, out->job.id);
+  std::vector<int64_t> raced = report.d_ff;
+  std::sort(raced.begin(), raced.end());
+  EXPECT_EQ(raced, (std::vector<int64_t>{10918, 10920, 10924}))
+      << "the pass's tie group, and nothing 20% behind";
+  for (const auto& algos : backend.raced_algos) {
+    EXPECT_EQ(algos, (std::vector<int64_t>{20, 20})) << "each GEMM with the run's best algorithm";
+  }
+  EXPECT_TRUE(report.result.settled);
+
+  auto pass = Answer(*db, /*races=*/false);
+  ASSERT_TRUE(pass.ok()) << pass.status();
+  EXPECT_FALSE(pass->race.has_value());
+  EXPECT_EQ(RowOf(*pass, 10918).tie_group, 1) << "the pass's ±1% intervals cannot tell 0.8%";
+  EXPECT_EQ(pass->tied_with_best, 3);
+
+  auto raced_answer = Answer(*db, /*races=*/true);
+  ASSERT_TRUE(raced_answer.ok()) << raced_answer.status();
+  const DffRanking& r = *raced_answer;
+  ASSERT_TRUE(r.race.has_value()) << r.race_note;
+  EXPECT_EQ(r.race->race_id, report.race_id);
+  EXPECT_EQ(r.race->run.job_id, out->job.id);
+  EXPECT_EQ(r.race->candidates, 3);
+  EXPECT_EQ(r.tied_with_best, 2);
+  ASSERT_GE(r.rows.size(), 3u);
+  std::vector<int64_t> leaders = {r.rows[0].d_ff, r.rows[1].d_ff};
+  std::sort(leaders.begin(), leaders.end());
+  EXPECT_EQ(leaders, (std::vector<int64_t>{10920, 10924}));
+  EXPECT_EQ(r.rows[0].race_verdict, "leader");
+  EXPECT_EQ(r.rows[1].race_verdict, "tied");
+  EXPECT_EQ(r.rows[2].d_ff, 10918);
+  EXPECT_EQ(r.rows[2].race_verdict, "slower");
+  EXPECT_EQ(r.rows[2].tie_group, 2);
+  EXPECT_GT(r.rows[2].race_ratio_low, 1.0);
+  EXPECT_NEAR(r.rows[2].race_ratio, 2016.0 / 2000.5, 0.002) << "the race measures the 0.8%";
+  for (size_t i = 3; i < r.rows.size(); ++i) {
+    EXPECT_TRUE(r.rows[i].race_verdict.empty()) << "not raced: " << r.rows[i].d_ff;
+    EXPECT_GT(r.rows[i].tie_group, 2);
+  }
+}
+
+TEST(StudyRaces, NoRaceWhenDisabledOrWhenOnlyTheLeaderIsClose) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend backend;
+  backend.script = Script;
+  auto off = RunSweep(
+      Spec(R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"enabled": false}}})"),
+      backend, *db, {});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_TRUE(off->races.empty());
+
+  FakeMeasuringBackend plain;  // 10944 twice as fast as every other candidate
+  auto alone = RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 24, "align": 8}]})"), plain,
+                        *db, {});
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  ASSERT_EQ(alone->races.size(), 1u);
+  EXPECT_EQ(alone->races.front().race_id, 0);
+  EXPECT_NE(alone->races.front().why_not.find("only the leader (d_ff 10944)"), std::string::npos)
+      << alone->races.front().why_not;
+}
+
+TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend backend;
+  backend.script = Script;
+  const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})");
+  auto first = RunSweep(spec, backend, *db, {});
+  ASSERT_TRUE(first.ok() && first->races.front().race_id > 0);
+  // Measured again, not raced: the answer now comes from the new run.
+  SweepOptions again;
+  again.force = true;
+  auto second = RunSweep(
+      Spec(R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"enabled": false}}})"),
+      backend, *db, again);
+  ASSERT_TRUE(second.ok()) << second.status();
+  auto answer = Answer(*db, true);
+  ASSERT_TRUE(answer.ok());
+  EXPECT_EQ(answer->rows.front().runs.front().job_id, second->job.id);
+  EXPECT_FALSE(answer->race.has_value()) << "the race timed the first run's algorithms";
+  EXPECT_EQ(RowOf(*answer, 10918).tie_group, 1);
+}
+
+TEST(StudyRaces, ACancelledRaceLeavesTheJobDoneAndStoresNothing) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend backend;
+  backend.script = Script;
+  std::atomic<bool> cancel{false};
+  SweepOptions options;
+  options.cancel = &cancel;
+  options.on_stage = [&](std::string_view) { cancel = true; };  // cancelled as the race starts
+  auto out = RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})"), backend, *db, options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->job.state, store::JobState::kDone) << "every GEMM was measured";
+  ASSERT_EQ(out->races.size(), 1u);
+  EXPECT_EQ(out->races.front().race_id, 0);
+  EXPECT_NE(out->races.front().why_not.find("stopped"), std::string::npos)
+      << out->races.front().why_not;
+  auto answer = Answer(*db, true);
+  ASSERT_TRUE(answer.ok());
+  EXPECT_FALSE(answer->race.has_value());
+}
+
+}  // namespace
+}  // namespace crest::sweep

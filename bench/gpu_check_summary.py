@@ -4,8 +4,10 @@
 Reads what the check wrote (crest info/sweep/dff JSON, the sweeps' databases,
 torch_compare.py CSVs, the GPU tests' log) and reports, against the targets
 of the engine issue: sweep speed (GEMMs/min, GPU-busy fraction, host overhead
-per GEMM), repeatability of two back-to-back sweeps (per-GEMM best medians,
-and whether the best d_ff's tie group held), the d_ff answer, Crest against
+per GEMM, host ms per stage), repeatability of two back-to-back sweeps
+(per-GEMM best medians, whether the best d_ff's tie group held, and the two
+runs' races of their leaders: each run's leader inside the other's leading
+group, their paired ratios' agreement), the d_ff answer, Crest against
 PyTorch per shape, and algorithm rows left without samples.
 
 Every figure here is measured by Crest's engine or by PyTorch on the device
@@ -71,6 +73,37 @@ def repeatability(first: Dict[Key, Dict], second: Dict[Key, Dict]) -> Dict:
 def tie_group(dff: Dict) -> List[int]:
     """The d_ff candidates tied with the best in a `crest dff --json` answer."""
     return sorted(r["d_ff"] for r in dff.get("candidates", []) if r.get("tie_group") == 1)
+
+
+def race_groups(sweep: Dict) -> List[Dict]:
+    """Each d_ff study's race in a `crest sweep --json` summary: its leading tie group
+    (the leader and every candidate it could not be told from) and each candidate's
+    paired ratio to the leader."""
+    out = []
+    for race in sweep.get("races", []) or []:
+        standings = race.get("standings") or []
+        out.append({"study": race.get("study"), "raced": race.get("race_id") is not None,
+                    "why_not": race.get("why_not"), "rounds": race.get("rounds"),
+                    "seconds": race.get("seconds"), "stop_reason": race.get("stop_reason"),
+                    "leader": next((s["d_ff"] for s in standings if s["verdict"] == "leader"),
+                                   None),
+                    "group": sorted(s["d_ff"] for s in standings if s["tie_group"] == 1),
+                    "ratios": {s["d_ff"]: s["ratio"] for s in standings}})
+    return out
+
+
+def races_agree(first: Dict, second: Dict) -> Dict:
+    """Two runs' races of one study: is each run's leader in the other's leading group,
+    and how far apart are the candidates' ratios (both taken to run 1's leader)?"""
+    common = sorted(set(first["ratios"]) & set(second["ratios"]))
+    lead = first["leader"]
+    diffs = []
+    if lead in second["ratios"] and second["ratios"][lead] > 0:
+        diffs = [abs(first["ratios"][c] - second["ratios"][c] / second["ratios"][lead])
+                 for c in common]
+    return {"leader_1_in_group_2": first["leader"] in second["group"],
+            "leader_2_in_group_1": second["leader"] in first["group"],
+            "common": len(common), "worst_ratio_diff": max(diffs) if diffs else None}
 
 
 def torch_key(row: Dict) -> Key:
@@ -152,6 +185,13 @@ def summarize(results: str, clocks: str = "sustained") -> Dict:
                       "best_tflops": best["tflops"], "baseline": base["d_ff"],
                       "baseline_us": base["time_us"],
                       "speedup": (base["time_us"] / best["time_us"]) if base["time_us"] else None}
+    sweeps = [load_json(os.path.join(results, f"mlp-fwd-{i}.sweep.json")) for i in (1, 2)]
+    races = [race_groups(x) if x else [] for x in sweeps]
+    out["races"] = races
+    if all(r and r[0]["raced"] for r in races):
+        out["races_agree"] = races_agree(races[0][0], races[1][0])
+    out["host_per_gemm"] = {n: (load_json(os.path.join(results, f"{n}.sweep.json")) or {})
+                            .get("host_per_gemm") for n in ("seed-bmm", "mlp-fwd-1", "mlp-fwd-2")}
     comparisons = []
     for study, name in (("seed-bmm", "torch-seed-bmm.csv"), ("mlp-fwd-1", "torch-mlp.csv")):
         if study in times:
@@ -183,6 +223,33 @@ def markdown(s: Dict, results: str) -> str:
                   f'{pct(r["worst_diff"])}; tie group run 1 {s.get("tie_groups", [[]])[0]}, '
                   f'run 2 {s.get("tie_groups", [[], []])[1]}: '
                   f'{"held" if s.get("tie_group_held") else "did not hold"}.']
+    race_lines = []
+    for i, races in enumerate(s.get("races", []), start=1):
+        for r in races:
+            race_lines.append(
+                f'run {i}, {r["study"]}: ' +
+                (f'leader {r["leader"]}, leading tie group {r["group"]}, {r["rounds"]} rounds, '
+                 f'{r["seconds"]:.1f} s, stopped: {r["stop_reason"]}' if r["raced"]
+                 else f'not raced: {r["why_not"]}'))
+    a = s.get("races_agree")
+    if a:
+        race_lines.append(
+            f'run 1\'s leader in run 2\'s group: {a["leader_1_in_group_2"]}; run 2\'s leader in '
+            f'run 1\'s group: {a["leader_2_in_group_1"]}; {a["common"]} candidates raced in both, '
+            f'paired ratios (to run 1\'s leader) differ by at most '
+            f'{pct(a["worst_ratio_diff"])}.')
+    if race_lines:
+        lines += ["", "## The races of the two h=4096 forward sweeps' leaders", ""] + race_lines
+    host = {k: v for k, v in s.get("host_per_gemm", {}).items() if v}
+    if host:
+        lines += ["", "## Host ms per GEMM by stage (and device ms reloading after idle gaps)", "",
+                  "| study | operands | plan | graphs | verification | other engine | write | "
+                  "between | reload |", "|---|---|---|---|---|---|---|---|---|"]
+        for name, h in host.items():
+            lines.append(f'| {name} | ' + " | ".join(
+                f'{1e3 * h.get(k, 0):.1f}' for k in ("operands_s", "plan_s", "graphs_s",
+                                                     "verify_s", "other_engine_s", "write_s",
+                                                     "between_s", "reload_s")) + " |")
     d = s.get("dff")
     if d:
         lines += ["", "## The d_ff answer (h=4096, SwiGLU MLP forward, bf16, 8192 tokens)", "",

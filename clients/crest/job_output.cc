@@ -103,7 +103,11 @@ std::string HostBreakdown(const sweep::SweepProgress& p) {
   return StrCat("  host ms/GEMM: operands ", ms(h.host.operands_s), ", plan ", ms(h.host.plan_s),
                 ", graphs ", ms(h.host.graphs_s), ", verification ", ms(h.host.verify_s),
                 ", other engine ", ms(h.other_engine_s), ", database write ", ms(h.write_s),
-                ", between GEMMs ", ms(h.between_s), "\n");
+                ", between GEMMs ", ms(h.between_s), "\n", "  device ms/GEMM reloading after idle gaps: ",
+                ms(p.new_results + p.failed > 0
+                       ? p.reload_s / static_cast<double>(p.new_results + p.failed)
+                       : 0),
+                " (untimed, counted busy)\n");
 }
 
 nlohmann::json HostBreakdownJson(const sweep::SweepProgress& p) {
@@ -111,7 +115,10 @@ nlohmann::json HostBreakdownJson(const sweep::SweepProgress& p) {
   return {{"operands_s", h.host.operands_s}, {"plan_s", h.host.plan_s},
           {"graphs_s", h.host.graphs_s},     {"verify_s", h.host.verify_s},
           {"other_engine_s", h.other_engine_s}, {"write_s", h.write_s},
-          {"between_s", h.between_s}};
+          {"between_s", h.between_s},
+          {"reload_s", p.new_results + p.failed > 0
+                           ? p.reload_s / static_cast<double>(p.new_results + p.failed)
+                           : 0}};
 }
 
 // "leader d_ff 10920; tied 10924 (1.000, 0.998-1.002); slower 10918 (…)".

@@ -58,9 +58,39 @@ absl::Status ClockGovernor::Prepare(const std::function<absl::StatusOr<double>()
     CoolDown(monitor, clock);
     return absl::OkStatus();
   }
-  const bool idle_too_long = clock.NowS() - last_busy_s_ > tuning_.rewarm_after_idle_s;
-  if (prepared_ && !idle_too_long) return absl::OkStatus();
-  return WarmUp(work, monitor, clock, kernel_us);
+  const double gap_s = clock.NowS() - last_busy_s_;
+  if (!prepared_ || gap_s > tuning_.rewarm_after_idle_s) {
+    return WarmUp(work, monitor, clock, kernel_us);
+  }
+  if (gap_s > tuning_.reload_after_idle_s) return Reload(work, gap_s, monitor, clock, kernel_us);
+  return absl::OkStatus();
+}
+
+bool ClockGovernor::BackAtLoad(const GpuReading& now) const {
+  const double tolerance = tuning_.reload_clock_tolerance;
+  const bool clock_down = now.sm_clock_mhz > 0 && settled_->sm_clock_mhz > 0 &&
+                          now.sm_clock_mhz <= settled_->sm_clock_mhz * (1 + tolerance);
+  const bool power_up = now.power_w > 0 && settled_->power_w > 0 &&
+                        now.power_w >= settled_->power_w * (1 - tolerance);
+  return clock_down || power_up;
+}
+
+absl::Status ClockGovernor::Reload(const std::function<absl::StatusOr<double>()>& work,
+                                   double gap_s, GpuMonitor& monitor, EngineClock& clock,
+                                   double* kernel_us) {
+  const double start = clock.NowS();
+  const double until = start + std::min(tuning_.max_reload_s, tuning_.reload_factor * gap_s);
+  while (true) {
+    auto us = work();
+    if (!us.ok()) return us.status();
+    *kernel_us += *us;
+    if (clock.NowS() >= until) break;
+    if (settled_ && BackAtLoad(ReadAt(monitor, clock))) break;
+  }
+  ++reloads_;
+  reload_s_ += clock.NowS() - start;
+  last_busy_s_ = clock.NowS();
+  return absl::OkStatus();
 }
 
 absl::Status ClockGovernor::WarmUp(const std::function<absl::StatusOr<double>()>& work,
@@ -71,7 +101,9 @@ absl::Status ClockGovernor::WarmUp(const std::function<absl::StatusOr<double>()>
     auto us = work();
     if (!us.ok()) return us.status();
     *kernel_us += *us;
-    settle.Add(ReadAt(monitor, clock));
+    const GpuReading r = ReadAt(monitor, clock);
+    settle.Add(r);
+    settled_ = r;
   }
   reference_mhz_ = settle.ClockMhz();
   note_ = settle.Settled()
@@ -122,11 +154,16 @@ SampleFilter RoundFilter(const ClockGovernor& governor, const std::vector<double
 }
 
 absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMonitor& monitor,
-                     EngineClock& clock, ClockGovernor& governor, const EngineTuning& tuning) {
+                     EngineClock& clock, ClockGovernor& governor, const EngineTuning& tuning,
+                     const std::function<absl::StatusOr<double>()>& load) {
   std::vector<double> gemm_clocks;
   double sampling_s = 0;
   int cooldowns = 0;
   while (!run.race.Finished(sampling_s)) {
+    // A pause since the last round (sustained: made up by load first).
+    if (governor.policy() == ClockPolicy::kSustained) {
+      if (auto s = governor.Prepare(load, monitor, clock, &run.kernel_us); !s.ok()) return s;
+    }
     const std::vector<int> order = run.race.NextRound();
     const double start = clock.NowS();
     auto times = launcher.Sample(order);
@@ -215,6 +252,7 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
                                          ClockGovernor& governor, const EngineTuning& tuning) {
   const int n = launcher.Candidates();
   if (n == 0) return absl::InvalidArgumentError("no candidate algorithm to measure");
+  const double reloaded_before = governor.reload_s();
   RaceRun run{Race(n, {options.min_samples, 10000, options.max_noise, options.max_seconds}),
               std::vector<CandidateLog>(static_cast<size_t>(n)), 0};
   auto one = launcher.TimeOneLaunch(0);
@@ -235,7 +273,8 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
     return sum;
   };
   if (auto s = governor.Prepare(warm_round, monitor, clock, &run.kernel_us); !s.ok()) return s;
-  if (auto s = RunRace(run, launches, launcher, monitor, clock, governor, tuning); !s.ok()) {
+  if (auto s = RunRace(run, launches, launcher, monitor, clock, governor, tuning, warm_round);
+      !s.ok()) {
     return s;
   }
   MeasuredGemm m;
@@ -253,6 +292,7 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   m.host.graphs_s = graphs_s;
   m.host.verify_s = clock.NowS() - verifying;
   m.kernel_seconds = run.kernel_us / 1e6;
+  m.reload_seconds = governor.reload_s() - reloaded_before;
   return m;
 }
 

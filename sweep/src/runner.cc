@@ -182,6 +182,7 @@ absl::StatusOr<store::JobState> RunMissing(const SweepSpec& spec, const std::vec
       if (outcome->measured) {
         p.kernel_s += outcome->measured->kernel_seconds;
         p.host += outcome->measured->host;
+        p.reload_s += outcome->measured->reload_seconds;
       }
       const double writing = env.MonotonicSeconds();
       auto added = writer.Write(job_id, g, *outcome);

@@ -69,6 +69,29 @@ def test_summary_compares_runs_ties_and_torch():
     assert len(c) == 1 and c[0]["ratio"] == pytest.approx(1.2), "torch slower: ratio > 1"
 
 
+def test_summary_compares_the_two_runs_races():
+    def sweep(leader, tied, slower, slower_ratio):
+        return {"races": [{"study": "dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused",
+                           "race_id": 1, "why_not": None, "rounds": 40, "seconds": 12.0,
+                           "stop_reason": "resolved", "standings": [
+                               {"d_ff": leader, "verdict": "leader", "tie_group": 1, "ratio": 1.0},
+                               {"d_ff": tied, "verdict": "tied", "tie_group": 1, "ratio": 1.002},
+                               {"d_ff": slower, "verdict": "slower", "tie_group": 2,
+                                "ratio": slower_ratio}]}]}
+    first = summary.race_groups(sweep(10944, 11008, 10880, 1.03))[0]
+    second = summary.race_groups(sweep(11008, 10944, 10880, 1.032))[0]
+    assert first["leader"] == 10944 and first["group"] == [10944, 11008]
+    agree = summary.races_agree(first, second)
+    assert agree["leader_1_in_group_2"] and agree["leader_2_in_group_1"]
+    assert agree["common"] == 3
+    # Run 2's ratios taken to run 1's leader (10944, at 1.002 there): 11008 is at
+    # 1/1.002 in run 2 against 1.002 in run 1, the largest difference.
+    assert agree["worst_ratio_diff"] == pytest.approx(abs(1.002 - 1 / 1.002))
+    none = summary.race_groups({"races": [{"study": "s", "race_id": None,
+                                           "why_not": "only the leader", "standings": []}]})[0]
+    assert not none["raced"] and none["why_not"] == "only the leader"
+
+
 def test_summary_reads_a_real_crest_database(tmp_path):
     db = tmp_path / "seed-bmm.db"
     shutil.copy(os.path.join(os.environ["CREST_TEST_DATA"], "h100-2026-11-22",

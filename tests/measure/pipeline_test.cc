@@ -3,6 +3,7 @@
 // race the algorithms, always give each one a time, and verify each one.
 #include "crest/measure/pipeline.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gtest/gtest.h"
@@ -105,6 +106,85 @@ TEST(Pipeline, WarmsUpOnceAcrossGemmsButAgainAfterIdle) {
   ASSERT_TRUE(m.ok());
   EXPECT_GT(h.gpu.NowS() - before_third, 1.0) << "no warm-up after the GPU idled";
   EXPECT_LE(m->settled_clock_mhz, 1515);
+}
+
+// The power-cap controller's time constants the steady-load tests assume:
+// a 150 ms pause (the host's work between two GEMMs) lets the clock climb
+// most of the way back to boost.
+constexpr ScriptedGpu::Controller kController{0.1, 0.1};
+
+// The loaded state the comparison is made in: 14-18 s into back-to-back
+// load (the trace's clock has stopped drifting; its last rows are the
+// unload).
+constexpr double kSteadyFromS = 14;
+constexpr double kSteadyToS = 18;
+
+// The median time of one 2000 µs (at boost) GEMM run back to back: the
+// state a training step's GEMMs run in.
+double BackToBackSteadyUs() {
+  ScriptedGpu gpu = H100();
+  gpu.SetController(kController);
+  std::vector<double> times;
+  while (gpu.load_s() < kSteadyToS) {
+    const double us = gpu.Run(2000);
+    if (gpu.load_s() > kSteadyFromS) times.push_back(us);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// A sweep in progress (the GPU already loaded for kSteadyFromS), then eight
+// GEMMs measured one after another, the host working 150 ms before each
+// (the GPU idle meanwhile): the median of their medians.
+double MedianAfterHostPauses(EngineTuning tuning, int* reloads) {
+  Harness h;
+  h.tuning = tuning;
+  h.gpu.SetController(kController);
+  while (h.gpu.load_s() < kSteadyFromS) h.gpu.Run(2000);
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  std::vector<double> medians;
+  for (int i = 0; i < 8; ++i) {
+    h.gpu.SleepS(0.15);
+    ScriptedLauncher launcher = h.Launcher({2000});
+    auto m = h.Measure(launcher, governor);
+    EXPECT_TRUE(m.ok()) << m.status();
+    if (m.ok()) medians.push_back(m->algos[0].stats.median_us);
+  }
+  *reloads = governor.reloads();
+  std::sort(medians.begin(), medians.end());
+  return medians[medians.size() / 2];
+}
+
+TEST(Pipeline, SamplesAfterTheHostsPauseMatchABackToBackLoopsSteadyState) {
+  const double steady = BackToBackSteadyUs();
+  EngineTuning old;  // before the reload: a pause under a second went unnoticed
+  old.reload_after_idle_s = 1e9;
+  int reloads = 0;
+  const double without = MedianAfterHostPauses(old, &reloads);
+  EXPECT_EQ(reloads, 0);
+  EXPECT_LT(without, 0.9 * steady) << "the pauses make samples optimistic (the logic's premise)";
+  const double with = MedianAfterHostPauses(EngineTuning{}, &reloads);
+  EXPECT_GE(reloads, 7) << "each pause after the first GEMM's warm-up is made up";
+  EXPECT_NEAR(with, steady, 0.03 * steady) << "within 3% of the back-to-back steady state";
+}
+
+TEST(Pipeline, AReloadStopsWhenTheReadingsAreBackNotAfterAFixedTime) {
+  Harness h;
+  h.gpu.SetController(kController);
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ScriptedLauncher first = h.Launcher({2000});
+  ASSERT_TRUE(h.Measure(first, governor).ok());
+  h.gpu.SleepS(0.01);  // a short pause needs a short reload…
+  ScriptedLauncher second = h.Launcher({2000});
+  ASSERT_TRUE(h.Measure(second, governor).ok());
+  const double short_reload = governor.reload_s();
+  h.gpu.SleepS(0.5);  // …a longer one a longer reload, below the re-warm-up
+  ScriptedLauncher third = h.Launcher({2000});
+  ASSERT_TRUE(h.Measure(third, governor).ok());
+  const double long_reload = governor.reload_s() - short_reload;
+  EXPECT_LT(short_reload, 0.1);
+  EXPECT_GT(long_reload, 2 * short_reload);
+  EXPECT_LT(long_reload, h.tuning.max_reload_s);
 }
 
 TEST(Pipeline, AHeavyGemmAfterALightWarmUpKeepsItsPowerCappedSamples) {

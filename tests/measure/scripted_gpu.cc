@@ -53,13 +53,20 @@ TraceRow ScriptedGpu::Current() const {
   // the first kBoostHoldS of load read as idle.
   if (load_s_ < kBoostHoldS) return trace_[idle_row_];
   const auto row = load_row_ + static_cast<size_t>((load_s_ - kBoostHoldS) / 0.2);
-  return trace_[std::min(row, last_row_)];
+  TraceRow out = trace_[std::min(row, last_row_)];
+  if (controller_.load_tau_s > 0) {
+    const TraceRow& idle = trace_[idle_row_];
+    out.sm_clock_mhz = idle.sm_clock_mhz + capped_ * (out.sm_clock_mhz - idle.sm_clock_mhz);
+    out.power_w = idle.power_w + capped_ * (out.power_w - idle.power_w);
+  }
+  return out;
 }
 
 void ScriptedGpu::SleepS(double seconds) {
   now_s_ += seconds;
   slept_s_ += seconds;
   load_s_ = std::max(0.0, load_s_ - 2 * seconds);
+  if (controller_.idle_tau_s > 0) capped_ *= std::exp(-seconds / controller_.idle_tau_s);
 }
 
 GpuReading ScriptedGpu::Read() {
@@ -80,6 +87,9 @@ double ScriptedGpu::Run(double burst_us) {
   const double us = burst_us * 1980 / clock;
   now_s_ += us / 1e6;
   load_s_ += us / 1e6;
+  if (controller_.load_tau_s > 0) {
+    capped_ = 1 - (1 - capped_) * std::exp(-us / 1e6 / controller_.load_tau_s);
+  }
   return us;
 }
 

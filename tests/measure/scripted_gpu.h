@@ -45,6 +45,18 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
   // Runs work of `burst_us` (its time at the boost clock) and returns how
   // long it took at the clock of the moment [µs].
   double Run(double burst_us);
+  // The power-cap controller, when set (both > 0): under load the clock
+  // falls from the idle reading to the trace's with time constant
+  // load_tau_s; idle, it recovers towards the idle reading with time
+  // constant idle_tau_s, so that even a short pause lets the next kernels
+  // run faster, as an H100 under its power cap does. Power follows the same
+  // state. The constants are the test's assumptions, not measurements: the
+  // 200 ms trace cannot resolve them.
+  struct Controller {
+    double load_tau_s = 0;
+    double idle_tau_s = 0;
+  };
+  void SetController(Controller c) { controller_ = c; }
   // Overrides the readings (e.g. thermal slowdown in some window).
   std::function<void(GpuReading&)> tamper;
   double load_s() const { return load_s_; }
@@ -53,6 +65,8 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
  private:
   static constexpr double kBoostHoldS = 0.05;
   TraceRow Current() const;
+  Controller controller_;
+  double capped_ = 1;  // the controller's state: 0 at the idle reading, 1 at the trace's
   std::vector<TraceRow> trace_;
   size_t idle_row_ = 0;
   size_t load_row_ = 0;

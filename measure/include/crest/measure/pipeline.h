@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,6 +25,19 @@ struct EngineTuning {
   SettleOptions settle;
   // An idle GPU cools and boosts again: warm up again after a gap this long [s].
   double rewarm_after_idle_s = 1.0;
+  // Sustained: a shorter gap (the host's work between GEMMs, a pause between
+  // rounds) lets the power-cap controller recover too, so the first samples
+  // after it would run faster than a training step's. A gap longer than
+  // reload_after_idle_s is made up, before anything is timed, by untimed load
+  // (the reload) for reload_factor times the gap, less when the readings are
+  // back at the state the warm-up settled in (SM clock within
+  // reload_clock_tolerance above its clock, or board power within that
+  // fraction below its power). At least one warm-up round, at most
+  // max_reload_s [s].
+  double reload_after_idle_s = 0.005;
+  double reload_clock_tolerance = 0.01;
+  double reload_factor = 3.0;
+  double max_reload_s = 1.0;
   // Device time of one warm-up round between two readings [µs].
   double warmup_round_us = 20000;
   // Each sample runs this long at least (launches batched in one graph), so
@@ -53,22 +67,32 @@ class ClockGovernor final {
   // Brings the GPU to the policy's state. Sustained: when never settled, or
   // idle longer than rewarm_after_idle_s, runs `work` (one warm-up round on
   // the device, returning its device time [µs]) until clock and power
-  // settle. Burst: idles until the clock is back at boost. Device time spent
-  // is added to *kernel_us.
+  // settle; after a shorter gap than that but longer than
+  // reload_after_idle_s, runs `work` until the readings are back at the
+  // settled state (the reload; EngineTuning says when it stops). Burst: idles
+  // until the clock is back at boost. Device time spent is added to
+  // *kernel_us.
   absl::Status Prepare(const std::function<absl::StatusOr<double>()>& work, GpuMonitor& monitor,
                        EngineClock& clock, double* kernel_us);
   void MarkBusy(double now_s) { last_busy_s_ = now_s; }
+  ClockPolicy policy() const { return policy_; }
   // The policy with the warm-up's settled clock (sustained) or the boost
   // clock (burst) as reference.
   SampleFilter Filter() const { return SampleFilter(policy_, reference_mhz_); }
   double reference_mhz() const { return reference_mhz_; }
   // Set when the policy's state could not be reached (and what was done).
   const std::string& note() const { return note_; }
+  // Reloads after a short gap so far, and their untimed load [s].
+  int reloads() const { return reloads_; }
+  double reload_s() const { return reload_s_; }
 
  private:
   absl::Status WarmUp(const std::function<absl::StatusOr<double>()>& work, GpuMonitor& monitor,
                       EngineClock& clock, double* kernel_us);
   void CoolDown(GpuMonitor& monitor, EngineClock& clock);
+  absl::Status Reload(const std::function<absl::StatusOr<double>()>& work, double gap_s,
+                      GpuMonitor& monitor, EngineClock& clock, double* kernel_us);
+  bool BackAtLoad(const GpuReading& now) const;
 
   ClockPolicy policy_;
   EngineTuning tuning_;
@@ -76,6 +100,9 @@ class ClockGovernor final {
   double last_busy_s_ = 0;
   double reference_mhz_ = 0;
   std::string note_;
+  int reloads_ = 0;
+  double reload_s_ = 0;
+  std::optional<GpuReading> settled_;  // the warm-up's last reading
 };
 
 // Where the GEMM's operands are, for the verification references.

@@ -26,6 +26,7 @@ struct SweepProgress {
   double kernel_s = 0;      // device time inside the engine's timed kernels (measuring backends)
   HostStages host;          // the engines' steps outside their kernels, summed
   double write_s = 0;       // writing results to the database
+  double reload_s = 0;      // untimed load making up idle gaps before sampling (in kernel_s)
 
   // Where the time of this run went (docs/measurement.md, "Accounting"):
   // GEMMs run (results and failures) per minute of wall time, the fraction

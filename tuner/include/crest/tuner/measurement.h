@@ -118,6 +118,9 @@ struct MeasuredGemm {
   double settled_clock_mhz = 0;  // the clock the policy judged samples by; 0 unknown
   std::vector<AlgoResult> algos;
   double kernel_seconds = 0;  // device time inside the engine's timed launches [s]
+  // Of the wall time, the untimed load that made up the GPU's idle gaps
+  // before sampling (sustained clocks: the reload) [s].
+  double reload_seconds = 0;
   HostStages host;            // the engine's steps outside them
 };
 

@@ -190,6 +190,11 @@ def summarize(results: str, clocks: str = "sustained") -> Dict:
     out["races"] = races
     if all(r and r[0]["raced"] for r in races):
         out["races_agree"] = races_agree(races[0][0], races[1][0])
+    torch_race = load_csv(os.path.join(results, "torch-race.csv"))
+    if torch_race:
+        out["torch_race"] = [{"d_ff": int(r["d_ff"]), "verdict": r["verdict"],
+                              "ratio": float(r["ratio"]), "crest_verdict": r["crest_verdict"],
+                              "crest_ratio": float(r["crest_ratio"])} for r in torch_race]
     out["host_per_gemm"] = {n: (load_json(os.path.join(results, f"{n}.sweep.json")) or {})
                             .get("host_per_gemm") for n in ("seed-bmm", "mlp-fwd-1", "mlp-fwd-2")}
     comparisons = []
@@ -238,6 +243,12 @@ def markdown(s: Dict, results: str) -> str:
             f'run 1\'s group: {a["leader_2_in_group_1"]}; {a["common"]} candidates raced in both, '
             f'paired ratios (to run 1\'s leader) differ by at most '
             f'{pct(a["worst_ratio_diff"])}.')
+    tr = s.get("torch_race")
+    if tr:
+        race_lines.append(
+            "PyTorch's race of run 1's candidates (same protocol; ratio to its own leader): " +
+            "; ".join(f'{r["d_ff"]} {r["verdict"]} {r["ratio"]:.4f} (Crest: {r["crest_verdict"]} '
+                      f'{r["crest_ratio"]:.4f})' for r in tr))
     if race_lines:
         lines += ["", "## The races of the two h=4096 forward sweeps' leaders", ""] + race_lines
     host = {k: v for k, v in s.get("host_per_gemm", {}).items() if v}

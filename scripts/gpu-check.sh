@@ -137,6 +137,8 @@ step torch-seed-bmm "$python" "$root/bench/torch_compare.py" seed-bmm \
   --out "$out/torch-seed-bmm.csv" "${quick_flag[@]}"
 step torch-mlp "$python" "$root/bench/torch_compare.py" mlp --hidden 4096 \
   --out "$out/torch-mlp.csv" "${quick_flag[@]}"
+step torch-race "$python" "$root/bench/torch_compare.py" race --db "$out/mlp-fwd-1.db" \
+  --out "$out/torch-race.csv"
 step summary "$python" "$root/bench/gpu_check_summary.py" "$out"
 cat "$out/summary.md" 2>/dev/null
 

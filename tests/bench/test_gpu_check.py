@@ -6,7 +6,9 @@ Run by ctest with CREST_BIN, CREST_ROOT and CREST_TEST_DATA set.
 """
 
 import json
+import math
 import os
+import sqlite3
 import shutil
 import subprocess
 import sys
@@ -41,6 +43,55 @@ def test_torch_side_follows_crests_protocol_arithmetic():
     assert torch_compare.median_interval(list(range(1, 11))) == (2, 9)
     assert torch_compare.median_interval(list(range(1, 101))) == (40, 61)
     assert torch_compare.median_interval([5, 1, 4, 2, 3]) == (1, 5)
+
+
+def test_torch_side_reloads_and_races_as_crest_does():
+    # The reload: three times the idle gap, at most 1 s, at least the floor.
+    assert torch_compare.reload_budget_s(0.1) == pytest.approx(0.3)
+    assert torch_compare.reload_budget_s(5.0) == 1.0
+    assert torch_compare.reload_budget_s(0.001, floor_s=0.2) == 0.2
+    settled = (1455.0, 690.0)
+    assert torch_compare.back_at_load(1465, 600, settled), "clock within 1%"
+    assert torch_compare.back_at_load(1980, 685, settled), "power within 1%"
+    assert not torch_compare.back_at_load(1700, 500, settled)
+    # The study key Crest stores with a race.
+    study = torch_compare.parse_study("dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused")
+    assert study == {"hidden": 4096, "tokens": 8192, "tp": 1, "dtype": "bf16", "pass": "fwd",
+                     "fused": True}
+    assert [g["name"] for g in torch_compare.mlp_gemms(study, 10944)] == \
+        ["mlp_gate_up.fwd", "mlp_down.fwd"]
+    with pytest.raises(ValueError):
+        torch_compare.mlp_gemms({**study, "pass": "train"}, 10944)
+    # Paired ratios as study_race.cc computes them: rounds 2% and 4% apart.
+    times = [[100.0, 102.0], [100.0, 104.0]]
+    ratio, lo, hi = torch_compare.paired_ratio(times, 1, 0)
+    assert ratio == pytest.approx(math.sqrt(1.02 * 1.04))
+    logs = [math.log(1.02), math.log(1.04)]
+    half = 12.706 * abs(logs[1] - logs[0]) / math.sqrt(2) / math.sqrt(2)
+    assert lo == pytest.approx(math.exp(sum(logs) / 2 - half))
+    assert hi == pytest.approx(math.exp(sum(logs) / 2 + half))
+    assert torch_compare.verdict(1.01, 1.03, 0.01) == "slower"
+    assert torch_compare.verdict(0.995, 1.005, 0.01) == "tied"
+    assert torch_compare.verdict(0.98, 1.03, 0.01) == "unresolved"
+
+
+def test_torch_race_reads_crests_newest_race(tmp_path):
+    db = tmp_path / "raced.db"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE races(id INTEGER PRIMARY KEY, study TEXT, resolution REAL, created_us INTEGER);
+        CREATE TABLE race_entries(race_id INTEGER, value INTEGER, verdict TEXT, tie_group INTEGER,
+                                  ratio REAL, ratio_low REAL, ratio_high REAL);
+        INSERT INTO races VALUES (1, 'dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused', 0.01, 5);
+        INSERT INTO races VALUES (2, 'dff hidden=8192 tokens=8192 tp=1 bf16 fwd fused', 0.02, 9);
+        INSERT INTO race_entries VALUES (2, 21888, 'slower', 2, 1.03, 1.02, 1.04);
+        INSERT INTO race_entries VALUES (2, 21760, 'leader', 1, 1.0, 1.0, 1.0);
+    """)
+    con.commit()
+    con.close()
+    race = torch_compare.newest_race(str(db))
+    assert race["race_id"] == 2 and race["resolution"] == 0.02
+    assert [e["d_ff"] for e in race["crest"]] == [21760, 21888], "leader first"
 
 
 def test_torch_side_without_torch_says_so():

@@ -498,6 +498,13 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
     event.results.swap(results);
     Publish(std::move(event));
   };
+  // The races after the pass: their start and their standings, as news.
+  run.on_stage = [&](std::string_view line) {
+    JobEventData event;
+    event.job = live;
+    event.message = std::string(line);
+    Publish(std::move(event));
+  };
   {
     JobEventData started;
     started.job = live;
@@ -517,6 +524,14 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
     Log(Level::kInfo, "job_interrupted",
         {{"job", id}, {"done", StrCat(outcome->job.done, "/", outcome->job.total)}});
     return false;  // Stop() closes the watchers; the job resumes at the next start
+  }
+  for (const sweep::StudyRaceReport& race : outcome->races) {
+    Log(Level::kInfo, "job_race", {{"job", id}, {"study", race.study}, {"race",
+        std::to_string(race.race_id)}, {"summary", sweep::DescribeRace(race)}});
+    JobEventData event;
+    event.job = live;
+    event.message = sweep::DescribeRace(race);
+    Publish(std::move(event));
   }
   ReportEnd(*outcome);
   return false;

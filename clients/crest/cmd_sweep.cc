@@ -92,6 +92,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
                                           p.HostOverheadPerGemmS())
                              : "");
   };
+  run.on_stage = [&](std::string_view line) { progress.Note(std::string(line)); };
   absl::StatusOr<sweep::SweepOutcome> outcome;
   {
     InterruptScope interrupt;

@@ -121,33 +121,6 @@ nlohmann::json HostBreakdownJson(const sweep::SweepProgress& p) {
                            : 0}};
 }
 
-// "leader d_ff 10920; tied 10924 (1.000, 0.998-1.002); slower 10918 (…)".
-std::string Standings(const sweep::StudyRaceReport& race) {
-  std::vector<std::string> parts;
-  for (const measure::RaceStanding& s : race.result.standings) {
-    const int64_t d_ff = race.d_ff[static_cast<size_t>(s.candidate)];
-    if (s.verdict == measure::RaceVerdict::kLeader) {
-      parts.push_back(StrCat("leader d_ff ", d_ff, " (", Fixed(s.median_us, 1), " us)"));
-      continue;
-    }
-    parts.push_back(StrCat(measure::RaceVerdictName(s.verdict), " ", d_ff, " (",
-                           Fixed(s.ratio, 4), ", ", Fixed(s.ratio_low, 4), "-",
-                           Fixed(s.ratio_high, 4), ")"));
-  }
-  return StrJoin(parts, "; ");
-}
-
-std::string RaceLine(const sweep::StudyRaceReport& race) {
-  if (race.race_id == 0) return StrCat("  race of ", race.study, ": not raced: ", race.why_not, "\n");
-  const measure::StudyRaceResult& r = race.result;
-  return StrCat("  race ", race.race_id, " of ", race.study, ": ", race.d_ff.size(),
-                " candidates of job ", race.raced_job, ", ", r.rounds, " rounds, ",
-                Fixed(r.seconds, 1), " s (warm-up ", Fixed(r.warmup_s, 1), " s, ",
-                r.settled ? "settled" : "not settled", "; ", r.retaken,
-                " retaken after an idle gap; stopped: ", r.stop_reason, "): ", Standings(race),
-                "\n");
-}
-
 nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
   nlohmann::json out = nlohmann::json::array();
   for (const sweep::StudyRaceReport& race : races) {
@@ -200,7 +173,9 @@ void Text(const SweepReport& r, std::ostream& out) {
                       o.progress.HostOverheadPerGemmS())
         << "\n" << HostBreakdown(o.progress);
   }
-  for (const sweep::StudyRaceReport& race : o.races) out << RaceLine(race);
+  for (const sweep::StudyRaceReport& race : o.races) {
+    out << "  " << sweep::DescribeRace(race) << '\n';
+  }
   if (!o.job.error.empty()) out << "  error: " << o.job.error << '\n';
 }
 

@@ -54,6 +54,14 @@ void ProgressReporter::Update(int64_t done, int64_t total, double elapsed_s,
   }
 }
 
+void ProgressReporter::Note(const std::string& line) {
+  if (terminal_ && drew_) {
+    err_ << "\r\033[K";  // the bar's line, cleared; the next Update draws it again
+    drew_ = false;
+  }
+  err_ << line << '\n';
+}
+
 void ProgressReporter::Finish() {
   if (terminal_ && drew_) err_ << '\n';
 }

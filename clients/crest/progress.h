@@ -15,6 +15,8 @@ class ProgressReporter final {
   // rate and ETA when not empty.
   void Update(int64_t done, int64_t total, double elapsed_s, const std::string& detail = "");
   void Finish();
+  // A line of news (a race starting, its standings) above the bar.
+  void Note(const std::string& line);
 
  private:
   std::ostream& err_;

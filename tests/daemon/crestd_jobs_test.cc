@@ -22,6 +22,7 @@
 
 #include "crest/v1/crest.grpc.pb.h"
 #include "crestd_process.h"
+#include "fake_backend.h"
 #include "in_process_crestd.h"
 #include "gtest/gtest.h"
 #include "run_command.h"
@@ -143,6 +144,58 @@ class CrestdJobs : public ::testing::Test {
   testing::CrestdProcess process_;
   std::unique_ptr<v1::Crest::Stub> stub_;
 };
+
+TEST_F(CrestdJobs, AMeasuringSweepRacesItsLeadersAndStreamsTheRaceAsNews) {
+  // A scripted device: d_ff 10920 and 10924 within 0.05%, 10918 0.8% behind,
+  // the rest 20% (tests/sweep/study_races_test.cc).
+  daemon_.make_backend = [](const crestd::Lane&, const sweep::SweepSpec&)
+      -> absl::StatusOr<std::unique_ptr<Backend>> {
+    auto fake = std::make_unique<testing::FakeMeasuringBackend>();
+    fake->script = [](const GemmShape& g) {
+      if (g.k == 4096) return 1000.0;
+      return g.k == 10920 ? 1000.0 : g.k == 10924 ? 1001.0 : g.k == 10918 ? 1016.0 : 1400.0;
+    };
+    return std::unique_ptr<Backend>(std::move(fake));
+  };
+  StartDaemon();
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + seconds(60));
+  v1::SweepRequest request;
+  request.mutable_spec()->set_json(
+      R"({"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 4}]})");
+  auto reader = stub_->Sweep(&context, request);
+  std::vector<std::string> news;
+  v1::JobEvent event;
+  v1::JobEvent last;
+  while (reader->Read(&event)) {
+    if (event.message().rfind("rac", 0) == 0) news.push_back(event.message());
+    last = event;
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(last.job().state(), v1::JOB_STATE_DONE);
+  ASSERT_EQ(news.size(), 2u) << "the race's start and its standings";
+  EXPECT_EQ(news[0].rfind("racing dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused: 3 candidates", 0),
+            0u)
+      << news[0];
+  EXPECT_EQ(news[1].rfind("race 1 of dff hidden=4096", 0), 0u) << news[1];
+  EXPECT_NE(news[1].find("slower 10918"), std::string::npos) << news[1];
+  EXPECT_NE(daemon_.log().find("job_race"), std::string::npos);
+
+  // The node's answer is ordered by the race.
+  grpc::ClientContext ask;
+  v1::QueryDffRequest query;
+  query.set_hidden(4096);
+  query.set_window(4);
+  query.set_gpu("h100");
+  query.set_top(0);
+  v1::QueryDffResponse answer;
+  ASSERT_TRUE(stub_->QueryDff(&ask, query, &answer).ok());
+  ASSERT_TRUE(answer.has_race());
+  EXPECT_EQ(answer.race().race_id(), 1);
+  EXPECT_EQ(answer.tied_with_best(), 2);
+  EXPECT_EQ(answer.rows(2).d_ff(), 10918);
+  EXPECT_EQ(answer.rows(2).race().verdict(), "slower");
+}
 
 TEST_F(CrestdJobs, SweepStreamsProgressAndEveryResultThenEndsWithTheJobDone) {
   StartDaemon();

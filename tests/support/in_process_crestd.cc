@@ -36,6 +36,7 @@ bool InProcessCrestd::Start(const std::string& state_dir, const std::vector<std:
     std::fwrite(line.data(), 1, line.size(), stderr);
   });
   if (delay_ms > 0) flags.server.make_backend = DelayedModelBackends(delay_ms);
+  if (make_backend) flags.server.make_backend = make_backend;
   auto server = crestd::Server::Start(std::move(flags.server));
   if (!server.ok()) {
     *why = std::string(server.status().message());

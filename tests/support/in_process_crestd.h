@@ -26,6 +26,10 @@ class InProcessCrestd final {
   // `env`, when given, replaces the real machine's.
   bool Start(const std::string& state_dir, const std::vector<std::string>& args, std::string* why,
              Env* env = nullptr);
+  // Set before Start: makes every lane's backend (a scripted device) instead
+  // of the flags' choice.
+  crestd::BackendMaker make_backend;
+
   // Shuts the server down as SIGTERM would.
   void Stop();
 

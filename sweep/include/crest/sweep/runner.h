@@ -58,6 +58,12 @@ struct StudyRaceReport {
   measure::StudyRaceResult result;  // when raced
 };
 
+// "race 3 of dff hidden=4096 …: 3 candidates of job 1, 12 rounds, 4.1 s
+// (warm-up 1.2 s, settled; 0 retaken after an idle gap; stopped: resolved):
+// leader d_ff 10944 (1953.2 us); tied 11008 (1.0021, 0.9987-1.0055); …",
+// or "race of dff …: not raced: why".
+std::string DescribeRace(const StudyRaceReport& race);
+
 struct SweepOptions {
   bool force = false;  // run GEMMs the store already holds for this device/software/model
   int priority = 0;    // recorded on a new job

@@ -189,7 +189,11 @@ absl::StatusOr<std::vector<StudyRaceReport>> RaceStudies(const SweepSpec& spec, 
   const measure::RaceSettings& settings = spec.measure.race;
   if (!settings.enabled || !backend.Measures() || spec.dff.empty()) return reports;
   auto* racer = dynamic_cast<measure::SetRacer*>(&backend);
+  std::set<std::string> raced;  // a study given twice is raced once
   for (const DffQuery& study : spec.dff) {
+    const std::string key = StrCat(DffStudyKey(study), " ratio=", study.dff.ratio.text,
+                                   " window=", study.dff.window, " align=", study.dff.align);
+    if (!raced.insert(key).second) continue;
     StudyRaceReport& report = reports.emplace_back();
     report.study = DffStudyKey(study);
     if (racer == nullptr) {

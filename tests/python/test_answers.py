@@ -57,6 +57,7 @@ def test_answers_through_a_daemon_and_from_its_database_equal_the_local_ones(dae
     remote = daemon.vocab(50257, 4096, "h100", tp=2)
     assert remote.answered_by == "crestd at " + daemon.target
     assert [(r.vocab, r.train_us) for r in remote] == [(r.vocab, r.train_us) for r in local]
+    assert daemon.best_dff(4096, "h100", window=2, algo="default").algo_choice == "default"
     design = daemon.design("h100", hidden=4096, heads=32, vocab=32000, seq=2048, layers=24)
     assert design[0].source is crest.Source.PREDICTED
     list(daemon.sweep({"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 4}]}))
@@ -93,6 +94,13 @@ def test_a_mixed_answer_returns_its_headline_best_first_with_the_kind_in_a_colum
     assert list(frame["source"])[:1] == [first]
     pooled = crest.dff(4096, "h100", db=str(db), window=0, runs="all")
     assert pooled[0].pooled and len(pooled[0].runs) > 1 and pooled.run_choice == "all"
+    # cuBLASLt's first choice, timed in the same rounds: never faster than the run's best.
+    best = crest.dff(4096, "h100", db=str(db), window=0)
+    first_choice = crest.dff(4096, "h100", db=str(db), window=0, algo="default")
+    assert best.algo_choice == "best" and first_choice.algo_choice == "default"
+    assert first_choice[0].source is crest.Source.MEASURED
+    assert first_choice[0].time_us >= best[0].time_us
+    assert best.race is None and best[0].race_verdict is None, "the shipped runs were not raced"
 
 
 def _check_png(path):

@@ -129,6 +129,18 @@ TEST(StudyRaces, NoRaceWhenDisabledOrWhenOnlyTheLeaderIsClose) {
       << alone->races.front().why_not;
 }
 
+TEST(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
+  TempDir dir;
+  auto db = Open(dir);
+  FakeMeasuringBackend backend;
+  backend.script = Script;
+  auto out = RunSweep(
+      Spec(R"({"dff": [{"hidden": 4096, "window": 4}, {"hidden": 4096, "window": 4}]})"),
+      backend, *db, {});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->races.size(), 1u);
+}
+
 TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
   TempDir dir;
   auto db = Open(dir);

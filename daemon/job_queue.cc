@@ -502,7 +502,8 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
   run.on_stage = [&](std::string_view line) {
     JobEventData event;
     event.job = live;
-    event.message = std::string(line);
+    event.message = "running";
+    event.news = {std::string(line)};
     Publish(std::move(event));
   };
   {
@@ -525,12 +526,16 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
         {{"job", id}, {"done", StrCat(outcome->job.done, "/", outcome->job.total)}});
     return false;  // Stop() closes the watchers; the job resumes at the next start
   }
-  for (const sweep::StudyRaceReport& race : outcome->races) {
-    Log(Level::kInfo, "job_race", {{"job", id}, {"study", race.study}, {"race",
-        std::to_string(race.race_id)}, {"summary", sweep::DescribeRace(race)}});
+  if (!outcome->races.empty()) {
     JobEventData event;
     event.job = live;
-    event.message = sweep::DescribeRace(race);
+    event.message = "running";
+    for (const sweep::StudyRaceReport& race : outcome->races) {
+      event.news.push_back(sweep::DescribeRace(race));
+      Log(Level::kInfo, "job_race", {{"job", id}, {"study", race.study},
+                                     {"race", std::to_string(race.race_id)},
+                                     {"summary", event.news.back()}});
+    }
     Publish(std::move(event));
   }
   ReportEnd(*outcome);

@@ -49,6 +49,7 @@ struct JobEventData {
   sweep::SweepProgress progress;  // this run of the job: counts, times, accounting
   std::string message;             // in words: "queued", "resumed", "cancelled", …
   std::vector<JobResult> results;  // results since the watcher's previous event
+  std::vector<std::string> news;   // lines of news (a race starting, its standings)
   bool final = false;              // the job reached done, failed or cancelled
 };
 

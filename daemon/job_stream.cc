@@ -19,6 +19,7 @@ void Fill(const JobEventData& e, v1::JobEvent* out) {
   out->set_gpu_busy_fraction(p.GpuBusyFraction());
   out->set_host_overhead_per_gemm_s(p.HostOverheadPerGemmS());
   out->set_message(e.message);
+  for (const std::string& line : e.news) out->add_news(line);
   out->set_final(e.final);
   for (const auto& r : e.results) {
     auto* row = out->add_results();
@@ -64,6 +65,12 @@ void JobStream::OnJobEvent(const JobEventData& event) {
         kept->MergeFrom(next.results());
       }
       next.mutable_results()->Swap(kept);
+      // News is never dropped by coalescing, up to a bound.
+      auto* said = pending_->mutable_news();
+      for (const std::string& line : next.news()) {
+        if (said->size() < kMaxPendingNews) *said->Add() = line;
+      }
+      next.mutable_news()->Swap(said);
     }
     pending_ = std::move(next);
     if (event.final) {

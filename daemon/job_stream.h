@@ -42,6 +42,7 @@ class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, publi
 
  private:
   static constexpr size_t kMaxPendingResults = 100'000;
+  static constexpr int kMaxPendingNews = 64;
   void Pump();  // starts the next write, or finishes; call without mu_
 
   JobQueue& queue_;

@@ -9,6 +9,26 @@
 namespace crest::answers {
 namespace {
 
+// A stored race as a d_ff ranking uses it; `run` is the run it raced.
+DffRace DffRaceOf(const store::RaceRecord& r, const RunInfo& run) {
+  DffRace race;
+  race.info.race_id = r.id;
+  race.info.run = run;
+  race.info.candidates = static_cast<int>(r.entries.size());
+  race.info.rounds = r.rounds;
+  race.info.retaken = r.retaken;
+  race.info.resolution = r.resolution;
+  race.info.seconds = r.seconds;
+  race.info.settled = r.settled;
+  race.info.stop_reason = r.stop_reason;
+  race.info.created_us = r.created_us;
+  for (const store::RaceEntry& e : r.entries) {
+    race.standings.push_back(
+        {e.value, e.verdict, e.tie_group, e.ratio, e.ratio_low, e.ratio_high});
+  }
+  return race;
+}
+
 class StoreAnswersImpl final : public Answers {
  public:
   StoreAnswersImpl(store::Store& db, std::unique_ptr<store::Store> owned, std::string description,
@@ -110,25 +130,6 @@ absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const GemmShape& gemm, const
 }
 
 }  // namespace
-
-DffRace DffRaceOf(const store::RaceRecord& r, const RunInfo& run) {
-  DffRace race;
-  race.info.race_id = r.id;
-  race.info.run = run;
-  race.info.candidates = static_cast<int>(r.entries.size());
-  race.info.rounds = r.rounds;
-  race.info.retaken = r.retaken;
-  race.info.resolution = r.resolution;
-  race.info.seconds = r.seconds;
-  race.info.settled = r.settled;
-  race.info.stop_reason = r.stop_reason;
-  race.info.created_us = r.created_us;
-  for (const store::RaceEntry& e : r.entries) {
-    race.standings.push_back(
-        {e.value, e.verdict, e.tie_group, e.ratio, e.ratio_low, e.ratio_high});
-  }
-  return race;
-}
 
 std::string_view RunChoiceName(RunChoice choice) {
   return choice == RunChoice::kAll ? "all" : "latest";

@@ -37,9 +37,7 @@ absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStr
   v1::JobEvent event;
   while (reader->Read(&event)) {
     out.results += event.results_size();
-    // The races after a measuring sweep's pass: news, not progress.
-    const std::string& news = event.message();
-    if (news.rfind("race ", 0) == 0 || news.rfind("racing ", 0) == 0) progress.Note(news);
+    for (const std::string& line : event.news()) progress.Note(line);
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     progress.Update(event.job().done(), event.job().total(), elapsed,

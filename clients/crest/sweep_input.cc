@@ -69,15 +69,9 @@ absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const Df
     if (!doc["measure"].is_object()) {
       return absl::InvalidArgumentError("spec.measure: must be an object");
     }
-    for (const auto& [field, value] : measure.items()) {
-      // The race's flags replace only the fields they name.
-      nlohmann::json& into = doc["measure"][field];
-      if (field == "race" && into.is_object()) {
-        for (const auto& [key, v] : value.items()) into[key] = v;
-      } else {
-        into = value;
-      }
-    }
+    // RFC 7386: each flag replaces the one field it names, nested ones too
+    // ("race": {"window": …} leaves the spec's other race fields).
+    doc["measure"].merge_patch(measure);
   }
   if (!shard.empty()) {
     auto parsed = ParseShard(shard);

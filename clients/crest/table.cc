@@ -1,5 +1,7 @@
 #include "table.h"
 
+#include "crest/common/str_cat.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -80,11 +82,7 @@ void Table::PrintCsv(std::ostream& out) const {
   }
 }
 
-std::string Fixed(double value, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
-}
+std::string Fixed(double value, int digits) { return Decimals(value, digits); }
 
 std::string Grouped(int64_t value) {
   std::string digits = std::to_string(value < 0 ? -value : value);

@@ -318,7 +318,8 @@ absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu
   // Read after the mark: if a commit lands in between, the mark differs next
   // time and this is read again.
   auto stmt = conn_->Prepare(
-      "SELECT measurement_id, prediction_id, deletions FROM generations WHERE gpu_model = ?1");
+      "SELECT measurement_id, prediction_id, deletions, race_id FROM generations "
+      "WHERE gpu_model = ?1");
   if (!stmt.ok()) return stmt.status();
   ResultsGeneration g;
   auto s = (*stmt)->Bind(1, gpu_model).ForEachRow("reading the results generation",
@@ -326,6 +327,7 @@ absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu
                                                     g.measurement_id = row.Int("measurement_id");
                                                     g.prediction_id = row.Int("prediction_id");
                                                     g.deletions = row.Int("deletions");
+                                                    g.race_id = row.Int("race_id");
                                                   });
   if (!s.ok()) return s;
   if (generation_mark_ && known_generations_.size() < kMaxKnownGenerations) {
@@ -338,13 +340,15 @@ absl::StatusOr<ResultsGeneration> SqliteStore::LatestGeneration() {
   auto stmt = conn_->Prepare(
       "SELECT coalesce(max(measurement_id), 0) AS measurement_id, "
       "coalesce(max(prediction_id), 0) AS prediction_id, "
-      "coalesce(sum(deletions), 0) AS deletions FROM generations");
+      "coalesce(sum(deletions), 0) AS deletions, coalesce(max(race_id), 0) AS race_id "
+      "FROM generations");
   if (!stmt.ok()) return stmt.status();
   ResultsGeneration g;
   auto s = (*stmt)->ForEachRow("reading the latest results generation", [&](const Statement& row) {
     g.measurement_id = row.Int("measurement_id");
     g.prediction_id = row.Int("prediction_id");
     g.deletions = row.Int("deletions");
+    g.race_id = row.Int("race_id");
   });
   if (!s.ok()) return s;
   return g;

@@ -457,7 +457,8 @@ END;
     // 9 → 10: each measurement's place in cuBLASLt's heuristic list, so
     // that answers can rank by the algorithm an unpinned call runs (rank 0)
     // as well as by the fastest; and the races of a study's leading
-    // candidates (sweep.h), their standings and every round's times.
+    // candidates (sweep.h), their standings and every round's times, which
+    // move the results generation.
     // Rows written before this version get the place the engine stored them
     // in: it wrote a GEMM's algorithms in one insert, in the heuristic's
     // order (after dropping those failing cublasLtMatmulAlgoCheck), except
@@ -512,6 +513,16 @@ CREATE TABLE race_times(
   candidate INTEGER NOT NULL,
   time_us REAL NOT NULL,
   PRIMARY KEY(race_id, round, candidate)) WITHOUT ROWID;
+-- A race changes the d_ff answers of its GPU model: it moves the generation
+-- that cached answers are kept by, as results do.
+ALTER TABLE generations ADD COLUMN race_id INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER races_move_generation AFTER INSERT ON races BEGIN
+  INSERT INTO generations(gpu_model, race_id) VALUES (NEW.gpu_model, NEW.id)
+    ON CONFLICT(gpu_model) DO UPDATE SET race_id = excluded.race_id;
+END;
+CREATE TRIGGER races_deleted AFTER DELETE ON races BEGIN
+  UPDATE generations SET deletions = deletions + 1 WHERE gpu_model = OLD.gpu_model;
+END;
 )sql",
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 #include "crest/common/str_cat.h"
 #include "study_races.h"
@@ -67,31 +66,23 @@ class ResultWriter {
 
 }  // namespace
 
-namespace {
-std::string Fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
-}  // namespace
-
 std::string DescribeRace(const StudyRaceReport& race) {
   if (race.race_id == 0) return StrCat("race of ", race.study, ": not raced: ", race.why_not);
   std::vector<std::string> parts;
   for (const measure::RaceStanding& s : race.result.standings) {
     const int64_t d_ff = race.d_ff[static_cast<size_t>(s.candidate)];
     if (s.verdict == measure::RaceVerdict::kLeader) {
-      parts.push_back(StrCat("leader d_ff ", d_ff, " (", Fixed(s.median_us, 1), " us)"));
+      parts.push_back(StrCat("leader d_ff ", d_ff, " (", Decimals(s.median_us, 1), " us)"));
       continue;
     }
     parts.push_back(StrCat(measure::RaceVerdictName(s.verdict), " ", d_ff, " (",
-                           Fixed(s.ratio, 4), ", ", Fixed(s.ratio_low, 4), "-",
-                           Fixed(s.ratio_high, 4), ")"));
+                           Decimals(s.ratio, 4), ", ", Decimals(s.ratio_low, 4), "-",
+                           Decimals(s.ratio_high, 4), ")"));
   }
   const measure::StudyRaceResult& r = race.result;
   return StrCat("race ", race.race_id, " of ", race.study, ": ", race.d_ff.size(),
                 " candidates of job ", race.raced_job, ", ", r.rounds, " rounds, ",
-                Fixed(r.seconds, 1), " s (warm-up ", Fixed(r.warmup_s, 1), " s, ",
+                Decimals(r.seconds, 1), " s (warm-up ", Decimals(r.warmup_s, 1), " s, ",
                 r.settled ? "settled" : "not settled", "; ", r.retaken,
                 " retaken after an idle gap; stopped: ", r.stop_reason, "): ",
                 StrJoin(parts, "; "));

@@ -2,6 +2,7 @@
 // backend: scripted times), and over either algorithm choice: what a user
 // reads in text, JSON and CSV, and the refusals that name the field.
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "crest/store/store.h"
@@ -23,17 +24,8 @@ using crest::testing::Json;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
-// As tests/sweep/study_races_test.cc: 10920 and 10924 within 0.05%, 10918
-// 0.8% behind (tied by the pass's ±1% intervals), the rest 20% behind.
-double Script(const GemmShape& g) {
-  if (g.k == 4096) return 1000;
-  switch (g.k) {
-    case 10920: return 1000;
-    case 10924: return 1001;
-    case 10918: return 1016;
-    default: return 1400;
-  }
-}
+// h = 4096, window ±4 (d_ff 10918 … 10926): CloseLeadersScript's times.
+constexpr auto Script = crest::testing::CloseLeadersScript;
 
 // A database holding one measured sweep of h=4096 ±4.
 std::string Measured(const TempDir& dir, const std::string& name, FakeMeasuringBackend& backend) {
@@ -121,6 +113,17 @@ TEST(CrestRace, BadAlgoAndRaceFlagsAreRefusedNamingTheField) {
   EXPECT_NE(window.err.find("measure.race.window (--race-window): must be in (0, 0.5]"),
             std::string::npos)
       << window.err;
+  // A race flag replaces only the field it names: the spec's bad window stays
+  // and is refused, though the flag's resolution is fine.
+  const std::string spec = dir.File("spec.json");
+  std::ofstream(spec) << R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 4}],
+                             "measure": {"race": {"window": 0.7}}})";
+  const auto merged =
+      Crest("sweep --spec " + spec + " --race-resolution 0.02 --db " + dir.File("m.db"));
+  EXPECT_EQ(merged.exit_code, 2);
+  EXPECT_NE(merged.err.find("measure.race.window (--race-window): must be in (0, 0.5] (got 0.7)"),
+            std::string::npos)
+      << merged.err;
 }
 
 }  // namespace

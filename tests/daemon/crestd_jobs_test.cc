@@ -147,14 +147,11 @@ class CrestdJobs : public ::testing::Test {
 
 TEST_F(CrestdJobs, AMeasuringSweepRacesItsLeadersAndStreamsTheRaceAsNews) {
   // A scripted device: d_ff 10920 and 10924 within 0.05%, 10918 0.8% behind,
-  // the rest 20% (tests/sweep/study_races_test.cc).
+  // the rest 20% (CloseLeadersScript).
   daemon_.make_backend = [](const crestd::Lane&, const sweep::SweepSpec&)
       -> absl::StatusOr<std::unique_ptr<Backend>> {
     auto fake = std::make_unique<testing::FakeMeasuringBackend>();
-    fake->script = [](const GemmShape& g) {
-      if (g.k == 4096) return 1000.0;
-      return g.k == 10920 ? 1000.0 : g.k == 10924 ? 1001.0 : g.k == 10918 ? 1016.0 : 1400.0;
-    };
+    fake->script = testing::CloseLeadersScript;
     return std::unique_ptr<Backend>(std::move(fake));
   };
   StartDaemon();
@@ -168,7 +165,7 @@ TEST_F(CrestdJobs, AMeasuringSweepRacesItsLeadersAndStreamsTheRaceAsNews) {
   v1::JobEvent event;
   v1::JobEvent last;
   while (reader->Read(&event)) {
-    if (event.message().rfind("rac", 0) == 0) news.push_back(event.message());
+    news.insert(news.end(), event.news().begin(), event.news().end());
     last = event;
   }
   ASSERT_TRUE(reader->Finish().ok());

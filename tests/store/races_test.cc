@@ -96,13 +96,8 @@ TEST(StoreAlgoChoice, UpgradingFromVersion9PlacesRowsInTheOrderTheEngineWroteThe
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  const char* downgrade = R"sql(
-    DROP TABLE race_times;
-    DROP TABLE race_entries;
-    DROP TABLE races;
-    ALTER TABLE measurements DROP COLUMN heuristic_rank;
-    PRAGMA user_version = 9;)sql";
-  ASSERT_EQ(sqlite3_exec(raw, downgrade, nullptr, nullptr, nullptr), SQLITE_OK)
+  const std::string downgrade = std::string(store_tests::kUndoSchema10) + "PRAGMA user_version = 9;";
+  ASSERT_EQ(sqlite3_exec(raw, downgrade.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);
 
@@ -178,6 +173,29 @@ TEST(StoreRaces, ARunsNewestRaceOfAStudyComesBackWithItsStandingsAndTimes) {
   EXPECT_FALSE(db->FindRace(job, "GPU-2", study, kDefaultMode, AlgoChoice::kBest, false)
                    ->has_value())
       << "nor another device's";
+}
+
+TEST(StoreRaces, ARaceMovesItsGpuModelsGenerationSoCachedAnswersGo) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("g.db"));
+  auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
+                                crest::testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  const int64_t job = NewJob(*db, false);
+  ASSERT_TRUE(db->InsertMeasurement(job, ids->first, ids->second, "H100-SXM", 132,
+                                    crest::testing::FakeMeasurement(Gemm(4096, 4096, 4096), 500))
+                  .ok());
+  auto before = db->Generation("H100-SXM");
+  auto other_before = db->Generation("A100-SXM");
+  ASSERT_TRUE(before.ok() && other_before.ok());
+  auto race = db->InsertRace(SomeRace(job, ids->first, ids->second, "dff hidden=4096", 1000));
+  ASSERT_TRUE(race.ok());
+  auto after = db->Generation("H100-SXM");
+  ASSERT_TRUE(after.ok());
+  EXPECT_NE(*after, *before) << "an answer cached before the race would be served without it";
+  EXPECT_EQ(after->race_id, *race);
+  EXPECT_EQ(*db->Generation("A100-SXM"), *other_before) << "another GPU's answers stay";
+  EXPECT_EQ(db->LatestGeneration()->race_id, *race);
 }
 
 TEST(StoreRaces, AMergeCarriesARaceWithItsRunRemappedAndOnlyOnce) {

@@ -730,11 +730,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   // the same; version 2 kept one best row per GPU model and had no answers.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  const char* downgrade = R"sql(
-    DROP TABLE race_times;
-    DROP TABLE race_entries;
-    DROP TABLE races;
-    ALTER TABLE measurements DROP COLUMN heuristic_rank;
+  const std::string downgrade = std::string(store_tests::kUndoSchema10) + R"sql(
     DROP TRIGGER measurements_deleted;
     DROP TRIGGER predictions_deleted;
     ALTER TABLE jobs DROP COLUMN submitted_by;
@@ -771,7 +767,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
       FROM measurements WHERE verified = 1
       GROUP BY gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k;
     PRAGMA user_version = 2;)sql";
-  ASSERT_EQ(sqlite3_exec(raw, downgrade, nullptr, nullptr, nullptr), SQLITE_OK)
+  ASSERT_EQ(sqlite3_exec(raw, downgrade.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);
 

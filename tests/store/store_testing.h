@@ -30,4 +30,15 @@ inline std::unique_ptr<store::Store> OpenOk(const std::string& path,
   return db.ok() ? *std::move(db) : nullptr;
 }
 
+// SQL taking a database at schema 10 back to 9 as version 9 wrote it (no
+// races, no heuristic ranks), for the tests of upgrades from older versions.
+inline constexpr const char* kUndoSchema10 = R"sql(
+    DROP TRIGGER races_move_generation;
+    DROP TRIGGER races_deleted;
+    ALTER TABLE generations DROP COLUMN race_id;
+    DROP TABLE race_times;
+    DROP TABLE race_entries;
+    DROP TABLE races;
+    ALTER TABLE measurements DROP COLUMN heuristic_rank;)sql";
+
 }  // namespace crest::store_tests

@@ -15,6 +15,16 @@ absl::Status FakeMeasuringBackend::Reserve(std::span<const GemmShape> plan) {
   return absl::OkStatus();
 }
 
+double CloseLeadersScript(const GemmShape& g) {
+  if (g.k == 4096) return 1000;  // up
+  switch (g.k) {
+    case 10920: return 1000;
+    case 10924: return 1001;
+    case 10918: return 1016;
+    default: return 1400;
+  }
+}
+
 double FakeMeasuringBackend::TimeOf(const GemmShape& g) const {
   if (script) return script(g) * slowdown;
   const double us = (g.k == 10944 || g.n == 2 * 10944) ? 100 : 200 + static_cast<double>(g.k % 7);

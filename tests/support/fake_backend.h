@@ -20,6 +20,13 @@ namespace crest::testing {
 // its GEMMs' scripted times with `race_noise` (relative, seeded), on a
 // device whose clock and power are steady and whose time advances with
 // the kernels it runs.
+// A script (FakeMeasuringBackend::script) for races: h = 4096, the up GEMM
+// (K = 4096) 1000 µs, the down GEMM (K = d_ff) 1000 µs for d_ff 10920,
+// 1001 for 10924 (0.05% behind on the MLP), 1016 for 10918 (0.8% behind:
+// inside the pass's ±1% intervals, so tied there), 1400 for the rest (20%
+// behind, outside a race's window).
+double CloseLeadersScript(const GemmShape& g);
+
 class FakeMeasuringBackend final : public Backend, public measure::SetRacer {
  public:
   std::set<int64_t> failing;

@@ -2,11 +2,14 @@
 // write them.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "crest/store/store.h"
 #include "crest/sweep/spec.h"
 #include "crest/tuner/dff_ranking.h"
 #include "gtest/gtest.h"
+#include "temp_dir.h"
 
 namespace crest::testing {
 
@@ -15,6 +18,16 @@ inline sweep::SweepSpec Spec(const std::string& json) {
   auto spec = sweep::ParseSweepSpec(json);
   EXPECT_TRUE(spec.ok()) << spec.status();
   return spec.ok() ? *std::move(spec) : sweep::SweepSpec{};
+}
+
+// The sweep tests' database: s.db in `dir`, host node0, no fsync per commit.
+inline std::unique_ptr<store::Store> OpenSweepDb(const TempDir& dir) {
+  store::StoreOptions options;
+  options.host = "node0";
+  options.synchronous_full = false;
+  auto db = store::Store::Open(dir.File("s.db"), options);
+  EXPECT_TRUE(db.ok()) << db.status();
+  return db.ok() ? *std::move(db) : nullptr;
 }
 
 // Every d_ff candidate within ±window of 8/3·hidden, unranked (top 0).

@@ -15,22 +15,13 @@ namespace {
 
 using crest::testing::FakeMeasuringBackend;
 using crest::testing::EveryCandidate;
+using crest::testing::OpenSweepDb;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
-
-std::unique_ptr<store::Store> Open(const TempDir& dir) {
-  store::StoreOptions options;
-  options.host = "node0";
-  options.synchronous_full = false;
-  auto db = store::Store::Open(dir.File("s.db"), options);
-  EXPECT_TRUE(db.ok()) << db.status();
-  return *std::move(db);
-}
-
 TEST(RunSweep, ModelBackendWritesEveryPredictionOnceAndResumesToNothing) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   auto backend = MakeModelBackend(**FindGpu("h100"));
   const SweepSpec spec = Spec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 8}]})");
   auto first = RunSweep(spec, *backend, *db, {});
@@ -47,7 +38,7 @@ TEST(RunSweep, ModelBackendWritesEveryPredictionOnceAndResumesToNothing) {
 
 TEST(RunSweep, FailedGemmsLeaveTheJobFailedAndTheRerunResumesIt) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   backend.failing = {10920, 10921};
   const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})");
@@ -72,7 +63,7 @@ TEST(RunSweep, FailedGemmsLeaveTheJobFailedAndTheRerunResumesIt) {
 
 TEST(RunSweep, ForceMeasuresAgainAndCancelStopsBetweenGemms) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 2}]})");
   ASSERT_TRUE(RunSweep(spec, backend, *db, {}).ok());
@@ -96,7 +87,7 @@ TEST(RunSweep, ForceMeasuresAgainAndCancelStopsBetweenGemms) {
 
 TEST(RunSweep, AWarmSweepAfterAColdOneMeasuresEverythingAndTheModesNeverMix) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 2}]})");
   FakeMeasuringBackend cold;
   ASSERT_TRUE(RunSweep(spec, cold, *db, {}).ok());
@@ -132,7 +123,7 @@ TEST(RunSweep, AWarmSweepAfterAColdOneMeasuresEverythingAndTheModesNeverMix) {
 
 TEST(RunSweep, ReservesTheBackendForTheGemmsItWillRunOnly) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   ASSERT_TRUE(RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 1}]})"), backend, *db, {}).ok());
   EXPECT_EQ(backend.reserved.size(), 6u);
@@ -162,7 +153,7 @@ TEST(SweepProgress, BreaksTheHostTimePerGemmDownByStep) {
 
 TEST(RunSweep, SumsTheEnginesHostStepsAndTimesTheDatabaseWrites) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   backend.host = {0.001, 0.002, 0.003, 0.004};
   auto run = RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 1}]})"), backend, *db, {});

@@ -15,31 +15,12 @@ namespace {
 
 using crest::testing::EveryCandidate;
 using crest::testing::FakeMeasuringBackend;
+using crest::testing::OpenSweepDb;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
-std::unique_ptr<store::Store> Open(const TempDir& dir) {
-  store::StoreOptions options;
-  options.host = "node0";
-  options.synchronous_full = false;
-  auto db = store::Store::Open(dir.File("s.db"), options);
-  EXPECT_TRUE(db.ok()) << db.status();
-  return *std::move(db);
-}
-
-// h = 4096, window ±4 (d_ff 10918 … 10926): the up GEMM (N = 2·d_ff) takes
-// 1000 µs, the down GEMM (K = d_ff) 1000 µs scaled: 10920 fastest, 10924
-// 0.05% behind, 10918 0.8% behind the MLP (inside the pass's ±1% intervals,
-// so tied there), the rest 20% behind (outside the race's window).
-double Script(const GemmShape& g) {
-  if (g.k == 4096) return 1000;  // up
-  switch (g.k) {
-    case 10920: return 1000;
-    case 10924: return 1001;
-    case 10918: return 1016;
-    default: return 1400;
-  }
-}
+// h = 4096, window ±4 (d_ff 10918 … 10926): CloseLeadersScript's times.
+constexpr auto Script = crest::testing::CloseLeadersScript;
 
 const DffRow& RowOf(const DffRanking& r, int64_t d_ff) {
   const auto it = std::find_if(r.rows.begin(), r.rows.end(),
@@ -56,7 +37,7 @@ absl::StatusOr<DffRanking> Answer(store::Store& db, bool races) {
 
 TEST(StudyRaces, TheRaceSplitsWhatThePassTiedAndTheAnswerUsesIt) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   backend.script = Script;
   const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})");
@@ -110,7 +91,7 @@ TEST(StudyRaces, TheRaceSplitsWhatThePassTiedAndTheAnswerUsesIt) {
 
 TEST(StudyRaces, NoRaceWhenDisabledOrWhenOnlyTheLeaderIsClose) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   backend.script = Script;
   auto off = RunSweep(
@@ -131,7 +112,7 @@ TEST(StudyRaces, NoRaceWhenDisabledOrWhenOnlyTheLeaderIsClose) {
 
 TEST(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   backend.script = Script;
   auto out = RunSweep(
@@ -143,7 +124,7 @@ TEST(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
 
 TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   backend.script = Script;
   const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})");
@@ -165,7 +146,7 @@ TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
 
 TEST(StudyRaces, ACancelledRaceLeavesTheJobDoneAndStoresNothing) {
   TempDir dir;
-  auto db = Open(dir);
+  auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
   backend.script = Script;
   std::atomic<bool> cancel{false};

@@ -74,8 +74,8 @@ absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const
   a.bwd_flops = flops.bwd;
   a.basis = StrCat("fused attention (", hopper ? "FlashAttention-3" : "FlashAttention-2",
                    " figures, causal, head dim ", c.HeadDim(), ", sequence ", c.seq, "): ",
-                   internal::Decimals(a.tflops, 0), " TFLOP/s",
-                   scale == 1.0 ? "" : StrCat(" (x", internal::Decimals(scale, 3),
+                   Decimals(a.tflops, 0), " TFLOP/s",
+                   scale == 1.0 ? "" : StrCat(" (x", Decimals(scale, 3),
                                               " of the H100 SXM's)"));
   const std::string version(kAttentionModelVersion);
   a.fwd = PredictedTiming(a.fwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);

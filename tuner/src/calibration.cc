@@ -333,8 +333,8 @@ void NameCalibration(Calibration& c) {
   c.label = StrCat("calibrated for ", DTypeName(c.dtype), " from ", c.provenance.rows, " ",
                    c.provenance.source, " rows", c.provenance.device.empty() ? "" : " on ",
                    c.provenance.device, c.provenance.date.empty() ? "" : ", ", c.provenance.date,
-                   "; expected error +/-", internal::Decimals(100 * c.params.expected_error[0], 1),
-                   "% (fast kernels), +/-", internal::Decimals(100 * c.params.expected_error[1], 1),
+                   "; expected error +/-", Decimals(100 * c.params.expected_error[0], 1),
+                   "% (fast kernels), +/-", Decimals(100 * c.params.expected_error[1], 1),
                    "% (fallback)");
 }
 

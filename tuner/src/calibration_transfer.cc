@@ -47,11 +47,11 @@ Calibration TransferCalibration(const Calibration& from, const GpuSpec& source,
   c.id = StrCat(lower, "-", DTypeName(c.dtype), "-from-", from.id);
   c.model_version = StrCat(kPredictorVersion, "+", c.id);
   c.label = StrCat("transferred to ", target.name, " from ", source.name, "'s calibration (",
-                   from.id, "): rates x", internal::Decimals(t.rate_scale, 3), " (", target.sm_count,
-                   " SMs at a sustained ", internal::Decimals(t.target_clock_mhz, 0), " MHz against ",
-                   source.sm_count, " at ", internal::Decimals(t.source_clock_mhz, 0),
-                   " MHz); expected error +/-", internal::Decimals(100 * p.expected_error[0], 1),
-                   "% (fast kernels), +/-", internal::Decimals(100 * p.expected_error[1], 1), "% (fallback)");
+                   from.id, "): rates x", Decimals(t.rate_scale, 3), " (", target.sm_count,
+                   " SMs at a sustained ", Decimals(t.target_clock_mhz, 0), " MHz against ",
+                   source.sm_count, " at ", Decimals(t.source_clock_mhz, 0),
+                   " MHz); expected error +/-", Decimals(100 * p.expected_error[0], 1),
+                   "% (fast kernels), +/-", Decimals(100 * p.expected_error[1], 1), "% (fallback)");
   return c;
 }
 

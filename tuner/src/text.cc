@@ -1,7 +1,5 @@
 #include "text.h"
 
-#include <cstdio>
-
 #include <cctype>
 
 namespace crest::internal {
@@ -14,12 +12,6 @@ std::string NormalizeName(std::string_view text) {
     out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   return out;
-}
-
-std::string Decimals(double value, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
 }
 
 }  // namespace crest::internal

@@ -9,7 +9,4 @@ namespace crest::internal {
 // Lower-cases ASCII and drops ' ', '_' and '-': "H100_SXM" → "h100sxm".
 std::string NormalizeName(std::string_view text);
 
-// `value` with `digits` decimals ("%.*f").
-std::string Decimals(double value, int digits);
-
 }  // namespace crest::internal

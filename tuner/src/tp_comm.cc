@@ -29,11 +29,11 @@ absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& c, const GpuSpec& gpu) {
   out.layer_fwd = PredictedTiming(2 * out.allreduce_us, kTpCommError, version);
   out.layer_train = PredictedTiming(4 * out.allreduce_us, kTpCommError, version);
   out.basis = StrCat("ring all-reduce over ", c.tp, " GPUs on ", gpu.link, " (",
-                     internal::Decimals(gpu.link_gbs, 0), " GB/s a direction x ",
-                     internal::Decimals(kLinkEfficiency, 1), ", ",
-                     internal::Decimals(latency_us, 0), " us a step; assumed): ",
-                     internal::Decimals(out.allreduce_us, 1), " us per all-reduce of ",
-                     internal::Decimals(out.bytes_per_allreduce / 1e6, 1),
+                     Decimals(gpu.link_gbs, 0), " GB/s a direction x ",
+                     Decimals(kLinkEfficiency, 1), ", ",
+                     Decimals(latency_us, 0), " us a step; assumed): ",
+                     Decimals(out.allreduce_us, 1), " us per all-reduce of ",
+                     Decimals(out.bytes_per_allreduce / 1e6, 1),
                      " MB, 2 a layer forward, 4 a train step");
   return out;
 }

@@ -93,13 +93,14 @@ def _source(name: Optional[str]) -> Source:
 
 def _dff_row(r: dict) -> DffRow:
     basis = r.get("speedup_basis")
+    race = r.get("race") or {}
     return DffRow(int(r["d_ff"]), float(r["time_us"]), float(r["tflops"]),
                   float(r["speedup_vs_baseline"] or 0.0), int(r["mlp_params"]),
                   int(r["params_delta"]), _source(r["source"]), r["provenance"],
                   float(r["time_low_us"]), float(r["time_high_us"]), int(r["tie_group"]),
                   int(r.get("rank", 0)), _source(basis) if basis else None,
                   tuple(int(j) for j in r.get("runs", ())), bool(r.get("pooled", False)),
-                  (r.get("race") or {}).get("verdict"), (r.get("race") or {}).get("ratio"))
+                  race.get("verdict"), race.get("ratio"))
 
 
 def _dff_args(hidden, gpu, *, pass_, **flags) -> List[str]:

@@ -124,9 +124,6 @@ absl::StatusOr<std::vector<Timing>> TimeGemmSet(store::Store& db, const GpuSpec&
                                                 std::span<const GemmShape> gemms,
                                                 bool predict_only);
 
-// A stored race as a d_ff ranking uses it; `run` is the run it raced.
-DffRace DffRaceOf(const store::RaceRecord& race, const RunInfo& run);
-
 // A prediction as the store would keep it (no host, no time of writing).
 store::PredictionRow PredictionRowOf(const GemmShape& gemm, const GpuSpec& gpu,
                                      const Prediction& prediction);

@@ -2,6 +2,7 @@
 // absl::string_view, so absl::StrCat does not take std::string_view; these do.
 #pragma once
 
+#include <cstdio>
 #include <sstream>
 #include <string>
 
@@ -13,6 +14,13 @@ std::string StrCat(const Args&... args) {
   std::ostringstream out;
   (out << ... << args);
   return std::move(out).str();
+}
+
+// `value` with `digits` decimals ("%.*f"): Decimals(2.345, 1) is "2.3".
+inline std::string Decimals(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
 }
 
 // Joins a range of streamable items with a separator.

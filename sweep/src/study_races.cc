@@ -13,6 +13,11 @@ namespace {
 // its best (a race's rounds grow with its candidates).
 constexpr int kMaxRaced = 32;
 
+// Races this many studies of one sweep at most: each may take the race's
+// max_seconds of device time, and a spec may name thousands of small
+// studies; the rest say they were not raced.
+constexpr size_t kMaxRacedStudies = 64;
+
 // The study's answer from the per-GEMM pass alone (no earlier race), from
 // this device's software in the backend's mode, every candidate kept.
 absl::StatusOr<DffRanking> PassRanking(const DffQuery& study, Backend& backend, store::Store& db) {
@@ -198,6 +203,10 @@ absl::StatusOr<std::vector<StudyRaceReport>> RaceStudies(const SweepSpec& spec, 
     report.study = DffStudyKey(study);
     if (racer == nullptr) {
       report.why_not = StrCat("the ", backend.Name(), " backend cannot race");
+      continue;
+    }
+    if (raced.size() > kMaxRacedStudies) {
+      report.why_not = StrCat("a sweep races ", kMaxRacedStudies, " studies at most");
       continue;
     }
     if (context.stop && context.stop()) {

@@ -122,6 +122,25 @@ TEST(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
   EXPECT_EQ(out->races.size(), 1u);
 }
 
+TEST(StudyRaces, ASweepRacesSixtyFourStudiesAtMost) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  FakeMeasuringBackend backend;
+  backend.script = Script;
+  std::string studies;
+  for (int tokens = 1; tokens <= 66; ++tokens) {
+    studies += (studies.empty() ? "" : ", ") +
+               std::string(R"({"hidden": 4096, "window": 4, "tokens": )") +
+               std::to_string(tokens) + "}";
+  }
+  auto out = RunSweep(Spec(R"({"dff": [)" + studies + "]}"), backend, *db, {});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->races.size(), 66u);
+  EXPECT_GT(out->races[63].race_id, 0);
+  EXPECT_EQ(out->races[64].race_id, 0);
+  EXPECT_EQ(out->races[65].why_not, "a sweep races 64 studies at most");
+}
+
 TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
   TempDir dir;
   auto db = OpenSweepDb(dir);

@@ -98,12 +98,14 @@ absl::StatusOr<std::optional<RaceRecord>> SqliteStore::FindRace(int64_t job_id,
                                                                 const std::string& study,
                                                                 const MeasureMode& mode,
                                                                 AlgoChoice algo, bool with_times) {
-  auto stmt = conn_->Prepare(
+  // By the job's index: a lookup per answer however many races the file holds.
+  auto stmt = conn_->Prepare(StrCat(
       "SELECT r.id, r.job_id, r.device_id, r.software_id, r.gpu_model, r.resolution, r.rounds, "
       "r.retaken, r.warmup_s, r.settled, r.seconds, r.stop_reason, r.created_us FROM races AS r "
-      "JOIN devices AS d ON d.id = r.device_id WHERE coalesce(r.job_id, 0) = ?1 AND "
-      "d.uuid = ?2 AND r.study = ?3 AND r.cache_mode = ?4 AND r.clock_policy = ?5 AND "
-      "r.algo_choice = ?6 ORDER BY r.created_us DESC, r.id DESC LIMIT 1");
+      "JOIN devices AS d ON d.id = r.device_id WHERE ",
+      job_id == 0 ? "r.job_id IS NULL AND ?1 = 0" : "r.job_id = ?1",
+      " AND d.uuid = ?2 AND r.study = ?3 AND r.cache_mode = ?4 AND r.clock_policy = ?5 AND "
+      "r.algo_choice = ?6 ORDER BY r.created_us DESC, r.id DESC LIMIT 1"));
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
   s.Bind(1, job_id).Bind(2, device_uuid).Bind(3, study).Bind(4, CacheModeName(mode.cache));

@@ -513,6 +513,7 @@ CREATE TABLE race_times(
   candidate INTEGER NOT NULL,
   time_us REAL NOT NULL,
   PRIMARY KEY(race_id, round, candidate)) WITHOUT ROWID;
+CREATE INDEX races_by_job ON races(job_id, study);
 -- A race changes the d_ff answers of its GPU model: it moves the generation
 -- that cached answers are kept by, as results do.
 ALTER TABLE generations ADD COLUMN race_id INTEGER NOT NULL DEFAULT 0;

@@ -36,6 +36,7 @@ inline constexpr const char* kUndoSchema10 = R"sql(
     DROP TRIGGER races_move_generation;
     DROP TRIGGER races_deleted;
     ALTER TABLE generations DROP COLUMN race_id;
+    DROP INDEX races_by_job;
     DROP TABLE race_times;
     DROP TABLE race_entries;
     DROP TABLE races;

@@ -65,6 +65,9 @@ class NullDevice final : public GemmLauncher {
                                                  std::span<const OutputIndex> elements) override {
     return std::vector<double>(elements.size(), 0.0);
   }
+  // The bench times the engine's host work alone: no device to keep loaded.
+  std::optional<double> IdleBeforeLastSample() const override { return std::nullopt; }
+  absl::StatusOr<int> QueueLoad(int, int) override { return 0; }
 
  private:
   static size_t Index(int c) { return static_cast<size_t>(c); }

@@ -107,6 +107,8 @@ std::string_view DiscardName(Discard why) {
       return "power-capped (burst policy)";
     case Discard::kBelowBoost:
       return "clock under the boost clock (burst policy)";
+    case Discard::kAfterIdle:
+      return "the recovery from an idle gap";
   }
   return "?";
 }

@@ -58,12 +58,42 @@ absl::Status ClockGovernor::Prepare(const std::function<absl::StatusOr<double>()
     CoolDown(monitor, clock);
     return absl::OkStatus();
   }
-  const double gap_s = clock.NowS() - last_busy_s_;
+  const double gap_s = std::max(clock.NowS() - last_busy_s_, owed_idle_s_);
+  owed_idle_s_ = 0;
   if (!prepared_ || gap_s > tuning_.rewarm_after_idle_s) {
     return WarmUp(work, monitor, clock, kernel_us);
   }
   if (gap_s > tuning_.reload_after_idle_s) return Reload(work, gap_s, monitor, clock, kernel_us);
   return absl::OkStatus();
+}
+
+absl::StatusOr<double> ClockGovernor::KeepLoad(
+    HostWork what, double launch_us, const std::function<absl::StatusOr<int>(int)>& queue,
+    EngineClock& clock) {
+  const auto k = static_cast<size_t>(what);
+  const double now = clock.NowS();
+  work_started_s_[k] = now;
+  if (policy_ != ClockPolicy::kSustained || !tuning_.keep_load || !prepared_ || launch_us <= 0) {
+    return 0.0;
+  }
+  const double wanted_s = std::min(
+      tuning_.max_reload_s,
+      work_s_[k] < 0 ? tuning_.keep_load_first_s : tuning_.keep_load_factor * work_s_[k]);
+  if (wanted_s <= tuning_.reload_after_idle_s) return 0.0;  // too short to let the GPU recover
+  const double launches = std::clamp(std::ceil(wanted_s * 1e6 / launch_us), 1.0, 1e6);
+  auto queued = queue(static_cast<int>(launches));
+  if (!queued.ok()) return queued.status();
+  const double queued_us = *queued * launch_us;
+  // The device works off what was queued before this load, then this load.
+  last_busy_s_ = std::max(now, last_busy_s_) + queued_us / 1e6;
+  return queued_us;
+}
+
+void ClockGovernor::HostWorkDone(HostWork what, EngineClock& clock) {
+  const auto k = static_cast<size_t>(what);
+  if (work_started_s_[k] < 0) return;
+  work_s_[k] = clock.NowS() - work_started_s_[k];
+  work_started_s_[k] = -1;
 }
 
 bool ClockGovernor::BackAtLoad(const GpuReading& now) const {
@@ -153,12 +183,28 @@ SampleFilter RoundFilter(const ClockGovernor& governor, const std::vector<double
   return SampleFilter(ClockPolicy::kSustained, Median(gemm_clocks));
 }
 
+// Sustained: whether the last round's first sample started after the device
+// idled longer than a reload is made for (the launcher's measurement); the
+// governor then owes that gap a reload. At most max_idle_retakes per GEMM.
+bool StartedAfterIdle(const GemmLauncher& launcher, ClockGovernor& governor,
+                      const EngineTuning& tuning, int* retakes) {
+  if (governor.policy() != ClockPolicy::kSustained || *retakes >= tuning.max_idle_retakes) {
+    return false;
+  }
+  const std::optional<double> idle_us = launcher.IdleBeforeLastSample();
+  if (!idle_us || *idle_us <= tuning.reload_after_idle_s * 1e6) return false;
+  governor.MarkIdle(*idle_us / 1e6);
+  ++*retakes;
+  return true;
+}
+
 absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMonitor& monitor,
                      EngineClock& clock, ClockGovernor& governor, const EngineTuning& tuning,
                      const std::function<absl::StatusOr<double>()>& load) {
   std::vector<double> gemm_clocks;
   double sampling_s = 0;
   int cooldowns = 0;
+  int idle_retakes = 0;
   while (!run.race.Finished(sampling_s)) {
     // A pause since the last round (sustained: made up by load first).
     if (governor.policy() == ClockPolicy::kSustained) {
@@ -173,7 +219,10 @@ absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMoni
     governor.MarkBusy(reading.time_s);
     if (reading.sm_clock_mhz > 0) gemm_clocks.push_back(reading.sm_clock_mhz);
     const SampleFilter filter = RoundFilter(governor, gemm_clocks);
-    const std::optional<Discard> verdict = filter.Judge(reading);
+    std::optional<Discard> verdict = filter.Judge(reading);
+    if (!verdict && StartedAfterIdle(launcher, governor, tuning, &idle_retakes)) {
+      verdict = Discard::kAfterIdle;
+    }
     for (size_t i = 0; i < order.size(); ++i) {
       const int c = order[i];
       const double us = (*times)[i];
@@ -255,13 +304,21 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   const double reloaded_before = governor.reload_s();
   RaceRun run{Race(n, {options.min_samples, 10000, options.max_noise, options.max_seconds}),
               std::vector<CandidateLog>(static_cast<size_t>(n)), 0};
+  const auto queue_load = [&](int count) { return launcher.QueueLoad(0, count); };
+  governor.HostWorkDone(HostWork::kBetweenGemms, clock);
+  const double gap_before = governor.IdleS(clock.NowS());
   auto one = launcher.TimeOneLaunch(0);
   if (!one.ok()) return one.status();
   run.kernel_us += *one;
+  // A launch or two are no load: the gap before them still counts.
+  governor.MarkBusy(clock.NowS(), gap_before);
   const int launches = LaunchesPerSample(*one, operands.copies, tuning);
+  auto graphs_load = governor.KeepLoad(HostWork::kGraphs, *one, queue_load, clock);
+  if (!graphs_load.ok()) return graphs_load.status();
   const double preparing = clock.NowS();
   if (auto s = launcher.PrepareSamples(launches); !s.ok()) return s;
   const double graphs_s = clock.NowS() - preparing;
+  governor.HostWorkDone(HostWork::kGraphs, clock);
   const int rounds = std::max(
       1, static_cast<int>(std::ceil(tuning.warmup_round_us / (*one * launches))));
   const std::vector<int> warm_order(static_cast<size_t>(std::min(rounds, 1000)), 0);
@@ -291,7 +348,12 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   if (auto s = VerifyAll(gemm, operands, launcher, m.algos); !s.ok()) return s;
   m.host.graphs_s = graphs_s;
   m.host.verify_s = clock.NowS() - verifying;
-  m.kernel_seconds = run.kernel_us / 1e6;
+  // The host's work until the next GEMM runs beside this GEMM's load.
+  auto next_load =
+      governor.KeepLoad(HostWork::kBetweenGemms, m.algos[0].stats.median_us, queue_load, clock);
+  if (!next_load.ok()) return next_load.status();
+  m.keep_load_seconds = (*graphs_load + *next_load) / 1e6;
+  m.kernel_seconds = (run.kernel_us + *graphs_load + *next_load) / 1e6;
   m.reload_seconds = governor.reload_s() - reloaded_before;
   return m;
 }

@@ -205,6 +205,7 @@ absl::StatusOr<store::JobState> RunMissing(const SweepSpec& spec, const std::vec
         p.kernel_s += outcome->measured->kernel_seconds;
         p.host += outcome->measured->host;
         p.reload_s += outcome->measured->reload_seconds;
+        p.keep_load_s += outcome->measured->keep_load_seconds;
       }
       const double writing = env.MonotonicSeconds();
       auto added = writer.Write(job_id, g, *outcome);

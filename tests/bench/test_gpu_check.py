@@ -143,6 +143,19 @@ def test_summary_compares_the_two_runs_races():
     assert not none["raced"] and none["why_not"] == "only the leader"
 
 
+def test_summary_tables_the_host_stages_and_the_device_load_beside_them(tmp_path):
+    s = {"devices": [], "clocks": "sustained", "torch": {"shapes": 0},
+         "rows_without_samples": {},
+         "host_per_gemm": {"mlp-fwd-1": {"plan_s": 0.004, "graphs_s": 0.012,
+                                         "keep_load_s": 0.075, "reload_s": 0.003},
+                           "seed-bmm": None}}
+    text = summary.markdown(s, str(tmp_path))
+    assert "| study | operands | plan | graphs | verification | other engine | write | " \
+           "between | keep-load | reload |" in text
+    assert "| mlp-fwd-1 | 0.0 | 4.0 | 12.0 | 0.0 | 0.0 | 0.0 | 0.0 | 75.0 | 3.0 |" in text
+    assert "seed-bmm" not in text.split("Host ms per GEMM")[1], "a study without figures is left out"
+
+
 def test_summary_reads_a_real_crest_database(tmp_path):
     db = tmp_path / "seed-bmm.db"
     shutil.copy(os.path.join(os.environ["CREST_TEST_DATA"], "h100-2026-11-22",

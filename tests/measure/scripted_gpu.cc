@@ -63,8 +63,20 @@ TraceRow ScriptedGpu::Current() const {
 }
 
 void ScriptedGpu::SleepS(double seconds) {
-  now_s_ += seconds;
   slept_s_ += seconds;
+  // The host sleeps (works) while the device works off its queue, 1 ms of
+  // work at a time, then idles.
+  const double until = now_s_ + seconds;
+  while (queued_burst_us_ > 0 && now_s_ < until) {
+    const double chunk = std::min(queued_burst_us_, 1000.0);
+    queued_burst_us_ -= chunk;
+    Work(chunk);
+  }
+  if (now_s_ < until) Idle(until - now_s_);
+}
+
+void ScriptedGpu::Idle(double seconds) {
+  now_s_ += seconds;
   load_s_ = std::max(0.0, load_s_ - 2 * seconds);
   if (controller_.idle_tau_s > 0) capped_ *= std::exp(-seconds / controller_.idle_tau_s);
 }
@@ -83,6 +95,15 @@ GpuReading ScriptedGpu::Read() {
 }
 
 double ScriptedGpu::Run(double burst_us) {
+  if (queued_burst_us_ > 0) {
+    const double queued = queued_burst_us_;
+    queued_burst_us_ = 0;
+    Work(queued);
+  }
+  return Work(burst_us);
+}
+
+double ScriptedGpu::Work(double burst_us) {
   const double clock = nvml_ ? Current().sm_clock_mhz : 1980;
   const double us = burst_us * 1980 / clock;
   now_s_ += us / 1e6;
@@ -90,6 +111,7 @@ double ScriptedGpu::Run(double burst_us) {
   if (controller_.load_tau_s > 0) {
     capped_ = 1 - (1 - capped_) * std::exp(-us / 1e6 / controller_.load_tau_s);
   }
+  device_done_s_ = now_s_;
   return us;
 }
 
@@ -127,6 +149,8 @@ absl::Status ScriptedLauncher::PrepareSamples(int launches) {
 
 absl::StatusOr<std::vector<double>> ScriptedLauncher::Sample(std::span<const int> order) {
   if (!fail_sample.ok()) return fail_sample;
+  if (before_sample) before_sample();
+  idle_before_us_ = gpu_.IdleS() * 1e6;
   std::vector<double> out;
   for (int c : order) {
     double us = 0;
@@ -135,6 +159,12 @@ absl::StatusOr<std::vector<double>> ScriptedLauncher::Sample(std::span<const int
     out.push_back(us);
   }
   return out;
+}
+
+absl::StatusOr<int> ScriptedLauncher::QueueLoad(int c, int launches) {
+  gpu_.Queue(burst_us_[static_cast<size_t>(c)] * launches);
+  queued_launches_ += launches;
+  return launches;
 }
 
 absl::StatusOr<std::vector<double>> ScriptedLauncher::RunAndRead(

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -42,9 +43,15 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
   void SleepS(double seconds) override;
   GpuReading Read() override;
 
-  // Runs work of `burst_us` (its time at the boost clock) and returns how
-  // long it took at the clock of the moment [µs].
+  // Runs work of `burst_us` (its time at the boost clock) once the work
+  // queued before it is done (the host waits for both), and returns how long
+  // it took at the clock of the moment [µs].
   double Run(double burst_us);
+  // Queues work of `burst_us` and returns at once: the device runs it while
+  // the host sleeps (works), or before the next Run.
+  void Queue(double burst_us) { queued_burst_us_ += burst_us; }
+  // How long the device has idled now [s] (0 while queued work remains).
+  double IdleS() const { return queued_burst_us_ > 0 ? 0 : now_s_ - device_done_s_; }
   // The power-cap controller, when set (both > 0): under load the clock
   // falls from the idle reading to the trace's with time constant
   // load_tau_s; idle, it recovers towards the idle reading with time
@@ -65,6 +72,8 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
  private:
   static constexpr double kBoostHoldS = 0.05;
   TraceRow Current() const;
+  double Work(double burst_us);  // runs it now, whatever is queued
+  void Idle(double seconds);
   Controller controller_;
   double capped_ = 1;  // the controller's state: 0 at the idle reading, 1 at the trace's
   std::vector<TraceRow> trace_;
@@ -75,6 +84,8 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
   double now_s_ = 1000;
   double load_s_ = 0;
   double slept_s_ = 0;
+  double queued_burst_us_ = 0;
+  double device_done_s_ = 0;
 };
 
 // A launcher on the scripted GPU: candidate c takes burst_us[c] per launch at
@@ -95,8 +106,13 @@ class ScriptedLauncher final : public GemmLauncher {
                                                  std::span<const OutputIndex> elements) override;
 
   std::vector<int> wrong;
+  std::function<void()> before_sample;  // called as each Sample starts
   absl::Status fail_sample = absl::OkStatus();  // returned by Sample when set
+  std::optional<double> IdleBeforeLastSample() const override { return idle_before_us_; }
+  absl::StatusOr<int> QueueLoad(int c, int launches) override;
+
   int launches() const { return launches_; }
+  int64_t queued_launches() const { return queued_launches_; }
   int64_t samples_of(int c) const { return samples_[static_cast<size_t>(c)]; }
 
  private:
@@ -110,6 +126,8 @@ class ScriptedLauncher final : public GemmLauncher {
   std::mt19937_64 rng_;
   std::normal_distribution<double> noise_;
   int launches_ = 0;
+  std::optional<double> idle_before_us_;
+  int64_t queued_launches_ = 0;
 };
 
 }  // namespace crest::measure::testing

@@ -38,6 +38,7 @@ class CublasLtBackend final : public Backend, public SetRacer {
         governor_(options.measure.mode.clocks, Tuning(options, probed_)) {}
   ~CublasLtBackend() override {
     scratch_.reset();  // events and pinned memory before the stream and handle
+    if (capture_) cudaStreamDestroy(capture_);
     if (stream_) cudaStreamDestroy(stream_);
     if (handle_) cublasLtDestroy(handle_);
   }
@@ -46,6 +47,7 @@ class CublasLtBackend final : public Backend, public SetRacer {
     CREST_CUDA(cudaSetDevice(options_.device));
     CREST_CUBLAS(cublasLtCreate(&handle_));
     CREST_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    CREST_CUDA(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking));
     scratch_ = std::make_unique<DeviceScratch>();
     return absl::OkStatus();
   }
@@ -86,7 +88,7 @@ class CublasLtBackend final : public Backend, public SetRacer {
     }
     CREST_CUDA(cudaSetDevice(options_.device));
     if (auto s = arena_.Hold(PlanFor(all)); !s.ok()) return s;
-    const internal::PinnedRaceDevice device{{handle_, stream_, &arena_, scratch_.get()},
+    const internal::PinnedRaceDevice device{Context(),
                                             probed_.device.l2_bytes,
                                             options_.measure.mode.cache,
                                             options_.workspace_bytes,
@@ -123,7 +125,7 @@ class CublasLtBackend final : public Backend, public SetRacer {
     const GemmOperands operands{
         {arena_.seed(), layout.a_offset[0] / element, layout.b_offset[0] / element},
         layout.copies};
-    CudaGemmLauncher launcher({handle_, stream_, &arena_, scratch_.get()}, **problem, layout,
+    CudaGemmLauncher launcher(Context(), **problem, layout,
                               algos->algos);
     auto measured = MeasureGemm(gemm, options_.measure, operands, launcher, monitor_, clock,
                                 governor_, options_.tuning);
@@ -144,6 +146,10 @@ class CublasLtBackend final : public Backend, public SetRacer {
   }
 
  private:
+  internal::LaunchContext Context() {
+    return {handle_, stream_, capture_, &arena_, scratch_.get()};
+  }
+
   static EngineTuning Tuning(const CublasLtOptions& options, const ProbedDevice& device) {
     EngineTuning t = options.tuning;
     if (t.boost_clock_mhz <= 0) t.boost_clock_mhz = device.device.sm_clock_mhz;
@@ -183,6 +189,7 @@ class CublasLtBackend final : public Backend, public SetRacer {
   std::unique_ptr<DeviceScratch> scratch_;
   cublasLtHandle_t handle_ = nullptr;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t capture_ = nullptr;  // sample graphs are captured here (LaunchContext)
 };
 
 }  // namespace

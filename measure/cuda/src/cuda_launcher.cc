@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -43,6 +44,9 @@ double Unpack(const uint8_t* p, DType out) {
 
 DeviceScratch::~DeviceScratch() {
   for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  for (cudaEvent_t e : marks_) {
+    if (e != nullptr) cudaEventDestroy(e);
+  }
   if (pinned_ != nullptr) cudaFreeHost(pinned_);
   if (flag_.host != nullptr) cudaFreeHost(const_cast<int*>(flag_.host));
 }
@@ -60,6 +64,15 @@ absl::StatusOr<DeviceScratch::Flag> DeviceScratch::HostFlag() {
   flag_.device = static_cast<const volatile int*>(device);
   *flag_.host = 1;
   return flag_;
+}
+
+absl::Status DeviceScratch::Mark(cudaStream_t stream) {
+  const size_t next = marked_ ? 1 - current_ : 0;
+  if (marks_[next] == nullptr) CREST_CUDA(cudaEventCreate(&marks_[next]));
+  CREST_CUDA(cudaEventRecord(marks_[next], stream));
+  current_ = next;
+  marked_ = true;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<const std::vector<cudaEvent_t>*> DeviceScratch::Events(size_t count) {
@@ -96,7 +109,7 @@ void CudaGemmLauncher::DestroyGraphs() {
   graphs_.clear();
 }
 
-absl::Status CudaGemmLauncher::Launch(int c, int copy) {
+absl::Status CudaGemmLauncher::Launch(int c, int copy, cudaStream_t stream) {
   const float alpha = 1.0f;
   const float beta = 0.0f;
   const auto u = static_cast<size_t>(copy);
@@ -107,30 +120,37 @@ absl::Status CudaGemmLauncher::Launch(int c, int copy) {
       ctx_.handle, problem_.desc(), &alpha, arena.At(layout_.b_offset[u]), problem_.a_layout(),
       arena.At(layout_.a_offset[u]), problem_.b_layout(), &beta, c_ptr, problem_.c_layout(), c_ptr,
       problem_.c_layout(), &algos_[static_cast<size_t>(c)], arena.At(layout_.workspace_offset),
-      static_cast<size_t>(arena.plan().workspace_bytes), ctx_.stream));
+      static_cast<size_t>(arena.plan().workspace_bytes), stream));
   return absl::OkStatus();
 }
 
 absl::StatusOr<double> CudaGemmLauncher::TimeOneLaunch(int c) {
   for (int copy = 0; copy < layout_.copies; ++copy) {
-    if (auto s = Launch(c, copy); !s.ok()) return s;
+    if (auto s = Launch(c, copy, ctx_.stream); !s.ok()) return s;
   }
   auto events = ctx_.scratch->Events(2);
   if (!events.ok()) return events.status();
   const std::vector<cudaEvent_t>& ev = **events;
   CREST_CUDA(cudaEventRecord(ev[0], ctx_.stream));
-  if (auto s = Launch(c, 0); !s.ok()) return s;
+  if (auto s = Launch(c, 0, ctx_.stream); !s.ok()) return s;
   CREST_CUDA(cudaEventRecord(ev[1], ctx_.stream));
+  if (auto s = ctx_.scratch->Mark(ctx_.stream); !s.ok()) return s;
   CREST_CUDA(cudaEventSynchronize(ev[1]));
   return ElapsedUs(ev[0], ev[1]);
 }
 
 absl::StatusOr<cudaGraphExec_t> CudaGemmLauncher::Capture(int c, int launches) {
-  CREST_CUDA(cudaStreamBeginCapture(ctx_.stream, cudaStreamCaptureModeThreadLocal));
-  absl::Status launched = absl::OkStatus();
-  for (int i = 0; i < launches && launched.ok(); ++i) launched = Launch(c, i % layout_.copies);
+  const cudaStream_t stream = ctx_.capture != nullptr ? ctx_.capture : ctx_.stream;
+  const cudaError_t began = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  absl::Status launched = began == cudaSuccess
+                              ? absl::OkStatus()
+                              : CudaStatus(began, "cudaStreamBeginCapture", __FILE__, __LINE__);
+  for (int i = 0; i < launches && launched.ok(); ++i) {
+    launched = Launch(c, i % layout_.copies, stream);
+  }
   cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(ctx_.stream, &graph);
+  const cudaError_t ended =
+      began == cudaSuccess ? cudaStreamEndCapture(stream, &graph) : cudaSuccess;
   if (!launched.ok()) {
     if (graph != nullptr) cudaGraphDestroy(graph);
     return launched;
@@ -145,6 +165,7 @@ absl::StatusOr<cudaGraphExec_t> CudaGemmLauncher::Capture(int c, int launches) {
 
 absl::Status CudaGemmLauncher::PrepareSamples(int launches) {
   DestroyGraphs();
+  graph_launches_ = launches;
   for (int c = 0; c < Candidates(); ++c) {
     auto exec = Capture(c, launches);
     if (!exec.ok()) return exec.status();
@@ -171,14 +192,17 @@ absl::StatusOr<std::vector<double>> CudaGemmLauncher::Sample(std::span<const int
   auto flag = ctx_.scratch->HostFlag();
   if (!flag.ok()) return flag.status();
   const std::vector<cudaEvent_t>& ev = **events;
+  const cudaEvent_t before = ctx_.scratch->LastMark();  // the end of the work before
+  idle_before_us_.reset();
   // The stream waits on the flag while the host queues the round, so the
   // first sample does not include the host's queuing; a second at most if
   // the host stalls.
   *flag->host = 0;
   const cudaError_t held = LaunchWaitForHost(flag->device, 1'000'000'000, ctx_.stream);
-  const absl::Status queued = held == cudaSuccess
-                                  ? QueueRound(order, ev)
-                                  : CudaStatus(held, "LaunchWaitForHost", __FILE__, __LINE__);
+  absl::Status queued = held == cudaSuccess
+                            ? QueueRound(order, ev)
+                            : CudaStatus(held, "LaunchWaitForHost", __FILE__, __LINE__);
+  if (queued.ok()) queued = ctx_.scratch->Mark(ctx_.stream);
   std::atomic_thread_fence(std::memory_order_release);
   *flag->host = 1;  // released on every path: the stream never waits for a timeout
   if (!queued.ok()) return queued;
@@ -188,7 +212,38 @@ absl::StatusOr<std::vector<double>> CudaGemmLauncher::Sample(std::span<const int
     if (!us.ok()) return us.status();
     out.push_back(*us);
   }
+  if (before != nullptr) {
+    // From the end of the work before to the first sample's start: the
+    // device's idle time, the host's queuing of this round included.
+    auto idle = ElapsedUs(before, ev[0]);
+    if (!idle.ok()) return idle.status();
+    idle_before_us_ = std::max(0.0, *idle);
+  }
   return out;
+}
+
+absl::StatusOr<int> CudaGemmLauncher::QueueLoad(int c, int launches) {
+  // Enough to cover a second of host work with the smallest sample graphs
+  // (about a millisecond each); single launches cost the host a few µs each.
+  constexpr int kMaxReplays = 4096;
+  constexpr int kMaxSingleLaunches = 256;
+  if (launches <= 0) return 0;
+  int queued = 0;
+  if (!graphs_.empty()) {
+    const int per = std::max(graph_launches_, 1);
+    const int replays = std::min((launches + per - 1) / per, kMaxReplays);
+    for (int i = 0; i < replays; ++i) {
+      CREST_CUDA(cudaGraphLaunch(graphs_[static_cast<size_t>(c)], ctx_.stream));
+    }
+    queued = replays * per;
+  } else {
+    queued = std::min(launches, kMaxSingleLaunches);
+    for (int i = 0; i < queued; ++i) {
+      if (auto s = Launch(c, i % layout_.copies, ctx_.stream); !s.ok()) return s;
+    }
+  }
+  if (auto s = ctx_.scratch->Mark(ctx_.stream); !s.ok()) return s;
+  return queued;
 }
 
 absl::StatusOr<std::vector<double>> CudaGemmLauncher::RunAndRead(
@@ -203,12 +258,13 @@ absl::StatusOr<std::vector<double>> CudaGemmLauncher::RunAndRead(
   // NaN in every output format: an element the GEMM does not write fails.
   CREST_CUDA(cudaMemsetAsync(ctx_.arena->At(layout_.c_offset[0]), 0xFF,
                              static_cast<size_t>(layout_.c_bytes), ctx_.stream));
-  if (auto s = Launch(c, 0); !s.ok()) return s;
+  if (auto s = Launch(c, 0, ctx_.stream); !s.ok()) return s;
   for (size_t i = 0; i < elements.size(); ++i) {
     const auto offset = static_cast<size_t>(elements[i].Offset(g)) * bytes;
     CREST_CUDA(cudaMemcpyAsync(host + i * bytes, c0 + offset, bytes, cudaMemcpyDeviceToHost,
                                ctx_.stream));
   }
+  if (auto s = ctx_.scratch->Mark(ctx_.stream); !s.ok()) return s;
   CREST_CUDA(cudaStreamSynchronize(ctx_.stream));
   std::vector<double> out;
   for (size_t i = 0; i < elements.size(); ++i) out.push_back(Unpack(host + i * bytes, out_type));

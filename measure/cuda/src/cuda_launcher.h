@@ -6,6 +6,8 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <array>
+#include <optional>
 #include <vector>
 
 #include "crest/measure/arena.h"
@@ -30,9 +32,17 @@ class DeviceScratch final {
     const volatile int* device = nullptr;
   };
   absl::StatusOr<Flag> HostFlag();
+  // Marks the end of the work queued on `stream` so far (two events taken in
+  // turn, so the mark before stays readable while the next is recorded).
+  absl::Status Mark(cudaStream_t stream);
+  // The last mark; nullptr before the first.
+  cudaEvent_t LastMark() const { return marked_ ? marks_[current_] : nullptr; }
 
  private:
   std::vector<cudaEvent_t> events_;
+  std::array<cudaEvent_t, 2> marks_{nullptr, nullptr};
+  size_t current_ = 0;
+  bool marked_ = false;
   void* pinned_ = nullptr;
   size_t pinned_bytes_ = 0;
   Flag flag_;
@@ -41,6 +51,9 @@ class DeviceScratch final {
 struct LaunchContext {
   cublasLtHandle_t handle = nullptr;
   cudaStream_t stream = nullptr;
+  // Sample graphs are captured here, never on `stream`, which may still be
+  // running queued load meanwhile; nullptr: on `stream`.
+  cudaStream_t capture = nullptr;
   DeviceArena* arena = nullptr;
   DeviceScratch* scratch = nullptr;
 };
@@ -58,11 +71,13 @@ class CudaGemmLauncher final : public GemmLauncher {
   absl::StatusOr<double> TimeOneLaunch(int c) override;
   absl::Status PrepareSamples(int launches) override;
   absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
+  std::optional<double> IdleBeforeLastSample() const override { return idle_before_us_; }
+  absl::StatusOr<int> QueueLoad(int c, int launches) override;
   absl::StatusOr<std::vector<double>> RunAndRead(int c,
                                                  std::span<const OutputIndex> elements) override;
 
  private:
-  absl::Status Launch(int c, int copy);
+  absl::Status Launch(int c, int copy, cudaStream_t stream);
   // Queues the timed samples of `order` behind the host flag.
   absl::Status QueueRound(std::span<const int> order, const std::vector<cudaEvent_t>& ev);
   absl::StatusOr<cudaGraphExec_t> Capture(int c, int launches);
@@ -74,6 +89,8 @@ class CudaGemmLauncher final : public GemmLauncher {
   std::vector<cublasLtMatmulAlgo_t> algos_;
   std::vector<AlgoIdentity> ids_;
   std::vector<cudaGraphExec_t> graphs_;
+  int graph_launches_ = 0;  // launches per sample graph
+  std::optional<double> idle_before_us_;
 };
 
 }  // namespace crest::measure::internal

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <thread>
 
 #include "crest/measure/cuda_backend.h"
 #include "crest/measure/set_racer.h"
@@ -211,6 +213,35 @@ TEST(CublasLt, SustainedMedianIsWithinThreePercentOfABackToBackLoop) {
               measured_us, loop_us, race->rounds, race->seconds, measured_us / loop_us,
               out->measured->reload_seconds);
   EXPECT_NEAR(measured_us, loop_us, 0.03 * loop_us);
+}
+
+// The keep-load on a device: GEMMs measured with 100 ms of host work before
+// each (a sleep here) queue their own launches to cover it, so after the
+// first pause (before any was timed) none needs a reload, and the device
+// never idles before a round long enough for it to be retaken.
+TEST(CublasLt, HostWorkBetweenGemmsRunsBesideQueuedLoad) {
+  SKIP_WITHOUT_DEVICE();
+  auto engine = Engine();
+  const GemmShape g = Gemm(8192, 21888, 4096, DType::kBf16, "NT");
+  ASSERT_TRUE(engine->Reserve({&g, 1}).ok());
+  ASSERT_TRUE(engine->Run(g).ok());  // the warm-up
+  for (int i = 0; i < 4; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto out = engine->Run(g);
+    ASSERT_TRUE(out.ok()) << out.status();
+    const MeasuredGemm& m = *out->measured;
+    int64_t discarded = 0;
+    for (const auto& a : m.algos) discarded += a.stats.discarded;
+    std::printf("after a 100 ms pause: keep-load %.3f s, reload %.3f s, %lld samples discarded, "
+                "first algorithm %.1f us\n",
+                m.keep_load_seconds, m.reload_seconds, static_cast<long long>(discarded),
+                m.algos.front().stats.median_us);
+    EXPECT_GT(m.keep_load_seconds, 0.05) << "no load queued for the host's work";
+    if (i >= 1) {
+      EXPECT_LT(m.reload_seconds, 0.02) << "the queued load did not cover the pause";
+      EXPECT_EQ(discarded, 0) << "a round started after an idle gap";
+    }
+  }
 }
 
 TEST(CublasLt, RefusesAShapeThatCannotFitBeforeAllocating) {

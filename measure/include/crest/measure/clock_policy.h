@@ -76,8 +76,9 @@ class SettleDetector final {
   std::vector<GpuReading> readings_;
 };
 
-// Why a sample did not count.
-enum class Discard { kSlowdown, kClockFarBelow, kPowerCapped, kBelowBoost };
+// Why a sample did not count. kAfterIdle: its round started after the
+// device idled (sustained), so the GPU ran it recovered from its load.
+enum class Discard { kSlowdown, kClockFarBelow, kPowerCapped, kBelowBoost, kAfterIdle };
 std::string_view DiscardName(Discard why);
 
 // Judges samples by the reading taken with them. `reference_mhz` is the

@@ -6,6 +6,7 @@
 // script them from recorded data.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -34,6 +35,15 @@ class GemmLauncher {
   // start before the last is queued): each sample's device time [µs], all
   // its launches together.
   virtual absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) = 0;
+  // How long the device idled before the last Sample's first sample started
+  // [µs], as the device measured it; nullopt unknown.
+  virtual std::optional<double> IdleBeforeLastSample() const = 0;
+  // Queues about `launches` untimed launches of the candidate (replays of
+  // its sample when prepared, single launches before) behind the work
+  // already queued, and returns at once: how many it queued (whole sample
+  // replays may round it up; a cap on single launches may cut it). Used to
+  // keep the GPU loaded while the host works.
+  virtual absl::StatusOr<int> QueueLoad(int candidate, int launches) = 0;
   // Poisons the output of copy 0, runs the candidate once on copy 0 and
   // returns C at `elements`, converted to double.
   virtual absl::StatusOr<std::vector<double>> RunAndRead(int candidate,

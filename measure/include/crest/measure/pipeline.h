@@ -6,6 +6,8 @@
 // clocks and power, and with the recorded H100 trace.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -38,6 +40,21 @@ struct EngineTuning {
   double reload_clock_tolerance = 0.01;
   double reload_factor = 3.0;
   double max_reload_s = 1.0;
+  // Sustained, once settled: the host's work between a GEMM's verification
+  // and the next GEMM's first launch, and while a GEMM's sample graphs are
+  // built, runs beside untimed load queued before it (the keep-load: the
+  // GEMM's own launches, which the device runs while the host works), so
+  // the GPU does not idle in between. Its length: the same host work's last
+  // length times keep_load_factor (keep_load_first_s before one was timed),
+  // at most max_reload_s; what it misses, the reload makes up.
+  bool keep_load = true;
+  double keep_load_factor = 1.25;
+  double keep_load_first_s = 0.05;
+  // Sustained: a round whose first sample started after the device idled
+  // longer than reload_after_idle_s (the launcher's own measurement) is
+  // discarded and taken again after a reload, at most this many times per
+  // GEMM.
+  int max_idle_retakes = 8;
   // Device time of one warm-up round between two readings [µs].
   double warmup_round_us = 20000;
   // Each sample runs this long at least (launches batched in one graph), so
@@ -57,9 +74,13 @@ struct EngineTuning {
 // operand copy (so every sample rotates through them), at most the cap.
 int LaunchesPerSample(double one_launch_us, int copies, const EngineTuning& tuning);
 
+// The stretches of host work the keep-load covers.
+enum class HostWork { kBetweenGemms = 0, kGraphs = 1 };
+
 // The GPU's clock state across the GEMMs of one backend: whether it has
 // settled (sustained) or cooled (burst), the reference clock samples are
-// judged by, and when the device last worked.
+// judged by, and when the device last worked (or will have worked off the
+// load queued for it).
 class ClockGovernor final {
  public:
   ClockGovernor(ClockPolicy policy, EngineTuning tuning) : policy_(policy), tuning_(tuning) {}
@@ -74,7 +95,28 @@ class ClockGovernor final {
   // *kernel_us.
   absl::Status Prepare(const std::function<absl::StatusOr<double>()>& work, GpuMonitor& monitor,
                        EngineClock& clock, double* kernel_us);
-  void MarkBusy(double now_s) { last_busy_s_ = now_s; }
+  // The device worked until now; it had idled `idle_before_s` before that
+  // work, too little of a load to make up for it (the next Prepare makes up
+  // at least that gap).
+  void MarkBusy(double now_s, double idle_before_s = 0) {
+    last_busy_s_ = now_s;
+    MarkIdle(idle_before_s);
+  }
+  // The device idled `idle_s` before work it just did (the launcher's own
+  // measurement): the next Prepare makes up at least that gap.
+  void MarkIdle(double idle_s) { owed_idle_s_ = std::max(owed_idle_s_, idle_s); }
+  // How long the device has idled at `now_s` [s]; 0 while queued load runs.
+  double IdleS(double now_s) const { return std::max(0.0, now_s - last_busy_s_); }
+  // Host work of kind `what` starts. Sustained, settled and keep_load on:
+  // queues its estimated length of untimed load through `queue` (asked a
+  // number of launches of `launch_us` each, it returns how many it queued
+  // without waiting for them) and counts the device busy until that load
+  // ends. Returns the device time queued [µs] (0 when none).
+  absl::StatusOr<double> KeepLoad(HostWork what, double launch_us,
+                                  const std::function<absl::StatusOr<int>(int)>& queue,
+                                  EngineClock& clock);
+  // Host work of kind `what` is over: its length is the next estimate.
+  void HostWorkDone(HostWork what, EngineClock& clock);
   ClockPolicy policy() const { return policy_; }
   // The policy with the warm-up's settled clock (sustained) or the boost
   // clock (burst) as reference.
@@ -103,6 +145,11 @@ class ClockGovernor final {
   int reloads_ = 0;
   double reload_s_ = 0;
   std::optional<GpuReading> settled_;  // the warm-up's last reading
+  double owed_idle_s_ = 0;
+  // Per HostWork: when the stretch started (-1 none under way) and its last
+  // length (-1 never timed) [s].
+  std::array<double, 2> work_started_s_{-1, -1};
+  std::array<double, 2> work_s_{-1, -1};
 };
 
 // Where the GEMM's operands are, for the verification references.
@@ -113,7 +160,8 @@ struct GemmOperands {
 
 // Measures one GEMM: sizes the samples, prepares the clocks, races the
 // launcher's candidates, summarizes each one's kept samples and verifies
-// each one's output. An algorithm always gets a time: when the clock policy
+// each one's output; sustained, it queues load to cover the host's graph
+// building and, at its end, the host's work until the next GEMM. An algorithm always gets a time: when the clock policy
 // discarded all its samples they are kept and its clock_note says why.
 // Errors of the launcher pass through; InvalidArgument when it has no
 // candidate.

@@ -27,6 +27,7 @@ struct SweepProgress {
   HostStages host;          // the engines' steps outside their kernels, summed
   double write_s = 0;       // writing results to the database
   double reload_s = 0;      // untimed load making up idle gaps before sampling (in kernel_s)
+  double keep_load_s = 0;   // untimed load queued to run while the host worked (in kernel_s)
 
   // Where the time of this run went (docs/measurement.md, "Accounting"):
   // GEMMs run (results and failures) per minute of wall time, the fraction

@@ -117,10 +117,16 @@ struct MeasuredGemm {
   MeasureMode mode;
   double settled_clock_mhz = 0;  // the clock the policy judged samples by; 0 unknown
   std::vector<AlgoResult> algos;
-  double kernel_seconds = 0;  // device time inside the engine's timed launches [s]
+  // Device time of the engine's launches [s]: the timed ones, and the untimed
+  // warm-up, reload and keep-load.
+  double kernel_seconds = 0;
   // Of the wall time, the untimed load that made up the GPU's idle gaps
   // before sampling (sustained clocks: the reload) [s].
   double reload_seconds = 0;
+  // Of the device time, the untimed load queued to run while the host
+  // worked (graph building, and the host's work until the next GEMM: the
+  // keep-load) [s]; counted at the GEMM's own launch time.
+  double keep_load_seconds = 0;
   HostStages host;            // the engine's steps outside them
 };
 

@@ -61,9 +61,8 @@ class NullDevice final : public GemmLauncher {
     for (int c : order) out.push_back(Run(us_[Index(c)] * launches_ * (1 + noise_(rng_))));
     return out;
   }
-  absl::StatusOr<std::vector<double>> RunAndRead(int,
-                                                 std::span<const OutputIndex> elements) override {
-    return std::vector<double>(elements.size(), 0.0);
+  absl::StatusOr<ReadBack> RunAndRead(int, std::span<const OutputIndex> elements) override {
+    return ReadBack{std::vector<double>(elements.size(), 0.0), 0};
   }
   // The bench times the engine's host work alone: no device to keep loaded.
   std::optional<double> IdleBeforeLastSample() const override { return std::nullopt; }

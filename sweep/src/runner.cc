@@ -105,7 +105,8 @@ SweepProgress::PerGemm SweepProgress::HostPerGemm() const {
   out.host.plan_s = host.plan_s / n;
   out.host.graphs_s = host.graphs_s / n;
   out.host.verify_s = host.verify_s / n;
-  out.other_engine_s = std::max(0.0, busy_s - kernel_s - host.Total()) / n;
+  // The keep-load runs beside the host's stages, not between them.
+  out.other_engine_s = std::max(0.0, busy_s - (kernel_s - keep_load_s) - host.Total()) / n;
   out.write_s = write_s / n;
   out.between_s = std::max(0.0, elapsed_s - busy_s - write_s) / n;
   return out;

@@ -167,14 +167,14 @@ absl::StatusOr<int> ScriptedLauncher::QueueLoad(int c, int launches) {
   return launches;
 }
 
-absl::StatusOr<std::vector<double>> ScriptedLauncher::RunAndRead(
+absl::StatusOr<GemmLauncher::ReadBack> ScriptedLauncher::RunAndRead(
     int c, std::span<const OutputIndex> elements) {
-  Launch(c);
+  ReadBack out;
+  out.device_us = Launch(c);
   const bool is_wrong = std::find(wrong.begin(), wrong.end(), c) != wrong.end();
-  std::vector<double> out;
   for (const OutputIndex& at : elements) {
     const SampledElement e = ReferenceElement(gemm_, source_, at);
-    out.push_back(is_wrong ? e.ref + 0.5 * e.magnitude : e.ref);
+    out.values.push_back(is_wrong ? e.ref + 0.5 * e.magnitude : e.ref);
   }
   return out;
 }

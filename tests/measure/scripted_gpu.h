@@ -102,8 +102,7 @@ class ScriptedLauncher final : public GemmLauncher {
   absl::StatusOr<double> TimeOneLaunch(int c) override;
   absl::Status PrepareSamples(int launches) override;
   absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
-  absl::StatusOr<std::vector<double>> RunAndRead(int c,
-                                                 std::span<const OutputIndex> elements) override;
+  absl::StatusOr<ReadBack> RunAndRead(int c, std::span<const OutputIndex> elements) override;
 
   std::vector<int> wrong;
   std::function<void()> before_sample;  // called as each Sample starts

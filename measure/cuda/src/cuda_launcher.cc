@@ -246,7 +246,7 @@ absl::StatusOr<int> CudaGemmLauncher::QueueLoad(int c, int launches) {
   return queued;
 }
 
-absl::StatusOr<std::vector<double>> CudaGemmLauncher::RunAndRead(
+absl::StatusOr<GemmLauncher::ReadBack> CudaGemmLauncher::RunAndRead(
     int c, std::span<const OutputIndex> elements) {
   const GemmShape& g = problem_.gemm();
   const DType out_type = OutputDType(g.dtype);
@@ -255,10 +255,15 @@ absl::StatusOr<std::vector<double>> CudaGemmLauncher::RunAndRead(
   if (!pinned.ok()) return pinned.status();
   auto* host = static_cast<uint8_t*>(*pinned);
   const auto* c0 = static_cast<const uint8_t*>(ctx_.arena->At(layout_.c_offset[0]));
+  auto events = ctx_.scratch->Events(2);
+  if (!events.ok()) return events.status();
+  const std::vector<cudaEvent_t>& ev = **events;
+  CREST_CUDA(cudaEventRecord(ev[0], ctx_.stream));
   // NaN in every output format: an element the GEMM does not write fails.
   CREST_CUDA(cudaMemsetAsync(ctx_.arena->At(layout_.c_offset[0]), 0xFF,
                              static_cast<size_t>(layout_.c_bytes), ctx_.stream));
   if (auto s = Launch(c, 0, ctx_.stream); !s.ok()) return s;
+  CREST_CUDA(cudaEventRecord(ev[1], ctx_.stream));  // the device's part: poison and run
   for (size_t i = 0; i < elements.size(); ++i) {
     const auto offset = static_cast<size_t>(elements[i].Offset(g)) * bytes;
     CREST_CUDA(cudaMemcpyAsync(host + i * bytes, c0 + offset, bytes, cudaMemcpyDeviceToHost,
@@ -266,8 +271,13 @@ absl::StatusOr<std::vector<double>> CudaGemmLauncher::RunAndRead(
   }
   if (auto s = ctx_.scratch->Mark(ctx_.stream); !s.ok()) return s;
   CREST_CUDA(cudaStreamSynchronize(ctx_.stream));
-  std::vector<double> out;
-  for (size_t i = 0; i < elements.size(); ++i) out.push_back(Unpack(host + i * bytes, out_type));
+  ReadBack out;
+  auto us = ElapsedUs(ev[0], ev[1]);
+  if (!us.ok()) return us.status();
+  out.device_us = *us;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    out.values.push_back(Unpack(host + i * bytes, out_type));
+  }
   return out;
 }
 

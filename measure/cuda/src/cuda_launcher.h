@@ -73,8 +73,7 @@ class CudaGemmLauncher final : public GemmLauncher {
   absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
   std::optional<double> IdleBeforeLastSample() const override { return idle_before_us_; }
   absl::StatusOr<int> QueueLoad(int c, int launches) override;
-  absl::StatusOr<std::vector<double>> RunAndRead(int c,
-                                                 std::span<const OutputIndex> elements) override;
+  absl::StatusOr<ReadBack> RunAndRead(int c, std::span<const OutputIndex> elements) override;
 
  private:
   absl::Status Launch(int c, int copy, cudaStream_t stream);

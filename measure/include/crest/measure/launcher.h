@@ -44,10 +44,15 @@ class GemmLauncher {
   // replays may round it up; a cap on single launches may cut it). Used to
   // keep the GPU loaded while the host works.
   virtual absl::StatusOr<int> QueueLoad(int candidate, int launches) = 0;
+  // C at the sampled elements after one run, and that run's device time.
+  struct ReadBack {
+    std::vector<double> values;  // converted to double
+    double device_us = 0;        // 0 unknown
+  };
   // Poisons the output of copy 0, runs the candidate once on copy 0 and
-  // returns C at `elements`, converted to double.
-  virtual absl::StatusOr<std::vector<double>> RunAndRead(int candidate,
-                                                         std::span<const OutputIndex> elements) = 0;
+  // returns C at `elements`.
+  virtual absl::StatusOr<ReadBack> RunAndRead(int candidate,
+                                              std::span<const OutputIndex> elements) = 0;
 };
 
 // The GPU's state now. Unknown fields are 0 (and reasons_known false);

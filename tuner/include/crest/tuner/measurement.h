@@ -96,7 +96,9 @@ struct HostStages {
   double operands_s = 0;  // holding and filling the operand arena
   double plan_s = 0;      // describing the problem and searching the algorithms
   double graphs_s = 0;    // preparing the sample launches (a graph per algorithm)
-  double verify_s = 0;    // running each algorithm once more and checking its output
+  // Checking each algorithm's output: the host's part (references, read-back,
+  // waits); the device time of the runs is kernel time.
+  double verify_s = 0;
 
   double Total() const { return operands_s + plan_s + graphs_s + verify_s; }
   HostStages& operator+=(const HostStages& o) {

@@ -82,7 +82,8 @@ def race_groups(sweep: Dict) -> List[Dict]:
     out = []
     for race in sweep.get("races", []) or []:
         standings = race.get("standings") or []
-        out.append({"study": race.get("study"), "raced": race.get("race_id") is not None,
+        out.append({"study": race.get("study"), "algo": race.get("algo", "best"),
+                    "raced": race.get("race_id") is not None,
                     "why_not": race.get("why_not"), "rounds": race.get("rounds"),
                     "seconds": race.get("seconds"), "stop_reason": race.get("stop_reason"),
                     "leader": next((s["d_ff"] for s in standings if s["verdict"] == "leader"),
@@ -188,8 +189,10 @@ def summarize(results: str, clocks: str = "sustained") -> Dict:
     sweeps = [load_json(os.path.join(results, f"mlp-fwd-{i}.sweep.json")) for i in (1, 2)]
     races = [race_groups(x) if x else [] for x in sweeps]
     out["races"] = races
-    if all(r and r[0]["raced"] for r in races):
-        out["races_agree"] = races_agree(races[0][0], races[1][0])
+    # The runs' races of the fastest algorithms' answer are compared.
+    fastest = [[g for g in r if g["algo"] == "best"] for r in races]
+    if all(r and r[0]["raced"] for r in fastest):
+        out["races_agree"] = races_agree(fastest[0][0], fastest[1][0])
     torch_race = load_csv(os.path.join(results, "torch-race.csv"))
     if torch_race:
         out["torch_race"] = [{"d_ff": int(r["d_ff"]), "verdict": r["verdict"],
@@ -232,7 +235,8 @@ def markdown(s: Dict, results: str) -> str:
     for i, races in enumerate(s.get("races", []), start=1):
         for r in races:
             race_lines.append(
-                f'run {i}, {r["study"]}: ' +
+                f'run {i}, {r["study"]}' +
+                (" (cuBLASLt's first choices)" if r.get("algo") == "default" else "") + ": " +
                 (f'leader {r["leader"]}, leading tie group {r["group"]}, {r["rounds"]} rounds, '
                  f'{r["seconds"]:.1f} s, stopped: {r["stop_reason"]}' if r["raced"]
                  else f'not raced: {r["why_not"]}'))

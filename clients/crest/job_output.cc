@@ -141,6 +141,7 @@ nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
     const bool raced = race.race_id > 0;
     const measure::StudyRaceResult& r = race.result;
     out.push_back({{"study", race.study},
+                   {"algo", AlgoChoiceName(race.algo)},
                    {"race_id", raced ? nlohmann::json(race.race_id) : nlohmann::json(nullptr)},
                    {"why_not", raced ? nlohmann::json(nullptr) : nlohmann::json(race.why_not)},
                    {"job", race.raced_job},

@@ -62,6 +62,15 @@ void AddMeasureFlags(CLI::App& app, MeasureFlags& f, bool with_device) {
                        "cublaslt: time per study's race, warm-up included; what is undecided "
                        "then is declared tied")
             ->capture_default_str());
+  given("race.algos",
+        app.add_option("--race-algos", f.race_algos,
+                       "cublaslt: race the answers of these algorithm choices, each its own "
+                       "race: best (each GEMM's fastest algorithm), default (cuBLASLt's first "
+                       "choice, as a framework that does not pin algorithms runs), or "
+                       "best,default")
+            ->delimiter(',')
+            ->check(CLI::IsMember({"best", "default"}))
+            ->capture_default_str());
 }
 
 nlohmann::json MeasureOverrides(const MeasureFlags& f) {
@@ -82,6 +91,7 @@ nlohmann::json MeasureOverrides(const MeasureFlags& f) {
     if (field == "race.max_candidates") out["race"]["max_candidates"] = v.race.max_candidates;
     if (field == "race.resolution") out["race"]["resolution"] = v.race.resolution;
     if (field == "race.max_seconds") out["race"]["max_seconds"] = v.race.max_seconds;
+    if (field == "race.algos") out["race"]["algos"] = f.race_algos;
   }
   return out;
 }

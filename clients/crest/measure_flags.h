@@ -16,6 +16,7 @@ struct MeasureFlags {
   bool warm = false;
   std::string clocks = "sustained";
   bool no_race = false;
+  std::vector<std::string> race_algos{"best"};
   int device = 0;  // local sweeps: which CUDA device
   // The options the user gave, by their spec field name.
   std::vector<std::pair<std::string, CLI::Option*>> given;
@@ -23,7 +24,7 @@ struct MeasureFlags {
 
 // Adds --warm --clocks --top-k --exhaustive --max-algos --max-noise
 // --min-samples --max-seconds, the race's --no-race --race-window
-// --race-candidates --race-resolution --race-max-seconds (and --device when
+// --race-candidates --race-resolution --race-max-seconds --race-algos (and --device when
 // `with_device`).
 void AddMeasureFlags(CLI::App& app, MeasureFlags& flags, bool with_device);
 

@@ -33,6 +33,12 @@ absl::Status ValidateMeasureOptions(const MeasureOptions& o) {
                                 600.0, true)}) {
     if (!s.ok()) return s;
   }
+  const std::vector<AlgoChoice>& algos = o.race.algos;
+  const bool repeated = algos.size() == 2 && algos[0] == algos[1];
+  if (algos.empty() || algos.size() > 2 || repeated) {
+    return absl::InvalidArgumentError(
+        "measure.race.algos (--race-algos): must name best, default or both, each once");
+  }
   return absl::OkStatus();
 }
 

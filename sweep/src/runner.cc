@@ -66,8 +66,15 @@ class ResultWriter {
 
 }  // namespace
 
+std::string RaceAlgoNote(AlgoChoice algo) {
+  return algo == AlgoChoice::kDefault ? " (cuBLASLt's first-choice algorithms)" : "";
+}
+
 std::string DescribeRace(const StudyRaceReport& race) {
-  if (race.race_id == 0) return StrCat("race of ", race.study, ": not raced: ", race.why_not);
+  const std::string algo = RaceAlgoNote(race.algo);
+  if (race.race_id == 0) {
+    return StrCat("race of ", race.study, algo, ": not raced: ", race.why_not);
+  }
   std::vector<std::string> parts;
   for (const measure::RaceStanding& s : race.result.standings) {
     const int64_t d_ff = race.d_ff[static_cast<size_t>(s.candidate)];
@@ -80,7 +87,7 @@ std::string DescribeRace(const StudyRaceReport& race) {
                            Decimals(s.ratio_high, 4), ")"));
   }
   const measure::StudyRaceResult& r = race.result;
-  return StrCat("race ", race.race_id, " of ", race.study, ": ", race.d_ff.size(),
+  return StrCat("race ", race.race_id, " of ", race.study, algo, ": ", race.d_ff.size(),
                 " candidates of job ", race.raced_job, ", ", r.rounds, " rounds, ",
                 Decimals(r.seconds, 1), " s (warm-up ", Decimals(r.warmup_s, 1), " s, ",
                 r.settled ? "settled" : "not settled", "; ", r.retaken,

@@ -407,7 +407,8 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
 // "measure": {"race": {…}}: the race of each d_ff study's leaders.
 absl::Status ExpandRace(const json& r, const std::string& path, measure::RaceSettings& race) {
   if (auto s = OnlyKnownFields(r, path,
-                               {"enabled", "window", "max_candidates", "resolution", "max_seconds"});
+                               {"enabled", "window", "max_candidates", "resolution", "max_seconds",
+                                "algos"});
       !s.ok()) {
     return s;
   }
@@ -426,6 +427,18 @@ absl::Status ExpandRace(const json& r, const std::string& path, measure::RaceSet
     if (!r.contains(key)) continue;
     if (!r[key].is_number()) return Bad(StrCat(path, ".", key), "must be a number");
     *field = r[key].get<double>();
+  }
+  if (r.contains("algos")) {
+    const json& algos = r["algos"];
+    const std::string at = path + ".algos";
+    if (!algos.is_array()) return Bad(at, "must be a list of \"best\" and/or \"default\"");
+    race.algos.clear();
+    for (const json& a : algos) {
+      const auto choice =
+          a.is_string() ? ParseAlgoChoice(a.get<std::string>()) : std::optional<AlgoChoice>();
+      if (!choice) return Bad(at, "must be a list of \"best\" and/or \"default\"");
+      if (race.algos.size() < 3) race.algos.push_back(*choice);  // validated as a whole later
+    }
   }
   return absl::OkStatus();
 }
@@ -608,6 +621,14 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
 
 }  // namespace
 
+namespace {
+nlohmann::json AlgoNames(const std::vector<AlgoChoice>& algos) {
+  nlohmann::json out = nlohmann::json::array();
+  for (AlgoChoice a : algos) out.push_back(AlgoChoiceName(a));
+  return out;
+}
+}  // namespace
+
 nlohmann::json MeasureJson(const measure::MeasureOptions& o) {
   return {{"cache", CacheModeName(o.mode.cache)}, {"clocks", ClockPolicyName(o.mode.clocks)},
           {"top_k", o.top_k},                     {"exhaustive", o.exhaustive},
@@ -618,7 +639,8 @@ nlohmann::json MeasureJson(const measure::MeasureOptions& o) {
             {"window", o.race.window},
             {"max_candidates", o.race.max_candidates},
             {"resolution", o.race.resolution},
-            {"max_seconds", o.race.max_seconds}}}};
+            {"max_seconds", o.race.max_seconds},
+            {"algos", AlgoNames(o.race.algos)}}}};
 }
 
 absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& json_text, PlanLimit limit) {

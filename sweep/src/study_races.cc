@@ -16,12 +16,16 @@ constexpr int kMaxRaced = 32;
 // Races this many studies of one sweep at most: each may take the race's
 // max_seconds of device time, and a spec may name thousands of small
 // studies; the rest say they were not raced.
-constexpr size_t kMaxRacedStudies = 64;
+// Each race may take its max_seconds of device time; a spec may name
+// thousands of small studies.
+constexpr size_t kMaxRaces = 64;
 
 // The study's answer from the per-GEMM pass alone (no earlier race), from
 // this device's software in the backend's mode, every candidate kept.
-absl::StatusOr<DffRanking> PassRanking(const DffQuery& study, Backend& backend, store::Store& db) {
+absl::StatusOr<DffRanking> PassRanking(const DffQuery& study, AlgoChoice algo, Backend& backend,
+                                       store::Store& db) {
   answers::AnswerOptions options;
+  options.algo = algo;
   const SoftwareInfo software = backend.Software();
   options.pin.cublaslt = software.cublaslt;
   options.pin.cuda_runtime = software.cuda_runtime;
@@ -77,10 +81,11 @@ std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string&
   return out;
 }
 
-// Each candidate's GEMMs with the algorithm the run's pass chose for them.
+// Each candidate's GEMMs with the algorithm the run's pass chose for them
+// (`algo`: its fastest, or cuBLASLt's first choice).
 absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
-    const DffQuery& study, const std::vector<const DffRow*>& leaders, Backend& backend,
-    store::Store& db, const store::RunKey& run) {
+    const DffQuery& study, AlgoChoice algo, const std::vector<const DffRow*>& leaders,
+    Backend& backend, store::Store& db, const store::RunKey& run) {
   std::vector<std::vector<GemmShape>> gemms;
   std::set<store::GemmKey> keys;
   for (const DffRow* r : leaders) {
@@ -91,7 +96,7 @@ absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
   }
   const std::vector<store::GemmKey> wanted(keys.begin(), keys.end());
   auto bests = db.RunBests(std::string(backend.Gpu().name), wanted, run.software_id,
-                           backend.Mode(), AlgoChoice::kBest);
+                           backend.Mode(), algo);
   if (!bests.ok()) return bests.status();
   std::vector<std::vector<measure::PinnedGemm>> sets;
   for (const std::vector<GemmShape>& set : gemms) {
@@ -105,7 +110,8 @@ absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
         }
       }
       if (best == nullptr) {
-        return absl::NotFoundError(StrCat("the run's best algorithm for ", g.name, " (m=", g.m,
+        return absl::NotFoundError(StrCat("the run's ", AlgoChoiceName(algo),
+                                          " algorithm for ", g.name, " (m=", g.m,
                                           " n=", g.n, " k=", g.k, ") is not in the database"));
       }
       auto row = db.GetMeasurement(best->measurement_id);
@@ -124,7 +130,7 @@ store::RaceRecord RecordOf(const StudyRaceReport& report, Backend& backend,
   r.software_id = run.software_id;
   r.gpu_model = std::string(backend.Gpu().name);
   r.mode = backend.Mode();
-  r.algo = AlgoChoice::kBest;
+  r.algo = report.algo;
   r.study = report.study;
   r.resolution = resolution;
   const measure::StudyRaceResult& res = report.result;
@@ -148,7 +154,7 @@ store::RaceRecord RecordOf(const StudyRaceReport& report, Backend& backend,
 absl::Status RaceStudy(const DffQuery& study, const measure::RaceSettings& settings,
                        Backend& backend, measure::SetRacer& racer, store::Store& db,
                        const RaceContext& context, StudyRaceReport& report) {
-  auto ranking = PassRanking(study, backend, db);
+  auto ranking = PassRanking(study, report.algo, backend, db);
   if (!ranking.ok()) {
     report.why_not = StrCat("no answer to race: ", ranking.status().message());
     return absl::OkStatus();
@@ -160,13 +166,14 @@ absl::Status RaceStudy(const DffQuery& study, const measure::RaceSettings& setti
                           context.software_id};
   report.raced_job = run.job_id;
   for (const DffRow* r : leaders) report.d_ff.push_back(r->d_ff);
-  auto sets = PinnedSets(study, leaders, backend, db, run);
+  auto sets = PinnedSets(study, report.algo, leaders, backend, db, run);
   if (!sets.ok()) {
     report.why_not = StrCat("not raced: ", sets.status().message());
     return absl::OkStatus();
   }
   if (context.on_stage) {
-    context.on_stage(StrCat("racing ", report.study, ": ", leaders.size(),
+    context.on_stage(StrCat("racing ", report.study, RaceAlgoNote(report.algo), ": ",
+                            leaders.size(),
                             " candidates within ", 100 * settings.window, "% of d_ff ",
                             leaders.front()->d_ff, " (job ", run.job_id, ")"));
   }
@@ -199,22 +206,25 @@ absl::StatusOr<std::vector<StudyRaceReport>> RaceStudies(const SweepSpec& spec, 
     const std::string key = StrCat(DffStudyKey(study), " ratio=", study.dff.ratio.text,
                                    " window=", study.dff.window, " align=", study.dff.align);
     if (!raced.insert(key).second) continue;
-    StudyRaceReport& report = reports.emplace_back();
-    report.study = DffStudyKey(study);
-    if (racer == nullptr) {
-      report.why_not = StrCat("the ", backend.Name(), " backend cannot race");
-      continue;
-    }
-    if (raced.size() > kMaxRacedStudies) {
-      report.why_not = StrCat("a sweep races ", kMaxRacedStudies, " studies at most");
-      continue;
-    }
-    if (context.stop && context.stop()) {
-      report.why_not = "stopped before its race";
-      continue;
-    }
-    if (auto s = RaceStudy(study, settings, backend, *racer, db, context, report); !s.ok()) {
-      return s;
+    for (const AlgoChoice algo : settings.algos) {
+      StudyRaceReport& report = reports.emplace_back();
+      report.study = DffStudyKey(study);
+      report.algo = algo;
+      if (racer == nullptr) {
+        report.why_not = StrCat("the ", backend.Name(), " backend cannot race");
+        continue;
+      }
+      if (reports.size() > kMaxRaces) {
+        report.why_not = StrCat("a sweep runs ", kMaxRaces, " races at most");
+        continue;
+      }
+      if (context.stop && context.stop()) {
+        report.why_not = "stopped before its race";
+        continue;
+      }
+      if (auto s = RaceStudy(study, settings, backend, *racer, db, context, report); !s.ok()) {
+        return s;
+      }
     }
   }
   return reports;

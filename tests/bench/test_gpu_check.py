@@ -138,9 +138,11 @@ def test_summary_compares_the_two_runs_races():
     # Run 2's ratios taken to run 1's leader (10944, at 1.002 there): 11008 is at
     # 1/1.002 in run 2 against 1.002 in run 1, the largest difference.
     assert agree["worst_ratio_diff"] == pytest.approx(abs(1.002 - 1 / 1.002))
-    none = summary.race_groups({"races": [{"study": "s", "race_id": None,
+    assert first["algo"] == "best", "a summary without algo is of the fastest algorithms"
+    none = summary.race_groups({"races": [{"study": "s", "race_id": None, "algo": "default",
                                            "why_not": "only the leader", "standings": []}]})[0]
     assert not none["raced"] and none["why_not"] == "only the leader"
+    assert none["algo"] == "default"
 
 
 def test_summary_tables_the_host_stages_and_the_device_load_beside_them(tmp_path):

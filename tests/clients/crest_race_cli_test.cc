@@ -124,6 +124,19 @@ TEST(CrestRace, BadAlgoAndRaceFlagsAreRefusedNamingTheField) {
   EXPECT_NE(merged.err.find("measure.race.window (--race-window): must be in (0, 0.5] (got 0.7)"),
             std::string::npos)
       << merged.err;
+  const std::string sweep = "sweep --hidden 4096 --window 4 --gpu h100 --race-algos ";
+  const auto unknown = Crest(sweep + "fastest --db " + dir.File("u.db"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--race-algos"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("fastest"), std::string::npos) << unknown.err;
+  const auto twice = Crest(sweep + "best,best --db " + dir.File("t.db"));
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("measure.race.algos (--race-algos): must name best, default or both, "
+                           "each once"),
+            std::string::npos)
+      << twice.err;
+  const auto both = Crest(sweep + "best,default --db " + dir.File("b.db"));
+  EXPECT_EQ(both.exit_code, 0) << both.err;
 }
 
 }  // namespace

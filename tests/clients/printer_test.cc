@@ -136,5 +136,29 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["reload_s"].get<double>(), 0.01);
 }
 
+// A sweep's races say whose answer they raced: text after the study, JSON
+// in "algo".
+TEST(SweepPrinter, ARaceOfTheFirstChoicesSaysSo) {
+  SweepReport r;
+  r.db = "crest.db";
+  r.backend = "cublaslt";
+  r.measures = true;
+  sweep::StudyRaceReport& race = r.outcome.races.emplace_back();
+  race.study = "dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused";
+  race.algo = AlgoChoice::kDefault;
+  race.why_not = "only the leader (d_ff 10944) lies within 3% of its time";
+  std::ostringstream text;
+  MakePrinter(Format::kTable, text)->Print(r);
+  EXPECT_NE(text.str().find("race of dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused (cuBLASLt's "
+                            "first-choice algorithms): not raced: only the leader"),
+            std::string::npos)
+      << text.str();
+  std::ostringstream json;
+  MakePrinter(Format::kJson, json)->Print(r);
+  const auto doc = nlohmann::json::parse(json.str());
+  EXPECT_EQ(doc["races"][0]["algo"], "default");
+  EXPECT_TRUE(doc["races"][0]["race_id"].is_null());
+}
+
 }  // namespace
 }  // namespace crest::cli

@@ -231,6 +231,30 @@ TEST(SweepSpec, TheRaceIsOnByDefaultKeepsItsStudiesAndIsRefusedOutOfRangeByName)
             "spec.measure.race.enabled: must be true or false");
 }
 
+TEST(SweepSpec, TheRaceRacesTheFastestAlgorithmsAnswerUnlessToldBothOrTheFirstChoices) {
+  const std::string dff = R"(, "dff": [{"hidden": 4096, "window": 1}]})";
+  auto plain = ParseSweepSpec("{" + dff.substr(2));
+  auto both = ParseSweepSpec(R"({"measure": {"race": {"algos": ["best", "default"]}})" + dff);
+  auto first = ParseSweepSpec(R"({"measure": {"race": {"algos": ["default"]}})" + dff);
+  ASSERT_TRUE(plain.ok() && both.ok() && first.ok()) << both.status();
+  EXPECT_EQ(plain->measure.race.algos, std::vector<AlgoChoice>{AlgoChoice::kBest});
+  EXPECT_EQ(both->measure.race.algos,
+            (std::vector<AlgoChoice>{AlgoChoice::kBest, AlgoChoice::kDefault}));
+  EXPECT_EQ(first->measure.race.algos, std::vector<AlgoChoice>{AlgoChoice::kDefault});
+  EXPECT_NE(both->canonical_json, plain->canonical_json) << "another method, another job";
+  EXPECT_NE(both->canonical_json.find(R"("algos":["best","default"])"), std::string::npos)
+      << both->canonical_json;
+  const std::string once =
+      "spec.measure.race.algos (--race-algos): must name best, default or both, each once";
+  EXPECT_EQ(Message(R"({"measure": {"race": {"algos": []}})" + dff), once);
+  EXPECT_EQ(Message(R"({"measure": {"race": {"algos": ["best", "best"]}})" + dff), once);
+  EXPECT_EQ(Message(R"({"measure": {"race": {"algos": ["best", "default", "best"]}})" + dff), once);
+  EXPECT_EQ(Message(R"({"measure": {"race": {"algos": ["fastest"]}})" + dff),
+            R"(spec.measure.race.algos: must be a list of "best" and/or "default")");
+  EXPECT_EQ(Message(R"({"measure": {"race": {"algos": "best"}})" + dff),
+            R"(spec.measure.race.algos: must be a list of "best" and/or "default")");
+}
+
 TEST(SweepSpec, ABadMeasureFieldNamesItsPathAndLimit) {
   const std::string dff = R"(, "dff": [{"hidden": 4096}]})";
   EXPECT_EQ(Message(R"({"measure": {"cache": "lukewarm"})" + dff),

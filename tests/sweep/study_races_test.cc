@@ -29,9 +29,11 @@ const DffRow& RowOf(const DffRanking& r, int64_t d_ff) {
   return *it;
 }
 
-absl::StatusOr<DffRanking> Answer(store::Store& db, bool races) {
+absl::StatusOr<DffRanking> Answer(store::Store& db, bool races,
+                                  AlgoChoice algo = AlgoChoice::kBest) {
   answers::AnswerOptions options;
   options.races = races;
+  options.algo = algo;
   return answers::StoreAnswers(db, "s.db", options)->Dff(EveryCandidate(4096, 4), **FindGpu("h100"));
 }
 
@@ -122,7 +124,7 @@ TEST(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
   EXPECT_EQ(out->races.size(), 1u);
 }
 
-TEST(StudyRaces, ASweepRacesSixtyFourStudiesAtMost) {
+TEST(StudyRaces, ASweepRunsSixtyFourRacesAtMost) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
@@ -138,7 +140,7 @@ TEST(StudyRaces, ASweepRacesSixtyFourStudiesAtMost) {
   ASSERT_EQ(out->races.size(), 66u);
   EXPECT_GT(out->races[63].race_id, 0);
   EXPECT_EQ(out->races[64].race_id, 0);
-  EXPECT_EQ(out->races[65].why_not, "a sweep races 64 studies at most");
+  EXPECT_EQ(out->races[65].why_not, "a sweep runs 64 races at most");
 }
 
 TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
@@ -161,6 +163,39 @@ TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
   EXPECT_EQ(answer->rows.front().runs.front().job_id, second->job.id);
   EXPECT_FALSE(answer->race.has_value()) << "the race timed the first run's algorithms";
   EXPECT_EQ(RowOf(*answer, 10918).tie_group, 1);
+}
+
+TEST(StudyRaces, TheFirstChoicesAnswerIsRacedAsItsOwnRaceWhenAsked) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  FakeMeasuringBackend backend;
+  backend.script = Script;
+  backend.first_choice_slower = true;  // cuBLASLt's first choice: algorithm 21, not 20
+  auto out = RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 4}],
+                               "measure": {"race": {"algos": ["best", "default"]}}})"),
+                      backend, *db, {});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->races.size(), 2u);
+  const StudyRaceReport& best = out->races[0];
+  const StudyRaceReport& first = out->races[1];
+  EXPECT_EQ(best.algo, AlgoChoice::kBest);
+  EXPECT_EQ(first.algo, AlgoChoice::kDefault);
+  ASSERT_GT(best.race_id, 0) << best.why_not;
+  ASSERT_GT(first.race_id, 0) << first.why_not;
+  EXPECT_NE(best.race_id, first.race_id);
+  for (const auto& algos : backend.raced_algos) {  // the last race's
+    EXPECT_EQ(algos, (std::vector<int64_t>{21, 21})) << "each GEMM with the run's first choice";
+  }
+  EXPECT_NE(DescribeRace(first).find("(cuBLASLt's first-choice algorithms)"), std::string::npos)
+      << DescribeRace(first);
+  EXPECT_EQ(DescribeRace(best).find("first-choice"), std::string::npos);
+  auto by_best = Answer(*db, true, AlgoChoice::kBest);
+  auto by_first = Answer(*db, true, AlgoChoice::kDefault);
+  ASSERT_TRUE(by_best.ok() && by_first.ok()) << by_first.status();
+  ASSERT_TRUE(by_best->race.has_value()) << by_best->race_note;
+  ASSERT_TRUE(by_first->race.has_value()) << by_first->race_note;
+  EXPECT_EQ(by_best->race->race_id, best.race_id);
+  EXPECT_EQ(by_first->race->race_id, first.race_id) << "each answer ordered by its own race";
 }
 
 TEST(StudyRaces, ACancelledRaceLeavesTheJobDoneAndStoresNothing) {

@@ -4,6 +4,8 @@
 // the documented method (docs/measurement.md).
 #pragma once
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "crest/tuner/measurement.h"
 
@@ -19,6 +21,11 @@ struct RaceSettings {
   int max_candidates = 8;    // the leader included [2, 32]
   double resolution = 0.01;  // tied: the ratio's interval within 1 ± this (0, 0.2]
   double max_seconds = 60;   // per study, warm-up included (0, 600]
+  // The algorithm choices whose answers are raced, each its own race:
+  // best (each GEMM's fastest algorithm) and/or default (cuBLASLt's first
+  // choice, what a framework that does not pin algorithms runs). Each
+  // once, at least one.
+  std::vector<AlgoChoice> algos{AlgoChoice::kBest};
 };
 
 struct MeasureOptions {

@@ -52,6 +52,7 @@ struct SweepProgress {
 // docs/measurement.md, "Racing a study's leaders").
 struct StudyRaceReport {
   std::string study;              // DffStudyKey of the spec's study
+  AlgoChoice algo = AlgoChoice::kBest;  // whose answer was raced
   int64_t race_id = 0;            // the stored race; 0 when not raced
   std::string why_not;            // when not raced (or the race failed)
   int64_t raced_job = 0;          // the run whose candidates and algorithms were raced
@@ -62,8 +63,12 @@ struct StudyRaceReport {
 // "race 3 of dff hidden=4096 …: 3 candidates of job 1, 12 rounds, 4.1 s
 // (warm-up 1.2 s, settled; 0 retaken after an idle gap; stopped: resolved):
 // leader d_ff 10944 (1953.2 us); tied 11008 (1.0021, 0.9987-1.0055); …",
-// or "race of dff …: not raced: why".
+// or "race of dff …: not raced: why". A race of cuBLASLt's first choices
+// says so after the study.
 std::string DescribeRace(const StudyRaceReport& race);
+
+// "" for the fastest algorithms, " (cuBLASLt's first-choice algorithms)".
+std::string RaceAlgoNote(AlgoChoice algo);
 
 struct SweepOptions {
   bool force = false;  // run GEMMs the store already holds for this device/software/model

@@ -312,7 +312,8 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   const double gap_before = governor.IdleS(clock.NowS());
   auto one = launcher.TimeOneLaunch(0);
   if (!one.ok()) return one.status();
-  run.kernel_us += *one;
+  // The timed launch, and the untimed one per copy before it (taken at its time).
+  run.kernel_us += *one * (1 + operands.copies);
   // A launch or two are no load: the gap before them still counts.
   governor.MarkBusy(clock.NowS(), gap_before);
   const int launches = LaunchesPerSample(*one, operands.copies, tuning);

@@ -259,12 +259,14 @@ def markdown(s: Dict, results: str) -> str:
     if host:
         lines += ["", "## Host ms per GEMM by stage (and device ms keeping the load while the "
                   "host works, and reloading after idle gaps)", "",
-                  "| study | operands | plan | graphs | verification | other engine | write | "
-                  "between | keep-load | reload |", "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| study | operands | plan | graphs | verification | GPU readings | other engine | "
+                  "write | between | keep-load | reload |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, h in host.items():
             lines.append(f'| {name} | ' + " | ".join(
                 f'{1e3 * h.get(k, 0):.1f}' for k in ("operands_s", "plan_s", "graphs_s",
-                                                     "verify_s", "other_engine_s", "write_s",
+                                                     "verify_s", "readings_s",
+                                                     "other_engine_s", "write_s",
                                                      "between_s", "keep_load_s", "reload_s"))
                 + " |")
     d = s.get("dff")

@@ -108,6 +108,7 @@ std::string HostBreakdown(const sweep::SweepProgress& p) {
   const auto ms = [](double s) { return Fixed(1e3 * s, 1); };
   return StrCat("  host ms/GEMM: operands ", ms(h.host.operands_s), ", plan ", ms(h.host.plan_s),
                 ", graphs ", ms(h.host.graphs_s), ", verification ", ms(h.host.verify_s),
+                ", GPU readings ", ms(h.host.readings_s),
                 ", other engine ", ms(h.other_engine_s), ", database write ", ms(h.write_s),
                 ", between GEMMs ", ms(h.between_s), "\n",
                 "  device ms/GEMM keeping the load while the host works: ", ms(PerGemm(p, p.keep_load_s)),
@@ -119,6 +120,7 @@ nlohmann::json HostBreakdownJson(const sweep::SweepProgress& p) {
   const auto h = p.HostPerGemm();
   return {{"operands_s", h.host.operands_s},    {"plan_s", h.host.plan_s},
           {"graphs_s", h.host.graphs_s},        {"verify_s", h.host.verify_s},
+          {"readings_s", h.host.readings_s},
           {"other_engine_s", h.other_engine_s}, {"write_s", h.write_s},
           {"between_s", h.between_s},           {"reload_s", PerGemm(p, p.reload_s)},
           {"keep_load_s", PerGemm(p, p.keep_load_s)}};

@@ -29,6 +29,24 @@ GpuReading ReadAt(GpuMonitor& monitor, EngineClock& clock) {
   return r;
 }
 
+// A monitor that adds up the time its readings take.
+class TimedMonitor final : public GpuMonitor {
+ public:
+  TimedMonitor(GpuMonitor& monitor, EngineClock& clock) : monitor_(monitor), clock_(clock) {}
+  GpuReading Read() override {
+    const double start = clock_.NowS();
+    GpuReading r = monitor_.Read();
+    seconds_ += clock_.NowS() - start;
+    return r;
+  }
+  double seconds() const { return seconds_; }
+
+ private:
+  GpuMonitor& monitor_;
+  EngineClock& clock_;
+  double seconds_ = 0;
+};
+
 // What one candidate's samples were taken in, beside the samples themselves.
 struct CandidateLog {
   std::vector<double> clocks_mhz;
@@ -300,8 +318,9 @@ absl::StatusOr<double> VerifyAll(const GemmShape& gemm, const GemmOperands& oper
 
 absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOptions& options,
                                          const GemmOperands& operands, GemmLauncher& launcher,
-                                         GpuMonitor& monitor, EngineClock& clock,
+                                         GpuMonitor& gpu_monitor, EngineClock& clock,
                                          ClockGovernor& governor, const EngineTuning& tuning) {
+  TimedMonitor monitor(gpu_monitor, clock);
   const int n = launcher.Candidates();
   if (n == 0) return absl::InvalidArgumentError("no candidate algorithm to measure");
   const double reloaded_before = governor.reload_s();
@@ -355,6 +374,7 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   // the stage is the host's part (references, read-back, waits).
   run.kernel_us += *verify_us;
   m.host.graphs_s = graphs_s;
+  m.host.readings_s = monitor.seconds();
   m.host.verify_s = std::max(0.0, clock.NowS() - verifying - *verify_us / 1e6);
   // The host's work until the next GEMM runs beside this GEMM's load.
   auto next_load =

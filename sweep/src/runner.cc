@@ -111,6 +111,7 @@ SweepProgress::PerGemm SweepProgress::HostPerGemm() const {
   out.host.operands_s = host.operands_s / n;
   out.host.plan_s = host.plan_s / n;
   out.host.graphs_s = host.graphs_s / n;
+  out.host.readings_s = host.readings_s / n;
   out.host.verify_s = host.verify_s / n;
   // The keep-load runs beside the host's stages, not between them.
   out.other_engine_s = std::max(0.0, busy_s - (kernel_s - keep_load_s) - host.Total()) / n;

@@ -152,9 +152,9 @@ def test_summary_tables_the_host_stages_and_the_device_load_beside_them(tmp_path
                                          "keep_load_s": 0.075, "reload_s": 0.003},
                            "seed-bmm": None}}
     text = summary.markdown(s, str(tmp_path))
-    assert "| study | operands | plan | graphs | verification | other engine | write | " \
-           "between | keep-load | reload |" in text
-    assert "| mlp-fwd-1 | 0.0 | 4.0 | 12.0 | 0.0 | 0.0 | 0.0 | 0.0 | 75.0 | 3.0 |" in text
+    assert "| study | operands | plan | graphs | verification | GPU readings | other engine | " \
+           "write | between | keep-load | reload |" in text
+    assert "| mlp-fwd-1 | 0.0 | 4.0 | 12.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 75.0 | 3.0 |" in text
     assert "seed-bmm" not in text.split("Host ms per GEMM")[1], "a study without figures is left out"
 
 

@@ -113,14 +113,15 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
   p.elapsed_s = 1.0;
   p.busy_s = 0.8;
   p.kernel_s = 0.8;
-  p.host = {0.02, 0.04, 0.06, 0.08};
+  p.host = {0.02, 0.04, 0.06, 0.08, 0.04};
   p.write_s = 0.1;
   p.keep_load_s = 0.3;
   p.reload_s = 0.02;
   std::ostringstream text;
   MakePrinter(Format::kTable, text)->Print(r);
   EXPECT_NE(text.str().find("host ms/GEMM: operands 10.0, plan 20.0, graphs 30.0, verification "
-                            "40.0, other engine 50.0, database write 50.0, between GEMMs 50.0"),
+                            "40.0, GPU readings 20.0, other engine 30.0, database write 50.0, "
+                            "between GEMMs 50.0"),
             std::string::npos)
       << text.str();
   EXPECT_NE(text.str().find("device ms/GEMM keeping the load while the host works: 150.0, "
@@ -133,6 +134,7 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["verify_s"].get<double>(), 0.04);
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["between_s"].get<double>(), 0.05);
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["keep_load_s"].get<double>(), 0.15);
+  EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["readings_s"].get<double>(), 0.02);
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["reload_s"].get<double>(), 0.01);
 }
 

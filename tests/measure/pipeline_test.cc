@@ -85,6 +85,18 @@ TEST(Pipeline, SustainedPolicySettlesOnThePowerCappedClockAndKeepsItsSamples) {
   EXPECT_EQ(m->host.graphs_s, 0) << "the scripted launcher prepares its samples at once";
 }
 
+TEST(Pipeline, TheTimeSpentReadingTheGpuIsAStageOfItsOwn) {
+  Harness h;
+  h.gpu.read_s = 0.002;
+  ScriptedLauncher launcher = h.Launcher({2000, 2100});
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  auto m = h.Measure(launcher, governor);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_GT(h.gpu.reads(), 10);
+  EXPECT_NEAR(m->host.readings_s, 0.002 * static_cast<double>(h.gpu.reads()), 1e-9)
+      << "every reading's time, and nothing else";
+}
+
 TEST(Pipeline, WarmUpLastsUntilPowerSettlesNotAFixedFraction) {
   Harness h;
   ScriptedLauncher launcher = h.Launcher({2000});

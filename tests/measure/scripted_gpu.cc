@@ -82,6 +82,8 @@ void ScriptedGpu::Idle(double seconds) {
 }
 
 GpuReading ScriptedGpu::Read() {
+  ++reads_;
+  if (read_s > 0) SleepS(read_s);
   GpuReading r;
   if (nvml_) {
     const TraceRow row = Current();

@@ -66,6 +66,8 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
   void SetController(Controller c) { controller_ = c; }
   // Overrides the readings (e.g. thermal slowdown in some window).
   std::function<void(GpuReading&)> tamper;
+  double read_s = 0;  // host time a reading takes (the GPU idles meanwhile)
+  int64_t reads() const { return reads_; }
   double load_s() const { return load_s_; }
   double slept_s() const { return slept_s_; }
 
@@ -85,6 +87,7 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
   double load_s_ = 0;
   double slept_s_ = 0;
   double queued_burst_us_ = 0;
+  int64_t reads_ = 0;
   double device_done_s_ = 0;
 };
 

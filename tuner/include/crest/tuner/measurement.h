@@ -100,11 +100,14 @@ struct HostStages {
   // waits); the device time of the runs is kernel time.
   double verify_s = 0;
 
-  double Total() const { return operands_s + plan_s + graphs_s + verify_s; }
+  double readings_s = 0;  // reading the GPU's clocks and power (NVML) between rounds
+
+  double Total() const { return operands_s + plan_s + graphs_s + verify_s + readings_s; }
   HostStages& operator+=(const HostStages& o) {
     operands_s += o.operands_s;
     plan_s += o.plan_s;
     graphs_s += o.graphs_s;
+    readings_s += o.readings_s;
     verify_s += o.verify_s;
     return *this;
   }

@@ -167,6 +167,32 @@ def sweep_lines(results: str) -> List[str]:
     return lines
 
 
+STEADY_TESTS = ("SustainedMedianIsWithinThreePercentOfABackToBackLoop",
+                "HostWorkBetweenGemmsRunsBesideQueuedLoad")
+
+
+def steady_load_lines(results: str) -> List[str]:
+    """The GPU tests' steady-load checks (cublaslt_test's printed figures and
+    verdicts, from gpu-tests.log): the sustained median against a back-to-back
+    loop, and GEMMs measured after host pauses."""
+    try:
+        with open(os.path.join(results, "gpu-tests.log")) as f:
+            log = f.read().splitlines()
+    except OSError:
+        return []
+    figures = [ln.strip() for ln in log
+               if ln.startswith("sustained median") or ln.startswith("after a 100 ms pause")]
+    verdicts = []
+    for test in STEADY_TESTS:
+        if any(f"[       OK ] CublasLt.{test}" in ln for ln in log):
+            verdicts.append(f"{test}: passed")
+        elif any(f"[  FAILED  ] CublasLt.{test}" in ln for ln in log):
+            verdicts.append(f"{test}: FAILED")
+        elif any(f"[  SKIPPED ] CublasLt.{test}" in ln for ln in log):
+            verdicts.append(f"{test}: skipped")
+    return [f"- {x}" for x in verdicts + figures]
+
+
 def summarize(results: str, clocks: str = "sustained") -> Dict:
     out: Dict = {"results": results, "clocks": clocks}
     info = load_json(os.path.join(results, "info.json")) or {}
@@ -231,6 +257,10 @@ def markdown(s: Dict, results: str) -> str:
                   f'{pct(r["worst_diff"])}; tie group run 1 {s.get("tie_groups", [[]])[0]}, '
                   f'run 2 {s.get("tie_groups", [[], []])[1]}: '
                   f'{"held" if s.get("tie_group_held") else "did not hold"}.']
+    steady = steady_load_lines(results)
+    if steady:
+        lines += ["", "## Steady load (GPU tests; target: the sustained median within 3% of a "
+                  "20 s back-to-back loop)", ""] + steady
     race_lines = []
     for i, races in enumerate(s.get("races", []), start=1):
         for r in races:

@@ -158,6 +158,24 @@ def test_summary_tables_the_host_stages_and_the_device_load_beside_them(tmp_path
     assert "seed-bmm" not in text.split("Host ms per GEMM")[1], "a study without figures is left out"
 
 
+def test_summary_reports_the_steady_load_tests(tmp_path):
+    (tmp_path / "gpu-tests.log").write_text(
+        "[ RUN      ] CublasLt.SustainedMedianIsWithinThreePercentOfABackToBackLoop\n"
+        "sustained median 2240.1 us, back-to-back steady 2251.0 us (900 rounds, 20.0 s), "
+        "ratio 0.9952, keep-load 0.140 s, reload 0.000 s\n"
+        "[       OK ] CublasLt.SustainedMedianIsWithinThreePercentOfABackToBackLoop (25000 ms)\n"
+        "[ RUN      ] CublasLt.HostWorkBetweenGemmsRunsBesideQueuedLoad\n"
+        "after a 100 ms pause: keep-load 0.131 s, reload 0.000 s, 0 samples discarded, "
+        "first algorithm 2250.3 us\n"
+        "[  FAILED  ] CublasLt.HostWorkBetweenGemmsRunsBesideQueuedLoad (3000 ms)\n")
+    lines = summary.steady_load_lines(str(tmp_path))
+    assert lines[0] == "- SustainedMedianIsWithinThreePercentOfABackToBackLoop: passed"
+    assert lines[1] == "- HostWorkBetweenGemmsRunsBesideQueuedLoad: FAILED"
+    assert lines[2].startswith("- sustained median 2240.1 us") and "ratio 0.9952" in lines[2]
+    assert lines[3].startswith("- after a 100 ms pause")
+    assert summary.steady_load_lines(str(tmp_path / "none")) == []
+
+
 def test_summary_reads_a_real_crest_database(tmp_path):
     db = tmp_path / "seed-bmm.db"
     shutil.copy(os.path.join(os.environ["CREST_TEST_DATA"], "h100-2026-11-22",

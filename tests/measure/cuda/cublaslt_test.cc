@@ -170,11 +170,11 @@ TEST(CublasLt, RepeatedMeasurementsAgreeWithinFivePercent) {
 }
 
 // The steady-load target of issue 26: a GEMM's sustained median (the
-// default method, after the host's work before it) within 3% of a 20 s
-// back-to-back loop of the same GEMM with the same algorithm. The loop is a
-// race of that algorithm against itself that cannot resolve (resolution
-// 1e-6), so it runs for its time budget; its last quarter of rounds is the
-// steady state.
+// default method, measured as in a sweep: after another GEMM and 100 ms of
+// host work before it) within 3% of a 20 s back-to-back loop of the same
+// GEMM with the same algorithm. The loop is a race of that algorithm against
+// itself that cannot resolve (resolution 1e-6), so it runs for its time
+// budget; its last quarter of rounds is the steady state.
 TEST(CublasLt, SustainedMedianIsWithinThreePercentOfABackToBackLoop) {
   SKIP_WITHOUT_DEVICE();
   CublasLtOptions options;  // the default method
@@ -183,7 +183,11 @@ TEST(CublasLt, SustainedMedianIsWithinThreePercentOfABackToBackLoop) {
   auto* racer = dynamic_cast<SetRacer*>(backend->get());
   ASSERT_NE(racer, nullptr);
   const GemmShape g = Gemm(8192, 21888, 4096, DType::kBf16, "NT");
-  ASSERT_TRUE((*backend)->Reserve({&g, 1}).ok());
+  const GemmShape before = Gemm(8192, 4096, 10944, DType::kBf16, "NT");
+  const std::vector<GemmShape> plan = {before, g};
+  ASSERT_TRUE((*backend)->Reserve(plan).ok());
+  ASSERT_TRUE((*backend)->Run(before).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   auto out = (*backend)->Run(g);
   ASSERT_TRUE(out.ok()) << out.status();
   const AlgoResult* best = nullptr;
@@ -209,9 +213,9 @@ TEST(CublasLt, SustainedMedianIsWithinThreePercentOfABackToBackLoop) {
   const double loop_us = steady[steady.size() / 2];
   const double measured_us = best->stats.median_us;
   std::printf("sustained median %.1f us, back-to-back steady %.1f us (%d rounds, %.1f s), "
-              "ratio %.4f, reload %.3f s\n",
+              "ratio %.4f, keep-load %.3f s, reload %.3f s\n",
               measured_us, loop_us, race->rounds, race->seconds, measured_us / loop_us,
-              out->measured->reload_seconds);
+              out->measured->keep_load_seconds, out->measured->reload_seconds);
   EXPECT_NEAR(measured_us, loop_us, 0.03 * loop_us);
 }
 

@@ -94,9 +94,10 @@ absl::StatusOr<double> ClockGovernor::KeepLoad(
   if (policy_ != ClockPolicy::kSustained || !tuning_.keep_load || !prepared_ || launch_us <= 0) {
     return 0.0;
   }
-  const double wanted_s = std::min(
-      tuning_.max_reload_s,
-      work_s_[k] < 0 ? tuning_.keep_load_first_s : tuning_.keep_load_factor * work_s_[k]);
+  const double wanted_s =
+      std::min(tuning_.max_reload_s, work_s_[k].empty()
+                                         ? tuning_.keep_load_first_s
+                                         : tuning_.keep_load_factor * Median(work_s_[k]));
   if (wanted_s <= tuning_.reload_after_idle_s) return 0.0;  // too short to let the GPU recover
   const double launches = std::clamp(std::ceil(wanted_s * 1e6 / launch_us), 1.0, 1e6);
   auto queued = queue(static_cast<int>(launches));
@@ -110,7 +111,11 @@ absl::StatusOr<double> ClockGovernor::KeepLoad(
 void ClockGovernor::HostWorkDone(HostWork what, EngineClock& clock) {
   const auto k = static_cast<size_t>(what);
   if (work_started_s_[k] < 0) return;
-  work_s_[k] = clock.NowS() - work_started_s_[k];
+  std::vector<double>& lengths = work_s_[k];
+  lengths.push_back(clock.NowS() - work_started_s_[k]);
+  if (lengths.size() > static_cast<size_t>(std::max(tuning_.keep_load_history, 1))) {
+    lengths.erase(lengths.begin());
+  }
   work_started_s_[k] = -1;
 }
 

@@ -221,6 +221,26 @@ TEST(Pipeline, LoadQueuedBeforeTheHostsWorkKeepsTheGpuLoadedAtLessWallTimeThanRe
   EXPECT_LT(kept.wall_s, reloaded.wall_s - 0.5);
 }
 
+TEST(Pipeline, OneSlowStretchOfHostWorkDoesNotInflateTheLoadQueuedAfterIt) {
+  Harness h;
+  h.gpu.SetController(kController);
+  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  std::vector<double> keep_load_s;
+  for (const double pause : {0.0, 0.15, 0.15, 0.6, 0.15, 0.15}) {
+    h.gpu.SleepS(pause);
+    ScriptedLauncher launcher = h.Launcher({2000});
+    auto m = h.Measure(launcher, governor);
+    ASSERT_TRUE(m.ok()) << m.status();
+    keep_load_s.push_back(m->keep_load_seconds);
+  }
+  // After the 0.6 s stretch (a database checkpoint, say) the load queued
+  // is still 1.25 times the usual 0.15 s, not 1.25 times 0.6 s.
+  EXPECT_NEAR(keep_load_s[3], 1.25 * 0.15, 0.01);
+  EXPECT_NEAR(keep_load_s[4], 1.25 * 0.15, 0.01);
+  // Reloads: the first pause (queued before any was timed) and the slow one.
+  EXPECT_EQ(governor.reloads(), 2);
+}
+
 TEST(Pipeline, ARoundStartedAfterAnIdleGapIsDiscardedAndTakenAgainAfterAReload) {
   for (const int retakes : {8, 0}) {
     Harness h;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "crest/measure/clock_policy.h"
@@ -44,12 +45,15 @@ struct EngineTuning {
   // and the next GEMM's first launch, and while a GEMM's sample graphs are
   // built, runs beside untimed load queued before it (the keep-load: the
   // GEMM's own launches, which the device runs while the host works), so
-  // the GPU does not idle in between. Its length: the same host work's last
-  // length times keep_load_factor (keep_load_first_s before one was timed),
-  // at most max_reload_s; what it misses, the reload makes up.
+  // the GPU does not idle in between. Its length: the same host work's
+  // usual length times keep_load_factor (keep_load_first_s before one was timed),
+  // at most max_reload_s; what it misses, the reload makes up. The length
+  // is the median of the last keep_load_history, so one slow stretch (a
+  // database checkpoint) does not make the host wait for load after it.
   bool keep_load = true;
   double keep_load_factor = 1.25;
   double keep_load_first_s = 0.05;
+  int keep_load_history = 5;
   // Sustained: a round whose first sample started after the device idled
   // longer than reload_after_idle_s (the launcher's own measurement) is
   // discarded and taken again after a reload, at most this many times per
@@ -146,10 +150,10 @@ class ClockGovernor final {
   double reload_s_ = 0;
   std::optional<GpuReading> settled_;  // the warm-up's last reading
   double owed_idle_s_ = 0;
-  // Per HostWork: when the stretch started (-1 none under way) and its last
-  // length (-1 never timed) [s].
+  // Per HostWork: when the stretch started (-1 none under way) and the
+  // lengths of the last few [s], oldest first.
   std::array<double, 2> work_started_s_{-1, -1};
-  std::array<double, 2> work_s_{-1, -1};
+  std::array<std::vector<double>, 2> work_s_;
 };
 
 // Where the GEMM's operands are, for the verification references.

@@ -111,7 +111,8 @@ std::string HostBreakdown(const sweep::SweepProgress& p) {
                 ", GPU readings ", ms(h.host.readings_s),
                 ", other engine ", ms(h.other_engine_s), ", database write ", ms(h.write_s),
                 ", between GEMMs ", ms(h.between_s), "\n",
-                "  device ms/GEMM keeping the load while the host works: ", ms(PerGemm(p, p.keep_load_s)),
+                "  device ms/GEMM keeping the load while the host works: ",
+                ms(PerGemm(p, p.keep_load_s)),
                 ", reloading after idle gaps: ", ms(PerGemm(p, p.reload_s)),
                 " (untimed, counted busy)\n");
 }

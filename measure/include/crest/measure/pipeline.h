@@ -46,10 +46,10 @@ struct EngineTuning {
   // built, runs beside untimed load queued before it (the keep-load: the
   // GEMM's own launches, which the device runs while the host works), so
   // the GPU does not idle in between. Its length: the same host work's
-  // usual length times keep_load_factor (keep_load_first_s before one was timed),
-  // at most max_reload_s; what it misses, the reload makes up. The length
-  // is the median of the last keep_load_history, so one slow stretch (a
-  // database checkpoint) does not make the host wait for load after it.
+  // usual length (the median of its last keep_load_history, so one slow
+  // stretch, a database checkpoint, does not make the host wait for load
+  // after it) times keep_load_factor (keep_load_first_s before one was
+  // timed), at most max_reload_s; what it misses, the reload makes up.
   bool keep_load = true;
   double keep_load_factor = 1.25;
   double keep_load_first_s = 0.05;
@@ -165,8 +165,9 @@ struct GemmOperands {
 // Measures one GEMM: sizes the samples, prepares the clocks, races the
 // launcher's candidates, summarizes each one's kept samples and verifies
 // each one's output; sustained, it queues load to cover the host's graph
-// building and, at its end, the host's work until the next GEMM. An algorithm always gets a time: when the clock policy
-// discarded all its samples they are kept and its clock_note says why.
+// building and, at its end, the host's work until the next GEMM. An
+// algorithm always gets a time: when the clock policy discarded all its
+// samples they are kept and its clock_note says why.
 // Errors of the launcher pass through; InvalidArgument when it has no
 // candidate.
 absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOptions& options,

@@ -95,12 +95,6 @@ nlohmann::json Json(const JobEventReport& r) { return JobEventJson(r.event); }
 Table Csv(const JobEventReport& r) { return JobsTable({r.event.job()}); }
 
 namespace {
-// Seconds per GEMM run (results and failures); 0 before any ran.
-double PerGemm(const sweep::SweepProgress& p, double seconds) {
-  const int64_t gemms = p.new_results + p.failed;
-  return gemms > 0 ? seconds / static_cast<double>(gemms) : 0;
-}
-
 // "  host ms/GEMM: operands 1.2, plan 3.4, …": where the time outside the
 // timed kernels went (docs/measurement.md, "Accounting").
 std::string HostBreakdown(const sweep::SweepProgress& p) {
@@ -112,8 +106,7 @@ std::string HostBreakdown(const sweep::SweepProgress& p) {
                 ", other engine ", ms(h.other_engine_s), ", database write ", ms(h.write_s),
                 ", between GEMMs ", ms(h.between_s), "\n",
                 "  device ms/GEMM keeping the load while the host works: ",
-                ms(PerGemm(p, p.keep_load_s)),
-                ", reloading after idle gaps: ", ms(PerGemm(p, p.reload_s)),
+                ms(h.keep_load_s), ", reloading after idle gaps: ", ms(h.reload_s),
                 " (untimed, counted busy)\n");
 }
 
@@ -123,8 +116,8 @@ nlohmann::json HostBreakdownJson(const sweep::SweepProgress& p) {
           {"graphs_s", h.host.graphs_s},        {"verify_s", h.host.verify_s},
           {"readings_s", h.host.readings_s},
           {"other_engine_s", h.other_engine_s}, {"write_s", h.write_s},
-          {"between_s", h.between_s},           {"reload_s", PerGemm(p, p.reload_s)},
-          {"keep_load_s", PerGemm(p, p.keep_load_s)}};
+          {"between_s", h.between_s},           {"reload_s", h.reload_s},
+          {"keep_load_s", h.keep_load_s}};
 }
 
 nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {

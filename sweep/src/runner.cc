@@ -117,6 +117,8 @@ SweepProgress::PerGemm SweepProgress::HostPerGemm() const {
   out.other_engine_s = std::max(0.0, busy_s - (kernel_s - keep_load_s) - host.Total()) / n;
   out.write_s = write_s / n;
   out.between_s = std::max(0.0, elapsed_s - busy_s - write_s) / n;
+  out.keep_load_s = keep_load_s / n;
+  out.reload_s = reload_s / n;
   return out;
 }
 

@@ -619,14 +619,12 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   return spec;
 }
 
-}  // namespace
-
-namespace {
 nlohmann::json AlgoNames(const std::vector<AlgoChoice>& algos) {
   nlohmann::json out = nlohmann::json::array();
   for (AlgoChoice a : algos) out.push_back(AlgoChoiceName(a));
   return out;
 }
+
 }  // namespace
 
 nlohmann::json MeasureJson(const measure::MeasureOptions& o) {

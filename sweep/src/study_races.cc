@@ -59,18 +59,14 @@ std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string&
     why = StrCat("the study's measured answer comes from another device (", run.device_uuid, ")");
     return {};
   }
-  const auto same_run = [&](const DffRow& r) {
-    return r.source == Source::kMeasured && !r.pooled && r.runs.size() == 1 &&
-           r.runs.front().job_id == run.job_id && r.runs.front().device_uuid == device_uuid;
-  };
   std::vector<const DffRow*> out;
   for (const DffRow& r : ranking.rows) {
-    if (same_run(r) && r.tie_group == 1 && static_cast<int>(out.size()) < kMaxRaced) out.push_back(&r);
+    if (MeasuredByRun(r, run) && r.tie_group == 1 && static_cast<int>(out.size()) < kMaxRaced) out.push_back(&r);
   }
   const double reach = lead->time_high_us * (1 + settings.window);
   for (const DffRow& r : ranking.rows) {
     if (static_cast<int>(out.size()) >= settings.max_candidates) break;
-    if (!same_run(r) || r.tie_group == 1 || r.time_low_us > reach) continue;
+    if (!MeasuredByRun(r, run) || r.tie_group == 1 || r.time_low_us > reach) continue;
     out.push_back(&r);
   }
   if (out.size() < 2) {

@@ -37,11 +37,16 @@ absl::StatusOr<DffRanking> Answer(store::Store& db, bool races,
   return answers::StoreAnswers(db, "s.db", options)->Dff(EveryCandidate(4096, 4), **FindGpu("h100"));
 }
 
-TEST(StudyRaces, TheRaceSplitsWhatThePassTiedAndTheAnswerUsesIt) {
+// A fresh database and a fake measuring backend timing CloseLeadersScript.
+class StudyRaces : public ::testing::Test {
+ protected:
+  StudyRaces() { backend.script = Script; }
   TempDir dir;
-  auto db = OpenSweepDb(dir);
+  std::unique_ptr<store::Store> db = OpenSweepDb(dir);
   FakeMeasuringBackend backend;
-  backend.script = Script;
+};
+
+TEST_F(StudyRaces, TheRaceSplitsWhatThePassTiedAndTheAnswerUsesIt) {
   const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})");
   auto out = RunSweep(spec, backend, *db, {});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -91,11 +96,7 @@ TEST(StudyRaces, TheRaceSplitsWhatThePassTiedAndTheAnswerUsesIt) {
   }
 }
 
-TEST(StudyRaces, NoRaceWhenDisabledOrWhenOnlyTheLeaderIsClose) {
-  TempDir dir;
-  auto db = OpenSweepDb(dir);
-  FakeMeasuringBackend backend;
-  backend.script = Script;
+TEST_F(StudyRaces, NoRaceWhenDisabledOrWhenOnlyTheLeaderIsClose) {
   auto off = RunSweep(
       Spec(R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"enabled": false}}})"),
       backend, *db, {});
@@ -112,11 +113,7 @@ TEST(StudyRaces, NoRaceWhenDisabledOrWhenOnlyTheLeaderIsClose) {
       << alone->races.front().why_not;
 }
 
-TEST(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
-  TempDir dir;
-  auto db = OpenSweepDb(dir);
-  FakeMeasuringBackend backend;
-  backend.script = Script;
+TEST_F(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
   auto out = RunSweep(
       Spec(R"({"dff": [{"hidden": 4096, "window": 4}, {"hidden": 4096, "window": 4}]})"),
       backend, *db, {});
@@ -124,11 +121,7 @@ TEST(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
   EXPECT_EQ(out->races.size(), 1u);
 }
 
-TEST(StudyRaces, ASweepRunsSixtyFourRacesAtMost) {
-  TempDir dir;
-  auto db = OpenSweepDb(dir);
-  FakeMeasuringBackend backend;
-  backend.script = Script;
+TEST_F(StudyRaces, ASweepRunsSixtyFourRacesAtMost) {
   std::string studies;
   for (int tokens = 1; tokens <= 66; ++tokens) {
     studies += (studies.empty() ? "" : ", ") +
@@ -143,11 +136,7 @@ TEST(StudyRaces, ASweepRunsSixtyFourRacesAtMost) {
   EXPECT_EQ(out->races[65].why_not, "a sweep runs 64 races at most");
 }
 
-TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
-  TempDir dir;
-  auto db = OpenSweepDb(dir);
-  FakeMeasuringBackend backend;
-  backend.script = Script;
+TEST_F(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
   const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}]})");
   auto first = RunSweep(spec, backend, *db, {});
   ASSERT_TRUE(first.ok() && first->races.front().race_id > 0);
@@ -165,11 +154,7 @@ TEST(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
   EXPECT_EQ(RowOf(*answer, 10918).tie_group, 1);
 }
 
-TEST(StudyRaces, TheFirstChoicesAnswerIsRacedAsItsOwnRaceWhenAsked) {
-  TempDir dir;
-  auto db = OpenSweepDb(dir);
-  FakeMeasuringBackend backend;
-  backend.script = Script;
+TEST_F(StudyRaces, TheFirstChoicesAnswerIsRacedAsItsOwnRaceWhenAsked) {
   backend.first_choice_slower = true;  // cuBLASLt's first choice: algorithm 21, not 20
   auto out = RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 4}],
                                "measure": {"race": {"algos": ["best", "default"]}}})"),
@@ -198,11 +183,7 @@ TEST(StudyRaces, TheFirstChoicesAnswerIsRacedAsItsOwnRaceWhenAsked) {
   EXPECT_EQ(by_first->race->race_id, first.race_id) << "each answer ordered by its own race";
 }
 
-TEST(StudyRaces, ACancelledRaceLeavesTheJobDoneAndStoresNothing) {
-  TempDir dir;
-  auto db = OpenSweepDb(dir);
-  FakeMeasuringBackend backend;
-  backend.script = Script;
+TEST_F(StudyRaces, ACancelledRaceLeavesTheJobDoneAndStoresNothing) {
   std::atomic<bool> cancel{false};
   SweepOptions options;
   options.cancel = &cancel;

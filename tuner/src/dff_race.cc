@@ -8,12 +8,13 @@
 #include "crest/tuner/dff_ranking.h"
 
 namespace crest {
-namespace {
 
-bool SameRun(const DffRow& row, const RunInfo& run) {
+bool MeasuredByRun(const DffRow& row, const RunInfo& run) {
   return row.source == Source::kMeasured && !row.pooled && row.runs.size() == 1 &&
          row.runs.front().job_id == run.job_id && row.runs.front().device_uuid == run.device_uuid;
 }
+
+namespace {
 
 // Why the race cannot order these rows; "" when it can.
 std::string Misfit(const DffRace& race, const std::vector<DffRow>& rows,
@@ -25,7 +26,7 @@ std::string Misfit(const DffRace& race, const std::vector<DffRow>& rows,
     if (row == rows.end()) {
       return StrCat(which, " timed d_ff ", s.d_ff, ", which this answer does not hold");
     }
-    if (!SameRun(*row, race.info.run)) {
+    if (!MeasuredByRun(*row, race.info.run)) {
       return StrCat(which, " timed d_ff ", s.d_ff,
                     ", which this answer takes from another run (or predicts)");
     }

@@ -38,12 +38,15 @@ struct SweepProgress {
   double HostOverheadPerGemmS() const;
   // The host time per GEMM run by step [s]: the engine's (host), the rest
   // of the backend's time outside kernels and those steps, the database
-  // write, and the time between GEMMs (the runner's own work and gaps).
+  // write, and the time between GEMMs (the runner's own work and gaps);
+  // beside them, the untimed device load per GEMM run (keep-load, reload).
   struct PerGemm {
     HostStages host;
     double other_engine_s = 0;
     double write_s = 0;
     double between_s = 0;
+    double keep_load_s = 0;
+    double reload_s = 0;
   };
   PerGemm HostPerGemm() const;
 };

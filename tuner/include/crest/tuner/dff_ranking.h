@@ -141,6 +141,10 @@ struct DffRace {
 using DffRaceFinder =
     std::function<absl::StatusOr<std::optional<DffRace>>(const RunInfo& run)>;
 
+// Whether `row` is measured whole by `run` alone (not pooled, not
+// predicted): the rows a race of that run may time and order.
+bool MeasuredByRun(const DffRow& row, const RunInfo& run);
+
 // Orders `rows` (ranked by RankWithTies) by `race`: the raced rows lead
 // their kind's block in the race's order, in the race's tie groups, the
 // rest follow in their order; groups are renumbered in listing order.

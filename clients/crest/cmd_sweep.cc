@@ -103,9 +103,16 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   if (!outcome.ok()) return outcome.status();
 
   const auto& o = *outcome;
-  PrinterFor(io)->Print(SweepReport{o, f.db, std::string((*backend)->Name()), measures,
-                                    spec->measure.mode, sweep::MeasureJson(spec->measure),
-                                    spec->notes});
+  SweepReport report{o,
+                     f.db,
+                     std::string((*backend)->Name()),
+                     measures,
+                     spec->measure.mode,
+                     sweep::MeasureJson(spec->measure),
+                     spec->notes,
+                     measures ? std::optional<DeviceInfo>((*backend)->Device()) : std::nullopt,
+                     measures ? std::optional<SoftwareInfo>((*backend)->Software()) : std::nullopt};
+  PrinterFor(io)->Print(report);
   if (o.job.state == store::JobState::kCancelled) {
     return absl::CancelledError("interrupted; run the same command again to resume");
   }

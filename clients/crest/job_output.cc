@@ -141,6 +141,7 @@ nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
                    {"race_id", raced ? nlohmann::json(race.race_id) : nlohmann::json(nullptr)},
                    {"why_not", raced ? nlohmann::json(nullptr) : nlohmann::json(race.why_not)},
                    {"job", race.raced_job},
+                   {"measured_on", race.measured_on},
                    {"rounds", r.rounds},
                    {"seconds", r.seconds},
                    {"warmup_s", r.warmup_s},
@@ -167,7 +168,13 @@ void Text(const SweepReport& r, std::ostream& out) {
       << " already in the database, " << o.progress.failed << " failed\n  "
       << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(Rate(o), 0) << " GEMMs/s\n";
   if (r.measures && o.progress.elapsed_s > 0) {
-    out << "  measured " << CacheModeName(r.mode.cache) << " L2, "
+    out << "  measured";
+    if (r.device && r.software) {
+      out << " on " << r.device->name << " " << r.device->uuid << " (driver "
+          << r.software->driver << ", CUDA runtime " << r.software->cuda_runtime
+          << ", cuBLASLt " << r.software->cublaslt << "),";
+    }
+    out << " " << CacheModeName(r.mode.cache) << " L2, "
         << ClockPolicyName(r.mode.clocks) << " clocks; "
         << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
                       o.progress.HostOverheadPerGemmS())
@@ -196,6 +203,8 @@ nlohmann::json Json(const SweepReport& r) {
           {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
           {"host_per_gemm", HostBreakdownJson(o.progress)},
           {"measure", r.measures ? r.measure : nlohmann::json(nullptr)},
+          {"device", r.device ? DeviceJson(*r.device) : nlohmann::json(nullptr)},
+          {"software", r.software ? SoftwareJson(*r.software) : nlohmann::json(nullptr)},
           {"races", RacesJson(o.races)},
           {"notes", r.notes}};
 }

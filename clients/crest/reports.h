@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,10 @@ struct SweepReport {
   MeasureMode mode;          // measuring backends: how
   nlohmann::json measure;    // measuring backends: the spec's "measure" section
   std::vector<std::string> notes;
+  // Measuring backends: the device and software every measured figure of
+  // the summary (races included) comes from.
+  std::optional<DeviceInfo> device;
+  std::optional<SoftwareInfo> software;
 };
 
 // `crest db export|merge|check|stats|import`

@@ -161,6 +161,8 @@ absl::Status RaceStudy(const DffQuery& study, const measure::RaceSettings& setti
   const store::RunKey run{leaders.front()->runs.front().job_id, context.device_id,
                           context.software_id};
   report.raced_job = run.job_id;
+  report.measured_on = StrCat(backend.Device().name, " ", backend.Device().uuid, ", cuBLASLt ",
+                              backend.Software().cublaslt);
   for (const DffRow* r : leaders) report.d_ff.push_back(r->d_ff);
   auto sets = PinnedSets(study, report.algo, leaders, backend, db, run);
   if (!sets.ok()) {

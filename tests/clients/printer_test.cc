@@ -117,8 +117,16 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
   p.write_s = 0.1;
   p.keep_load_s = 0.3;
   p.reload_s = 0.02;
+  r.device = DeviceInfo{};
+  r.device->name = "NVIDIA H100 80GB HBM3";
+  r.device->uuid = "GPU-1";
+  r.software = SoftwareInfo{"580.159.04", 13000, 130100};
   std::ostringstream text;
   MakePrinter(Format::kTable, text)->Print(r);
+  EXPECT_NE(text.str().find("measured on NVIDIA H100 80GB HBM3 GPU-1 (driver 580.159.04, CUDA "
+                            "runtime 13000, cuBLASLt 130100), cold L2, sustained clocks"),
+            std::string::npos)
+      << "the measured figures name their device and software:\n" << text.str();
   EXPECT_NE(text.str().find("host ms/GEMM: operands 10.0, plan 20.0, graphs 30.0, verification "
                             "40.0, GPU readings 20.0, other engine 30.0, database write 50.0, "
                             "between GEMMs 50.0"),
@@ -135,6 +143,8 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["between_s"].get<double>(), 0.05);
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["keep_load_s"].get<double>(), 0.15);
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["readings_s"].get<double>(), 0.02);
+  EXPECT_EQ(doc["device"]["uuid"], "GPU-1");
+  EXPECT_EQ(doc["software"]["cublaslt"], 130100);
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["reload_s"].get<double>(), 0.01);
 }
 

@@ -174,6 +174,10 @@ TEST_F(StudyRaces, TheFirstChoicesAnswerIsRacedAsItsOwnRaceWhenAsked) {
   EXPECT_NE(DescribeRace(first).find("(cuBLASLt's first-choice algorithms)"), std::string::npos)
       << DescribeRace(first);
   EXPECT_EQ(DescribeRace(best).find("first-choice"), std::string::npos);
+  EXPECT_NE(DescribeRace(best).find(" measured on " + backend.Device().name + " GPU-fake-0, "
+                                    "cuBLASLt 130100; "),
+            std::string::npos)
+      << "a race's figures name their device and software: " << DescribeRace(best);
   auto by_best = Answer(*db, true, AlgoChoice::kBest);
   auto by_first = Answer(*db, true, AlgoChoice::kDefault);
   ASSERT_TRUE(by_best.ok() && by_first.ok()) << by_first.status();

@@ -59,11 +59,13 @@ struct StudyRaceReport {
   int64_t race_id = 0;            // the stored race; 0 when not raced
   std::string why_not;            // when not raced (or the race failed)
   int64_t raced_job = 0;          // the run whose candidates and algorithms were raced
+  std::string measured_on;        // "NVIDIA H100 80GB HBM3 GPU-…, cuBLASLt 130100"
   std::vector<int64_t> d_ff;      // the candidates, in the order entered
   measure::StudyRaceResult result;  // when raced
 };
 
-// "race 3 of dff hidden=4096 …: 3 candidates of job 1, 12 rounds, 4.1 s
+// "race 3 of dff hidden=4096 …: 3 candidates of job 1 measured on NVIDIA
+// H100 80GB HBM3 GPU-…, cuBLASLt 130100; 12 rounds, 4.1 s
 // (warm-up 1.2 s, settled; 0 retaken after an idle gap; stopped: resolved):
 // leader d_ff 10944 (1953.2 us); tied 11008 (1.0021, 0.9987-1.0055); …",
 // or "race of dff …: not raced: why". A race of cuBLASLt's first choices

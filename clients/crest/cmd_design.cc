@@ -22,6 +22,12 @@ struct DesignFlags {
   bool tied = false;
   bool separate_gate_up = false;
   std::string attention = "fused";
+  std::string mlp = "swiglu", norm = "rmsnorm", recompute = "none";
+  bool no_rotary = false;
+  bool dropout = false;
+  int64_t dp = 1, grad_accum = 1, gpus_per_node = 8;
+  int zero = 0;
+  double inter_node_gbs = 0;
   std::string dtype{kDefaultDtype};
   std::string gpu;
   int top = kDefaultTop;
@@ -30,8 +36,33 @@ struct DesignFlags {
 
 constexpr int64_t kMaxConfigs = 20000;
 
-// SwiGLU's usual choice when --d-ff is left out: 8/3·h rounded up to 256.
-int64_t DefaultDff(int64_t h) { return (h * 8 / 3 + 255) / 256 * 256; }
+// The usual choice when --d-ff is left out: SwiGLU 8/3·h rounded up to 256
+// (as Llama 2), GELU 4·h.
+int64_t DefaultDff(int64_t h, MlpKind mlp) {
+  return mlp == MlpKind::kGelu ? 4 * h : (h * 8 / 3 + 255) / 256 * 256;
+}
+
+// The kinds and layout every configuration shares, from the flags.
+absl::StatusOr<DesignConfig> Shared(const DesignFlags& f) {
+  DesignConfig c;
+  c.tied_embeddings = f.tied;
+  c.mlp = ParseMlp(f.mlp).value_or(MlpKind::kSwiGlu);  // CLI11 checks the names
+  c.norm = ParseNorm(f.norm).value_or(NormKind::kRmsNorm);
+  c.rotary = !f.no_rotary;
+  c.dropout = f.dropout;
+  c.layout.recompute = ParseRecompute(f.recompute).value_or(Recompute::kNone);
+  c.layout.dp = f.dp;
+  c.layout.zero = f.zero;
+  c.layout.grad_accum = f.grad_accum;
+  c.layout.gpus_per_node = f.gpus_per_node;
+  c.layout.inter_node_gbs = f.inter_node_gbs;
+  c.layers = 1;  // checked with each configuration's own
+  if (auto s = ValidateLayout(c); !s.ok()) return s;
+  return c;
+}
+
+// --batch max: each configuration at the largest micro-batch that fits.
+bool BatchMax(const DesignFlags& f) { return f.batch == "max"; }
 
 struct Dims {
   std::vector<int64_t> hidden, heads, kv_heads, d_ff, vocab, seq, batch, tp, layers;
@@ -46,6 +77,10 @@ absl::Status ParseDims(const DesignFlags& f, Dims& d) {
       {"layers", {&f.layers, &d.layers}}};
   for (const auto& [name, field] : fields) {
     if (field.first->empty()) continue;
+    if (field.second == &d.batch && BatchMax(f)) {
+      d.batch = {1};  // each configuration's own is found later
+      continue;
+    }
     auto values = ParseDimList(name, *field.first);
     if (!values.ok()) return values.status();
     *field.second = *std::move(values);
@@ -59,7 +94,8 @@ absl::Status Require(const std::vector<int64_t>& v, const char* field, const cha
 }
 
 // Every combination of the explicit dimensions.
-absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtype, bool tied) {
+absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtype,
+                                                       const DesignConfig& shared) {
   for (auto [v, name] : {std::pair{&d.hidden, "hidden"}, {&d.heads, "heads"},
                          {&d.vocab, "vocab"}, {&d.seq, "seq"}, {&d.layers, "layers"}}) {
     if (auto s = Require(*v, name, "(or --params to search)"); !s.ok()) return s;
@@ -80,10 +116,9 @@ absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtyp
   for (int64_t f : d.d_ff.empty() ? none : d.d_ff) for (int64_t v : d.vocab)
   for (int64_t s : d.seq) for (int64_t b : d.batch) for (int64_t t : d.tp)
   for (int64_t layers : d.layers) {
-    DesignConfig c;
-    c.model = {h, a, g, f == 0 ? DefaultDff(h) : f, v, s, b, t, dtype};
+    DesignConfig c = shared;
+    c.model = {h, a, g, f == 0 ? DefaultDff(h, shared.mlp) : f, v, s, b, t, dtype};
     c.layers = layers;
-    c.tied_embeddings = tied;
     out.push_back(c);
   }
   return out;
@@ -124,7 +159,9 @@ absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dt
                                                   answers::Answers& answers, const GpuSpec& gpu) {
   Dims d;
   if (auto s = ParseDims(f, d); !s.ok()) return s;
-  if (f.params.empty()) return Combinations(d, dtype, f.tied);
+  auto shared = Shared(f);
+  if (!shared.ok()) return shared.status();
+  if (f.params.empty()) return Combinations(d, dtype, *shared);
   for (auto [v, name] : {std::pair{&d.hidden, "hidden"}, {&d.heads, "heads"},
                          {&d.kv_heads, "kv-heads"}, {&d.d_ff, "d-ff"}, {&d.layers, "layers"}}) {
     if (!v->empty()) {
@@ -147,12 +184,12 @@ absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dt
   if (!tolerance.ok()) return tolerance.status();
   search.params = *params;
   search.tolerance = *tolerance;
-  search.base = {0, 0, 0, 0, d.vocab[0], d.seq[0], d.batch[0], d.tp[0], dtype};
-  search.tied_embeddings = f.tied;
-  if (search.base.tp < 1 || search.base.seq < 1 || search.base.micro_batch < 1) {
+  search.base = *shared;
+  search.base.model = {0, 0, 0, 0, d.vocab[0], d.seq[0], d.batch[0], d.tp[0], dtype};
+  if (d.tp[0] < 1 || d.seq[0] < 1 || d.batch[0] < 1) {
     return absl::InvalidArgumentError("seq, batch and tp must be positive");
   }
-  search.choose_dff = BestTieGroup(answers, gpu, search.base);
+  search.choose_dff = BestTieGroup(answers, gpu, search.base.model);
   return SearchDesigns(search);
 }
 
@@ -174,13 +211,24 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   }
   DesignOptions options;
   options.fuse_gate_up = !f.separate_gate_up;
-  options.attention = f.attention == "unfused" ? AttentionKernel::kUnfused : AttentionKernel::kFused;
+  options.attention = f.attention == "unfused"     ? AttentionKernel::kUnfused
+                      : f.attention == "fused-fa2" ? AttentionKernel::kFusedFa2
+                                                   : AttentionKernel::kFused;
   options.peak_tflops = (*gpu)->PeakTflops(*dtype);
-  options.sustained_tflops = FastKernelTflops(**gpu, *dtype);
+  if (BatchMax(f)) {
+    for (DesignConfig& c : *configs) {
+      // None fits: kept at 1, where the memory rule says by how much.
+      c.model.micro_batch = std::max<int64_t>(1, LargestFittingBatch(c, **gpu, options.attention));
+    }
+  }
   auto rows = (*answers)->Design(*configs, options, **gpu);
   if (!rows.ok()) return rows.status();
-  const std::string search =
+  std::string search =
       f.params.empty() ? "" : StrCat("searched near ", f.params, " parameters (+/-", f.tolerance, ")");
+  if (BatchMax(f)) {
+    search += StrCat(search.empty() ? "" : ", ", "each at the largest micro-batch that fits (at most ",
+                     kMaxMicroBatch, ")");
+  }
   const bool none_ranked =
       std::none_of(rows->begin(), rows->end(), [](const DesignRow& r) { return r.rule.ok(); });
   const size_t configs_given = rows->size();
@@ -201,33 +249,72 @@ Command RegisterDesign(CLI::App& root) {
   Command cmd;
   cmd.app = root.add_subcommand(
       "design",
-      "Rank whole model configurations by training tokens/s per GPU: parameters, FLOPs, time "
-      "per layer from every GEMM, MFU. Each dimension takes a value (4096), a list "
-      "(4096,5120) or a range FROM:TO:STEP; or --params searches near a parameter budget");
+      "Predict a training step per GPU for whole model configurations and rank them: every "
+      "GEMM (measured where the database has one run covering them), the fused attention core, "
+      "the memory-bound kernels, the optimizer, recompute and tensor- and data-parallel "
+      "communication; memory per GPU (a configuration that does not fit breaks a rule); "
+      "tokens/s per GPU, MFU and HFU against the datasheet peak. Ranked by tokens/s per GPU, or "
+      "by model FLOP/s per GPU when the configurations differ in size. Each dimension takes a "
+      "value (4096), a list (4096,5120) or a range FROM:TO:STEP; or --params searches near a "
+      "parameter budget. docs/design.md says what each part assumes");
   CLI::App& app = *cmd.app;
   app.add_option("--hidden", flags->hidden, "hidden size h");
   app.add_option("--heads", flags->heads, "attention heads a");
   app.add_option("--kv-heads", flags->kv_heads, "key/value heads g (default: = heads)");
-  app.add_option("--d-ff", flags->d_ff, "SwiGLU inner size f (default: 8/3*h rounded up to 256)");
+  app.add_option("--d-ff", flags->d_ff,
+                 "MLP inner size f (default: SwiGLU 8/3*h rounded up to 256, GELU 4*h)");
   app.add_option("--vocab", flags->vocab, "vocabulary size v (used as given; see `crest vocab`)");
   app.add_option("--seq", flags->seq, "sequence length s");
-  app.add_option("--batch", flags->batch, "micro-batch b (sequences per rank)")
+  app.add_option("--batch", flags->batch,
+                 "micro-batch b (sequences per GPU), or max: the largest that fits in memory")
       ->capture_default_str();
   app.add_option("--tp", flags->tp, "tensor-parallel degree t")->capture_default_str();
   app.add_option("--layers", flags->layers, "layers L");
   app.add_option("--params", flags->params,
                  "search near this many parameters (7e9, 7B): h a multiple of 128 with "
-                 "64 <= h/L <= 192, head dim 64/128/256, kv-heads = heads or 8, d_ff = 8/3*h "
-                 "rounded up to 256, vocab padded to 128*tp, L to fit; give --vocab and --seq");
+                 "64 <= h/L <= 192, head dim 64/128/256, kv-heads = heads or 8, d_ff/h near 8/3, "
+                 "3.5 and 4 (each the d_ff answer's best tie group; GELU: 4*h), vocab padded to "
+                 "128*tp, L to fit; give --vocab and --seq");
   app.add_option("--tolerance", flags->tolerance, "with --params: within this of the budget")
       ->capture_default_str();
   app.add_flag("--tied-embeddings", flags->tied, "the output layer shares the embedding table");
+  app.add_option("--mlp", flags->mlp, "the MLP: swiglu (gate, up, down) or gelu (up, down)")
+      ->check(CLI::IsMember({"swiglu", "gelu"}))
+      ->capture_default_str();
+  app.add_option("--norm", flags->norm, "the norms: rmsnorm or layernorm")
+      ->check(CLI::IsMember({"rmsnorm", "layernorm"}))
+      ->capture_default_str();
+  app.add_flag("--no-rotary", flags->no_rotary,
+               "no rotary embedding on q and k (GPT's learned positions, MPT's ALiBi)");
+  app.add_flag("--dropout", flags->dropout, "dropout after attention and after the MLP");
+  app.add_option("--recompute", flags->recompute,
+                 "activation recompute: none, selective (the attention core re-runs in the "
+                 "backward) or full (each layer's forward re-runs)")
+      ->check(CLI::IsMember({"none", "selective", "full"}))
+      ->capture_default_str();
+  app.add_option("--dp", flags->dp, "data-parallel ranks (each runs a tensor-parallel group)")
+      ->capture_default_str();
+  app.add_option("--zero", flags->zero,
+                 "ZeRO stage over dp: 0 none, 1 optimizer states sharded, 2 and gradients, "
+                 "3 and weights (FSDP full shard)")
+      ->capture_default_str();
+  app.add_option("--grad-accum", flags->grad_accum,
+                 "micro-batches per optimizer step (global batch = b*dp*grad-accum sequences)")
+      ->capture_default_str();
+  app.add_option("--gpus-per-node", flags->gpus_per_node,
+                 "GPUs one NVLink domain joins; data-parallel rings over more cross nodes")
+      ->capture_default_str();
+  app.add_option("--inter-node-gbs", flags->inter_node_gbs,
+                 "bandwidth between nodes per GPU and direction [GB/s] (default: the DGX "
+                 "reference design of the GPU's architecture: 25 Ampere, 50 Hopper/Blackwell)");
   app.add_flag("--separate-gate-up", flags->separate_gate_up,
                "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
   app.add_option("--attention", flags->attention,
                  "the attention core: fused (one FlashAttention kernel, predicted from published "
-                 "H100 figures, causal) or unfused (its two batched GEMMs, writing the s*s scores)")
-      ->check(CLI::IsMember({"fused", "unfused"}))
+                 "H100 figures, causal: FlashAttention-3 on Hopper, -2 elsewhere), fused-fa2 "
+                 "(FlashAttention-2 on every GPU, as Hopper runs before FA3) or unfused (its two "
+                 "batched GEMMs, writing the s*s scores)")
+      ->check(CLI::IsMember({"fused", "fused-fa2", "unfused"}))
       ->capture_default_str();
   app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
   app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();

@@ -28,55 +28,107 @@ std::vector<const DesignRow*> Shown(const DesignResult& r) {
   return out;
 }
 
+std::string Percent(double part, double whole) {
+  return whole > 0 ? Fixed(100 * part / whole, 1) : "0.0";
+}
+
+double Gib(double bytes) { return bytes / kGiB; }
+
 Table DesignTable(const DesignResult& r, bool plain) {
-  Table table({{"rank"}, {"tie"}, {"h"}, {"a"}, {"g"}, {"d"}, {"f"}, {"v"}, {"s"}, {"b"}, {"t"},
-               {"L"}, {"params_B"}, {"params/rank_B"}, {"train_GFLOP/token"},
-               {"layer_fwd_us"}, {"train_us/layer"}, {"attn_core_fwd_us"}, {"comm_us/layer"},
-               {"tokens/s/GPU"}, {"overlapped"}, {"MFU_sustained_%"},
-               {"source", Table::Align::kLeft}, {"run", Table::Align::kLeft}});
+  Table table({{"rank"}, {"tie"}, {"h"}, {"a"}, {"g"}, {"f"}, {"v"}, {"s"}, {"b"}, {"t"}, {"dp"},
+               {"L"}, {"params_B"}, {"step_ms"}, {"gemm_%"}, {"attn_%"}, {"other_%"},
+               {"recomp_%"}, {"comm_%"}, {"optim_%"}, {"tokens/s/GPU"}, {"model_TFLOP/s"},
+               {"MFU_%"}, {"HFU_%"}, {"mem_GiB"}, {"source", Table::Align::kLeft},
+               {"run", Table::Align::kLeft}});
   int rank = 0;
   for (const DesignRow* row : Shown(r)) {
     const ModelConfig& m = row->config.model;
+    const StepBreakdown& s = row->step;
+    const double total = s.total.time_us;
     table.AddRow({std::to_string(++rank), std::to_string(row->tie_group),
                   std::to_string(m.hidden), std::to_string(m.heads), std::to_string(m.KvHeads()),
-                  std::to_string(m.HeadDim()), std::to_string(m.d_ff), std::to_string(m.vocab),
-                  std::to_string(m.seq), std::to_string(m.micro_batch), std::to_string(m.tp),
-                  std::to_string(row->config.layers), Billions(row->params.total),
-                  Billions(row->params.per_rank), Fixed(row->train_flops_per_token / 1e9, 2),
-                  Fixed(row->layer_fwd.time_us, 1), Fixed(row->layer_train_amortized_us, 1),
-                  Fixed(row->attention_core_fwd.time_us, 1),
-                  Fixed(row->comm_layer_train.time_us, 1),
+                  std::to_string(m.d_ff), std::to_string(m.vocab), std::to_string(m.seq),
+                  std::to_string(m.micro_batch), std::to_string(m.tp),
+                  std::to_string(row->config.layout.dp), std::to_string(row->config.layers),
+                  Billions(row->params.total), Fixed(total / 1e3, 1),
+                  Percent(s.gemm.time_us, total), Percent(s.attention.time_us, total),
+                  Percent(s.other.time_us, total), Percent(s.recompute.time_us, total),
+                  Percent(s.tp_comm.time_us + s.dp_comm.time_us, total),
+                  Percent(s.optimizer.time_us, total),
                   plain ? Fixed(row->tokens_per_s_per_gpu, 1)
                         : Grouped(static_cast<int64_t>(row->tokens_per_s_per_gpu)),
-                  plain ? Fixed(row->tokens_per_s_per_gpu_overlapped, 1)
-                        : Grouped(static_cast<int64_t>(row->tokens_per_s_per_gpu_overlapped)),
-                  Fixed(100 * row->mfu_sustained, 1),
+                  Fixed(row->model_flops_per_s_per_gpu / 1e12, 1),
+                  Fixed(100 * row->mfu_peak, 1), Fixed(100 * row->hfu_peak, 1),
+                  Fixed(Gib(row->memory.total), 1),
                   std::string(SourceName(row->step_train.source)),
                   RunColumn(row->step_train.runs, row->step_train.pooled)});
   }
   return table;
 }
 
+nlohmann::json MemoryJson(const TrainingMemory& m) {
+  return {{"total_gib", Gib(m.total)},         {"fits", m.fits},
+          {"capacity_gib", Gib(m.capacity)},   {"weights_gib", Gib(m.weights)},
+          {"gradients_gib", Gib(m.gradients)}, {"optimizer_gib", Gib(m.optimizer)},
+          {"activations_gib", Gib(m.activations)}, {"logits_gib", Gib(m.logits)},
+          {"reserve_gib", Gib(m.reserve)},     {"source", "predicted"},
+          {"model_version", kStepModelVersion}};
+}
+
+nlohmann::json StepJson(const DesignRow& row) {
+  const StepBreakdown& s = row.step;
+  return {{"time_us", s.total.time_us},
+          {"source", SourceName(s.total.source)},
+          {"micro_batches", s.micro_batches},
+          {"tokens_per_gpu", row.tokens_per_step_per_gpu},
+          {"gemm", TimingJson(s.gemm)},
+          {"attention", TimingJson(s.attention)},
+          {"other_kernels", TimingJson(s.other)},
+          {"recompute", TimingJson(s.recompute)},
+          {"tp_comm", TimingJson(s.tp_comm)},
+          {"optimizer", TimingJson(s.optimizer)},
+          {"dp_comm_exposed", TimingJson(s.dp_comm)},
+          {"dp_comm_total_us", s.dp_comm_total_us},
+          {"no_overlap_us", s.no_overlap_us}};
+}
+
+nlohmann::json ConfigJson(const DesignConfig& c) {
+  const ModelConfig& m = c.model;
+  const TrainingLayout& l = c.layout;
+  return {{"hidden", m.hidden}, {"heads", m.heads}, {"kv_heads", m.KvHeads()},
+          {"head_dim", m.HeadDim()}, {"d_ff", m.d_ff}, {"vocab", m.vocab},
+          {"seq", m.seq}, {"micro_batch", m.micro_batch}, {"tp", m.tp},
+          {"layers", c.layers}, {"tied_embeddings", c.tied_embeddings},
+          {"mlp", MlpName(c.mlp)}, {"norm", NormName(c.norm)}, {"rotary", c.rotary},
+          {"dropout", c.dropout}, {"dp", l.dp}, {"zero", l.zero},
+          {"grad_accum", l.grad_accum}, {"gpus_per_node", l.gpus_per_node},
+          {"recompute", RecomputeName(l.recompute)},
+          {"global_batch", m.micro_batch * l.dp * l.grad_accum}};
+}
+
+nlohmann::json ParamsJson(const DesignParams& p) {
+  return {{"total", p.total}, {"per_layer", p.per_layer}, {"embedding", p.embedding},
+          {"per_tp_rank", p.per_rank}, {"matmul", p.matmul}};
+}
 
 nlohmann::json RowJson(const DesignRow& row, int rank) {
-  const ModelConfig& m = row.config.model;
-  nlohmann::json j = {{"config",
-                       {{"hidden", m.hidden}, {"heads", m.heads}, {"kv_heads", m.KvHeads()},
-                        {"head_dim", m.HeadDim()}, {"d_ff", m.d_ff}, {"vocab", m.vocab},
-                        {"seq", m.seq}, {"micro_batch", m.micro_batch}, {"tp", m.tp},
-                        {"layers", row.config.layers},
-                        {"tied_embeddings", row.config.tied_embeddings}}}};
+  nlohmann::json j = {{"config", ConfigJson(row.config)}};
   if (!row.rule.ok()) {
     j["rule"] = std::string(row.rule.message());
+    if (row.params.total > 0) j["params"] = ParamsJson(row.params);
+    if (row.memory.total > 0) j["memory"] = MemoryJson(row.memory);
     return j;
   }
   j["rank"] = rank;
   j["tie_group"] = row.tie_group;
   j["source"] = SourceName(row.step_train.source);
-  j["params"] = {{"total", row.params.total}, {"per_layer", row.params.per_layer},
-                 {"embedding", row.params.embedding}, {"per_tp_rank", row.params.per_rank}};
+  j["params"] = ParamsJson(row.params);
+  j["memory"] = MemoryJson(row.memory);
+  j["step"] = StepJson(row);
   j["fwd_flops_per_token"] = row.fwd_flops_per_token;
   j["train_flops_per_token"] = row.train_flops_per_token;
+  j["model_flops_per_token"] = row.model_flops_per_token;
+  j["hardware_flops_per_token"] = row.hardware_flops_per_token;
   j["layer_fwd"] = TimingJson(row.layer_fwd);
   j["layer_train"] = TimingJson(row.layer_train);
   j["attention_core_fwd"] = TimingJson(row.attention_core_fwd);
@@ -84,13 +136,14 @@ nlohmann::json RowJson(const DesignRow& row, int rank) {
   j["logits_fwd"] = TimingJson(row.logits_fwd);
   j["logits_train"] = TimingJson(row.logits_train);
   j["step_train"] = TimingJson(row.step_train);
-  j["layer_train_amortized_us"] = row.layer_train_amortized_us;
   j["comm_layer_train"] = TimingJson(row.comm_layer_train);
   j["comm_basis"] = row.comm_basis;
+  j["dp_basis"] = row.dp_basis;
   j["tokens_per_s_per_gpu"] = row.tokens_per_s_per_gpu;
-  j["tokens_per_s_per_gpu_overlapped"] = row.tokens_per_s_per_gpu_overlapped;
-  j["mfu_sustained"] = row.mfu_sustained;
+  j["tokens_per_s_per_gpu_no_overlap"] = row.tokens_per_s_per_gpu_no_overlap;
+  j["model_flops_per_s_per_gpu"] = row.model_flops_per_s_per_gpu;
   j["mfu_peak"] = row.mfu_peak;
+  j["hfu_peak"] = row.hfu_peak;
   j["warnings"] = row.warnings;
   return j;
 }
@@ -103,12 +156,38 @@ std::string KindsOf(const DesignResult& r) {
   return kinds.empty() ? "none" : CountKinds(kinds);
 }
 
-constexpr const char* kGemmsOnlyNote =
-    "comm_us/layer = tensor parallelism's communication for one layer's train step, PREDICTED "
-    "(ring all-reduces on the GPU's NVLink or PCIe, 2 forward and 2 backward; link efficiency "
-    "and latency assumed; 0 at t=1); tokens/s/GPU adds it to compute, overlapped hides it "
-    "behind compute (the step is the longer of the two); norms, softmax, activations and the "
-    "optimizer step are not timed, so tokens/s and MFU are upper bounds";
+// Every constant the step and memory models assume, with its source: what
+// the answer prints under its table and in its JSON.
+std::vector<std::string> Assumptions(const GpuSpec& gpu) {
+  return {
+      StrCat("memory-bound kernels (norms, activation, residuals, rotary, dropout, embedding, "
+             "loss): bytes each reads and writes at ", Decimals(gpu.memory_bandwidth_gbs, 0),
+             " GB/s HBM (datasheet) x ", Decimals(gpu.model.memory_efficiency, 2),
+             " (the catalogue's achievable fraction, assumed) + ",
+             Decimals(gpu.model.launch_us, 1), " us a kernel (the predictor's launch cost); one "
+             "fused kernel per operation"),
+      StrCat("optimizer: AdamW in mixed precision moves ", Decimals(kAdamBytesPerParam, 0),
+             " bytes a parameter (counted from the algorithm) at the same bandwidth"),
+      StrCat("tensor parallelism: ", kTpCommModelVersion, ", 4 ring collectives a layer (2 "
+             "forward, 2 backward) on ", gpu.link, " at ", Decimals(gpu.link_gbs, 0),
+             " GB/s x ", Decimals(kLinkEfficiency, 1),
+             " (NCCL bus bandwidth, assumed), not overlapped; sequence parallelism assumed"),
+      StrCat("data parallelism: ring collectives per ZeRO stage at the same efficiency; within "
+             "a node on ", gpu.link, ", across nodes at ", Decimals(InterNodeGbs(gpu), 1),
+             " GB/s a GPU (DGX reference design; --inter-node-gbs), ",
+             Decimals(kInterNodeLatencyUs, 0), " us a ring step (assumed); each layer's "
+             "collectives run beside the next layer's compute"),
+      StrCat("memory: 16 bytes a parameter (Rajbhandari et al. 2020) sharded by tp and ZeRO; "
+             "activations as Korthikanti et al. 2022 count them; logits with fp32 "
+             "probabilities; reserve ", Decimals(kContextReserveGiB, 0),
+             " GiB (CUDA context and workspaces, assumed) + ",
+             Decimals(100 * kFragmentation, 0), "% (allocator, assumed); capacity ",
+             Decimals(gpu.memory_gib, 0), " GiB (catalogue)"),
+      "MFU = (6 x matmul weights + 12 x L x a x d x s) FLOPs a token x tokens/s / the datasheet "
+      "dense peak (Chowdhery et al. 2022, app. B); HFU counts the FLOPs executed, recompute "
+      "included; pipeline parallelism is not modelled",
+  };
+}
 
 // What the attention core's figures are, for the kernel the answer assumed.
 std::string AttentionNote(const DesignOptions& o) {
@@ -117,7 +196,9 @@ std::string AttentionNote(const DesignOptions& o) {
            "P*V, one per head and sequence), writing the s*s scores (--attention unfused); "
            "fused kernels (FlashAttention), which training runs, never write them";
   }
-  return StrCat("attention's core is one fused kernel (FlashAttention, causal), PREDICTED by ",
+  return StrCat("attention's core is one fused kernel (FlashAttention",
+                o.attention == AttentionKernel::kFusedFa2 ? "-2 on every GPU, --attention fused-fa2" : "",
+                ", causal), PREDICTED by ",
                 kAttentionModelVersion,
                 " from published H100 SXM throughput at the config's head dim and sequence "
                 "(Shah et al. 2024, Fig. 5; FlashAttention-3 on Hopper, -2 elsewhere, scaled by "
@@ -154,32 +235,53 @@ nlohmann::json Json(const DesignResult& r) {
                                             : nlohmann::json(nullptr)},
           {"runs", RunsJson(RunsOf(r))},
           {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
-          {"sustained_tflops", r.options.sustained_tflops},
           {"peak_tflops", r.options.peak_tflops},
-          {"ranking", "rank 1 is the headline best: the fastest of the first kind of number there "
-                      "is (measured, mixed, predicted); that kind's rows first, then the others, "
-                      "each listed tie group by tie group, by tokens/s per GPU"},
+          {"rank_by", RankByName(RankByOf(r.rows))},
+          {"ranking", StrCat("rank 1 is the headline best: the fastest of the first kind of "
+                             "number there is (measured, mixed, predicted); that kind's rows "
+                             "first, then the others, each listed tie group by tie group, by ",
+                             RankByName(RankByOf(r.rows)))},
+          {"step_model", kStepModelVersion},
+          {"assumptions", Assumptions(r.gpu)},
           {"tie_rule", kTieRule},
-          {"attention", r.options.attention == AttentionKernel::kFused ? "fused" : "unfused"},
+          {"attention", AttentionKernelName(r.options.attention)},
           {"attention_note", AttentionNote(r.options)},
-          {"gemms_only_note", kGemmsOnlyNote},
           {"configs", rows},
           {"broken_rules", broken}};
 }
 
 Table Csv(const DesignResult& r) { return DesignTable(r, true); }
 
+// The kinds and layout the configurations share (the CLI gives them once).
+std::string LayoutLine(const DesignResult& r) {
+  if (r.rows.empty()) return "";
+  const DesignConfig& c = r.rows.front().config;
+  const TrainingLayout& l = c.layout;
+  return StrCat(MlpName(c.mlp), " MLP, ", NormName(c.norm), c.rotary ? ", rotary" : "",
+                c.dropout ? ", dropout" : "", "; recompute ", RecomputeName(l.recompute),
+                "; dp ", l.dp, " (ZeRO ", l.zero, "), ", l.grad_accum,
+                " micro-batch(es) a step, ", l.gpus_per_node, " GPUs a node");
+}
+
 void Text(const DesignResult& r, std::ostream& out) {
   size_t ranked = 0;
   for (const DesignRow& row : r.rows) ranked += row.rule.ok() ? 1U : 0U;
+  const DesignRankBy by = RankByOf(r.rows);
   out << "model designs on " << r.gpu.name << ", " << DTypeName(r.dtype) << ": " << r.rows.size()
       << " configurations" << (r.search.empty() ? "" : " " + r.search) << ", " << ranked
       << " ranked (" << KindsOf(r) << "), " << r.rows.size() - ranked
-      << " break a rule\nanswered by: " << r.origin.description
-      << "\nstep = one micro-batch (b*s tokens) forward + backward on one tensor-parallel rank: "
-         "every GEMM of every layer, plus the logits once\nMFU against the sustained dense rate "
-      << Fixed(r.options.sustained_tflops, 1) << " TFLOP/s (the model's full-rate tile rate; "
-      << "datasheet peak " << Fixed(r.options.peak_tflops, 1) << ")\n";
+      << " break a rule\nanswered by: " << r.origin.description << "\n"
+      << LayoutLine(r)
+      << "\nstep = one optimizer step on one GPU: grad-accum micro-batches (b*s tokens on each "
+         "tensor-parallel group) forward and backward, every GEMM, the attention core, the "
+         "memory-bound kernels, recompute, communication and the optimizer; every part but "
+         "measured GEMMs PREDICTED ("
+      << kStepModelVersion << ")\nranked by "
+      << (by == DesignRankBy::kModelFlopsPerS
+              ? "model FLOP/s per GPU (the configurations differ in size: equal work)"
+              : "tokens/s per GPU (one size)")
+      << "; MFU and HFU against the datasheet dense peak " << Fixed(r.options.peak_tflops, 1)
+      << " TFLOP/s\n";
   if (const std::string runs = RunsLine(RunsOf(r), r.origin.options); !runs.empty()) {
     out << runs << "\n";
   }
@@ -201,13 +303,16 @@ void Text(const DesignResult& r, std::ostream& out) {
     }
   }
   out << "\nRank 1 is the fastest of the first kind of number there is (measured, mixed, "
-         "predicted); each kind's rows are ranked by tokens/s per GPU. "
+         "predicted). "
       << kTieRule
-      << " (an interval here is the step time's, per token). params/rank = what one "
-         "tensor-parallel rank holds. train_us/layer = one layer's train GEMMs plus the logits' "
-         "train GEMMs spread over the L layers. run = the sweep job the measured times come "
+      << " (an interval here is the step time's). step_ms = one optimizer step; the % columns "
+         "split it: GEMMs, attention core, other (memory-bound) kernels, recompute, comm "
+         "(tensor-parallel + the data-parallel part compute does not hide), optimizer. "
+         "mem_GiB = predicted memory per GPU. run = the sweep job measured GEMM times come "
          "from. "
-      << AttentionNote(r.options) << "; " << kGemmsOnlyNote << ".\n";
+      << AttentionNote(r.options) << ".\nAssumed (each a constant of " << kStepModelVersion
+      << ", none fitted to a run):\n";
+  for (const std::string& a : Assumptions(r.gpu)) out << "  - " << a << "\n";
 }
 
 }  // namespace crest::cli

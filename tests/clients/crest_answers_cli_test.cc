@@ -91,7 +91,7 @@ TEST(CrestVocab, CsvIsTheTableAloneWithPlainNumbers) {
 TEST(CrestDesign, RanksExplicitConfigsListsTheBrokenOnesAndWarnsOfHeadDims) {
   const auto doc = Json(Crest(
       "design --hidden 4096,4100 --heads 32,4 --kv-heads 4 --vocab 32000 --seq 4096 --layers 32 "
-      "--gpu h100 --json"));
+      "--dp 8 --zero 3 --gpu h100 --json"));
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_EQ(doc["configs"].size(), 3u) << "h 4096 with 32 and 4 heads, 4100 with 4";
   ASSERT_EQ(doc["broken_rules"].size(), 1u);
@@ -100,8 +100,12 @@ TEST(CrestDesign, RanksExplicitConfigsListsTheBrokenOnesAndWarnsOfHeadDims) {
   for (const auto& c : doc["configs"]) {
     EXPECT_EQ(c["source"], "predicted");
     EXPECT_GT(c["tokens_per_s_per_gpu"].get<double>(), 0);
-    EXPECT_GT(c["mfu_sustained"].get<double>(), 0);
-    EXPECT_LT(c["mfu_sustained"].get<double>(), 1.2);
+    EXPECT_GT(c["mfu_peak"].get<double>(), 0);
+    EXPECT_LT(c["mfu_peak"].get<double>(), 1);
+    EXPECT_LE(c["memory"]["total_gib"].get<double>(), 80);
+    EXPECT_TRUE(c["memory"]["fits"].get<bool>());
+    EXPECT_GT(c["step"]["other_kernels"]["time_us"].get<double>(), 0);
+    EXPECT_EQ(c["step"]["other_kernels"]["source"], "predicted");
     if (c["config"]["hidden"] == 4096) {
       EXPECT_EQ(c["config"]["d_ff"], 11008) << "8/3*h rounded up to 256";
     }
@@ -112,7 +116,7 @@ TEST(CrestDesign, RanksExplicitConfigsListsTheBrokenOnesAndWarnsOfHeadDims) {
     }
   }
   const auto human = Crest("design --hidden 4096,4100 --heads 32 --vocab 32000 --seq 4096 "
-                           "--layers 32 --gpu h100");
+                           "--layers 32 --dp 8 --zero 3 --gpu h100");
   EXPECT_EQ(human.exit_code, 0) << human.err;
   EXPECT_NE(human.out.find("not ranked, each breaks a rule:"), std::string::npos) << human.out;
   EXPECT_NE(human.out.find("h=4100 a=32"), std::string::npos) << human.out;
@@ -120,9 +124,10 @@ TEST(CrestDesign, RanksExplicitConfigsListsTheBrokenOnesAndWarnsOfHeadDims) {
 
 TEST(CrestDesign, SearchesNearAParameterBudget) {
   const auto doc = Json(Crest("design --params 7B --tolerance 5% --vocab 32000 --seq 4096 "
-                              "--gpu h100 --top 0 --json"));
+                              "--dp 8 --zero 3 --gpu h100 --top 0 --json"));
   ASSERT_FALSE(doc.is_discarded());
   ASSERT_GT(doc["configs"].size(), 5u);
+  EXPECT_EQ(doc["rank_by"], "model_flops_per_s_per_gpu") << "sizes differ: equal work";
   // Listed tie group by group, each group fastest first, each group's leader
   // slower than the one before.
   double last = 1e300, leader = 1e300;
@@ -131,7 +136,7 @@ TEST(CrestDesign, SearchesNearAParameterBudget) {
   for (const auto& c : doc["configs"]) {
     const double params = c["params"]["total"].get<double>();
     EXPECT_NEAR(params, 7e9, 0.05 * 7e9);
-    const double tps = c["tokens_per_s_per_gpu"].get<double>();
+    const double tps = c["model_flops_per_s_per_gpu"].get<double>();
     if (c["tie_group"].get<int>() != group) {
       group = c["tie_group"].get<int>();
       EXPECT_LE(tps, leader) << "group " << group << "'s leader";
@@ -197,7 +202,7 @@ TEST(CrestDesign, EveryConfigurationBreakingARuleExitsTwoAfterListingThem) {
   EXPECT_NE(r.err.find("every one of the 1 configurations breaks a rule"), std::string::npos)
       << r.err;
   const auto json = Crest("--json design --hidden 4100,4096 --heads 32 --vocab 32000 --seq 4096 "
-                          "--layers 32 --gpu h100");
+                          "--layers 32 --dp 8 --zero 3 --gpu h100");
   EXPECT_EQ(json.exit_code, 0) << "one of two ranks: a success";
 }
 
@@ -218,7 +223,7 @@ TEST(CrestCsv, EveryLocalCommandPrintsCsv) {
         std::string("explain --m 4096 --n 4096 --k 4096 --gpu h100"),
         std::string("shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096"),
         std::string("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
-                    "--gpu h100"),
+                    "--dp 8 --zero 3 --gpu h100"),
         "lookup --m 8192 --n 4096 --k 10922 --gpu h100 --db " + db, "db stats --db " + db,
         "db check --db " + db, "sweep --db " + db + " --hidden 4096 --gpu h100 --window 1",
         "doctor --no-gpu --no-daemon --state-dir " + dir.path()}) {
@@ -249,7 +254,7 @@ TEST(CrestDb, VocabAndDesignAnswerFromADatabaseAndFillGapsWithTheModel) {
   EXPECT_EQ(vocab["answered_by"], db);
   EXPECT_EQ(vocab["candidates"].size(), 7u) << "nothing of the logits is in the file";
   const auto design = Json(Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 "
-                                 "--layers 32 --gpu h100 --json --db " + db));
+                                 "--layers 32 --dp 8 --zero 3 --gpu h100 --json --db " + db));
   ASSERT_EQ(design["configs"].size(), 1u);
   EXPECT_EQ(design["configs"][0]["source"], "predicted");
   EXPECT_EQ(Crest("vocab --vocab 8 --hidden 8 --gpu h100 --db " + dir.File("typo.db")).exit_code,

@@ -79,7 +79,11 @@ TEST_F(CrestRemote, AnUnsweptWindowIsAnsweredByTheModelLabelledPredicted) {
 TEST_F(CrestRemote, VocabAndDesignThroughTheDaemonEqualTheLocalAnswer) {
   for (const std::string args :
        {"vocab --vocab 50257 --hidden 4096 --tp 2 --gpu h100",
-        "design --hidden 4096,5120 --heads 32,40 --vocab 50304 --seq 2048 --layers 24 --gpu h100"}) {
+        "design --hidden 4096,5120 --heads 32,40 --vocab 50304 --seq 2048 --layers 24 --dp 8 "
+        "--zero 3 --gpu h100",
+        // A search asks the node's d_ff answer at each ratio (8/3, 3.5, 4): the
+        // remote search must be the local one, configuration for configuration.
+        "design --params 7B --vocab 32000 --seq 4096 --dp 8 --zero 3 --top 0 --gpu h100"}) {
     const auto remote = Crest("--csv " + args);
     const auto local = testing::RunCommand(std::string(CREST_BIN) + " --csv " + args);
     ASSERT_EQ(remote.exit_code, 0) << remote.err;

@@ -32,7 +32,7 @@ constexpr Case kCases[] = {
     {"vocab", "vocab --vocab 32000 --hidden 4096 --gpu h100", true},
     {"design",
      "design --hidden 4096 --heads 16,32,64 --kv-heads 8 --d-ff 11008 --vocab 32000 --seq 4096 "
-     "--batch 2 --layers 32 --gpu h100",
+     "--batch 2 --layers 32 --dp 8 --zero 3 --gpu h100",
      true},
     {"lookup", "lookup --m 8192 --n 4096 --k 10816 --gpu h100", true},
     {"lookup-pooled", "lookup --m 8192 --n 4096 --k 10816 --gpu h100 --runs all", true},

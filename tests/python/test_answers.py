@@ -34,15 +34,22 @@ def test_vocab_rows_are_typed_and_the_padded_vocabularies_win():
 
 
 def test_design_rows_carry_figures_and_the_broken_configs_their_rule():
-    rows = crest.design("h100", hidden=[4096, 4100], heads=32, vocab=32000, seq=4096, layers=32)
+    rows = crest.design("h100", hidden=[4096, 4100], heads=32, vocab=32000, seq=4096, layers=32,
+                        dp=8, zero=3)
     assert len(rows) == 1 and len(rows.broken) == 1
     assert rows.broken[0]["rule"] == "hidden (4100) must be divisible by heads (32)"
     r = rows[0]
     assert (r.hidden, r.heads, r.kv_heads, r.head_dim, r.d_ff) == (4096, 32, 32, 128, 11008)
     assert r.params == 6738415616 and r.source is crest.Source.PREDICTED
-    assert 0 < r.mfu_sustained < 1.2 and r.tokens_per_s_per_gpu > 0
+    assert 0 < r.mfu_peak < 1 and r.tokens_per_s_per_gpu > 0
+    assert r.fits and 0 < r.memory_gib <= 80 and (r.dp, r.zero) == (8, 3)
+    parts = (r.gemm_ms + r.attention_ms + r.other_kernels_ms + r.recompute_ms + r.comm_ms
+             + r.optimizer_ms)
+    assert abs(parts - r.step_ms) < 1e-6 * r.step_ms, "the parts add up to the step"
+    assert any("AdamW" in a for a in rows.assumptions)
     assert "FlashAttention" in rows.attention_note
-    searched = crest.design("h100", params="7B", vocab=32000, seq=4096, top=0)
+    searched = crest.design("h100", params="7B", vocab=32000, seq=4096, top=0, dp=8, zero=3)
+    assert searched.rank_by == "model_flops_per_s_per_gpu"
     assert len(searched) > 5
     assert all(abs(x.params - 7e9) <= 0.05 * 7e9 for x in searched)
 
@@ -58,7 +65,8 @@ def test_answers_through_a_daemon_and_from_its_database_equal_the_local_ones(dae
     assert remote.answered_by == "crestd at " + daemon.target
     assert [(r.vocab, r.train_us) for r in remote] == [(r.vocab, r.train_us) for r in local]
     assert daemon.best_dff(4096, "h100", window=2, algo="default").algo_choice == "default"
-    design = daemon.design("h100", hidden=4096, heads=32, vocab=32000, seq=2048, layers=24)
+    design = daemon.design("h100", hidden=4096, heads=32, vocab=32000, seq=2048, layers=24,
+                           dp=8, zero=3)
     assert design[0].source is crest.Source.PREDICTED
     list(daemon.sweep({"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 4}]}))
     daemon.export(str(tmp_path / "node.db"))
@@ -121,7 +129,8 @@ def test_rows_plot_marks_measured_and_predicted_apart_and_renders(tmp_path):
     plt.close(ax.figure)
     _check_png(tmp_path / "dff.png")
     for answer, name in ((crest.vocab(50257, 4096, "h100"), "vocab"),
-                         (crest.design("h100", params="7B", vocab=32000, seq=4096), "design")):
+                         (crest.design("h100", params="7B", vocab=32000, seq=4096, dp=8, zero=3),
+                          "design")):
         ax = answer.plot()
         ax.figure.savefig(tmp_path / f"{name}.png")
         plt.close(ax.figure)
@@ -134,7 +143,7 @@ def test_python_m_crest_plot_writes_png_and_svg_files(tmp_path):
                         ("vocab", ["--vocab", "50257", "--hidden", "4096", "--gpu", "h100"]),
                         ("design", ["--hidden", "4096,5120", "--heads", "32,40", "--vocab",
                                     "32000", "--seq", "4096", "--layers", "32",
-                                    "--gpu", "h100"])):
+                                    "--dp", "8", "--zero", "3", "--gpu", "h100"])):
         for ext in ("png", "svg"):
             out = tmp_path / f"{kind}.{ext}"
             done = subprocess.run([sys.executable, "-m", "crest", "plot", kind, *flags,

@@ -113,6 +113,7 @@ def test_every_answer_frame_starts_with_the_keys_of_its_question():
     assert list(vocab.columns[:6]) == ["gpu", "dtype", "hidden", "tp", "tokens", "rank_by"]
     assert set(vocab["tp"]) == {8} and set(vocab["gpu"]) == {"H100-SXM"}
     design = crest.design("h100", hidden=4096, heads=32, d_ff=11008, vocab=32000, seq=4096,
+                          dp=8, zero=3,
                           layers=32).to_pandas()
     assert list(design.columns[:3]) == ["gpu", "dtype", "attention"]
     assert set(design["attention"]) == {"fused"}

@@ -55,9 +55,22 @@ AttentionFlops FusedAttentionFlops(const ModelConfig& c) {
   return f;
 }
 
-absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu) {
+std::string_view AttentionKernelName(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::kUnfused:
+      return "unfused";
+    case AttentionKernel::kFusedFa2:
+      return "fused-fa2";
+    case AttentionKernel::kFused:
+      break;
+  }
+  return "fused";
+}
+
+absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu,
+                                                     AttentionKernel kernel) {
   if (auto s = ValidateModelConfig(c); !s.ok()) return s;
-  const bool hopper = gpu.architecture == "Hopper";
+  const bool hopper = gpu.architecture == "Hopper" && kernel != AttentionKernel::kFusedFa2;
   const double measured_on = FastKernelTflops(**FindGpu("h100"), c.dtype);
   const double here = FastKernelTflops(gpu, c.dtype);
   if (measured_on <= 0 || here <= 0) {

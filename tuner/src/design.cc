@@ -24,19 +24,23 @@ Timing Weighted(Timing a, double wa, Timing b, double wb) {
 }
 
 // Which of a config's GEMMs each figure sums (indices into its GEMM list).
+// The attention core's GEMMs (unfused) are in core_* only.
 struct GemmSets {
-  std::vector<size_t> layer_fwd, layer_train, logits_fwd, logits_train, attention_core_fwd;
+  std::vector<size_t> layer_fwd, layer_train, logits_fwd, logits_train, core_fwd, core_bwd;
 };
 
 GemmSets Split(const std::vector<GemmShape>& gemms) {
   GemmSets s;
   for (size_t i = 0; i < gemms.size(); ++i) {
     const GemmShape& g = gemms[i];
+    const bool fwd = g.pass == Pass::kFwd;
+    if (IsAttentionCore(g)) {
+      (fwd ? s.core_fwd : s.core_bwd).push_back(i);
+      continue;
+    }
     const bool logits = g.name.starts_with("logits.");
     (logits ? s.logits_train : s.layer_train).push_back(i);
-    if (g.pass != Pass::kFwd) continue;
-    (logits ? s.logits_fwd : s.layer_fwd).push_back(i);
-    if (IsAttentionCore(g)) s.attention_core_fwd.push_back(i);
+    if (fwd) (logits ? s.logits_fwd : s.layer_fwd).push_back(i);
   }
   return s;
 }
@@ -57,40 +61,7 @@ Timing Sum(const std::vector<Timing>& parts, const std::vector<size_t>& set) {
 
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
-// The step with tensor parallelism's communication added (t > 1): sets the
-// row's step, communication and basis; the step's communication [µs].
-absl::StatusOr<double> AddCommunication(const DesignConfig& c, const DesignOptions& o,
-                                        const Timing& compute, DesignRow& row) {
-  row.step_train = compute;
-  if (c.model.tp == 1) {
-    row.comm_basis = "no tensor parallelism: no communication";
-    return 0.0;
-  }
-  if (o.gpu == nullptr) return absl::InvalidArgumentError("design: tensor parallelism needs a GPU");
-  auto comm = PredictTpComm(c.model, *o.gpu);
-  if (!comm.ok()) return comm.status();
-  const double layers = static_cast<double>(c.layers);
-  row.comm_layer_train = comm->layer_train;
-  row.comm_basis = comm->basis;
-  row.step_train = Weighted(compute, 1, comm->layer_train, layers);
-  return layers * comm->layer_train.time_us;
-}
-
 }  // namespace
-
-DesignParams CountParams(const DesignConfig& c) {
-  const ModelConfig& m = c.model;
-  const int64_t h = m.hidden;
-  const int64_t d = m.HeadDim();
-  const int64_t attention = h * (m.heads + 2 * m.KvHeads()) * d + m.heads * d * h;
-  const int64_t mlp = 3 * h * m.d_ff;
-  DesignParams p;
-  p.per_layer = attention + mlp + 2 * h;
-  p.embedding = m.vocab * h * (c.tied_embeddings ? 1 : 2);
-  p.total = c.layers * p.per_layer + p.embedding + h;
-  p.per_rank = c.layers * ((attention + mlp) / m.tp + 2 * h) + p.embedding / m.tp + h;
-  return p;
-}
 
 std::vector<std::string> HeadDimWarnings(const ModelConfig& c) {
   std::vector<std::string> out;
@@ -110,18 +81,159 @@ std::vector<std::string> HeadDimWarnings(const ModelConfig& c) {
   return out;
 }
 
+namespace {
+
+Timing Scaled(Timing t, double w) {
+  t.time_us *= w;
+  t.low_us *= w;
+  t.high_us *= w;
+  return t;
+}
+
+Timing Zero() { return PredictedTiming(0, 0, std::string(kStepModelVersion)); }
+
+// One micro-batch's GEMMs and attention core on one rank, timed.
+struct Timed {
+  Timing gemm_layer_fwd, gemm_layer_train;  // one layer's GEMMs, the attention core's left out
+  Timing logits_train;
+  Timing attention_fwd, attention_bwd;      // one layer's core
+};
+
+// Times every GEMM of the config in one call of `timer` (one run answers
+// them all) and its attention core; fills the row's FLOPs and per-layer
+// figures.
+absl::StatusOr<Timed> TimeParts(const DesignConfig& c, const DesignOptions& o,
+                                std::vector<GemmShape> gemms, const GemmSetTimer& timer,
+                                DesignRow& row) {
+  const bool fused = IsFused(o.attention);
+  std::optional<FusedAttention> attention;
+  if (fused) {
+    auto a = PredictFusedAttention(c.model, *o.gpu, o.attention);
+    if (!a.ok()) return a.status();
+    attention = *std::move(a);
+    std::erase_if(gemms, IsAttentionCore);  // not run: they leave the set and its run
+  }
+  const GemmSets s = Split(gemms);
+  const double tokens = static_cast<double>(c.model.Tokens());
+  const double layers = static_cast<double>(c.layers);
+  const double ranks = static_cast<double>(c.model.tp);
+  const double core_fwd = fused ? attention->fwd_flops : Flops(gemms, s.core_fwd);
+  const double core_bwd = fused ? attention->bwd_flops : Flops(gemms, s.core_bwd);
+  const double layer_fwd = Flops(gemms, s.layer_fwd) + core_fwd;
+  const double layer_train = Flops(gemms, s.layer_train) + core_fwd + core_bwd;
+  row.fwd_flops_per_token = (layers * layer_fwd + Flops(gemms, s.logits_fwd)) * ranks / tokens;
+  row.train_flops_per_token =
+      (layers * layer_train + Flops(gemms, s.logits_train)) * ranks / tokens;
+  const Recompute mode = c.layout.recompute;
+  const double again = mode == Recompute::kFull        ? layer_fwd
+                       : mode == Recompute::kSelective ? core_fwd
+                                                       : 0;
+  row.hardware_flops_per_token = row.train_flops_per_token + layers * again * ranks / tokens;
+  const ModelConfig& m = c.model;
+  row.model_flops_per_token =
+      6 * static_cast<double>(row.params.matmul) +
+      12 * layers * static_cast<double>(m.heads * m.HeadDim()) * static_cast<double>(m.seq);
+  auto parts = timer(gemms);
+  if (!parts.ok()) return parts.status();
+  Timed t;
+  t.gemm_layer_fwd = Sum(*parts, s.layer_fwd);
+  t.gemm_layer_train = Sum(*parts, s.layer_train);
+  t.logits_train = Sum(*parts, s.logits_train);
+  row.logits_fwd = Sum(*parts, s.logits_fwd);
+  row.logits_train = t.logits_train;
+  if (fused) {
+    t.attention_fwd = attention->fwd;
+    t.attention_bwd = attention->bwd;
+    row.attention_basis = attention->basis;
+  } else {
+    t.attention_fwd = Sum(*parts, s.core_fwd);
+    t.attention_bwd = Sum(*parts, s.core_bwd);
+    row.attention_basis =
+        "unfused attention: attn_score and attn_value as batched GEMMs writing the s*s scores";
+  }
+  row.attention_core_fwd = t.attention_fwd;
+  row.layer_fwd = Weighted(t.gemm_layer_fwd, 1, t.attention_fwd, 1);
+  const Timing train_parts[] = {t.gemm_layer_train, t.attention_fwd, t.attention_bwd};
+  row.layer_train = SumTimings(train_parts);
+  return t;
+}
+
+// The optimizer step from one micro-batch's parts: fills row.step.
+void ComposeStep(const DesignConfig& c, const GpuSpec& gpu, const Timed& t, const TpComm& tp,
+                 const DpComm& dp, DesignRow& row) {
+  const double layers = static_cast<double>(c.layers);
+  const double accum = static_cast<double>(c.layout.grad_accum);
+  const KernelTraffic lk = LayerKernelTraffic(c);
+  const KernelTraffic hk = HeadKernelTraffic(c);
+  const Timing other_fwd = MemoryBoundTiming(lk.fwd_bytes, lk.fwd_kernels, gpu);
+  const Timing other_bwd = MemoryBoundTiming(lk.bwd_bytes, lk.bwd_kernels, gpu);
+  const Timing head =
+      MemoryBoundTiming(hk.fwd_bytes + hk.bwd_bytes, hk.fwd_kernels + hk.bwd_kernels, gpu);
+  Timing again = Zero();  // one layer's recompute
+  if (c.layout.recompute == Recompute::kSelective) again = t.attention_fwd;
+  if (c.layout.recompute == Recompute::kFull) {
+    const Timing forward[] = {t.gemm_layer_fwd, t.attention_fwd, other_fwd, tp.layer_fwd};
+    again = SumTimings(forward);
+  }
+  StepBreakdown& s = row.step;
+  const double per_step = accum * layers;
+  s.micro_batches = c.layout.grad_accum;
+  s.gemm = Weighted(t.gemm_layer_train, per_step, t.logits_train, accum);
+  s.attention = Weighted(t.attention_fwd, per_step, t.attention_bwd, per_step);
+  const Timing other[] = {Scaled(other_fwd, per_step), Scaled(other_bwd, per_step),
+                          Scaled(head, accum)};
+  s.other = SumTimings(other);
+  s.recompute = Scaled(again, per_step);
+  s.tp_comm = Scaled(tp.layer_train, per_step);
+  s.optimizer = OptimizerTiming(c, row.params, gpu);
+  // Each layer's collectives run beside the next layer's compute.
+  const double fwd_us =
+      t.gemm_layer_fwd.time_us + t.attention_fwd.time_us + other_fwd.time_us;
+  const double bwd_us = t.gemm_layer_train.time_us - t.gemm_layer_fwd.time_us +
+                        t.attention_bwd.time_us + other_bwd.time_us + again.time_us;
+  const double exposed =
+      static_cast<double>(dp.fwd_micro_batches) * ExposedComm(dp.layer_fwd_us, fwd_us, c.layers) +
+      static_cast<double>(dp.bwd_micro_batches) * ExposedComm(dp.layer_bwd_us, bwd_us, c.layers) +
+      dp.rest_us;
+  s.dp_comm = PredictedTiming(exposed, kStepPartError, std::string(kStepModelVersion));
+  s.dp_comm_total_us = dp.total_us;
+  const Timing all[] = {s.gemm, s.attention, s.other, s.recompute,
+                        s.tp_comm, s.optimizer, s.dp_comm};
+  s.total = SumTimings(all);
+  s.no_overlap_us = s.total.time_us - exposed + dp.total_us;
+}
+
+// The step's rates: tokens/s per GPU, model FLOP/s, MFU and HFU.
+void Rates(const DesignConfig& c, const DesignOptions& o, DesignRow& row) {
+  row.step_train = row.step.total;
+  row.tokens_per_step_per_gpu = static_cast<double>(c.layout.grad_accum) *
+                                static_cast<double>(c.model.Tokens()) /
+                                static_cast<double>(c.model.tp);
+  row.tokens_per_s_per_gpu = row.tokens_per_step_per_gpu / (row.step.total.time_us * 1e-6);
+  row.tokens_per_s_per_gpu_no_overlap =
+      row.tokens_per_step_per_gpu / (row.step.no_overlap_us * 1e-6);
+  row.model_flops_per_s_per_gpu = row.model_flops_per_token * row.tokens_per_s_per_gpu;
+  if (o.peak_tflops > 0) {
+    row.mfu_peak = row.model_flops_per_s_per_gpu / (o.peak_tflops * 1e12);
+    row.hfu_peak = row.hardware_flops_per_token * row.tokens_per_s_per_gpu / (o.peak_tflops * 1e12);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& c, const DesignOptions& o,
                                          const GemmSetTimer& timer) {
+  if (o.gpu == nullptr) return absl::InvalidArgumentError("design: needs a GPU");
   DesignRow row;
   row.config = c;
-  if (c.layers < 1 || c.layers > 100000) {
-    row.rule = absl::InvalidArgumentError(
-        StrCat("layers must be between 1 and 100000 (got ", c.layers, ")"));
+  if (auto s = ValidateLayout(c); !s.ok()) {
+    row.rule = s;
     return row;
   }
   ShapeOptions options;
   options.include_backward = true;
   options.fuse_gate_up = o.fuse_gate_up;
+  options.mlp = c.mlp;
   auto gemms = TransformerGemms(c.model, options);
   if (!gemms.ok()) {
     row.rule = gemms.status();
@@ -129,58 +241,41 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& c, const DesignOpti
   }
   row.warnings = HeadDimWarnings(c.model);
   row.params = CountParams(c);
-  const bool fused = o.attention == AttentionKernel::kFused;
-  std::optional<FusedAttention> attention;
-  if (fused) {
-    if (o.gpu == nullptr) return absl::InvalidArgumentError("design: fused attention needs a GPU");
-    auto a = PredictFusedAttention(c.model, *o.gpu);
-    if (!a.ok()) return a.status();
-    attention = *std::move(a);
-    // Its GEMMs are not run: they leave the set (and the run that answers it).
-    std::erase_if(*gemms, IsAttentionCore);
+  row.memory = PredictTrainingMemory(c, row.params, *o.gpu, o.attention);
+  if (!row.memory.fits) {
+    row.rule = absl::ResourceExhaustedError(
+        StrCat("memory: ", DescribeMemory(row.memory, *o.gpu),
+               "; shard it (--dp N --zero 1|2|3, --tp), recompute (--recompute), or a smaller "
+               "--batch"));
+    return row;
   }
-  const GemmSets s = Split(*gemms);
-  const double tokens = static_cast<double>(c.model.Tokens());
-  const double layers = static_cast<double>(c.layers);
-  const double ranks = static_cast<double>(c.model.tp);
-  const double core_fwd = attention ? attention->fwd_flops : 0;
-  const double core_train = attention ? attention->fwd_flops + attention->bwd_flops : 0;
-  row.fwd_flops_per_token =
-      (layers * (Flops(*gemms, s.layer_fwd) + core_fwd) + Flops(*gemms, s.logits_fwd)) * ranks /
-      tokens;
-  row.train_flops_per_token =
-      (layers * (Flops(*gemms, s.layer_train) + core_train) + Flops(*gemms, s.logits_train)) *
-      ranks / tokens;
-  // Every GEMM of the config in one call: one run answers them all.
-  auto parts = timer(*gemms);
-  if (!parts.ok()) return parts.status();
-  row.layer_fwd = Sum(*parts, s.layer_fwd);
-  row.layer_train = Sum(*parts, s.layer_train);
-  row.logits_fwd = Sum(*parts, s.logits_fwd);
-  row.logits_train = Sum(*parts, s.logits_train);
-  if (attention) {
-    row.attention_core_fwd = attention->fwd;
-    row.attention_basis = attention->basis;
-    row.layer_fwd = Weighted(row.layer_fwd, 1, attention->fwd, 1);
-    const Timing train_parts[] = {row.layer_train, attention->fwd, attention->bwd};
-    row.layer_train = SumTimings(train_parts);
-  } else {
-    row.attention_core_fwd = Sum(*parts, s.attention_core_fwd);
-    row.attention_basis =
-        "unfused attention: attn_score and attn_value as batched GEMMs writing the s*s scores";
-  }
-  const Timing compute = Weighted(row.layer_train, layers, row.logits_train, 1);
-  auto comm_us = AddCommunication(c, o, compute, row);
-  if (!comm_us.ok()) return comm_us.status();
-  row.layer_train_amortized_us = row.layer_train.time_us + row.logits_train.time_us / layers;
-  const double step_s = row.step_train.time_us * 1e-6;
-  row.tokens_per_s_per_gpu = tokens / step_s / ranks;
-  row.tokens_per_s_per_gpu_overlapped =
-      tokens / (std::max(compute.time_us, *comm_us) * 1e-6) / ranks;
-  const double flops_per_s_per_gpu = row.train_flops_per_token * row.tokens_per_s_per_gpu;
-  if (o.sustained_tflops > 0) row.mfu_sustained = flops_per_s_per_gpu / (o.sustained_tflops * 1e12);
-  if (o.peak_tflops > 0) row.mfu_peak = flops_per_s_per_gpu / (o.peak_tflops * 1e12);
+  auto timed = TimeParts(c, o, *std::move(gemms), timer, row);
+  if (!timed.ok()) return timed.status();
+  auto tp = PredictTpComm(c.model, *o.gpu);
+  if (!tp.ok()) return tp.status();
+  row.comm_layer_train = tp->layer_train;
+  row.comm_basis = tp->basis;
+  auto dp = PredictDpComm(c, row.params, *o.gpu);
+  if (!dp.ok()) return dp.status();
+  row.dp_basis = dp->basis;
+  ComposeStep(c, *o.gpu, *timed, *tp, *dp, row);
+  Rates(c, o, row);
   return row;
+}
+
+DesignRankBy RankByOf(std::span<const DesignRow> rows) {
+  std::optional<int64_t> size;
+  for (const DesignRow& r : rows) {
+    if (!r.rule.ok()) continue;
+    if (size && *size != r.params.total) return DesignRankBy::kModelFlopsPerS;
+    size = r.params.total;
+  }
+  return DesignRankBy::kTokensPerS;
+}
+
+std::string_view RankByName(DesignRankBy by) {
+  return by == DesignRankBy::kModelFlopsPerS ? "model_flops_per_s_per_gpu"
+                                             : "tokens_per_s_per_gpu";
 }
 
 void RankDesigns(std::vector<DesignRow>& rows) {
@@ -192,19 +287,38 @@ void RankDesigns(std::vector<DesignRow>& rows) {
       first = r.step_train.source;
     }
   }
-  // Ranked by tokens/s per GPU, fastest first.
+  const DesignRankBy by = RankByOf(rows);
   RankRows(
       rows,
-      [](const DesignRow& r) -> std::optional<TieKey> {
+      [by](const DesignRow& r) -> std::optional<TieKey> {
         if (!r.rule.ok()) return std::nullopt;  // not ranked
-        // Time per token per GPU (the inverse of tokens/s per GPU), its
+        // Time per unit of the figure (per token, or per model FLOP), its
         // interval the step's, scaled alike.
         const Timing& t = r.step_train;
-        const double per_token = r.tokens_per_s_per_gpu > 0 ? 1 / r.tokens_per_s_per_gpu : 0;
+        const double rate = by == DesignRankBy::kModelFlopsPerS ? r.model_flops_per_s_per_gpu
+                                                                : r.tokens_per_s_per_gpu;
+        const double per_unit = rate > 0 ? 1 / rate : 0;
         const double low = t.time_us > 0 ? LowOf(t) / t.time_us : 1;
-        return TieKey{t.source, per_token, per_token * low};
+        return TieKey{t.source, per_unit, per_unit * low};
       },
       &DesignRow::tie_group, first);
+}
+
+int64_t LargestFittingBatch(DesignConfig c, const GpuSpec& gpu, AttentionKernel attention) {
+  const auto fits = [&](int64_t b) {
+    c.model.micro_batch = b;
+    return PredictTrainingMemory(c, CountParams(c), gpu, attention).fits;
+  };
+  if (!fits(1)) return 0;
+  int64_t lo = 1;  // fits
+  int64_t hi = kMaxMicroBatch + 1;  // does not, or past the cap
+  if (fits(kMaxMicroBatch)) return kMaxMicroBatch;
+  hi = kMaxMicroBatch;
+  while (hi - lo > 1) {  // memory grows with b
+    const int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 namespace {
@@ -234,7 +348,7 @@ std::vector<int64_t> LayerCounts(DesignConfig c, const DesignSearch& s) {
 // there are h/192 to h/64 layers, and the embeddings add at most 2·h·v.
 bool WidthCanFit(int64_t h, const DesignSearch& s) {
   const double hh = static_cast<double>(h);
-  const double vocab = static_cast<double>(RoundUp(s.base.vocab, 128 * s.base.tp));
+  const double vocab = static_cast<double>(RoundUp(s.base.model.vocab, 128 * s.base.model.tp));
   const double most = (hh / 64 + 1) * 17 * hh * hh + 2 * hh * vocab + hh;
   const double least = (hh / 192) * 8 * hh * hh;
   return least <= s.params * (1 + s.tolerance) && most >= s.params * (1 - s.tolerance);
@@ -252,12 +366,14 @@ absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& s) {
         StrCat("tolerance must be above 0% and at most 50% (got ", 100 * s.tolerance, "%)"));
   }
   std::vector<DesignConfig> out;
-  const int64_t tp = s.base.tp;
+  const int64_t tp = s.base.model.tp;
+  const bool gelu = s.base.mlp == MlpKind::kGelu;
+  const std::vector<Ratio> gelu_ratio = {{4, 1, "4"}};
   for (int64_t h = 128; h <= 65536; h += 128) {
     if (!WidthCanFit(h, s)) continue;
-    for (const Ratio& ratio : s.ratios) {
+    for (const Ratio& ratio : gelu ? gelu_ratio : s.ratios) {
       std::vector<int64_t> dffs = {RoundUp(ratio.FloorTimes(h), 256)};
-      if (s.choose_dff) {
+      if (s.choose_dff && !gelu) {  // the d_ff answer times SwiGLU MLPs
         auto chosen = s.choose_dff(h, ratio);
         if (!chosen.ok()) return chosen.status();
         dffs = *std::move(chosen);
@@ -269,14 +385,12 @@ absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& s) {
           for (int64_t kv : {heads, int64_t{8}}) {
             if (kv > heads || heads % kv != 0 || heads % tp != 0 || kv % tp != 0) continue;
             if (kv == 8 && heads == 8) continue;  // the same as kv = heads
-            DesignConfig c;
-            c.tied_embeddings = s.tied_embeddings;
-            c.model = s.base;
+            DesignConfig c = s.base;
             c.model.hidden = h;
             c.model.heads = heads;
             c.model.kv_heads = kv;
             c.model.d_ff = d_ff;
-            c.model.vocab = RoundUp(s.base.vocab, 128 * tp);
+            c.model.vocab = RoundUp(s.base.model.vocab, 128 * tp);
             for (int64_t layers : LayerCounts(c, s)) {
               c.layers = layers;
               out.push_back(c);

@@ -43,7 +43,9 @@ void AddLinear(std::vector<GemmShape>& out, std::string_view row, int64_t m, int
 void AddMlp(std::vector<GemmShape>& out, int64_t tokens, int64_t hidden, int64_t d_ff, int64_t tp,
             DType dtype, const ShapeOptions& options) {
   const bool bwd = options.include_backward;
-  if (options.fuse_gate_up) {
+  if (options.mlp == MlpKind::kGelu) {
+    AddLinear(out, "mlp_up", tokens, d_ff / tp, hidden, dtype, bwd);
+  } else if (options.fuse_gate_up) {
     AddLinear(out, "mlp_gate_up", tokens, 2 * d_ff / tp, hidden, dtype, bwd);
   } else {
     AddLinear(out, "mlp_gate", tokens, d_ff / tp, hidden, dtype, bwd);

@@ -652,9 +652,21 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
   return a;
 }
 
+namespace {
+
+// A ratio as the wire carries it: the user's text when it says this very
+// value (so answers echo it), else num/den: the value is what is asked.
+std::string RatioText(const Ratio& r) {
+  auto parsed = ParseRatio(r.text);
+  if (parsed.ok() && parsed->Value() == r.Value()) return r.text;
+  return StrCat(r.num, "/", r.den);
+}
+
+}  // namespace
+
 void Fill(const DffQuery& q, const std::string& gpu, v1::QueryDffRequest* out) {
   out->set_hidden(q.dff.hidden);
-  out->set_ratio(q.dff.ratio.text);
+  out->set_ratio(RatioText(q.dff.ratio));
   out->set_window(q.dff.window);
   out->set_align(q.dff.align);
   out->set_tokens(q.tokens);

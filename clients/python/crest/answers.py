@@ -219,6 +219,7 @@ def vocab_from_json(doc: dict) -> VocabAnswer:
 
 @dataclasses.dataclass(frozen=True)
 class DesignRow:
+    """One configuration's predicted training step on one GPU (crest design --json)."""
     rank: int                  # within its source
     tie_group: int
     hidden: int
@@ -230,29 +231,48 @@ class DesignRow:
     seq: int
     micro_batch: int
     tp: int
+    dp: int
+    zero: int
+    grad_accum: int
+    recompute: str             # none, selective, full
+    mlp: str                   # swiglu, gelu
     layers: int
     params: int
     params_per_tp_rank: int
-    train_flops_per_token: float
-    layer_fwd_us: float
-    layer_train_amortized_us: float   # one layer's train GEMMs + the logits' / layers
-    attention_core_fwd_us: float      # the two batched GEMMs (FlashAttention runs it fused)
+    train_flops_per_token: float      # executed (causal attention), forward and backward
+    model_flops_per_token: float      # MFU's: 6 per matmul weight + 12·L·a·d·s
+    layer_fwd_us: float               # one layer's GEMMs and attention core, one micro-batch
+    attention_core_fwd_us: float
+    step_ms: float                    # one optimizer step on one GPU
+    gemm_ms: float                    # its parts: GEMMs,
+    attention_ms: float               # the attention core,
+    other_kernels_ms: float           # the memory-bound kernels,
+    recompute_ms: float               # the forward re-run,
+    comm_ms: float                    # tensor-parallel + exposed data-parallel collectives,
+    optimizer_ms: float               # the optimizer
     tokens_per_s_per_gpu: float
-    mfu_sustained: float
-    mfu_peak: float
-    source: Source                    # of the train step's time
+    tokens_per_s_per_gpu_no_overlap: float
+    model_tflops_per_gpu: float       # model FLOP/s per GPU / 1e12
+    mfu_peak: float                   # MFU against the datasheet dense peak
+    hfu_peak: float
+    memory_gib: float                 # predicted per GPU
+    fits: bool
+    source: Source                    # of the step's time
     warnings: List[str]
 
 
 class DesignAnswer(list):
-    """Ranked configurations; `broken` holds those that break a rule, with the rule."""
+    """Ranked configurations; `broken` holds those that break a rule, with the rule
+    (and, where memory is the rule, the memory)."""
 
     gpu: str
     answered_by: str
-    sustained_tflops: float
+    peak_tflops: float
+    rank_by: str               # tokens_per_s_per_gpu, or model_flops_per_s_per_gpu across sizes
     broken: List[dict]
     attention_note: str
-    query: dict  # gpu, dtype, attention (fused or unfused)
+    assumptions: List[str]
+    query: dict  # gpu, dtype, attention (fused, fused-fa2 or unfused)
 
     def to_pandas(self):
         """One row per configuration (its own dimensions in its columns), the
@@ -265,23 +285,34 @@ class DesignAnswer(list):
 
 
 def _design_row(r: dict) -> DesignRow:
-    c = r["config"]
+    c, step = r["config"], r["step"]
+
+    def ms(part: str) -> float:
+        return float(step[part]["time_us"]) / 1e3
+
     return DesignRow(
         int(r["rank"]), int(r["tie_group"]), int(c["hidden"]), int(c["heads"]),
         int(c["kv_heads"]), int(c["head_dim"]), int(c["d_ff"]), int(c["vocab"]), int(c["seq"]),
-        int(c["micro_batch"]), int(c["tp"]), int(c["layers"]), int(r["params"]["total"]),
-        int(r["params"]["per_tp_rank"]), float(r["train_flops_per_token"]),
-        float(r["layer_fwd"]["time_us"]), float(r["layer_train_amortized_us"]),
-        float(r["attention_core_fwd"]["time_us"]), float(r["tokens_per_s_per_gpu"]),
-        float(r["mfu_sustained"]), float(r["mfu_peak"]), _source(r["source"]),
-        list(r["warnings"]))
+        int(c["micro_batch"]), int(c["tp"]), int(c["dp"]), int(c["zero"]),
+        int(c["grad_accum"]), str(c["recompute"]), str(c["mlp"]), int(c["layers"]),
+        int(r["params"]["total"]), int(r["params"]["per_tp_rank"]),
+        float(r["train_flops_per_token"]), float(r["model_flops_per_token"]),
+        float(r["layer_fwd"]["time_us"]), float(r["attention_core_fwd"]["time_us"]),
+        float(step["time_us"]) / 1e3, ms("gemm"), ms("attention"), ms("other_kernels"),
+        ms("recompute"), ms("tp_comm") + ms("dp_comm_exposed"), ms("optimizer"),
+        float(r["tokens_per_s_per_gpu"]), float(r["tokens_per_s_per_gpu_no_overlap"]),
+        float(r["model_flops_per_s_per_gpu"]) / 1e12, float(r["mfu_peak"]),
+        float(r["hfu_peak"]), float(r["memory"]["total_gib"]), bool(r["memory"]["fits"]),
+        _source(r["source"]), list(r["warnings"]))
 
 
 def design(gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
            top: int = 10, **dims) -> DesignAnswer:
-    """`crest design`: dims are hidden, heads, kv_heads, d_ff, vocab, seq, batch, tp,
-    layers (a value, "4096,5120" or "4096:8192:512"), or params="7B" with tolerance;
-    runs="all" pools a database's runs (default: each configuration from one run)."""
+    """`crest design`: dims are hidden, heads, kv_heads, d_ff, vocab, seq, batch (or
+    "max"), tp, layers (a value, "4096,5120" or "4096:8192:512"), or params="7B" with
+    tolerance; and the step's layout: dp, zero, grad_accum, recompute, mlp, norm,
+    gpus_per_node, attention; runs="all" pools a database's runs (default: each
+    configuration from one run)."""
     lists = {k: ",".join(map(str, v)) if isinstance(v, (list, tuple)) else v
              for k, v in dims.items()}
     doc = run_crest(["design", *_flags(gpu=gpu, top=top, **lists)], server=server, db=db)
@@ -292,9 +323,11 @@ def design_from_json(doc: dict) -> DesignAnswer:
     """`crest design --json`'s document as typed rows."""
     answer = DesignAnswer(_design_row(r) for r in doc["configs"])
     answer.gpu, answer.answered_by = doc["gpu"], doc["answered_by"]
-    answer.sustained_tflops = float(doc["sustained_tflops"])
+    answer.peak_tflops = float(doc["peak_tflops"])
+    answer.rank_by = doc["rank_by"]
     answer.broken = list(doc["broken_rules"])
     answer.attention_note = doc["attention_note"]
+    answer.assumptions = list(doc["assumptions"])
     # Each row carries its own configuration; these keys are the question's.
     answer.query = {"gpu": doc["gpu"], "dtype": doc["dtype"], "attention": doc["attention"]}
     return answer

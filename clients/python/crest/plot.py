@@ -76,21 +76,25 @@ def plot_vocab(answer, ax=None):
                    f"vocabulary {answer.vocab} padded, on {answer.gpu}")
 
 
-def plot_design(answer, ax=None):
+def plot_design(answer, ax=None, label_top: int = 5):
+    """Parameters against model TFLOP/s per GPU (equal work across sizes); the top
+    `label_top` rows labelled; configurations that break a rule (memory, most often)
+    shown apart at the foot of the axes; the legend outside."""
     ax = _axes(ax)
-
-    def tflops(r):
-        return r.train_flops_per_token * r.tokens_per_s_per_gpu / 1e12
-
-    _points(ax, answer, lambda r: r.params / 1e9, tflops)
-    for r in answer:
-        ax.annotate(f"h{r.hidden} L{r.layers} a{r.heads}/{r.kv_heads}",
-                    (r.params / 1e9, tflops(r)), fontsize=6, xytext=(3, 3),
+    _points(ax, answer, lambda r: r.params / 1e9, lambda r: r.model_tflops_per_gpu)
+    for r in sorted(answer, key=lambda r: -r.model_tflops_per_gpu)[:label_top]:
+        ax.annotate(f"h{r.hidden} L{r.layers} a{r.heads}/{r.kv_heads} b{r.micro_batch}",
+                    (r.params / 1e9, r.model_tflops_per_gpu), fontsize=7, xytext=(4, 4),
                     textcoords="offset points")
-    ax.axhline(answer.sustained_tflops, linestyle="--", color="gray",
-               label=f"sustained rate {answer.sustained_tflops:.0f}")
-    return _finish(ax, "parameters [billions]", "model TFLOP/s per GPU (training)",
-                   f"model designs on {answer.gpu}")
+    broken = [b for b in answer.broken if "params" in b]
+    if broken:
+        ax.plot([b["params"]["total"] / 1e9 for b in broken], [0] * len(broken),
+                linestyle="none", marker="x", color="tab:red",
+                label=f"breaks a rule ({len(broken)})")
+    ax.axhline(answer.peak_tflops, linestyle="--", color="gray",
+               label=f"datasheet peak {answer.peak_tflops:.0f}")
+    return _finish(ax, "parameters [billions]", "model TFLOP/s per GPU (predicted step)",
+                   f"model designs on {answer.gpu}, ranked by {answer.rank_by}")
 
 
 # Alignment classes of d_ff/tp by their largest power-of-two divisor: what

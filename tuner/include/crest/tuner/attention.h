@@ -25,9 +25,14 @@
 namespace crest {
 
 enum class AttentionKernel {
-  kFused,    // FlashAttention, predicted from published figures (the default)
-  kUnfused,  // attn_score and attn_value as two batched GEMMs writing the scores
+  kFused,     // FlashAttention, predicted from published figures (the default):
+              // FlashAttention-3 on Hopper, -2 elsewhere
+  kUnfused,   // attn_score and attn_value as two batched GEMMs writing the scores
+  kFusedFa2,  // FlashAttention-2 on every GPU (what Hopper runs before FA3, 2023-24)
 };
+inline bool IsFused(AttentionKernel k) { return k != AttentionKernel::kUnfused; }
+std::string_view AttentionKernelName(AttentionKernel k);  // "fused", "unfused", "fused-fa2"
+
 
 inline constexpr std::string_view kAttentionModelVersion = "flash-attn-fig5";
 // What one predicted fused attention time misses by: figures of one GPU,
@@ -54,7 +59,9 @@ AttentionFlops FusedAttentionFlops(const ModelConfig& config);
 
 // FLOPs and predicted times of one layer's attention core on one
 // tensor-parallel rank. InvalidArgument for a config that breaks a rule.
-absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& config,
-                                                     const GpuSpec& gpu);
+// `kernel` kFusedFa2 takes FlashAttention-2's figures on Hopper too.
+absl::StatusOr<FusedAttention> PredictFusedAttention(
+    const ModelConfig& config, const GpuSpec& gpu,
+    AttentionKernel kernel = AttentionKernel::kFused);
 
 }  // namespace crest

@@ -11,9 +11,14 @@
 
 namespace crest {
 
+// The MLP's kind: SwiGLU (gate, up and down projections, d_ff each of gate
+// and up; Llama, Mistral) or GELU (up and down; GPT-2/3, MPT, BLOOM).
+enum class MlpKind { kSwiGlu, kGelu };
+
 struct ShapeOptions {
   // Add each GEMM's data- and weight-gradient GEMMs ("--pass train").
   bool include_backward = false;
+  MlpKind mlp = MlpKind::kSwiGlu;
   // SwiGLU gate and up projections as one GEMM of N = 2f/t (the default), or
   // as two GEMMs of N = f/t each.
   bool fuse_gate_up = true;
@@ -25,7 +30,8 @@ struct ShapeOptions {
 inline constexpr const char* kFp8Layout = "NT";
 
 // Every GEMM of one layer plus the logits, in table order: qkv, attn_score,
-// attn_value, attn_out, mlp_gate_up (or mlp_gate, mlp_up), mlp_down, logits;
+// attn_value, attn_out, mlp_gate_up (or mlp_gate, mlp_up; GELU: mlp_up),
+// mlp_down, logits;
 // each GEMM's ".fwd" and, with include_backward, its ".dgrad" and ".wgrad".
 // An invalid config is InvalidArgument (see ValidateModelConfig).
 absl::StatusOr<std::vector<GemmShape>> TransformerGemms(const ModelConfig& config,

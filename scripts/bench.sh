@@ -5,6 +5,9 @@ set -euo pipefail
 build=${1:-build}
 work=$(mktemp -d /tmp/crest-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
+echo "== crest design's training step against published runs (target: >= 80% of rows within 0.8-1.25x)"
+python3 "$(dirname "$0")/../bench/design_vs_published.py" "$build/clients/crest/crest"
+echo
 echo "== predictor (one core; target >= 100,000 predictions/s)"
 "$build/bench/predictor_bench" --benchmark_min_time=0.5
 echo

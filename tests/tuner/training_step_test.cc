@@ -60,8 +60,8 @@ TEST(TrainingStep, LayerKernelsMoveTheBytesEachReadsAndWrites) {
 
 TEST(TrainingStep, MemoryBoundTimeIsBytesAtTheCataloguesBandwidthPlusLaunches) {
   const Timing t = MemoryBoundTiming(2.8475e9, 3, H100());
-  // 3350 GB/s × 0.85 = 2847.5 bytes a µs: 1e6 µs, + 3 × 2.5 µs.
-  EXPECT_NEAR(t.time_us, 1e6 + 7.5, 1e-6);
+  // 3350 GB/s × 0.85 = 2.8475e6 bytes a µs: 1000 µs, + 3 × 2.5 µs.
+  EXPECT_NEAR(t.time_us, 1000 + 7.5, 1e-9);
   EXPECT_EQ(t.source, Source::kPredicted);
   EXPECT_EQ(t.provenance, kStepModelVersion);
 }

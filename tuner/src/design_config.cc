@@ -79,9 +79,9 @@ absl::Status ValidateLayout(const DesignConfig& c) {
       {"layers", Range("layers", static_cast<double>(c.layers), 1, 100000)},
       {"dp", Range("dp", static_cast<double>(l.dp), 1, 1048576)},
       {"zero", Range("zero", l.zero, 0, 3)},
-      {"grad_accum", Range("grad_accum", static_cast<double>(l.grad_accum), 1, 65536)},
-      {"gpus_per_node", Range("gpus_per_node", static_cast<double>(l.gpus_per_node), 1, 1024)},
-      {"inter_node_gbs", Range("inter_node_gbs", l.inter_node_gbs, 0, 100000)},
+      {"grad-accum", Range("grad-accum", static_cast<double>(l.grad_accum), 1, 65536)},
+      {"gpus-per-node", Range("gpus-per-node", static_cast<double>(l.gpus_per_node), 1, 1024)},
+      {"inter-node-gbs", Range("inter-node-gbs", l.inter_node_gbs, 0, 100000)},
   };
   for (const auto& [field, status] : checks) {
     if (!status.ok()) return status;

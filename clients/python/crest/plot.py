@@ -82,10 +82,18 @@ def plot_design(answer, ax=None, label_top: int = 5):
     shown apart at the foot of the axes; the legend outside."""
     ax = _axes(ax)
     _points(ax, answer, lambda r: r.params / 1e9, lambda r: r.model_tflops_per_gpu)
-    for r in sorted(answer, key=lambda r: -r.model_tflops_per_gpu)[:label_top]:
-        ax.annotate(f"h{r.hidden} L{r.layers} a{r.heads}/{r.kv_heads} b{r.micro_batch}",
-                    (r.params / 1e9, r.model_tflops_per_gpu), fontsize=7, xytext=(4, 4),
-                    textcoords="offset points")
+    # The top rows by rank number at their points, what each is in a list
+    # outside the axes (labels at the points collide where the best crowd).
+    top = sorted(answer, key=lambda r: -r.model_tflops_per_gpu)[:label_top]
+    for i, r in enumerate(top, 1):
+        ax.annotate(str(i), (r.params / 1e9, r.model_tflops_per_gpu), fontsize=8,
+                    fontweight="bold", xytext=(0, 7), textcoords="offset points", ha="center")
+    if top:
+        listing = "\n".join(f"{i}: h{r.hidden} L{r.layers} a{r.heads}/{r.kv_heads} "
+                            f"f{r.d_ff} b{r.micro_batch}, {r.model_tflops_per_gpu:.0f} TF/s"
+                            for i, r in enumerate(top, 1))
+        ax.text(1.01, 0.0, listing, transform=ax.transAxes, fontsize=7, va="bottom",
+                ha="left", family="monospace")
     broken = [b for b in answer.broken if "params" in b]
     if broken:
         ax.plot([b["params"]["total"] / 1e9 for b in broken], [0] * len(broken),

@@ -56,8 +56,7 @@ absl::StatusOr<DesignConfig> Shared(const DesignFlags& f) {
   c.layout.grad_accum = f.grad_accum;
   c.layout.gpus_per_node = f.gpus_per_node;
   c.layout.inter_node_gbs = f.inter_node_gbs;
-  c.layers = 1;  // checked with each configuration's own
-  if (auto s = ValidateLayout(c); !s.ok()) return s;
+  if (auto s = ValidateLayout(c.layout, 1); !s.ok()) return s;  // tp·dp: per configuration
   return c;
 }
 

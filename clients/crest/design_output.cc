@@ -32,8 +32,6 @@ std::string Percent(double part, double whole) {
   return whole > 0 ? Fixed(100 * part / whole, 1) : "0.0";
 }
 
-double Gib(double bytes) { return bytes / kGiB; }
-
 Table DesignTable(const DesignResult& r, bool plain) {
   Table table({{"rank"}, {"tie"}, {"h"}, {"a"}, {"g"}, {"f"}, {"v"}, {"s"}, {"b"}, {"t"}, {"dp"},
                {"L"}, {"params_B"}, {"step_ms"}, {"gemm_%"}, {"attn_%"}, {"other_%"},
@@ -225,6 +223,7 @@ nlohmann::json Json(const DesignResult& r) {
   for (const DesignRow& row : r.rows) {
     if (!row.rule.ok()) broken.push_back(RowJson(row, 0));
   }
+  const std::string_view rank_by = RankByName(RankByOf(r.rows));
   return {{"schema_version", kJsonSchemaVersion},
           {"gpu", std::string(r.gpu.name)},
           {"dtype", std::string(DTypeName(r.dtype))},
@@ -236,11 +235,11 @@ nlohmann::json Json(const DesignResult& r) {
           {"runs", RunsJson(RunsOf(r))},
           {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
           {"peak_tflops", r.options.peak_tflops},
-          {"rank_by", RankByName(RankByOf(r.rows))},
+          {"rank_by", rank_by},
           {"ranking", StrCat("rank 1 is the headline best: the fastest of the first kind of "
                              "number there is (measured, mixed, predicted); that kind's rows "
                              "first, then the others, each listed tie group by tie group, by ",
-                             RankByName(RankByOf(r.rows)))},
+                             rank_by)},
           {"step_model", kStepModelVersion},
           {"assumptions", Assumptions(r.gpu)},
           {"tie_rule", kTieRule},

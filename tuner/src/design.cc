@@ -11,15 +11,18 @@
 namespace crest {
 namespace {
 
+// w·t: the time and its interval scaled, its kind and runs kept.
+Timing Scaled(Timing t, double w) {
+  t.time_us *= w;
+  t.low_us *= w;
+  t.high_us *= w;
+  return t;
+}
+
 // wa·a + wb·b: the kind of number of both (mixed when they differ), the
 // runs of both.
 Timing Weighted(Timing a, double wa, Timing b, double wb) {
-  for (auto [t, w] : {std::pair{&a, wa}, std::pair{&b, wb}}) {
-    t->time_us *= w;
-    t->low_us *= w;
-    t->high_us *= w;
-  }
-  const Timing parts[] = {std::move(a), std::move(b)};
+  const Timing parts[] = {Scaled(std::move(a), wa), Scaled(std::move(b), wb)};
   return SumTimings(parts);
 }
 
@@ -82,13 +85,6 @@ std::vector<std::string> HeadDimWarnings(const ModelConfig& c) {
 }
 
 namespace {
-
-Timing Scaled(Timing t, double w) {
-  t.time_us *= w;
-  t.low_us *= w;
-  t.high_us *= w;
-  return t;
-}
 
 Timing Zero() { return PredictedTiming(0, 0, std::string(kStepModelVersion)); }
 
@@ -226,7 +222,12 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& c, const DesignOpti
   if (o.gpu == nullptr) return absl::InvalidArgumentError("design: needs a GPU");
   DesignRow row;
   row.config = c;
-  if (auto s = ValidateLayout(c); !s.ok()) {
+  if (c.layers < 1 || c.layers > 100000) {
+    row.rule = absl::InvalidArgumentError(
+        StrCat("layers must be between 1 and 100000 (got ", c.layers, ")"));
+    return row;
+  }
+  if (auto s = ValidateLayout(c.layout, c.model.tp); !s.ok()) {
     row.rule = s;
     return row;
   }
@@ -305,15 +306,15 @@ void RankDesigns(std::vector<DesignRow>& rows) {
 }
 
 int64_t LargestFittingBatch(DesignConfig c, const GpuSpec& gpu, AttentionKernel attention) {
+  const DesignParams params = CountParams(c);  // the same at every micro-batch
   const auto fits = [&](int64_t b) {
     c.model.micro_batch = b;
-    return PredictTrainingMemory(c, CountParams(c), gpu, attention).fits;
+    return PredictTrainingMemory(c, params, gpu, attention).fits;
   };
   if (!fits(1)) return 0;
-  int64_t lo = 1;  // fits
-  int64_t hi = kMaxMicroBatch + 1;  // does not, or past the cap
   if (fits(kMaxMicroBatch)) return kMaxMicroBatch;
-  hi = kMaxMicroBatch;
+  int64_t lo = 1;               // fits
+  int64_t hi = kMaxMicroBatch;  // does not
   while (hi - lo > 1) {  // memory grows with b
     const int64_t mid = lo + (hi - lo) / 2;
     (fits(mid) ? lo : hi) = mid;

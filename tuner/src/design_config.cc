@@ -73,24 +73,22 @@ DesignParams CountParams(const DesignConfig& c) {
   return p;
 }
 
-absl::Status ValidateLayout(const DesignConfig& c) {
-  const TrainingLayout& l = c.layout;
-  const std::pair<const char*, absl::Status> checks[] = {
-      {"layers", Range("layers", static_cast<double>(c.layers), 1, 100000)},
-      {"dp", Range("dp", static_cast<double>(l.dp), 1, 1048576)},
-      {"zero", Range("zero", l.zero, 0, 3)},
-      {"grad-accum", Range("grad-accum", static_cast<double>(l.grad_accum), 1, 65536)},
-      {"gpus-per-node", Range("gpus-per-node", static_cast<double>(l.gpus_per_node), 1, 1024)},
-      {"inter-node-gbs", Range("inter-node-gbs", l.inter_node_gbs, 0, 100000)},
+absl::Status ValidateLayout(const TrainingLayout& l, int64_t tp) {
+  const absl::Status checks[] = {
+      Range("dp", static_cast<double>(l.dp), 1, 1048576),
+      Range("zero", l.zero, 0, 3),
+      Range("grad-accum", static_cast<double>(l.grad_accum), 1, 65536),
+      Range("gpus-per-node", static_cast<double>(l.gpus_per_node), 1, 1024),
+      Range("inter-node-gbs", l.inter_node_gbs, 0, 100000),
   };
-  for (const auto& [field, status] : checks) {
+  for (const absl::Status& status : checks) {
     if (!status.ok()) return status;
   }
   // tp ≤ 2^16 (limits.h) and dp ≤ 2^20 cannot overflow; the cap keeps the
   // number of GPUs a step spans sensible.
-  if (static_cast<double>(c.model.tp) * static_cast<double>(l.dp) > double{1 << 24}) {
+  if (static_cast<double>(tp) * static_cast<double>(l.dp) > double{1 << 24}) {
     return absl::InvalidArgumentError(
-        StrCat("dp: tp*dp must be at most ", 1 << 24, " GPUs (got ", c.model.tp, "*", l.dp, ")"));
+        StrCat("dp: tp*dp must be at most ", 1 << 24, " GPUs (got ", tp, "*", l.dp, ")"));
   }
   return absl::OkStatus();
 }

@@ -5,6 +5,12 @@
 
 namespace crest {
 
+double RingCollectiveUs(double bytes, double ranks, double link_gbs, double latency_us) {
+  if (ranks <= 1) return 0;
+  return (ranks - 1) / ranks * bytes / (link_gbs * kLinkEfficiency * 1e3) +
+         (ranks - 1) * latency_us;
+}
+
 absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& c, const GpuSpec& gpu) {
   if (auto s = ValidateModelConfig(c); !s.ok()) return s;
   TpComm out;
@@ -23,9 +29,7 @@ absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& c, const GpuSpec& gpu) {
   const double latency_us = nvlink ? kNvlinkLatencyUs : kPcieLatencyUs;
   out.bytes_per_allreduce = static_cast<double>(c.Tokens()) * static_cast<double>(c.hidden) *
                             ElementBytes(OutputDType(c.dtype));
-  const double bytes_per_us = gpu.link_gbs * kLinkEfficiency * 1e3;
-  out.allreduce_us =
-      2 * (t - 1) / t * out.bytes_per_allreduce / bytes_per_us + 2 * (t - 1) * latency_us;
+  out.allreduce_us = 2 * RingCollectiveUs(out.bytes_per_allreduce, t, gpu.link_gbs, latency_us);
   out.layer_fwd = PredictedTiming(2 * out.allreduce_us, kTpCommError, version);
   out.layer_train = PredictedTiming(4 * out.allreduce_us, kTpCommError, version);
   out.basis = StrCat("ring all-reduce over ", c.tp, " GPUs on ", gpu.link, " (",

@@ -1,19 +1,20 @@
 #include "crest/tuner/training_memory.h"
 
 #include "crest/common/str_cat.h"
+#include "step_elements.h"
 
 namespace crest {
 
 double LayerActivationBytes(const DesignConfig& c, AttentionKernel attention, Recompute mode) {
   const ModelConfig& m = c.model;
-  const double e = ElementBytes(OutputDType(m.dtype));
-  const double t = static_cast<double>(m.tp);
-  const double tokens = static_cast<double>(m.Tokens());
-  const double hidden = tokens * static_cast<double>(m.hidden) / t;  // sequence parallel
-  const double d = static_cast<double>(m.HeadDim());
-  const double heads = static_cast<double>(m.heads) / t;
-  const double kv = static_cast<double>(m.KvHeads()) / t;
-  const double ff = tokens * static_cast<double>(m.d_ff) / t;
+  const internal::StepElements n = internal::CountElements(c);
+  const double e = n.bytes;
+  const double tokens = n.tokens;
+  const double hidden = n.hidden;  // sequence parallel
+  const double d = n.head_dim;
+  const double heads = n.heads;
+  const double kv = n.kv_heads;
+  const double ff = n.ff;
   if (mode == Recompute::kFull) return e * hidden;  // the layer's input
   double bytes = 0;
   bytes += 2 * e * hidden;                        // norm 1's input, the qkv GEMM's input
@@ -47,17 +48,13 @@ TrainingMemory PredictTrainingMemory(const DesignConfig& c, const DesignParams& 
   mem.gradients = 2 * params / (l.zero >= 2 ? dp : 1);
   mem.optimizer = 12 * params / (l.zero >= 1 ? dp : 1);
   const double layers = static_cast<double>(c.layers);
-  const double e = ElementBytes(OutputDType(c.model.dtype));
-  const double tokens = static_cast<double>(c.model.Tokens());
-  const double hidden = tokens * static_cast<double>(c.model.hidden) /
-                        static_cast<double>(c.model.tp);
+  const internal::StepElements n = internal::CountElements(c);
   mem.activations = layers * LayerActivationBytes(c, attention, l.recompute) +
-                    e * hidden;  // the final norm's input
+                    n.bytes * n.hidden;  // the final norm's input
   if (l.recompute == Recompute::kFull) {
     mem.activations += LayerActivationBytes(c, attention, Recompute::kNone);  // the one re-run
   }
-  mem.logits = (e + 4) * tokens * static_cast<double>(c.model.vocab) /
-               static_cast<double>(c.model.tp);
+  mem.logits = (n.bytes + 4) * n.logits;
   const double held = mem.weights + mem.gradients + mem.optimizer + mem.activations + mem.logits;
   mem.reserve = kContextReserveGiB * kGiB + kFragmentation * held;
   mem.total = held + mem.reserve;
@@ -67,7 +64,7 @@ TrainingMemory PredictTrainingMemory(const DesignConfig& c, const DesignParams& 
 }
 
 std::string DescribeMemory(const TrainingMemory& m, const GpuSpec& gpu) {
-  const auto gib = [](double bytes) { return Decimals(bytes / kGiB, 1); };
+  const auto gib = [](double bytes) { return Decimals(Gib(bytes), 1); };
   return StrCat("needs ", gib(m.total), " GiB of ", gpu.name, "'s ", gib(m.capacity),
                 " GiB per GPU (weights ", gib(m.weights), ", gradients ", gib(m.gradients),
                 ", optimizer ", gib(m.optimizer), ", activations ", gib(m.activations),

@@ -4,43 +4,15 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/tp_comm.h"
+#include "step_elements.h"
 
 namespace crest {
-namespace {
 
-// Element counts of one micro-batch on one GPU.
-struct Elements {
-  double hidden = 0;  // T·h, divided by t under sequence parallelism
-  double ff = 0;      // T·f/t, one MLP intermediate
-  double qk = 0;      // T·(a+g)·d/t, the rotated q and k
-  double logits = 0;  // T·v/t
-  double bytes = 2;   // of one activation element
-};
-
-Elements Count(const DesignConfig& c) {
-  const ModelConfig& m = c.model;
-  const double tokens = static_cast<double>(m.Tokens());
-  const double t = static_cast<double>(m.tp);
-  Elements e;
-  e.hidden = tokens * static_cast<double>(m.hidden) / t;
-  e.ff = tokens * static_cast<double>(m.d_ff) / t;
-  e.qk = tokens * static_cast<double>((m.heads + m.KvHeads()) * m.HeadDim()) / t;
-  e.logits = tokens * static_cast<double>(m.vocab) / t;
-  e.bytes = ElementBytes(OutputDType(m.dtype));
-  return e;
-}
-
-// One ring collective over n ranks moving `bytes` per rank: an all-gather
-// or reduce-scatter moves (n−1)/n of it in n−1 steps.
-double RingUs(double bytes, double n, double gbs, double latency_us) {
-  if (n <= 1) return 0;
-  return (n - 1) / n * bytes / (gbs * kLinkEfficiency * 1e3) + (n - 1) * latency_us;
-}
-
-}  // namespace
+using internal::CountElements;
+using internal::StepElements;
 
 KernelTraffic LayerKernelTraffic(const DesignConfig& c) {
-  const Elements e = Count(c);
+  const StepElements e = CountElements(c);
   const double b = e.bytes;
   KernelTraffic k;
   // norm: read x, write y; backward reads x and dy, writes dx.
@@ -79,7 +51,7 @@ KernelTraffic LayerKernelTraffic(const DesignConfig& c) {
 }
 
 KernelTraffic HeadKernelTraffic(const DesignConfig& c) {
-  const Elements e = Count(c);
+  const StepElements e = CountElements(c);
   const double b = e.bytes;
   KernelTraffic k;
   // Embedding: gather rows (read and write), backward scatter-adds them.
@@ -117,7 +89,7 @@ double InterNodeGbs(const GpuSpec& gpu) {
 
 absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& p,
                                      const GpuSpec& gpu) {
-  if (auto s = ValidateLayout(c); !s.ok()) return s;
+  if (auto s = ValidateLayout(c.layout, c.model.tp); !s.ok()) return s;
   const TrainingLayout& l = c.layout;
   DpComm out;
   if (l.dp == 1) {
@@ -131,7 +103,9 @@ absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& 
     return absl::FailedPreconditionError(
         StrCat(gpu.name, " has no GPU-to-GPU link in the catalogue"));
   }
-  out.link_gbs = one_node ? gpu.link_gbs : std::min(gpu.link_gbs > 0 ? gpu.link_gbs : inter, inter);
+  // Across nodes a ring runs at its slowest hop: the network, or the GPU's own link.
+  out.link_gbs = gpu.link_gbs;
+  if (!one_node) out.link_gbs = gpu.link_gbs > 0 ? std::min(gpu.link_gbs, inter) : inter;
   const bool nvlink = one_node && gpu.link.starts_with("NVLink");
   const double latency = one_node ? (nvlink ? kNvlinkLatencyUs : kPcieLatencyUs) : kInterNodeLatencyUs;
   // 16-bit weights and gradients of one layer and of the rest, on one TP rank.
@@ -140,8 +114,8 @@ absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& 
   const double layer_bytes = wbytes * static_cast<double>(p.per_layer) / t;
   const double rest_bytes =
       wbytes * (static_cast<double>(p.per_rank) - static_cast<double>(c.layers) * static_cast<double>(p.per_layer) / t);
-  const double layer_one = RingUs(layer_bytes, n, out.link_gbs, latency);  // one gather or scatter
-  const double rest_one = RingUs(rest_bytes, n, out.link_gbs, latency);
+  const double layer_one = RingCollectiveUs(layer_bytes, n, out.link_gbs, latency);
+  const double rest_one = RingCollectiveUs(rest_bytes, n, out.link_gbs, latency);
   const int64_t accum = l.grad_accum;
   const double layers = static_cast<double>(c.layers);
   std::string what;

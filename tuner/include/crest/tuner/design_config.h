@@ -76,9 +76,8 @@ struct DesignParams {
 DesignParams CountParams(const DesignConfig& config);
 
 // OK, or InvalidArgument naming the first field out of range as the CLI
-// spells it: layers (1..100000), dp (1..1048576), zero (0..3), grad-accum
-// (1..65536), gpus-per-node (1..1024), inter-node-gbs (0..100000), and
-// tp·dp ≤ 2^24.
-absl::Status ValidateLayout(const DesignConfig& config);
+// spells it: dp (1..1048576), zero (0..3), grad-accum (1..65536),
+// gpus-per-node (1..1024), inter-node-gbs (0..100000), and tp·dp ≤ 2^24.
+absl::Status ValidateLayout(const TrainingLayout& layout, int64_t tp);
 
 }  // namespace crest

@@ -34,6 +34,11 @@ struct TpComm {
   std::string basis;               // in words
 };
 
+// One ring collective (an all-gather or a reduce-scatter; an all-reduce is
+// two) over `ranks` GPUs, each holding `bytes`: (n−1)/n of them at
+// link_gbs × kLinkEfficiency, in n−1 steps of latency_us [µs]. 0 for one rank.
+double RingCollectiveUs(double bytes, double ranks, double link_gbs, double latency_us);
+
 // One layer's TP communication on `gpu` for `config` (t = config.tp).
 absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& config, const GpuSpec& gpu);
 

@@ -32,6 +32,7 @@ namespace crest {
 inline constexpr double kContextReserveGiB = 1.0;
 inline constexpr double kFragmentation = 0.05;
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+inline double Gib(double bytes) { return bytes / kGiB; }
 
 struct TrainingMemory {  // [bytes] on one GPU
   double weights = 0;

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/design.h"
+#include "crest/tuner/limits.h"
 #include "crest/tuner/predictor.h"
 #include "dim_list.h"
 #include "printer.h"
@@ -38,7 +39,10 @@ constexpr int64_t kMaxConfigs = 20000;
 
 // The usual choice when --d-ff is left out: SwiGLU 8/3·h rounded up to 256
 // (as Llama 2), GELU 4·h.
+// A hidden size past the limit is left as it is (0: no d_ff), for the
+// configuration's own check to refuse by name; the products never overflow.
 int64_t DefaultDff(int64_t h, MlpKind mlp) {
+  if (h < 1 || h > kMaxHidden) return 0;
   return mlp == MlpKind::kGelu ? 4 * h : (h * 8 / 3 + 255) / 256 * 256;
 }
 
@@ -226,7 +230,7 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
       f.params.empty() ? "" : StrCat("searched near ", f.params, " parameters (+/-", f.tolerance, ")");
   if (BatchMax(f)) {
     search += StrCat(search.empty() ? "" : ", ", "each at the largest micro-batch that fits (at most ",
-                     kMaxMicroBatch, ")");
+                     kMaxBatchSearched, ")");
   }
   const bool none_ranked =
       std::none_of(rows->begin(), rows->end(), [](const DesignRow& r) { return r.rule.ok(); });

@@ -154,6 +154,30 @@ std::string KindsOf(const DesignResult& r) {
   return kinds.empty() ? "none" : CountKinds(kinds);
 }
 
+// What a design answer's intervals are, and are not.
+constexpr const char* kStepIntervalNote =
+    "an interval here is the step's: its parts' own intervals summed (GEMMs: the measured "
+    "interval, or the GEMM predictor's expected error; the attention core +/-7.5%; every "
+    "other part +/-15%, assumed); it "
+    "compares configurations under this model and is not a coverage interval for a real "
+    "run's step (bench/design_vs_published.py measures how often published runs fall inside "
+    "it; docs/design.md)";
+
+// Where the shown rows' GEMM times come from: the GPU, software and clock
+// policy of measured ones, the model (and calibration) of predicted ones.
+std::string GemmSourceLines(const std::vector<const DesignRow*>& shown) {
+  std::string measured, predicted;
+  for (const DesignRow* row : shown) {
+    const Timing& g = row->step.gemm;
+    if (g.source == Source::kMeasured && measured.empty()) measured = g.provenance;
+    if (g.source == Source::kPredicted && predicted.empty()) predicted = g.provenance;
+  }
+  std::string out;
+  if (!measured.empty()) out += StrCat("GEMMs measured on: ", measured, "\n");
+  if (!predicted.empty()) out += StrCat("GEMMs predicted by: ", predicted, "\n");
+  return out;
+}
+
 // Every constant the step and memory models assume, with its source: what
 // the answer prints under its table and in its JSON.
 std::vector<std::string> Assumptions(const GpuSpec& gpu) {
@@ -243,6 +267,7 @@ nlohmann::json Json(const DesignResult& r) {
           {"step_model", kStepModelVersion},
           {"assumptions", Assumptions(r.gpu)},
           {"tie_rule", kTieRule},
+          {"interval_note", kStepIntervalNote},
           {"attention", AttentionKernelName(r.options.attention)},
           {"attention_note", AttentionNote(r.options)},
           {"configs", rows},
@@ -280,7 +305,8 @@ void Text(const DesignResult& r, std::ostream& out) {
               ? "model FLOP/s per GPU (the configurations differ in size: equal work)"
               : "tokens/s per GPU (one size)")
       << "; MFU and HFU against the datasheet dense peak " << Fixed(r.options.peak_tflops, 1)
-      << " TFLOP/s\n";
+      << " TFLOP/s\n"
+      << GemmSourceLines(Shown(r));
   if (const std::string runs = RunsLine(RunsOf(r), r.origin.options); !runs.empty()) {
     out << runs << "\n";
   }
@@ -304,7 +330,7 @@ void Text(const DesignResult& r, std::ostream& out) {
   out << "\nRank 1 is the fastest of the first kind of number there is (measured, mixed, "
          "predicted). "
       << kTieRule
-      << " (an interval here is the step time's). step_ms = one optimizer step; the % columns "
+      << " (" << kStepIntervalNote << "). step_ms = one optimizer step; the % columns "
          "split it: GEMMs, attention core, other (memory-bound) kernels, recompute, comm "
          "(tensor-parallel + the data-parallel part compute does not hide), optimizer. "
          "mem_GiB = predicted memory per GPU. run = the sweep job measured GEMM times come "

@@ -9,6 +9,14 @@
 namespace crest::cli {
 namespace {
 
+// The user's text as an error message quotes it: whole when short, else its
+// first characters and its length, so a huge argument is not echoed back.
+std::string Quoted(std::string_view text) {
+  constexpr size_t kShown = 40;
+  if (text.size() <= kShown) return StrCat("'", text, "'");
+  return StrCat("'", text.substr(0, kShown), "...' (", text.size(), " characters)");
+}
+
 std::vector<std::string_view> Split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;
   size_t start = 0;
@@ -25,7 +33,7 @@ absl::StatusOr<int64_t> ParseInt(const std::string& field, std::string_view text
   int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return absl::InvalidArgumentError(StrCat(field, ": '", text, "' is not an integer"));
+    return absl::InvalidArgumentError(StrCat(field, ": ", Quoted(text), " is not an integer"));
   }
   return v;
 }
@@ -35,7 +43,7 @@ absl::StatusOr<double> ParseNumber(const std::string& field, const std::string& 
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) {
-    return absl::InvalidArgumentError(StrCat(field, ": '", text, "' is not ", what));
+    return absl::InvalidArgumentError(StrCat(field, ": ", Quoted(text), " is not ", what));
   }
   return v;
 }
@@ -59,8 +67,8 @@ absl::StatusOr<std::vector<int64_t>> ParseDimList(const std::string& field,
         if (!v->ok()) return v->status();
       }
       if (*step < 1 || *to < *from) {
-        return absl::InvalidArgumentError(StrCat(field, ": range '", part,
-                                                 "' needs FROM <= TO and a positive STEP"));
+        return absl::InvalidArgumentError(StrCat(field, ": range ", Quoted(part),
+                                                 " needs FROM <= TO and a positive STEP"));
       }
       if (static_cast<size_t>((*to - *from) / *step + 1) + out.size() > kMaxListValues) {
         return absl::InvalidArgumentError(
@@ -69,7 +77,7 @@ absl::StatusOr<std::vector<int64_t>> ParseDimList(const std::string& field,
       for (int64_t v = *from; v <= *to; v += *step) out.push_back(v);
     } else {
       return absl::InvalidArgumentError(StrCat(
-          field, ": '", part, "' is not a value, a list (A,B) or a range FROM:TO:STEP"));
+          field, ": ", Quoted(part), " is not a value, a list (A,B) or a range FROM:TO:STEP"));
     }
     if (out.size() > kMaxListValues) {
       return absl::InvalidArgumentError(StrCat(field, ": more than ", kMaxListValues, " values"));

@@ -206,6 +206,35 @@ TEST(CrestDesign, EveryConfigurationBreakingARuleExitsTwoAfterListingThem) {
   EXPECT_EQ(json.exit_code, 0) << "one of two ranks: a success";
 }
 
+// A design answer says where its GEMM times come from, and what its
+// intervals are not.
+TEST(CrestDesign, SaysWhereItsGemmTimesComeFromAndWhatItsIntervalIsNot) {
+  const auto r = Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
+                       "--dp 8 --zero 3 --gpu h100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GEMMs predicted by: tilewave-2"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("GEMMs measured on:"), std::string::npos) << "nothing measured here";
+  EXPECT_NE(r.out.find("is not a coverage interval for a real run's step"), std::string::npos);
+  const auto doc = Json(Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 "
+                              "--layers 32 --dp 8 --zero 3 --gpu h100 --json"));
+  EXPECT_NE(doc["interval_note"].get<std::string>().find("not a coverage interval"),
+            std::string::npos);
+}
+
+// Sizes past the limits are refused by name, never computed with first, and
+// a huge argument is not echoed back whole.
+TEST(CrestDesign, HugeInputIsRefusedByNameWithoutEchoingIt) {
+  const auto big = Crest("design --hidden 9223372036854775807 --heads 1 --vocab 1 --seq 1 "
+                         "--layers 1 --gpu h100 --mlp gelu");
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_NE(big.out.find("hidden must be at most 262144"), std::string::npos) << big.out;
+  const auto echo = Crest("design --hidden " + std::string(100000, '9') +
+                          " --heads 32 --vocab 1 --seq 1 --layers 1 --gpu h100");
+  EXPECT_EQ(echo.exit_code, 2);
+  EXPECT_NE(echo.err.find("...' (100000 characters) is not"), std::string::npos) << echo.err;
+  EXPECT_LT(echo.err.size(), 400u) << "the argument is quoted, not echoed";
+}
+
 TEST(CrestShapes, WarnsOfHeadDimsFusedAttentionCannotRun) {
   const auto r = Crest("shapes --hidden 4096 --heads 4 --d-ff 11008 --vocab 32000 --seq 4096");
   EXPECT_EQ(r.exit_code, 0) << r.err;

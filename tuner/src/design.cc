@@ -312,9 +312,9 @@ int64_t LargestFittingBatch(DesignConfig c, const GpuSpec& gpu, AttentionKernel 
     return PredictTrainingMemory(c, params, gpu, attention).fits;
   };
   if (!fits(1)) return 0;
-  if (fits(kMaxMicroBatch)) return kMaxMicroBatch;
+  if (fits(kMaxBatchSearched)) return kMaxBatchSearched;
   int64_t lo = 1;               // fits
-  int64_t hi = kMaxMicroBatch;  // does not
+  int64_t hi = kMaxBatchSearched;  // does not
   while (hi - lo > 1) {  // memory grows with b
     const int64_t mid = lo + (hi - lo) / 2;
     (fits(mid) ? lo : hi) = mid;

@@ -84,7 +84,7 @@ absl::Status ValidateLayout(const TrainingLayout& l, int64_t tp) {
   for (const absl::Status& status : checks) {
     if (!status.ok()) return status;
   }
-  // tp ≤ 2^16 (limits.h) and dp ≤ 2^20 cannot overflow; the cap keeps the
+  // tp ≤ 1024 (limits.h) and dp ≤ 2^20 cannot overflow; the cap keeps the
   // number of GPUs a step spans sensible.
   if (static_cast<double>(tp) * static_cast<double>(l.dp) > double{1 << 24}) {
     return absl::InvalidArgumentError(

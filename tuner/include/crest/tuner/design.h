@@ -118,9 +118,10 @@ std::string_view RankByName(DesignRankBy by);  // "tokens_per_s_per_gpu", "model
 // last (in input order, tie group 0).
 void RankDesigns(std::vector<DesignRow>& rows);
 
-// The largest micro-batch (1..kMaxMicroBatch) at which `config` fits in
-// `gpu`'s memory, its other dimensions as given; 0 when none does.
-inline constexpr int64_t kMaxMicroBatch = 4096;
+// The largest micro-batch (1..kMaxBatchSearched) at which `config` fits in
+// `gpu`'s memory, its other dimensions as given; 0 when none does. (The
+// search's own ceiling, below limits.h's kMaxMicroBatch.)
+inline constexpr int64_t kMaxBatchSearched = 4096;
 int64_t LargestFittingBatch(DesignConfig config, const GpuSpec& gpu, AttentionKernel attention);
 
 // The d_ff values to try for a hidden size and ratio (for `crest design`:

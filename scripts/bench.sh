@@ -8,6 +8,9 @@ trap 'rm -rf "$work"' EXIT
 echo "== crest design's training step against published runs (target: >= 80% of rows within 0.8-1.25x)"
 python3 "$(dirname "$0")/../bench/design_vs_published.py" "$build/clients/crest/crest"
 echo
+echo "== study race verdicts over simulated races (target: equal candidates called slower in <= 5% of races)"
+"$build/bench/race_bench" "$(dirname "$0")/../tests/data/h100-2026-11-22/nvidia-smi-clock-trace.csv"
+echo
 echo "== predictor (one core; target >= 100,000 predictions/s)"
 "$build/bench/predictor_bench" --benchmark_min_time=0.5
 echo

@@ -11,6 +11,7 @@ readonly PACKAGES=(
   cmake
   pkgconf
   libabsl-dev
+  libboost-dev
   libcli11-dev
   nlohmann-json3-dev
   libsqlite3-dev

@@ -18,6 +18,7 @@ DffRace DffRaceOf(const store::RaceRecord& r, const RunInfo& run) {
   race.info.rounds = r.rounds;
   race.info.retaken = r.retaken;
   race.info.resolution = r.resolution;
+  race.info.error_rate = r.error_rate;
   race.info.seconds = r.seconds;
   race.info.settled = r.settled;
   race.info.stop_reason = r.stop_reason;

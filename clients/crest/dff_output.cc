@@ -102,6 +102,21 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
   return table;
 }
 
+// How a race's verdicts were reached, and the error rate they hold at.
+std::string RaceMethod(const DffRaceInfo& race) {
+  if (race.error_rate <= 0) {
+    return StrCat("paired ratios to its leader with 95% intervals tested at every round, "
+                  "uncorrected (a race stored by the first procedure: its \"slower\" verdicts "
+                  "hold at no stated error rate), tied within 1 +/- ",
+                  Fixed(race.resolution, 3));
+  }
+  return StrCat("paired ratios with intervals simultaneous over every pair and round, so that "
+                "all verdicts hold together at a ", Fixed(100 * race.error_rate, 0),
+                "% family-wise error rate: slower when the interval to some candidate lies "
+                "above 1 + ", Fixed(race.resolution, 3), ", tied when the interval to the leader "
+                "lies within 1 +/- ", Fixed(race.resolution, 3));
+}
+
 void PrintSources(const DffResult& res, const std::string& model, std::ostream& out) {
   const DffRanking& r = res.ranking;
   if (!res.origin.database) {
@@ -138,9 +153,7 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
         << Fixed(race.seconds, 1) << " s on the device, warm-up "
         << (race.settled ? "settled" : "not settled: its rounds may weigh drift") << ", "
         << race.retaken << " timing(s) retaken after an idle gap, stopped: " << race.stop_reason
-        << "); among them the order and tie groups are the race's: paired ratios to its leader "
-           "with 95% intervals, tied within 1 +/- "
-        << Fixed(race.resolution, 3) << "\n";
+        << "); among them the order and tie groups are the race's: " << RaceMethod(race) << "\n";
   } else if (!r.race_note.empty()) {
     out << "note: " << r.race_note << "; the ranking is the per-GEMM pass's\n";
   }
@@ -194,10 +207,9 @@ nlohmann::json RaceJson(const DffRanking& r) {
           {"seconds", race.seconds},
           {"settled", race.settled},
           {"stop_reason", race.stop_reason},
-          {"rule", "the raced rows lead their kind in the race's order; tie groups among them "
-                   "from paired ratios to the race's leader (95% intervals): slower when the "
-                   "interval lies above 1, tied when within 1 +/- resolution, unresolved when "
-                   "the budget ran out (counted tied)"}};
+          {"error_rate", race.error_rate},
+          {"rule", StrCat("the raced rows lead their kind in the race's order; ", RaceMethod(race),
+                          "; unresolved rows are counted tied")}};
 }
 
 }  // namespace
@@ -251,12 +263,12 @@ void Text(const DffResult& res, std::ostream& out) {
       << (other_basis ? StrCat(" (", kPredictedBasisNote, ")") : std::string())
       << ". mlp_params/rank = 3*h*d_ff/tp, the MLP weights one tensor-parallel rank holds. run = "
          "the sweep job a measured time comes from. "
-      << (r.race ? "race = the raced rows' verdicts: their time over the race leader's in the "
-                   "same rounds (geometric mean, 95% interval); slower when the interval lies "
-                   "above 1, tied when within the resolution, unresolved (counted tied) when the "
-                   "budget ran out; the raced rows lead, in the race's order and tie groups, and "
-                   "their times are still the pass's. "
-                 : "")
+      << (r.race ? StrCat("race = the raced rows' verdicts: their time over the race leader's "
+                          "in the same rounds (geometric mean, and its interval); ",
+                          RaceMethod(*r.race),
+                          "; otherwise unresolved (counted tied); the raced rows lead, in the "
+                          "race's order and tie groups, and their times are still the pass's. ")
+                 : std::string())
       << "`crest explain` shows any GEMM's tile/wave arithmetic.\n";
 }
 

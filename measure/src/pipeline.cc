@@ -120,12 +120,7 @@ void ClockGovernor::HostWorkDone(HostWork what, EngineClock& clock) {
 }
 
 bool ClockGovernor::BackAtLoad(const GpuReading& now) const {
-  const double tolerance = tuning_.reload_clock_tolerance;
-  const bool clock_down = now.sm_clock_mhz > 0 && settled_->sm_clock_mhz > 0 &&
-                          now.sm_clock_mhz <= settled_->sm_clock_mhz * (1 + tolerance);
-  const bool power_up = now.power_w > 0 && settled_->power_w > 0 &&
-                        now.power_w >= settled_->power_w * (1 - tolerance);
-  return clock_down || power_up;
+  return AtLoad(now, *settled_, tuning_.reload_clock_tolerance);
 }
 
 absl::Status ClockGovernor::Reload(const std::function<absl::StatusOr<double>()>& work,

@@ -15,14 +15,6 @@ double MedianOf(std::vector<double> v) {
   return (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
 }
 
-// Mass of X = i for X ~ Binomial(n, 1/2), in log space (no overflow).
-double BinomialMass(int64_t n, int64_t i) {
-  return std::exp(std::lgamma(static_cast<double>(n) + 1) -
-                  std::lgamma(static_cast<double>(i) + 1) -
-                  std::lgamma(static_cast<double>(n - i) + 1) -
-                  static_cast<double>(n) * std::log(2.0));
-}
-
 }  // namespace
 
 double Median(std::span<const double> values) { return MedianOf({values.begin(), values.end()}); }
@@ -32,17 +24,9 @@ Interval MedianInterval(std::span<const double> samples) {
   std::vector<double> sorted(samples.begin(), samples.end());
   std::sort(sorted.begin(), sorted.end());
   const auto n = static_cast<int64_t>(sorted.size());
-  // [x(l), x(n+1-l)] covers the median with probability 1 - 2·P(X < l),
-  // X ~ Binomial(n, 1/2): take the largest l that keeps that at least 95%.
-  constexpr double kTail = 0.025;
-  int64_t l = 1;
-  double below = BinomialMass(n, 0);  // P(X < l + 1) for the l being tried
-  while (l + 1 <= (n + 1) / 2) {
-    below += BinomialMass(n, l);
-    if (below > kTail) break;
-    ++l;
-  }
-  return {sorted[static_cast<size_t>(l - 1)], sorted[static_cast<size_t>(n - l)]};
+  const MedianOrderInterval at = MedianIntervalOf(n);
+  return {sorted[static_cast<size_t>(at.rank - 1)], sorted[static_cast<size_t>(n - at.rank)],
+          at.coverage};
 }
 
 SampleStats Summarize(std::span<const double> samples) {

@@ -2,58 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "crest/common/str_cat.h"
+#include "race_verdicts.h"
 
 namespace crest::measure {
 namespace {
 
-// Student's t, two-sided 95%, by degrees of freedom (1–30; 1.96 beyond).
-double T975(int df) {
-  static constexpr double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-                                  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-                                  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-                                  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-  if (df < 1) return 0;
-  return df <= 30 ? kT[df - 1] : 1.96;
-}
+using internal::PairedRatio;
+using internal::RaceJudge;
 
-// The paired log ratios of a over b in the rounds both were timed in.
-std::vector<double> LogRatios(const std::vector<std::vector<double>>& times, int a, int b) {
-  std::vector<double> out;
-  for (const auto& round : times) {
-    const double ta = round[static_cast<size_t>(a)];
-    const double tb = round[static_cast<size_t>(b)];
-    if (ta > 0 && tb > 0) out.push_back(std::log(ta / tb));
-  }
-  return out;
-}
-
-struct Ratio {
-  double mean = 0;  // of the log ratios
-  double low = 0;
-  double high = 0;
-  int n = 0;
-};
-
-Ratio Paired(const std::vector<std::vector<double>>& times, int a, int b) {
-  const std::vector<double> r = LogRatios(times, a, b);
-  Ratio out;
-  out.n = static_cast<int>(r.size());
-  if (r.empty()) return out;
-  const double n = static_cast<double>(r.size());
-  out.mean = std::accumulate(r.begin(), r.end(), 0.0) / n;
-  double ss = 0;
-  for (double x : r) ss += (x - out.mean) * (x - out.mean);
-  const double half = r.size() > 1 ? T975(out.n - 1) * std::sqrt(ss / (n - 1) / n) : INFINITY;
-  out.low = out.mean - half;
-  out.high = out.mean + half;
-  return out;
-}
+using Rounds = std::vector<std::vector<double>>;
 
 // A candidate's own times, in the rounds it was timed in.
-std::vector<double> TimesOf(const std::vector<std::vector<double>>& times, int c) {
+std::vector<double> TimesOf(const Rounds& times, int c) {
   std::vector<double> out;
   for (const auto& round : times) {
     if (const double t = round[static_cast<size_t>(c)]; t > 0) out.push_back(t);
@@ -61,16 +23,15 @@ std::vector<double> TimesOf(const std::vector<std::vector<double>>& times, int c
   return out;
 }
 
-double MeanLog(const std::vector<std::vector<double>>& times, int c) {
+double MeanLog(const Rounds& times, int c) {
   const std::vector<double> own = TimesOf(times, c);
   double sum = 0;
   for (double t : own) sum += std::log(t);
   return own.empty() ? INFINITY : sum / static_cast<double>(own.size());
 }
 
-// The leader: the least geometric-mean time among the candidates timed in
-// the last round (those still racing), else among all.
-int Leader(const std::vector<std::vector<double>>& times, const std::vector<bool>& racing) {
+// The leader: the least geometric-mean time among the candidates still racing.
+int Leader(const Rounds& times, const std::vector<bool>& racing) {
   int best = -1;
   double best_log = INFINITY;
   for (int c = 0; c < static_cast<int>(racing.size()); ++c) {
@@ -83,12 +44,6 @@ int Leader(const std::vector<std::vector<double>>& times, const std::vector<bool
   return best;
 }
 
-RaceVerdict Judge(const Ratio& r, double resolution) {
-  if (r.low > 0) return RaceVerdict::kSlower;
-  if (r.low >= std::log1p(-resolution) && r.high <= std::log1p(resolution)) return RaceVerdict::kTied;
-  return RaceVerdict::kUnresolved;
-}
-
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -96,17 +51,27 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// Slower than some candidate beyond the resolution, at the family's level.
+bool SlowerThanAny(const RaceJudge& judge, const Rounds& times, int c) {
+  const int n = static_cast<int>(times.front().size());
+  for (int d = 0; d < n; ++d) {
+    if (d != c && judge.Slower(judge.Paired(times, c, d))) return true;
+  }
+  return false;
+}
+
 // Standings from the rounds: verdicts against the leader, then tie groups
 // (group 1: the leader, the tied and the unresolved; each slower candidate
-// joins the group before it when their own paired interval reaches 1).
-std::vector<RaceStanding> Standings(const std::vector<std::vector<double>>& times,
+// opens a new group unless its interval against the group's head reaches
+// 1 + resolution).
+std::vector<RaceStanding> Standings(const RaceJudge& judge, const Rounds& times,
                                     const std::vector<RaceVerdict>& verdicts, int leader) {
   std::vector<RaceStanding> out;
   for (int c = 0; c < static_cast<int>(verdicts.size()); ++c) {
     RaceStanding s;
     s.candidate = c;
     s.verdict = c == leader ? RaceVerdict::kLeader : verdicts[static_cast<size_t>(c)];
-    const Ratio r = Paired(times, c, leader);
+    const PairedRatio r = judge.Paired(times, c, leader);
     std::vector<double> own = TimesOf(times, c);
     s.rounds = static_cast<int>(own.size());
     s.ratio = std::exp(r.mean);
@@ -131,8 +96,7 @@ std::vector<RaceStanding> Standings(const std::vector<std::vector<double>>& time
       s.tie_group = 1;
       continue;
     }
-    const Ratio against_head = Paired(times, s.candidate, head);
-    if (head == leader || against_head.low > 0) {
+    if (head == leader || judge.Slower(judge.Paired(times, s.candidate, head))) {
       ++group;
       head = s.candidate;
     }
@@ -148,8 +112,8 @@ absl::Status CheckOptions(const StudyRaceOptions& o, int candidates) {
   if (!(o.resolution > 0 && o.resolution < 0.5)) {
     return absl::InvalidArgumentError("race.resolution: must be in (0, 0.5)");
   }
-  if (o.min_rounds < 2 || o.max_rounds < o.min_rounds || o.max_rounds > 100000) {
-    return absl::InvalidArgumentError("race.rounds: need 2 <= min_rounds <= max_rounds <= 100000");
+  if (o.min_rounds < 3 || o.max_rounds < o.min_rounds || o.max_rounds > 100000) {
+    return absl::InvalidArgumentError("race.rounds: need 3 <= min_rounds <= max_rounds <= 100000");
   }
   if (!(o.max_seconds > 0) || !(o.max_idle_gap_s > 0)) {
     return absl::InvalidArgumentError("race: max_seconds and max_idle_gap_s must be positive");
@@ -157,9 +121,10 @@ absl::Status CheckOptions(const StudyRaceOptions& o, int candidates) {
   return absl::OkStatus();
 }
 
-// Untimed rounds until the GPU has settled under the candidates' load.
-absl::Status WarmUp(CandidateTimer& timer, GpuMonitor& monitor, EngineClock& clock,
-                    const SettleOptions& settle, StudyRaceResult& result) {
+// Untimed rounds until the GPU has settled under the candidates' load;
+// returns the settled state (medians of the last window).
+absl::StatusOr<GpuReading> WarmUp(CandidateTimer& timer, GpuMonitor& monitor, EngineClock& clock,
+                                  const SettleOptions& settle, StudyRaceResult& result) {
   SettleDetector detector(settle);
   const double start = clock.NowS();
   for (int c = 0;; c = (c + 1) % timer.Candidates()) {
@@ -171,7 +136,82 @@ absl::Status WarmUp(CandidateTimer& timer, GpuMonitor& monitor, EngineClock& clo
   }
   result.settled = detector.Settled();
   result.warmup_s = clock.NowS() - start;
+  GpuReading settled;
+  settled.sm_clock_mhz = detector.ClockMhz();
+  settled.power_w = detector.PowerW();
+  return settled;
+}
+
+// Untimed timings of `c` until the GPU is back at its settled load (clock
+// and averaged power), at most settle.max_s.
+absl::Status Reload(CandidateTimer& timer, int c, GpuMonitor& monitor, EngineClock& clock,
+                    const GpuReading& settled, const SettleOptions& settle,
+                    StudyRaceResult& result) {
+  const double start = clock.NowS();
+  bool back = false;
+  while (!back && clock.NowS() - start < settle.max_s) {
+    if (auto t = timer.Time(c); !t.ok()) return t.status();
+    back = AtLoad(monitor.Read(), settled, settle.clock_tolerance);
+  }
+  result.reload_s += clock.NowS() - start;
+  if (!back) ++result.unloaded;
   return absl::OkStatus();
+}
+
+// One round: every candidate still racing, once, in rotated order; a timing
+// after an idle gap is retaken after a reload.
+absl::StatusOr<std::vector<double>> Round(CandidateTimer& timer, GpuMonitor& monitor,
+                                          EngineClock& clock, const StudyRaceOptions& options,
+                                          const GpuReading& settled, const std::vector<bool>& racing,
+                                          double& last_end, StudyRaceResult& result) {
+  const int n = timer.Candidates();
+  std::vector<double> round(static_cast<size_t>(n), 0.0);
+  for (int i = 0; i < n; ++i) {
+    const int c = (i + result.rounds) % n;  // rotated each round
+    if (!racing[static_cast<size_t>(c)]) continue;
+    // Idle before this timing: a gap since the last one ended, or host
+    // work inside the timer before its kernels (its wall time beyond them).
+    const double called = clock.NowS();
+    const bool gap = last_end >= 0 && called - last_end > options.max_idle_gap_s;
+    auto t = timer.Time(c);
+    const bool idled = gap || (t.ok() && clock.NowS() - called - *t / 1e6 > options.max_idle_gap_s);
+    if (t.ok() && idled) {
+      ++result.retaken;
+      if (auto s = Reload(timer, c, monitor, clock, settled, options.settle, result); !s.ok()) return s;
+      t = timer.Time(c);
+    }
+    if (!t.ok()) return t.status();
+    last_end = clock.NowS();
+    round[static_cast<size_t>(c)] = *t;
+  }
+  return round;
+}
+
+// Judges every candidate still racing against the family's intervals;
+// returns whether any is undecided and every undecided one is precise.
+struct Judgement {
+  bool undecided = false;
+  bool all_precise = true;
+};
+Judgement JudgeRound(const RaceJudge& judge, const Rounds& times, int leader,
+                     std::vector<bool>& racing, std::vector<RaceVerdict>& verdicts) {
+  Judgement out;
+  for (int c = 0; c < static_cast<int>(racing.size()); ++c) {
+    const auto k = static_cast<size_t>(c);
+    if (c == leader || !racing[k]) continue;
+    const PairedRatio against_leader = judge.Paired(times, c, leader);
+    if (SlowerThanAny(judge, times, c)) {
+      verdicts[k] = RaceVerdict::kSlower;
+      racing[k] = false;
+    } else if (judge.Tied(against_leader)) {
+      verdicts[k] = RaceVerdict::kTied;
+    } else {
+      verdicts[k] = RaceVerdict::kUnresolved;
+      out.undecided = true;
+      out.all_precise = out.all_precise && judge.Precise(against_leader);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -191,57 +231,42 @@ absl::StatusOr<StudyRaceResult> RaceCandidates(CandidateTimer& timer, GpuMonitor
                                                const StudyRaceOptions& options) {
   const int n = timer.Candidates();
   if (auto s = CheckOptions(options, n); !s.ok()) return s;
+  const std::vector<int> looks = internal::LookRounds(options.min_rounds, options.max_rounds);
+  const RaceJudge judge(n, kRaceErrorRate, static_cast<int>(looks.size()) + 1, options.resolution);
   StudyRaceResult result;
   const double began = clock.NowS();
-  if (auto s = WarmUp(timer, monitor, clock, options.settle, result); !s.ok()) return s;
+  auto settled = WarmUp(timer, monitor, clock, options.settle, result);
+  if (!settled.ok()) return settled.status();
   std::vector<bool> racing(static_cast<size_t>(n), true);
   std::vector<RaceVerdict> verdicts(static_cast<size_t>(n), RaceVerdict::kUnresolved);
   const double start = clock.NowS();
   double last_end = -1;
   int leader = 0;
-  while (true) {
-    std::vector<double> round(static_cast<size_t>(n), 0.0);
-    for (int i = 0; i < n; ++i) {
-      const int c = (i + result.rounds) % n;  // rotated each round
-      if (!racing[static_cast<size_t>(c)]) continue;
-      // Idle before this timing: a gap since the last one ended, or host
-      // work inside the timer before its kernels (its wall time beyond them).
-      const double called = clock.NowS();
-      const bool gap = last_end >= 0 && called - last_end > options.max_idle_gap_s;
-      auto t = timer.Time(c);
-      const bool idled = gap || (t.ok() && clock.NowS() - called - *t / 1e6 > options.max_idle_gap_s);
-      if (t.ok() && idled) {
-        ++result.retaken;
-        t = timer.Time(c);
-      }
-      if (!t.ok()) return t.status();
-      last_end = clock.NowS();
-      round[static_cast<size_t>(c)] = *t;
-    }
-    result.times.push_back(std::move(round));
+  size_t next_look = 0;
+  while (result.stop_reason.empty()) {
+    auto round = Round(timer, monitor, clock, options, *settled, racing, last_end, result);
+    if (!round.ok()) return round.status();
+    result.times.push_back(*std::move(round));
     ++result.rounds;
+    const bool out_of_time = clock.NowS() - start >= options.max_seconds;
+    const bool look = next_look < looks.size() && result.rounds == looks[next_look];
+    if (!look && !out_of_time) continue;
+    if (look) ++next_look;
+    ++result.looks;
     leader = Leader(result.times, racing);
-    bool undecided = false;
-    if (result.rounds >= options.min_rounds) {
-      for (int c = 0; c < n; ++c) {
-        if (c == leader || !racing[static_cast<size_t>(c)]) continue;
-        verdicts[static_cast<size_t>(c)] = Judge(Paired(result.times, c, leader), options.resolution);
-        if (verdicts[static_cast<size_t>(c)] == RaceVerdict::kSlower) racing[static_cast<size_t>(c)] = false;
-        undecided = undecided || verdicts[static_cast<size_t>(c)] == RaceVerdict::kUnresolved;
-      }
-    }
-    const bool judged = result.rounds >= options.min_rounds;
-    if (judged && !undecided) {
+    const Judgement j = JudgeRound(judge, result.times, leader, racing, verdicts);
+    if (!j.undecided) {
       result.stop_reason = "resolved";
+    } else if (j.all_precise) {
+      result.stop_reason = "resolution reached";
     } else if (result.rounds >= options.max_rounds) {
       result.stop_reason = "round budget";
-    } else if (clock.NowS() - start >= options.max_seconds) {
+    } else if (out_of_time) {
       result.stop_reason = "time budget";
     }
-    if (!result.stop_reason.empty()) break;
   }
   result.seconds = clock.NowS() - began;
-  result.standings = Standings(result.times, verdicts, leader);
+  result.standings = Standings(judge, result.times, verdicts, leader);
   return result;
 }
 

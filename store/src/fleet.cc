@@ -135,10 +135,10 @@ std::string MergePredictionsSql() {
 constexpr const char* kMergeRaces =
     "INSERT INTO main.races(uid, job_id, device_id, software_id, gpu_model, cache_mode, "
     "clock_policy, algo_choice, study, resolution, rounds, retaken, warmup_s, settled, seconds, "
-    "stop_reason, created_us) "
+    "stop_reason, created_us, error_rate) "
     "SELECT sr.uid, mj.id, md.id, ms.id, sr.gpu_model, sr.cache_mode, sr.clock_policy, "
     "sr.algo_choice, sr.study, sr.resolution, sr.rounds, sr.retaken, sr.warmup_s, sr.settled, "
-    "sr.seconds, sr.stop_reason, sr.created_us FROM src.races AS sr "
+    "sr.seconds, sr.stop_reason, sr.created_us, sr.error_rate FROM src.races AS sr "
     "JOIN src.devices AS sd ON sd.id = sr.device_id "
     "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
     "JOIN src.software AS ss ON ss.id = sr.software_id "

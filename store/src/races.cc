@@ -75,8 +75,8 @@ absl::StatusOr<int64_t> SqliteStore::InsertRace(const RaceRecord& race) {
     auto stmt = conn_->Prepare(
         "INSERT INTO races(uid, job_id, device_id, software_id, gpu_model, cache_mode, "
         "clock_policy, algo_choice, study, resolution, rounds, retaken, warmup_s, settled, "
-        "seconds, stop_reason, created_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-        "?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+        "seconds, stop_reason, created_us, error_rate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+        "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
     if (!stmt.ok()) return stmt.status();
     Statement& s = **stmt;
     s.Bind(1, NewUid()).Bind(2, race.job_id).Bind(3, race.device_id).Bind(4, race.software_id);
@@ -85,6 +85,7 @@ absl::StatusOr<int64_t> SqliteStore::InsertRace(const RaceRecord& race) {
     s.Bind(9, race.study).Bind(10, race.resolution).Bind(11, race.rounds);
     s.Bind(12, race.retaken).Bind(13, race.warmup_s).Bind(14, static_cast<int>(race.settled));
     s.Bind(15, race.seconds).Bind(16, race.stop_reason).Bind(17, NowUs());
+    s.Bind(18, race.error_rate);
     if (auto st = s.Run("writing a race"); !st.ok()) return st;
     id = conn_->LastInsertRowId();
     return InsertEntries(*conn_, id, race);
@@ -101,7 +102,8 @@ absl::StatusOr<std::optional<RaceRecord>> SqliteStore::FindRace(int64_t job_id,
   // By the job's index: a lookup per answer however many races the file holds.
   auto stmt = conn_->Prepare(StrCat(
       "SELECT r.id, r.job_id, r.device_id, r.software_id, r.gpu_model, r.resolution, r.rounds, "
-      "r.retaken, r.warmup_s, r.settled, r.seconds, r.stop_reason, r.created_us FROM races AS r "
+      "r.retaken, r.warmup_s, r.settled, r.seconds, r.stop_reason, r.created_us, r.error_rate "
+      "FROM races AS r "
       "JOIN devices AS d ON d.id = r.device_id WHERE ",
       job_id == 0 ? "r.job_id IS NULL AND ?1 = 0" : "r.job_id = ?1",
       " AND d.uuid = ?2 AND r.study = ?3 AND r.cache_mode = ?4 AND r.clock_policy = ?5 AND "
@@ -126,6 +128,7 @@ absl::StatusOr<std::optional<RaceRecord>> SqliteStore::FindRace(int64_t job_id,
   race.algo = algo;
   race.study = study;
   race.resolution = s.Double("resolution");
+  race.error_rate = s.Double("error_rate");
   race.rounds = static_cast<int>(s.Int("rounds"));
   race.retaken = static_cast<int>(s.Int("retaken"));
   race.warmup_s = s.Double("warmup_s");

@@ -525,6 +525,13 @@ CREATE TRIGGER races_deleted AFTER DELETE ON races BEGIN
   UPDATE generations SET deletions = deletions + 1 WHERE gpu_model = OLD.gpu_model;
 END;
 )sql",
+    // 10 → 11: the error rate a race's verdicts hold at (family-wise, over
+    // every pair and look). 0: a race of the first procedure (a 95% test of
+    // each candidate against the leader at every round, uncorrected), whose
+    // verdicts hold at no stated rate.
+    R"sql(
+ALTER TABLE races ADD COLUMN error_rate REAL NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

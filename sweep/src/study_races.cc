@@ -61,7 +61,14 @@ std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string&
   }
   std::vector<const DffRow*> out;
   for (const DffRow& r : ranking.rows) {
-    if (MeasuredByRun(r, run) && r.tie_group == 1 && static_cast<int>(out.size()) < kMaxRaced) out.push_back(&r);
+    if (MeasuredByRun(r, run) && r.tie_group == 1) out.push_back(&r);
+  }
+  if (static_cast<int>(out.size()) > kMaxRaced) {
+    // A race of some of them could not order the answer (ApplyRace needs
+    // every measured row tied with the best): not run at all.
+    why = StrCat(out.size(), " measured candidates are tied with the best, more than the ",
+                 kMaxRaced, " a race can order; not raced (narrow the window or the study)");
+    return {};
   }
   const double reach = lead->time_high_us * (1 + settings.window);
   for (const DffRow& r : ranking.rows) {
@@ -129,6 +136,7 @@ store::RaceRecord RecordOf(const StudyRaceReport& report, Backend& backend,
   r.algo = report.algo;
   r.study = report.study;
   r.resolution = resolution;
+  r.error_rate = measure::kRaceErrorRate;
   const measure::StudyRaceResult& res = report.result;
   r.rounds = res.rounds;
   r.retaken = res.retaken;

@@ -159,7 +159,8 @@ TEST_F(CrestdJobs, AMeasuringSweepRacesItsLeadersAndStreamsTheRaceAsNews) {
   context.set_deadline(std::chrono::system_clock::now() + seconds(60));
   v1::SweepRequest request;
   request.mutable_spec()->set_json(
-      R"({"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 4}]})");
+      R"({"version": 1, "gpu": "h100", "dff": [{"hidden": 4096, "window": 4}],
+          "measure": {"race": {"resolution": 0.005}}})");
   auto reader = stub_->Sweep(&context, request);
   std::vector<std::string> news;
   v1::JobEvent event;

@@ -194,7 +194,7 @@ TEST(Pipeline, SamplesAfterTheHostsPauseMatchABackToBackLoopsSteadyState) {
   old.keep_load = false;
   const AfterPauses without = MeasureAfterHostPauses(old);
   EXPECT_EQ(without.reloads, 0);
-  EXPECT_LT(without.median_us, 0.9 * steady)
+  EXPECT_LT(without.median_us, 0.95 * steady)
       << "the pauses make samples optimistic (the logic's premise)";
   EngineTuning reload_only;
   reload_only.keep_load = false;

@@ -75,7 +75,30 @@ void ScriptedGpu::SleepS(double seconds) {
   if (now_s_ < until) Idle(until - now_s_);
 }
 
+void ScriptedGpu::DrawPower(double seconds, double watts) {
+  if (power_window_s_ <= 0 || seconds <= 0) return;
+  power_.push_back({now_s_, now_s_ + seconds, watts});
+  while (!power_.empty() && power_.front().end_s <= now_s_ + seconds - power_window_s_) {
+    power_.pop_front();
+  }
+}
+
+double ScriptedGpu::AveragedPowerW() const {
+  // Time in the window that no segment covers, the GPU idled.
+  const double from = now_s_ - power_window_s_;
+  double joules = 0;
+  double covered = 0;
+  for (const PowerSegment& p : power_) {
+    const double span = std::max(0.0, std::min(p.end_s, now_s_) - std::max(p.start_s, from));
+    joules += span * p.watts;
+    covered += span;
+  }
+  joules += std::max(0.0, power_window_s_ - covered) * trace_[idle_row_].power_w;
+  return joules / power_window_s_;
+}
+
 void ScriptedGpu::Idle(double seconds) {
+  DrawPower(seconds, trace_[idle_row_].power_w);
   now_s_ += seconds;
   load_s_ = std::max(0.0, load_s_ - 2 * seconds);
   if (controller_.idle_tau_s > 0) capped_ *= std::exp(-seconds / controller_.idle_tau_s);
@@ -88,7 +111,7 @@ GpuReading ScriptedGpu::Read() {
   if (nvml_) {
     const TraceRow row = Current();
     r.sm_clock_mhz = row.sm_clock_mhz;
-    r.power_w = row.power_w;
+    r.power_w = power_window_s_ > 0 ? AveragedPowerW() : row.power_w;
     r.reasons = row.reasons;
     r.reasons_known = true;
   }
@@ -108,6 +131,7 @@ double ScriptedGpu::Run(double burst_us) {
 double ScriptedGpu::Work(double burst_us) {
   const double clock = nvml_ ? Current().sm_clock_mhz : 1980;
   const double us = burst_us * 1980 / clock;
+  if (nvml_) DrawPower(us / 1e6, Current().power_w);
   now_s_ += us / 1e6;
   load_s_ += us / 1e6;
   if (controller_.load_tau_s > 0) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <random>
@@ -64,6 +65,10 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
     double idle_tau_s = 0;
   };
   void SetController(Controller c) { controller_ = c; }
+  // Readings report power as NVML does on Hopper when `window_s` > 0: the
+  // average of the instantaneous power over the last window_s (1 s), so
+  // after an idle gap the reading lags the clock. 0: the instantaneous power.
+  void AveragePower(double window_s) { power_window_s_ = window_s; }
   // Overrides the readings (e.g. thermal slowdown in some window).
   std::function<void(GpuReading&)> tamper;
   double read_s = 0;  // host time a reading takes (the GPU idles meanwhile)
@@ -76,7 +81,16 @@ class ScriptedGpu final : public GpuMonitor, public EngineClock {
   TraceRow Current() const;
   double Work(double burst_us);  // runs it now, whatever is queued
   void Idle(double seconds);
+  void DrawPower(double seconds, double watts);  // history for AveragePower
+  double AveragedPowerW() const;
   Controller controller_;
+  double power_window_s_ = 0;
+  struct PowerSegment {
+    double start_s = 0;
+    double end_s = 0;
+    double watts = 0;
+  };
+  std::deque<PowerSegment> power_;  // oldest first
   double capped_ = 1;  // the controller's state: 0 at the idle reading, 1 at the trace's
   std::vector<TraceRow> trace_;
   size_t idle_row_ = 0;

@@ -31,6 +31,7 @@ class ScriptedCandidates final : public CandidateTimer {
     ++timings;
     return gpu_.Run(burst_us_[static_cast<size_t>(c)] * (1 + noise_(rng_)));
   }
+  void Seed(uint64_t seed) { rng_.seed(seed); }
   std::function<void(int)> before;
   int timings = 0;
 
@@ -66,9 +67,12 @@ TEST(StudyRace, SequentialTimingUnderDriftMisordersWhatTheRaceOrders) {
   EXPECT_NE(ByTime(medians), (std::vector<int>{0, 1, 2, 3}))
       << "the drift was too small to misorder: the test would prove nothing";
 
+  // Steps of 1% are slower only beyond a finer resolution than 1%.
   ScriptedGpu gpu = H100();
   ScriptedCandidates candidates(gpu, kOnePercentApart, 0.003);
-  auto race = RaceCandidates(candidates, gpu, gpu);
+  StudyRaceOptions options;
+  options.resolution = 0.003;
+  auto race = RaceCandidates(candidates, gpu, gpu, options);
   ASSERT_TRUE(race.ok()) << race.status();
   EXPECT_EQ(race->stop_reason, "resolved");
   ASSERT_EQ(race->standings.size(), 4u);
@@ -76,7 +80,12 @@ TEST(StudyRace, SequentialTimingUnderDriftMisordersWhatTheRaceOrders) {
     const RaceStanding& s = race->standings[static_cast<size_t>(i)];
     EXPECT_EQ(s.candidate, i) << "rank " << i;
     EXPECT_EQ(s.verdict, i == 0 ? RaceVerdict::kLeader : RaceVerdict::kSlower) << i;
-    EXPECT_EQ(s.tie_group, i + 1) << i;
+    // Slower candidates each leave group 1; a later group opens only where
+    // the family's interval separates it from the group before.
+    if (i > 0) {
+      EXPECT_GE(s.tie_group, 2) << i;
+      EXPECT_GE(s.tie_group, race->standings[static_cast<size_t>(i - 1)].tie_group) << i;
+    }
     // The paired ratio recovers the 1% steps the drift hid.
     EXPECT_NEAR(s.ratio, kOnePercentApart[static_cast<size_t>(i)] / kOnePercentApart[0], 0.004) << i;
   }
@@ -118,6 +127,95 @@ TEST(StudyRace, ATimingAfterAnIdleGapIsRetakenNotKept) {
     }
   }
   EXPECT_EQ(race->standings.front().candidate, 0);
+}
+
+TEST(StudyRace, ARetakeAfterAPauseWaitsUntilClockAndAveragedPowerAreBackAtLoad) {
+  // The audit's case: a 3 s pause in the rounds on a GPU whose power-cap
+  // controller recovers while idle and whose power reads as NVML's one-second
+  // average. Right after the pause the clock is at boost and the averaged
+  // power is low; a retake taken at once runs at boost (~25% fast).
+  const auto loaded_gpu = [] {
+    ScriptedGpu gpu = H100();
+    gpu.SetController({0.3, 0.5});
+    gpu.AveragePower(1.0);
+    return gpu;
+  };
+  ScriptedGpu plain_gpu = loaded_gpu();
+  ScriptedCandidates plain(plain_gpu, kOnePercentApart, 0.003);
+  auto reference = RaceCandidates(plain, plain_gpu, plain_gpu);
+  ASSERT_TRUE(reference.ok());
+  ASSERT_EQ(reference->retaken, 0);
+
+  ScriptedGpu gpu = loaded_gpu();
+  ScriptedCandidates candidates(gpu, kOnePercentApart, 0.003);
+  const double pause_at = gpu.NowS() + reference->warmup_s + 0.02;
+  bool paused = false;
+  candidates.before = [&](int c) {
+    if (c == 2 && !paused && gpu.NowS() > pause_at) {
+      gpu.SleepS(3.0);
+      paused = true;
+    }
+  };
+  auto race = RaceCandidates(candidates, gpu, gpu);
+  ASSERT_TRUE(race.ok()) << race.status();
+  ASSERT_TRUE(paused) << "the race ended before the pause: the test proves nothing";
+  EXPECT_EQ(race->retaken, 1);
+  EXPECT_EQ(race->unloaded, 0);
+  // The clock is back within ~0.8 s; the averaged power needs most of 1 s.
+  EXPECT_GT(race->reload_s, 0.7);
+  // Every kept timing is the loaded GPU's: none faster than 90% of the
+  // race without a pause (boost runs ~25% faster).
+  const auto median_of_two = [](const StudyRaceResult& r) {
+    return std::find_if(r.standings.begin(), r.standings.end(),
+                        [](const RaceStanding& s) { return s.candidate == 2; })
+        ->median_us;
+  };
+  const double loaded_us = median_of_two(*reference);
+  for (const auto& round : race->times) {
+    if (round[2] > 0) {
+      EXPECT_GT(round[2], 0.9 * loaded_us) << "a kept timing ran at boost, not under load";
+    }
+  }
+}
+
+TEST(StudyRace, EqualCandidatesAreCalledSlowerInAtMostTheStatedShareOfRaces) {
+  // 100 races of 8 equal MLPs with 1% noise on the drifting scripted H100:
+  // the old round-by-round t-test against the current minimum called at
+  // least one of them slower in ~94% of races; the family-wise procedure
+  // may do so in 5% (kRaceErrorRate), here at most 10 of 100 with room for
+  // chance.
+  int wrong = 0;
+  int races = 0;
+  for (int seed = 0; seed < 100; ++seed) {
+    ScriptedGpu gpu = H100();
+    ScriptedCandidates candidates(gpu, std::vector<double>(8, 3000), 0.01);
+    candidates.Seed(static_cast<uint64_t>(seed));
+    auto race = RaceCandidates(candidates, gpu, gpu);
+    ASSERT_TRUE(race.ok()) << race.status();
+    ++races;
+    const bool any_slower = std::any_of(race->standings.begin(), race->standings.end(),
+                                        [](const RaceStanding& s) { return s.verdict == RaceVerdict::kSlower; });
+    wrong += any_slower ? 1 : 0;
+    for (const RaceStanding& s : race->standings) EXPECT_EQ(s.tie_group, 1) << "seed " << seed;
+  }
+  EXPECT_LE(wrong, 10) << wrong << " of " << races << " races split equal candidates";
+}
+
+TEST(StudyRace, CandidatesThreePercentApartAreOrderedWithinTheBudget) {
+  int ordered = 0;
+  for (int seed = 0; seed < 20; ++seed) {
+    ScriptedGpu gpu = H100();
+    ScriptedCandidates candidates(gpu, {3090, 3000, 3180}, 0.01);
+    candidates.Seed(static_cast<uint64_t>(seed));
+    auto race = RaceCandidates(candidates, gpu, gpu);
+    ASSERT_TRUE(race.ok()) << race.status();
+    const auto& s = race->standings;
+    ordered += s[0].candidate == 1 && s[1].candidate == 0 && s[2].candidate == 2 &&
+                       s[1].verdict == RaceVerdict::kSlower && s[2].verdict == RaceVerdict::kSlower
+                   ? 1
+                   : 0;
+  }
+  EXPECT_GE(ordered, 18);
 }
 
 TEST(StudyRace, CandidatesTheBudgetCannotOrderAreDeclaredTiedWithTheLeader) {

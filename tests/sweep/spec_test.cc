@@ -200,7 +200,7 @@ TEST(SweepSpec, TheMeasureSectionSaysHowAndIsPartOfTheJobOnlyWhenNotTheDefault) 
   EXPECT_DOUBLE_EQ(warm->measure.max_seconds, 1.5);
   EXPECT_EQ(warm->measure.min_samples, measure::MeasureOptions{}.min_samples);
   // The canonical text holds every field, so the same method is the same job.
-  EXPECT_NE(warm->canonical_json.find(R"("min_samples":5)"), std::string::npos)
+  EXPECT_NE(warm->canonical_json.find(R"("min_samples":6)"), std::string::npos)
       << warm->canonical_json;
 }
 

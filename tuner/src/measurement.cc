@@ -1,5 +1,9 @@
 #include "crest/tuner/measurement.h"
 
+#include <cmath>
+
+#include "crest/common/str_cat.h"
+
 namespace crest {
 
 std::string_view CacheModeName(CacheMode mode) {
@@ -30,6 +34,40 @@ std::optional<AlgoChoice> ParseAlgoChoice(std::string_view text) {
   if (text == "best") return AlgoChoice::kBest;
   if (text == "default") return AlgoChoice::kDefault;
   return std::nullopt;
+}
+
+namespace {
+
+// Mass of X = i for X ~ Binomial(n, 1/2), in log space (no overflow).
+double BinomialMass(int64_t n, int64_t i) {
+  return std::exp(std::lgamma(static_cast<double>(n) + 1) -
+                  std::lgamma(static_cast<double>(i) + 1) -
+                  std::lgamma(static_cast<double>(n - i) + 1) -
+                  static_cast<double>(n) * std::log(2.0));
+}
+
+}  // namespace
+
+MedianOrderInterval MedianIntervalOf(int64_t n) {
+  if (n <= 0) return {};
+  constexpr double kTail = 0.025;
+  int64_t l = 1;
+  double below = BinomialMass(n, 0);  // P(X < l)
+  while (l + 1 <= (n + 1) / 2) {
+    const double next = below + BinomialMass(n, l);  // P(X < l + 1)
+    if (next > kTail) break;
+    below = next;
+    ++l;
+  }
+  return {l, std::max(0.0, 1 - 2 * below)};
+}
+
+double MedianIntervalCoverage(int64_t samples) { return MedianIntervalOf(samples).coverage; }
+
+std::string CoverageText(int64_t samples) {
+  const double c = MedianIntervalCoverage(samples);
+  if (c >= 0.95) return "95%";
+  return StrCat(Decimals(100 * c, 2), "%");
 }
 
 }  // namespace crest

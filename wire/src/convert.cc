@@ -333,6 +333,7 @@ void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
     to->set_rounds(race.rounds);
     to->set_retaken(race.retaken);
     to->set_resolution(race.resolution);
+    to->set_error_rate(race.error_rate);
     to->set_seconds(race.seconds);
     to->set_settled(race.settled);
     to->set_stop_reason(race.stop_reason);
@@ -568,6 +569,7 @@ DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
     info.rounds = race.rounds();
     info.retaken = race.retaken();
     info.resolution = race.resolution();
+    info.error_rate = race.error_rate();
     info.seconds = race.seconds();
     info.settled = race.settled();
     info.stop_reason = race.stop_reason();

@@ -162,7 +162,8 @@ class Client:
         answer.algo_choice = r.algo_choice or None
         answer.race = ({"race_id": r.race.race_id, "job": r.race.run.job_id,
                         "candidates": r.race.candidates, "rounds": r.race.rounds,
-                        "resolution": r.race.resolution, "seconds": r.race.seconds,
+                        "resolution": r.race.resolution, "error_rate": r.race.error_rate,
+                        "seconds": r.race.seconds,
                         "settled": r.race.settled, "stop_reason": r.race.stop_reason}
                        if r.HasField("race") else None)
         answer.gpu = r.gpu

@@ -76,6 +76,14 @@ class SettleDetector final {
   std::vector<GpuReading> readings_;
 };
 
+// Back at the settled load after an idle gap: the clock no more than
+// `tolerance` above the settled clock AND the power no more than `tolerance`
+// under the settled power. NVML's power on Hopper is a one-second average,
+// so right after a gap it lags the clock; requiring both waits for it. A
+// quantity unknown in either reading is not judged; false when neither is
+// known (the caller's time bound decides).
+bool AtLoad(const GpuReading& now, const GpuReading& settled, double tolerance);
+
 // Why a sample did not count. kAfterIdle: its round started after the
 // device idled (sustained), so the GPU ran it recovered from its load.
 enum class Discard { kSlowdown, kClockFarBelow, kPowerCapped, kBelowBoost, kAfterIdle };

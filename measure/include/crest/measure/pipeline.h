@@ -34,8 +34,9 @@ struct EngineTuning {
   // reload_after_idle_s is made up, before anything is timed, by untimed load
   // (the reload) for reload_factor times the gap, less when the readings are
   // back at the state the warm-up settled in (SM clock within
-  // reload_clock_tolerance above its clock, or board power within that
-  // fraction below its power). At least one warm-up round, at most
+  // reload_clock_tolerance above its clock AND board power, a one-second
+  // average on Hopper, within that fraction below its power: AtLoad). At
+  // least one warm-up round, at most
   // max_reload_s [s].
   double reload_after_idle_s = 0.005;
   double reload_clock_tolerance = 0.01;

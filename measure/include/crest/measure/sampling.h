@@ -17,10 +17,12 @@ double Median(std::span<const double> values);
 // A distribution-free 95% confidence interval of the median: the order
 // statistics x(l) and x(n+1-l) with the largest l whose binomial coverage
 // is at least 95%. With too few samples for that coverage (n < 6) it is the
-// whole range [min, max], at lower confidence. Empty input gives {0, 0}.
+// whole range [min, max], at lower confidence: `coverage` says which
+// (MedianIntervalCoverage). Empty input gives {0, 0, 0}.
 struct Interval {
   double low = 0;
   double high = 0;
+  double coverage = 0;
 };
 Interval MedianInterval(std::span<const double> samples);
 

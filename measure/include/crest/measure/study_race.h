@@ -1,17 +1,37 @@
 // The leading candidates of a study raced against each other: each round
 // times every candidate still undecided once (a d_ff candidate: its whole
 // MLP, every GEMM), in an order rotated round by round, so that drift in the
-// GPU's clock and power falls on all of them alike. A candidate is judged by
-// its paired ratios to the leader (its time over the leader's in the same
-// round): a 95% interval of their geometric mean wholly above 1 resolves it
-// as slower (it leaves the race); one wholly within 1 ± resolution resolves
-// it as tied with the leader. The race stops when every candidate is
-// resolved, or when its budget (rounds, seconds) is spent: the rest are
-// declared tied with the leader because the budget could not order them.
+// GPU's clock and power falls on all of them alike. Candidates are judged by
+// their paired ratios (one's time over another's in the same round).
+//
+// Verdicts hold at a stated error rate (kRaceErrorRate, family-wise): every
+// pair's interval of its geometric-mean ratio is a Student-t interval at
+// level 1 − kRaceErrorRate / (looks · pairs), Bonferroni over every pair of
+// candidates and every round at which the race may judge (the looks: from
+// min_rounds, each ~1.25× the last, and max_rounds, and once more where a
+// time budget stops it). With probability at least 95% all of those
+// intervals cover their true ratios at once, so the race calls a candidate
+// wrongly "slower" or "tied" at most 5% of the time, whatever the number of
+// candidates or rounds. A candidate is
+//   slower — its interval against some candidate lies wholly above
+//            1 + resolution (it leaves the race; elimination is permanent);
+//   tied   — its interval against the leader lies within 1 ± resolution;
+//   unresolved — neither, when the race ends.
+// The race stops when every candidate is slower or tied ("resolved"), when
+// every undecided one's interval is narrower than the resolution (more
+// rounds could not decide it: "resolution reached"), or when its budget
+// (rounds, seconds) is spent. Unresolved candidates stay in the leader's tie
+// group: the race could not order them. The assumption under the rate:
+// a pair's paired log ratios are independent and near-normal from round to
+// round (docs/measurement.md).
+//
 // A candidate timed after the GPU idled longer than max_idle_gap_s (a pause
 // between timings, or host work inside one: its wall time beyond the time
-// it returned) is timed again at once, the GPU now loaded, and the first
-// time is dropped: a cooled GPU runs its first kernels fast.
+// it returned) is timed again after a reload: untimed timings until the
+// GPU's clock AND power (NVML's one-second average) are back at the state
+// the warm-up settled in (AtLoad, at most settle.max_s); the first time is
+// dropped. A cooled GPU runs its first kernels fast, and its clock returns
+// before its averaged power says the load is back.
 //
 // Before the first round the candidates run round-robin, untimed, until the
 // GPU's power and clock have settled under their load (clock_policy.h's
@@ -41,8 +61,11 @@ class CandidateTimer {
   virtual absl::StatusOr<double> Time(int c) = 0;
 };
 
+// The family-wise error rate of a race's verdicts ("slower" and "tied").
+inline constexpr double kRaceErrorRate = 0.05;
+
 struct StudyRaceOptions {
-  double resolution = 0.01;      // tied when the ratio's interval lies within 1 ± this
+  double resolution = 0.01;      // tied within 1 ± this; slower beyond 1 + this
   int min_rounds = 5;            // rounds before any candidate is judged
   int max_rounds = 200;          // the budget, in rounds…
   double max_seconds = 60;       // …and in seconds on the engine's clock
@@ -52,9 +75,9 @@ struct StudyRaceOptions {
 
 enum class RaceVerdict {
   kLeader,      // the fastest (least geometric-mean time)
-  kSlower,      // its ratio's interval lies wholly above 1
-  kTied,        // its ratio's interval lies within 1 ± resolution
-  kUnresolved,  // the budget ran out first: tied with the leader, undecided
+  kSlower,      // its ratio's interval to some candidate lies wholly above 1 + resolution
+  kTied,        // its ratio's interval to the leader lies within 1 ± resolution
+  kUnresolved,  // neither when the race ended: tied with the leader, undecided
 };
 std::string_view RaceVerdictName(RaceVerdict verdict);  // "leader", "slower", …
 
@@ -65,7 +88,7 @@ struct RaceStanding {
   int rounds = 0;          // rounds this candidate was timed in
   double median_us = 0;    // of its own times
   double ratio = 1;        // geometric mean of its paired ratios to the leader
-  double ratio_low = 1;    // their 95% interval
+  double ratio_low = 1;    // their simultaneous interval (see kRaceErrorRate)
   double ratio_high = 1;
 };
 
@@ -74,10 +97,14 @@ struct StudyRaceResult {
   std::vector<std::vector<double>> times;  // [round][candidate] µs; 0 = not timed that round
   int rounds = 0;
   int retaken = 0;          // timings dropped for an idle gap before them
+  double reload_s = 0;      // untimed load before the retakes
+  int unloaded = 0;         // retakes whose reload hit settle.max_s short of the load
+  int looks = 0;            // rounds at which the race judged
   double warmup_s = 0;      // untimed load before the first round
   bool settled = false;     // false: the warm-up reached settle.max_s unsettled
   double seconds = 0;       // on the engine's clock, warm-up included
-  std::string stop_reason;  // "resolved", "round budget", "time budget"
+  // "resolved", "resolution reached", "round budget", "time budget"
+  std::string stop_reason;
 };
 
 // Races the timer's candidates. InvalidArgument for fewer than 2 candidates

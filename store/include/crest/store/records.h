@@ -148,6 +148,8 @@ struct RaceRecord {
   AlgoChoice algo = AlgoChoice::kBest;  // which algorithm of each GEMM ran
   std::string study;                    // the study's key (DffStudyKey)
   double resolution = 0;
+  // Family-wise error rate of its verdicts; 0: the first, uncorrected procedure.
+  double error_rate = 0;
   int rounds = 0;
   int retaken = 0;
   double warmup_s = 0;

@@ -74,6 +74,9 @@ struct DffRaceInfo {
   int rounds = 0;
   int retaken = 0;           // timings retaken after an idle gap
   double resolution = 0;     // ties: ratio intervals within 1 ± this
+  // The family-wise error rate its verdicts hold at; 0: a race of the first
+  // procedure (uncorrected 95% tests round by round), at no stated rate.
+  double error_rate = 0;
   double seconds = 0;        // on the device, warm-up included
   bool settled = false;      // the warm-up reached a settled clock and power
   std::string stop_reason;   // "resolved", "round budget", "time budget"

@@ -41,6 +41,22 @@ struct MeasureMode {
 // PyTorch included), timed in the same rounds.
 enum class AlgoChoice { kBest, kDefault };
 std::string_view AlgoChoiceName(AlgoChoice choice);  // "best", "default"
+
+// The order-statistic interval of the median that the engine stores
+// (measure/sampling.h) for `samples` sorted samples: [x(rank), x(n+1-rank)]
+// with the largest rank whose coverage, 1 − 2·P(X < rank) for
+// X ~ Binomial(n, 1/2), is at least 95%. From 6 samples on the coverage is
+// at least 0.95; below that the interval is the samples' range (rank 1),
+// which covers the median with probability 1 − 2^(1−n) (5 samples: 93.75%).
+// {0, 0} for no samples.
+struct MedianOrderInterval {
+  int64_t rank = 0;
+  double coverage = 0;
+};
+MedianOrderInterval MedianIntervalOf(int64_t samples);
+double MedianIntervalCoverage(int64_t samples);
+// "95%" when the coverage reaches it, else the true figure ("93.75%").
+std::string CoverageText(int64_t samples);
 std::optional<AlgoChoice> ParseAlgoChoice(std::string_view text);
 
 // A cuBLASLt algorithm, stored by its configuration attributes and its raw

@@ -6,6 +6,7 @@
 #include "crest/measure/study_race.h"
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -93,40 +94,61 @@ TEST(StudyRace, SequentialTimingUnderDriftMisordersWhatTheRaceOrders) {
   EXPECT_GE(race->warmup_s, 1.0) << "rounds only once the GPU sits at its power cap";
 }
 
-TEST(StudyRace, ATimingAfterAnIdleGapIsRetakenNotKept) {
-  // The same race twice (the scripted GPU and the noise are deterministic):
-  // the second has 3 s of host work before candidate 2, 20 ms into its
-  // rounds, long enough for the GPU to cool to its boost clock.
-  ScriptedGpu plain_gpu = H100();
+// The same race twice on GPUs made by `make_gpu` (the scripted GPU and the
+// noise are deterministic): the second has 3 s of host work before
+// candidate 2, 20 ms into its rounds, long enough for the GPU to cool to its
+// boost clock.
+struct PausedRace {
+  StudyRaceResult reference;  // no pause
+  StudyRaceResult race;
+  bool paused = false;
+  // Candidate 2's median in the race without a pause [µs].
+  double LoadedUs() const {
+    return std::find_if(reference.standings.begin(), reference.standings.end(),
+                        [](const RaceStanding& s) { return s.candidate == 2; })
+        ->median_us;
+  }
+};
+PausedRace RaceWithAPause(const std::function<ScriptedGpu()>& make_gpu) {
+  PausedRace out;
+  ScriptedGpu plain_gpu = make_gpu();
   ScriptedCandidates plain(plain_gpu, kOnePercentApart, 0.003);
   auto reference = RaceCandidates(plain, plain_gpu, plain_gpu);
-  ASSERT_TRUE(reference.ok());
-  EXPECT_EQ(reference->retaken, 0);
+  EXPECT_TRUE(reference.ok()) << reference.status();
+  if (reference.ok()) out.reference = *std::move(reference);
+  EXPECT_EQ(out.reference.retaken, 0);
 
-  ScriptedGpu gpu = H100();
+  ScriptedGpu gpu = make_gpu();
   ScriptedCandidates candidates(gpu, kOnePercentApart, 0.003);
-  const double pause_at = gpu.NowS() + reference->warmup_s + 0.02;
-  bool paused = false;
+  const double pause_at = gpu.NowS() + out.reference.warmup_s + 0.02;
   candidates.before = [&](int c) {
-    if (c == 2 && !paused && gpu.NowS() > pause_at) {
+    if (c == 2 && !out.paused && gpu.NowS() > pause_at) {
       gpu.SleepS(3.0);
-      paused = true;
+      out.paused = true;
     }
   };
   auto race = RaceCandidates(candidates, gpu, gpu);
-  ASSERT_TRUE(race.ok()) << race.status();
-  ASSERT_TRUE(paused);
-  EXPECT_EQ(race->retaken, 1);
-  // What was kept is the loaded GPU's: no kept time of candidate 2 is a
-  // boost-clock outlier (>10% under its median).
-  const RaceStanding& two = *std::find_if(race->standings.begin(), race->standings.end(),
-                                          [](const RaceStanding& s) { return s.candidate == 2; });
-  for (const auto& round : race->times) {
+  EXPECT_TRUE(race.ok()) << race.status();
+  if (race.ok()) out.race = *std::move(race);
+  return out;
+}
+
+// No kept timing of candidate 2 runs at boost: none faster than 90% of its
+// median without the pause (boost runs ~25% faster).
+void ExpectNoBoostTimings(const PausedRace& r) {
+  for (const auto& round : r.race.times) {
     if (round[2] > 0) {
-      EXPECT_GT(round[2], 0.9 * two.median_us);
+      EXPECT_GT(round[2], 0.9 * r.LoadedUs()) << "a kept timing ran at boost, not under load";
     }
   }
-  EXPECT_EQ(race->standings.front().candidate, 0);
+}
+
+TEST(StudyRace, ATimingAfterAnIdleGapIsRetakenNotKept) {
+  const PausedRace r = RaceWithAPause(H100);
+  ASSERT_TRUE(r.paused) << "the race ended before the pause: the test proves nothing";
+  EXPECT_EQ(r.race.retaken, 1);
+  ExpectNoBoostTimings(r);
+  EXPECT_EQ(r.race.standings.front().candidate, 0);
 }
 
 TEST(StudyRace, ARetakeAfterAPauseWaitsUntilClockAndAveragedPowerAreBackAtLoad) {
@@ -134,48 +156,18 @@ TEST(StudyRace, ARetakeAfterAPauseWaitsUntilClockAndAveragedPowerAreBackAtLoad) 
   // controller recovers while idle and whose power reads as NVML's one-second
   // average. Right after the pause the clock is at boost and the averaged
   // power is low; a retake taken at once runs at boost (~25% fast).
-  const auto loaded_gpu = [] {
+  const PausedRace r = RaceWithAPause([] {
     ScriptedGpu gpu = H100();
     gpu.SetController({0.3, 0.5});
     gpu.AveragePower(1.0);
     return gpu;
-  };
-  ScriptedGpu plain_gpu = loaded_gpu();
-  ScriptedCandidates plain(plain_gpu, kOnePercentApart, 0.003);
-  auto reference = RaceCandidates(plain, plain_gpu, plain_gpu);
-  ASSERT_TRUE(reference.ok());
-  ASSERT_EQ(reference->retaken, 0);
-
-  ScriptedGpu gpu = loaded_gpu();
-  ScriptedCandidates candidates(gpu, kOnePercentApart, 0.003);
-  const double pause_at = gpu.NowS() + reference->warmup_s + 0.02;
-  bool paused = false;
-  candidates.before = [&](int c) {
-    if (c == 2 && !paused && gpu.NowS() > pause_at) {
-      gpu.SleepS(3.0);
-      paused = true;
-    }
-  };
-  auto race = RaceCandidates(candidates, gpu, gpu);
-  ASSERT_TRUE(race.ok()) << race.status();
-  ASSERT_TRUE(paused) << "the race ended before the pause: the test proves nothing";
-  EXPECT_EQ(race->retaken, 1);
-  EXPECT_EQ(race->unloaded, 0);
+  });
+  ASSERT_TRUE(r.paused) << "the race ended before the pause: the test proves nothing";
+  EXPECT_EQ(r.race.retaken, 1);
+  EXPECT_EQ(r.race.unloaded, 0);
   // The clock is back within ~0.8 s; the averaged power needs most of 1 s.
-  EXPECT_GT(race->reload_s, 0.7);
-  // Every kept timing is the loaded GPU's: none faster than 90% of the
-  // race without a pause (boost runs ~25% faster).
-  const auto median_of_two = [](const StudyRaceResult& r) {
-    return std::find_if(r.standings.begin(), r.standings.end(),
-                        [](const RaceStanding& s) { return s.candidate == 2; })
-        ->median_us;
-  };
-  const double loaded_us = median_of_two(*reference);
-  for (const auto& round : race->times) {
-    if (round[2] > 0) {
-      EXPECT_GT(round[2], 0.9 * loaded_us) << "a kept timing ran at boost, not under load";
-    }
-  }
+  EXPECT_GT(r.race.reload_s, 0.7);
+  ExpectNoBoostTimings(r);
 }
 
 TEST(StudyRace, EqualCandidatesAreCalledSlowerInAtMostTheStatedShareOfRaces) {

@@ -214,9 +214,8 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   }
   DesignOptions options;
   options.fuse_gate_up = !f.separate_gate_up;
-  options.attention = f.attention == "unfused"     ? AttentionKernel::kUnfused
-                      : f.attention == "fused-fa2" ? AttentionKernel::kFusedFa2
-                                                   : AttentionKernel::kFused;
+  // CLI11 checks the names.
+  options.attention = ParseAttentionKernel(f.attention).value_or(AttentionKernel::kFused);
   options.peak_tflops = (*gpu)->PeakTflops(*dtype);
   if (BatchMax(f)) {
     for (DesignConfig& c : *configs) {

@@ -90,9 +90,9 @@ void MeasuredText(const answers::GemmAnswer& answer, std::ostream& out) {
   } else if (!answer.runs.empty()) {
     out << "  run: " << DescribeRun(answer.runs.front()) << "\n";
   }
+  const bool full_coverage = MedianIntervalCoverage(s.samples) >= 0.95;
   out << "  median " << Fixed(s.median_us, 2) << " us (" << CoverageText(s.samples)
-      << (MedianIntervalCoverage(s.samples) < 0.95 ? " interval: the range of too few samples for 95%, "
-                                                   : " interval ")
+      << (full_coverage ? " interval " : " interval: the range of too few samples for 95%, ")
       << Fixed(s.ci_low_us, 2)
       << "-" << Fixed(s.ci_high_us, 2) << ", mean " << Fixed(s.mean_us, 2) << ", min "
       << Fixed(s.min_us, 2) << ", stdev " << Fixed(s.stdev_us, 2) << ", " << s.samples

@@ -51,11 +51,14 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// Slower than some candidate beyond the resolution, at the family's level.
-bool SlowerThanAny(const RaceJudge& judge, const Rounds& times, int c) {
+// Slower than some candidate beyond the resolution, at the family's level
+// (`against_leader`: its pair with the leader, already computed).
+bool SlowerThanAny(const RaceJudge& judge, const Rounds& times, int c, int leader,
+                   const PairedRatio& against_leader) {
+  if (judge.Slower(against_leader)) return true;
   const int n = static_cast<int>(times.front().size());
   for (int d = 0; d < n; ++d) {
-    if (d != c && judge.Slower(judge.Paired(times, c, d))) return true;
+    if (d != c && d != leader && judge.Slower(judge.Paired(times, c, d))) return true;
   }
   return false;
 }
@@ -200,7 +203,7 @@ Judgement JudgeRound(const RaceJudge& judge, const Rounds& times, int leader,
     const auto k = static_cast<size_t>(c);
     if (c == leader || !racing[k]) continue;
     const PairedRatio against_leader = judge.Paired(times, c, leader);
-    if (SlowerThanAny(judge, times, c)) {
+    if (SlowerThanAny(judge, times, c, leader, against_leader)) {
       verdicts[k] = RaceVerdict::kSlower;
       racing[k] = false;
     } else if (judge.Tied(against_leader)) {
@@ -252,7 +255,6 @@ absl::StatusOr<StudyRaceResult> RaceCandidates(CandidateTimer& timer, GpuMonitor
     const bool look = next_look < looks.size() && result.rounds == looks[next_look];
     if (!look && !out_of_time) continue;
     if (look) ++next_look;
-    ++result.looks;
     leader = Leader(result.times, racing);
     const Judgement j = JudgeRound(judge, result.times, leader, racing, verdicts);
     if (!j.undecided) {

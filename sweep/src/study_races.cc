@@ -9,15 +9,14 @@
 namespace crest::sweep::internal {
 namespace {
 
-// Races this many candidates at most, however many a study's pass ties with
-// its best (a race's rounds grow with its candidates).
+// Races this many candidates at most (a race's pairs and rounds grow with
+// its candidates); a study whose pass ties more with its best is not raced,
+// since a race of some of them could not order its answer.
 constexpr int kMaxRaced = 32;
 
 // Races this many studies of one sweep at most: each may take the race's
 // max_seconds of device time, and a spec may name thousands of small
 // studies; the rest say they were not raced.
-// Each race may take its max_seconds of device time; a spec may name
-// thousands of small studies.
 constexpr size_t kMaxRaces = 64;
 
 // The study's answer from the per-GEMM pass alone (no earlier race), from

@@ -129,9 +129,10 @@ double ScriptedGpu::Run(double burst_us) {
 }
 
 double ScriptedGpu::Work(double burst_us) {
-  const double clock = nvml_ ? Current().sm_clock_mhz : 1980;
+  const TraceRow now = Current();
+  const double clock = nvml_ ? now.sm_clock_mhz : 1980;
   const double us = burst_us * 1980 / clock;
-  if (nvml_) DrawPower(us / 1e6, Current().power_w);
+  if (nvml_) DrawPower(us / 1e6, now.power_w);
   now_s_ += us / 1e6;
   load_s_ += us / 1e6;
   if (controller_.load_tau_s > 0) {

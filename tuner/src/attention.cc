@@ -6,6 +6,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
+#include "name_table.h"
 #include "text.h"
 
 namespace crest {
@@ -55,16 +56,21 @@ AttentionFlops FusedAttentionFlops(const ModelConfig& c) {
   return f;
 }
 
+namespace {
+
+constexpr internal::NameTable<AttentionKernel, 3> kAttentionKernels = {
+    {{AttentionKernel::kFused, "fused"},
+     {AttentionKernel::kUnfused, "unfused"},
+     {AttentionKernel::kFusedFa2, "fused-fa2"}}};
+
+}  // namespace
+
 std::string_view AttentionKernelName(AttentionKernel k) {
-  switch (k) {
-    case AttentionKernel::kUnfused:
-      return "unfused";
-    case AttentionKernel::kFusedFa2:
-      return "fused-fa2";
-    case AttentionKernel::kFused:
-      break;
-  }
-  return "fused";
+  return internal::NameOf(kAttentionKernels, k);
+}
+
+std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text) {
+  return internal::Parse(kAttentionKernels, text);
 }
 
 absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu,

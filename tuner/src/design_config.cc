@@ -6,26 +6,13 @@
 #include <utility>
 
 #include "crest/common/str_cat.h"
+#include "name_table.h"
 
 namespace crest {
 namespace {
 
-template <typename E, size_t N>
-std::string_view NameOf(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
-  for (const auto& [e, name] : names) {
-    if (e == value) return name;
-  }
-  return "?";
-}
-
-template <typename E, size_t N>
-std::optional<E> Parse(const std::array<std::pair<E, std::string_view>, N>& names,
-                       std::string_view text) {
-  for (const auto& [e, name] : names) {
-    if (name == text) return e;
-  }
-  return std::nullopt;
-}
+using internal::NameOf;
+using internal::Parse;
 
 constexpr std::array<std::pair<MlpKind, std::string_view>, 2> kMlps = {
     {{MlpKind::kSwiGlu, "swiglu"}, {MlpKind::kGelu, "gelu"}}};

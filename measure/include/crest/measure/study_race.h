@@ -99,7 +99,6 @@ struct StudyRaceResult {
   int retaken = 0;          // timings dropped for an idle gap before them
   double reload_s = 0;      // untimed load before the retakes
   int unloaded = 0;         // retakes whose reload hit settle.max_s short of the load
-  int looks = 0;            // rounds at which the race judged
   double warmup_s = 0;      // untimed load before the first round
   bool settled = false;     // false: the warm-up reached settle.max_s unsettled
   double seconds = 0;       // on the engine's clock, warm-up included

@@ -15,7 +15,9 @@
 // throughput — an assumption: the figure has no backward.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "crest/tuner/gpu_catalogue.h"
@@ -32,6 +34,7 @@ enum class AttentionKernel {
 };
 inline bool IsFused(AttentionKernel k) { return k != AttentionKernel::kUnfused; }
 std::string_view AttentionKernelName(AttentionKernel k);  // "fused", "unfused", "fused-fa2"
+std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text);  // nullopt: unknown
 
 
 inline constexpr std::string_view kAttentionModelVersion = "flash-attn-fig5";

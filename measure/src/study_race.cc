@@ -268,6 +268,13 @@ absl::StatusOr<StudyRaceResult> RaceCandidates(CandidateTimer& timer, GpuMonitor
     }
   }
   result.seconds = clock.NowS() - began;
+  if (result.unloaded > 0) {
+    // Stored and printed with the race: its kept retakes may not be the
+    // loaded GPU's.
+    result.stop_reason += StrCat("; ", result.unloaded, " retake(s) after a reload that ran ",
+                                 options.settle.max_s, " s without the clock and power back at "
+                                 "the settled load");
+  }
   result.standings = Standings(judge, result.times, verdicts, leader);
   return result;
 }

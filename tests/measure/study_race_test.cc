@@ -109,11 +109,12 @@ struct PausedRace {
         ->median_us;
   }
 };
-PausedRace RaceWithAPause(const std::function<ScriptedGpu()>& make_gpu) {
+PausedRace RaceWithAPause(const std::function<ScriptedGpu()>& make_gpu,
+                          const StudyRaceOptions& options = {}, bool* pause_taken = nullptr) {
   PausedRace out;
   ScriptedGpu plain_gpu = make_gpu();
   ScriptedCandidates plain(plain_gpu, kOnePercentApart, 0.003);
-  auto reference = RaceCandidates(plain, plain_gpu, plain_gpu);
+  auto reference = RaceCandidates(plain, plain_gpu, plain_gpu, options);
   EXPECT_TRUE(reference.ok()) << reference.status();
   if (reference.ok()) out.reference = *std::move(reference);
   EXPECT_EQ(out.reference.retaken, 0);
@@ -125,9 +126,10 @@ PausedRace RaceWithAPause(const std::function<ScriptedGpu()>& make_gpu) {
     if (c == 2 && !out.paused && gpu.NowS() > pause_at) {
       gpu.SleepS(3.0);
       out.paused = true;
+      if (pause_taken != nullptr) *pause_taken = true;
     }
   };
-  auto race = RaceCandidates(candidates, gpu, gpu);
+  auto race = RaceCandidates(candidates, gpu, gpu, options);
   EXPECT_TRUE(race.ok()) << race.status();
   if (race.ok()) out.race = *std::move(race);
   return out;
@@ -168,6 +170,28 @@ TEST(StudyRace, ARetakeAfterAPauseWaitsUntilClockAndAveragedPowerAreBackAtLoad) 
   // The clock is back within ~0.8 s; the averaged power needs most of 1 s.
   EXPECT_GT(r.race.reload_s, 0.7);
   ExpectNoBoostTimings(r);
+}
+
+TEST(StudyRace, ARetakeWhoseReloadNeverReachesTheLoadSaysSoInTheStopReason) {
+  // After the pause the board power reads idle for good (a stuck sensor):
+  // the reload runs its settle.max_s and the retake is kept, flagged.
+  StudyRaceOptions options;
+  options.settle.max_s = 3;
+  bool after_pause = false;
+  const PausedRace r = RaceWithAPause([&] {
+    ScriptedGpu gpu = H100();
+    gpu.tamper = [&after_pause](GpuReading& reading) {
+      if (after_pause) reading.power_w = 80;
+    };
+    return gpu;
+  }, options, &after_pause);
+  ASSERT_TRUE(r.paused);
+  EXPECT_EQ(r.race.unloaded, 1);
+  EXPECT_GE(r.race.reload_s, 3.0);
+  EXPECT_NE(r.race.stop_reason.find("; 1 retake(s) after a reload that ran 3 s without the clock "
+                                    "and power back at the settled load"),
+            std::string::npos)
+      << r.race.stop_reason;
 }
 
 TEST(StudyRace, EqualCandidatesAreCalledSlowerInAtMostTheStatedShareOfRaces) {

@@ -102,7 +102,9 @@ struct StudyRaceResult {
   double warmup_s = 0;      // untimed load before the first round
   bool settled = false;     // false: the warm-up reached settle.max_s unsettled
   double seconds = 0;       // on the engine's clock, warm-up included
-  // "resolved", "resolution reached", "round budget", "time budget"
+  // "resolved", "resolution reached", "round budget", "time budget"; with
+  // "; N retake(s) after a reload that ran … without … the settled load"
+  // appended when a reload ran out (unloaded > 0).
   std::string stop_reason;
 };
 

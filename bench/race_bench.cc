@@ -11,39 +11,23 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "crest/measure/simulated_gpu.h"
 #include "crest/measure/study_race.h"
 
 namespace {
 
 using namespace crest::measure;  // NOLINT(build/namespaces): a benchmark's main file
 
-struct TraceRow {
-  double clock_mhz = 0;
-  double power_w = 0;
-};
-
-// The loaded rows (reason SW power cap) of an nvidia-smi trace, 200 ms apart.
-std::vector<TraceRow> LoadedRows(const std::string& path) {
-  std::ifstream in(path);
+// The rows of an nvidia-smi trace at the SW power cap (200 ms apart).
+std::vector<TraceRow> LoadedRows(const std::vector<TraceRow>& trace) {
   std::vector<TraceRow> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::stringstream fields(line);
-    std::string stamp, clock, power, temperature, reasons;
-    std::getline(fields, stamp, ',');
-    std::getline(fields, clock, ',');
-    std::getline(fields, power, ',');
-    std::getline(fields, temperature, ',');
-    std::getline(fields, reasons, ',');
-    if (clock.empty() || reasons.find("0x0000000000000004") == std::string::npos) continue;
-    rows.push_back({std::stod(clock), std::stod(power)});
+  for (const TraceRow& r : trace) {
+    if (r.reasons == kReasonSwPowerCap) rows.push_back(r);
   }
   return rows;
 }
@@ -58,13 +42,13 @@ class DriftingGpu final : public CandidateTimer, public GpuMonitor, public Engin
   }
   int Candidates() const override { return static_cast<int>(true_us_.size()); }
   absl::StatusOr<double> Time(int c) override {
-    const double us = true_us_[static_cast<size_t>(c)] * 1455 / Row().clock_mhz * (1 + noise_(rng_));
+    const double us = true_us_[static_cast<size_t>(c)] * 1455 / Row().sm_clock_mhz * (1 + noise_(rng_));
     now_s_ += us / 1e6;
     return us;
   }
   GpuReading Read() override {
     const TraceRow r = Row();
-    return {now_s_, r.clock_mhz, r.power_w, kReasonSwPowerCap, true};
+    return {now_s_, r.sm_clock_mhz, r.power_w, kReasonSwPowerCap, true};
   }
   double NowS() override { return now_s_; }
   void SleepS(double s) override { now_s_ += s; }
@@ -152,7 +136,12 @@ int main(int argc, char** argv) {
   }
   int races = 1000;
   if (argc >= 4 && std::string(argv[2]) == "--races") races = std::max(10, std::atoi(argv[3]));
-  const std::vector<TraceRow> trace = LoadedRows(argv[1]);
+  const auto recorded = LoadTrace(argv[1]);
+  if (!recorded.ok()) {
+    std::cerr << recorded.status().message() << "\n";
+    return 1;
+  }
+  const std::vector<TraceRow> trace = LoadedRows(*recorded);
   if (trace.size() < 10) {
     std::cerr << argv[1] << ": fewer than 10 power-capped rows\n";
     return 1;

@@ -158,6 +158,11 @@ absl::StatusOr<JobQueue::LaneState*> JobQueue::LaneFor(const std::string& backen
     }
     return absl::FailedPreconditionError("backend: this crestd runs no model lane");
   }
+  if (backend == "replay") {
+    return absl::InvalidArgumentError(
+        "backend: crestd does not run replays (a node's database holds its GPU's "
+        "measurements); run `crest sweep --backend replay --db FILE` locally");
+  }
   if (backend != "cublaslt") {
     return absl::InvalidArgumentError(
         StrCat("backend: unknown backend '", backend, "' (expected model or cublaslt)"));

@@ -258,7 +258,7 @@ JobQueueOptions QueueOptions(const Server::Parts& p) {
   o.host = p.env->HostName();
   o.env = p.env;
   o.make_backend = c.make_backend ? c.make_backend : [](const Lane& lane, const auto& spec) {
-    return sweep::MakeBackend({lane.backend, spec.gpu, lane.device, spec.measure});
+    return sweep::MakeBackend({lane.backend, spec.gpu, lane.device, spec.measure, {}});
   };
   Metrics& m = *p.metrics;
   o.on_job_end = [&m](const store::JobRecord& job) {

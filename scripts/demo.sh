@@ -3,6 +3,9 @@
 # under ./var/, run the h=4096 d_ff sweep through it (measured with cuBLASLt
 # when the node has a CUDA device, predicted and labelled so otherwise),
 # print the ranked table from a QueryDff call, and stop the daemon cleanly.
+# Then, on any machine, a raced answer from recorded timings: the shipped
+# PyTorch H100 table replayed through the measuring pipeline (labelled
+# replayed, never measured).
 # Usage: scripts/demo.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
@@ -50,3 +53,12 @@ echo
 stop_daemon
 trap - EXIT
 echo "crestd stopped (SIGTERM); results stay in var/crest.db: crest dff --db var/crest.db ..."
+echo
+rm -f var/replay.db var/replay.db-wal var/replay.db-shm
+table=tests/data/h100-2026-11-22/torch-mlp-h4096.csv
+echo "\$ crest sweep --db var/replay.db --backend replay --replay $table --gpu h100 --hidden 4096 --window 64"
+"$crest" sweep --db var/replay.db --backend replay --replay "$table" --gpu h100 --hidden 4096 \
+  --window 64
+echo
+echo "\$ crest dff --db var/replay.db --hidden 4096 --window 64 --gpu h100 --top 8"
+"$crest" dff --db var/replay.db --hidden 4096 --window 64 --gpu h100 --top 8

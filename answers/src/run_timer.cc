@@ -235,6 +235,7 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
                         : BestTiming(b);
     t.device = (*run)->device;
     t.software = (*run)->software;
+    t.source = RunSource(t.device);
     t.provenance = provenance;
     t.runs = runs;
     t.pooled = c.pooled;

@@ -168,6 +168,10 @@ absl::StatusOr<std::vector<Timing>> TimeGemmSet(store::Store& db, const GpuSpec&
 }
 
 std::string DescribeProvenance(const DeviceInfo& d, const SoftwareInfo& s) {
+  if (!d.replay.empty()) {
+    return StrCat("REPLAYED (not measured): ", d.replay, ", on a simulated ", d.gpu_model, " on ",
+                  d.host);
+  }
   return StrCat(d.name, " ", d.uuid, " on ", d.host, "; driver ", s.driver, ", CUDA runtime ",
                 s.cuda_runtime, ", cuBLASLt ", s.cublaslt);
 }
@@ -200,6 +204,7 @@ absl::StatusOr<Timing> TimingOf(const GemmAnswer& a, const GemmShape& g) {
                         : MeasuredTiming(stats.median_us, stats.ci_low_us, stats.ci_high_us);
     t.device = m.device;
     t.software = m.software;
+    t.source = RunSource(t.device);
     t.provenance = DescribeMeasurement(m.device, m.software, m.mode);
     t.runs = a.runs;
     t.pooled = a.pooled;

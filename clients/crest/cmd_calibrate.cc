@@ -86,6 +86,13 @@ absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, st
     if (!best->empty()) {
       auto row = db.GetMeasurement(best->front().second.measurement_id);
       if (!row.ok()) return row.status();
+      if (!row->device.replay.empty()) {
+        // A database holds one kind of run per GPU model: these are all replayed.
+        return absl::FailedPreconditionError(StrCat(
+            "db: ", db.path(), " holds replayed runs of ", model, " (", row->device.replay,
+            "), not measurements; calibrate from the recorded table itself (crest db import, "
+            "then --source imported)"));
+      }
       measured = {"measured",
                   StrCat("Crest's cuBLASLt engine, ", CacheModeName(row->mode.cache), " L2, ",
                          ClockPolicyName(row->mode.clocks), " clocks"),

@@ -32,11 +32,17 @@ struct SweepFlags {
   bool force = false;
   int priority = 0;
   MeasureFlags measure;
+  sweep::ReplayChoice replay;
 };
 
 // `crest sweep --server`: the daemon runs it as an interactive job.
 absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, Io& io) {
   if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
+  if (f.backend == "replay" || !f.replay.file.empty()) {
+    return absl::InvalidArgumentError(
+        "backend: the replay backend runs locally (--db FILE), not on a crestd: a node's "
+        "database holds its GPU's measurements");
+  }
   auto connection = DaemonChannel::Open(Remote());
   if (!connection.ok()) return connection.status();
   v1::SweepRequest request;
@@ -72,9 +78,13 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   }
   // The backend comes first: without a device nothing, the database
   // included, is touched.
-  auto backend = sweep::MakeBackend({f.backend.empty() ? "model" : f.backend,
-                                       f.window.gpu.empty() ? spec->gpu : f.window.gpu,
-                                       f.measure.device, spec->measure});
+  const std::string backend_name = f.backend.empty() ? "model" : f.backend;
+  if (backend_name != "replay" && !f.replay.file.empty()) {
+    return absl::InvalidArgumentError("replay: --replay is for --backend replay");
+  }
+  auto backend = sweep::MakeBackend({backend_name,
+                                     f.window.gpu.empty() ? spec->gpu : f.window.gpu,
+                                     f.measure.device, spec->measure, f.replay});
   if (!backend.ok()) return backend.status();
   store::StoreOptions options;
   auto db = store::Store::Open(f.db, options);
@@ -86,9 +96,10 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   run.force = f.force;
   run.priority = f.priority;
   const bool measures = (*backend)->Measures();
+  const bool on_a_gpu = measures && (*backend)->Device().replay.empty();
   run.on_progress = [&](const sweep::SweepProgress& p) {
     progress.Update(p.done, p.total, p.elapsed_s,
-                    measures ? Accounting(p.GemmsPerMinute(), p.GpuBusyFraction(),
+                    on_a_gpu ? Accounting(p.GemmsPerMinute(), p.GpuBusyFraction(),
                                           p.HostOverheadPerGemmS())
                              : "");
   };
@@ -133,8 +144,24 @@ Command RegisterSweep(CLI::App& root) {
   app.add_option("--db", flags->db, "database file (created if missing); or --server");
   app.add_option("--spec", flags->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
   app.add_option("--backend", flags->backend,
-                 "model (predict) or cublaslt (measure); default: model locally, the daemon's "
-                 "choice with --server (cublaslt where it has a device)");
+                 "model (predict), cublaslt (measure) or replay (time a recorded table on a "
+                 "simulated GPU through the measuring pipeline; rows labelled replayed); "
+                 "default: model locally, the daemon's choice with --server (cublaslt where it "
+                 "has a device)");
+  app.add_option("--replay", flags->replay.file,
+                 "replay: the recorded table, a CSV as `crest db import` reads it "
+                 "(name,batch,m,n,k,dtype,layout,median_us,...); --gpu names its GPU when it "
+                 "has no device column");
+  app.add_option("--replay-noise", flags->replay.noise,
+                 "replay: each launch's relative standard deviation, 0 to 0.5")
+      ->capture_default_str();
+  app.add_option("--replay-seed", flags->replay.seed, "replay: the noise's seed")
+      ->capture_default_str();
+  app.add_option("--replay-trace", flags->replay.trace,
+                 "replay: an nvidia-smi clock trace (timestamp, clocks.sm, power.draw, "
+                 "temperature.gpu, clocks_throttle_reasons.active) whose drift the simulated GPU "
+                 "follows: boost at first, the power-capped clock under load; default none "
+                 "(steady)");
   AddDffFlags(app, flags->window, /*required=*/false);
   app.add_flag("--force", flags->force, "redo GEMMs the database already holds");
   app.add_option("--shard", flags->shard,

@@ -169,7 +169,7 @@ std::string GemmSourceLines(const std::vector<const DesignRow*>& shown) {
   std::string measured, predicted;
   for (const DesignRow* row : shown) {
     const Timing& g = row->step.gemm;
-    if (g.source == Source::kMeasured && measured.empty()) measured = g.provenance;
+    if (FromRuns(g.source) && measured.empty()) measured = g.provenance;
     if (g.source == Source::kPredicted && predicted.empty()) predicted = g.provenance;
   }
   std::string out;

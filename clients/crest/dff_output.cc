@@ -129,11 +129,14 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
       << CacheModeName(res.origin.options.mode.cache) << " L2, "
       << ClockPolicyName(res.origin.options.mode.clocks) << " clocks), " << r.predicted
       << " predicted (by " << model << "; not measured)";
+  if (r.replayed > 0) {
+    out << ", " << r.replayed << " replayed (simulated from a recorded table; not measured)";
+  }
   if (r.missing > 0) out << ", " << r.missing << " with no answer (the model has no path)";
   out << "\n";
   for (const DffRow& row : r.rows) {
-    if (row.source == Source::kMeasured) {
-      out << "measured on: " << row.provenance << "\n";
+    if (FromRuns(row.source)) {
+      out << SourceName(row.source) << " on: " << row.provenance << "\n";
       break;
     }
   }
@@ -228,7 +231,7 @@ void Text(const DffResult& res, std::ostream& out) {
   if (r.baseline_found) {
     out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
         << " TFLOP/s, " << SourceName(r.baseline.source);
-    if (r.baseline.source == Source::kMeasured) out << " (" << RunColumn(r.baseline.runs, r.baseline.pooled) << ")";
+    if (FromRuns(r.baseline.source)) out << " (" << RunColumn(r.baseline.runs, r.baseline.pooled) << ")";
     if (r.predicted_baseline_us > 0) out << "; predicted " << Fixed(r.predicted_baseline_us, 1) << " us";
     out << "\n";
   } else {
@@ -244,10 +247,12 @@ void Text(const DffResult& res, std::ostream& out) {
   for (Source kind : kinds) {
     out << "\n";
     if (kinds.size() > 1) {
-      const int64_t n = kind == Source::kMeasured ? r.measured : r.predicted;
+      const int64_t n = kind == Source::kMeasured   ? r.measured
+                        : kind == Source::kReplayed ? r.replayed
+                                                    : r.predicted;
       out << SourceName(kind) << " (" << n << " candidates"
           << (kind == Source::kPredicted ? StrCat(", by ", model) : std::string())
-          << "): measured and predicted times are not the same kind of number, so they are "
+          << "): times of different kinds (measured, replayed, predicted) are not the same kind of number, so they are "
              "never tied together; the headline is the row with the largest speed-up over a "
              "baseline of its own kind\n";
     }
@@ -316,6 +321,7 @@ nlohmann::json Json(const DffResult& res) {
            {{"candidates", r.candidates.values.size()},
             {"measured", r.measured},
             {"predicted", r.predicted},
+            {"replayed", r.replayed},
             {"missing", r.missing},
             {"measured_across_runs", r.measured_across_runs}}},
           {"measure_mode", db ? nlohmann::json{{"cache", CacheModeName(res.origin.options.mode.cache)},

@@ -161,13 +161,20 @@ double Rate(const sweep::SweepOutcome& o) {
 
 void Text(const SweepReport& r, std::ostream& out) {
   const sweep::SweepOutcome& o = r.outcome;
+  const bool replayed = r.device && !r.device->replay.empty();
   out << "job " << o.job.id << (o.resumed ? " (resumed)" : "") << ": "
       << store::JobStateName(o.job.state) << ", " << o.job.done << "/" << o.job.total
       << " GEMMs in " << r.db << "\n  " << o.progress.new_results << " new "
-      << (r.measures ? "measurements" : "predictions") << ", " << o.already_present
+      << (replayed ? "replayed results" : r.measures ? "measurements" : "predictions") << ", "
+      << o.already_present
       << " already in the database, " << o.progress.failed << " failed\n  "
       << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(Rate(o), 0) << " GEMMs/s\n";
-  if (r.measures && o.progress.elapsed_s > 0) {
+  if (replayed) {
+    // Simulated device time against wall time says nothing: no accounting.
+    out << "  replayed (not measured): " << r.device->replay << ", on a simulated "
+        << r.device->gpu_model << ", " << CacheModeName(r.mode.cache) << " L2, "
+        << ClockPolicyName(r.mode.clocks) << " clocks\n";
+  } else if (r.measures && o.progress.elapsed_s > 0) {
     out << "  measured";
     if (r.device && r.software) {
       out << " on " << r.device->name << " " << r.device->uuid << " (driver "

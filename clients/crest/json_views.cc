@@ -123,7 +123,7 @@ json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p)
 }
 
 json DeviceJson(const DeviceInfo& d) {
-  return {{"name", d.name},
+  json out = {{"name", d.name},
           {"uuid", d.uuid},
           {"gpu_model", d.gpu_model},
           {"host", d.host},
@@ -133,6 +133,8 @@ json DeviceJson(const DeviceInfo& d) {
           {"memory_bytes", d.memory_bytes},
           {"sm_clock_mhz", d.sm_clock_mhz},
           {"memory_clock_mhz", d.memory_clock_mhz}};
+  if (!d.replay.empty()) out["replay"] = d.replay;  // not a GPU: the replay backend's
+  return out;
 }
 
 json SoftwareJson(const SoftwareInfo& s) {
@@ -241,7 +243,7 @@ json DffRowJson(const DffRow& row) {
                            {"ratio", row.race_ratio},
                            {"ratio_low", row.race_ratio_low},
                            {"ratio_high", row.race_ratio_high}};
-  if (row.source == Source::kMeasured) {
+  if (FromRuns(row.source)) {
     out["device"] = DeviceJson(row.device);
     out["software"] = SoftwareJson(row.software);
   }

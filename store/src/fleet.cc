@@ -80,9 +80,9 @@ namespace {
 
 constexpr const char* kMergeDevices =
     "INSERT INTO main.devices(uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, "
-    "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz) "
+    "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz, replay) "
     "SELECT uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, l2_bytes, "
-    "memory_bytes, sm_clock_mhz, memory_clock_mhz FROM src.devices WHERE true "
+    "memory_bytes, sm_clock_mhz, memory_clock_mhz, replay FROM src.devices WHERE true "
     "ON CONFLICT(uuid, host) DO NOTHING";
 constexpr const char* kMergeSoftware =
     "INSERT INTO main.software(driver, cuda_runtime, cublaslt) "
@@ -177,6 +177,21 @@ absl::Status CheckSnapshotSchema(Connection& conn, const std::string& snapshot) 
   return absl::OkStatus();
 }
 
+// Replayed and measured runs of one GPU model never share a database
+// (SqliteStore::RefuseMixedKinds): nor does a merge bring them together.
+absl::Status CheckSnapshotKinds(Connection& conn, const std::string& snapshot) {
+  auto mixed = QueryInt(conn,
+                        "SELECT count(*) AS value FROM src.devices AS sd JOIN main.devices AS md "
+                        "ON md.gpu_model = sd.gpu_model AND (md.replay = '') != (sd.replay = '')",
+                        StrCat("reading ", snapshot, "'s devices"));
+  if (!mixed.ok()) return mixed.status();
+  if (*mixed == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(StrCat(
+      snapshot, ": holds replayed runs of a GPU model this database holds measured runs of (or "
+      "the reverse); the two kinds are kept in databases of their own, so that no answer pools "
+      "them"));
+}
+
 }  // namespace
 
 absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) {
@@ -195,6 +210,7 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
     ~Detach() { conn->Exec("DETACH DATABASE src", "closing the snapshot").IgnoreError(); }
   } detach{conn_.get()};
   if (auto s = CheckSnapshotSchema(*conn_, snapshot); !s.ok()) return s;
+  if (auto s = CheckSnapshotKinds(*conn_, snapshot); !s.ok()) return s;
 
   MergeReport report;
   absl::Status status = InTransaction("merging a snapshot", [&]() -> absl::Status {

@@ -77,7 +77,8 @@ constexpr const char* kDeviceColumns =
     "d.gpu_model AS device_gpu_model, d.sm_count AS device_sm_count, "
     "d.cc_major AS device_cc_major, d.cc_minor AS device_cc_minor, "
     "d.l2_bytes AS device_l2_bytes, d.memory_bytes AS device_memory_bytes, "
-    "d.sm_clock_mhz AS device_sm_clock_mhz, d.memory_clock_mhz AS device_memory_clock_mhz";
+    "d.sm_clock_mhz AS device_sm_clock_mhz, d.memory_clock_mhz AS device_memory_clock_mhz, "
+    "d.replay AS device_replay";
 
 // The device_* columns of a measurement joined with its device.
 DeviceInfo ReadDevice(const Statement& s) {
@@ -93,6 +94,7 @@ DeviceInfo ReadDevice(const Statement& s) {
   d.memory_bytes = s.Int("device_memory_bytes");
   d.sm_clock_mhz = static_cast<int>(s.Int("device_sm_clock_mhz"));
   d.memory_clock_mhz = static_cast<int>(s.Int("device_memory_clock_mhz"));
+  d.replay = s.Text("device_replay");
   return d;
 }
 
@@ -196,17 +198,39 @@ absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
   return out;
 }
 
+// Replayed and measured runs of one GPU model never share a database: an
+// answer pools the runs of a GPU model, and must not pool the two kinds.
+absl::Status SqliteStore::RefuseMixedKinds(const DeviceInfo& d, const std::string& host) {
+  auto other = conn_->Prepare(
+      "SELECT count(*) AS n FROM devices WHERE gpu_model = ?1 AND (replay = '') != (?2 = '') "
+      "AND NOT (uuid = ?3 AND host = ?4)");
+  if (!other.ok()) return other.status();
+  (*other)->Bind(1, d.gpu_model).Bind(2, d.replay).Bind(3, d.uuid).Bind(4, host);
+  auto row = (*other)->Step("checking the database's devices");
+  if (!row.ok()) return row.status();
+  const int64_t others = (*other)->Int("n");
+  (*other)->Reset();  // a cached statement left stepping would block VACUUM INTO
+  if (others == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(StrCat(
+      path(), ": holds ", d.replay.empty() ? "replayed" : "measured", " runs of ", d.gpu_model,
+      "; ", d.replay.empty() ? "measured" : "replayed",
+      " runs of it go in a database of their own (another --db), so that no answer pools the "
+      "two kinds"));
+}
+
 absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const DeviceInfo& d,
                                                                         const SoftwareInfo& sw) {
   std::pair<int64_t, int64_t> ids;
   const std::string host = d.host.empty() ? options_.host : d.host;
   absl::Status status = InTransaction("registering a device", [&]() -> absl::Status {
+    if (auto s = RefuseMixedKinds(d, host); !s.ok()) return s;
     auto dev = conn_->Prepare(
         "INSERT INTO devices(uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, "
-        "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz) VALUES "
-        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(uuid, host) DO UPDATE SET "
-        "name = excluded.name, gpu_model = excluded.gpu_model, sm_clock_mhz = "
-        "excluded.sm_clock_mhz, memory_clock_mhz = excluded.memory_clock_mhz RETURNING id");
+        "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz, replay) VALUES "
+        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(uuid, host) DO UPDATE "
+        "SET name = excluded.name, gpu_model = excluded.gpu_model, sm_clock_mhz = "
+        "excluded.sm_clock_mhz, memory_clock_mhz = excluded.memory_clock_mhz, replay = "
+        "excluded.replay RETURNING id");
     if (!dev.ok()) return dev.status();
     (*dev)
         ->Bind(1, d.uuid)
@@ -219,7 +243,8 @@ absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const De
         .Bind(8, d.l2_bytes)
         .Bind(9, d.memory_bytes)
         .Bind(10, d.sm_clock_mhz)
-        .Bind(11, d.memory_clock_mhz);
+        .Bind(11, d.memory_clock_mhz)
+        .Bind(12, d.replay);
     auto row = (*dev)->Step("registering a device");
     if (!row.ok()) return row.status();
     ids.first = (*dev)->Int("id");

@@ -532,6 +532,12 @@ END;
     R"sql(
 ALTER TABLE races ADD COLUMN error_rate REAL NOT NULL DEFAULT 0;
 )sql",
+    // 11 → 12: a device that is not a GPU but the replay backend's simulated
+    // one (the recorded table, its hash, noise, seed and drift); '' for a
+    // real GPU. Answers built on its runs say "replayed".
+    R"sql(
+ALTER TABLE devices ADD COLUMN replay TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 }  // namespace

@@ -94,6 +94,9 @@ class SqliteStore final : public Store {
   // Adds `count` to a job's done counter (inside a transaction).
   absl::Status CountProgress(std::optional<int64_t> job_id, int64_t count);
   absl::Status WriteAllowed() const;
+  // FailedPrecondition when the database holds a device of `device`'s GPU
+  // model of the other kind (replayed vs measured) (inside a transaction).
+  absl::Status RefuseMixedKinds(const DeviceInfo& device, const std::string& host);
   // The WAL-index header now (wal_index.h); nullopt when the database is not
   // in WAL mode or the header is being written.
   std::optional<WalIndexMark::Header> ReadWalMark();

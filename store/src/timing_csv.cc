@@ -166,7 +166,8 @@ absl::StatusOr<store::ImportBatch> ReadTimingCsv(const std::string& path,
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(Fnv1a64(*text)));  // NOLINT(runtime/int)
   batch.source_hash = hash;
-  auto device = OneValue(*records, cols.Find({"device"}), options.device, "device", "--device", path);
+  auto device = OneValue(*records, cols.Find({"device"}), options.device, "device",
+                         options.device_flag.c_str(), path);
   if (!device.ok()) return device.status();
   auto tool = OneValue(*records, cols.Find({"tool", "note"}), options.tool, "tool", "--tool", path);
   if (!tool.ok()) return tool.status();

@@ -2,6 +2,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/gpu_catalogue.h"
+#include "replay_backend.h"
 #ifdef CREST_HAVE_CUDA
 #include "crest/measure/cuda_backend.h"
 #endif
@@ -28,9 +29,10 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice
     if (!gpu.ok()) return gpu.status();
     return MakeModelBackend(**gpu);
   }
+  if (choice.name == "replay") return internal::MakeReplayBackend(choice);
   if (choice.name != "cublaslt") {
-    return absl::InvalidArgumentError(
-        StrCat("backend: unknown backend '", choice.name, "' (expected model or cublaslt)"));
+    return absl::InvalidArgumentError(StrCat("backend: unknown backend '", choice.name,
+                                             "' (expected model, cublaslt or replay)"));
   }
   if (auto s = measure::ValidateMeasureOptions(choice.measure); !s.ok()) return s;
 #ifdef CREST_HAVE_CUDA

@@ -88,7 +88,7 @@ std::string DescribeRace(const StudyRaceReport& race) {
   }
   const measure::StudyRaceResult& r = race.result;
   return StrCat("race ", race.race_id, " of ", race.study, algo, ": ", race.d_ff.size(),
-                " candidates of job ", race.raced_job, " measured on ", race.measured_on, "; ",
+                " candidates of job ", race.raced_job, " ", race.measured_on, "; ",
                 r.rounds, " rounds, ",
                 Decimals(r.seconds, 1), " s (warm-up ", Decimals(r.warmup_s, 1), " s, ",
                 r.settled ? "settled" : "not settled", "; ", r.retaken,

@@ -44,7 +44,7 @@ std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string&
                                    const measure::RaceSettings& settings, std::string& why) {
   const DffRow* lead = nullptr;
   for (const DffRow& r : ranking.rows) {
-    if (r.source == Source::kMeasured) {
+    if (FromRuns(r.source)) {
       lead = &r;
       break;
     }
@@ -168,8 +168,12 @@ absl::Status RaceStudy(const DffQuery& study, const measure::RaceSettings& setti
   const store::RunKey run{leaders.front()->runs.front().job_id, context.device_id,
                           context.software_id};
   report.raced_job = run.job_id;
-  report.measured_on = StrCat(backend.Device().name, " ", backend.Device().uuid, ", cuBLASLt ",
-                              backend.Software().cublaslt);
+  const DeviceInfo device = backend.Device();
+  report.measured_on =
+      device.replay.empty()
+          ? StrCat("measured on ", device.name, " ", device.uuid, ", cuBLASLt ",
+                   backend.Software().cublaslt)
+          : StrCat("replayed (not measured) on a simulated ", device.gpu_model, ": ", device.replay);
   for (const DffRow* r : leaders) report.d_ff.push_back(r->d_ff);
   auto sets = PinnedSets(study, report.algo, leaders, backend, db, run);
   if (!sets.ok()) {

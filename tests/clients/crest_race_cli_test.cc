@@ -171,5 +171,45 @@ TEST(CrestRace, ARaceOfTheFirstProcedureSaysItsVerdictsHoldAtNoStatedRate) {
   EXPECT_DOUBLE_EQ(Json(Crest("--json " + std::string(kQuery) + db))["race"]["error_rate"].get<double>(), 0.0);
 }
 
+TEST(CrestReplay, ASweepOfARecordedTableIsAnsweredAsReplayedInEveryOutput) {
+  TempDir dir;
+  const std::string db = dir.File("replay.db");
+  const std::string table =
+      std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/torch-mlp-h4096.csv";
+  const auto sweep = Crest("sweep --db " + db + " --backend replay --replay " + table +
+                           " --gpu h100 --hidden 4096 --window 64");
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err << sweep.out;
+  EXPECT_NE(sweep.out.find("replay"), std::string::npos) << sweep.out;
+
+  const std::string query = "dff --hidden 4096 --window 64 --gpu h100 --top 5 --db " + db;
+  const auto text = Crest(query);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("129 replayed (simulated from a recorded table; not measured)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("replayed on: REPLAYED (not measured): torch-mlp-h4096.csv"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("race: the "), std::string::npos) << "the study race ran:\n" << text.out;
+  EXPECT_EQ(text.out.find(" measured on:"), std::string::npos) << text.out;
+
+  const auto json = Json(Crest("--json " + query));
+  EXPECT_EQ(json["coverage"]["replayed"].get<int>(), 129);
+  EXPECT_EQ(json["coverage"]["measured"].get<int>(), 0);
+  for (const auto& row : json["candidates"]) {
+    EXPECT_EQ(row["source"].get<std::string>(), "replayed");
+    EXPECT_NE(row["device"]["replay"].get<std::string>().find("torch-mlp-h4096.csv"),
+              std::string::npos);
+  }
+
+  const auto remote = Crest("--server localhost:1 sweep --backend replay --replay " + table +
+                            " --gpu h100 --hidden 4096 --window 1");
+  EXPECT_NE(remote.exit_code, 0);
+  EXPECT_NE(remote.err.find("the replay backend runs locally"), std::string::npos) << remote.err;
+  const auto stray = Crest("sweep --db " + db + " --replay " + table + " --gpu h100 --hidden 4096");
+  EXPECT_NE(stray.exit_code, 0);
+  EXPECT_NE(stray.err.find("--replay is for --backend replay"), std::string::npos) << stray.err;
+}
+
 }  // namespace
 }  // namespace crest

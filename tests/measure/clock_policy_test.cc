@@ -7,7 +7,7 @@
 namespace crest::measure {
 namespace {
 
-GpuReading At(const testing::TraceRow& row, double t) {
+GpuReading At(const TraceRow& row, double t) {
   return {t, row.sm_clock_mhz, row.power_w, row.reasons, true};
 }
 

@@ -1,149 +1,29 @@
-// A GPU for the measurement tests, scripted from recorded data: the H100
-// clock trace (tests/data/h100-2026-11-22/) gives clock, power and reasons as
-// a function of how long the GPU has been under load; kernels run slower at
-// lower clocks; idling cools the GPU back to boost. The launcher, monitor and
-// clock of launcher.h all read this one model, so time, load and readings
-// stay consistent.
+// The measurement tests' GPU: the library's simulated GPU (simulated_gpu.h)
+// on the recorded H100 trace of tests/data/h100-2026-11-22/.
 #pragma once
 
-#include <cstdint>
-#include <deque>
-#include <functional>
-#include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "crest/measure/launcher.h"
+#include "crest/measure/simulated_gpu.h"
+#include "gtest/gtest.h"
 
 namespace crest::measure::testing {
 
-struct TraceRow {
-  double sm_clock_mhz = 0;
-  double power_w = 0;
-  uint64_t reasons = 0;
-};
+using ScriptedGpu = SimulatedGpu;
+using ScriptedLauncher = SimulatedLauncher;
 
-// The rows of an `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,
-// temperature.gpu,clocks_throttle_reasons.active` CSV. Fails the test on a
-// malformed file.
-std::vector<TraceRow> LoadTrace(const std::string& path);
+// The trace at `path`; fails the test when it cannot be read.
+inline std::vector<TraceRow> LoadTestTrace(const std::string& path) {
+  auto rows = measure::LoadTrace(path);
+  EXPECT_TRUE(rows.ok()) << rows.status();
+  return rows.ok() ? *std::move(rows) : std::vector<TraceRow>{TraceRow{1980, 100, 0}};
+}
+
 // The recorded H100 trace.
-std::vector<TraceRow> H100Trace();
-
-class ScriptedGpu final : public GpuMonitor, public EngineClock {
- public:
-  // `trace`: rows 200 ms apart; `load_row` is the first row under load and
-  // `idle_row` the reading of an idle GPU. Load time advances with kernel
-  // time and falls twice as fast while idle.
-  ScriptedGpu(std::vector<TraceRow> trace, size_t idle_row, size_t load_row, size_t last_row);
-  // A GPU whose readings are all unknown (no NVML) and whose clock never moves.
-  static ScriptedGpu WithoutNvml();
-
-  double NowS() override { return now_s_; }
-  void SleepS(double seconds) override;
-  GpuReading Read() override;
-
-  // Runs work of `burst_us` (its time at the boost clock) once the work
-  // queued before it is done (the host waits for both), and returns how long
-  // it took at the clock of the moment [µs].
-  double Run(double burst_us);
-  // Queues work of `burst_us` and returns at once: the device runs it while
-  // the host sleeps (works), or before the next Run.
-  void Queue(double burst_us) { queued_burst_us_ += burst_us; }
-  // How long the device has idled now [s] (0 while queued work remains).
-  double IdleS() const { return queued_burst_us_ > 0 ? 0 : now_s_ - device_done_s_; }
-  // The power-cap controller, when set (both > 0): under load the clock
-  // falls from the idle reading to the trace's with time constant
-  // load_tau_s; idle, it recovers towards the idle reading with time
-  // constant idle_tau_s, so that even a short pause lets the next kernels
-  // run faster, as an H100 under its power cap does. Power follows the same
-  // state. The constants are the test's assumptions, not measurements: the
-  // 200 ms trace cannot resolve them.
-  struct Controller {
-    double load_tau_s = 0;
-    double idle_tau_s = 0;
-  };
-  void SetController(Controller c) { controller_ = c; }
-  // Readings report power as NVML does on Hopper when `window_s` > 0: the
-  // average of the instantaneous power over the last window_s (1 s), so
-  // after an idle gap the reading lags the clock. 0: the instantaneous power.
-  void AveragePower(double window_s) { power_window_s_ = window_s; }
-  // Overrides the readings (e.g. thermal slowdown in some window).
-  std::function<void(GpuReading&)> tamper;
-  double read_s = 0;  // host time a reading takes (the GPU idles meanwhile)
-  int64_t reads() const { return reads_; }
-  double load_s() const { return load_s_; }
-  double slept_s() const { return slept_s_; }
-
- private:
-  static constexpr double kBoostHoldS = 0.05;
-  TraceRow Current() const;
-  double Work(double burst_us);  // runs it now, whatever is queued
-  void Idle(double seconds);
-  void DrawPower(double seconds, double watts);  // history for AveragePower
-  double AveragedPowerW() const;
-  Controller controller_;
-  double power_window_s_ = 0;
-  struct PowerSegment {
-    double start_s = 0;
-    double end_s = 0;
-    double watts = 0;
-  };
-  std::deque<PowerSegment> power_;  // oldest first
-  double capped_ = 1;  // the controller's state: 0 at the idle reading, 1 at the trace's
-  std::vector<TraceRow> trace_;
-  size_t idle_row_ = 0;
-  size_t load_row_ = 0;
-  size_t last_row_ = 0;
-  bool nvml_ = true;
-  double now_s_ = 1000;
-  double load_s_ = 0;
-  double slept_s_ = 0;
-  double queued_burst_us_ = 0;
-  int64_t reads_ = 0;
-  double device_done_s_ = 0;
-};
-
-// A launcher on the scripted GPU: candidate c takes burst_us[c] per launch at
-// the boost clock, with multiplicative noise. Its outputs are the true
-// products of the generated operands, except for candidates listed in
-// `wrong`, which return garbage.
-class ScriptedLauncher final : public GemmLauncher {
- public:
-  ScriptedLauncher(ScriptedGpu& gpu, const GemmShape& gemm, OperandSource source,
-                   std::vector<double> burst_us, double noise = 0.005, uint64_t seed = 1);
-
-  int Candidates() const override { return static_cast<int>(burst_us_.size()); }
-  const AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
-  absl::StatusOr<double> TimeOneLaunch(int c) override;
-  absl::Status PrepareSamples(int launches) override;
-  absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
-  absl::StatusOr<ReadBack> RunAndRead(int c, std::span<const OutputIndex> elements) override;
-
-  std::vector<int> wrong;
-  std::function<void()> before_sample;  // called as each Sample starts
-  absl::Status fail_sample = absl::OkStatus();  // returned by Sample when set
-  std::optional<double> IdleBeforeLastSample() const override { return idle_before_us_; }
-  absl::StatusOr<int> QueueLoad(int c, int launches) override;
-
-  int launches() const { return launches_; }
-  int64_t queued_launches() const { return queued_launches_; }
-  int64_t samples_of(int c) const { return samples_[static_cast<size_t>(c)]; }
-
- private:
-  double Launch(int c);
-  ScriptedGpu& gpu_;
-  GemmShape gemm_;
-  OperandSource source_;
-  std::vector<double> burst_us_;
-  std::vector<AlgoIdentity> ids_;
-  std::vector<int64_t> samples_;
-  std::mt19937_64 rng_;
-  std::normal_distribution<double> noise_;
-  int launches_ = 0;
-  std::optional<double> idle_before_us_;
-  int64_t queued_launches_ = 0;
-};
+inline std::vector<TraceRow> H100Trace() {
+  return LoadTestTrace(std::string(CREST_TEST_DATA_DIR) +
+                       "/h100-2026-11-22/nvidia-smi-clock-trace.csv");
+}
 
 }  // namespace crest::measure::testing

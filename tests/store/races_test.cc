@@ -96,7 +96,7 @@ TEST(StoreAlgoChoice, UpgradingFromVersion9PlacesRowsInTheOrderTheEngineWroteThe
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  const std::string downgrade = std::string(store_tests::kUndoSchema10) + "PRAGMA user_version = 9;";
+  const std::string downgrade = std::string(store_tests::kDowngradeTo9) + "PRAGMA user_version = 9;";
   ASSERT_EQ(sqlite3_exec(raw, downgrade.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);

@@ -730,7 +730,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   // the same; version 2 kept one best row per GPU model and had no answers.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  const std::string downgrade = std::string(store_tests::kUndoSchema10) + R"sql(
+  const std::string downgrade = std::string(store_tests::kDowngradeTo9) + R"sql(
     DROP TRIGGER measurements_deleted;
     DROP TRIGGER predictions_deleted;
     ALTER TABLE jobs DROP COLUMN submitted_by;
@@ -939,6 +939,41 @@ TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {
   auto r = db->MergeFrom(dir.File("junk.db"));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(std::string(r.status().message()).find("junk.db"), std::string::npos) << r.status();
+}
+
+// The replay backend's simulated H100, as its runs are stored.
+DeviceInfo ReplayedH100() {
+  DeviceInfo d = crest::testing::FakeH100("REPLAY-0123456789abcdef");
+  d.replay = "torch-mlp-h4096.csv (00ff), noise 0.02, seed 1, drift none";
+  return d;
+}
+
+TEST(StoreFleet, ReplayedAndMeasuredRunsOfOneGpuModelAreKeptApartWhenRegisteredAndMerged) {
+  TempDir dir;
+  auto replayed = OpenOk(dir.File("replayed.db"));
+  ASSERT_TRUE(replayed->RegisterDevice(ReplayedH100(), crest::testing::FakeSoftware(0)).ok());
+  ASSERT_TRUE(replayed->RegisterDevice(ReplayedH100(), crest::testing::FakeSoftware(0)).ok())
+      << "the same replay device again is not a mix";
+  auto measured = replayed->RegisterDevice(crest::testing::FakeH100(),
+                                           crest::testing::FakeSoftware(130100));
+  ASSERT_FALSE(measured.ok());
+  EXPECT_EQ(measured.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(measured.status().message().find("holds replayed runs of H100-SXM"), std::string::npos)
+      << measured.status();
+  ASSERT_TRUE(replayed->ExportTo(dir.File("replayed-snapshot.db")).ok());
+
+  auto real = OpenOk(dir.File("real.db"));
+  ASSERT_TRUE(real->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100)).ok());
+  auto merged = real->MergeFrom(dir.File("replayed-snapshot.db"));
+  ASSERT_FALSE(merged.ok());
+  EXPECT_NE(merged.status().message().find("replayed-snapshot.db"), std::string::npos)
+      << merged.status();
+
+  // Into a database of its own kind the merge carries the replay column.
+  auto other = OpenOk(dir.File("other.db"));
+  ASSERT_TRUE(other->MergeFrom(dir.File("replayed-snapshot.db")).ok());
+  auto again = other->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(1));
+  EXPECT_FALSE(again.ok()) << "the merged device is still a replay device";
 }
 
 TEST(StoreConcurrency, ReadersKeepAnsweringWhileASweepWrites) {

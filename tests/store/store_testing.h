@@ -30,9 +30,11 @@ inline std::unique_ptr<store::Store> OpenOk(const std::string& path,
   return db.ok() ? *std::move(db) : nullptr;
 }
 
-// SQL taking a database at schema 10 back to 9 as version 9 wrote it (no
-// races, no heuristic ranks), for the tests of upgrades from older versions.
-inline constexpr const char* kUndoSchema10 = R"sql(
+// SQL taking a database at the current schema back to 9 as version 9 wrote
+// it (no replay devices, no races, no heuristic ranks), for the tests of
+// upgrades from older versions.
+inline constexpr const char* kDowngradeTo9 = R"sql(
+    ALTER TABLE devices DROP COLUMN replay;
     DROP TRIGGER races_move_generation;
     DROP TRIGGER races_deleted;
     ALTER TABLE generations DROP COLUMN race_id;

@@ -18,7 +18,7 @@ absl::StatusOr<GemmOutcome> DelayedBackend::Run(const GemmShape& gemm) {
 crestd::BackendMaker DelayedModelBackends(double delay_ms) {
   return [delay_ms](const crestd::Lane& lane,
                     const sweep::SweepSpec& spec) -> absl::StatusOr<std::unique_ptr<Backend>> {
-    auto backend = sweep::MakeBackend({lane.backend, spec.gpu, lane.device, spec.measure});
+    auto backend = sweep::MakeBackend({lane.backend, spec.gpu, lane.device, spec.measure, {}});
     if (!backend.ok() || lane.backend != "model" || delay_ms <= 0) return backend;
     return std::make_unique<DelayedBackend>(*std::move(backend), delay_ms);
   };

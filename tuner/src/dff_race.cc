@@ -10,7 +10,7 @@
 namespace crest {
 
 bool MeasuredByRun(const DffRow& row, const RunInfo& run) {
-  return row.source == Source::kMeasured && !row.pooled && row.runs.size() == 1 &&
+  return FromRuns(row.source) && !row.pooled && row.runs.size() == 1 &&
          row.runs.front().job_id == run.job_id && row.runs.front().device_uuid == run.device_uuid;
 }
 
@@ -32,7 +32,7 @@ std::string Misfit(const DffRace& race, const std::vector<DffRow>& rows,
     }
   }
   for (const DffRow& r : rows) {
-    if (r.tie_group == 1 && r.source == Source::kMeasured && !raced.contains(r.d_ff)) {
+    if (r.tie_group == 1 && FromRuns(r.source) && !raced.contains(r.d_ff)) {
       return StrCat(which, " did not time d_ff ", r.d_ff, ", which is tied with the best here");
     }
   }
@@ -48,9 +48,9 @@ std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows) {
 
   // The measured block: where the ranking lists measured rows.
   const auto first = std::find_if(rows.begin(), rows.end(),
-                                  [](const DffRow& r) { return r.source == Source::kMeasured; });
+                                  [](const DffRow& r) { return FromRuns(r.source); });
   const auto last = std::find_if(first, rows.end(),
-                                 [](const DffRow& r) { return r.source != Source::kMeasured; });
+                                 [](const DffRow& r) { return !FromRuns(r.source); });
   std::stable_partition(first, last, [&](const DffRow& r) { return raced.contains(r.d_ff); });
   const auto raced_end = first + static_cast<std::ptrdiff_t>(raced.size());
   std::stable_sort(first, raced_end, [&](const DffRow& a, const DffRow& b) {
@@ -63,7 +63,7 @@ std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows) {
   for (DffRow& r : rows) {
     if (r.tie_group == 0) continue;
     const auto place = raced.find(r.d_ff);
-    const bool in_race = place != raced.end() && r.source == Source::kMeasured;
+    const bool in_race = place != raced.end() && FromRuns(r.source);
     std::pair<bool, int> key{in_race, r.tie_group};
     if (in_race) {
       const DffRace::Standing& s = race.standings[place->second];

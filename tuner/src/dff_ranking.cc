@@ -70,7 +70,7 @@ std::vector<RunInfo> RunsOf(const std::vector<DffRow>& rows) {
 absl::Status UseRace(const DffRaceFinder& races, std::vector<DffRow>& rows, DffRanking& out) {
   if (!races) return absl::OkStatus();
   const auto lead = std::find_if(rows.begin(), rows.end(),
-                                 [](const DffRow& r) { return r.source == Source::kMeasured; });
+                                 [](const DffRow& r) { return FromRuns(r.source); });
   if (lead == rows.end() || lead->pooled || lead->runs.size() != 1) return absl::OkStatus();
   auto race = races(lead->runs.front());
   if (!race.ok()) return race.status();
@@ -150,6 +150,7 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
       out.baseline_found = true;
     }
     if (row.source == Source::kMeasured) ++out.measured;
+    if (row.source == Source::kReplayed) ++out.replayed;
     if (row.source == Source::kPredicted) ++out.predicted;
     rows.push_back(std::move(row));
   }

@@ -7,12 +7,13 @@ namespace crest {
 int KindOrder(Source source) {
   switch (source) {
     case Source::kMeasured: return 0;
-    case Source::kMixed: return 1;
-    case Source::kPredicted: return 2;
-    case Source::kImported: return 3;
-    case Source::kUnknown: return 4;
+    case Source::kReplayed: return 1;
+    case Source::kMixed: return 2;
+    case Source::kPredicted: return 3;
+    case Source::kImported: return 4;
+    case Source::kUnknown: return 5;
   }
-  return 4;
+  return 5;
 }
 
 RankedOrder RankWithTies(const std::vector<std::optional<TieKey>>& keys, Source first) {

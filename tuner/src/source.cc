@@ -6,12 +6,13 @@
 namespace crest {
 namespace {
 
-constexpr std::array<std::pair<Source, std::string_view>, 5> kNames = {{
+constexpr std::array<std::pair<Source, std::string_view>, 6> kNames = {{
     {Source::kUnknown, "unknown"},
     {Source::kMeasured, "measured"},
     {Source::kPredicted, "predicted"},
     {Source::kImported, "imported"},
     {Source::kMixed, "mixed"},
+    {Source::kReplayed, "replayed"},
 }};
 
 }  // namespace

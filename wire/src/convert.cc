@@ -42,6 +42,8 @@ v1::Source ProtoSource(Source source) {
       return v1::SOURCE_PREDICTED;
     case Source::kMixed:
       return v1::SOURCE_MIXED;
+    case Source::kReplayed:
+      return v1::SOURCE_REPLAYED;
     case Source::kUnknown:
     case Source::kImported:
       break;
@@ -57,6 +59,8 @@ Source SourceOf(v1::Source source) {
       return Source::kPredicted;
     case v1::SOURCE_MIXED:
       return Source::kMixed;
+    case v1::SOURCE_REPLAYED:
+      return Source::kReplayed;
     default:
       return Source::kUnknown;
   }
@@ -139,7 +143,7 @@ void FillRow(const DffRow& row, RunTable& runs, v1::DffRow* out) {
     race->set_ratio_low(row.race_ratio_low);
     race->set_ratio_high(row.race_ratio_high);
   }
-  if (row.source == Source::kMeasured) {
+  if (FromRuns(row.source)) {
     wire::Fill(row.device, out->mutable_device());
     wire::Fill(row.software, out->mutable_software());
   }
@@ -297,6 +301,7 @@ void Fill(const DeviceInfo& d, v1::Device* out) {
   out->set_memory_bytes(d.memory_bytes);
   out->set_sm_clock_mhz(d.sm_clock_mhz);
   out->set_memory_clock_mhz(d.memory_clock_mhz);
+  out->set_replay(d.replay);
 }
 
 void Fill(const SoftwareInfo& s, v1::Software* out) {
@@ -320,6 +325,7 @@ void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
   out->set_measured_across_runs(r.measured_across_runs);
   out->set_candidates(static_cast<int64_t>(r.candidates.values.size()));
   out->set_measured(r.measured);
+  out->set_replayed(r.replayed);
   out->set_predicted(r.predicted);
   out->set_missing(r.missing);
   out->set_tied_with_best(r.tied_with_best);
@@ -436,7 +442,7 @@ void Fill(std::span<const Timing> timings, v1::TimeGemmsResponse* out) {
     g->set_high_us(t.high_us);
     g->set_source(ProtoSource(t.source));
     g->set_provenance(t.provenance);
-    if (t.source == Source::kMeasured) {
+    if (FromRuns(t.source)) {
       Fill(t.device, g->mutable_device());
       Fill(t.software, g->mutable_software());
     }
@@ -504,6 +510,7 @@ DeviceInfo DeviceOf(const v1::Device& in) {
   d.memory_bytes = in.memory_bytes();
   d.sm_clock_mhz = in.sm_clock_mhz();
   d.memory_clock_mhz = in.memory_clock_mhz();
+  d.replay = in.replay();
   return d;
 }
 
@@ -556,9 +563,10 @@ DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
   r.measured_across_runs = in.measured_across_runs();
   r.measured = in.measured();
   r.predicted = in.predicted();
+  r.replayed = in.replayed();
   r.missing = in.missing();
   r.tied_with_best = in.tied_with_best();
-  r.evaluated = in.measured() + in.predicted();
+  r.evaluated = in.measured() + in.predicted() + in.replayed();
   r.race_note = in.race_note();
   if (in.has_race()) {
     const v1::DffRace& race = in.race();

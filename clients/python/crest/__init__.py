@@ -14,8 +14,9 @@
 Local answers run in this process through the compiled extension
 crest._native (the crest command's answering layer); `server=` asks a
 crestd. gRPC is imported only by crest.Client. Every figure carries its
-source, a crest.Source (a str enum): "measured" on a device, or "predicted"
-by the analytic model. Errors are crest.CrestError (crest.CrestCommandError
+source, a crest.Source (a str enum): "measured" on a device, "replayed" (a
+recorded table timed on a simulated GPU, `crest sweep --backend replay`), or
+"predicted" by the analytic model. Errors are crest.CrestError (crest.CrestCommandError
 for a refused question: its message names the bad field).
 """
 

@@ -135,6 +135,7 @@ def dff_from_json(doc: dict) -> DffAnswer:
     cov = doc["coverage"]
     answer.candidates, answer.measured = int(cov["candidates"]), int(cov["measured"])
     answer.predicted, answer.missing = int(cov["predicted"]), int(cov["missing"])
+    answer.replayed = int(cov.get("replayed", 0))
     answer.tied_with_best = int(doc["tied_with_best"])
     mode = doc.get("measure_mode") or {}
     answer.cache_mode = mode.get("cache")

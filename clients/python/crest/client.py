@@ -17,7 +17,7 @@ from crest.types import (  # noqa: F401 (re-exported: crest.client's names as be
 
 
 _SOURCES = {pb.SOURCE_MEASURED: Source.MEASURED, pb.SOURCE_PREDICTED: Source.PREDICTED,
-            pb.SOURCE_MIXED: Source.MIXED}
+            pb.SOURCE_MIXED: Source.MIXED, pb.SOURCE_REPLAYED: Source.REPLAYED}
 _DTYPES = {"fp32": pb.DTYPE_FP32, "tf32": pb.DTYPE_TF32, "fp16": pb.DTYPE_FP16,
            "bf16": pb.DTYPE_BF16, "fp8": pb.DTYPE_FP8_E4M3}
 _STATES = {pb.JOB_STATE_QUEUED: "queued", pb.JOB_STATE_RUNNING: "running",
@@ -172,6 +172,7 @@ class Client:
         answer.candidates = r.candidates
         answer.measured = r.measured
         answer.predicted = r.predicted
+        answer.replayed = r.replayed
         answer.missing = r.missing
         answer.tied_with_best = r.tied_with_best
         answer.cache_mode = r.mode.cache_mode or cache

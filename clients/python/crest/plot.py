@@ -110,7 +110,7 @@ def plot_design(answer, ax=None, label_top: int = 5):
 _CLASSES = ((1, "odd (2 B rows)", "tab:red"), (2, "2 mod 4 (4 B)", "tab:orange"),
             (4, "4 mod 8 (8 B)", "tab:olive"), (8, "multiple of 8", "tab:blue"),
             (64, "multiple of 64", "tab:purple"))
-_MARKERS = {"measured": "o", "predicted": "s", "mixed": "^"}
+_MARKERS = {"measured": "o", "predicted": "s", "mixed": "^", "replayed": "D"}
 
 
 def _class_of(pow2: int):

@@ -18,6 +18,7 @@ class Source(str, enum.Enum):
     MEASURED = "measured"    # timed on a device by Crest's engine
     PREDICTED = "predicted"  # the analytic model (the row's provenance names its version)
     MIXED = "mixed"          # a sum over GEMMs of more than one kind
+    REPLAYED = "replayed"    # Crest's pipeline on a simulated GPU timing a recorded table
     IMPORTED = "imported"    # another tool's timing (crest db import); never an answer
     UNKNOWN = "unknown"      # not said (an older crestd)
     NONE = "none"            # no figure: a lookup that found nothing
@@ -100,6 +101,7 @@ class DffAnswer(list):
     candidates: int
     measured: int
     predicted: int
+    replayed: int           # rows from replayed runs (crest sweep --backend replay)
     missing: int
     tied_with_best: int     # evaluated rows in tie group 1, not only those returned
     cache_mode: str         # the measurements' mode the answer is from: "cold" or "warm",

@@ -18,6 +18,9 @@ struct DeviceInfo {
   int sm_clock_mhz = 0;  // maximum SM clock
   int memory_clock_mhz = 0;
   std::string host;  // the node's host name
+  // Not a GPU: the replay backend's simulated one, timing a recorded table
+  // (the file, its hash, the noise, seed and drift). Empty for a real GPU.
+  std::string replay;
 };
 
 struct SoftwareInfo {

@@ -99,6 +99,7 @@ struct DffRanking {
   int64_t evaluated = 0;     // candidates timed
   int64_t measured = 0;      // of those, answered from measurements
   int64_t predicted = 0;     // … from predictions
+  int64_t replayed = 0;      // … from replayed runs (the replay backend's)
   int64_t missing = 0;       // candidates with no answer (skip_missing)
   // Of the predicted: candidates whose every GEMM was measured, but by no
   // one run (pooling runs would answer them measured).

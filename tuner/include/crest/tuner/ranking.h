@@ -12,7 +12,7 @@
 namespace crest {
 
 // Where a kind of number sorts after the headline's kind: measured 0,
-// mixed 1, predicted 2, imported 3, unknown 4.
+// replayed 1, mixed 2, predicted 3, imported 4, unknown 5.
 int KindOrder(Source source);
 
 // What the ranking reads of a row.
@@ -26,8 +26,8 @@ struct TieKey {
 inline constexpr std::string_view kTieRule =
     "tie = tie group: a row is tied with its group's fastest row when its interval reaches that "
     "row's time; group 1 is the best and every row tied with it, and each next group starts at "
-    "the fastest row left. Rows are listed group by group, each fastest first; measured and "
-    "predicted rows are never in one group";
+    "the fastest row left. Rows are listed group by group, each fastest first; rows of "
+    "different kinds (measured, replayed, predicted) are never in one group";
 
 // The position of each row after ranking: kinds of number stay apart, the
 // `first` kind's rows first, then the others by KindOrder. Within a kind the

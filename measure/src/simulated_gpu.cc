@@ -1,20 +1,44 @@
-#include "scripted_gpu.h"
+#include "crest/measure/simulated_gpu.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
-#include "gtest/gtest.h"
+#include "crest/common/str_cat.h"
 
-namespace crest::measure::testing {
+namespace crest::measure {
+namespace {
 
-std::vector<TraceRow> LoadTrace(const std::string& path) {
+// " 1980 MHz" → 1980: the number at the field's start, units after it.
+std::optional<double> Number(std::string_view field) {
+  while (!field.empty() && field.front() == ' ') field.remove_prefix(1);
+  double value = 0;
+  const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (error != std::errc() || end == field.data() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<uint64_t> Hex(std::string_view field) {
+  while (!field.empty() && field.front() == ' ') field.remove_prefix(1);
+  if (field.starts_with("0x")) field.remove_prefix(2);
+  uint64_t value = 0;
+  const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value, 16);
+  if (error != std::errc() || end == field.data()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<TraceRow>> LoadTrace(const std::string& path) {
   std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  if (!in.good()) return absl::NotFoundError(StrCat(path, ": cannot read the clock trace"));
   std::vector<TraceRow> rows;
   std::string line;
-  while (std::getline(in, line)) {
+  for (int number = 1; std::getline(in, line); ++number) {
     // "2026/11/22 16:59:29.445, 1980 MHz, 81.82 W, 38, 0x0000000000000000"
     std::stringstream fields(line);
     std::string timestamp, clock, power, temperature, reasons;
@@ -23,31 +47,61 @@ std::vector<TraceRow> LoadTrace(const std::string& path) {
     std::getline(fields, power, ',');
     std::getline(fields, temperature, ',');
     std::getline(fields, reasons, ',');
-    TraceRow row;
-    row.sm_clock_mhz = std::stod(clock);
-    row.power_w = std::stod(power);
-    row.reasons = std::stoull(reasons, nullptr, 16);
-    rows.push_back(row);
+    if (number == 1 && timestamp.starts_with("timestamp")) continue;
+    const auto mhz = Number(clock);
+    const auto watts = Number(power);
+    const auto bits = Hex(reasons);
+    if (!mhz || *mhz <= 0 || !watts || *watts < 0 || !bits) {
+      return absl::InvalidArgumentError(StrCat(
+          path, ":", number,
+          ": expected 'timestamp, <SM clock> MHz, <power> W, <temperature>, <reasons hex>'"));
+    }
+    rows.push_back({*mhz, *watts, *bits});
   }
-  EXPECT_FALSE(rows.empty()) << path;
+  if (rows.empty()) return absl::InvalidArgumentError(StrCat(path, ": the clock trace has no rows"));
   return rows;
 }
 
-std::vector<TraceRow> H100Trace() {
-  return LoadTrace(std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/nvidia-smi-clock-trace.csv");
+absl::StatusOr<TraceLoad> FindLoad(const std::vector<TraceRow>& trace) {
+  if (trace.empty()) return absl::InvalidArgumentError("the clock trace has no rows");
+  const auto [least, most] = std::minmax_element(
+      trace.begin(), trace.end(),
+      [](const TraceRow& a, const TraceRow& b) { return a.power_w < b.power_w; });
+  // Load starts where power first rises a quarter of the way to its most,
+  // and lasts while it stays within 10% of it.
+  const double rising = least->power_w + 0.25 * (most->power_w - least->power_w);
+  const double held = 0.9 * most->power_w;
+  TraceLoad load;
+  const auto first = std::find_if(trace.begin(), trace.end(),
+                                  [&](const TraceRow& r) { return r.power_w > rising; });
+  if (first == trace.begin() || first == trace.end()) {
+    return absl::InvalidArgumentError(
+        "the clock trace has no idle row before its load (record it starting idle)");
+  }
+  load.load_row = static_cast<size_t>(first - trace.begin());
+  load.idle_row = load.load_row - 1;
+  load.last_row = load.load_row;
+  for (size_t i = load.load_row; i < trace.size(); ++i) {
+    if (trace[i].power_w >= held) load.last_row = i;
+  }
+  return load;
 }
 
-ScriptedGpu::ScriptedGpu(std::vector<TraceRow> trace, size_t idle_row, size_t load_row,
+SimulatedGpu::SimulatedGpu(std::vector<TraceRow> trace, size_t idle_row, size_t load_row,
                          size_t last_row)
     : trace_(std::move(trace)), idle_row_(idle_row), load_row_(load_row), last_row_(last_row) {}
 
-ScriptedGpu ScriptedGpu::WithoutNvml() {
-  ScriptedGpu gpu({TraceRow{1980, 100, 0}}, 0, 0, 0);
+SimulatedGpu SimulatedGpu::Steady(double clock_mhz, double power_w) {
+  return SimulatedGpu({TraceRow{clock_mhz, power_w, 0}}, 0, 0, 0);
+}
+
+SimulatedGpu SimulatedGpu::WithoutNvml() {
+  SimulatedGpu gpu({TraceRow{1980, 100, 0}}, 0, 0, 0);
   gpu.nvml_ = false;
   return gpu;
 }
 
-TraceRow ScriptedGpu::Current() const {
+TraceRow SimulatedGpu::Current() const {
   // The first launches after idle run at boost (791 TFLOP/s in the recorded
   // run) before the power cap bites; the 200 ms trace cannot show that, so
   // the first kBoostHoldS of load read as idle.
@@ -62,7 +116,7 @@ TraceRow ScriptedGpu::Current() const {
   return out;
 }
 
-void ScriptedGpu::SleepS(double seconds) {
+void SimulatedGpu::SleepS(double seconds) {
   slept_s_ += seconds;
   // The host sleeps (works) while the device works off its queue, 1 ms of
   // work at a time, then idles.
@@ -75,7 +129,7 @@ void ScriptedGpu::SleepS(double seconds) {
   if (now_s_ < until) Idle(until - now_s_);
 }
 
-void ScriptedGpu::DrawPower(double seconds, double watts) {
+void SimulatedGpu::DrawPower(double seconds, double watts) {
   if (power_window_s_ <= 0 || seconds <= 0) return;
   power_.push_back({now_s_, now_s_ + seconds, watts});
   while (!power_.empty() && power_.front().end_s <= now_s_ + seconds - power_window_s_) {
@@ -83,7 +137,7 @@ void ScriptedGpu::DrawPower(double seconds, double watts) {
   }
 }
 
-double ScriptedGpu::AveragedPowerW() const {
+double SimulatedGpu::AveragedPowerW() const {
   // Time in the window that no segment covers, the GPU idled.
   const double from = now_s_ - power_window_s_;
   double joules = 0;
@@ -97,14 +151,14 @@ double ScriptedGpu::AveragedPowerW() const {
   return joules / power_window_s_;
 }
 
-void ScriptedGpu::Idle(double seconds) {
+void SimulatedGpu::Idle(double seconds) {
   DrawPower(seconds, trace_[idle_row_].power_w);
   now_s_ += seconds;
   load_s_ = std::max(0.0, load_s_ - 2 * seconds);
   if (controller_.idle_tau_s > 0) capped_ *= std::exp(-seconds / controller_.idle_tau_s);
 }
 
-GpuReading ScriptedGpu::Read() {
+GpuReading SimulatedGpu::Read() {
   ++reads_;
   if (read_s > 0) SleepS(read_s);
   GpuReading r;
@@ -119,7 +173,7 @@ GpuReading ScriptedGpu::Read() {
   return r;
 }
 
-double ScriptedGpu::Run(double burst_us) {
+double SimulatedGpu::Run(double burst_us) {
   if (queued_burst_us_ > 0) {
     const double queued = queued_burst_us_;
     queued_burst_us_ = 0;
@@ -128,10 +182,11 @@ double ScriptedGpu::Run(double burst_us) {
   return Work(burst_us);
 }
 
-double ScriptedGpu::Work(double burst_us) {
+double SimulatedGpu::Work(double burst_us) {
   const TraceRow now = Current();
-  const double clock = nvml_ ? now.sm_clock_mhz : 1980;
-  const double us = burst_us * 1980 / clock;
+  const double boost = trace_[idle_row_].sm_clock_mhz;
+  const double clock = nvml_ ? now.sm_clock_mhz : boost;
+  const double us = burst_us * boost / clock;
   if (nvml_) DrawPower(us / 1e6, now.power_w);
   now_s_ += us / 1e6;
   load_s_ += us / 1e6;
@@ -142,7 +197,7 @@ double ScriptedGpu::Work(double burst_us) {
   return us;
 }
 
-ScriptedLauncher::ScriptedLauncher(ScriptedGpu& gpu, const GemmShape& gemm, OperandSource source,
+SimulatedLauncher::SimulatedLauncher(SimulatedGpu& gpu, const GemmShape& gemm, OperandSource source,
                                    std::vector<double> burst_us, double noise, uint64_t seed)
     : gpu_(gpu),
       gemm_(gemm),
@@ -160,21 +215,21 @@ ScriptedLauncher::ScriptedLauncher(ScriptedGpu& gpu, const GemmShape& gemm, Oper
   }
 }
 
-double ScriptedLauncher::Launch(int c) {
+double SimulatedLauncher::Launch(int c) {
   return gpu_.Run(burst_us_[static_cast<size_t>(c)] * (1 + noise_(rng_)));
 }
 
-absl::StatusOr<double> ScriptedLauncher::TimeOneLaunch(int c) {
+absl::StatusOr<double> SimulatedLauncher::TimeOneLaunch(int c) {
   gpu_.Run(burst_us_[static_cast<size_t>(c)]);  // the untimed launch
   return Launch(c);
 }
 
-absl::Status ScriptedLauncher::PrepareSamples(int launches) {
+absl::Status SimulatedLauncher::PrepareSamples(int launches) {
   launches_ = launches;
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<double>> ScriptedLauncher::Sample(std::span<const int> order) {
+absl::StatusOr<std::vector<double>> SimulatedLauncher::Sample(std::span<const int> order) {
   if (!fail_sample.ok()) return fail_sample;
   if (before_sample) before_sample();
   idle_before_us_ = gpu_.IdleS() * 1e6;
@@ -188,13 +243,13 @@ absl::StatusOr<std::vector<double>> ScriptedLauncher::Sample(std::span<const int
   return out;
 }
 
-absl::StatusOr<int> ScriptedLauncher::QueueLoad(int c, int launches) {
+absl::StatusOr<int> SimulatedLauncher::QueueLoad(int c, int launches) {
   gpu_.Queue(burst_us_[static_cast<size_t>(c)] * launches);
   queued_launches_ += launches;
   return launches;
 }
 
-absl::StatusOr<GemmLauncher::ReadBack> ScriptedLauncher::RunAndRead(
+absl::StatusOr<GemmLauncher::ReadBack> SimulatedLauncher::RunAndRead(
     int c, std::span<const OutputIndex> elements) {
   ReadBack out;
   out.device_us = Launch(c);
@@ -206,4 +261,4 @@ absl::StatusOr<GemmLauncher::ReadBack> ScriptedLauncher::RunAndRead(
   return out;
 }
 
-}  // namespace crest::measure::testing
+}  // namespace crest::measure

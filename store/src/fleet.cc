@@ -51,13 +51,14 @@ std::string Columns(const char* const (&names)[N], const char* prefix) {
   return out.str();
 }
 
-// The column named "value" of the first row of `sql`; 0 when there is none.
-absl::StatusOr<int64_t> QueryInt(Connection& conn, const std::string& sql, std::string_view doing) {
+// The column named `column` of the first row of `sql`; 0 when there is none.
+absl::StatusOr<int64_t> QueryInt(Connection& conn, const std::string& sql, std::string_view doing,
+                                 const char* column = "value") {
   auto stmt = conn.Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   auto row = (*stmt)->Step(doing);
   if (!row.ok()) return row.status();
-  const int64_t value = *row ? (*stmt)->Int("value") : 0;
+  const int64_t value = *row ? (*stmt)->Int(column) : 0;
   (*stmt)->Reset();
   return value;
 }
@@ -162,11 +163,17 @@ constexpr const char* kMergeRaceTimes =
 
 // The attached snapshot must be a Crest database of this schema version.
 absl::Status CheckSnapshotSchema(Connection& conn, const std::string& snapshot) {
-  auto version = QueryInt(conn, "SELECT user_version AS value FROM src.pragma_user_version",
-                          "reading the snapshot's schema");
+  // The snapshot's own version: `src.pragma_user_version` would read main's.
+  auto version = QueryInt(conn, "PRAGMA src.user_version", "reading the snapshot's schema",
+                          "user_version");
   if (!version.ok()) {
     return absl::FailedPreconditionError(
         StrCat(snapshot, ": not a Crest database (", version.status().message(), ")"));
+  }
+  if (*version > kSchemaVersion) {
+    return absl::FailedPreconditionError(
+        StrCat(snapshot, ": newer schema version ", *version, " than this crest's (",
+               kSchemaVersion, "); merge it with a newer crest. Nothing was merged"));
   }
   if (*version != kSchemaVersion) {
     return absl::FailedPreconditionError(StrCat(snapshot, ": schema version ", *version,

@@ -931,6 +931,21 @@ TEST(StoreLookup, AllBestTimesGivesEveryKeysAnswerOnItsNewestSoftware) {
                   ->empty());
 }
 
+TEST(StoreFleet, MergeRefusesASnapshotOfANewerSchemaByItsOwnVersion) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("catalogue.db"));
+  auto node = OpenOk(dir.File("node.db"));
+  ASSERT_TRUE(node->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware()).ok());
+  ASSERT_TRUE(node->ExportTo(dir.File("future.db")).ok());
+  SetUserVersion(dir.File("future.db"), 99);
+  auto merged = db->MergeFrom(dir.File("future.db"));
+  ASSERT_FALSE(merged.ok()) << "the catalogue's own version was read, not the snapshot's";
+  EXPECT_NE(merged.status().message().find("future.db: newer schema version 99"),
+            std::string::npos)
+      << merged.status();
+  EXPECT_EQ(db->Stats()->devices, 0) << "nothing was merged";
+}
+
 TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {
   TempDir dir;
   auto db = OpenOk(dir.File("a.db"));

@@ -231,11 +231,11 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
     if (provenance.empty()) {
       provenance = DescribeMeasurement((*run)->device, (*run)->software, options_.mode);
     }
-    Timing t = c.pooled ? MeasuredTiming(c.pooled_us[i], c.pool[i].first, c.pool[i].second)
-                        : BestTiming(b);
-    t.device = (*run)->device;
-    t.software = (*run)->software;
-    t.source = RunSource(t.device);
+    const DeviceInfo& device = (*run)->device;
+    const SoftwareInfo& software = (*run)->software;
+    Timing t = c.pooled ? MeasuredTiming(c.pooled_us[i], c.pool[i].first, c.pool[i].second,
+                                         device, software)
+                        : MeasuredTiming(b.median_us, b.ci_low_us, b.ci_high_us, device, software);
     t.provenance = provenance;
     t.runs = runs;
     t.pooled = c.pooled;

@@ -200,11 +200,10 @@ absl::StatusOr<Timing> TimingOf(const GemmAnswer& a, const GemmShape& g) {
   if (a.measured) {
     const auto& m = *a.measured;
     const auto& stats = m.result.stats;
-    Timing t = a.pooled ? MeasuredTiming(a.pooled_us, a.pooled_low_us, a.pooled_high_us)
-                        : MeasuredTiming(stats.median_us, stats.ci_low_us, stats.ci_high_us);
-    t.device = m.device;
-    t.software = m.software;
-    t.source = RunSource(t.device);
+    Timing t = a.pooled ? MeasuredTiming(a.pooled_us, a.pooled_low_us, a.pooled_high_us, m.device,
+                                         m.software)
+                        : MeasuredTiming(stats.median_us, stats.ci_low_us, stats.ci_high_us,
+                                         m.device, m.software);
     t.provenance = DescribeMeasurement(m.device, m.software, m.mode);
     t.runs = a.runs;
     t.pooled = a.pooled;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string_view>
 
+#include "crest/common/env.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::measure {
@@ -34,8 +34,13 @@ std::optional<uint64_t> Hex(std::string_view field) {
 }  // namespace
 
 absl::StatusOr<std::vector<TraceRow>> LoadTrace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in.good()) return absl::NotFoundError(StrCat(path, ": cannot read the clock trace"));
+  auto text = DefaultEnv().ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseTrace(*text, path);
+}
+
+absl::StatusOr<std::vector<TraceRow>> ParseTrace(std::string_view text, const std::string& path) {
+  std::istringstream in{std::string(text)};
   std::vector<TraceRow> rows;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -216,7 +221,8 @@ SimulatedLauncher::SimulatedLauncher(SimulatedGpu& gpu, const GemmShape& gemm, O
 }
 
 double SimulatedLauncher::Launch(int c) {
-  return gpu_.Run(burst_us_[static_cast<size_t>(c)] * (1 + noise_(rng_)));
+  // Noise never makes a launch take no time (or less): at most 99% off.
+  return gpu_.Run(burst_us_[static_cast<size_t>(c)] * std::max(0.01, 1 + noise_(rng_)));
 }
 
 absl::StatusOr<double> SimulatedLauncher::TimeOneLaunch(int c) {

@@ -162,10 +162,7 @@ absl::StatusOr<store::ImportBatch> ReadTimingCsv(const std::string& path,
   }
   store::ImportBatch batch;
   batch.source_file = path.substr(path.find_last_of('/') + 1);
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(Fnv1a64(*text)));  // NOLINT(runtime/int)
-  batch.source_hash = hash;
+  batch.source_hash = Fnv1a64Hex(*text);
   auto device = OneValue(*records, cols.Find({"device"}), options.device, "device",
                          options.device_flag.c_str(), path);
   if (!device.ok()) return device.status();

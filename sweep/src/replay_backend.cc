@@ -1,9 +1,7 @@
 #include "replay_backend.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cmath>
-#include <cstdio>
+#include <array>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -31,12 +29,6 @@ constexpr uint64_t kOperandSeed = 0x5eed;
 // A GPU without a trace reads this power (any steady value: nothing drifts).
 constexpr double kSteadyPowerW = 500;
 
-std::string Hex16(uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016" PRIx64, value);
-  return text;
-}
-
 // The simulated GPU and what scales the table's times onto it: with a
 // trace, a table time is taken to be the time at the trace's settled
 // (power-capped) clock, so that a replay under sustained load runs at the
@@ -57,7 +49,7 @@ absl::StatusOr<Drift> DriftOf(const std::string& trace_path, const GpuSpec& gpu)
   if (trace_path.empty()) return drift;
   auto text = DefaultEnv().ReadFile(trace_path);
   if (!text.ok()) return text.status();
-  auto trace = measure::LoadTrace(trace_path);
+  auto trace = measure::ParseTrace(*text, trace_path);
   if (!trace.ok()) return trace.status();
   auto load = measure::FindLoad(*trace);
   if (!load.ok()) return absl::InvalidArgumentError(StrCat(trace_path, ": ", load.status().message()));
@@ -68,7 +60,7 @@ absl::StatusOr<Drift> DriftOf(const std::string& trace_path, const GpuSpec& gpu)
   drift.boost_mhz = (*trace)[load->idle_row].sm_clock_mhz;
   drift.time_scale = settled / drift.boost_mhz;
   drift.words = std::filesystem::path(trace_path).filename().string();
-  drift.hash = Hex16(Fnv1a64(*text));
+  drift.hash = Fnv1a64Hex(*text);
   drift.gpu = SimulatedGpu(*std::move(trace), *load);
   return drift;
 }
@@ -97,7 +89,8 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
         measure_(choice.measure),
         noise_(choice.replay.noise),
         rng_(choice.replay.seed),
-        governor_(choice.measure.mode.clocks, Tuning(drift_)) {}
+        tuning_(Tuning(drift_)),
+        governor_(choice.measure.mode.clocks, tuning_) {}
 
   std::string_view Name() const override { return "replay"; }
   bool Measures() const override { return true; }
@@ -107,13 +100,10 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
   MeasureMode Mode() const override { return measure_.mode; }
 
   absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override {
-    auto us = BurstUs(gemm);
-    if (!us.ok()) return us.status();
-    measure::SimulatedLauncher launcher(drift_.gpu, gemm, {kOperandSeed, 0, 0}, {*us}, noise_,
-                                        rng_());
-    launcher.Identify(0, TableAlgo());
-    auto measured = measure::MeasureGemm(gemm, measure_, {{kOperandSeed, 0, 0}, 1}, launcher,
-                                         drift_.gpu, drift_.gpu, governor_, Tuning(drift_));
+    auto launcher = Launcher(gemm);
+    if (!launcher.ok()) return launcher.status();
+    auto measured = measure::MeasureGemm(gemm, measure_, {{kOperandSeed, 0, 0}, 1}, *launcher,
+                                         drift_.gpu, drift_.gpu, governor_, tuning_);
     if (!measured.ok()) return measured.status();
     measured->lda = gemm.ContiguousA();
     measured->ldb = gemm.ContiguousB();
@@ -126,39 +116,46 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
   absl::StatusOr<measure::StudyRaceResult> RaceSets(
       std::span<const std::vector<measure::PinnedGemm>> sets,
       const measure::StudyRaceOptions& options, const std::function<bool()>& stop) override {
-    std::vector<std::vector<double>> burst;
+    // One launcher per GEMM, one launch per sample (as the CUDA backend's
+    // pinned race): a candidate's time is its GEMMs' samples, back to back.
+    std::vector<std::vector<measure::SimulatedLauncher>> launchers;
     for (const auto& set : sets) {
-      std::vector<double>& mine = burst.emplace_back();
+      std::vector<measure::SimulatedLauncher>& mine = launchers.emplace_back();
       for (const measure::PinnedGemm& p : set) {
-        auto us = BurstUs(p.gemm);
-        if (!us.ok()) return us.status();
-        mine.push_back(*us);
+        auto launcher = Launcher(p.gemm);
+        if (!launcher.ok()) return launcher.status();
+        mine.push_back(*std::move(launcher));
+        if (auto s = mine.back().PrepareSamples(1); !s.ok()) return s;
       }
     }
-    SetTimer timer(*this, std::move(burst), stop);
+    SetTimer timer(launchers, stop);
     auto result = measure::RaceCandidates(timer, drift_.gpu, drift_.gpu, options);
     governor_.MarkBusy(drift_.gpu.NowS());
     return result;
   }
 
  private:
-  // A race candidate's time: its GEMMs launched once each, back to back.
+  // A race candidate's time: one sample of each of its GEMMs, back to back.
   class SetTimer final : public measure::CandidateTimer {
    public:
-    SetTimer(ReplayBackend& backend, std::vector<std::vector<double>> burst_us,
+    SetTimer(std::vector<std::vector<measure::SimulatedLauncher>>& sets,
              const std::function<bool()>& stop)
-        : backend_(backend), burst_us_(std::move(burst_us)), stop_(stop) {}
-    int Candidates() const override { return static_cast<int>(burst_us_.size()); }
+        : sets_(sets), stop_(stop) {}
+    int Candidates() const override { return static_cast<int>(sets_.size()); }
     absl::StatusOr<double> Time(int c) override {
       if (stop_ && stop_()) return absl::CancelledError("the race was stopped");
+      static constexpr std::array<int, 1> kOnly = {0};
       double us = 0;
-      for (double burst : burst_us_[static_cast<size_t>(c)]) us += backend_.Launch(burst);
+      for (measure::SimulatedLauncher& launcher : sets_[static_cast<size_t>(c)]) {
+        auto sample = launcher.Sample(kOnly);
+        if (!sample.ok()) return sample.status();
+        us += sample->front();
+      }
       return us;
     }
 
    private:
-    ReplayBackend& backend_;
-    std::vector<std::vector<double>> burst_us_;
+    std::vector<std::vector<measure::SimulatedLauncher>>& sets_;
     const std::function<bool()>& stop_;
   };
 
@@ -168,12 +165,8 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
     return t;
   }
 
-  double Launch(double burst_us) {
-    std::normal_distribution<double> noise(0, noise_);
-    return drift_.gpu.Run(burst_us * std::max(0.01, 1 + noise(rng_)));
-  }
-
-  absl::StatusOr<double> BurstUs(const GemmShape& gemm) const {
+  // The GEMM's one algorithm on the simulated GPU, at the table's time.
+  absl::StatusOr<measure::SimulatedLauncher> Launcher(const GemmShape& gemm) {
     const auto row = table_.find(GemmKey::Of(gemm));
     if (row == table_.end()) {
       return absl::NotFoundError(
@@ -181,7 +174,10 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
                  "x", gemm.m, "x", gemm.n, "x", gemm.k, " ", DTypeName(gemm.dtype), " ",
                  gemm.Layout(), "); the replay backend times only the GEMMs its table holds"));
     }
-    return row->second * drift_.time_scale;
+    measure::SimulatedLauncher launcher(drift_.gpu, gemm, {kOperandSeed, 0, 0},
+                                        {row->second * drift_.time_scale}, noise_, rng_());
+    launcher.Identify(0, TableAlgo());
+    return launcher;
   }
 
   Table table_;
@@ -190,7 +186,8 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
   DeviceInfo device_;
   measure::MeasureOptions measure_;
   double noise_ = 0;
-  std::mt19937_64 rng_;
+  std::mt19937_64 rng_;  // seeds each launcher's noise, in the order they are made
+  measure::EngineTuning tuning_;
   measure::ClockGovernor governor_;
 };
 
@@ -213,7 +210,7 @@ DeviceInfo ReplayDevice(const GpuSpec& gpu, const store::ImportBatch& batch, con
                     r.seed, ", drift ", drift.words,
                     drift.hash.empty() ? std::string() : StrCat(" (", drift.hash, ")"));
   d.name = StrCat("replay of ", batch.source_file);
-  d.uuid = StrCat("REPLAY-", Hex16(Fnv1a64(d.replay)));
+  d.uuid = StrCat("REPLAY-", Fnv1a64Hex(d.replay));
   d.gpu_model = std::string(gpu.name);
   d.sm_count = gpu.sm_count;
   d.l2_bytes = gpu.l2_bytes;

@@ -42,12 +42,15 @@ bool SameRun(const RunInfo& a, const RunInfo& b) {
   return a.job_id == b.job_id && a.job_uid == b.job_uid && a.device_uuid == b.device_uuid;
 }
 
-Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us) {
+Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us,
+                      const DeviceInfo& device, const SoftwareInfo& software) {
   Timing t;
   t.time_us = median_us;
   t.low_us = ci_high_us > 0 ? ci_low_us : median_us;
   t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
-  t.source = Source::kMeasured;
+  t.source = device.replay.empty() ? Source::kMeasured : Source::kReplayed;
+  t.device = device;
+  t.software = software;
   return t;
 }
 

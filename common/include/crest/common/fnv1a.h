@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <string_view>
 
 namespace crest {
@@ -14,6 +16,14 @@ inline uint64_t Fnv1a64(std::string_view text) {
     h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+// Fnv1a64 as 16 lower-case hex digits, as files and replays are named by it.
+inline std::string Fnv1a64Hex(std::string_view text) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(Fnv1a64(text)));  // NOLINT(runtime/int)
+  return hex;
 }
 
 }  // namespace crest

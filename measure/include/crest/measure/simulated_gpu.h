@@ -14,6 +14,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -32,6 +33,8 @@ struct TraceRow {
 // 200 ms apart. InvalidArgument names the file and line of a malformed row
 // (a header line is skipped); NotFound when it cannot be read.
 absl::StatusOr<std::vector<TraceRow>> LoadTrace(const std::string& path);
+// The same, from the file's text (`path` names it in errors).
+absl::StatusOr<std::vector<TraceRow>> ParseTrace(std::string_view text, const std::string& path);
 
 // Where a trace's load starts and ends: the rows drawing more than halfway
 // from its least to its most power. InvalidArgument when the trace has no
@@ -124,7 +127,8 @@ class SimulatedGpu final : public GpuMonitor, public EngineClock {
 
 // A launcher on the simulated GPU: candidate c takes burst_us[c] per launch
 // at the boost clock (the trace's idle reading), with multiplicative normal
-// noise of standard deviation `noise`. Its outputs are the true products of
+// noise of standard deviation `noise` (a launch keeps at least 1% of its
+// time however far the noise falls). Its outputs are the true products of
 // the generated operands, except for candidates listed in `wrong`, which
 // return garbage (`wrong`, `before_sample` and `fail_sample` are faults
 // tests inject).

@@ -52,14 +52,12 @@ using GemmSetTimer =
 // in order of first appearance.
 Timing SumTimings(std::span<const Timing> parts);
 
-// A measured time: the median and its 95% interval (a measurement without
-// one, ci_high_us 0, is exact: the median itself).
-Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us);
-// The kind of a run's time on `device`: replayed on the replay backend's
-// simulated GPU, else measured.
-inline Source RunSource(const DeviceInfo& device) {
-  return device.replay.empty() ? Source::kMeasured : Source::kReplayed;
-}
+// A run's time: the median and its 95% interval (a measurement without
+// one, ci_high_us 0, is exact: the median itself), on `device` with
+// `software`: measured, or replayed when the device is the replay backend's
+// simulated GPU (DeviceInfo::replay).
+Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us,
+                      const DeviceInfo& device = {}, const SoftwareInfo& software = {});
 
 // The ends of a time's interval, the time itself where it has none (0).
 double LowOf(const Timing& t);

@@ -36,9 +36,10 @@ struct SweepFlags {
 };
 
 // `crest sweep --server`: the daemon runs it as an interactive job.
-absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, Io& io) {
+absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text,
+                            const char* replay_flag, Io& io) {
   if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
-  if (f.backend == "replay" || !f.replay.file.empty()) {
+  if (f.backend == "replay" || replay_flag != nullptr) {
     return absl::InvalidArgumentError(
         "backend: the replay backend runs locally (--db FILE), not on a crestd: a node's "
         "database holds its GPU's measurements");
@@ -64,11 +65,20 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text, I
   return JobStatus(last.job());
 }
 
-absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
+// The first --replay* flag given, or nullptr.
+const char* ReplayFlagGiven(const CLI::App& app) {
+  for (const char* flag : {"--replay", "--replay-noise", "--replay-seed", "--replay-trace"}) {
+    if (app.count(flag) > 0) return flag;
+  }
+  return nullptr;
+}
+
+absl::Status RunSweepCommand(const SweepFlags& f, const CLI::App& app, Io& io) {
+  const char* replay_flag = ReplayFlagGiven(app);
   auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure), f.shard);
   if (!text.ok()) return text.status();
   const std::string& spec_text = *text;
-  if (!Remote().server.empty()) return RunRemoteSweep(f, spec_text, io);
+  if (!Remote().server.empty()) return RunRemoteSweep(f, spec_text, replay_flag, io);
   if (f.db.empty()) return absl::InvalidArgumentError("db: give --db FILE (or --server HOST:PORT)");
   auto spec = sweep::ParseSweepSpec(spec_text);
   if (!spec.ok()) return spec.status();
@@ -79,8 +89,8 @@ absl::Status RunSweepCommand(const SweepFlags& f, Io& io) {
   // The backend comes first: without a device nothing, the database
   // included, is touched.
   const std::string backend_name = f.backend.empty() ? "model" : f.backend;
-  if (backend_name != "replay" && !f.replay.file.empty()) {
-    return absl::InvalidArgumentError("replay: --replay is for --backend replay");
+  if (backend_name != "replay" && replay_flag != nullptr) {
+    return absl::InvalidArgumentError(StrCat("replay: ", replay_flag, " is for --backend replay"));
   }
   auto backend = sweep::MakeBackend({backend_name,
                                      f.window.gpu.empty() ? spec->gpu : f.window.gpu,
@@ -170,7 +180,7 @@ Command RegisterSweep(CLI::App& root) {
   app.add_option("--priority", flags->priority, "priority recorded on a new job")
       ->capture_default_str();
   AddMeasureFlags(app, flags->measure, /*with_device=*/true);
-  cmd.run = [flags](Io& io) { return RunSweepCommand(*flags, io); };
+  cmd.run = [flags, &app](Io& io) { return RunSweepCommand(*flags, app, io); };
   return cmd;
 }
 

@@ -150,10 +150,15 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
   }
   if (r.race) {
     const DffRaceInfo& race = *r.race;
+    // The race timed the run of the first measured (or replayed) row.
+    const auto raced = std::find_if(r.rows.begin(), r.rows.end(),
+                                    [](const DffRow& row) { return FromRuns(row.source); });
+    const bool simulated = raced != r.rows.end() && raced->source == Source::kReplayed;
     out << "race: the " << race.candidates << " leading candidates of " << DescribeRun(race.run)
         << " timed again against each other, every GEMM with the run's algorithm, in "
         << race.rounds << " interleaved rounds (race " << race.race_id << ", "
-        << Fixed(race.seconds, 1) << " s on the device, warm-up "
+        << Fixed(race.seconds, 1) << (simulated ? " s on the simulated device" : " s on the device")
+        << ", warm-up "
         << (race.settled ? "settled" : "not settled: its rounds may weigh drift") << ", "
         << race.retaken << " timing(s) retaken after an idle gap, stopped: " << race.stop_reason
         << "); among them the order and tie groups are the race's: " << RaceMethod(race) << "\n";
@@ -260,14 +265,17 @@ void Text(const DffResult& res, std::ostream& out) {
   }
   bool other_basis = false;
   for (const DffRow& row : r.rows) other_basis = other_basis || (row.speedup_vs_baseline > 0 && row.speedup_basis != row.source);
-  out << "\n* = baseline. interval = the 95% interval of a measured time (pooled: covering the "
-         "runs' intervals), or the model's expected error around a predicted one. "
+  out << "\n* = baseline. interval = for a measured or replayed time, the sum over the row's "
+         "GEMMs of each median's interval (95% from 6 or more samples; from fewer, the samples' "
+         "range, whose lower coverage `crest lookup` prints), holding whenever every GEMM's "
+         "does (pooled: covering the runs' intervals); or the model's expected error around a "
+         "predicted one. "
       << kTieRule
       << ". pow2 = largest power of two dividing d_ff/tp. speedup = the baseline's time / time, "
          "both of the same kind"
       << (other_basis ? StrCat(" (", kPredictedBasisNote, ")") : std::string())
       << ". mlp_params/rank = 3*h*d_ff/tp, the MLP weights one tensor-parallel rank holds. run = "
-         "the sweep job a measured time comes from. "
+         "the sweep job a measured or replayed time comes from. "
       << (r.race ? StrCat("race = the raced rows' verdicts: their time over the race leader's "
                           "in the same rounds (geometric mean, and its interval); ",
                           RaceMethod(*r.race),

@@ -4,18 +4,11 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "crest/common/quoted.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::cli {
 namespace {
-
-// The user's text as an error message quotes it: whole when short, else its
-// first characters and its length, so a huge argument is not echoed back.
-std::string Quoted(std::string_view text) {
-  constexpr size_t kShown = 40;
-  if (text.size() <= kShown) return StrCat("'", text, "'");
-  return StrCat("'", text.substr(0, kShown), "...' (", text.size(), " characters)");
-}
 
 std::vector<std::string_view> Split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;

@@ -1,5 +1,6 @@
 #include "crest/sweep/backend_factory.h"
 
+#include "crest/common/quoted.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "replay_backend.h"
@@ -31,8 +32,8 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice
   }
   if (choice.name == "replay") return internal::MakeReplayBackend(choice);
   if (choice.name != "cublaslt") {
-    return absl::InvalidArgumentError(StrCat("backend: unknown backend '", choice.name,
-                                             "' (expected model, cublaslt or replay)"));
+    return absl::InvalidArgumentError(StrCat("backend: unknown backend ", Quoted(choice.name),
+                                             " (expected model, cublaslt or replay)"));
   }
   if (auto s = measure::ValidateMeasureOptions(choice.measure); !s.ok()) return s;
 #ifdef CREST_HAVE_CUDA

@@ -209,6 +209,13 @@ TEST(CrestReplay, ASweepOfARecordedTableIsAnsweredAsReplayedInEveryOutput) {
   const auto stray = Crest("sweep --db " + db + " --replay " + table + " --gpu h100 --hidden 4096");
   EXPECT_NE(stray.exit_code, 0);
   EXPECT_NE(stray.err.find("--replay is for --backend replay"), std::string::npos) << stray.err;
+  const auto stray_noise = Crest("sweep --db " + db + " --replay-noise 0.1 --gpu h100 --hidden 4096");
+  EXPECT_NE(stray_noise.exit_code, 0);
+  EXPECT_NE(stray_noise.err.find("--replay-noise is for --backend replay"), std::string::npos)
+      << stray_noise.err;
+  EXPECT_NE(text.out.find("s on the simulated device"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("interval = for a measured or replayed time"), std::string::npos)
+      << text.out;
 }
 
 }  // namespace

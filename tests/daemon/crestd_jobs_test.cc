@@ -386,6 +386,8 @@ TEST_F(CrestdJobs, BadJobRequestsNameTheFieldAndTheDaemonKeepsServing) {
   refused(R"({"version": 1, "gpu": "h100", "dff": [{"hidden": -4}]})", "",
           grpc::StatusCode::INVALID_ARGUMENT, "hidden");
   refused(DffSpec(4), "foo", grpc::StatusCode::INVALID_ARGUMENT, "backend: unknown backend 'foo'");
+  refused(DffSpec(4), "replay", grpc::StatusCode::INVALID_ARGUMENT,
+          "backend: crestd does not run replays");
 
   v1::GetJobRequest get;
   get.set_id(4242);

@@ -31,7 +31,7 @@ results=$root/bench/results/h100
 data=$root/tests/data/h100-2026-11-22
 device="NVIDIA H100 80GB HBM3"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+[[ -n ${CREST_KEEP_WORK:-} ]] || trap 'rm -rf "$work"' EXIT
 
 # Crest's measured studies (bf16); the window files of each hidden size.
 fit_files=("$results/dff-h4096.csv" "$results/dff-h4096-fwd.csv" "$results/dff-h8192-fwd.csv"
@@ -63,8 +63,8 @@ with open(out, "w", newline="") as o:
 EOF
 }
 
-printf '%-8s %-12s %10s %12s %22s %16s %18s\n' hidden source spearman median_error \
-  "predicted best (gap)" "spearman flat" "median_error flat"
+printf '%-8s %-12s %10s %12s %22s %16s %18s %9s %9s\n' hidden source spearman median_error \
+  "predicted best (gap)" "spearman flat" "median_error flat" coverage "cov x8"
 lines=()
 for hold in 4096 8192; do
   leave_out "$work/fit-$hold.csv" "${window_files[$hold]}" "${fit_files[@]}"
@@ -99,12 +99,13 @@ print(json.dumps({"hidden": hold, "source": label, "candidates": s["candidates"]
                   "spearman": s["spearman"], "median_error": s["median_error"],
                   "predicted_best": s["predicted_best"], "measured_best": s["measured_best"],
                   "best_gap": s["best_gap"], "model_version": doc["model_version"],
+                  "coverage": s["coverage"], "coverage_multiples_of_8": s["coverage_multiples_of_8"],
                   "flat": {"spearman": flat["spearman"], "median_error": flat["median_error"],
                            "model_version": flat_doc["model_version"]}}))
 EOF
 )
     lines+=("$line")
-    "$py" -c 'import json,sys; s=json.loads(sys.argv[1]); f=s["flat"]; print("%-8d %-12s %10.3f %11.1f%% %13d (+%.1f%%) %16.3f %17.1f%%" % (s["hidden"], s["source"], s["spearman"], 100*s["median_error"], s["predicted_best"], 100*s["best_gap"], f["spearman"], 100*f["median_error"]))' "$line"
+    "$py" -c 'import json,sys; s=json.loads(sys.argv[1]); f=s["flat"]; print("%-8d %-12s %10.3f %11.1f%% %13d (+%.1f%%) %16.3f %17.1f%% %8.1f%% %8.1f%%" % (s["hidden"], s["source"], s["spearman"], 100*s["median_error"], s["predicted_best"], 100*s["best_gap"], f["spearman"], 100*f["median_error"], 100*s["coverage"], 100*s["coverage_multiples_of_8"]))' "$line"
   done
 done
 if [[ -n $json_out ]]; then

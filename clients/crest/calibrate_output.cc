@@ -51,8 +51,9 @@ Table ParamsTable(const ModelParams& before, const Calibration& c) {
                   ResidueRange(p, c.dtype, k.class_bytes),
                   fitted.contains(name) ? "fitted" : "kept"});
   }
-  row("expected_error.fast", before.expected_error[0], p.expected_error[0], 3);
-  row("expected_error.fallback", before.expected_error[1], p.expected_error[1], 3);
+  for (size_t i = 0; i < kErrorClasses.size(); ++i) {
+    row(StrCat("expected_error.", kErrorClasses[i]), before.expected_error[i], p.expected_error[i], 3);
+  }
   row("memory_efficiency", before.memory_efficiency, p.memory_efficiency, 2);
   row("launch_us", before.launch_us, p.launch_us, 1);
   return table;
@@ -107,6 +108,14 @@ Table MetricsTable(const std::vector<std::pair<std::string, const FitMetrics*>>&
     row("  median error, MLP time", [&](const FitMetrics& m) {
       return study(m) ? Percent(study(m)->median_error) : std::string();
     });
+    row("  MLP times within the predicted interval", [&](const FitMetrics& m) {
+      return study(m) ? Percent(study(m)->coverage) : std::string();
+    });
+    row("    of d_ff multiples of 8", [&](const FitMetrics& m) {
+      return study(m) && study(m)->coverage_multiples_of_8 >= 0
+                 ? Percent(study(m)->coverage_multiples_of_8)
+                 : std::string();
+    });
     row(StrCat("  predicted best vs the measured best (", a.measured_best, ")"),
         [&](const FitMetrics& m) {
           return study(m) ? StrCat(study(m)->predicted_best, " +", Percent(study(m)->best_gap))
@@ -116,11 +125,29 @@ Table MetricsTable(const std::vector<std::pair<std::string, const FitMetrics*>>&
   return table;
 }
 
+// Where the intervals came from, and how often they held left-out windows.
+void PrintInterval(const IntervalFit& f, std::ostream& out) {
+  out << "\nintervals: expected_error per class is the " << Fixed(100 * f.quantile, 0)
+      << "th percentile of |predicted - measured| / measured over " << f.basis;
+  if (f.windows == 0) {
+    out << "; nothing was left out, so their coverage of unseen windows is unknown\n";
+    return;
+  }
+  out << " (" << f.windows << " left out in turn, " << f.gemms << " GEMMs)\n  they held "
+      << Percent(f.coverage) << " of " << f.candidates << " left-out MLP times";
+  if (f.multiples_of_8 > 0) {
+    out << ", " << Percent(f.coverage_multiples_of_8) << " of " << f.multiples_of_8
+        << " at d_ff multiples of 8";
+  }
+  out << " (estimated on the windows that set them)\n";
+}
+
 void PrintFit(const Calibration& c, std::ostream& out) {
   out << "\nfit on " << c.after.rows << " distinct GEMMs (" << c.provenance.rows
       << " compute-bound ones set the rates)\n";
   MetricsTable({{"before", &c.before}, {"after", &c.after}}).Print(out);
   PrintKResidue(c, out);
+  PrintInterval(c.interval, out);
 }
 
 }  // namespace
@@ -170,12 +197,14 @@ nlohmann::json Json(const CalibrationCheckReport& r) {
 // One row per SwiGLU MLP window.
 Table Csv(const CalibrationCheckReport& r) {
   Table table({{"model_version", Table::Align::kLeft}, {"tokens"}, {"hidden"}, {"candidates"},
-               {"spearman"}, {"median_error"}, {"measured_best"}, {"predicted_best"}, {"best_gap"}});
+               {"spearman"}, {"median_error"}, {"measured_best"}, {"predicted_best"}, {"best_gap"},
+               {"coverage"}, {"coverage_multiples_of_8"}});
   for (const StudyFit& s : r.metrics.studies) {
     table.AddRow({r.model_version, std::to_string(s.tokens), std::to_string(s.hidden),
                   std::to_string(s.candidates), Fixed(s.spearman, 4), Fixed(s.median_error, 4),
                   std::to_string(s.measured_best), std::to_string(s.predicted_best),
-                  Fixed(s.best_gap, 4)});
+                  Fixed(s.best_gap, 4), Fixed(s.coverage, 4),
+                  s.coverage_multiples_of_8 < 0 ? "" : Fixed(s.coverage_multiples_of_8, 4)});
   }
   return table;
 }

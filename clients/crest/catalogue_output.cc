@@ -20,11 +20,12 @@ std::string ModelColumn(const GpuSpec& gpu) {
   return parts.empty() ? "spec-only" : StrJoin(parts, "; ");
 }
 
-// The bf16 fast-kernel expected error of the model in force: "+/-2.7%".
+// The bf16 fast-kernel expected error of the model in force, over its
+// classes: "+/-2.7%" or "+/-1.4-5.2%".
 std::string ErrorColumn(const GpuSpec& gpu) {
   const auto c = ActiveCalibration(gpu.name, DType::kBf16);
-  const double e = c != nullptr ? c->params.expected_error[0] : gpu.model.expected_error[0];
-  return "+/-" + Fixed(100 * e, 1) + "%";
+  const auto [low, high] = ErrorRange(c != nullptr ? c->params : gpu.model, /*fallback=*/false);
+  return "+/-" + Fixed(100 * low, 1) + (low == high ? "" : "-" + Fixed(100 * high, 1)) + "%";
 }
 
 // The fused attention core's rows: batch b*a/t, M = N = s (the scores it
@@ -84,8 +85,9 @@ void Text(const GpusReport& r, std::ostream& out) {
          "dtypes named (crest calibrate); transferred: a sibling's calibration (the same "
          "architecture) moved to it by SMs and sustained clock; spec-only: the architecture's "
          "uncalibrated defaults on the datasheet's figures.\n"
-         "bf16_error = the expected error of one bf16 GEMM's predicted time (fast kernels): the "
-         "fit's, the fit's plus the transfer's, or the defaults' assumed 25%.\n";
+         "bf16_error = the half-width of one bf16 GEMM's predicted interval (fast kernels, over "
+         "their classes): the fit's 80th percentile of errors on held-out d_ff windows, that "
+         "plus the transfer's, or the defaults' assumed 25%.\n";
 }
 
 nlohmann::json Json(const GpusReport& r) {

@@ -268,8 +268,10 @@ void Text(const DffResult& res, std::ostream& out) {
   out << "\n* = baseline. interval = for a measured or replayed time, the sum over the row's "
          "GEMMs of each median's interval (95% from 6 or more samples; from fewer, the samples' "
          "range, whose lower coverage `crest lookup` prints), holding whenever every GEMM's "
-         "does (pooled: covering the runs' intervals); or the model's expected error around a "
-         "predicted one. "
+         "does (pooled: covering the runs' intervals); for a predicted one, the sum of its GEMMs' "
+         "intervals, each the model's error for the GEMM's class (layout, kernel, alignment) on "
+         "d_ff windows left out of its fit, 80th percentile (`crest calibrate` prints how often "
+         "they held). "
       << kTieRule
       << ". pow2 = largest power of two dividing d_ff/tp. speedup = the baseline's time / time, "
          "both of the same kind"

@@ -36,8 +36,7 @@ json Calibrations(const GpuSpec& gpu) {
                    {"transferred_from", c->transferred_from.empty() ? json(nullptr)
                                                                     : json(c->transferred_from)},
                    {"model_version", c->model_version},
-                   {"expected_error", {{"fast", c->params.expected_error[0]},
-                                       {"fallback", c->params.expected_error[1]}}},
+                   {"expected_error", ErrorsJson(c->params)},
                    {"label", c->label}});
   }
   return out;

@@ -116,6 +116,11 @@ def test_a_calibration_file_reads_without_a_daemon(tmp_path):
     assert [s["hidden"] for s in cal.fit["after"]["studies"]] == [4096, 8192]
     assert all(s["spearman"] >= 0.85 for s in cal.fit["after"]["studies"])
     assert "fast_tflops" in cal.fitted
+    # Intervals set on windows left out of the fit, and how often they held them.
+    assert cal.fit["interval"]["basis"] == "held-out d_ff windows"
+    assert cal.fit["interval"]["coverage"] >= 0.8
+    assert cal.fit["interval"]["coverage_multiples_of_8"] >= 0.8
+    assert 0 < cal.parameters["expected_error"]["nt.fast.16"] < 0.25
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema_version": 1, "model": "tilewave-1"}')
     with pytest.raises(ValueError, match="tilewave-1"):

@@ -85,8 +85,11 @@ TEST(FitCalibration, RecoversTheRatesAndFactorsTheDataWereMadeWith) {
   EXPECT_NEAR(p.fallback_tflops, 290, 0.02 * 290);
   for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(p.fallback_input[i], truth.fallback_input[i], 0.03);
   EXPECT_NEAR(p.fast_align[0], 0.96, 0.03);
-  // The fit's error is the noise's, about 2% · 0.67 (a normal's median |x|).
-  EXPECT_NEAR(p.expected_error[0], 0.0135, 0.008);
+  // One window: nothing to leave out, so the intervals are the in-sample
+  // errors' 80th percentile, about the noise's: 2% · 1.28.
+  EXPECT_EQ(c->interval.basis, "the fit's own rows (no d_ff window to leave out)");
+  EXPECT_EQ(c->interval.windows, 0);
+  EXPECT_NEAR(p.expected_error[3], 0.0256, 0.015) << "nt.fast.128";
   EXPECT_LT(c->after.median_error, c->before.median_error);
   ASSERT_EQ(c->after.studies.size(), 1u);
   EXPECT_EQ(c->after.studies[0].candidates, 257);
@@ -95,6 +98,48 @@ TEST(FitCalibration, RecoversTheRatesAndFactorsTheDataWereMadeWith) {
   EXPECT_EQ(c->provenance.rows, 514);
   EXPECT_TRUE(c->id.starts_with("h100-sxm-bf16-20261122-")) << c->id;
   EXPECT_EQ(c->model_version, "tilewave-2+" + c->id);
+}
+
+// A second window (h=8192) whose GPU state ran `bias` slower than the
+// first's: what a fit to one window cannot know about another.
+std::vector<TimedGemm> TwoWindows(const GpuSpec& gpu, const ModelParams& truth, double bias) {
+  std::vector<TimedGemm> rows = MlpWindow(gpu, truth, 0.01);
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> jitter(0, 0.01);
+  for (int64_t f = 21717; f <= 21973; ++f) {
+    for (const GemmShape& g : {Gemm(8192, 2 * f, 8192), Gemm(8192, 8192, f)}) {
+      rows.push_back({g, PredictWith(g, gpu, truth)->time_us * (1 + bias) * std::exp(jitter(rng))});
+    }
+  }
+  return rows;
+}
+
+TEST(FitCalibration, IntervalsComeFromWindowsLeftOutOfTheFitAndCoverThem) {
+  // In sample the fit splits the 6% between the windows (errors about 3%);
+  // a window left out is off by the whole 6%, and so are the intervals.
+  const GpuSpec& h100 = **FindGpu("h100");
+  auto c = FitCalibration(TwoWindows(h100, Truth(h100), 0.06), {&h100, DType::kBf16, h100.model, {}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  const IntervalFit& f = c->interval;
+  EXPECT_EQ(f.basis, "held-out d_ff windows");
+  EXPECT_EQ(f.windows, 2);
+  EXPECT_EQ(f.gemms, 4 * 257);
+  EXPECT_DOUBLE_EQ(f.quantile, kIntervalQuantile);
+  for (size_t cls = 0; cls < kErrorKinds; ++cls) {  // the forward (NT) classes
+    EXPECT_GE(c->params.expected_error[cls], 0.05) << kErrorClasses[cls];
+    EXPECT_LE(c->params.expected_error[cls], 0.10) << kErrorClasses[cls];
+  }
+  EXPECT_EQ(f.candidates, 2 * 257);
+  EXPECT_GE(f.coverage, 0.8);
+  EXPECT_EQ(f.multiples_of_8, 2 * 32);
+  EXPECT_GE(f.coverage_multiples_of_8, 0.8);
+  // The backward classes had no rows: they keep the defaults' assumption.
+  EXPECT_EQ(c->params.expected_error[5], h100.model.expected_error[5]);
+  // In sample, the same intervals hold each window's MLP times.
+  for (const StudyFit& s : c->after.studies) {
+    EXPECT_GE(s.coverage, 0.9) << s.hidden;
+    EXPECT_GE(s.coverage_multiples_of_8, 0.9) << s.hidden;
+  }
 }
 
 TEST(FitCalibration, AStudyIsTheWindowNotTheModelsOtherMlps) {
@@ -231,7 +276,7 @@ TEST(CalibrationFile, KResidueFactorsRoundTripAndAnOlderFileKeepsItsId) {
     const size_t at = text.find("\"fallback_k_residue\"");
     ASSERT_NE(at, std::string::npos);
     text.erase(at, text.find('}', at) + 2 - at);  // the object and its comma
-    const size_t version = text.find("\"schema_version\": 2");
+    const size_t version = text.find("\"schema_version\": 3");
     ASSERT_NE(version, std::string::npos);
     text.replace(version, 19, "\"schema_version\": 1");
     auto old = ParseCalibration(text, "schema 1");
@@ -259,6 +304,33 @@ TEST(CalibrationFile, RoundTripsEveryField) {
   EXPECT_EQ(back->provenance.device, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(back->after.studies.size(), 1u);
   EXPECT_DOUBLE_EQ(back->after.studies[0].best_gap, c->after.studies[0].best_gap);
+  EXPECT_DOUBLE_EQ(back->after.studies[0].coverage, c->after.studies[0].coverage);
+  EXPECT_EQ(back->params.expected_error, c->params.expected_error);
+  EXPECT_EQ(back->interval.basis, c->interval.basis);
+  EXPECT_EQ(back->interval.quantile, c->interval.quantile);
+}
+
+TEST(CalibrationFile, AnOlderFilesTwoErrorsReadForEveryClassOfTheirFamily) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  auto c = FitCalibration(MlpWindow(h100, Truth(h100), 0.01), {&h100, DType::kBf16, h100.model, {}});
+  ASSERT_TRUE(c.ok());
+  std::string text = CalibrationJson(*c);
+  const size_t at = text.find("\"expected_error\": {");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, text.find('}', at) + 1 - at,
+               R"("expected_error": {"fast": 0.02, "fallback": 0.03})");
+  text.replace(text.find("\"schema_version\": 3"), 19, "\"schema_version\": 2");
+  auto old = ParseCalibration(text, "schema 2");
+  ASSERT_TRUE(old.ok()) << old.status();
+  for (size_t i = 0; i < kErrorClasses.size(); ++i) {
+    EXPECT_EQ(old->params.expected_error[i], IsFallbackClass(i) ? 0.03 : 0.02) << kErrorClasses[i];
+  }
+  EXPECT_EQ(DescribeErrors(old->params), "+/-2.0% (fast kernels), +/-3.0% (fallback)");
+  // Written again, it keeps the id it had (its errors hash as it wrote them).
+  auto again = ParseCalibration(CalibrationJson(*old), "schema 3");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->id, old->id);
+  EXPECT_NE(CalibrationJson(*old).find("\"nt.fast.16\": 0.02"), std::string::npos);
 }
 
 TEST(CalibrationFile, ABadFileNamesItselfAndTheField) {
@@ -267,7 +339,7 @@ TEST(CalibrationFile, ABadFileNamesItselfAndTheField) {
   };
   EXPECT_EQ(message("not json"), "cal.json: not valid JSON");
   EXPECT_EQ(message(R"({"schema_version": 9})"),
-            "cal.json: calibration schema_version 9 (this crest reads 2)");
+            "cal.json: calibration schema_version 9 (this crest reads 3)");
   EXPECT_EQ(message(R"({"schema_version": 1, "model": "tilewave-1"})"),
             "cal.json: a calibration of model 'tilewave-1'; this crest runs tilewave-2");
   EXPECT_NE(message(R"({"schema_version": 1, "model": "tilewave-2", "gpu": "tpu", "dtype": "bf16"})")
@@ -294,6 +366,11 @@ TEST(CalibrationFile, ABadFileNamesItselfAndTheField) {
             "cal.json: parameters.fallback_k_residue: must be an object by K mod 128");
   const std::string bad_value = with_residues(R"({"3": -1})");
   EXPECT_EQ(message(bad_value), "cal.json: parameters.fallback_k_residue.3: must be a positive number");
+  std::string errors = text;
+  const size_t e = errors.find("\"nt.fast.64\": ");
+  ASSERT_NE(e, std::string::npos);
+  errors.replace(e, errors.find(',', e) - e, "\"nt.fast.64\": 1.5");
+  EXPECT_EQ(message(errors), "cal.json: parameters.expected_error.nt.fast.64: must lie in [0, 1)");
 }
 
 TEST(Calibrations, TheShippedH100OnesAreInForceAndMeetTheirTargets) {

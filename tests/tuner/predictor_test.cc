@@ -1,5 +1,6 @@
 #include "crest/tuner/predictor.h"
 
+#include "crest/tuner/calibration_fit.h"
 #include "gtest/gtest.h"
 
 namespace crest {
@@ -147,6 +148,22 @@ TEST(Predict, LayoutDecidesWhichDimensionMustAlign) {
   EXPECT_EQ(p->a.elements, 4096);
   EXPECT_EQ(p->b.elements, 4096);
   EXPECT_DOUBLE_EQ(p->alignment_factor, 1.0);
+}
+
+TEST(Predict, TheIntervalIsTheErrorOfTheGemmsLayoutKernelAndAlignment) {
+  const GpuSpec& h100 = **FindGpu("h100");
+  ModelParams params = ExplicitRates(h100.model, h100, DType::kBf16);
+  for (size_t i = 0; i < kErrorClasses.size(); ++i) params.expected_error[i] = 0.01 * static_cast<double>(i + 1);
+  const auto error = [&](const GemmShape& g) { return PredictWith(g, h100, params)->expected_error; };
+  EXPECT_DOUBLE_EQ(error(Gemm(8192, 4096, 4096)), 0.04) << "nt.fast.128";
+  EXPECT_DOUBLE_EQ(error(Gemm(8192, 4096, 10824)), 0.01) << "nt.fast.16: K a multiple of 8 only";
+  EXPECT_DOUBLE_EQ(error(Gemm(8192, 4096, 10832)), 0.02) << "nt.fast.32";
+  EXPECT_DOUBLE_EQ(error(Gemm(8192, 4096, 10923)), 0.05) << "nt.fallback";
+  GemmShape dgrad = Gemm(8192, 4096, 4096);
+  dgrad.b_transposed = false;  // NN
+  EXPECT_DOUBLE_EQ(error(dgrad), 0.09) << "other.fast.128";
+  dgrad.n = 10923;
+  EXPECT_DOUBLE_EQ(error(dgrad), 0.10) << "other.fallback";
 }
 
 TEST(Predict, SkinnyGemmIsMemoryBound) {

@@ -54,6 +54,14 @@ TEST(Timing, ASumAddsIntervalsAndSaysWhenItMixesKinds) {
   EXPECT_EQ(SumTimings(two_kinds).source, Source::kMixed);
 }
 
+TEST(Timing, APredictionsIntervalIsItsClassErrorEitherSide) {
+  const Timing t = PredictedTiming(200, 0.05, "tilewave-2+x");
+  EXPECT_EQ(t.source, Source::kPredicted);
+  EXPECT_DOUBLE_EQ(t.low_us, 190);
+  EXPECT_DOUBLE_EQ(t.high_us, 210);
+  EXPECT_EQ(t.provenance, "tilewave-2+x");
+}
+
 TEST(Timing, RunsAreOneWhenJobAndDeviceAreTheSame) {
   EXPECT_TRUE(SameRun(JobRun(1, "GPU-a"), JobRun(1, "GPU-a")));
   EXPECT_FALSE(SameRun(JobRun(1, "GPU-a"), JobRun(1, "GPU-b")));

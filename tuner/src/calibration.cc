@@ -47,6 +47,36 @@ json ByResidue(const std::array<double, kKResiduePeriod>& factors) {
   return out;
 }
 
+}  // namespace
+
+json ErrorsJson(const ModelParams& p) {
+  json out = json::object();
+  for (size_t i = 0; i < kErrorClasses.size(); ++i) {
+    out[std::string(kErrorClasses[i])] = p.expected_error[i];
+  }
+  return out;
+}
+
+std::pair<double, double> ErrorRange(const ModelParams& p, bool fallback) {
+  std::pair<double, double> range = {1e300, 0};
+  for (size_t i = 0; i < kErrorClasses.size(); ++i) {
+    if (IsFallbackClass(i) != fallback) continue;
+    range = {std::min(range.first, p.expected_error[i]), std::max(range.second, p.expected_error[i])};
+  }
+  return range;
+}
+
+std::string DescribeErrors(const ModelParams& p) {
+  const auto range = [&](bool fallback) {
+    const auto [low, high] = ErrorRange(p, fallback);
+    return StrCat("+/-", Decimals(100 * low, 1),
+                  high == low ? "%" : StrCat(" to ", Decimals(100 * high, 1), "%"));
+  };
+  return StrCat(range(false), " (fast kernels), ", range(true), " (fallback)");
+}
+
+namespace {
+
 json ParamsJson(const ModelParams& p) {
   return {{"fast_tflops", p.fast_tflops},
           {"fast_align", ByClass(p.fast_align, kFastClasses)},
@@ -57,7 +87,15 @@ json ParamsJson(const ModelParams& p) {
           {"fallback_full_rate_intensity", p.fallback_full_rate_intensity},
           {"memory_efficiency", p.memory_efficiency},
           {"launch_us", p.launch_us},
-          {"expected_error", {{"fast", p.expected_error[0]}, {"fallback", p.expected_error[1]}}}};
+          {"expected_error", ErrorsJson(p)}};
+}
+
+// One error for every fast class and one for every fallback class: what a
+// schema 1 or 2 file can say.
+bool TwoErrors(const ModelParams& p) {
+  const auto [fast_low, fast_high] = ErrorRange(p, false);
+  const auto [fallback_low, fallback_high] = ErrorRange(p, true);
+  return fast_low == fast_high && fallback_low == fallback_high;
 }
 
 }  // namespace
@@ -72,7 +110,12 @@ json FitMetricsJson(const FitMetrics& m) {
                        {"predicted_best", s.predicted_best},
                        {"best_gap", s.best_gap},
                        {"spearman", s.spearman},
-                       {"median_error", s.median_error}});
+                       {"median_error", s.median_error},
+                       {"coverage", s.coverage},
+                       {"multiples_of_8", s.multiples_of_8},
+                       {"coverage_multiples_of_8",
+                        s.coverage_multiples_of_8 < 0 ? json(nullptr)
+                                                      : json(s.coverage_multiples_of_8)}});
   }
   return {{"rows", m.rows},
           {"spearman", m.spearman},
@@ -154,6 +197,33 @@ absl::Status ParseResidues(const json& p, const std::string& path, ModelParams* 
   return absl::OkStatus();
 }
 
+// Schema 3: one number per error class, each in [0, 1); schema 1 and 2
+// files give {fast, fallback}, each for every class of its family.
+absl::Status ParseErrors(const json& p, const std::string& path, ModelParams* out) {
+  const std::string where = path + ".expected_error";
+  if (!p.contains("expected_error") || !p["expected_error"].is_object()) {
+    return absl::InvalidArgumentError(where + ": must be an object by error class");
+  }
+  const json& errors = p["expected_error"];
+  if (errors.contains("fast") && errors["fast"].is_number()) {
+    double fast = 0, fallback = 0;
+    if (auto s = Number(errors, "fast", where, &fast); !s.ok()) return s;
+    if (auto s = Number(errors, "fallback", where, &fallback); !s.ok()) return s;
+    for (size_t i = 0; i < kErrorClasses.size(); ++i) {
+      out->expected_error[i] = IsFallbackClass(i) ? fallback : fast;
+    }
+    return absl::OkStatus();
+  }
+  for (size_t i = 0; i < kErrorClasses.size(); ++i) {
+    const std::string key(kErrorClasses[i]);
+    if (auto s = Number(errors, key.c_str(), where, &out->expected_error[i]); !s.ok()) return s;
+    if (out->expected_error[i] < 0 || out->expected_error[i] >= 1) {
+      return absl::InvalidArgumentError(StrCat(where, ".", key, ": must lie in [0, 1)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseParams(const json& p, const std::string& path, ModelParams* out) {
   const std::pair<const char*, double*> numbers[] = {
       {"fast_tflops", &out->fast_tflops},
@@ -166,24 +236,17 @@ absl::Status ParseParams(const json& p, const std::string& path, ModelParams* ou
     if (auto s = Number(p, key, path, field); !s.ok()) return s;
   }
   if (auto s = Classes(p, "fast_align", path, kFastClasses, &out->fast_align); !s.ok()) return s;
-  if (!p.contains("expected_error") || !p["expected_error"].is_object()) {
-    return absl::InvalidArgumentError(StrCat(path, ".expected_error: must be {fast, fallback}"));
-  }
-  if (auto s = Number(p["expected_error"], "fast", path + ".expected_error", &out->expected_error[0]);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s = Number(p["expected_error"], "fallback", path + ".expected_error",
-                      &out->expected_error[1]);
-      !s.ok()) {
-    return s;
-  }
+  if (auto s = ParseErrors(p, path, out); !s.ok()) return s;
   if (out->fast_tflops <= 0 || out->fallback_tflops <= 0) {
     return absl::InvalidArgumentError(
         StrCat(path, ": fast_tflops and fallback_tflops must be positive"));
   }
   if (auto s = ParseResidues(p, path, out); !s.ok()) return s;
   return Classes(p, "fallback_input", path, kFallbackClasses, &out->fallback_input);
+}
+
+double NumberOr(const json& object, const char* key, double otherwise) {
+  return object.contains(key) && object[key].is_number() ? object[key].get<double>() : otherwise;
 }
 
 void ParseMetrics(const json& m, FitMetrics* out) {
@@ -194,8 +257,29 @@ void ParseMetrics(const json& m, FitMetrics* out) {
     out->studies.push_back({s.value("tokens", int64_t{0}), s.value("hidden", int64_t{0}),
                             s.value("candidates", int64_t{0}), s.value("measured_best", int64_t{0}),
                             s.value("predicted_best", int64_t{0}), s.value("best_gap", 0.0),
-                            s.value("spearman", 0.0), s.value("median_error", 0.0)});
+                            s.value("spearman", 0.0), s.value("median_error", 0.0),
+                            s.value("coverage", 0.0), s.value("multiples_of_8", int64_t{0}),
+                            NumberOr(s, "coverage_multiples_of_8", -1)});
   }
+}
+
+json IntervalJson(const IntervalFit& f) {
+  return {{"basis", f.basis},
+          {"windows", f.windows},
+          {"gemms", f.gemms},
+          {"quantile", f.quantile},
+          {"candidates", f.candidates},
+          {"coverage", f.coverage},
+          {"multiples_of_8", f.multiples_of_8},
+          {"coverage_multiples_of_8", f.coverage_multiples_of_8}};
+}
+
+IntervalFit ParseInterval(const json& f) {
+  if (!f.is_object()) return {};
+  return {f.value("basis", std::string()),   f.value("windows", int64_t{0}),
+          f.value("gemms", int64_t{0}),      f.value("quantile", 0.0),
+          f.value("candidates", int64_t{0}), f.value("coverage", 0.0),
+          f.value("multiples_of_8", int64_t{0}), f.value("coverage_multiples_of_8", 0.0)};
 }
 
 absl::StatusOr<Calibration> Parse(const json& doc, std::string_view origin) {
@@ -229,6 +313,7 @@ absl::StatusOr<Calibration> Parse(const json& doc, std::string_view origin) {
   ParseMetrics(fit.value("before", json::object()), &c.before);
   ParseMetrics(fit.value("after", json::object()), &c.after);
   ParseKResidue(fit.value("k_residue", json::array()), &c.k_residue);
+  c.interval = ParseInterval(fit.value("interval", json::object()));
   const json prov = doc.value("provenance", json::object());
   c.provenance = {prov.value("source", std::string()),   prov.value("tool", std::string()),
                   prov.value("device", std::string()),   prov.value("software", std::string()),
@@ -320,6 +405,11 @@ void NameCalibration(Calibration& c) {
   // calibration's id (and its stored predictions) survive the new field.
   json hashed = ParamsJson(c.params);
   if (c.params.fallback_k_residue == OnesByResidue()) hashed.erase("fallback_k_residue");
+  // Errors a schema 1 or 2 file could hold hash as it wrote them.
+  if (TwoErrors(c.params)) {
+    hashed["expected_error"] = {{"fast", ErrorRange(c.params, false).first},
+                                {"fallback", ErrorRange(c.params, true).first}};
+  }
   const std::string params = hashed.dump();
   char hash[17];
   std::snprintf(hash, sizeof hash, "%08llx",
@@ -333,9 +423,7 @@ void NameCalibration(Calibration& c) {
   c.label = StrCat("calibrated for ", DTypeName(c.dtype), " from ", c.provenance.rows, " ",
                    c.provenance.source, " rows", c.provenance.device.empty() ? "" : " on ",
                    c.provenance.device, c.provenance.date.empty() ? "" : ", ", c.provenance.date,
-                   "; expected error +/-", Decimals(100 * c.params.expected_error[0], 1),
-                   "% (fast kernels), +/-", Decimals(100 * c.params.expected_error[1], 1),
-                   "% (fallback)");
+                   "; expected error ", DescribeErrors(c.params));
 }
 
 absl::StatusOr<Calibration> ParseCalibration(std::string_view text, std::string_view origin) {
@@ -362,7 +450,8 @@ std::string CalibrationJson(const Calibration& c) {
               {"fit",
                {{"before", FitMetricsJson(c.before)},
                 {"after", FitMetricsJson(c.after)},
-                {"k_residue", KResidueJson(c.k_residue)}}},
+                {"k_residue", KResidueJson(c.k_residue)},
+                {"interval", IntervalJson(c.interval)}}},
               {"provenance",
                {{"source", p.source},
                 {"tool", p.tool},

@@ -25,6 +25,8 @@ constexpr int64_t kMinStudyCandidates = 8;
 // Candidates further apart than this belong to different windows (a window
 // aligned to 64 still counts).
 constexpr int64_t kMaxStudyGap = 64;
+// A class's interval is set from its own held-out errors only with this many.
+constexpr size_t kMinClassErrors = 10;
 
 double MedianOf(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -156,6 +158,8 @@ struct Timed {
   GemmShape gemm;
   double measured = 0;
   double predicted = 0;
+  double error = 0;  // the prediction's interval half-width, relative
+  size_t error_class = 0;
 };
 
 std::map<ShapeKey, Timed> Collapse(std::span<const TimedGemm> rows, const GpuSpec& gpu,
@@ -171,7 +175,8 @@ std::map<ShapeKey, Timed> Collapse(std::span<const TimedGemm> rows, const GpuSpe
   for (auto& [key, entry] : times) {
     auto p = PredictWith(entry.first, gpu, params);
     if (!p.ok()) continue;
-    out[key] = {entry.first, MedianOf(entry.second), p->time_us};
+    out[key] = {entry.first, MedianOf(entry.second), p->time_us, p->expected_error,
+                ErrorClass(entry.first, p->family, p->a, p->b, p->c)};
   }
   return out;
 }
@@ -184,8 +189,16 @@ double MedianError(const std::vector<double>& predicted, const std::vector<doubl
   return MedianOf(std::move(errors));
 }
 
-// d_ff, measured MLP time, predicted MLP time.
-using StudyRow = std::tuple<int64_t, double, double>;
+// One candidate of a d_ff window: its MLP time measured and predicted, and
+// the prediction's interval.
+struct StudyRow {
+  int64_t dff = 0;
+  double measured = 0;
+  double predicted = 0;
+  double low = 0;
+  double high = 0;
+  bool operator<(const StudyRow& o) const { return dff < o.dff; }
+};
 
 // A d_ff window is a run of neighbouring candidates; the same model's other
 // MLPs (tensor-parallel shards f/t, other configurations) share its tokens
@@ -194,7 +207,7 @@ std::vector<std::vector<StudyRow>> ContiguousRuns(std::vector<StudyRow>& rows) {
   std::sort(rows.begin(), rows.end());
   std::vector<std::vector<StudyRow>> runs;
   for (const StudyRow& row : rows) {
-    if (runs.empty() || std::get<0>(row) - std::get<0>(runs.back().back()) > kMaxStudyGap) {
+    if (runs.empty() || row.dff - runs.back().back().dff > kMaxStudyGap) {
       runs.emplace_back();
     }
     runs.back().push_back(row);
@@ -206,9 +219,16 @@ void AddStudy(std::pair<int64_t, int64_t> key, const std::vector<StudyRow>& rows
               std::vector<StudyFit>& out) {
   if (static_cast<int64_t>(rows.size()) < kMinStudyCandidates) return;
   std::vector<double> measured, predicted;
-  for (const auto& [f, m, p] : rows) {
-    measured.push_back(m);
-    predicted.push_back(p);
+  int64_t covered = 0, multiples = 0, multiples_covered = 0;
+  for (const StudyRow& r : rows) {
+    measured.push_back(r.measured);
+    predicted.push_back(r.predicted);
+    const bool inside = r.low <= r.measured && r.measured <= r.high;
+    covered += inside;
+    if (r.dff % 8 == 0) {
+      ++multiples;
+      multiples_covered += inside;
+    }
   }
   const auto best_measured = std::min_element(measured.begin(), measured.end());
   const auto best_predicted = std::min_element(predicted.begin(), predicted.end());
@@ -216,12 +236,18 @@ void AddStudy(std::pair<int64_t, int64_t> key, const std::vector<StudyRow>& rows
   s.tokens = key.first;
   s.hidden = key.second;
   s.candidates = static_cast<int64_t>(rows.size());
-  s.measured_best = std::get<0>(rows[static_cast<size_t>(best_measured - measured.begin())]);
+  s.measured_best = rows[static_cast<size_t>(best_measured - measured.begin())].dff;
   const size_t chosen = static_cast<size_t>(best_predicted - predicted.begin());
-  s.predicted_best = std::get<0>(rows[chosen]);
+  s.predicted_best = rows[chosen].dff;
   s.best_gap = measured[chosen] / *best_measured - 1;
   s.spearman = SpearmanCorrelation(predicted, measured);
   s.median_error = MedianError(predicted, measured);
+  s.coverage = static_cast<double>(covered) / static_cast<double>(rows.size());
+  s.multiples_of_8 = multiples;
+  if (multiples > 0) {
+    s.coverage_multiples_of_8 =
+        static_cast<double>(multiples_covered) / static_cast<double>(multiples);
+  }
   out.push_back(s);
 }
 
@@ -235,8 +261,11 @@ std::vector<StudyFit> Studies(const std::map<ShapeKey, Timed>& timed) {
     const int64_t f = g.n / 2;
     const auto down = timed.find({g.m, g.k, f, 1, false, true});
     if (down == timed.end()) continue;
-    windows[{g.m, g.k}].emplace_back(f, up.measured + down->second.measured,
-                                     up.predicted + down->second.predicted);
+    const Timed& dn = down->second;
+    windows[{g.m, g.k}].push_back(
+        {f, up.measured + dn.measured, up.predicted + dn.predicted,
+         up.predicted * (1 - up.error) + dn.predicted * (1 - dn.error),
+         up.predicted * (1 + up.error) + dn.predicted * (1 + dn.error)});
   }
   std::vector<StudyFit> out;
   for (auto& [key, all] : windows) {
@@ -513,15 +542,131 @@ std::vector<std::string> FitKResidue(const std::vector<FitRow>& rows, ModelParam
   return fitted;
 }
 
-// |predicted - measured| / measured of the distinct GEMMs of one family.
-std::vector<double> FamilyErrors(std::span<const TimedGemm> rows, const GpuSpec& gpu,
-                                 const ModelParams& params, KernelFamily family) {
-  std::vector<double> errors;
-  for (const auto& [key, t] : Collapse(rows, gpu, params)) {
-    auto p = PredictWith(t.gemm, gpu, params);
-    if (p.ok() && p->family == family) errors.push_back(std::abs(t.predicted - t.measured) / t.measured);
+// The parameters fitted to usable rows, starting from `start`.
+struct Fitted {
+  ModelParams params;
+  std::vector<std::string> fitted;  // the names of those the rows set
+  std::vector<KResidueFit> k_residue;
+};
+
+Fitted FitParams(const std::vector<FitRow>& rows, const ModelParams& start) {
+  Fitted f{start, {}, {}};
+  f.fitted = FitFast(rows, f.params);
+  for (auto& name : FitFallback(rows, f.params)) f.fitted.push_back(std::move(name));
+  for (auto& name : FitKResidue(rows, f.params, f.k_residue)) f.fitted.push_back(std::move(name));
+  return f;
+}
+
+using ClassErrors = std::array<std::vector<double>, kErrorClasses.size()>;
+
+// |predicted - measured| / measured of the distinct GEMMs, by error class.
+void AddErrors(const std::map<ShapeKey, Timed>& timed, ClassErrors& into) {
+  for (const auto& [key, t] : timed) {
+    into[t.error_class].push_back(std::abs(t.predicted - t.measured) / t.measured);
   }
-  return errors;
+}
+
+// A GEMM of the d_ff window of (tokens, hidden): its dimensions hold both
+// (twice the one figure when tokens = hidden).
+bool InWindow(const GemmShape& g, int64_t tokens, int64_t hidden) {
+  const auto count = [&](int64_t d) { return (g.m == d) + (g.n == d) + (g.k == d); };
+  return tokens == hidden ? count(tokens) >= 2 : count(tokens) >= 1 && count(hidden) >= 1;
+}
+
+// Each d_ff window left out of a refit in turn: the window's rows and the
+// parameters fitted without them.
+struct LeftOut {
+  std::vector<TimedGemm> rows;
+  ModelParams params;
+};
+
+std::vector<LeftOut> LeaveWindowsOut(std::span<const TimedGemm> mine, const FitRequest& request,
+                                     const ModelParams& start, const std::vector<StudyFit>& studies) {
+  std::set<std::pair<int64_t, int64_t>> windows;
+  for (const StudyFit& st : studies) windows.insert({st.tokens, st.hidden});
+  std::vector<LeftOut> out;
+  for (const auto& [tokens, hidden] : windows) {
+    std::vector<TimedGemm> rest;
+    LeftOut left;
+    for (const TimedGemm& r : mine) {
+      (InWindow(r.gemm, tokens, hidden) ? left.rows : rest).push_back(r);
+    }
+    const Usable usable = Prepare(rest, request, start);
+    if (static_cast<int64_t>(usable.rows.size()) < kMinFitRows) continue;
+    left.params = FitParams(usable.rows, start).params;
+    out.push_back(std::move(left));
+  }
+  return out;
+}
+
+double QuantileOf(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const size_t below = static_cast<size_t>(at);
+  const size_t above = std::min(below + 1, v.size() - 1);
+  return v[below] + (at - static_cast<double>(below)) * (v[above] - v[below]);
+}
+
+// The held-out errors of a layout's fast classes together.
+std::vector<double> FastOfLayout(const ClassErrors& held, size_t cls) {
+  std::vector<double> out;
+  const size_t first = cls - cls % kErrorKinds;
+  for (size_t c = first; c < first + kErrorKinds - 1; ++c) {
+    out.insert(out.end(), held[c].begin(), held[c].end());
+  }
+  return out;
+}
+
+// The errors a class's half-width is set from: its own held-out ones when
+// there are enough, else (fast) those of its layout's fast classes, else its
+// own in-sample ones; none: the class keeps its figure.
+std::vector<double> ErrorsFor(size_t cls, const ClassErrors& held, const ClassErrors& in_sample) {
+  if (held[cls].size() >= kMinClassErrors) return held[cls];
+  if (!IsFallbackClass(cls)) {
+    std::vector<double> fast = FastOfLayout(held, cls);
+    if (fast.size() >= kMinClassErrors) return fast;
+  }
+  return in_sample[cls];
+}
+
+// Sets the calibration's interval half-widths by error class from the
+// windows left out (or, with none, the rows in sample), and how often they
+// held those windows' MLP times.
+void SetIntervals(Calibration& c, std::span<const TimedGemm> mine, const FitRequest& request,
+                  const ModelParams& start) {
+  const GpuSpec& gpu = *request.gpu;
+  std::vector<LeftOut> left = LeaveWindowsOut(mine, request, start, c.after.studies);
+  ClassErrors held, in_sample;
+  for (const LeftOut& w : left) AddErrors(Collapse(w.rows, gpu, w.params), held);
+  AddErrors(Collapse(mine, gpu, c.params), in_sample);
+  IntervalFit& fit = c.interval;
+  fit.basis = left.empty() ? "the fit's own rows (no d_ff window to leave out)" : "held-out d_ff windows";
+  fit.windows = static_cast<int64_t>(left.size());
+  fit.quantile = kIntervalQuantile;
+  for (size_t cls = 0; cls < kErrorClasses.size(); ++cls) {
+    fit.gemms += static_cast<int64_t>(held[cls].size());
+    const std::vector<double> errors = ErrorsFor(cls, held, in_sample);
+    if (errors.empty()) continue;
+    // Never below 1%: no model is truer than a GPU repeats itself.
+    c.params.expected_error[cls] = std::max(0.01, QuantileOf(errors, kIntervalQuantile));
+    c.fitted.push_back(StrCat("expected_error.", kErrorClasses[cls]));
+  }
+  int64_t covered = 0, multiples_covered = 0;
+  for (LeftOut& w : left) {
+    w.params.expected_error = c.params.expected_error;
+    for (const StudyFit& st : Studies(Collapse(w.rows, gpu, w.params))) {
+      fit.candidates += st.candidates;
+      covered += std::llround(st.coverage * static_cast<double>(st.candidates));
+      fit.multiples_of_8 += st.multiples_of_8;
+      multiples_covered += std::llround(std::max(0.0, st.coverage_multiples_of_8) *
+                                        static_cast<double>(st.multiples_of_8));
+    }
+  }
+  if (fit.candidates > 0) fit.coverage = static_cast<double>(covered) / static_cast<double>(fit.candidates);
+  if (fit.multiples_of_8 > 0) {
+    fit.coverage_multiples_of_8 =
+        static_cast<double>(multiples_covered) / static_cast<double>(fit.multiples_of_8);
+  }
 }
 
 std::string Today() {
@@ -548,25 +693,18 @@ absl::StatusOr<Calibration> FitCalibration(std::span<const TimedGemm> rows,
   Calibration c;
   c.gpu = std::string(gpu.name);
   c.dtype = request.dtype;
-  c.params = start;
-  c.fitted = FitFast(usable.rows, c.params);
-  for (auto& name : FitFallback(usable.rows, c.params)) c.fitted.push_back(std::move(name));
-  for (auto& name : FitKResidue(usable.rows, c.params, c.k_residue)) c.fitted.push_back(std::move(name));
+  Fitted fitted = FitParams(usable.rows, start);
+  c.params = fitted.params;
+  c.fitted = std::move(fitted.fitted);
+  c.k_residue = std::move(fitted.k_residue);
   std::vector<TimedGemm> mine;
   for (const TimedGemm& r : rows) {
     if (r.gemm.dtype == request.dtype) mine.push_back(r);
   }
+  c.after = Evaluate(mine, gpu, c.params);  // its studies are the windows to leave out
+  SetIntervals(c, mine, request, start);
   c.before = Evaluate(mine, gpu, request.before);
   c.after = Evaluate(mine, gpu, c.params);
-  for (const KernelFamily family : {KernelFamily::kFast, KernelFamily::kFallback}) {
-    const std::vector<double> errors = FamilyErrors(mine, gpu, c.params, family);
-    if (errors.empty()) continue;
-    // What a prediction of this family typically misses by, never below 1%.
-    c.params.expected_error[family == KernelFamily::kFast ? 0 : 1] =
-        std::max(0.01, MedianOf(errors));
-    c.fitted.emplace_back(family == KernelFamily::kFast ? "expected_error.fast"
-                                                        : "expected_error.fallback");
-  }
   c.provenance = request.provenance;
   c.provenance.rows = static_cast<int64_t>(usable.rows.size());
   if (c.provenance.date.empty()) c.provenance.date = Today();

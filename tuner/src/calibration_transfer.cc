@@ -50,8 +50,7 @@ Calibration TransferCalibration(const Calibration& from, const GpuSpec& source,
                    from.id, "): rates x", Decimals(t.rate_scale, 3), " (", target.sm_count,
                    " SMs at a sustained ", Decimals(t.target_clock_mhz, 0), " MHz against ",
                    source.sm_count, " at ", Decimals(t.source_clock_mhz, 0),
-                   " MHz); expected error +/-", Decimals(100 * p.expected_error[0], 1),
-                   "% (fast kernels), +/-", Decimals(100 * p.expected_error[1], 1), "% (fallback)");
+                   " MHz); expected error ", DescribeErrors(p));
   return c;
 }
 

@@ -121,6 +121,16 @@ bool BothInputsAlongMisalignedK(const GemmShape& g, const GpuSpec& gpu) {
   return !g.a_transposed && g.b_transposed && k_bytes % gpu.min_alignment_bytes != 0;
 }
 
+size_t ErrorClass(const GemmShape& g, KernelFamily family, const OperandAlignment& a,
+                  const OperandAlignment& b, const OperandAlignment& c) {
+  const size_t layout = !g.a_transposed && g.b_transposed ? 0 : kErrorKinds;
+  if (family == KernelFamily::kFallback) return layout + kErrorKinds - 1;
+  const int64_t smallest = std::min({a.alignment, b.alignment, c.alignment, int64_t{128}});
+  // 16, 32, 64, 128 B: kinds 0 to 3 (the fast family is never below 16 B).
+  const int shift = std::countr_zero(static_cast<uint64_t>(std::max<int64_t>(smallest, 16))) - 4;
+  return layout + static_cast<size_t>(std::clamp(shift, 0, 3));
+}
+
 std::string_view KernelFamilyName(KernelFamily family) {
   return family == KernelFamily::kFast ? "fast" : "fallback";
 }
@@ -145,7 +155,7 @@ absl::StatusOr<Prediction> PredictWith(const GemmShape& g, const GpuSpec& gpu,
   p.b = Align(g.ContiguousB(), in_bytes);
   p.c = Align(g.ContiguousC(), out_bytes);
   ChooseFamily(g, p, gpu, params);
-  p.expected_error = params.expected_error[p.family == KernelFamily::kFast ? 0 : 1];
+  p.expected_error = params.expected_error[ErrorClass(g, p.family, p.a, p.b, p.c)];
 
   const double m = static_cast<double>(g.m);
   const double n = static_cast<double>(g.n);

@@ -60,8 +60,8 @@ double HighOf(const Timing& t) { return t.high_us > 0 ? t.high_us : t.time_us; }
 Timing PredictedTiming(double time_us, double expected_error, std::string model_version) {
   Timing t;
   t.time_us = time_us;
-  t.low_us = time_us * (1 - expected_error / 2);
-  t.high_us = time_us * (1 + expected_error / 2);
+  t.low_us = time_us * (1 - expected_error);
+  t.high_us = time_us * (1 + expected_error);
   t.source = Source::kPredicted;
   t.provenance = std::move(model_version);
   return t;

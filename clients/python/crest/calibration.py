@@ -13,7 +13,7 @@ import dataclasses
 import json
 from typing import List
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: expected_error by class, fit.interval
 MODEL = "tilewave-2"
 
 
@@ -25,7 +25,7 @@ class Calibration:
     dtype: str
     parameters: dict        # every parameter of the model, fitted or kept
     fitted: List[str]       # the parameters the fit set
-    fit: dict               # {"before": metrics, "after": metrics}
+    fit: dict               # {"before", "after": metrics; "k_residue"; "interval": how the intervals were set}
     provenance: dict        # source (measured/imported), tool, device, software, date, rows
 
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,8 +20,10 @@
 namespace crest {
 
 // 2 added parameters.fallback_k_residue (optional; a version 1 file reads
-// with every factor 1).
-inline constexpr int kCalibrationSchemaVersion = 2;
+// with every factor 1). 3 keeps parameters.expected_error by error class
+// (kErrorClasses; a version 1 or 2 file's {fast, fallback} reads with the
+// fast figure for every fast class) and adds fit.interval.
+inline constexpr int kCalibrationSchemaVersion = 3;
 
 // How well a model fits one SwiGLU MLP d_ff window found among the rows:
 // candidates d_ff whose gate+up (tokens × 2f × hidden) and down
@@ -35,6 +38,12 @@ struct StudyFit {
   double best_gap = 0;
   double spearman = 0;      // predicted vs measured MLP time over the candidates
   double median_error = 0;  // median |predicted - measured| / measured MLP time
+  // Share of the candidates whose measured MLP time lies within the
+  // predicted one's interval (the sum of its GEMMs' intervals); the same for
+  // the candidates whose d_ff is a multiple of 8 (-1: none).
+  double coverage = 0;
+  int64_t multiples_of_8 = 0;
+  double coverage_multiples_of_8 = -1;
 };
 
 // A model's fit to a set of timed GEMMs.
@@ -60,6 +69,25 @@ struct KResidueFit {
   double high = 1;
 };
 
+// How a fit set its intervals (ModelParams::expected_error): each d_ff
+// window among the rows left out in turn (every GEMM whose dimensions hold
+// both its tokens and hidden size), the model refitted on the rest and its
+// error on the window's GEMMs kept by error class; each class's half-width
+// is that error's kIntervalQuantile quantile (a class with fewer than
+// kMinClassErrors held-out GEMMs takes its family's, then the in-sample
+// errors'). `coverage` is how often the intervals so set held the left-out
+// windows' MLP times: an estimate from the same windows, not a guarantee.
+struct IntervalFit {
+  std::string basis;       // "held-out d_ff windows", or "the fit's own rows (no d_ff window to leave out)"
+  int64_t windows = 0;     // windows left out
+  int64_t gemms = 0;       // held-out GEMMs whose errors set the classes
+  double quantile = 0;     // of |predicted - measured| / measured, per class
+  int64_t candidates = 0;  // held-out MLP candidates
+  double coverage = 0;
+  int64_t multiples_of_8 = 0;  // of them, d_ff a multiple of 8
+  double coverage_multiples_of_8 = 0;
+};
+
 struct CalibrationProvenance {
   std::string source;    // "measured" (Crest's engine), "imported" (another tool), or both
   std::string tool;      // imported rows: the tool and how it timed; measured: the method
@@ -82,11 +110,20 @@ struct Calibration {
   FitMetrics before;                // the model in force before the fit, on the same rows
   FitMetrics after;
   std::vector<KResidueFit> k_residue;  // one per class with rows
+  IntervalFit interval;
   CalibrationProvenance provenance;
   // Empty for a calibration fitted to this GPU; else the id of the sibling's
   // calibration it was moved from (calibration_transfer.h).
   std::string transferred_from;
 };
+
+// The least and greatest interval half-width of one family's classes.
+std::pair<double, double> ErrorRange(const ModelParams& params, bool fallback);
+// The model's interval half-widths (ModelParams::expected_error) in words:
+// "+/-1.4% to 5.2% (fast kernels), +/-3.2% (fallback)".
+std::string DescribeErrors(const ModelParams& params);
+// As calibration files write them: {"fast.16": …, "fallback": …}.
+nlohmann::json ErrorsJson(const ModelParams& params);
 
 // A fit's figures as the calibration file writes them (fit.before/after):
 // rows, spearman, median_error and the studies.

@@ -30,6 +30,17 @@ constexpr std::array<double, kKResiduePeriod> OnesByResidue() {
   return ones;
 }
 
+// The classes a prediction's error is kept by (ModelParams::expected_error):
+// the operands' layout (NT, the forward form; other: NN, TN and TT, the
+// backward GEMMs, whose error differs), then the kernel: the fast family at
+// 16, 32, 64, 128 B smallest alignment, or the fallback family. Their names
+// as calibration files and reports write them.
+inline constexpr size_t kErrorKinds = 5;  // fast.16, fast.32, fast.64, fast.128, fallback
+inline constexpr std::array<std::string_view, 2 * kErrorKinds> kErrorClasses = {
+    "nt.fast.16",    "nt.fast.32",    "nt.fast.64",    "nt.fast.128",    "nt.fallback",
+    "other.fast.16", "other.fast.32", "other.fast.64", "other.fast.128", "other.fallback"};
+constexpr bool IsFallbackClass(size_t error_class) { return error_class % kErrorKinds == kErrorKinds - 1; }
+
 struct ModelParams {
   // Fast family: the sustained rate of a full-rate tile [TFLOP/s]; 0 means
   // dense peak × compute_efficiency × sustained_clock_ratio (uncalibrated).
@@ -56,10 +67,14 @@ struct ModelParams {
   double fallback_full_rate_intensity = 64;
   double memory_efficiency = 0.85;  // achievable fraction of memory bandwidth
   double launch_us = 2.5;           // fixed per-GEMM cost [µs]
-  // Typical |predicted - measured| / measured of one GEMM of each family
-  // (fast, fallback): the fit's median error when calibrated, an assumption
-  // otherwise. Rankings tie candidates within it.
-  std::array<double, 2> expected_error = {0.25, 0.25};
+  // The half-width of a prediction's interval, relative to its time, by
+  // error class (kErrorClasses: the layout, then the fast family by the
+  // GEMM's smallest operand alignment or the fallback family): when
+  // calibrated, the error the model reached on kIntervalQuantile of the
+  // class's GEMMs in d_ff windows left out of its fit (calibration_fit.h);
+  // an assumption otherwise. Rankings tie candidates whose intervals meet.
+  std::array<double, kErrorClasses.size()> expected_error = {0.25, 0.25, 0.25, 0.25, 0.25,
+                                                             0.25, 0.25, 0.25, 0.25, 0.25};
   std::string_view calibration = "uncalibrated architecture defaults";
 };
 

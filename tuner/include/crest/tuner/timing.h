@@ -66,9 +66,9 @@ double HighOf(const Timing& t);
 // Whether two runs are one: the same job (id and uid) on the same device.
 bool SameRun(const RunInfo& a, const RunInfo& b);
 
-// A predicted time: its interval the model's expected error around it
-// (±expected_error/2, so predictions within about that error of each other
-// are tied), labelled with the model version.
+// A predicted time: its interval time × (1 ± expected_error), the model's
+// error for the GEMM's class on held-out windows (ModelParams::
+// expected_error), labelled with the model version.
 Timing PredictedTiming(double time_us, double expected_error, std::string model_version);
 
 // Adds to `into` each run of `runs` it does not hold yet (SameRun),

@@ -86,7 +86,7 @@ void Text(const GpusReport& r, std::ostream& out) {
          "architecture) moved to it by SMs and sustained clock; spec-only: the architecture's "
          "uncalibrated defaults on the datasheet's figures.\n"
          "bf16_error = the half-width of one bf16 GEMM's predicted interval (fast kernels, over "
-         "their classes): the fit's 80th percentile of errors on held-out d_ff windows, that "
+         "their classes): the fit's 90th percentile of errors on held-out d_ff windows, that "
          "plus the transfer's, or the defaults' assumed 25%.\n";
 }
 

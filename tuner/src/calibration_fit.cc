@@ -559,10 +559,16 @@ Fitted FitParams(const std::vector<FitRow>& rows, const ModelParams& start) {
 
 using ClassErrors = std::array<std::vector<double>, kErrorClasses.size()>;
 
-// |predicted - measured| / measured of the distinct GEMMs, by error class.
-void AddErrors(const std::map<ShapeKey, Timed>& timed, ClassErrors& into) {
-  for (const auto& [key, t] : timed) {
-    into[t.error_class].push_back(std::abs(t.predicted - t.measured) / t.measured);
+// |predicted - measured| / measured of every timed row (each run of a GEMM
+// on its own, so the errors hold the runs' differences too), by error class.
+void AddErrors(std::span<const TimedGemm> rows, const GpuSpec& gpu, const ModelParams& params,
+               ClassErrors& into) {
+  for (const TimedGemm& r : rows) {
+    if (r.time_us <= 0) continue;
+    auto p = PredictWith(r.gemm, gpu, params);
+    if (!p.ok()) continue;
+    into[ErrorClass(r.gemm, p->family, p->a, p->b, p->c)].push_back(
+        std::abs(p->time_us - r.time_us) / r.time_us);
   }
 }
 
@@ -637,8 +643,8 @@ void SetIntervals(Calibration& c, std::span<const TimedGemm> mine, const FitRequ
   const GpuSpec& gpu = *request.gpu;
   std::vector<LeftOut> left = LeaveWindowsOut(mine, request, start, c.after.studies);
   ClassErrors held, in_sample;
-  for (const LeftOut& w : left) AddErrors(Collapse(w.rows, gpu, w.params), held);
-  AddErrors(Collapse(mine, gpu, c.params), in_sample);
+  for (const LeftOut& w : left) AddErrors(w.rows, gpu, w.params, held);
+  AddErrors(mine, gpu, c.params, in_sample);
   IntervalFit& fit = c.interval;
   fit.basis = left.empty() ? "the fit's own rows (no d_ff window to leave out)" : "held-out d_ff windows";
   fit.windows = static_cast<int64_t>(left.size());

@@ -27,6 +27,7 @@ struct SweepFlags {
   std::string db;
   std::string spec_file;
   std::string shard;
+  std::string plan;
   std::string backend;  // empty: model locally, the daemon's default remotely
   DffFlags window;
   bool force = false;
@@ -75,7 +76,7 @@ const char* ReplayFlagGiven(const CLI::App& app) {
 
 absl::Status RunSweepCommand(const SweepFlags& f, const CLI::App& app, Io& io) {
   const char* replay_flag = ReplayFlagGiven(app);
-  auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure), f.shard);
+  auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure), f.shard, f.plan);
   if (!text.ok()) return text.status();
   const std::string& spec_text = *text;
   if (!Remote().server.empty()) return RunRemoteSweep(f, spec_text, replay_flag, io);
@@ -177,6 +178,11 @@ Command RegisterSweep(CLI::App& root) {
   app.add_option("--shard", flags->shard,
                  "TASK/TASKS: sweep only this task's share of the plan (its GEMMs TASK, "
                  "TASK+TASKS, ...): the tasks of an array together sweep every GEMM once");
+  app.add_option("--plan", flags->plan,
+                 "full (every GEMM; default) or adaptive: time each d_ff study's baseline and "
+                 "the candidates the model cannot rule out, bounding the rest by what was "
+                 "measured, until none could beat the measured leader (measuring backends; "
+                 "docs/sweep-spec.md)");
   app.add_option("--priority", flags->priority, "priority recorded on a new job")
       ->capture_default_str();
   AddMeasureFlags(app, flags->measure, /*with_device=*/true);

@@ -187,6 +187,7 @@ void Text(const SweepReport& r, std::ostream& out) {
                       o.progress.HostOverheadPerGemmS())
         << "\n" << HostBreakdown(o.progress);
   }
+  for (const std::string& note : o.plan_notes) out << "  " << note << '\n';
   for (const sweep::StudyRaceReport& race : o.races) {
     out << "  " << sweep::DescribeRace(race) << '\n';
   }
@@ -213,6 +214,7 @@ nlohmann::json Json(const SweepReport& r) {
           {"device", r.device ? DeviceJson(*r.device) : nlohmann::json(nullptr)},
           {"software", r.software ? SoftwareJson(*r.software) : nlohmann::json(nullptr)},
           {"races", RacesJson(o.races)},
+          {"plan_notes", o.plan_notes},
           {"notes", r.notes}};
 }
 

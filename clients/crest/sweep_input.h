@@ -18,9 +18,11 @@ namespace crest::cli {
 // `measure` (MeasureOverrides) replaces those fields of the spec's
 // "measure" section. With a spec file, --gpu (window.gpu) becomes the
 // spec's "gpu" (InvalidArgument naming gpu when the spec names another).
-// `shard` ("I/N", or empty) becomes the spec's "shard": task I of N.
+// `shard` ("I/N", or empty) becomes the spec's "shard": task I of N;
+// `plan` ("full", "adaptive", or empty) the spec's "plan".
 absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
                                           const nlohmann::json& measure,
-                                          const std::string& shard = "");
+                                          const std::string& shard = "",
+                                          const std::string& plan = "");
 
 }  // namespace crest::cli

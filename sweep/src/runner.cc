@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <chrono>
 
+#include <cmath>
+#include <map>
+
 #include "crest/common/str_cat.h"
+#include "crest/tuner/adaptive_plan.h"
 #include "study_races.h"
 
 namespace crest::sweep {
@@ -175,12 +179,12 @@ absl::StatusOr<store::JobRecord> FindOrCreateJob(const SweepSpec& spec, const Ba
 }
 
 // Which GEMMs the store already holds (they count as done); none with force.
-absl::StatusOr<std::vector<bool>> PresentGemms(const SweepSpec& spec, ResultWriter& writer,
-                                               bool force) {
-  std::vector<bool> present(spec.gemms.size(), false);
+absl::StatusOr<std::vector<bool>> PresentGemms(std::span<const GemmShape> gemms,
+                                               ResultWriter& writer, bool force) {
+  std::vector<bool> present(gemms.size(), false);
   if (force) return present;
-  for (size_t i = 0; i < spec.gemms.size(); ++i) {
-    auto has = writer.Has(spec.gemms[i]);
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    auto has = writer.Has(gemms[i]);
     if (!has.ok()) return has.status();
     present[i] = *has;
   }
@@ -191,24 +195,29 @@ std::string DescribeFailure(const GemmShape& g, const absl::Status& status) {
   return StrCat(g.name, " (m=", g.m, " n=", g.n, " k=", g.k, "): ", status.message());
 }
 
+// What became of one GEMM run: its outcome, or the backend's error.
+using Seen = std::function<void(const GemmShape&, const absl::StatusOr<GemmOutcome>&)>;
+
 // Runs every GEMM not present, writing each result as it comes; stops early
 // on cancel (kCancelled) or interrupt (kQueued). Returns the state to record.
-absl::StatusOr<store::JobState> RunMissing(const SweepSpec& spec, const std::vector<bool>& present,
-                                           Backend& backend, ResultWriter& writer, int64_t job_id,
+absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
+                                           const std::vector<bool>& present, Backend& backend,
+                                           ResultWriter& writer, int64_t job_id,
                                            const SweepOptions& options, const Env& env,
-                                           double start, SweepOutcome& out) {
+                                           double start, SweepOutcome& out, const Seen& seen = {}) {
   SweepProgress& p = out.progress;
-  for (size_t i = 0; i < spec.gemms.size(); ++i) {
+  for (size_t i = 0; i < gemms.size(); ++i) {
     if (present[i]) continue;
     if (options.cancel != nullptr && options.cancel->load()) return store::JobState::kCancelled;
     if (options.interrupt != nullptr && options.interrupt->load()) {
       out.interrupted = true;
       return store::JobState::kQueued;
     }
-    const GemmShape& g = spec.gemms[i];
+    const GemmShape& g = gemms[i];
     const double before = env.MonotonicSeconds();
     auto outcome = backend.Run(g);
     p.busy_s += env.MonotonicSeconds() - before;
+    if (seen) seen(g, outcome);
     if (!outcome.ok()) {
       ++p.failed;
       if (out.first_error.empty()) out.first_error = DescribeFailure(g, outcome.status());
@@ -235,10 +244,145 @@ absl::StatusOr<store::JobState> RunMissing(const SweepSpec& spec, const std::vec
   return store::JobState::kDone;
 }
 
+// A GEMM's time for the adaptive plan: its fastest verified algorithm's
+// median; 0 when none verified.
+double FastestVerified(const MeasuredGemm& m) {
+  double best = 0;
+  for (const AlgoResult& a : m.algos) {
+    if (a.verified && a.stats.median_us > 0 && (best == 0 || a.stats.median_us < best)) {
+      best = a.stats.median_us;
+    }
+  }
+  return best;
+}
+
+// The stored time of each GEMM this device and software already measured
+// in the backend's mode (its latest run's fastest verified algorithm).
+absl::StatusOr<std::map<store::GemmKey, double>> StoredTimes(std::span<const GemmShape> gemms,
+                                                             Backend& backend, ResultWriter& writer,
+                                                             store::Store& db) {
+  std::vector<store::GemmKey> keys;
+  for (const GemmShape& g : gemms) keys.push_back(store::GemmKey::Of(g));
+  auto bests = db.RunBests(std::string(backend.Gpu().name), keys, writer.software_id(),
+                           backend.Mode(), AlgoChoice::kBest);
+  if (!bests.ok()) return bests.status();
+  std::map<store::GemmKey, double> out;
+  for (const auto& [key, runs] : *bests) {
+    const store::RunBest* latest = nullptr;
+    for (const store::RunBest& b : runs) {
+      if (b.run.device_id != writer.device_id()) continue;
+      if (latest == nullptr || b.started_us > latest->started_us) latest = &b;
+    }
+    if (latest != nullptr) out[key] = latest->median_us;
+  }
+  return out;
+}
+
+std::string DescribePlan(const DffQuery& study, const AdaptivePlan::StudyState& s, int rounds) {
+  std::string out = StrCat("plan adaptive: ", DffStudyKey(study), ": timed ", s.timed, " of ",
+                           s.candidates, " candidates (", s.gemms_timed, " of ", s.gemms,
+                           " GEMMs) in ", rounds, " round(s); ");
+  if (s.leader == 0) return out + "no candidate was timed whole; the model answers them all";
+  return StrCat(out, "measured leader d_ff ", s.leader, " (", std::round(s.leader_us * 10) / 10,
+                " us): no untimed candidate's optimistic bound is below it; the untimed are "
+                "answered by the model");
+}
+
+// Marks the GEMMs of `next` the store already holds (present) and gives the
+// plan their stored times; counts them done.
+absl::StatusOr<std::vector<bool>> TakeStored(const std::vector<GemmShape>& next,
+                                             const std::map<store::GemmKey, bool>& stored,
+                                             AdaptivePlan& plan, Backend& backend,
+                                             ResultWriter& writer, store::Store& db,
+                                             SweepOutcome& out) {
+  std::vector<bool> here(next.size(), false);
+  std::vector<GemmShape> held;
+  for (size_t i = 0; i < next.size(); ++i) {
+    const auto it = stored.find(store::GemmKey::Of(next[i]));
+    here[i] = it != stored.end() && it->second;
+    if (here[i]) held.push_back(next[i]);
+  }
+  if (held.empty()) return here;
+  auto times = StoredTimes(held, backend, writer, db);
+  if (!times.ok()) return times.status();
+  for (const GemmShape& g : held) {
+    const auto t = times->find(store::GemmKey::Of(g));
+    if (t != times->end()) {
+      plan.Record(g, t->second);
+    } else {
+      plan.Failed(g);
+    }
+    ++out.already_present;
+    ++out.progress.done;
+  }
+  return here;
+}
+
+// The GEMMs of no d_ff study in full, then the studies' adaptive plan round
+// by round until it is decided or the run stops.
+absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::vector<bool>& present,
+                                            Backend& backend, ResultWriter& writer,
+                                            store::Store& db, int64_t job_id,
+                                            const SweepOptions& options, const Env& env,
+                                            double start, SweepOutcome& out) {
+  auto plan = AdaptivePlan::Make(spec.dff, backend.Gpu());
+  if (!plan.ok()) return plan.status();
+  std::vector<GemmShape> others;
+  std::vector<bool> others_present;
+  std::map<store::GemmKey, bool> stored;
+  for (size_t i = 0; i < spec.gemms.size(); ++i) {
+    if (plan->Plans(spec.gemms[i])) {
+      stored[store::GemmKey::Of(spec.gemms[i])] = present[i];
+    } else {
+      others.push_back(spec.gemms[i]);
+      others_present.push_back(present[i]);
+    }
+  }
+  SweepProgress& p = out.progress;
+  p.total = static_cast<int64_t>(others.size());
+  p.done = static_cast<int64_t>(std::count(others_present.begin(), others_present.end(), true));
+  out.already_present = p.done;
+  auto state = RunMissing(others, others_present, backend, writer, job_id, options, env, start, out);
+  if (!state.ok() || *state != store::JobState::kDone) return state;
+  const Seen seen = [&](const GemmShape& g, const absl::StatusOr<GemmOutcome>& outcome) {
+    const double t = outcome.ok() && outcome->measured ? FastestVerified(*outcome->measured) : 0;
+    if (t > 0) {
+      plan->Record(g, t);
+    } else {
+      plan->Failed(g);
+    }
+  };
+  int rounds = 0;
+  for (auto next = plan->Next(); !next.empty(); next = plan->Next()) {
+    ++rounds;
+    auto here = TakeStored(next, stored, *plan, backend, writer, db, out);
+    if (!here.ok()) return here.status();
+    p.total += static_cast<int64_t>(next.size());
+    if (auto s = db.UpdateJob(job_id, store::JobState::kRunning, p.total, p.done, ""); !s.ok()) {
+      return s;
+    }
+    if (options.on_stage) {
+      options.on_stage(StrCat("plan adaptive: round ", rounds, ": ", next.size(), " GEMMs"));
+    }
+    state = RunMissing(next, *here, backend, writer, job_id, options, env, start, out, seen);
+    if (!state.ok() || *state != store::JobState::kDone) return state;
+  }
+  const auto states = plan->States();
+  for (size_t i = 0; i < states.size(); ++i) {
+    out.plan_notes.push_back(DescribePlan(spec.dff[i], states[i], rounds));
+  }
+  return store::JobState::kDone;
+}
+
 }  // namespace
 
 absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
                                       const SweepOptions& options) {
+  if (spec.adaptive && !backend.Measures()) {
+    return absl::InvalidArgumentError(
+        "plan: \"adaptive\" times the candidates the model cannot rule out; the model backend "
+        "predicts every one at once: give a measuring backend (cublaslt, replay) or plan full");
+  }
   const Env& env = options.env != nullptr ? *options.env : DefaultEnv();
   const double start = env.MonotonicSeconds();
   ResultWriter writer(backend, db);
@@ -250,7 +394,7 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
   if (!job.ok()) return job.status();
   const int64_t job_id = job->id;
 
-  auto present = PresentGemms(spec, writer, options.force);
+  auto present = PresentGemms(spec.gemms, writer, options.force);
   if (!present.ok()) return present.status();
   std::vector<GemmShape> to_run;
   for (size_t i = 0; i < spec.gemms.size(); ++i) {
@@ -268,15 +412,19 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
     return s;
   }
 
-  auto final_state = RunMissing(spec, *present, backend, writer, job_id, options, env, start, out);
+  auto final_state =
+      spec.adaptive
+          ? RunAdaptive(spec, *present, backend, writer, db, job_id, options, env, start, out)
+          : RunMissing(spec.gemms, *present, backend, writer, job_id, options, env, start, out);
   if (!final_state.ok()) return final_state.status();
+  const int64_t planned = p.total;
   p.elapsed_s = env.MonotonicSeconds() - start;
   std::string error;
   if (*final_state == store::JobState::kDone && p.failed > 0) {
     *final_state = store::JobState::kFailed;
-    error = StrCat(p.failed, " of ", total, " GEMMs failed; first: ", out.first_error);
+    error = StrCat(p.failed, " of ", planned, " GEMMs failed; first: ", out.first_error);
   }
-  if (auto s = db.UpdateJob(job_id, *final_state, total, p.done, error); !s.ok()) return s;
+  if (auto s = db.UpdateJob(job_id, *final_state, planned, p.done, error); !s.ok()) return s;
   if (*final_state == store::JobState::kDone) {
     internal::RaceContext context{writer.device_id(), writer.software_id(),
                                   [&options] { return Stopped(options); }, options.on_stage};

@@ -543,6 +543,26 @@ absl::Status TakeShard(const json& shard, std::vector<GemmShape>& gemms, json& c
   return absl::OkStatus();
 }
 
+// "plan": "full" (the default; the canonical text leaves it out) or
+// "adaptive", which needs the spec's d_ff studies and no shard.
+absl::Status ReadPlan(const json& doc, SweepSpec& spec, json& canonical) {
+  if (!doc.contains("plan")) return absl::OkStatus();
+  const json& plan = doc["plan"];
+  if (!plan.is_string() || (plan != "full" && plan != "adaptive")) {
+    return Bad("spec.plan", "must be \"full\" or \"adaptive\"");
+  }
+  if (plan == "full") return absl::OkStatus();
+  if (spec.dff.empty()) {
+    return Bad("spec.plan", "\"adaptive\" chooses among d_ff candidates; the spec has no \"dff\" study");
+  }
+  if (doc.contains("shard")) {
+    return Bad("spec.plan", "\"adaptive\" decides its GEMMs as it times them; it cannot be sharded");
+  }
+  spec.adaptive = true;
+  canonical["plan"] = "adaptive";
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   if (text.size() > kMaxSpecBytes) {
     return Bad("spec", StrCat("is ", text.size(), " bytes long; at most ", kMaxSpecBytes));
@@ -552,7 +572,7 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   const json& doc = *parsed;
   if (auto s = OnlyKnownFields(doc, "spec",
                                {"version", "name", "gpu", "dtype", "dff", "models", "gemms",
-                                "measure", "shard"});
+                                "measure", "shard", "plan"});
       !s.ok()) {
     return s;
   }
@@ -612,6 +632,7 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   }
   spec.gemms = plan.Take();
   if (spec.gemms.empty()) return Bad("spec", "is empty: give at least one of dff, models, gemms");
+  if (auto s = ReadPlan(doc, spec, canonical); !s.ok()) return s;
   if (doc.contains("shard")) {
     if (auto s = TakeShard(doc["shard"], spec.gemms, canonical); !s.ok()) return s;
   }

@@ -102,6 +102,66 @@ TEST(ReplayBackend, SweepsTheTableThroughThePipelineAndTheAnswerSaysReplayed) {
       << "the answer's best is within 1% of the table's best";
 }
 
+TEST(ReplayBackend, AnAdaptivePlanTimesAQuarterOfTheWindowAndFindsItsBest) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  auto backend = MakeBackend(Replay());
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto spec = Spec(R"({"gpu": "h100", "plan": "adaptive", "dff": [{"hidden": 4096, "window": 128}]})");
+  std::vector<std::string> stages;
+  SweepOptions options;
+  options.on_stage = [&](std::string_view line) { stages.emplace_back(line); };
+  auto out = RunSweep(spec, **backend, *db, options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->job.state, store::JobState::kDone) << out->first_error;
+  EXPECT_LE(out->progress.done, 2 * 257 / 4) << "at most a quarter of the window's GEMMs";
+  EXPECT_EQ(out->job.total, out->progress.done) << "the job's total is what the plan timed";
+  ASSERT_EQ(out->plan_notes.size(), 1u);
+  EXPECT_NE(out->plan_notes[0].find("of 257 candidates"), std::string::npos) << out->plan_notes[0];
+  EXPECT_NE(stages.front().find("plan adaptive: round 1"), std::string::npos) << stages.front();
+
+  DffQuery everything = EveryCandidate(4096, 128);
+  auto answer = answers::StoreAnswers(*db, "r.db", {})->Dff(everything, **FindGpu("h100"));
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->replayed + answer->predicted, 257) << "the untimed are predicted, and say so";
+  EXPECT_EQ(answer->replayed, out->progress.done / 2);
+  // The table's best of the whole window (the table holds 10794 … 11050).
+  store::TimingCsvOptions csv;
+  csv.device = "h100";
+  csv.tool = "test";
+  auto batch = store::ReadTimingCsv(kTable, csv);
+  ASSERT_TRUE(batch.ok());
+  std::map<int64_t, double> table;
+  for (const store::ImportedTiming& t : batch->rows) table[t.key.n == 4096 ? t.key.k : t.key.n / 2] += t.time_us;
+  double best = 1e300;
+  for (const auto& [d_ff, us] : table) best = std::min(best, us);
+  const DffRow* lead = nullptr;
+  for (const DffRow& r : answer->rows) {
+    if (r.source == Source::kReplayed && (lead == nullptr || r.time_us < lead->time_us)) lead = &r;
+  }
+  ASSERT_NE(lead, nullptr);
+  EXPECT_LT(table.at(lead->d_ff) / best, 1.01) << "the timed leader is within 1% of the table's best";
+
+  // Run again: the plan takes the stored times and times nothing new.
+  auto again = RunSweep(spec, **backend, *db, {});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->progress.new_results, 0);
+}
+
+TEST(ReplayBackend, AnAdaptivePlanNeedsAMeasuringBackend) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  BackendChoice model;
+  model.name = "model";
+  model.gpu = "h100";
+  auto backend = MakeBackend(model);
+  ASSERT_TRUE(backend.ok());
+  auto out = RunSweep(Spec(R"({"gpu": "h100", "plan": "adaptive", "dff": [{"hidden": 4096}]})"),
+                      **backend, *db, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message().substr(0, 6), "plan: ") << out.status().message();
+}
+
 TEST(ReplayBackend, TheSameSeedReplaysTheSameTimesAndAnotherDoesNot) {
   const auto median_of = [](uint64_t seed) {
     TempDir dir;

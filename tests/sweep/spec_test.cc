@@ -63,6 +63,25 @@ TEST(SweepSpec, ShardsSplitThePlanSoTheTasksHoldEveryGemmOnce) {
             "spec.shard: task 1 of 2 has no GEMMs: the plan holds 1; use at most 1 tasks");
 }
 
+TEST(SweepSpec, AnAdaptivePlanIsItsOwnJobAndNeedsDffStudiesUnsharded) {
+  const std::string dff = R"("dff": [{"hidden": 4096}])";
+  auto full = ParseSweepSpec("{" + dff + R"(, "plan": "full"})");
+  auto plain = ParseSweepSpec("{" + dff + "}");
+  auto adaptive = ParseSweepSpec("{" + dff + R"(, "plan": "adaptive"})");
+  ASSERT_TRUE(full.ok() && plain.ok() && adaptive.ok());
+  EXPECT_FALSE(full->adaptive);
+  EXPECT_TRUE(adaptive->adaptive);
+  EXPECT_EQ(full->canonical_json, plain->canonical_json) << "full is the default";
+  EXPECT_NE(adaptive->canonical_json, full->canonical_json) << "an adaptive sweep is another job";
+  EXPECT_EQ(adaptive->gemms.size(), full->gemms.size()) << "the plan it may time";
+  EXPECT_EQ(Message("{" + dff + R"(, "plan": "some"})"),
+            "spec.plan: must be \"full\" or \"adaptive\"");
+  EXPECT_EQ(Message(R"({"gemms": [{"m": 8, "n": 8, "k": 8}], "plan": "adaptive"})"),
+            "spec.plan: \"adaptive\" chooses among d_ff candidates; the spec has no \"dff\" study");
+  EXPECT_EQ(Message("{" + dff + R"(, "plan": "adaptive", "shard": {"index": 0, "count": 2}})"),
+            "spec.plan: \"adaptive\" decides its GEMMs as it times them; it cannot be sharded");
+}
+
 TEST(SweepSpec, CanonicalTextIsTheSameForTheSameSweep) {
   auto a = ParseSweepSpec(R"({"dff": [{"hidden": 4096}], "gpu": "h100"})");
   auto b = ParseSweepSpec(R"({"gpu":"h100","dff":[{"window":128,"hidden":4096,"ratio":"8/3"}]})");

@@ -108,10 +108,18 @@ struct SweepOutcome {
   // Each d_ff study's race (spec.measure.race), after the pass; empty for
   // the model backend, a spec without d_ff studies, or races disabled.
   std::vector<StudyRaceReport> races;
+  // An adaptive plan's account of each d_ff study: what it timed, in how
+  // many rounds, and its measured leader ("plan adaptive: dff hidden=4096
+  // …: timed 33 of 257 candidates (66 of 514 GEMMs) in 2 rounds; leader …").
+  std::vector<std::string> plan_notes;
 };
 
 // Finds this spec's unfinished job (same spec text, backend and target) and
-// resumes it, or creates one; skips GEMMs the store already holds (unless
+// resumes it, or creates one; with spec.adaptive, runs the GEMMs outside
+// the d_ff studies, then the studies' adaptive plan round by round (GEMMs
+// already stored count with their stored time; the job's total grows with
+// what the plan decides to time; InvalidArgument "plan: …" for a backend
+// that does not measure); skips GEMMs the store already holds (unless
 // force); writes each result and the job's progress in one transaction.
 // The job ends "done", "failed" (some GEMMs failed; the rest are kept) or
 // "cancelled". Then, when the job is done, the backend measures and can race

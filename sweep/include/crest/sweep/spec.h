@@ -32,6 +32,11 @@ struct SweepSpec {
   std::vector<GemmShape> gemms;    // the plan: deduplicated, in spec order
   std::vector<DffQuery> dff;       // the d_ff studies ("dff"), for their races
   std::vector<std::string> notes;  // combinations skipped, and why
+  // "plan": "full" (every GEMM; the default) or "adaptive" (the d_ff
+  // studies' candidates the model cannot rule out: tuner/adaptive_plan.h;
+  // every other GEMM in full). Adaptive needs d_ff studies, a measuring
+  // backend, and no shard.
+  bool adaptive = false;
 };
 
 // Parses and expands a spec. InvalidArgument names the path of the bad field

@@ -51,6 +51,8 @@ class AdaptivePlan {
   void Record(const GemmShape& gemm, double median_us);
   // A GEMM that could not be timed: its candidates are left to the model.
   void Failed(const GemmShape& gemm);
+  // Whether `gemm` belongs to one of the studies.
+  bool Plans(const GemmShape& gemm) const { return predicted_.contains(KeyOf(gemm)); }
 
   struct StudyState {
     int64_t candidates = 0;

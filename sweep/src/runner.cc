@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include <cmath>
 #include <map>
+#include <string_view>
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/adaptive_plan.h"
@@ -283,9 +283,20 @@ std::string DescribePlan(const DffQuery& study, const AdaptivePlan::StudyState& 
                            s.candidates, " candidates (", s.gemms_timed, " of ", s.gemms,
                            " GEMMs) in ", rounds, " round(s); ");
   if (s.leader == 0) return out + "no candidate was timed whole; the model answers them all";
-  return StrCat(out, "measured leader d_ff ", s.leader, " (", std::round(s.leader_us * 10) / 10,
+  return StrCat(out, "measured leader d_ff ", s.leader, " (", Decimals(s.leader_us, 1),
                 " us): no untimed candidate's optimistic bound is below it; the untimed are "
                 "answered by the model");
+}
+
+// The pass's progress before its first GEMM: `count` GEMMs, those
+// `present` done; the job says so.
+absl::Status BeginPass(int64_t count, const std::vector<bool>& present, store::Store& db,
+                       int64_t job_id, SweepOutcome& out) {
+  SweepProgress& p = out.progress;
+  p.total = count;
+  p.done = static_cast<int64_t>(std::count(present.begin(), present.end(), true));
+  out.already_present = p.done;
+  return db.UpdateJob(job_id, store::JobState::kRunning, p.total, p.done, "");
 }
 
 // Marks the GEMMs of `next` the store already holds (present) and gives the
@@ -339,9 +350,10 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
     }
   }
   SweepProgress& p = out.progress;
-  p.total = static_cast<int64_t>(others.size());
-  p.done = static_cast<int64_t>(std::count(others_present.begin(), others_present.end(), true));
-  out.already_present = p.done;
+  if (auto s = BeginPass(static_cast<int64_t>(others.size()), others_present, db, job_id, out);
+      !s.ok()) {
+    return s;
+  }
   auto state = RunMissing(others, others_present, backend, writer, job_id, options, env, start, out);
   if (!state.ok() || *state != store::JobState::kDone) return state;
   const Seen seen = [&](const GemmShape& g, const absl::StatusOr<GemmOutcome>& outcome) {
@@ -376,20 +388,22 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
 
 }  // namespace
 
+absl::Status CheckPlan(const SweepSpec& spec, bool measures) {
+  if (!spec.adaptive || measures) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      "plan: \"adaptive\" times the candidates the model cannot rule out; the model backend "
+      "predicts every one at once: give a measuring backend (cublaslt, replay) or plan full");
+}
+
 absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
                                       const SweepOptions& options) {
-  if (spec.adaptive && !backend.Measures()) {
-    return absl::InvalidArgumentError(
-        "plan: \"adaptive\" times the candidates the model cannot rule out; the model backend "
-        "predicts every one at once: give a measuring backend (cublaslt, replay) or plan full");
-  }
+  if (auto s = CheckPlan(spec, backend.Measures()); !s.ok()) return s;
   const Env& env = options.env != nullptr ? *options.env : DefaultEnv();
   const double start = env.MonotonicSeconds();
   ResultWriter writer(backend, db);
   if (auto s = writer.Prepare(); !s.ok()) return s;
 
   SweepOutcome out;
-  const auto total = static_cast<int64_t>(spec.gemms.size());
   auto job = FindOrCreateJob(spec, backend, writer.Target(), db, options, &out.resumed);
   if (!job.ok()) return job.status();
   const int64_t job_id = job->id;
@@ -398,24 +412,19 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
   if (!present.ok()) return present.status();
   std::vector<GemmShape> to_run;
   for (size_t i = 0; i < spec.gemms.size(); ++i) {
-    if ((*present)[i]) {
-      ++out.already_present;
-    } else {
-      to_run.push_back(spec.gemms[i]);
-    }
+    if (!(*present)[i]) to_run.push_back(spec.gemms[i]);
   }
   if (auto s = backend.Reserve(to_run); !s.ok()) return s;
   SweepProgress& p = out.progress;
-  p.total = total;
-  p.done = out.already_present;
-  if (auto s = db.UpdateJob(job_id, store::JobState::kRunning, total, p.done, ""); !s.ok()) {
+  absl::StatusOr<store::JobState> final_state;
+  if (spec.adaptive) {
+    final_state = RunAdaptive(spec, *present, backend, writer, db, job_id, options, env, start, out);
+  } else if (auto s = BeginPass(static_cast<int64_t>(spec.gemms.size()), *present, db, job_id, out);
+             !s.ok()) {
     return s;
+  } else {
+    final_state = RunMissing(spec.gemms, *present, backend, writer, job_id, options, env, start, out);
   }
-
-  auto final_state =
-      spec.adaptive
-          ? RunAdaptive(spec, *present, backend, writer, db, job_id, options, env, start, out)
-          : RunMissing(spec.gemms, *present, backend, writer, job_id, options, env, start, out);
   if (!final_state.ok()) return final_state.status();
   const int64_t planned = p.total;
   p.elapsed_s = env.MonotonicSeconds() - start;

@@ -8,10 +8,6 @@
 
 namespace crest {
 
-AdaptivePlan::Key AdaptivePlan::KeyOf(const GemmShape& g) {
-  return {g.m, g.n, g.k, g.batch, g.a_transposed, g.b_transposed, g.dtype};
-}
-
 absl::StatusOr<AdaptivePlan> AdaptivePlan::Make(std::span<const DffQuery> studies,
                                                 const GpuSpec& gpu) {
   AdaptivePlan out;
@@ -28,14 +24,13 @@ absl::StatusOr<AdaptivePlan> AdaptivePlan::Make(std::span<const DffQuery> studie
         std::find(values.begin(), values.end(), study.plan.candidates.baseline) - values.begin());
     for (const auto& gemms : study.plan.gemms) {
       for (const GemmShape& g : gemms) {
-        if (out.predicted_.contains(KeyOf(g))) continue;
+        if (out.predicted_.contains(IdentityOf(g))) continue;
         auto p = Predict(g, gpu);
         if (!p.ok()) {
           return absl::InvalidArgumentError(
               StrCat(DffStudyKey(query), ": ", g.name, ": ", p.status().message()));
         }
-        out.predicted_[KeyOf(g)] = {p->time_us, p->expected_error,
-                                    ErrorClass(g, p->family, p->a, p->b, p->c)};
+        out.predicted_[IdentityOf(g)] = {p->time_us, p->expected_error, p->error_class};
       }
     }
     out.studies_.push_back(std::move(study));
@@ -44,41 +39,41 @@ absl::StatusOr<AdaptivePlan> AdaptivePlan::Make(std::span<const DffQuery> studie
 }
 
 void AdaptivePlan::Record(const GemmShape& gemm, double median_us) {
-  const auto p = predicted_.find(KeyOf(gemm));
+  const auto p = predicted_.find(IdentityOf(gemm));
   if (p == predicted_.end() || median_us <= 0) return;
-  timed_[KeyOf(gemm)] = median_us;
+  timed_[IdentityOf(gemm)] = median_us;
   double& least = least_ratio_[p->second.error_class];
   least = std::min(least, median_us / p->second.time_us);
 }
 
 void AdaptivePlan::Failed(const GemmShape& gemm) {
-  if (predicted_.contains(KeyOf(gemm))) failed_.insert(KeyOf(gemm));
+  if (predicted_.contains(IdentityOf(gemm))) failed_.insert(IdentityOf(gemm));
 }
 
 bool AdaptivePlan::Timed(const std::vector<GemmShape>& gemms) const {
   return std::all_of(gemms.begin(), gemms.end(),
-                     [&](const GemmShape& g) { return timed_.contains(KeyOf(g)); });
+                     [&](const GemmShape& g) { return timed_.contains(IdentityOf(g)); });
 }
 
 bool AdaptivePlan::AnyFailed(const std::vector<GemmShape>& gemms) const {
   return std::any_of(gemms.begin(), gemms.end(),
-                     [&](const GemmShape& g) { return failed_.contains(KeyOf(g)); });
+                     [&](const GemmShape& g) { return failed_.contains(IdentityOf(g)); });
 }
 
 double AdaptivePlan::Sum(const std::vector<GemmShape>& gemms) const {
   double sum = 0;
-  for (const GemmShape& g : gemms) sum += timed_.at(KeyOf(g));
+  for (const GemmShape& g : gemms) sum += timed_.at(IdentityOf(g));
   return sum;
 }
 
 double AdaptivePlan::Optimistic(const std::vector<GemmShape>& gemms) const {
   double bound = 0;
   for (const GemmShape& g : gemms) {
-    if (const auto t = timed_.find(KeyOf(g)); t != timed_.end()) {
+    if (const auto t = timed_.find(IdentityOf(g)); t != timed_.end()) {
       bound += t->second;
       continue;
     }
-    const Predicted& p = predicted_.at(KeyOf(g));
+    const Predicted& p = predicted_.at(IdentityOf(g));
     bound += p.time_us * std::min(1 - p.error, least_ratio_[p.error_class]);
   }
   return bound;
@@ -99,7 +94,7 @@ std::vector<size_t> AdaptivePlan::Wanted(const Study& study) const {
     std::vector<double> low(sets.size()), time(sets.size());
     for (size_t i = 0; i < sets.size(); ++i) {
       for (const GemmShape& g : sets[i]) {
-        const Predicted& p = predicted_.at(KeyOf(g));
+        const Predicted& p = predicted_.at(IdentityOf(g));
         time[i] += p.time_us;
         low[i] += p.time_us * (1 - p.error);
       }
@@ -124,11 +119,11 @@ std::vector<size_t> AdaptivePlan::Wanted(const Study& study) const {
 
 std::vector<GemmShape> AdaptivePlan::Next() const {
   std::vector<GemmShape> out;
-  std::set<Key> added;
+  std::set<GemmIdentity> added;
   for (const Study& study : studies_) {
     for (const size_t i : Wanted(study)) {
       for (const GemmShape& g : study.plan.gemms[i]) {
-        const Key key = KeyOf(g);
+        const GemmIdentity key = IdentityOf(g);
         if (timed_.contains(key) || failed_.contains(key) || !added.insert(key).second) continue;
         out.push_back(g);
       }
@@ -141,14 +136,14 @@ std::vector<AdaptivePlan::StudyState> AdaptivePlan::States() const {
   std::vector<StudyState> out;
   for (const Study& study : studies_) {
     StudyState s;
-    std::set<Key> distinct, timed;
+    std::set<GemmIdentity> distinct, timed;
     s.candidates = static_cast<int64_t>(study.plan.gemms.size());
     s.leader_us = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < study.plan.gemms.size(); ++i) {
       const auto& gemms = study.plan.gemms[i];
       for (const GemmShape& g : gemms) {
-        distinct.insert(KeyOf(g));
-        if (timed_.contains(KeyOf(g))) timed.insert(KeyOf(g));
+        distinct.insert(IdentityOf(g));
+        if (timed_.contains(IdentityOf(g))) timed.insert(IdentityOf(g));
       }
       if (!Timed(gemms)) continue;
       ++s.timed;

@@ -147,12 +147,6 @@ double SpearmanCorrelation(std::span<const double> x, std::span<const double> y)
 
 namespace {
 
-using ShapeKey = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool>;  // m n k batch ta tb
-
-ShapeKey KeyOf(const GemmShape& g) {
-  return {g.m, g.n, g.k, g.batch, g.a_transposed, g.b_transposed};
-}
-
 // One distinct GEMM: the median of its measured times, and the prediction.
 struct Timed {
   GemmShape gemm;
@@ -162,21 +156,21 @@ struct Timed {
   size_t error_class = 0;
 };
 
-std::map<ShapeKey, Timed> Collapse(std::span<const TimedGemm> rows, const GpuSpec& gpu,
+std::map<GemmIdentity, Timed> Collapse(std::span<const TimedGemm> rows, const GpuSpec& gpu,
                                    const ModelParams& params) {
-  std::map<ShapeKey, std::pair<GemmShape, std::vector<double>>> times;
+  std::map<GemmIdentity, std::pair<GemmShape, std::vector<double>>> times;
   for (const TimedGemm& r : rows) {
     if (r.time_us <= 0) continue;
-    auto& entry = times[KeyOf(r.gemm)];
+    auto& entry = times[IdentityOf(r.gemm)];
     entry.first = r.gemm;
     entry.second.push_back(r.time_us);
   }
-  std::map<ShapeKey, Timed> out;
+  std::map<GemmIdentity, Timed> out;
   for (auto& [key, entry] : times) {
     auto p = PredictWith(entry.first, gpu, params);
     if (!p.ok()) continue;
     out[key] = {entry.first, MedianOf(entry.second), p->time_us, p->expected_error,
-                ErrorClass(entry.first, p->family, p->a, p->b, p->c)};
+                p->error_class};
   }
   return out;
 }
@@ -253,13 +247,13 @@ void AddStudy(std::pair<int64_t, int64_t> key, const std::vector<StudyRow>& rows
 
 // SwiGLU MLP windows: candidates whose gate+up [T, 2f, h] and down [T, h, f]
 // (forward, NT, unbatched) are both present.
-std::vector<StudyFit> Studies(const std::map<ShapeKey, Timed>& timed) {
+std::vector<StudyFit> Studies(const std::map<GemmIdentity, Timed>& timed) {
   std::map<std::pair<int64_t, int64_t>, std::vector<StudyRow>> windows;
   for (const auto& [key, up] : timed) {
     const GemmShape& g = up.gemm;
     if (g.batch != 1 || g.a_transposed || !g.b_transposed || g.n % 2 != 0) continue;
     const int64_t f = g.n / 2;
-    const auto down = timed.find({g.m, g.k, f, 1, false, true});
+    const auto down = timed.find({g.m, g.k, f, 1, false, true, g.dtype});
     if (down == timed.end()) continue;
     const Timed& dn = down->second;
     windows[{g.m, g.k}].push_back(
@@ -567,8 +561,7 @@ void AddErrors(std::span<const TimedGemm> rows, const GpuSpec& gpu, const ModelP
     if (r.time_us <= 0) continue;
     auto p = PredictWith(r.gemm, gpu, params);
     if (!p.ok()) continue;
-    into[ErrorClass(r.gemm, p->family, p->a, p->b, p->c)].push_back(
-        std::abs(p->time_us - r.time_us) / r.time_us);
+    into[p->error_class].push_back(std::abs(p->time_us - r.time_us) / r.time_us);
   }
 }
 
@@ -641,7 +634,9 @@ std::vector<double> ErrorsFor(size_t cls, const ClassErrors& held, const ClassEr
 void SetIntervals(Calibration& c, std::span<const TimedGemm> mine, const FitRequest& request,
                   const ModelParams& start) {
   const GpuSpec& gpu = *request.gpu;
-  std::vector<LeftOut> left = LeaveWindowsOut(mine, request, start, c.after.studies);
+  // The windows are those the fitted model's report finds among the rows.
+  std::vector<LeftOut> left =
+      LeaveWindowsOut(mine, request, start, Studies(Collapse(mine, gpu, c.params)));
   ClassErrors held, in_sample;
   for (const LeftOut& w : left) AddErrors(w.rows, gpu, w.params, held);
   AddErrors(mine, gpu, c.params, in_sample);
@@ -707,7 +702,6 @@ absl::StatusOr<Calibration> FitCalibration(std::span<const TimedGemm> rows,
   for (const TimedGemm& r : rows) {
     if (r.gemm.dtype == request.dtype) mine.push_back(r);
   }
-  c.after = Evaluate(mine, gpu, c.params);  // its studies are the windows to leave out
   SetIntervals(c, mine, request, start);
   c.before = Evaluate(mine, gpu, request.before);
   c.after = Evaluate(mine, gpu, c.params);

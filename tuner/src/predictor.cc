@@ -80,6 +80,17 @@ int64_t KPadded(const GemmShape& g) {
   return CeilDiv(g.k, k_step) * k_step;
 }
 
+// The error class of a GEMM's prediction (Prediction::error_class).
+size_t ErrorClass(const GemmShape& g, KernelFamily family, const OperandAlignment& a,
+                  const OperandAlignment& b, const OperandAlignment& c) {
+  const size_t layout = !g.a_transposed && g.b_transposed ? 0 : kErrorKinds;
+  if (family == KernelFamily::kFallback) return layout + kErrorKinds - 1;
+  const int64_t smallest = std::min({a.alignment, b.alignment, c.alignment, int64_t{128}});
+  // 16, 32, 64, 128 B: kinds 0 to 3 (the fast family is never below 16 B).
+  const int shift = std::countr_zero(static_cast<uint64_t>(std::max<int64_t>(smallest, 16))) - 4;
+  return layout + static_cast<size_t>(std::clamp(shift, 0, 3));
+}
+
 }  // namespace
 
 TileEstimate QuantizeTiles(const GemmShape& g, TileShape tile, int sm_count) {
@@ -121,16 +132,6 @@ bool BothInputsAlongMisalignedK(const GemmShape& g, const GpuSpec& gpu) {
   return !g.a_transposed && g.b_transposed && k_bytes % gpu.min_alignment_bytes != 0;
 }
 
-size_t ErrorClass(const GemmShape& g, KernelFamily family, const OperandAlignment& a,
-                  const OperandAlignment& b, const OperandAlignment& c) {
-  const size_t layout = !g.a_transposed && g.b_transposed ? 0 : kErrorKinds;
-  if (family == KernelFamily::kFallback) return layout + kErrorKinds - 1;
-  const int64_t smallest = std::min({a.alignment, b.alignment, c.alignment, int64_t{128}});
-  // 16, 32, 64, 128 B: kinds 0 to 3 (the fast family is never below 16 B).
-  const int shift = std::countr_zero(static_cast<uint64_t>(std::max<int64_t>(smallest, 16))) - 4;
-  return layout + static_cast<size_t>(std::clamp(shift, 0, 3));
-}
-
 std::string_view KernelFamilyName(KernelFamily family) {
   return family == KernelFamily::kFast ? "fast" : "fallback";
 }
@@ -155,7 +156,8 @@ absl::StatusOr<Prediction> PredictWith(const GemmShape& g, const GpuSpec& gpu,
   p.b = Align(g.ContiguousB(), in_bytes);
   p.c = Align(g.ContiguousC(), out_bytes);
   ChooseFamily(g, p, gpu, params);
-  p.expected_error = params.expected_error[ErrorClass(g, p.family, p.a, p.b, p.c)];
+  p.error_class = ErrorClass(g, p.family, p.a, p.b, p.c);
+  p.expected_error = params.expected_error[p.error_class];
 
   const double m = static_cast<double>(g.m);
   const double n = static_cast<double>(g.n);

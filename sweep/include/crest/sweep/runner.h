@@ -131,4 +131,9 @@ struct SweepOutcome {
 absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
                                       const SweepOptions& options);
 
+// OK, or InvalidArgument "plan: …" for an adaptive spec on a backend that
+// does not measure (`measures` false): RunSweep's check, which crestd makes
+// when a job is submitted.
+absl::Status CheckPlan(const SweepSpec& spec, bool measures);
+
 }  // namespace crest::sweep

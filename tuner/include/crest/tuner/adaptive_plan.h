@@ -25,7 +25,6 @@
 #include <map>
 #include <set>
 #include <span>
-#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -52,7 +51,7 @@ class AdaptivePlan {
   // A GEMM that could not be timed: its candidates are left to the model.
   void Failed(const GemmShape& gemm);
   // Whether `gemm` belongs to one of the studies.
-  bool Plans(const GemmShape& gemm) const { return predicted_.contains(KeyOf(gemm)); }
+  bool Plans(const GemmShape& gemm) const { return predicted_.contains(IdentityOf(gemm)); }
 
   struct StudyState {
     int64_t candidates = 0;
@@ -66,8 +65,6 @@ class AdaptivePlan {
   std::vector<StudyState> States() const;
 
  private:
-  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, DType>;
-  static Key KeyOf(const GemmShape& g);
   struct Predicted {
     double time_us = 0;
     double error = 0;
@@ -85,9 +82,9 @@ class AdaptivePlan {
   double Optimistic(const std::vector<GemmShape>& gemms) const;
 
   std::vector<Study> studies_;
-  std::map<Key, Predicted> predicted_;
-  std::map<Key, double> timed_;
-  std::set<Key> failed_;
+  std::map<GemmIdentity, Predicted> predicted_;
+  std::map<GemmIdentity, double> timed_;
+  std::set<GemmIdentity> failed_;
   // The least measured/predicted ratio seen in each error class.
   std::array<double, kErrorClasses.size()> least_ratio_{};
 };

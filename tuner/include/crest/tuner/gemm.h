@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "crest/tuner/dtype.h"
 
@@ -40,6 +41,13 @@ struct GemmShape {
   int64_t ContiguousB() const { return b_transposed ? k : n; }
   int64_t ContiguousC() const { return n; }
 };
+
+// What makes two GEMMs one problem (sizes, dtype, layout; not the name or
+// pass), ordered: the key of a map from GEMMs to their times.
+using GemmIdentity = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, DType>;
+inline GemmIdentity IdentityOf(const GemmShape& g) {
+  return {g.m, g.n, g.k, g.batch, g.a_transposed, g.b_transposed, g.dtype};
+}
 
 // Parses "NT", "NN", "TN", "TT" (case-insensitive) into the two flags.
 bool ParseLayout(std::string_view text, bool* a_transposed, bool* b_transposed);

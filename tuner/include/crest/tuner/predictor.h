@@ -78,18 +78,15 @@ struct Prediction {
   double peak_tflops = 0;       // dense datasheet peak for the dtype (boost clock)
   bool memory_bound = false;
   // The relative half-width of the prediction's interval: the model's error
-  // for the GEMM's error class (ModelParams::expected_error).
+  // for the GEMM's error class (ModelParams::expected_error[error_class]).
   double expected_error = 0;
+  // Its index in kErrorClasses: the layout (NT or other), then the fast
+  // family by the operands' smallest alignment, or the fallback family.
+  size_t error_class = 0;
   std::string_view model_version;   // "tilewave-2", or "tilewave-2+<calibration id>"
   std::string_view calibration;     // the model in force, in words
   std::shared_ptr<const Calibration> calibration_ref;  // keeps the two strings alive
 };
-
-// The error class of a GEMM's prediction (ModelParams::expected_error's
-// index, kErrorClasses): its layout, then the fast family by its operands'
-// smallest alignment, or the fallback family.
-size_t ErrorClass(const GemmShape& gemm, KernelFamily family, const OperandAlignment& a,
-                  const OperandAlignment& b, const OperandAlignment& c);
 
 // InvalidArgument "dtype: <gpu> has no dense <dtype> path" when the GPU
 // cannot run the dtype on tensor cores or in its FP32 units at all: nothing,

@@ -146,6 +146,7 @@ absl::StatusOr<JobQueue::LaneState*> JobQueue::LaneFor(const std::string& backen
                                                        const sweep::SweepSpec& spec,
                                                        std::string* target) {
   if (backend == "model") {
+    if (auto s = sweep::CheckPlan(spec, /*measures=*/false); !s.ok()) return s;
     if (spec.gpu.empty()) {
       return absl::InvalidArgumentError(
           "spec.gpu: the model backend needs a target GPU (\"gpu\" in the spec)");
@@ -531,10 +532,11 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
         {{"job", id}, {"done", StrCat(outcome->job.done, "/", outcome->job.total)}});
     return false;  // Stop() closes the watchers; the job resumes at the next start
   }
-  if (!outcome->races.empty()) {
+  if (!outcome->races.empty() || !outcome->plan_notes.empty()) {
     JobEventData event;
     event.job = live;
     event.message = "running";
+    event.news = outcome->plan_notes;  // an adaptive plan's account of each study
     for (const sweep::StudyRaceReport& race : outcome->races) {
       event.news.push_back(sweep::DescribeRace(race));
       Log(Level::kInfo, "job_race", {{"job", id}, {"study", race.study},

@@ -278,14 +278,16 @@ absl::StatusOr<std::map<store::GemmKey, double>> StoredTimes(std::span<const Gem
   return out;
 }
 
-std::string DescribePlan(const DffQuery& study, const AdaptivePlan::StudyState& s, int rounds) {
+// `kind`: "measured", or "replayed" for the replay backend's simulated GPU.
+std::string DescribePlan(const DffQuery& study, const AdaptivePlan::StudyState& s, int rounds,
+                         std::string_view kind) {
   std::string out = StrCat("plan adaptive: ", DffStudyKey(study), ": timed ", s.timed, " of ",
                            s.candidates, " candidates (", s.gemms_timed, " of ", s.gemms,
                            " GEMMs) in ", rounds, " round(s); ");
   if (s.leader == 0) return out + "no candidate was timed whole; the model answers them all";
-  return StrCat(out, "measured leader d_ff ", s.leader, " (", Decimals(s.leader_us, 1),
+  return StrCat(out, kind, " leader d_ff ", s.leader, " (", Decimals(s.leader_us, 1),
                 " us): no untimed candidate's optimistic bound is below it; the untimed are "
-                "answered by the model");
+                "answered by the model (predicted)");
 }
 
 // The pass's progress before its first GEMM: `count` GEMMs, those
@@ -381,7 +383,8 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
   }
   const auto states = plan->States();
   for (size_t i = 0; i < states.size(); ++i) {
-    out.plan_notes.push_back(DescribePlan(spec.dff[i], states[i], rounds));
+    out.plan_notes.push_back(DescribePlan(spec.dff[i], states[i], rounds,
+                                          backend.Device().replay.empty() ? "measured" : "replayed"));
   }
   return store::JobState::kDone;
 }

@@ -388,6 +388,8 @@ TEST_F(CrestdJobs, BadJobRequestsNameTheFieldAndTheDaemonKeepsServing) {
   refused(DffSpec(4), "foo", grpc::StatusCode::INVALID_ARGUMENT, "backend: unknown backend 'foo'");
   refused(DffSpec(4), "replay", grpc::StatusCode::INVALID_ARGUMENT,
           "backend: crestd does not run replays");
+  refused(R"({"version": 1, "gpu": "h100", "plan": "adaptive", "dff": [{"hidden": 4096}]})",
+          "model", grpc::StatusCode::INVALID_ARGUMENT, "plan: \"adaptive\" times the candidates");
 
   v1::GetJobRequest get;
   get.set_id(4242);

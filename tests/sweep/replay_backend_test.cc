@@ -118,6 +118,8 @@ TEST(ReplayBackend, AnAdaptivePlanTimesAQuarterOfTheWindowAndFindsItsBest) {
   EXPECT_EQ(out->job.total, out->progress.done) << "the job's total is what the plan timed";
   ASSERT_EQ(out->plan_notes.size(), 1u);
   EXPECT_NE(out->plan_notes[0].find("of 257 candidates"), std::string::npos) << out->plan_notes[0];
+  EXPECT_NE(out->plan_notes[0].find("replayed leader d_ff"), std::string::npos)
+      << "a replayed time is never called measured: " << out->plan_notes[0];
   EXPECT_NE(stages.front().find("plan adaptive: round 1"), std::string::npos) << stages.front();
 
   DffQuery everything = EveryCandidate(4096, 128);

@@ -199,6 +199,56 @@ absl::Status CheckSnapshotKinds(Connection& conn, const std::string& snapshot) {
       "them"));
 }
 
+// An error met opening or reading the snapshot, said of the snapshot: SQLite
+// reports it under the connection's main file (`main_path`), which is fine.
+absl::Status OfSnapshot(const absl::Status& status, std::string_view main_path,
+                        const std::string& snapshot) {
+  std::string_view message(status.message().data(), status.message().size());
+  const std::string prefix = StrCat(main_path, ": ");
+  if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
+  return absl::Status(status.code(),
+                      StrCat(snapshot, ": ", message, "; nothing was merged into ", main_path));
+}
+
+// SQLite's quick check of one attached schema ("main" or "src"): empty when
+// its pages and b-trees are sound.
+absl::StatusOr<std::vector<std::string>> QuickCheckOf(Connection& conn, std::string_view schema) {
+  auto stmt = conn.Prepare(StrCat("PRAGMA ", schema, ".quick_check"));
+  if (!stmt.ok()) return stmt.status();
+  std::vector<std::string> problems;
+  for (;;) {
+    auto row = (*stmt)->Step(StrCat("checking the pages of ", schema == "src" ? "the snapshot" : "the database"));
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    std::string line = (*stmt)->Text("quick_check");
+    if (line != "ok") problems.push_back(std::move(line));
+  }
+  return problems;
+}
+
+// Refuses a snapshot whose pages are corrupt before anything is merged, so
+// the error names it and the target is left as it was.
+absl::Status CheckSnapshotPages(Connection& conn, const std::string& snapshot) {
+  auto problems = QuickCheckOf(conn, "src");
+  if (!problems.ok()) return OfSnapshot(problems.status(), conn.path(), snapshot);
+  if (problems->empty()) return absl::OkStatus();
+  return absl::DataLossError(StrCat(snapshot, ": snapshot is corrupt (", problems->front(),
+                                    problems->size() > 1 ? StrCat(", and ", problems->size() - 1,
+                                                                  " more problems")
+                                                         : std::string(),
+                                    "); nothing was merged into ", conn.path(),
+                                    "; export the node's database again"));
+}
+
+// A merge that failed on corrupt data: which of the two files is at fault.
+absl::Status BlameCorruption(Connection& conn, const absl::Status& status,
+                             const std::string& snapshot) {
+  if (status.code() != absl::StatusCode::kDataLoss) return status;
+  auto target = QuickCheckOf(conn, "main");
+  if (target.ok() && target->empty()) return OfSnapshot(status, conn.path(), snapshot);
+  return status;  // the target itself: its path leads the message
+}
+
 }  // namespace
 
 absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) {
@@ -208,15 +258,16 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
   }
   auto attach = conn_->Prepare("ATTACH DATABASE ?1 AS src");
   if (!attach.ok()) return attach.status();
-  if (auto s = (*attach)->Bind(1, FileUri(snapshot, "mode=ro")).Run(StrCat("opening ", snapshot));
+  if (auto s = (*attach)->Bind(1, FileUri(snapshot, "mode=ro")).Run("opening the snapshot");
       !s.ok()) {
-    return s;
+    return OfSnapshot(s, path(), snapshot);
   }
   struct Detach {
     Connection* conn;
     ~Detach() { conn->Exec("DETACH DATABASE src", "closing the snapshot").IgnoreError(); }
   } detach{conn_.get()};
   if (auto s = CheckSnapshotSchema(*conn_, snapshot); !s.ok()) return s;
+  if (auto s = CheckSnapshotPages(*conn_, snapshot); !s.ok()) return s;
   if (auto s = CheckSnapshotKinds(*conn_, snapshot); !s.ok()) return s;
 
   MergeReport report;
@@ -243,7 +294,7 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
     if (auto s = run(kMergeRaceTimes, &rows); !s.ok()) return s;
     return run(MergePredictionsSql(), &report.predictions);
   });
-  if (!status.ok()) return status;
+  if (!status.ok()) return BlameCorruption(*conn_, status, snapshot);
   return report;
 }
 

@@ -956,6 +956,40 @@ TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {
   EXPECT_NE(std::string(r.status().message()).find("junk.db"), std::string::npos) << r.status();
 }
 
+TEST(StoreFleet, MergeErrorsNameTheSnapshotAtFaultAndLeaveTheTargetByteIdentical) {
+  TempDir dir;
+  {
+    auto node = OpenOk(dir.File("node.db"));
+    ASSERT_TRUE(AddPrediction(*node, Gemm(4096, 4096, 4096)).ok());
+    ASSERT_TRUE(node->ExportTo(dir.File("good.db")).ok());
+    ASSERT_TRUE(node->ExportTo(dir.File("future.db")).ok());
+  }
+  SetUserVersion(dir.File("future.db"), 99);
+  std::string bad = ReadBytes(dir.File("good.db"));
+  ASSERT_GT(bad.size(), 4u * 4096);
+  for (size_t i = 2 * 4096; i < bad.size(); ++i) bad[i] = static_cast<char>(0xff);
+  WriteBytes(dir.File("corrupt.db"), bad);
+  WriteBytes(dir.File("text.db"), "id,time\n1,2\n");
+  auto db = OpenOk(dir.File("cat.db"));
+  ASSERT_TRUE(AddPrediction(*db, Gemm(1024, 1024, 1024)).ok());
+  db.reset();
+  const std::string before = ReadBytes(dir.File("cat.db"));
+  for (const char* name : {"text.db", "corrupt.db", "future.db"}) {
+    auto target = OpenOk(dir.File("cat.db"));
+    auto r = target->MergeFrom(dir.File(name));
+    ASSERT_FALSE(r.ok()) << name;
+    const std::string message(r.status().message());
+    EXPECT_EQ(message.find(dir.File(name)), 0u) << "the snapshot leads the message: " << message;
+    EXPECT_EQ(message.find(dir.File("cat.db") + ":"), std::string::npos)
+        << "the target is not blamed: " << message;
+    target.reset();
+    EXPECT_EQ(ReadBytes(dir.File("cat.db")), before) << name << " left the target as it was";
+    auto check = OpenOk(dir.File("cat.db"))->Check();
+    ASSERT_TRUE(check.ok());
+    EXPECT_TRUE(check->ok);
+  }
+}
+
 // The replay backend's simulated H100, as its runs are stored.
 DeviceInfo ReplayedH100() {
   DeviceInfo d = crest::testing::FakeH100("REPLAY-0123456789abcdef");

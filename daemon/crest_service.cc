@@ -8,6 +8,8 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/answers/answers.h"
+#include "crest/answers/compare.h"
+#include "crest/sweep/spec_studies.h"
 #include "crest/tuner/calibration.h"
 #include "crest/wire/convert.h"
 #include "export_stream.h"
@@ -80,6 +82,10 @@ Unary* CrestService::TimeGemms(Context* c, const Bytes* in, Bytes* out) {
 }
 Unary* CrestService::Predict(Context* c, const Bytes* in, Bytes* out) {
   return AnswerUnary(c, in, out, {"Predict", Access::kRead, true}, &CrestService::PredictOne);
+}
+
+Unary* CrestService::Compare(Context* c, const Bytes* in, Bytes* out) {
+  return AnswerUnary(c, in, out, {"Compare", Access::kRead, false}, &CrestService::CompareRuns);
 }
 Unary* CrestService::SubmitJob(Context* c, const Bytes* in, Bytes* out) {
   return AnswerUnary(c, in, out, {"SubmitJob", Access::kMutating, false}, &CrestService::Submit);
@@ -480,6 +486,37 @@ absl::Status CrestService::TimeSet(const Caller&, const v1::TimeGemmsRequest& re
   auto timings = answers::TimeGemmSet(**db, **gpu, *options, gemms, request.predict_only());
   if (!timings.ok()) return timings.status();
   Fill(*timings, response);
+  return absl::OkStatus();
+}
+
+absl::Status CrestService::CompareRuns(const Caller&, const v1::CompareRequest& request,
+                                       v1::CompareResponse* response) {
+  answers::CompareQuery query;
+  query.base = request.base_selector();
+  query.now = request.new_selector();
+  query.threshold = request.threshold() == 0 ? answers::kDefaultCompareThreshold : request.threshold();
+  auto mode = wire::ModeOf(request.mode());
+  if (!mode.ok()) return mode.status();
+  query.mode = *mode;
+  auto algo = ParseAlgoChoice(request.algo().empty() ? "best" : request.algo());
+  if (!algo) return absl::InvalidArgumentError("algo: must be \"best\" or \"default\"");
+  query.algo = *algo;
+  if (request.limit() < 0) return absl::InvalidArgumentError("limit: must be 0 or more");
+  const size_t limit = request.limit() == 0 ? kMaxComparedGemms
+                                            : std::min(static_cast<size_t>(request.limit()),
+                                                       kMaxComparedGemms);
+  if (!request.spec_json().empty()) {
+    auto spec = sweep::ParseSweepSpec(request.spec_json(), {kMaxCompareSpecGemms, "crestd's limit for a compare spec"});
+    if (!spec.ok()) return spec.status();
+    auto studies = sweep::StudiesOf(*spec);
+    if (!studies.ok()) return studies.status();
+    query.study_of = *std::move(studies);
+  }
+  auto db = pool_.Acquire();
+  if (!db.ok()) return db.status();
+  auto report = answers::Compare(**db, query);
+  if (!report.ok()) return report.status();
+  wire::Fill(*report, limit, response);
   return absl::OkStatus();
 }
 

@@ -24,6 +24,10 @@ inline constexpr size_t kMaxStatusMessageBytes = 1024;
 
 // GEMMs one TimeGemms request may time together (a design config has ~20).
 inline constexpr int kMaxTimedGemms = 4096;
+// A Compare answer lists at most this many GEMMs (its summaries count every
+// one), and a spec limiting it expands to at most kMaxCompareSpecGemms.
+inline constexpr size_t kMaxComparedGemms = 20'000;
+inline constexpr int64_t kMaxCompareSpecGemms = 200'000;
 
 // Sweep runs at this priority: ahead of nightly batches (0).
 inline constexpr int kInteractivePriority = 100;
@@ -51,12 +55,13 @@ struct ServiceOptions {
 using RawCrestService = v1::Crest::WithRawCallbackMethod_GetNodeInfo<
     v1::Crest::WithRawCallbackMethod_QueryDff<v1::Crest::WithRawCallbackMethod_LookupGemm<
         v1::Crest::WithRawCallbackMethod_TimeGemms<v1::Crest::WithRawCallbackMethod_Predict<
+        v1::Crest::WithRawCallbackMethod_Compare<
             v1::Crest::WithRawCallbackMethod_Sweep<v1::Crest::WithRawCallbackMethod_SubmitJob<
                 v1::Crest::WithRawCallbackMethod_GetJob<v1::Crest::WithRawCallbackMethod_ListJobs<
                     v1::Crest::WithRawCallbackMethod_CancelJob<
                         v1::Crest::WithRawCallbackMethod_WatchJob<
                             v1::Crest::WithRawCallbackMethod_ExportResults<
-                                v1::Crest::Service>>>>>>>>>>>>;
+                                v1::Crest::Service>>>>>>>>>>>>>;
 
 // The answers (QueryDff, LookupGemm, TimeGemms, Predict) come from the
 // node's database through answers::StoreAnswers, and are cached by results
@@ -79,6 +84,7 @@ class CrestService final : public RawCrestService {
   using RawCrestService::LookupGemm;
   using RawCrestService::TimeGemms;
   using RawCrestService::Predict;
+  using RawCrestService::Compare;
   using RawCrestService::Sweep;
   using RawCrestService::SubmitJob;
   using RawCrestService::GetJob;
@@ -91,6 +97,7 @@ class CrestService final : public RawCrestService {
   Unary* LookupGemm(Context* c, const Bytes* in, Bytes* out) override;
   Unary* TimeGemms(Context* c, const Bytes* in, Bytes* out) override;
   Unary* Predict(Context* c, const Bytes* in, Bytes* out) override;
+  Unary* Compare(Context* c, const Bytes* in, Bytes* out) override;
   Unary* SubmitJob(Context* c, const Bytes* in, Bytes* out) override;
   Unary* GetJob(Context* c, const Bytes* in, Bytes* out) override;
   Unary* ListJobs(Context* c, const Bytes* in, Bytes* out) override;
@@ -146,6 +153,8 @@ class CrestService final : public RawCrestService {
                        v1::TimeGemmsResponse* response);
   absl::Status PredictOne(const Caller& caller, const v1::PredictRequest& request,
                           v1::PredictResponse* response);
+  absl::Status CompareRuns(const Caller& caller, const v1::CompareRequest& request,
+                           v1::CompareResponse* response);
   absl::Status Submit(const Caller& caller, const v1::SubmitJobRequest& request,
                       v1::SubmitJobResponse* response);
   absl::Status GetOneJob(const Caller& caller, const v1::GetJobRequest& request,

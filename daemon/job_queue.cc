@@ -532,11 +532,14 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
         {{"job", id}, {"done", StrCat(outcome->job.done, "/", outcome->job.total)}});
     return false;  // Stop() closes the watchers; the job resumes at the next start
   }
-  if (!outcome->races.empty() || !outcome->plan_notes.empty()) {
+  if (!outcome->races.empty() || !outcome->plan_notes.empty() || outcome->revalidation) {
     JobEventData event;
     event.job = live;
     event.message = "running";
     event.news = outcome->plan_notes;  // an adaptive plan's account of each study
+    if (outcome->revalidation) {  // a revalidation's count and its comparison old vs new
+      for (const std::string& line : outcome->revalidation->lines) event.news.push_back(line);
+    }
     for (const sweep::StudyRaceReport& race : outcome->races) {
       event.news.push_back(sweep::DescribeRace(race));
       Log(Level::kInfo, "job_race", {{"job", id}, {"study", race.study},

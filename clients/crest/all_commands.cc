@@ -8,7 +8,7 @@ std::span<const Registrar> AllCommands() {
   static constexpr Registrar kAll[] = {
       RegisterGpus,  RegisterShapes, RegisterExplain, RegisterDff,    RegisterSweep,
       RegisterLookup, RegisterDb,    RegisterInfo,    RegisterJobs,   RegisterFleet,
-      RegisterDoctor, RegisterCalibrate, RegisterVocab, RegisterDesign};
+      RegisterDoctor, RegisterCalibrate, RegisterVocab, RegisterDesign, RegisterCompare};
   return kAll;
 }
 

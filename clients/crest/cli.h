@@ -16,6 +16,9 @@ struct Io {
   std::ostream& err;
   bool json = false;  // --json: one JSON document on stdout
   bool csv = false;   // --csv: the command's table as CSV (header line, then rows), nothing else
+  // The exit code of a command that succeeded but has a verdict to report
+  // (`crest compare --fail-on-regression`: kExitRegression); 0 otherwise.
+  int exit_code = 0;
 };
 
 // A registered subcommand and what runs it after a successful parse.
@@ -38,6 +41,7 @@ Command RegisterDoctor(CLI::App& root);
 Command RegisterCalibrate(CLI::App& root);
 Command RegisterVocab(CLI::App& root);
 Command RegisterDesign(CLI::App& root);
+Command RegisterCompare(CLI::App& root);
 
 // Shared flag: --dtype, parsed later by ParseDType so the error names it.
 inline constexpr const char* kDtypeHelp = "element type: fp32, tf32, fp16, bf16 or fp8";

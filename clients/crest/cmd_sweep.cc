@@ -28,6 +28,7 @@ struct SweepFlags {
   std::string spec_file;
   std::string shard;
   std::string plan;
+  bool revalidate = false;
   std::string backend;  // empty: model locally, the daemon's default remotely
   DffFlags window;
   bool force = false;
@@ -68,7 +69,8 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text,
 
 // The first --replay* flag given, or nullptr.
 const char* ReplayFlagGiven(const CLI::App& app) {
-  for (const char* flag : {"--replay", "--replay-noise", "--replay-seed", "--replay-trace"}) {
+  for (const char* flag :
+       {"--replay", "--replay-noise", "--replay-seed", "--replay-trace", "--replay-cublaslt"}) {
     if (app.count(flag) > 0) return flag;
   }
   return nullptr;
@@ -76,7 +78,8 @@ const char* ReplayFlagGiven(const CLI::App& app) {
 
 absl::Status RunSweepCommand(const SweepFlags& f, const CLI::App& app, Io& io) {
   const char* replay_flag = ReplayFlagGiven(app);
-  auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure), f.shard, f.plan);
+  auto text = SweepSpecText(f.spec_file, f.window, MeasureOverrides(f.measure), f.shard, f.plan,
+                            f.revalidate);
   if (!text.ok()) return text.status();
   const std::string& spec_text = *text;
   if (!Remote().server.empty()) return RunRemoteSweep(f, spec_text, replay_flag, io);
@@ -168,6 +171,10 @@ Command RegisterSweep(CLI::App& root) {
       ->capture_default_str();
   app.add_option("--replay-seed", flags->replay.seed, "replay: the noise's seed")
       ->capture_default_str();
+  app.add_option("--replay-cublaslt", flags->replay.cublaslt,
+                 "replay: the cuBLASLt version the table stands for (a table recorded before "
+                 "and after an upgrade, to rehearse --revalidate); 0 none")
+      ->capture_default_str();
   app.add_option("--replay-trace", flags->replay.trace,
                  "replay: an nvidia-smi clock trace (timestamp, clocks.sm, power.draw, "
                  "temperature.gpu, clocks_throttle_reasons.active) whose drift the simulated GPU "
@@ -178,6 +185,11 @@ Command RegisterSweep(CLI::App& root) {
   app.add_option("--shard", flags->shard,
                  "TASK/TASKS: sweep only this task's share of the plan (its GEMMs TASK, "
                  "TASK+TASKS, ...): the tasks of an array together sweep every GEMM once");
+  app.add_flag("--revalidate", flags->revalidate,
+               "after a library upgrade: re-time each GEMM the database holds under another "
+               "software version with its stored top algorithms and cuBLASLt's first choice "
+               "instead of a full search, then compare old with new (measuring backends; "
+               "docs/sweep-spec.md)");
   app.add_option("--plan", flags->plan,
                  "full (every GEMM; default) or adaptive: time each d_ff study's baseline and "
                  "the candidates the model cannot rule out, bounding the rest by what was "

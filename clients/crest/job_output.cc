@@ -188,6 +188,9 @@ void Text(const SweepReport& r, std::ostream& out) {
         << "\n" << HostBreakdown(o.progress);
   }
   for (const std::string& note : o.plan_notes) out << "  " << note << '\n';
+  if (o.revalidation) {
+    for (const std::string& line : o.revalidation->lines) out << "  " << line << '\n';
+  }
   for (const sweep::StudyRaceReport& race : o.races) {
     out << "  " << sweep::DescribeRace(race) << '\n';
   }
@@ -215,6 +218,10 @@ nlohmann::json Json(const SweepReport& r) {
           {"software", r.software ? SoftwareJson(*r.software) : nlohmann::json(nullptr)},
           {"races", RacesJson(o.races)},
           {"plan_notes", o.plan_notes},
+          {"revalidation", o.revalidation ? nlohmann::json{{"retimed", o.revalidation->retimed},
+                                                           {"searched", o.revalidation->searched},
+                                                           {"lines", o.revalidation->lines}}
+                                          : nlohmann::json(nullptr)},
           {"notes", r.notes}};
 }
 

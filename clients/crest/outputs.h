@@ -74,6 +74,10 @@ void Text(const DbImportReport& r, std::ostream& out);
 nlohmann::json Json(const DbImportReport& r);
 Table Csv(const DbImportReport& r);
 
+void Text(const CompareResult& r, std::ostream& out);
+nlohmann::json Json(const CompareResult& r);
+Table Csv(const CompareResult& r);
+
 void Text(const FleetReport& r, std::ostream& out);
 nlohmann::json Json(const FleetReport& r);
 Table Csv(const FleetReport& r);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "crest/answers/compare.h"
 #include "crest/store/store.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
@@ -117,6 +118,14 @@ struct FleetReport {
   bool pull = false;
   std::string into;  // pull: the catalogue
   std::vector<FleetNodeReport> nodes;
+};
+
+// `crest compare`: two selections of runs, GEMM by GEMM (answers/compare.h),
+// from a database or a crestd.
+struct CompareResult {
+  answers::CompareReport report;
+  std::string origin;  // the database or "crestd at HOST:PORT"
+  int64_t left_out = 0;  // GEMMs a crestd compared but did not list (its limit)
 };
 
 // `crest calibrate`

@@ -79,7 +79,7 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
   for (auto& command : commands) {
     if (!command.app->parsed()) continue;
     const absl::Status status = command.run(io);
-    if (status.ok()) return kExitOk;
+    if (status.ok()) return io.exit_code;
     err << "crest " << command.app->get_name() << ": error: " << status.message() << "\n";
     if (absl::IsCancelled(status)) return kExitInterrupted;
     const bool bad_input = absl::IsInvalidArgument(status) || absl::IsNotFound(status);

@@ -46,10 +46,13 @@ absl::StatusOr<nlohmann::json> ParseShard(const std::string& text) {
 
 absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
                                           const nlohmann::json& measure,
-                                          const std::string& shard, const std::string& plan) {
+                                          const std::string& shard, const std::string& plan,
+                                          bool revalidate) {
   auto text = BaseText(spec_file, window);
   const bool gpu_flag = !spec_file.empty() && !window.gpu.empty();
-  if (!text.ok() || (measure.empty() && !gpu_flag && shard.empty() && plan.empty())) return text;
+  if (!text.ok() || (measure.empty() && !gpu_flag && shard.empty() && plan.empty() && !revalidate)) {
+    return text;
+  }
   nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return absl::InvalidArgumentError(StrCat("spec: '", spec_file, "' is not a JSON object"));
@@ -79,6 +82,7 @@ absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const Df
     doc["shard"] = *parsed;
   }
   if (!plan.empty()) doc["plan"] = plan;  // the spec checks it
+  if (revalidate) doc["revalidate"] = true;
   return doc.dump();
 }
 

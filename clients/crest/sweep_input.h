@@ -19,10 +19,12 @@ namespace crest::cli {
 // "measure" section. With a spec file, --gpu (window.gpu) becomes the
 // spec's "gpu" (InvalidArgument naming gpu when the spec names another).
 // `shard` ("I/N", or empty) becomes the spec's "shard": task I of N;
-// `plan` ("full", "adaptive", or empty) the spec's "plan".
+// `plan` ("full", "adaptive", or empty) the spec's "plan"; `revalidate`
+// sets the spec's "revalidate" (false leaves the spec's own).
 absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
                                           const nlohmann::json& measure,
                                           const std::string& shard = "",
-                                          const std::string& plan = "");
+                                          const std::string& plan = "",
+                                          bool revalidate = false);
 
 }  // namespace crest::cli

@@ -62,6 +62,14 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
       const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) override;
 
+  // selection.cc
+  absl::StatusOr<std::vector<SelectedBest>> SelectRunBests(const RunFilter& filter) override;
+  absl::StatusOr<std::vector<AlgoIdentity>> StoredTopAlgos(const std::string& gpu_model,
+                                                           const GemmKey& key,
+                                                           const MeasureMode& mode,
+                                                           int64_t except_software_id,
+                                                           int count) override;
+
   // races.cc
   absl::StatusOr<int64_t> InsertRace(const RaceRecord& race) override;
   absl::StatusOr<std::optional<RaceRecord>> FindRace(int64_t job_id, const std::string& device_uuid,

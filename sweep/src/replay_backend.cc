@@ -10,6 +10,7 @@
 #include "crest/common/fnv1a.h"
 #include "crest/common/str_cat.h"
 #include "crest/measure/pipeline.h"
+#include "crest/measure/retimer.h"
 #include "crest/measure/set_racer.h"
 #include "crest/measure/simulated_gpu.h"
 #include "crest/store/timing_csv.h"
@@ -78,7 +79,7 @@ AlgoIdentity TableAlgo() {
 // The table's time of each GEMM; the first row of a GEMM listed twice.
 using Table = std::map<GemmKey, double>;
 
-class ReplayBackend final : public Backend, public measure::SetRacer {
+class ReplayBackend final : public Backend, public measure::SetRacer, public measure::Retimer {
  public:
   ReplayBackend(Table table, const GpuSpec& gpu, Drift drift, DeviceInfo device,
                 const BackendChoice& choice)
@@ -89,6 +90,7 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
         measure_(choice.measure),
         noise_(choice.replay.noise),
         rng_(choice.replay.seed),
+        cublaslt_(choice.replay.cublaslt),
         tuning_(Tuning(drift_)),
         governor_(choice.measure.mode.clocks, tuning_) {}
 
@@ -96,7 +98,7 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
   bool Measures() const override { return true; }
   const GpuSpec& Gpu() const override { return gpu_; }
   DeviceInfo Device() const override { return device_; }
-  SoftwareInfo Software() const override { return {"replay", 0, 0}; }
+  SoftwareInfo Software() const override { return {"replay", 0, cublaslt_}; }
   MeasureMode Mode() const override { return measure_.mode; }
 
   absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override {
@@ -111,6 +113,14 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
     GemmOutcome outcome;
     outcome.measured = *std::move(measured);
     return outcome;
+  }
+
+  // The table holds one algorithm per GEMM, whatever its tool ran: the one
+  // any stored run of it has, re-timed through the same pipeline.
+  absl::StatusOr<GemmOutcome> Retime(const GemmShape& gemm,
+                                     std::span<const AlgoIdentity> stored) override {
+    (void)stored;
+    return Run(gemm);
   }
 
   absl::StatusOr<measure::StudyRaceResult> RaceSets(
@@ -187,6 +197,7 @@ class ReplayBackend final : public Backend, public measure::SetRacer {
   measure::MeasureOptions measure_;
   double noise_ = 0;
   std::mt19937_64 rng_;  // seeds each launcher's noise, in the order they are made
+  int64_t cublaslt_ = 0;  // the library version the table stands for
   measure::EngineTuning tuning_;
   measure::ClockGovernor governor_;
 };
@@ -199,6 +210,10 @@ absl::Status ValidateReplay(const ReplayChoice& r) {
   if (!(r.noise >= 0 && r.noise <= kMaxReplayNoise)) {
     return absl::InvalidArgumentError(StrCat("replay.noise (--replay-noise): must be between 0 and ",
                                              kMaxReplayNoise, " (got ", r.noise, ")"));
+  }
+  if (r.cublaslt < 0) {
+    return absl::InvalidArgumentError(StrCat("replay.cublaslt (--replay-cublaslt): must be 0 or "
+                                             "a version number (got ", r.cublaslt, ")"));
   }
   return absl::OkStatus();
 }

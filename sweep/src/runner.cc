@@ -6,7 +6,10 @@
 #include <map>
 #include <string_view>
 
+#include "crest/answers/compare.h"
 #include "crest/common/str_cat.h"
+#include "crest/measure/retimer.h"
+#include "crest/sweep/spec_studies.h"
 #include "crest/tuner/adaptive_plan.h"
 #include "study_races.h"
 
@@ -200,11 +203,15 @@ using Seen = std::function<void(const GemmShape&, const absl::StatusOr<GemmOutco
 
 // Runs every GEMM not present, writing each result as it comes; stops early
 // on cancel (kCancelled) or interrupt (kQueued). Returns the state to record.
+// How one GEMM is run: the backend's search, or a revalidation's re-timing.
+using RunOne = std::function<absl::StatusOr<GemmOutcome>(const GemmShape&)>;
+
 absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
                                            const std::vector<bool>& present, Backend& backend,
                                            ResultWriter& writer, int64_t job_id,
                                            const SweepOptions& options, const Env& env,
-                                           double start, SweepOutcome& out, const Seen& seen = {}) {
+                                           double start, SweepOutcome& out, const Seen& seen = {},
+                                           const RunOne& run_one = {}) {
   SweepProgress& p = out.progress;
   for (size_t i = 0; i < gemms.size(); ++i) {
     if (present[i]) continue;
@@ -215,7 +222,7 @@ absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
     }
     const GemmShape& g = gemms[i];
     const double before = env.MonotonicSeconds();
-    auto outcome = backend.Run(g);
+    auto outcome = run_one ? run_one(g) : backend.Run(g);
     p.busy_s += env.MonotonicSeconds() - before;
     if (seen) seen(g, outcome);
     if (!outcome.ok()) {
@@ -391,7 +398,68 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
 
 }  // namespace
 
+// A revalidation's way of running a GEMM: its stored top algorithms (of
+// another software version on this GPU model) and the library's first
+// choice, through the backend's Retimer; a GEMM nothing stored is searched
+// in full.
+RunOne Revalidating(Backend& backend, measure::Retimer& retimer, store::Store& db,
+                    int64_t software_id, SweepOutcome::Revalidation& counts) {
+  return [&backend, &retimer, &db, software_id, &counts](const GemmShape& g)
+             -> absl::StatusOr<GemmOutcome> {
+    auto stored = db.StoredTopAlgos(std::string(backend.Gpu().name), store::GemmKey::Of(g),
+                                    backend.Mode(), software_id, kRevalidateAlgos);
+    if (!stored.ok()) return stored.status();
+    if (stored->empty()) {
+      ++counts.searched;
+      return backend.Run(g);
+    }
+    ++counts.retimed;
+    return retimer.Retime(g, *stored);
+  };
+}
+
+// The revalidation's report: this job against the newest run of each of the
+// spec's GEMMs on this GPU model under any other software version (where the
+// stored algorithms came from).
+absl::Status CompareRevalidation(const SweepSpec& spec, const Backend& backend,
+                                 store::Store& db, int64_t job_id, int64_t software_id,
+                                 SweepOutcome::Revalidation& r) {
+  answers::CompareQuery query;
+  query.base = StrCat("gpu:", backend.Gpu().name, " under other software versions");
+  query.now = StrCat("job:", job_id);
+  query.mode = backend.Mode();
+  auto studies = StudiesOf(spec);
+  if (!studies.ok()) return studies.status();
+  query.study_of = *std::move(studies);
+  store::RunFilter base;
+  base.gpu_model = std::string(backend.Gpu().name);
+  base.except_software_id = software_id;
+  base.mode = backend.Mode();
+  store::RunFilter now = base;
+  now.except_software_id.reset();
+  now.job_id = job_id;
+  auto report = answers::CompareFilters(db, base, now, query);
+  if (absl::IsNotFound(report.status())) {
+    r.lines.push_back("compare: no other software version stored these GEMMs on this GPU model");
+    return absl::OkStatus();
+  }
+  if (!report.ok()) return report.status();
+  r.lines.push_back(StrCat("compare new (job ", job_id, ") against base (the newest run of each "
+                           "GEMM on this GPU model under another software version; `crest "
+                           "compare --base cublaslt:OLD --new job:",
+                           job_id, "` lists every GEMM):"));
+  for (std::string& line : answers::SummarizeComparison(*report, 10)) {
+    r.lines.push_back(std::move(line));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckPlan(const SweepSpec& spec, bool measures) {
+  if (spec.revalidate && !measures) {
+    return absl::InvalidArgumentError(
+        "revalidate: re-times stored algorithms on a device; the model backend predicts and "
+        "has none: give a measuring backend (cublaslt, replay)");
+  }
   if (!spec.adaptive || measures) return absl::OkStatus();
   return absl::InvalidArgumentError(
       "plan: \"adaptive\" times the candidates the model cannot rule out; the model backend "
@@ -426,7 +494,18 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
              !s.ok()) {
     return s;
   } else {
-    final_state = RunMissing(spec.gemms, *present, backend, writer, job_id, options, env, start, out);
+    RunOne run_one;
+    if (spec.revalidate) {
+      auto* retimer = dynamic_cast<measure::Retimer*>(&backend);
+      if (retimer == nullptr) {
+        return absl::InvalidArgumentError(StrCat("revalidate: the ", backend.Name(),
+                                                 " backend cannot time given algorithms"));
+      }
+      out.revalidation.emplace();
+      run_one = Revalidating(backend, *retimer, db, writer.software_id(), *out.revalidation);
+    }
+    final_state = RunMissing(spec.gemms, *present, backend, writer, job_id, options, env, start,
+                             out, {}, run_one);
   }
   if (!final_state.ok()) return final_state.status();
   const int64_t planned = p.total;
@@ -437,6 +516,19 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
     error = StrCat(p.failed, " of ", planned, " GEMMs failed; first: ", out.first_error);
   }
   if (auto s = db.UpdateJob(job_id, *final_state, planned, p.done, error); !s.ok()) return s;
+  if (out.revalidation && *final_state == store::JobState::kDone) {
+    out.revalidation->lines.insert(
+        out.revalidation->lines.begin(),
+        StrCat("revalidate: re-timed ", out.revalidation->retimed, " GEMMs with their ",
+               kRevalidateAlgos, " fastest stored algorithms and the library's first choice; ",
+               out.revalidation->searched, " searched in full (no other software version had "
+               "stored them); ", out.already_present, " already measured under this version"));
+    if (auto s = CompareRevalidation(spec, backend, db, job_id, writer.software_id(),
+                                     *out.revalidation);
+        !s.ok()) {
+      return s;
+    }
+  }
   if (*final_state == store::JobState::kDone) {
     internal::RaceContext context{writer.device_id(), writer.software_id(),
                                   [&options] { return Stopped(options); }, options.on_stage};

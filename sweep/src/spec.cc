@@ -563,6 +563,22 @@ absl::Status ReadPlan(const json& doc, SweepSpec& spec, json& canonical) {
   return absl::OkStatus();
 }
 
+// "revalidate": true re-times, for each GEMM stored under another software
+// version, its stored top algorithms and the library's first choice now
+// (runner.h); false (the default) is left out of the canonical text.
+absl::Status ReadRevalidate(const json& doc, SweepSpec& spec, json& canonical) {
+  if (!doc.contains("revalidate")) return absl::OkStatus();
+  if (!doc["revalidate"].is_boolean()) return Bad("spec.revalidate", "must be true or false");
+  if (!doc["revalidate"].get<bool>()) return absl::OkStatus();
+  if (spec.adaptive) {
+    return Bad("spec.revalidate",
+               "re-times what is stored; it cannot be combined with \"plan\": \"adaptive\"");
+  }
+  spec.revalidate = true;
+  canonical["revalidate"] = true;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   if (text.size() > kMaxSpecBytes) {
     return Bad("spec", StrCat("is ", text.size(), " bytes long; at most ", kMaxSpecBytes));
@@ -572,7 +588,7 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   const json& doc = *parsed;
   if (auto s = OnlyKnownFields(doc, "spec",
                                {"version", "name", "gpu", "dtype", "dff", "models", "gemms",
-                                "measure", "shard", "plan"});
+                                "measure", "shard", "plan", "revalidate"});
       !s.ok()) {
     return s;
   }
@@ -633,6 +649,7 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   spec.gemms = plan.Take();
   if (spec.gemms.empty()) return Bad("spec", "is empty: give at least one of dff, models, gemms");
   if (auto s = ReadPlan(doc, spec, canonical); !s.ok()) return s;
+  if (auto s = ReadRevalidate(doc, spec, canonical); !s.ok()) return s;
   if (doc.contains("shard")) {
     if (auto s = TakeShard(doc["shard"], spec.gemms, canonical); !s.ok()) return s;
   }

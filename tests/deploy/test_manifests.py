@@ -1,6 +1,7 @@
 """deploy/k8s: the manifests parse and carry what running crestd on a GPU
 fleet needs. Run by ctest as deploy_manifests (Debian's pytest and PyYAML,
 /usr/bin/python3)."""
+import json
 import os
 import pathlib
 import re
@@ -142,6 +143,11 @@ def test_specs_configmap_holds_exactly_the_repository_specs():
     configmap = objects()[("ConfigMap", "crest-specs")]
     specs = {p.name: p.read_text() for p in (ROOT / "deploy" / "specs").glob("*.json")}
     assert configmap["data"] == specs, "run deploy/k8s/make-specs-configmap.sh"
+
+
+def test_nightly_specs_revalidate_after_a_library_upgrade():
+    for path in (ROOT / "deploy" / "specs").glob("*.json"):
+        assert json.loads(path.read_text()).get("revalidate") is True, path.name
 
 
 def test_exclusive_overlay_requests_the_gpus():

@@ -45,6 +45,18 @@ absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Run(const GemmShape& g) {
   return out;
 }
 
+absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Retime(const GemmShape& g,
+                                                          std::span<const AlgoIdentity> stored) {
+  std::vector<int64_t>& ids = retimed_algos.emplace_back();
+  for (const AlgoIdentity& a : stored) ids.push_back(a.algo_id);
+  auto out = Run(g);
+  if (!out.ok() || stored.empty()) return out;
+  AlgoResult& first = out->measured->algos[0];
+  first.algo = stored.front();
+  first.heuristic_rank = -1;
+  return out;
+}
+
 namespace {
 
 // A device at its settled state: steady readings, time moving with work.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "crest/measure/retimer.h"
 #include "crest/measure/set_racer.h"
 #include "crest/tuner/backend.h"
 
@@ -27,7 +28,11 @@ namespace crest::testing {
 // behind, outside a race's window).
 double CloseLeadersScript(const GemmShape& g);
 
-class FakeMeasuringBackend final : public Backend, public measure::SetRacer {
+// It re-times too (Retimer): the scripted time, its first algorithm given
+// the first stored identity; the stored algorithms' ids are kept.
+class FakeMeasuringBackend final : public Backend,
+                                   public measure::SetRacer,
+                                   public measure::Retimer {
  public:
   std::set<int64_t> failing;
   int runs = 0;
@@ -44,6 +49,8 @@ class FakeMeasuringBackend final : public Backend, public measure::SetRacer {
   bool first_choice_slower = false;
   // What the last race was given: per candidate, its GEMMs' algorithm ids.
   std::vector<std::vector<int64_t>> raced_algos;
+  // What each Retime was given: per GEMM re-timed, its stored algorithms' ids.
+  std::vector<std::vector<int64_t>> retimed_algos;
 
   std::string_view Name() const override { return "fake-gpu"; }
   bool Measures() const override { return true; }
@@ -56,6 +63,8 @@ class FakeMeasuringBackend final : public Backend, public measure::SetRacer {
   absl::StatusOr<measure::StudyRaceResult> RaceSets(
       std::span<const std::vector<measure::PinnedGemm>> sets,
       const measure::StudyRaceOptions& options, const std::function<bool()>& stop) override;
+  absl::StatusOr<GemmOutcome> Retime(const GemmShape& g,
+                                     std::span<const AlgoIdentity> stored) override;
 
  private:
   double TimeOf(const GemmShape& g) const;

@@ -754,4 +754,133 @@ Prediction PredictionOf(const v1::PredictResponse& in, Prediction p) {
   return p;
 }
 
+// ---- comparisons (crest compare)
+namespace {
+
+void FillSide(const answers::CompareSide& s, v1::CompareSide* out) {
+  FillRun(s.run, out->mutable_run());
+  out->set_provenance(s.provenance);
+  out->set_replayed(s.replayed);
+  out->set_median_us(s.median_us);
+  out->set_low_us(s.low_us);
+  out->set_high_us(s.high_us);
+  out->set_samples(s.samples);
+  out->set_algo(s.algo);
+}
+
+answers::CompareSide SideOf(const v1::CompareSide& in) {
+  answers::CompareSide s;
+  s.run = RunOf(in.run());
+  s.provenance = in.provenance();
+  s.replayed = in.replayed();
+  s.median_us = in.median_us();
+  s.low_us = in.low_us();
+  s.high_us = in.high_us();
+  s.samples = in.samples();
+  s.algo = in.algo();
+  return s;
+}
+
+void FillGroup(const answers::CompareGroup& g, v1::CompareGroup* out) {
+  out->set_name(g.name);
+  out->set_gemms(g.gemms);
+  out->set_faster(g.faster);
+  out->set_same(g.same);
+  out->set_slower(g.slower);
+  out->set_unresolved(g.unresolved);
+  out->set_algo_changes(g.algo_changes);
+  out->set_geomean_ratio(g.geomean_ratio);
+}
+
+answers::CompareGroup GroupOf(const v1::CompareGroup& in) {
+  return {in.name(),         in.gemms(),        in.faster(),       in.same(), in.slower(),
+          in.unresolved(),   in.algo_changes(), in.geomean_ratio()};
+}
+
+answers::Verdict VerdictOf(std::string_view text) {
+  for (answers::Verdict v : {answers::Verdict::kFaster, answers::Verdict::kSlower,
+                             answers::Verdict::kUnresolved}) {
+    if (answers::VerdictName(v) == text) return v;
+  }
+  return answers::Verdict::kSame;
+}
+
+}  // namespace
+
+void Fill(const answers::CompareReport& r, size_t limit, v1::CompareResponse* out) {
+  for (size_t i = 0; i < r.gemms.size() && i < limit; ++i) {
+    const answers::GemmComparison& c = r.gemms[i];
+    v1::GemmComparison* g = out->add_gemms();
+    g->set_gpu_model(c.gpu_model);
+    v1::Gemm* gemm = g->mutable_gemm();
+    gemm->set_m(c.key.m);
+    gemm->set_n(c.key.n);
+    gemm->set_k(c.key.k);
+    gemm->set_batch(c.key.batch);
+    gemm->set_dtype(ProtoDType(c.key.dtype));
+    gemm->set_layout(StrCat(c.key.a_transposed ? "T" : "N", c.key.b_transposed ? "T" : "N"));
+    g->set_alignment(c.alignment);
+    g->set_study(c.study);
+    FillSide(c.base, g->mutable_base());
+    FillSide(c.now, g->mutable_new_side());
+    g->set_ratio(c.ratio);
+    g->set_ratio_low(c.ratio_low);
+    g->set_ratio_high(c.ratio_high);
+    g->set_coverage(c.coverage);
+    g->set_verdict(std::string(answers::VerdictName(c.verdict)));
+    g->set_algo_changed(c.algo_changed);
+  }
+  out->set_left_out(static_cast<int64_t>(r.gemms.size() > limit ? r.gemms.size() - limit : 0));
+  FillGroup(r.all, out->mutable_all());
+  for (const auto& g : r.by_alignment) FillGroup(g, out->add_by_alignment());
+  for (const auto& g : r.by_study) FillGroup(g, out->add_by_study());
+  out->set_only_base(r.only_base);
+  out->set_only_new(r.only_now);
+  out->set_same_run(r.same_run);
+  out->set_replayed(r.replayed);
+  for (const auto& run : r.base_runs) out->add_base_runs(run);
+  for (const auto& run : r.now_runs) out->add_new_runs(run);
+  out->set_threshold(r.query.threshold);
+}
+
+answers::CompareReport CompareReportOf(const v1::CompareResponse& in,
+                                       const answers::CompareQuery& query, int64_t* left_out) {
+  answers::CompareReport r;
+  r.query = query;
+  r.query.threshold = in.threshold();
+  for (const v1::GemmComparison& g : in.gemms()) {
+    answers::GemmComparison c;
+    c.gpu_model = g.gpu_model();
+    c.key.m = g.gemm().m();
+    c.key.n = g.gemm().n();
+    c.key.k = g.gemm().k();
+    c.key.batch = g.gemm().batch();
+    auto dtype = DTypeOf(g.gemm().dtype(), "gemm.dtype");
+    if (dtype.ok()) c.key.dtype = *dtype;
+    ParseLayout(g.gemm().layout(), &c.key.a_transposed, &c.key.b_transposed);
+    c.alignment = g.alignment();
+    c.study = g.study();
+    c.base = SideOf(g.base());
+    c.now = SideOf(g.new_side());
+    c.ratio = g.ratio();
+    c.ratio_low = g.ratio_low();
+    c.ratio_high = g.ratio_high();
+    c.coverage = g.coverage();
+    c.verdict = VerdictOf(g.verdict());
+    c.algo_changed = g.algo_changed();
+    r.gemms.push_back(std::move(c));
+  }
+  r.all = GroupOf(in.all());
+  for (const auto& g : in.by_alignment()) r.by_alignment.push_back(GroupOf(g));
+  for (const auto& g : in.by_study()) r.by_study.push_back(GroupOf(g));
+  r.only_base = in.only_base();
+  r.only_now = in.only_new();
+  r.same_run = in.same_run();
+  r.replayed = in.replayed();
+  r.base_runs.assign(in.base_runs().begin(), in.base_runs().end());
+  r.now_runs.assign(in.new_runs().begin(), in.new_runs().end());
+  *left_out = in.left_out();
+  return r;
+}
+
 }  // namespace crest::wire

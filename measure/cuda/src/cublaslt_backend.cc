@@ -2,12 +2,15 @@
 // pipeline (crest/measure/pipeline.h) makes every decision; this file
 // owns the device: the cuBLASLt handle, the stream, one operand arena for
 // the sweep, NVML, and for each GEMM its descriptors and candidates.
+#include <algorithm>
+
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
 #include "crest/common/str_cat.h"
 #include "crest/measure/cuda_backend.h"
 #include "crest/measure/arena.h"
+#include "crest/measure/retimer.h"
 #include "crest/measure/set_racer.h"
 #include "crest/tuner/shapes.h"
 #include "cuda_launcher.h"
@@ -27,7 +30,7 @@ using internal::LtProblem;
 
 constexpr uint64_t kOperandSeed = 0x5eed;
 
-class CublasLtBackend final : public Backend, public SetRacer {
+class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
  public:
   CublasLtBackend(const CublasLtOptions& options, ProbedDevice device, const GpuSpec& gpu)
       : options_(options),
@@ -100,6 +103,42 @@ class CublasLtBackend final : public Backend, public SetRacer {
   }
 
   absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override {
+    return Measure(gemm, [this](const LtProblem& problem) {
+      return internal::FindCandidates(handle_, problem, Search());
+    });
+  }
+
+  // cuBLASLt's first choice now, then each stored algorithm it still
+  // accepts (cublasLtMatmulAlgoCheck) that is not that choice.
+  absl::StatusOr<GemmOutcome> Retime(const GemmShape& gemm,
+                                     std::span<const AlgoIdentity> stored) override {
+    return Measure(gemm, [this, stored](const LtProblem& problem)
+                             -> absl::StatusOr<internal::Candidates> {
+      internal::CandidateSearch first = Search();
+      first.top_k = 1;
+      first.exhaustive = false;
+      auto found = internal::FindCandidates(handle_, problem, first);
+      if (!found.ok()) return found.status();
+      for (const AlgoIdentity& a : stored) {
+        auto algo = internal::AlgoFromBytes(handle_, problem, a.bytes, options_.workspace_bytes);
+        if (!algo.ok()) continue;  // this library no longer runs it
+        const AlgoIdentity id = internal::Identify(*algo);
+        const bool known = std::any_of(found->algos.begin(), found->algos.end(),
+                                       [&id](const cublasLtMatmulAlgo_t& seen) {
+                                         return internal::Identify(seen).bytes == id.bytes;
+                                       });
+        if (known) continue;
+        found->algos.push_back(*algo);
+        found->heuristic_ranks.push_back(-1);
+      }
+      return found;
+    });
+  }
+
+ private:
+  // Times `gemm` over the candidates `choose` finds for its problem.
+  template <typename Choose>
+  absl::StatusOr<GemmOutcome> Measure(const GemmShape& gemm, const Choose& choose) {
     if (auto s = Refuse(gemm); !s.ok()) return s;
     CREST_CUDA(cudaSetDevice(options_.device));
     EngineClock& clock = SteadyEngineClock();
@@ -111,7 +150,7 @@ class CublasLtBackend final : public Backend, public SetRacer {
     step = clock.NowS();
     auto problem = LtProblem::Describe(gemm);
     if (!problem.ok()) return problem.status();
-    auto algos = internal::FindCandidates(handle_, **problem, Search());
+    absl::StatusOr<internal::Candidates> algos = choose(**problem);
     if (!algos.ok()) return algos.status();
     host.plan_s = clock.NowS() - step;
     if (algos->algos.empty()) {
@@ -145,7 +184,6 @@ class CublasLtBackend final : public Backend, public SetRacer {
     return outcome;
   }
 
- private:
   internal::LaunchContext Context() {
     return {handle_, stream_, capture_, &arena_, scratch_.get()};
   }

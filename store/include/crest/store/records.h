@@ -184,6 +184,29 @@ struct ImportBatch {
   std::vector<ImportedTiming> rows;
 };
 
+// Which runs a comparison reads (`crest compare`'s selectors); unset fields
+// match any. A run's time is its job's creation (rows written outside any
+// job: the row's own).
+struct RunFilter {
+  std::optional<std::string> gpu_model;
+  std::optional<int64_t> job_id;  // 0: rows written outside any job
+  std::optional<int64_t> cublaslt;
+  std::optional<int64_t> except_software_id;  // every software version but this one
+  std::optional<std::string> device_uuid;
+  std::optional<std::string> host;
+  std::optional<int64_t> from_us;  // runs at or after
+  std::optional<int64_t> to_us;    // runs before
+  MeasureMode mode;
+  AlgoChoice algo = AlgoChoice::kBest;
+};
+
+// A run's answer for one GEMM, with its whole row (device, software,
+// algorithm and statistics): what a comparison sets side by side.
+struct SelectedBest {
+  RunBest best;
+  MeasurementRow row;
+};
+
 // Restricts lookups to software versions; unset fields match any.
 struct SoftwarePin {
   std::optional<int64_t> cublaslt;

@@ -214,6 +214,21 @@ class Store {
   virtual absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
       const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) = 0;
 
+  // ---- comparisons and revalidation (crest compare, sweep --revalidate)
+  // Every run's answer (`filter.algo`) for every GEMM the runs `filter`
+  // selects measured, in `filter.mode`: one entry per run and GEMM, in no
+  // particular order.
+  virtual absl::StatusOr<std::vector<SelectedBest>> SelectRunBests(const RunFilter& filter) = 0;
+  // A GEMM's `count` fastest distinct verified algorithms on `gpu_model` in
+  // `mode` under every software version but `except_software_id`, fastest
+  // first (an algorithm by its configuration; its stored bytes kept).
+  // Empty when no other version measured the GEMM.
+  virtual absl::StatusOr<std::vector<AlgoIdentity>> StoredTopAlgos(const std::string& gpu_model,
+                                                                   const GemmKey& key,
+                                                                   const MeasureMode& mode,
+                                                                   int64_t except_software_id,
+                                                                   int count) = 0;
+
   // ---- races of a study's leading candidates (sweep/runner.h)
   // Stores a race with its standings and every round's times; returns its id.
   virtual absl::StatusOr<int64_t> InsertRace(const RaceRecord& race) = 0;

@@ -20,6 +20,10 @@ struct ReplayChoice {
   double noise = 0.02;
   uint64_t seed = 1;
   std::string trace;  // an nvidia-smi clock trace whose drift it follows; empty none
+  // The cuBLASLt version the table stands for (a table recorded before and
+  // after a library upgrade, replayed to rehearse a revalidation); its runs
+  // are stored under software ("replay", 0, cublaslt). 0: none.
+  int64_t cublaslt = 0;
 };
 
 struct BackendChoice {

@@ -112,7 +112,22 @@ struct SweepOutcome {
   // many rounds, and its measured leader ("plan adaptive: dff hidden=4096
   // …: timed 33 of 257 candidates (66 of 514 GEMMs) in 2 rounds; leader …").
   std::vector<std::string> plan_notes;
+  // A revalidation (spec.revalidate): the GEMMs re-timed with their stored
+  // algorithms, those searched in full (no other software version had
+  // stored them), and the comparison of this run against the newest run of
+  // each GEMM on this GPU model under another software version
+  // (answers/compare.h), as lines.
+  struct Revalidation {
+    int64_t retimed = 0;
+    int64_t searched = 0;
+    std::vector<std::string> lines;
+  };
+  std::optional<Revalidation> revalidation;
 };
+
+// Stored algorithms a revalidation re-times per GEMM (beside the library's
+// first choice now).
+inline constexpr int kRevalidateAlgos = 3;
 
 // Finds this spec's unfinished job (same spec text, backend and target) and
 // resumes it, or creates one; with spec.adaptive, runs the GEMMs outside
@@ -132,8 +147,8 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
                                       const SweepOptions& options);
 
 // OK, or InvalidArgument "plan: …" for an adaptive spec on a backend that
-// does not measure (`measures` false): RunSweep's check, which crestd makes
-// when a job is submitted.
+// does not measure (`measures` false), "revalidate: …" for a revalidation
+// there: RunSweep's check, which crestd makes when a job is submitted.
 absl::Status CheckPlan(const SweepSpec& spec, bool measures);
 
 }  // namespace crest::sweep

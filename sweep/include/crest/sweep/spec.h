@@ -37,6 +37,11 @@ struct SweepSpec {
   // every other GEMM in full). Adaptive needs d_ff studies, a measuring
   // backend, and no shard.
   bool adaptive = false;
+  // "revalidate": for each GEMM the store holds under another software
+  // version, re-time its stored top algorithms and the library's first
+  // choice instead of a full search (runner.h). Needs a measuring backend
+  // that can time given algorithms; not with an adaptive plan.
+  bool revalidate = false;
 };
 
 // Parses and expands a spec. InvalidArgument names the path of the bad field

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "crest/answers/answers.h"
+#include "crest/answers/compare.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
@@ -43,6 +44,9 @@ void Fill(const DeviceInfo& device, v1::Device* out);
 void Fill(const SoftwareInfo& software, v1::Software* out);
 void Fill(const GemmShape& gemm, v1::Gemm* out);
 void Fill(const store::JobRecord& job, v1::Job* out);
+// A comparison, its GEMMs slowest first up to `limit` (the rest counted in
+// left_out); the summaries cover every GEMM.
+void Fill(const answers::CompareReport& report, size_t limit, v1::CompareResponse* out);
 // UNSPECIFIED → no filter; an unknown number → InvalidArgument naming `state`.
 absl::StatusOr<std::optional<store::JobState>> JobStateOf(v1::JobState state);
 v1::JobState ProtoJobState(store::JobState state);
@@ -68,6 +72,10 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& response, const GemmS
 Prediction PredictionOf(const v1::PredictResponse& response, Prediction local);
 std::vector<Timing> TimingsOf(const v1::TimeGemmsResponse& response);
 RunInfo RunOf(const v1::Run& run);
+// The report a crestd sent, for `query` as the client asked it; `left_out`
+// says how many GEMMs it did not list.
+answers::CompareReport CompareReportOf(const v1::CompareResponse& response,
+                                       const answers::CompareQuery& query, int64_t* left_out);
 // The request for a d_ff query.
 void Fill(const DffQuery& query, const std::string& gpu, v1::QueryDffRequest* out);
 

@@ -1,0 +1,150 @@
+// `crest compare`: two selections of runs set side by side, GEMM by GEMM,
+// from a database or a crestd (answers/compare.h).
+#include <memory>
+
+#include "cli.h"
+#include "crest/answers/compare.h"
+#include "crest/common/env.h"
+#include "crest/common/str_cat.h"
+#include "crest/sweep/spec.h"
+#include "crest/sweep/spec_studies.h"
+#include "crest/wire/convert.h"
+#include "gemm_flags.h"
+#include "printer.h"
+#include "read_only_db.h"
+#include "remote.h"
+#include "run_cli.h"
+
+namespace crest::cli {
+namespace {
+
+struct CompareFlags {
+  std::string db;
+  std::string base;
+  std::string now;
+  std::string threshold = "3%";
+  ModeFlags mode;
+  std::string algo = "best";
+  std::string spec;
+  bool fail_on_regression = false;
+};
+
+// "3%" or "0.03": a fraction.
+absl::StatusOr<double> ParseThreshold(const std::string& text) {
+  std::string number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || !(value >= 0)) {
+    return absl::InvalidArgumentError(
+        StrCat("threshold: '", text, "' is not a fraction (0.03) or a percentage (3%)"));
+  }
+  const double fraction = percent ? value / 100 : value;
+  if (fraction > answers::kMaxCompareThreshold) {
+    return absl::InvalidArgumentError(StrCat("threshold: '", text, "' is above 100%"));
+  }
+  return fraction;
+}
+
+absl::StatusOr<answers::CompareReport> CompareRemote(const answers::CompareQuery& query,
+                                                     const std::string& spec_text,
+                                                     int64_t* left_out) {
+  auto channel = DaemonChannel::Open(Remote());
+  if (!channel.ok()) return channel.status();
+  v1::CompareRequest request;
+  request.set_base_selector(query.base);
+  request.set_new_selector(query.now);
+  request.set_threshold(query.threshold);
+  wire::Fill(query.mode, request.mutable_mode());
+  request.set_algo(std::string(AlgoChoiceName(query.algo)));
+  request.set_spec_json(spec_text);
+  v1::CompareResponse response;
+  if (auto s = CallUnary(*channel, &v1::Crest::Stub::Compare, request, &response); !s.ok()) {
+    return s;
+  }
+  return wire::CompareReportOf(response, query, left_out);
+}
+
+absl::Status RunCompare(const CompareFlags& f, Io& io) {
+  const bool remote = !Remote().server.empty();
+  if (remote == !f.db.empty()) {
+    return absl::InvalidArgumentError("db: give --db FILE or --server HOST:PORT (one of them)");
+  }
+  answers::CompareQuery query;
+  query.base = f.base;
+  query.now = f.now;
+  auto threshold = ParseThreshold(f.threshold);
+  if (!threshold.ok()) return threshold.status();
+  query.threshold = *threshold;
+  query.mode = ToMode(f.mode);
+  const auto algo = ParseAlgoChoice(f.algo);
+  if (!algo) return absl::InvalidArgumentError(StrCat("algo: '", f.algo, "' is not best or default"));
+  query.algo = *algo;
+  std::string spec_text;
+  if (!f.spec.empty()) {
+    auto text = ReadFileToString(f.spec);
+    if (!text.ok()) return absl::NotFoundError(StrCat("spec: ", text.status().message()));
+    spec_text = *std::move(text);
+    auto spec = sweep::ParseSweepSpec(spec_text);
+    if (!spec.ok()) return spec.status();
+    auto studies = sweep::StudiesOf(*spec);
+    if (!studies.ok()) return studies.status();
+    query.study_of = *std::move(studies);
+  }
+  // Selectors are checked here too, so a typo is bad input before any call.
+  for (const auto& [text, flag] : {std::pair(&f.base, "--base"), std::pair(&f.now, "--new")}) {
+    if (auto s = answers::ParseRunSelector(*text, flag); !s.ok()) return s.status();
+  }
+  CompareResult result;
+  absl::StatusOr<answers::CompareReport> report;
+  if (remote) {
+    result.origin = StrCat("crestd at ", Remote().server);
+    report = CompareRemote(query, spec_text, &result.left_out);
+  } else {
+    auto db = OpenExisting(f.db);
+    if (!db.ok()) return db.status();
+    result.origin = f.db;
+    report = answers::Compare(**db, query);
+  }
+  if (!report.ok()) return report.status();
+  result.report = *std::move(report);
+  PrinterFor(io)->Print(result);
+  if (f.fail_on_regression && result.report.all.slower > 0) io.exit_code = kExitRegression;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterCompare(CLI::App& root) {
+  auto flags = std::make_shared<CompareFlags>();
+  Command cmd;
+  cmd.app = root.add_subcommand(
+      "compare",
+      "Compare two selections of runs GEMM by GEMM: new/base ratios with intervals and verdicts "
+      "(faster, same, slower beyond --threshold and beyond the noise; unresolved), by alignment "
+      "class and study, and the GEMMs whose best algorithm changed");
+  CLI::App& app = *cmd.app;
+  app.add_option("--db", flags->db, "the result database (or the global --server)");
+  const char* selectors =
+      "runs: job:N, cublaslt:V, device:UUID, host:NAME, date:FROM..TO (UTC days YYYY-MM-DD, "
+      "inclusive), gpu:MODEL or all; parts joined by ',' all hold (host:node7,cublaslt:130100)";
+  app.add_option("--base", flags->base, StrCat("the base ", selectors))->required();
+  app.add_option("--new", flags->now, "the new runs, selected the same way")->required();
+  app.add_option("--threshold", flags->threshold,
+                 "a change smaller than this is 'same': a fraction (0.03) or a percentage (3%)")
+      ->capture_default_str();
+  AddModeFlags(app, flags->mode);
+  app.add_option("--algo", flags->algo,
+                 "whose time answers for a GEMM: best (its fastest verified algorithm) or default "
+                 "(cuBLASLt's first choice)")
+      ->capture_default_str();
+  app.add_option("--spec", flags->spec,
+                 "only the GEMMs of this sweep spec, summarised by its studies");
+  app.add_flag("--fail-on-regression", flags->fail_on_regression,
+               "exit with code 3 when any GEMM is slower (after printing the report)");
+  cmd.run = [flags](Io& io) { return RunCompare(*flags, io); };
+  return cmd;
+}
+
+}  // namespace crest::cli

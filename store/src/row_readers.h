@@ -1,0 +1,20 @@
+// Internal to crest::store: reading a measurement joined with its device
+// and software, as every query that returns whole rows does.
+#pragma once
+
+#include "crest/store/records.h"
+#include "sqlite.h"
+
+namespace crest::store::internal {
+
+// A device's columns as ReadDevice reads them (the table aliased d).
+extern const char* const kDeviceColumns;
+
+// The device_* columns of a measurement joined with its device.
+DeviceInfo ReadDevice(const Statement& s);
+
+// A measurement's key, id, job_id, value columns (measurement_columns.h),
+// device_* columns and the software's driver, cuda_runtime and cublaslt.
+MeasurementRow ReadMeasurement(const Statement& s);
+
+}  // namespace crest::store::internal

@@ -1,0 +1,176 @@
+// crest compare's core: selectors, verdicts, and two replayed runs of the
+// shipped H100 MLP table set side by side — equal tables at 2% noise give
+// no verdict of slower or faster; a table with some GEMMs slowed by 10%
+// gives exactly those as slower.
+#include "crest/answers/compare.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "crest/sweep/backend_factory.h"
+#include "crest/sweep/runner.h"
+#include "gtest/gtest.h"
+#include "sweep_testing.h"
+#include "temp_dir.h"
+
+namespace crest::answers {
+namespace {
+
+using crest::testing::OpenSweepDb;
+using crest::testing::Spec;
+using crest::testing::TempDir;
+
+const std::string kTable = std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/torch-mlp-h4096.csv";
+constexpr char kWindowSpec[] =
+    R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}], "measure": {"race": {"enabled": false}}})";
+constexpr int64_t kWindowGemms = 2 * (2 * 64 + 1);
+
+// The shipped table with each down GEMM whose d_ff is a multiple of 16
+// slowed by `factor`; their keys in `slowed`.
+std::string SlowedTable(const TempDir& dir, double factor, std::set<store::GemmKey>* slowed) {
+  std::ifstream in(kTable);
+  std::ostringstream out;
+  std::string line;
+  std::getline(in, line);
+  out << line << "\n";
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    const int64_t k = std::stoll(cells[4]);
+    if (cells[0].starts_with("down_") && k % 16 == 0) {
+      cells[7] = std::to_string(std::stod(cells[7]) * factor);
+      store::GemmKey key;
+      key.m = std::stoll(cells[2]);
+      key.n = std::stoll(cells[3]);
+      key.k = k;
+      slowed->insert(key);
+    }
+    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
+    out << "\n";
+  }
+  const std::string path = dir.File("slowed.csv");
+  std::ofstream(path) << out.str();
+  return path;
+}
+
+// A replayed run of the window: its device's UUID.
+std::string ReplayRun(store::Store& db, const std::string& table, uint64_t seed) {
+  sweep::BackendChoice choice;
+  choice.name = "replay";
+  choice.gpu = "h100";
+  choice.replay.file = table;
+  choice.replay.seed = seed;
+  auto backend = sweep::MakeBackend(choice);
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  auto out = sweep::RunSweep(Spec(kWindowSpec), **backend, db, {});
+  EXPECT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->progress.done, kWindowGemms);
+  return (*backend)->Device().uuid;
+}
+
+TEST(CompareSelectors, ReadEachKindAndNameTheFlagAndPartAtFault) {
+  auto f = ParseRunSelector("host:node7,cublaslt:130100,date:2026-11-01..2026-11-02", "--base");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->host, "node7");
+  EXPECT_EQ(f->cublaslt, 130100);
+  EXPECT_EQ(*f->to_us - *f->from_us, int64_t{2} * 86'400'000'000) << "both days, inclusive";
+  EXPECT_EQ(ParseRunSelector("job:0", "--new")->job_id, 0);
+  EXPECT_EQ(ParseRunSelector("gpu:h100", "--new")->gpu_model, "H100-SXM");
+  EXPECT_TRUE(ParseRunSelector("all", "--new").ok());
+  for (const char* bad : {"job:x", "job:-1", "colour:red", "node7", "date:2026-13-01",
+                          "date:2026-02-30", "date:2026-11-05..2026-11-01", "gpu:nope", ""}) {
+    auto r = ParseRunSelector(bad, "--base");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(std::string(r.status().message()).find("--base"), 0u) << r.status();
+  }
+}
+
+TEST(CompareVerdicts, NeedTheThresholdAndAnIntervalPastOne) {
+  EXPECT_EQ(Judge(1.10, 1.05, 1.15, 0.03), Verdict::kSlower);
+  EXPECT_EQ(Judge(1.10, 0.99, 1.20, 0.03), Verdict::kUnresolved) << "within the noise";
+  EXPECT_EQ(Judge(1.02, 1.01, 1.03, 0.03), Verdict::kSame) << "real but below the threshold";
+  EXPECT_EQ(Judge(0.90, 0.85, 0.95, 0.03), Verdict::kFaster);
+  EXPECT_EQ(Judge(0.90, 0.85, 1.01, 0.03), Verdict::kUnresolved);
+}
+
+TEST(Compare, EqualTablesAtTwoPercentNoiseGiveNoSlowerAndNoFaster) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  const std::string a = ReplayRun(*db, kTable, 1);
+  const std::string b = ReplayRun(*db, kTable, 2);
+  ASSERT_NE(a, b);
+  CompareQuery q;
+  q.base = "device:" + a;
+  q.now = "device:" + b;
+  auto r = Compare(*db, q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->all.gemms, kWindowGemms);
+  EXPECT_EQ(r->all.slower, 0) << "a false alarm on equal tables";
+  EXPECT_EQ(r->all.faster, 0);
+  EXPECT_TRUE(r->replayed);
+  ASSERT_EQ(r->base_runs.size(), 1u);
+  EXPECT_NE(r->base_runs[0].find("REPLAYED"), std::string::npos) << r->base_runs[0];
+  EXPECT_NEAR(r->all.geomean_ratio, 1, 0.01);
+  for (const GemmComparison& c : r->gemms) {
+    EXPECT_GE(c.coverage, 0.9) << "two 95% intervals";
+    EXPECT_LE(c.ratio_low, c.ratio);
+    EXPECT_GE(c.ratio_high, c.ratio);
+  }
+}
+
+TEST(Compare, FindsTheSlowedGemmsAndNoOthers) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  std::set<store::GemmKey> slowed;
+  const std::string a = ReplayRun(*db, kTable, 1);
+  const std::string b = ReplayRun(*db, SlowedTable(dir, 1.10, &slowed), 2);
+  CompareQuery q;
+  q.base = "device:" + a;
+  q.now = "device:" + b;
+  auto r = Compare(*db, q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  int64_t found = 0;
+  for (const GemmComparison& c : r->gemms) {
+    store::GemmKey key;
+    key.m = c.key.m;
+    key.n = c.key.n;
+    key.k = c.key.k;
+    const bool was_slowed = slowed.contains(key);
+    if (was_slowed) {
+      EXPECT_EQ(c.verdict, Verdict::kSlower) << c.key.k << " ratio " << c.ratio;
+      ++found;
+    } else {
+      EXPECT_NE(c.verdict, Verdict::kSlower) << "not slowed: k " << c.key.k << " n " << c.key.n;
+    }
+  }
+  EXPECT_EQ(found, 8) << "the window's down GEMMs at multiples of 16: 10864 … 10976";
+  EXPECT_EQ(r->all.slower, found);
+  EXPECT_EQ(r->gemms.front().verdict, Verdict::kSlower) << "slowest first";
+  const auto lines = SummarizeComparison(*r, 3);
+  EXPECT_NE(lines[0].find("8 slower"), std::string::npos) << lines[0];
+  EXPECT_NE(lines.back().find("5 more"), std::string::npos) << lines.back();
+}
+
+TEST(Compare, ASideThatSelectsNothingIsNotFoundAndABadThresholdIsRefused) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  const std::string a = ReplayRun(*db, kTable, 1);
+  CompareQuery q;
+  q.base = "device:" + a;
+  q.now = "cublaslt:999999";
+  EXPECT_EQ(Compare(*db, q).status().code(), absl::StatusCode::kNotFound);
+  q.now = "device:" + a;
+  q.threshold = -0.1;
+  EXPECT_EQ(Compare(*db, q).status().code(), absl::StatusCode::kInvalidArgument);
+  q.threshold = 0.03;
+  auto same = Compare(*db, q);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->all.gemms, 0);
+  EXPECT_EQ(same->same_run, kWindowGemms) << "one run is never compared with itself";
+}
+
+}  // namespace
+}  // namespace crest::answers

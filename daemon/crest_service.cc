@@ -494,6 +494,8 @@ absl::Status CrestService::CompareRuns(const Caller&, const v1::CompareRequest& 
   answers::CompareQuery query;
   query.base = request.base_selector();
   query.now = request.new_selector();
+  query.base_name = "base_selector";
+  query.now_name = "new_selector";
   query.threshold = request.threshold() == 0 ? answers::kDefaultCompareThreshold : request.threshold();
   auto mode = wire::ModeOf(request.mode());
   if (!mode.ok()) return mode.status();

@@ -337,9 +337,9 @@ std::vector<std::string> SummarizeComparison(const CompareReport& r, size_t max_
 }
 
 absl::StatusOr<CompareReport> Compare(store::Store& db, const CompareQuery& query) {
-  auto base = ParseRunSelector(query.base, "--base");
+  auto base = ParseRunSelector(query.base, query.base_name);
   if (!base.ok()) return base.status();
-  auto now = ParseRunSelector(query.now, "--new");
+  auto now = ParseRunSelector(query.now, query.now_name);
   if (!now.ok()) return now.status();
   for (store::RunFilter* f : {&*base, &*now}) {
     f->mode = query.mode;

@@ -3,11 +3,13 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "replay_tables.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -20,6 +22,20 @@ using crest::testing::TempDir;
 
 crest::testing::CommandResult Crest(const std::string& args) {
   return RunCommand(std::string(CREST_BIN) + " " + args);
+}
+
+
+// The shipped table before and after a replayed upgrade, revalidated.
+void ReplayUpgrade(const std::string& db, const std::string& slowed) {
+  crest::testing::WriteSlowedMlpTable(slowed);
+  auto before = Crest(crest::testing::ReplaySweepArgs(db, crest::testing::kMlpTable, 130100));
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  auto after = Crest(crest::testing::ReplaySweepArgs(db, slowed, 130200) + " --revalidate");
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_NE(after.out.find("re-timed 514 GEMMs"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find("4 slower, 0 unresolved, 510 same, 0 faster of 514 GEMMs"),
+            std::string::npos)
+      << after.out;
 }
 
 nlohmann::json Json(const crest::testing::CommandResult& r) {
@@ -375,6 +391,37 @@ TEST(CrestSweep, RefusesWhatItCannotRun) {
   auto unknown = Crest("sweep --db " + db + " --hidden 4096 --gpu h100 --backend tpu");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown backend 'tpu'"), std::string::npos);
+}
+
+TEST(CrestCompare, ARevalidatedUpgradeIsComparedAndFailsOnRegressionWithExitCode3) {
+  TempDir dir;
+  const std::string db = dir.File("node.db");
+  ReplayUpgrade(db, dir.File("slowed.csv"));
+  auto text = Crest("compare --db " + db + " --base cublaslt:130100 --new cublaslt:130200");
+  EXPECT_EQ(text.exit_code, 0) << "a regression alone is not an error: " << text.err;
+  EXPECT_NE(text.out.find("REPLAYED (not measured)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("summary: 4 slower, 0 unresolved, 510 same, 0 faster"),
+            std::string::npos) << text.out;
+  auto gate = Crest("compare --db " + db + " --base job:1 --new job:2 --fail-on-regression");
+  EXPECT_EQ(gate.exit_code, 3) << gate.err;
+  auto loose = Crest("compare --db " + db + " --base job:1 --new job:2 --threshold 10% "
+                     "--fail-on-regression");
+  EXPECT_EQ(loose.exit_code, 0) << "8% is below a 10% threshold: " << loose.out;
+  auto json = Json(Crest("--json compare --db " + db + " --base job:1 --new job:2"));
+  ASSERT_EQ(json["gemms"].size(), 514u);
+  const auto& worst = json["gemms"][0];
+  EXPECT_EQ(worst["verdict"], "slower");
+  for (const char* field : {"m", "n", "k", "batch", "dtype", "layout", "ratio", "ratio_low",
+                            "ratio_high", "coverage", "alignment"}) {
+    EXPECT_TRUE(worst.contains(field)) << field;
+  }
+  EXPECT_GT(worst["ratio_low"].get<double>(), 1.0);
+  EXPECT_EQ(json["summary"]["slower"], 4);
+  auto csv = Crest("--csv compare --db " + db + " --base job:1 --new job:2");
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 515) << "a header and 514 rows";
+  auto bad = Crest("compare --db " + db + " --base jbo:1 --new job:2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--base: 'jbo:1'"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "crestd_process.h"
 #include "gtest/gtest.h"
+#include "replay_tables.h"
 #include "nlohmann/json.hpp"
 #include "run_command.h"
 #include "temp_dir.h"
@@ -197,6 +198,32 @@ TEST_F(CrestRemote, ErrorsNameTheServerOrTheFlag) {
   const auto down = Crest("--timeout 2 dff --hidden 4096 --gpu h100");
   EXPECT_EQ(down.exit_code, 1);
   EXPECT_NE(down.err.find("crestd at " + daemon_.address()), std::string::npos) << down.err;
+}
+
+// `crest compare` through a crestd answers as from its database file.
+TEST_F(CrestRemote, CompareThroughTheDaemonEqualsTheLocalComparison) {
+  const std::string db = dir_.File("crest.db");
+  testing::WriteSlowedMlpTable(dir_.File("slowed.csv"));
+  for (const std::string& args :
+       {testing::ReplaySweepArgs(db, testing::kMlpTable, 130100),
+        testing::ReplaySweepArgs(db, dir_.File("slowed.csv"), 130200) + " --revalidate"}) {
+    const auto sweep = testing::RunCommand(std::string(CREST_BIN) + " " + args);
+    ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  }
+  const std::string query = " compare --base cublaslt:130100 --new cublaslt:130200";
+  const auto remote = Crest("--json" + query + " --fail-on-regression");
+  EXPECT_EQ(remote.exit_code, 3) << remote.err;
+  const auto local = testing::RunCommand(std::string(CREST_BIN) + " --json" + query + " --db " + db);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  auto r = nlohmann::json::parse(remote.out);
+  auto l = nlohmann::json::parse(local.out);
+  EXPECT_EQ(r["origin"], "crestd at " + daemon_.address());
+  r.erase("origin");
+  l.erase("origin");
+  EXPECT_EQ(r, l) << "one answer, local or remote";
+  EXPECT_EQ(r["summary"]["slower"], 4);
+  const auto bad = Crest(" compare --base job:1 --new date:2026-13-01");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }
 
 }  // namespace

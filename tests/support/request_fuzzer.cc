@@ -82,6 +82,15 @@ std::map<std::string, std::vector<std::string>> Seeds() {
   watch.set_id(1);
   seeds["WatchJob"] = {Serialized(watch)};
   seeds["ExportResults"] = {Serialized(v1::ExportResultsRequest())};
+  v1::CompareRequest compare;
+  compare.set_base_selector("cublaslt:130100,date:2026-11-01..");
+  compare.set_new_selector("job:1");
+  v1::CompareRequest by_spec = compare;
+  by_spec.set_base_selector("all");
+  by_spec.set_spec_json(kSpec);
+  by_spec.set_threshold(0.05);
+  by_spec.set_limit(10);
+  seeds["Compare"] = {Serialized(compare), Serialized(by_spec)};
   return seeds;
 }
 

@@ -61,6 +61,9 @@ Verdict Judge(double ratio, double low, double high, double threshold);
 struct CompareQuery {
   std::string base;  // selectors, as ParseRunSelector reads them
   std::string now;
+  // What errors call them: the CLI's flags, or crestd's request fields.
+  std::string base_name = "--base";
+  std::string now_name = "--new";
   double threshold = kDefaultCompareThreshold;
   MeasureMode mode;
   AlgoChoice algo = AlgoChoice::kBest;

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <ctime>
-#include <tuple>
+#include <set>
 
 #include "crest/answers/answers.h"
 #include "crest/common/str_cat.h"
@@ -101,95 +101,124 @@ std::string AlgoText(const AlgoIdentity& a) {
                 " split-k ", a.split_k, " swizzle ", a.swizzle, " cluster ", a.cluster_shape);
 }
 
-auto AlgoConfig(const AlgoIdentity& a) {
-  return std::tuple(a.algo_id, a.tile, a.stages, a.split_k, a.reduction_scheme, a.swizzle,
-                    a.custom_option, a.cluster_shape);
-}
-
 using Key = std::pair<std::string, store::GemmKey>;  // GPU model, GEMM
 
-// Per GEMM, the newest run of a side that has it (later start, then the
-// larger job id, then the device and software ids: a fixed choice).
-std::map<Key, store::SelectedBest> NewestPerGemm(std::vector<store::SelectedBest> rows,
-                                                 const CompareQuery& query) {
+// A side's answer per GEMM (the newest selected run's), within the query's
+// study GEMMs when it names some. NotFound when the side selects no run.
+absl::StatusOr<std::map<Key, store::SelectedBest>> SelectSide(store::Store& db,
+                                                              const store::RunFilter& filter,
+                                                              const CompareQuery& query,
+                                                              std::string_view side,
+                                                              const std::string& text) {
+  auto rows = db.NewestRunBests(filter);
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) {
+    return absl::NotFoundError(StrCat(side, ": '", text, "' selects no run measured in ",
+                                      CacheModeName(query.mode.cache), " L2, ",
+                                      ClockPolicyName(query.mode.clocks), " clocks in ",
+                                      db.path()));
+  }
   std::map<Key, store::SelectedBest> out;
-  for (store::SelectedBest& b : rows) {
-    if (!query.study_of.empty() && !query.study_of.contains(b.row.key)) continue;
-    Key key{b.row.device.gpu_model, b.row.key};
-    auto [it, added] = out.try_emplace(key, b);
-    const auto order = [](const store::SelectedBest& x) {
-      return std::tuple(x.best.started_us, x.best.run.job_id, x.best.run.device_id,
-                        x.best.run.software_id);
-    };
-    if (!added && order(b) > order(it->second)) it->second = std::move(b);
+  for (store::SelectedBest& b : *rows) {
+    if (!query.study_of.empty() && !query.study_of.contains(b.key)) continue;
+    Key key{b.gpu_model, b.key};
+    out.emplace(std::move(key), std::move(b));
   }
   return out;
 }
 
-CompareSide SideOf(const store::SelectedBest& b) {
+// Each run's job, device and software, read once per run.
+absl::StatusOr<std::map<store::RunKey, store::RunRecord>> DescribeEach(
+    store::Store& db, const std::set<store::RunKey>& runs) {
+  const std::vector<store::RunKey> keys(runs.begin(), runs.end());
+  auto described = db.DescribeRuns(keys);
+  if (!described.ok()) return described.status();
+  std::map<store::RunKey, store::RunRecord> out;
+  for (store::RunRecord& r : *described) out.emplace(r.key, std::move(r));
+  return out;
+}
+
+CompareSide SideOf(const store::SelectedBest& b, const store::RunRecord& run) {
   CompareSide side;
-  side.run.job_id = b.best.run.job_id;
+  side.run = run.info;
   side.run.started_us = b.best.started_us;
-  side.run.device_uuid = b.row.device.uuid;
-  side.run.host = b.row.device.host;
-  side.provenance = DescribeProvenance(b.row.device, b.row.software);
-  side.replayed = !b.row.device.replay.empty();
+  side.provenance = DescribeProvenance(run.device, run.software);
+  side.replayed = !run.device.replay.empty();
   side.median_us = b.best.median_us;
   side.low_us = b.best.ci_low_us > 0 ? b.best.ci_low_us : b.best.median_us;
   side.high_us = b.best.ci_high_us > 0 ? b.best.ci_high_us : b.best.median_us;
-  side.samples = b.row.result.stats.samples;
-  side.algo = AlgoText(b.row.result.algo);
+  side.samples = b.samples;
+  side.algo = AlgoText(b.algo);
   return side;
 }
 
 std::string ErrorClassOf(const std::string& gpu_model, const store::GemmKey& key) {
   auto gpu = FindGpu(gpu_model);
   if (!gpu.ok()) return "";
-  GemmShape g;
-  g.m = key.m;
-  g.n = key.n;
-  g.k = key.k;
-  g.batch = key.batch;
-  g.dtype = key.dtype;
-  g.a_transposed = key.a_transposed;
-  g.b_transposed = key.b_transposed;
-  auto p = Predict(g, **gpu);
+  auto p = Predict(key.Shape(), **gpu);
   if (!p.ok()) return "";
   return std::string(kErrorClasses[p->error_class]);
 }
 
-void Count(CompareGroup& group, const GemmComparison& c) {
-  ++group.gemms;
-  switch (c.verdict) {
-    case Verdict::kFaster: ++group.faster; break;
-    case Verdict::kSame: ++group.same; break;
-    case Verdict::kSlower: ++group.slower; break;
-    case Verdict::kUnresolved: ++group.unresolved; break;
+GemmComparison CompareOne(const Key& key, const CompareSide& base, const CompareSide& now,
+                          bool algo_changed, const CompareQuery& query) {
+  GemmComparison c;
+  c.gpu_model = key.first;
+  c.key = key.second;
+  c.alignment = ErrorClassOf(c.gpu_model, c.key);
+  if (const auto study = query.study_of.find(c.key); study != query.study_of.end()) {
+    c.study = study->second;
   }
-  if (c.algo_changed) ++group.algo_changes;
+  c.base = base;
+  c.now = now;
+  c.ratio = now.median_us / base.median_us;
+  c.ratio_low = now.low_us / base.high_us;
+  c.ratio_high = now.high_us / base.low_us;
+  c.coverage = std::max(0.0, MedianIntervalCoverage(base.samples) +
+                                 MedianIntervalCoverage(now.samples) - 1);
+  c.verdict = Judge(c.ratio, c.ratio_low, c.ratio_high, query.threshold);
+  c.algo_changed = algo_changed;
+  return c;
+}
+
+CompareGroup Summarise(std::string name, const std::vector<const GemmComparison*>& gemms) {
+  CompareGroup group{std::move(name)};
+  double log_sum = 0;
+  for (const GemmComparison* c : gemms) {
+    ++group.gemms;
+    switch (c->verdict) {
+      case Verdict::kFaster: ++group.faster; break;
+      case Verdict::kSame: ++group.same; break;
+      case Verdict::kSlower: ++group.slower; break;
+      case Verdict::kUnresolved: ++group.unresolved; break;
+    }
+    if (c->algo_changed) ++group.algo_changes;
+    log_sum += std::log(c->ratio);
+  }
+  if (!gemms.empty()) group.geomean_ratio = std::exp(log_sum / static_cast<double>(gemms.size()));
+  return group;
 }
 
 std::vector<CompareGroup> GroupBy(const std::vector<GemmComparison>& gemms,
                                   std::string GemmComparison::*field) {
-  std::map<std::string, std::pair<CompareGroup, double>> groups;
-  for (const GemmComparison& c : gemms) {
-    auto& [group, log_sum] = groups[c.*field];
-    group.name = c.*field;
-    Count(group, c);
-    log_sum += std::log(c.ratio);
-  }
+  std::map<std::string, std::vector<const GemmComparison*>> groups;
+  for (const GemmComparison& c : gemms) groups[c.*field].push_back(&c);
   std::vector<CompareGroup> out;
-  for (auto& [name, entry] : groups) {
-    entry.first.geomean_ratio = std::exp(entry.second / static_cast<double>(entry.first.gemms));
-    out.push_back(entry.first);
-  }
+  for (const auto& [name, members] : groups) out.push_back(Summarise(name, members));
   return out;
 }
 
-std::string DescribeRunUsed(const CompareSide& side, const std::string& job_name) {
-  const std::string job = side.run.job_id == 0 ? std::string("rows outside any job")
-                                               : StrCat("job ", side.run.job_id);
-  return StrCat(job, job_name.empty() ? "" : StrCat(" (", job_name, ")"), " on ", side.provenance);
+std::vector<std::string> DescribeRunsUsed(const std::set<store::RunKey>& used,
+                                          const std::map<store::RunKey, store::RunRecord>& runs) {
+  std::vector<std::string> lines;
+  for (const store::RunKey& key : used) {
+    const store::RunRecord& r = runs.at(key);
+    const std::string job =
+        key.job_id == 0 ? std::string("rows outside any job") : StrCat("job ", key.job_id);
+    lines.push_back(StrCat(job, r.info.name.empty() ? "" : StrCat(" (", r.info.name, ")"), " on ",
+                           DescribeProvenance(r.device, r.software)));
+  }
+  return lines;
 }
 
 }  // namespace
@@ -233,80 +262,56 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
     return absl::InvalidArgumentError(
         StrCat("threshold: must be between 0 and ", kMaxCompareThreshold, " (a fraction: 0.03 is 3%)"));
   }
-  auto base_rows = db.SelectRunBests(base);
-  if (!base_rows.ok()) return base_rows.status();
-  auto now_rows = db.SelectRunBests(now);
-  if (!now_rows.ok()) return now_rows.status();
-  for (const auto& [rows, side, text] : {std::tuple(&*base_rows, "base", &query.base),
-                                         std::tuple(&*now_rows, "new", &query.now)}) {
-    if (rows->empty()) {
-      return absl::NotFoundError(StrCat(side, ": '", *text, "' selects no run measured in ",
-                                        CacheModeName(query.mode.cache), " L2, ",
-                                        ClockPolicyName(query.mode.clocks), " clocks in ",
-                                        db.path()));
-    }
-  }
-  const auto base_best = NewestPerGemm(*std::move(base_rows), query);
-  const auto now_best = NewestPerGemm(*std::move(now_rows), query);
+  auto base_best = SelectSide(db, base, query, "base", query.base);
+  if (!base_best.ok()) return base_best.status();
+  auto now_best = SelectSide(db, now, query, "new", query.now);
+  if (!now_best.ok()) return now_best.status();
   CompareReport report;
   report.query = query;
-  std::map<store::RunKey, CompareSide> base_sides, now_sides;
-  for (const auto& [key, b] : base_best) {
-    const auto found = now_best.find(key);
-    if (found == now_best.end()) {
+  // The GEMMs both sides answer from different runs, and those runs.
+  std::vector<std::pair<const Key*, std::pair<const store::SelectedBest*, const store::SelectedBest*>>>
+      pairs;
+  std::set<store::RunKey> base_used, now_used;
+  for (const auto& [key, b] : *base_best) {
+    const auto found = now_best->find(key);
+    if (found == now_best->end()) {
       ++report.only_base;
-      continue;
-    }
-    const store::SelectedBest& n = found->second;
-    if (n.best.run == b.best.run) {
+    } else if (found->second.best.run == b.best.run) {
       ++report.same_run;
-      continue;
+    } else {
+      pairs.push_back({&key, {&b, &found->second}});
+      base_used.insert(b.best.run);
+      now_used.insert(found->second.best.run);
     }
-    GemmComparison c;
-    c.gpu_model = key.first;
-    c.key = key.second;
-    c.alignment = ErrorClassOf(c.gpu_model, c.key);
-    if (const auto study = query.study_of.find(c.key); study != query.study_of.end()) {
-      c.study = study->second;
-    }
-    c.base = SideOf(b);
-    c.now = SideOf(n);
-    c.ratio = c.now.median_us / c.base.median_us;
-    c.ratio_low = c.now.low_us / c.base.high_us;
-    c.ratio_high = c.now.high_us / c.base.low_us;
-    c.coverage = std::max(0.0, MedianIntervalCoverage(c.base.samples) +
-                                   MedianIntervalCoverage(c.now.samples) - 1);
-    c.verdict = Judge(c.ratio, c.ratio_low, c.ratio_high, query.threshold);
-    c.algo_changed = AlgoConfig(b.row.result.algo) != AlgoConfig(n.row.result.algo);
+  }
+  for (const auto& [key, n] : *now_best) report.only_now += base_best->contains(key) ? 0 : 1;
+  std::set<store::RunKey> every = base_used;
+  every.insert(now_used.begin(), now_used.end());
+  auto runs = DescribeEach(db, every);
+  if (!runs.ok()) return runs.status();
+  for (const auto& [key, sides] : pairs) {
+    const auto& [b, n] = sides;
+    GemmComparison c = CompareOne(*key, SideOf(*b, runs->at(b->best.run)),
+                                  SideOf(*n, runs->at(n->best.run)),
+                                  !SameConfiguration(b->algo, n->algo), query);
     report.replayed = report.replayed || c.base.replayed || c.now.replayed;
-    base_sides.try_emplace(b.best.run, c.base);
-    now_sides.try_emplace(n.best.run, c.now);
     report.gemms.push_back(std::move(c));
   }
-  for (const auto& [key, n] : now_best) report.only_now += base_best.contains(key) ? 0 : 1;
   std::stable_sort(report.gemms.begin(), report.gemms.end(),
                    [](const GemmComparison& x, const GemmComparison& y) { return x.ratio > y.ratio; });
-  report.all = {"all"};
-  double log_sum = 0;
-  for (const GemmComparison& c : report.gemms) {
-    Count(report.all, c);
-    log_sum += std::log(c.ratio);
-  }
-  report.all.geomean_ratio =
-      report.gemms.empty() ? 1 : std::exp(log_sum / static_cast<double>(report.gemms.size()));
+  std::vector<const GemmComparison*> all;
+  for (const GemmComparison& c : report.gemms) all.push_back(&c);
+  report.all = Summarise("all", all);
   report.by_alignment = GroupBy(report.gemms, &GemmComparison::alignment);
   if (!query.study_of.empty()) report.by_study = GroupBy(report.gemms, &GemmComparison::study);
-  for (const auto& [sides, lines] : {std::pair(&base_sides, &report.base_runs),
-                                     std::pair(&now_sides, &report.now_runs)}) {
-    std::vector<store::RunKey> keys;
-    for (const auto& [run, side] : *sides) keys.push_back(run);
-    auto described = db.DescribeRuns(keys);
-    if (!described.ok()) return described.status();
-    for (size_t i = 0; i < keys.size(); ++i) {
-      lines->push_back(DescribeRunUsed(sides->at(keys[i]), (*described)[i].info.name));
-    }
-  }
+  report.base_runs = DescribeRunsUsed(base_used, *runs);
+  report.now_runs = DescribeRunsUsed(now_used, *runs);
   return report;
+}
+
+std::string DescribeGemm(const store::GemmKey& k) {
+  return StrCat(k.batch > 1 ? StrCat(k.batch, "x") : "", k.m, "x", k.n, "x", k.k, " ",
+                DTypeName(k.dtype), " ", k.Shape().Layout());
 }
 
 std::vector<std::string> SummarizeComparison(const CompareReport& r, size_t max_gemms) {
@@ -322,10 +327,7 @@ std::vector<std::string> SummarizeComparison(const CompareReport& r, size_t max_
   for (const GemmComparison& c : r.gemms) {
     if (c.verdict != Verdict::kSlower || shown == max_gemms) continue;
     ++shown;
-    const store::GemmKey& k = c.key;
-    lines.push_back(StrCat("slower: ", k.batch > 1 ? StrCat(k.batch, "x") : "", k.m, "x", k.n,
-                           "x", k.k, " ", DTypeName(k.dtype), " ", k.a_transposed ? "T" : "N",
-                           k.b_transposed ? "T" : "N", " ", Decimals(c.base.median_us, 1), " -> ",
+    lines.push_back(StrCat("slower: ", DescribeGemm(c.key), " ", Decimals(c.base.median_us, 1), " -> ",
                            Decimals(c.now.median_us, 1), " us, ratio ", Decimals(c.ratio, 4), " (",
                            Decimals(c.ratio_low, 4), "-", Decimals(c.ratio_high, 4), ")"));
   }

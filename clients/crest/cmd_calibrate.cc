@@ -30,18 +30,6 @@ struct CalibrateFlags {
   ModeFlags mode;
 };
 
-GemmShape ShapeOf(const store::GemmKey& k) {
-  GemmShape g;
-  g.dtype = k.dtype;
-  g.a_transposed = k.a_transposed;
-  g.b_transposed = k.b_transposed;
-  g.m = k.m;
-  g.n = k.n;
-  g.k = k.k;
-  g.batch = k.batch;
-  return g;
-}
-
 // The one GPU model the database holds rows of, unless --gpu names one.
 absl::StatusOr<const GpuSpec*> ChooseGpu(const CalibrateFlags& f, store::Store& db) {
   if (!f.gpu.empty()) return FindGpu(f.gpu);
@@ -100,7 +88,7 @@ absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, st
       out.software = answers::DescribeProvenance(row->device, row->software);
     }
     for (const auto& [key, t] : *best) {
-      out.timed.push_back({ShapeOf(key), t.median_us});
+      out.timed.push_back({key.Shape(), t.median_us});
       out.from.push_back(measured);
     }
   }
@@ -108,7 +96,7 @@ absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, st
     auto imported = db.ImportedTimings(model);
     if (!imported.ok()) return imported.status();
     for (const auto& r : *imported) {
-      out.timed.push_back({ShapeOf(r.timing.key), r.timing.time_us});
+      out.timed.push_back({r.timing.key.Shape(), r.timing.time_us});
       out.from.push_back({"imported", r.tool, r.device, r.source_file});
     }
   }

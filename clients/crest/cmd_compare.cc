@@ -9,6 +9,7 @@
 #include "crest/sweep/spec.h"
 #include "crest/sweep/spec_studies.h"
 #include "crest/wire/convert.h"
+#include "dim_list.h"
 #include "gemm_flags.h"
 #include "printer.h"
 #include "read_only_db.h"
@@ -28,24 +29,6 @@ struct CompareFlags {
   std::string spec;
   bool fail_on_regression = false;
 };
-
-// "3%" or "0.03": a fraction.
-absl::StatusOr<double> ParseThreshold(const std::string& text) {
-  std::string number = text;
-  const bool percent = !number.empty() && number.back() == '%';
-  if (percent) number.pop_back();
-  char* end = nullptr;
-  const double value = std::strtod(number.c_str(), &end);
-  if (number.empty() || end != number.c_str() + number.size() || !(value >= 0)) {
-    return absl::InvalidArgumentError(
-        StrCat("threshold: '", text, "' is not a fraction (0.03) or a percentage (3%)"));
-  }
-  const double fraction = percent ? value / 100 : value;
-  if (fraction > answers::kMaxCompareThreshold) {
-    return absl::InvalidArgumentError(StrCat("threshold: '", text, "' is above 100%"));
-  }
-  return fraction;
-}
 
 absl::StatusOr<answers::CompareReport> CompareRemote(const answers::CompareQuery& query,
                                                      const std::string& spec_text,
@@ -74,7 +57,7 @@ absl::Status RunCompare(const CompareFlags& f, Io& io) {
   answers::CompareQuery query;
   query.base = f.base;
   query.now = f.now;
-  auto threshold = ParseThreshold(f.threshold);
+  auto threshold = ParseFraction("threshold", f.threshold);
   if (!threshold.ok()) return threshold.status();
   query.threshold = *threshold;
   query.mode = ToMode(f.mode);
@@ -86,11 +69,6 @@ absl::Status RunCompare(const CompareFlags& f, Io& io) {
     auto text = ReadFileToString(f.spec);
     if (!text.ok()) return absl::NotFoundError(StrCat("spec: ", text.status().message()));
     spec_text = *std::move(text);
-    auto spec = sweep::ParseSweepSpec(spec_text);
-    if (!spec.ok()) return spec.status();
-    auto studies = sweep::StudiesOf(*spec);
-    if (!studies.ok()) return studies.status();
-    query.study_of = *std::move(studies);
   }
   // Selectors are checked here too, so a typo is bad input before any call.
   for (const auto& [text, flag] : {std::pair(&f.base, "--base"), std::pair(&f.now, "--new")}) {
@@ -102,6 +80,15 @@ absl::Status RunCompare(const CompareFlags& f, Io& io) {
     result.origin = StrCat("crestd at ", Remote().server);
     report = CompareRemote(query, spec_text, &result.left_out);
   } else {
+    // The spec's studies are expanded where the comparison runs (crestd
+    // expands the text it is sent).
+    if (!spec_text.empty()) {
+      auto spec = sweep::ParseSweepSpec(spec_text);
+      if (!spec.ok()) return spec.status();
+      auto studies = sweep::StudiesOf(*spec);
+      if (!studies.ok()) return studies.status();
+      query.study_of = *std::move(studies);
+    }
     auto db = OpenExisting(f.db);
     if (!db.ok()) return db.status();
     result.origin = f.db;

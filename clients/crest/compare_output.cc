@@ -16,14 +16,7 @@ constexpr size_t kTextGemms = 40;
 
 std::string Percent(double fraction) { return StrCat(Decimals(fraction * 100, 1), "%"); }
 
-std::string GemmText(const store::GemmKey& k) {
-  return StrCat(k.batch > 1 ? StrCat(k.batch, "x") : "", k.m, "x", k.n, "x", k.k, " ",
-                DTypeName(k.dtype), " ", k.a_transposed ? "T" : "N", k.b_transposed ? "T" : "N");
-}
-
-std::string Layout(const store::GemmKey& k) {
-  return StrCat(k.a_transposed ? "T" : "N", k.b_transposed ? "T" : "N");
-}
+std::string Layout(const store::GemmKey& k) { return k.Shape().Layout(); }
 
 std::string Interval(double low, double high) {
   return StrCat(Decimals(low, 4), "-", Decimals(high, 4));
@@ -99,7 +92,7 @@ void Text(const CompareResult& r, std::ostream& out) {
            {"verdict", Table::Align::kLeft}, {"algorithm", Table::Align::kLeft}});
   for (size_t i = 0; i < shown.size() && i < kTextGemms; ++i) {
     const GemmComparison& g = *shown[i];
-    t.AddRow({GemmText(g.key), Decimals(g.base.median_us, 1), Decimals(g.now.median_us, 1),
+    t.AddRow({answers::DescribeGemm(g.key), Decimals(g.base.median_us, 1), Decimals(g.now.median_us, 1),
               Decimals(g.ratio, 4), Interval(g.ratio_low, g.ratio_high),
               std::string(answers::VerdictName(g.verdict)),
               g.algo_changed ? StrCat(g.base.algo, " -> ", g.now.algo) : "same"});

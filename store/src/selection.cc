@@ -1,12 +1,8 @@
 // Runs selected for a comparison, and the stored algorithms a revalidation
 // times again.
-#include <map>
-#include <tuple>
-
 #include "crest/common/str_cat.h"
 #include "key_columns.h"
 #include "measurement_columns.h"
-#include "row_readers.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
@@ -18,26 +14,26 @@ namespace {
 std::string RunAnswers(AlgoChoice algo) {
   return algo == AlgoChoice::kBest
              ? "run_bests"
-             : "(SELECT gpu_model, cache_mode, clock_policy, software_id, coalesce(job_id, 0) "
-               "AS job_id, device_id, id AS measurement_id, median_us, ci_low_us, ci_high_us "
-               "FROM measurements WHERE verified = 1 AND heuristic_rank = 0)";
-}
-
-// An algorithm by its configuration (its bytes may differ by padding).
-auto AlgoConfig(const AlgoIdentity& a) {
-  return std::tuple(a.algo_id, a.tile, a.stages, a.split_k, a.reduction_scheme, a.swizzle,
-                    a.custom_option, a.cluster_shape);
+             : "(SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, "
+               "trans_b, batch, m, n, k, coalesce(job_id, 0) AS job_id, device_id, id AS "
+               "measurement_id, median_us, ci_low_us, ci_high_us FROM measurements WHERE "
+               "verified = 1 AND heuristic_rank = 0)";
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<SelectedBest>> SqliteStore::SelectRunBests(const RunFilter& f) {
+absl::StatusOr<std::vector<SelectedBest>> SqliteStore::NewestRunBests(const RunFilter& f) {
+  // Each selected row ranked within its GPU model and GEMM, newest run
+  // first (and a run's fastest row first); the first of each is kept.
   auto stmt = conn_->Prepare(StrCat(
-      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, ",
-      MeasurementColumnList("m."), ", ", kDeviceColumns,
-      ", s.driver, s.cuda_runtime, s.cublaslt, rb.job_id AS run_job, rb.device_id AS run_device, "
-      "rb.software_id AS run_software, rb.median_us AS run_median_us, rb.ci_low_us AS run_ci_low, "
-      "rb.ci_high_us AS run_ci_high, coalesce(j.created_us, m.created_us) AS run_started FROM ",
+      "SELECT * FROM (SELECT rb.gpu_model, rb.dtype, rb.trans_a, rb.trans_b, rb.batch, rb.m, "
+      "rb.n, rb.k, rb.job_id, rb.device_id, rb.software_id, rb.measurement_id, rb.median_us, "
+      "rb.ci_low_us, rb.ci_high_us, coalesce(j.created_us, m.created_us) AS started, m.samples, "
+      "m.algo_id, m.tile, m.tile_m, m.tile_n, m.stages, m.split_k, m.reduction_scheme, "
+      "m.swizzle, m.custom_option, m.cluster_shape, row_number() OVER (PARTITION BY "
+      "rb.gpu_model, rb.dtype, rb.trans_a, rb.trans_b, rb.batch, rb.m, rb.n, rb.k ORDER BY "
+      "coalesce(j.created_us, m.created_us) DESC, rb.job_id DESC, rb.device_id DESC, "
+      "rb.software_id DESC, rb.median_us) AS newest FROM ",
       RunAnswers(f.algo),
       " AS rb JOIN measurements AS m ON m.id = rb.measurement_id "
       "JOIN devices AS d ON d.id = rb.device_id JOIN software AS s ON s.id = rb.software_id "
@@ -47,30 +43,42 @@ absl::StatusOr<std::vector<SelectedBest>> SqliteStore::SelectRunBests(const RunF
       "AND (?6 IS NULL OR d.uuid = ?6) AND (?7 IS NULL OR d.host = ?7) "
       "AND (?8 IS NULL OR coalesce(j.created_us, m.created_us) >= ?8) "
       "AND (?9 IS NULL OR coalesce(j.created_us, m.created_us) < ?9) "
-      "AND (?10 IS NULL OR rb.software_id <> ?10)"));
+      "AND (?10 IS NULL OR rb.software_id <> ?10)) WHERE newest = 1 LIMIT ?11"));
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
   s.Bind(1, CacheModeName(f.mode.cache)).Bind(2, ClockPolicyName(f.mode.clocks));
   s.Bind(3, f.gpu_model).Bind(4, f.job_id).Bind(5, f.cublaslt).Bind(6, f.device_uuid);
   s.Bind(7, f.host).Bind(8, f.from_us).Bind(9, f.to_us).Bind(10, f.except_software_id);
-  // One entry per run and GEMM: the fastest, where a run has several.
-  std::map<std::pair<RunKey, GemmKey>, SelectedBest> kept;
+  s.Bind(11, f.limit > 0 ? f.limit + 1 : int64_t{-1});  // one more: to tell it is over
+  std::vector<SelectedBest> out;
   auto status = s.ForEachRow("selecting runs", [&](const Statement& row) {
-    SelectedBest b;
-    b.best.run = {row.Int("run_job"), row.Int("run_device"), row.Int("run_software")};
-    b.best.median_us = row.Double("run_median_us");
-    b.best.ci_low_us = row.Double("run_ci_low");
-    b.best.ci_high_us = row.Double("run_ci_high");
-    b.best.measurement_id = row.Int("id");
-    b.best.started_us = row.Int("run_started");
-    b.row = ReadMeasurement(row);
-    auto [it, added] = kept.try_emplace({b.best.run, b.row.key}, b);
-    if (!added && b.best.median_us < it->second.best.median_us) it->second = std::move(b);
+    SelectedBest& b = out.emplace_back();
+    b.gpu_model = row.Text("gpu_model");
+    b.key = ReadKey(row);
+    b.best.run = {row.Int("job_id"), row.Int("device_id"), row.Int("software_id")};
+    b.best.median_us = row.Double("median_us");
+    b.best.ci_low_us = row.Double("ci_low_us");
+    b.best.ci_high_us = row.Double("ci_high_us");
+    b.best.measurement_id = row.Int("measurement_id");
+    b.best.started_us = row.Int("started");
+    b.samples = row.Int("samples");
+    AlgoIdentity& a = b.algo;
+    a.algo_id = row.Int("algo_id");
+    a.tile = row.Int("tile");
+    a.tile_m = static_cast<int>(row.Int("tile_m"));
+    a.tile_n = static_cast<int>(row.Int("tile_n"));
+    a.stages = row.Int("stages");
+    a.split_k = row.Int("split_k");
+    a.reduction_scheme = row.Int("reduction_scheme");
+    a.swizzle = row.Int("swizzle");
+    a.custom_option = row.Int("custom_option");
+    a.cluster_shape = row.Int("cluster_shape");
   });
   if (!status.ok()) return status;
-  std::vector<SelectedBest> out;
-  out.reserve(kept.size());
-  for (auto& [key, best] : kept) out.push_back(std::move(best));
+  if (f.limit > 0 && static_cast<int64_t>(out.size()) > f.limit) {
+    return absl::ResourceExhaustedError(
+        StrCat("selects more than ", f.limit, " GEMMs, the most one comparison reads"));
+  }
   return out;
 }
 
@@ -95,7 +103,7 @@ absl::StatusOr<std::vector<AlgoIdentity>> SqliteStore::StoredTopAlgos(
     MeasurementRow r;
     ReadMeasurementColumns(row, r);
     for (const AlgoIdentity& seen : out) {
-      if (AlgoConfig(seen) == AlgoConfig(r.result.algo)) return;
+      if (SameConfiguration(seen, r.result.algo)) return;
     }
     out.push_back(std::move(r.result.algo));
   });

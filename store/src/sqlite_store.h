@@ -63,7 +63,7 @@ class SqliteStore final : public Store {
       const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) override;
 
   // selection.cc
-  absl::StatusOr<std::vector<SelectedBest>> SelectRunBests(const RunFilter& filter) override;
+  absl::StatusOr<std::vector<SelectedBest>> NewestRunBests(const RunFilter& filter) override;
   absl::StatusOr<std::vector<AlgoIdentity>> StoredTopAlgos(const std::string& gpu_model,
                                                            const GemmKey& key,
                                                            const MeasureMode& mode,

@@ -16,6 +16,18 @@ GemmKey GemmKey::Of(const GemmShape& g) {
   return {g.dtype, g.a_transposed, g.b_transposed, g.m, g.n, g.k, g.batch};
 }
 
+GemmShape GemmKey::Shape() const {
+  GemmShape g;
+  g.dtype = dtype;
+  g.a_transposed = a_transposed;
+  g.b_transposed = b_transposed;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.batch = batch;
+  return g;
+}
+
 std::string_view JobStateName(JobState state) {
   switch (state) {
     case JobState::kQueued:

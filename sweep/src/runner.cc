@@ -396,8 +396,6 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
   return store::JobState::kDone;
 }
 
-}  // namespace
-
 // A revalidation's way of running a GEMM: its stored top algorithms (of
 // another software version on this GPU model) and the library's first
 // choice, through the backend's Retimer; a GEMM nothing stored is searched
@@ -453,6 +451,8 @@ absl::Status CompareRevalidation(const SweepSpec& spec, const Backend& backend,
   }
   return absl::OkStatus();
 }
+
+}  // namespace
 
 absl::Status CheckPlan(const SweepSpec& spec, bool measures) {
   if (spec.revalidate && !measures) {

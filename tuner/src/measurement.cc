@@ -1,6 +1,7 @@
 #include "crest/tuner/measurement.h"
 
 #include <cmath>
+#include <tuple>
 
 #include "crest/common/str_cat.h"
 
@@ -68,6 +69,14 @@ std::string CoverageText(int64_t samples) {
   const double c = MedianIntervalCoverage(samples);
   if (c >= 0.95) return "95%";
   return StrCat(Decimals(100 * c, 2), "%");
+}
+
+bool SameConfiguration(const AlgoIdentity& a, const AlgoIdentity& b) {
+  const auto config = [](const AlgoIdentity& x) {
+    return std::tuple(x.algo_id, x.tile, x.stages, x.split_k, x.reduction_scheme, x.swizzle,
+                      x.custom_option, x.cluster_shape);
+  };
+  return config(a) == config(b);
 }
 
 }  // namespace crest

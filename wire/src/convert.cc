@@ -812,13 +812,7 @@ void Fill(const answers::CompareReport& r, size_t limit, v1::CompareResponse* ou
     const answers::GemmComparison& c = r.gemms[i];
     v1::GemmComparison* g = out->add_gemms();
     g->set_gpu_model(c.gpu_model);
-    v1::Gemm* gemm = g->mutable_gemm();
-    gemm->set_m(c.key.m);
-    gemm->set_n(c.key.n);
-    gemm->set_k(c.key.k);
-    gemm->set_batch(c.key.batch);
-    gemm->set_dtype(ProtoDType(c.key.dtype));
-    gemm->set_layout(StrCat(c.key.a_transposed ? "T" : "N", c.key.b_transposed ? "T" : "N"));
+    Fill(c.key.Shape(), g->mutable_gemm());
     g->set_alignment(c.alignment);
     g->set_study(c.study);
     FillSide(c.base, g->mutable_base());
@@ -843,21 +837,18 @@ void Fill(const answers::CompareReport& r, size_t limit, v1::CompareResponse* ou
   out->set_threshold(r.query.threshold);
 }
 
-answers::CompareReport CompareReportOf(const v1::CompareResponse& in,
-                                       const answers::CompareQuery& query, int64_t* left_out) {
+absl::StatusOr<answers::CompareReport> CompareReportOf(const v1::CompareResponse& in,
+                                                       const answers::CompareQuery& query,
+                                                       int64_t* left_out) {
   answers::CompareReport r;
   r.query = query;
   r.query.threshold = in.threshold();
   for (const v1::GemmComparison& g : in.gemms()) {
     answers::GemmComparison c;
     c.gpu_model = g.gpu_model();
-    c.key.m = g.gemm().m();
-    c.key.n = g.gemm().n();
-    c.key.k = g.gemm().k();
-    c.key.batch = g.gemm().batch();
-    auto dtype = DTypeOf(g.gemm().dtype(), "gemm.dtype");
-    if (dtype.ok()) c.key.dtype = *dtype;
-    ParseLayout(g.gemm().layout(), &c.key.a_transposed, &c.key.b_transposed);
+    auto gemm = GemmOf(g.gemm());
+    if (!gemm.ok()) return gemm.status();
+    c.key = store::GemmKey::Of(*gemm);
     c.alignment = g.alignment();
     c.study = g.study();
     c.base = SideOf(g.base());

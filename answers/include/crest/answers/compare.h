@@ -134,6 +134,9 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
                                              const store::RunFilter& now,
                                              const CompareQuery& query);
 
+// "8192x4096x11008 bf16 NT" ("4x…" when batched): a GEMM as reports name it.
+std::string DescribeGemm(const store::GemmKey& key);
+
 // "2 slower, 0 unresolved, 510 same, 2 faster of 514 GEMMs at threshold 3%;
 // geometric mean ratio 1.0030; best algorithm changed for 5", then one
 // line per slower GEMM (at most `max_gemms`): what a revalidation reports.

@@ -25,6 +25,8 @@ struct GemmKey {
   int64_t batch = 1;
 
   static GemmKey Of(const GemmShape& gemm);
+  // The GEMM it keys, unnamed, forward pass.
+  GemmShape Shape() const;
   auto operator<=>(const GemmKey&) const = default;
 };
 
@@ -198,13 +200,19 @@ struct RunFilter {
   std::optional<int64_t> to_us;    // runs before
   MeasureMode mode;
   AlgoChoice algo = AlgoChoice::kBest;
+  // At most this many GEMMs answered (0: no limit); more is ResourceExhausted.
+  int64_t limit = 0;
 };
 
-// A run's answer for one GEMM, with its whole row (device, software,
-// algorithm and statistics): what a comparison sets side by side.
+// The newest selected run's answer for one GEMM of one GPU model: what a
+// comparison sets side by side (the run's device and software once per run:
+// DescribeRuns).
 struct SelectedBest {
+  std::string gpu_model;
+  GemmKey key;
   RunBest best;
-  MeasurementRow row;
+  AlgoIdentity algo;  // its configuration; the raw bytes are not read
+  int64_t samples = 0;
 };
 
 // Restricts lookups to software versions; unset fields match any.

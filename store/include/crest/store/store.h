@@ -215,10 +215,13 @@ class Store {
       const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) = 0;
 
   // ---- comparisons and revalidation (crest compare, sweep --revalidate)
-  // Every run's answer (`filter.algo`) for every GEMM the runs `filter`
-  // selects measured, in `filter.mode`: one entry per run and GEMM, in no
-  // particular order.
-  virtual absl::StatusOr<std::vector<SelectedBest>> SelectRunBests(const RunFilter& filter) = 0;
+  // For each GPU model and GEMM that the runs `filter` selects measured in
+  // `filter.mode`, the newest such run's answer (`filter.algo`): the run
+  // started last, then the largest job, device and software ids; within a
+  // run, its fastest row. Chosen in SQL, so the answer holds one entry per
+  // GEMM however many runs measured it; in no particular order.
+  // ResourceExhausted when it would hold more than `filter.limit` GEMMs.
+  virtual absl::StatusOr<std::vector<SelectedBest>> NewestRunBests(const RunFilter& filter) = 0;
   // A GEMM's `count` fastest distinct verified algorithms on `gpu_model` in
   // `mode` under every software version but `except_software_id`, fastest
   // first (an algorithm by its configuration; its stored bytes kept).

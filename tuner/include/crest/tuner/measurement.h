@@ -75,6 +75,11 @@ struct AlgoIdentity {
   std::vector<uint8_t> bytes;  // raw cublasLtMatmulAlgo_t
 };
 
+// True when both name one algorithm configuration (id, tile, stages,
+// split-K, reduction, swizzle, custom option, cluster); the raw bytes may
+// differ where the library leaves them unset.
+bool SameConfiguration(const AlgoIdentity& a, const AlgoIdentity& b);
+
 // Sample statistics of one algorithm's kernel time [µs], and the GPU state
 // its samples were taken in.
 struct SampleStats {

@@ -73,9 +73,11 @@ Prediction PredictionOf(const v1::PredictResponse& response, Prediction local);
 std::vector<Timing> TimingsOf(const v1::TimeGemmsResponse& response);
 RunInfo RunOf(const v1::Run& run);
 // The report a crestd sent, for `query` as the client asked it; `left_out`
-// says how many GEMMs it did not list.
-answers::CompareReport CompareReportOf(const v1::CompareResponse& response,
-                                       const answers::CompareQuery& query, int64_t* left_out);
+// says how many GEMMs it did not list. InvalidArgument for a GEMM that is
+// not one (GemmOf).
+absl::StatusOr<answers::CompareReport> CompareReportOf(const v1::CompareResponse& response,
+                                                       const answers::CompareQuery& query,
+                                                       int64_t* left_out);
 // The request for a d_ff query.
 void Fill(const DffQuery& query, const std::string& gpu, v1::QueryDffRequest* out);
 

@@ -496,7 +496,8 @@ absl::Status CrestService::CompareRuns(const Caller&, const v1::CompareRequest& 
   query.now = request.new_selector();
   query.base_name = "base_selector";
   query.now_name = "new_selector";
-  query.threshold = request.threshold() == 0 ? answers::kDefaultCompareThreshold : request.threshold();
+  if (request.has_threshold()) query.threshold = request.threshold();  // else the default
+  query.max_gemms = kMaxComparedGemmsRead;
   auto mode = wire::ModeOf(request.mode());
   if (!mode.ok()) return mode.status();
   query.mode = *mode;

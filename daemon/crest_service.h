@@ -25,8 +25,11 @@ inline constexpr size_t kMaxStatusMessageBytes = 1024;
 // GEMMs one TimeGemms request may time together (a design config has ~20).
 inline constexpr int kMaxTimedGemms = 4096;
 // A Compare answer lists at most this many GEMMs (its summaries count every
-// one), and a spec limiting it expands to at most kMaxCompareSpecGemms.
+// one); each side reads at most kMaxComparedGemmsRead GEMMs (more is
+// RESOURCE_EXHAUSTED naming the selector), and a spec limiting it expands to
+// at most kMaxCompareSpecGemms.
 inline constexpr size_t kMaxComparedGemms = 20'000;
+inline constexpr int64_t kMaxComparedGemmsRead = 200'000;
 inline constexpr int64_t kMaxCompareSpecGemms = 200'000;
 
 // Sweep runs at this priority: ahead of nightly batches (0).

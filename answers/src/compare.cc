@@ -110,7 +110,14 @@ absl::StatusOr<std::map<Key, store::SelectedBest>> SelectSide(store::Store& db,
                                                               const CompareQuery& query,
                                                               std::string_view side,
                                                               const std::string& text) {
-  auto rows = db.NewestRunBests(filter);
+  store::RunFilter bounded = filter;
+  bounded.limit = query.max_gemms;
+  auto rows = db.NewestRunBests(bounded);
+  if (absl::IsResourceExhausted(rows.status())) {
+    return absl::ResourceExhaustedError(StrCat(side == "base" ? query.base_name : query.now_name,
+                                               ": '", text, "' ", rows.status().message(),
+                                               "; narrow it (a job, a version, a date range)"));
+  }
   if (!rows.ok()) return rows.status();
   if (rows->empty()) {
     return absl::NotFoundError(StrCat(side, ": '", text, "' selects no run measured in ",
@@ -252,7 +259,9 @@ std::string_view VerdictName(Verdict verdict) {
 Verdict Judge(double ratio, double low, double high, double threshold) {
   if (ratio > 1 + threshold) return low > 1 ? Verdict::kSlower : Verdict::kUnresolved;
   if (ratio < 1 / (1 + threshold)) return high < 1 ? Verdict::kFaster : Verdict::kUnresolved;
-  return Verdict::kSame;
+  // Same only when the noise cannot hide a change beyond the threshold.
+  return low >= 1 / (1 + threshold) && high <= 1 + threshold ? Verdict::kSame
+                                                             : Verdict::kUnresolved;
 }
 
 absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunFilter& base,

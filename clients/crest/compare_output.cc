@@ -53,15 +53,21 @@ nlohmann::json SideJson(const answers::CompareSide& s) {
 void Text(const CompareResult& r, std::ostream& out) {
   const answers::CompareReport& c = r.report;
   out << "compare in " << r.origin << ": new (" << c.query.now << ") against base ("
-      << c.query.base << "), " << Grouped(c.all.gemms) << " GEMMs measured on both sides\n";
+      << c.query.base << "), " << Grouped(c.all.gemms) << " GEMMs measured on both sides ("
+      << CacheModeName(c.query.mode.cache) << " L2, " << ClockPolicyName(c.query.mode.clocks)
+      << " clocks; "
+      << (c.query.algo == AlgoChoice::kBest ? "each GEMM's fastest verified algorithm"
+                                            : "cuBLASLt's first-choice algorithm")
+      << ")\n";
   if (c.replayed) {
     out << "REPLAYED (not measured): a side's runs are replayed from a recorded table; no figure "
            "below is a measurement\n";
   }
   out << "threshold " << Percent(c.query.threshold)
-      << ": slower/faster only beyond it AND with the ratio's whole interval past 1 (the "
-         "interval holds when both medians' 95% intervals hold: coverage >= 90%, less where a row "
-         "has fewer than 6 samples); unresolved: beyond the threshold within the noise\n";
+      << ": slower/faster only beyond it AND with the ratio's whole interval past 1; same only "
+         "with the whole interval within it; otherwise unresolved (the interval holds when both "
+         "medians' 95% intervals hold: coverage >= 90%, less where a row has fewer than 6 "
+         "samples)\n";
   for (const auto& [label, runs] : {std::pair("base", &c.base_runs), std::pair("new", &c.now_runs)}) {
     for (const std::string& run : *runs) out << label << " run: " << run << "\n";
   }
@@ -133,6 +139,9 @@ nlohmann::json Json(const CompareResult& r) {
           {"base", c.query.base},
           {"new", c.query.now},
           {"threshold", c.query.threshold},
+          {"mode", {{"cache", CacheModeName(c.query.mode.cache)},
+                    {"clocks", ClockPolicyName(c.query.mode.clocks)}}},
+          {"algo", AlgoChoiceName(c.query.algo)},
           {"replayed", c.replayed},
           {"base_runs", c.base_runs},
           {"new_runs", c.now_runs},

@@ -94,6 +94,8 @@ TEST(CompareVerdicts, NeedTheThresholdAndAnIntervalPastOne) {
   EXPECT_EQ(Judge(1.02, 1.01, 1.03, 0.03), Verdict::kSame) << "real but below the threshold";
   EXPECT_EQ(Judge(0.90, 0.85, 0.95, 0.03), Verdict::kFaster);
   EXPECT_EQ(Judge(0.90, 0.85, 1.01, 0.03), Verdict::kUnresolved);
+  EXPECT_EQ(Judge(1.01, 0.95, 1.08, 0.03), Verdict::kUnresolved)
+      << "not same: the noise could hide a change beyond the threshold";
 }
 
 TEST(Compare, EqualTablesAtTwoPercentNoiseGiveNoSlowerAndNoFaster) {
@@ -154,7 +156,7 @@ TEST(Compare, FindsTheSlowedGemmsAndNoOthers) {
   EXPECT_NE(lines.back().find("5 more"), std::string::npos) << lines.back();
 }
 
-TEST(Compare, ASideThatSelectsNothingIsNotFoundAndABadThresholdIsRefused) {
+TEST(Compare, ASideThatSelectsNothingOrTooManyGemmsAndABadThresholdAreRefused) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
   const std::string a = ReplayRun(*db, kTable, 1);
@@ -166,6 +168,12 @@ TEST(Compare, ASideThatSelectsNothingIsNotFoundAndABadThresholdIsRefused) {
   q.threshold = -0.1;
   EXPECT_EQ(Compare(*db, q).status().code(), absl::StatusCode::kInvalidArgument);
   q.threshold = 0.03;
+  q.max_gemms = 100;
+  auto bounded = Compare(*db, q);
+  EXPECT_EQ(bounded.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(bounded.status().message()).find("--base: 'device:"), 0u)
+      << bounded.status();
+  q.max_gemms = kMaxCompareGemms;
   auto same = Compare(*db, q);
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(same->all.gemms, 0);

@@ -222,6 +222,10 @@ TEST_F(CrestRemote, CompareThroughTheDaemonEqualsTheLocalComparison) {
   l.erase("origin");
   EXPECT_EQ(r, l) << "one answer, local or remote";
   EXPECT_EQ(r["summary"]["slower"], 4);
+  const auto exact = Crest("--json" + query + " --threshold 0");
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  EXPECT_EQ(nlohmann::json::parse(exact.out)["threshold"], 0.0)
+      << "a threshold of 0 is the client's, not the server's default";
   const auto bad = Crest(" compare --base job:1 --new date:2026-13-01");
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }

@@ -15,12 +15,14 @@
 // A verdict, with t the threshold:
 //   slower      ratio > 1 + t and the whole interval above 1;
 //   faster      ratio < 1 / (1 + t) and the whole interval below 1;
-//   same        the ratio within [1 / (1 + t), 1 + t];
-//   unresolved  the ratio beyond the threshold, the interval reaching 1.
-// So "slower" is said of a GEMM whose true ratio is at most 1 with
-// probability at most 1 − coverage (≤ 10% for two 95% intervals; in
-// practice far less, as two order-statistic intervals rarely part by
-// chance) — per GEMM, not over a whole report.
+//   same        the whole interval within [1 / (1 + t), 1 + t];
+//   unresolved  otherwise: the noise could hide a change beyond the
+//               threshold, or explain one.
+// So "slower" is said of a GEMM whose true ratio is at most 1, and "same"
+// of one whose true ratio is beyond the threshold, with probability at most
+// 1 − coverage (≤ 10% for two 95% intervals; in practice less, as two
+// order-statistic intervals rarely part by chance) — per GEMM, not over a
+// whole report.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,9 @@ namespace crest::answers {
 inline constexpr double kDefaultCompareThreshold = 0.03;
 inline constexpr double kMaxCompareThreshold = 1.0;
 inline constexpr size_t kMaxSelectorBytes = 512;
+// GEMMs one side of a comparison may answer (each a few hundred bytes while
+// compared); crestd allows fewer (daemon/crest_service.h).
+inline constexpr int64_t kMaxCompareGemms = 2'000'000;
 
 // Parses a selector: parts joined by ',' that all hold —
 //   job:N           the runs of job N (0: rows written outside any job)
@@ -65,6 +70,7 @@ struct CompareQuery {
   std::string base_name = "--base";
   std::string now_name = "--new";
   double threshold = kDefaultCompareThreshold;
+  int64_t max_gemms = kMaxCompareGemms;  // per side; more is ResourceExhausted naming it
   MeasureMode mode;
   AlgoChoice algo = AlgoChoice::kBest;
   // When not empty: only these GEMMs, each in the study it names (a spec's

@@ -332,6 +332,17 @@ std::vector<std::string> SummarizeComparison(const CompareReport& r, size_t max_
                          Decimals(r.query.threshold * 100, 1), "%; geometric mean ratio ",
                          Decimals(a.geomean_ratio, 4), "; best algorithm changed for ",
                          a.algo_changes));
+  // Where the figures come from: each side's runs (device and software, or
+  // the replayed table).
+  constexpr size_t kRunsShown = 4;
+  for (const auto& [label, runs] : {std::pair("base", &r.base_runs), std::pair("new", &r.now_runs)}) {
+    for (size_t i = 0; i < runs->size() && i < kRunsShown; ++i) {
+      lines.push_back(StrCat(label, " run: ", (*runs)[i]));
+    }
+    if (runs->size() > kRunsShown) {
+      lines.push_back(StrCat("… and ", runs->size() - kRunsShown, " more ", label, " runs"));
+    }
+  }
   size_t shown = 0;
   for (const GemmComparison& c : r.gemms) {
     if (c.verdict != Verdict::kSlower || shown == max_gemms) continue;

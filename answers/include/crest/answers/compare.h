@@ -144,8 +144,10 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
 std::string DescribeGemm(const store::GemmKey& key);
 
 // "2 slower, 0 unresolved, 510 same, 2 faster of 514 GEMMs at threshold 3%;
-// geometric mean ratio 1.0030; best algorithm changed for 5", then one
-// line per slower GEMM (at most `max_gemms`): what a revalidation reports.
+// geometric mean ratio 1.0030; best algorithm changed for 5", each side's
+// runs (their device and software, or replayed table; at most 4 a side),
+// then one line per slower GEMM (at most `max_gemms`): what a revalidation
+// reports.
 std::vector<std::string> SummarizeComparison(const CompareReport& report, size_t max_gemms);
 
 }  // namespace crest::answers

@@ -15,7 +15,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "crest/common/host_port.h"
 #include "crest/common/str_cat.h"
@@ -32,6 +35,7 @@ class NoMetrics final : public Metrics {
   void BackendBusy(const std::string&, double) override {}
   void AnswerCache(std::string_view, bool) override {}
   void SetHeap(double, double) override {}
+  void SetFleet(const std::vector<FleetFigure>&, double) override {}
 };
 
 // A minimal HTTP/1.0 server for GET /metrics: one connection at a time,
@@ -138,6 +142,25 @@ class PrometheusMetrics final : public Metrics {
                   .Register(*registry_)),
         heap_in_use_(heap_.Add({{"state", "in_use"}})),
         heap_free_(heap_.Add({{"state", "free"}})),
+        fleet_ratio_(prometheus::BuildGauge()
+                         .Name("crest_fleet_device_ratio")
+                         .Help("Median of the device's GEMM times over the median of the other "
+                               "devices of its GPU model and cuBLASLt version in the database")
+                         .Register(*registry_)),
+        fleet_slower_(prometheus::BuildGauge()
+                          .Name("crest_fleet_device_slower")
+                          .Help("1 when the device is judged slower than its fleet beyond the "
+                                "threshold and the noise, else 0")
+                          .Register(*registry_)),
+        fleet_gemms_(prometheus::BuildGauge()
+                         .Name("crest_fleet_device_gemms")
+                         .Help("GEMMs the device was set against its fleet on")
+                         .Register(*registry_)),
+        fleet_checked_(prometheus::BuildGauge()
+                           .Name("crest_fleet_check_timestamp_seconds")
+                           .Help("When the last fleet check ended (Unix time)")
+                           .Register(*registry_)
+                           .Add({})),
         http_(listen_fd, registry_) {}
 
   void ObserveRpc(std::string_view method, double seconds, std::string_view code) override {
@@ -155,6 +178,27 @@ class PrometheusMetrics final : public Metrics {
   void SetHeap(double in_use_bytes, double free_bytes) override {
     heap_in_use_.Set(in_use_bytes);
     heap_free_.Set(free_bytes);
+  }
+  void SetFleet(const std::vector<FleetFigure>& devices, double checked_at_s) override {
+    std::lock_guard<std::mutex> lock(fleet_mutex_);
+    for (const auto& [family, gauge] : fleet_series_) family->Remove(gauge);
+    fleet_series_.clear();
+    for (const FleetFigure& d : devices) {
+      const prometheus::Labels labels{{"gpu_model", d.gpu_model},
+                                      {"cublaslt", std::to_string(d.cublaslt)},
+                                      {"host", d.host},
+                                      {"device", d.device}};
+      prometheus::Gauge& ratio = fleet_ratio_.Add(labels);
+      prometheus::Gauge& slower = fleet_slower_.Add(labels);
+      prometheus::Gauge& gemms = fleet_gemms_.Add(labels);
+      ratio.Set(d.ratio);
+      slower.Set(d.slower ? 1 : 0);
+      gemms.Set(static_cast<double>(d.gemms));
+      fleet_series_.insert(fleet_series_.end(), {{&fleet_ratio_, &ratio},
+                                                 {&fleet_slower_, &slower},
+                                                 {&fleet_gemms_, &gemms}});
+    }
+    fleet_checked_.Set(checked_at_s);
   }
   void AnswerCache(std::string_view method, bool hit) override {
     cache_.Add({{"method", std::string(method)}, {"outcome", hit ? "hit" : "miss"}}).Increment();
@@ -179,6 +223,14 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Family<prometheus::Gauge>& heap_;
   prometheus::Gauge& heap_in_use_;
   prometheus::Gauge& heap_free_;
+  prometheus::Family<prometheus::Gauge>& fleet_ratio_;
+  prometheus::Family<prometheus::Gauge>& fleet_slower_;
+  prometheus::Family<prometheus::Gauge>& fleet_gemms_;
+  prometheus::Gauge& fleet_checked_;
+  std::mutex fleet_mutex_;
+  // Every crest_fleet_device_* series, with its family.
+  std::vector<std::pair<prometheus::Family<prometheus::Gauge>*, prometheus::Gauge*>>
+      fleet_series_;  // GUARDED_BY(fleet_mutex_)
   MetricsHttp http_;  // last: stops serving before the metrics go
 };
 

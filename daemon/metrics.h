@@ -14,16 +14,35 @@
 //   computed ("miss")
 //   crest_heap_bytes{state}          gauge    malloc's heap: "in_use" (allocated),
 //   "free" (freed but kept by the allocator), every 10 s before it is trimmed
+//   crest_fleet_device_ratio{gpu_model,cublaslt,host,device}  gauge  the median of the
+//   device's GEMM times over the other devices' median of its fleet (answers/fleet_health.h),
+//   for devices of the database with a fleet; refreshed every --fleet-check-interval
+//   crest_fleet_device_slower{…}   gauge  1 when that device is judged slower, else 0
+//   crest_fleet_device_gemms{…}    gauge  the GEMMs it was set against the fleet on
+//   crest_fleet_check_timestamp_seconds  gauge  when the last check ended (Unix time)
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "crest/tuner/source.h"
 
 namespace crest::crestd {
+
+// One device's standing in its fleet, as the crest_fleet_device_* gauges
+// export it.
+struct FleetFigure {
+  std::string gpu_model;
+  int64_t cublaslt = 0;
+  std::string host;
+  std::string device;  // UUID
+  double ratio = 1;
+  bool slower = false;
+  int64_t gemms = 0;
+};
 
 class Metrics {
  public:
@@ -39,6 +58,9 @@ class Metrics {
   virtual void BackendBusy(const std::string& lane, double seconds) = 0;
   virtual void AnswerCache(std::string_view method, bool hit) = 0;
   virtual void SetHeap(double in_use_bytes, double free_bytes) = 0;
+  // Replaces every crest_fleet_device_* series with these; `checked_at_s`
+  // is when the check ended.
+  virtual void SetFleet(const std::vector<FleetFigure>& devices, double checked_at_s) = 0;
 };
 
 }  // namespace crest::crestd

@@ -22,6 +22,7 @@
 #include "crest/sweep/backend_factory.h"
 #include "crest/tuner/calibration.h"
 #include "crest_service.h"
+#include "fleet_gauges.h"
 #include "log.h"
 #include "metrics.h"
 #include "state_dir_lock.h"
@@ -49,6 +50,7 @@ struct Server::Parts {
   size_t lanes = 0;
   std::atomic<bool> serving{false};
   std::thread gauges;
+  std::unique_ptr<FleetGauges> fleet;  // with metrics and --fleet-check-interval
   std::mutex shutdown_mutex;
   bool shut_down = false;
 };
@@ -110,6 +112,11 @@ absl::Status CheckConfig(const ServerConfig& c) {
   if (c.max_db_bytes != 0 && c.max_db_bytes < 1 << 20) {
     return absl::InvalidArgumentError(
         StrCat("--max-db-bytes must be 0 (no cap) or at least 1048576 (got ", c.max_db_bytes, ")"));
+  }
+  if (!(c.fleet_check_s >= 0 && c.fleet_check_s <= 86400 * 7)) {
+    return absl::InvalidArgumentError(
+        StrCat("--fleet-check-interval must be between 0 (off) and 604800 seconds (got ",
+               c.fleet_check_s, ")"));
   }
   if (!(c.full_retry_s > 0 && c.full_retry_s <= 86400)) {
     return absl::InvalidArgumentError(
@@ -355,6 +362,9 @@ absl::Status StartParts(Server::Parts& p,
   if (auto s = StartGrpc(p, credentials); !s.ok()) return s;
   if (auto s = WritePortFile(env, p.config.port_file, p.port); !s.ok()) return s;
   StartGauges(p);
+  if (!p.config.metrics_listen.empty() && p.config.fleet_check_s > 0) {
+    p.fleet = std::make_unique<FleetGauges>(*p.pool, *p.metrics, p.config.fleet_check_s);
+  }
   LogListening(p);
   return absl::OkStatus();
 }
@@ -416,6 +426,7 @@ void Server::Shutdown() {
   }
   p.serving = false;
   if (p.gauges.joinable()) p.gauges.join();
+  p.fleet.reset();
 }
 
 }  // namespace crest::crestd

@@ -45,6 +45,8 @@ struct ServerConfig {
   double full_retry_s = 30;  // a paused job's lane tries again after this long
   std::string metrics_listen;  // empty: no metrics endpoint
   std::string metrics_port_file;
+  // With metrics: seconds between fleet checks (crest_fleet_*; 0: none).
+  double fleet_check_s = 600;
   std::vector<std::string> calibrations;  // --calibration files, after <state-dir>/calibrations/
 
   // What is injected. Empty lanes: the model plus every CUDA device found.

@@ -64,6 +64,10 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
   app.add_option("--metrics-listen", c.metrics_listen,
                  "serve Prometheus metrics at http://HOST:PORT/metrics (off when empty)");
   app.add_option("--metrics-port-file", c.metrics_port_file, "write the metrics port to this file");
+  app.add_option("--fleet-check-interval", c.fleet_check_s,
+                 "with --metrics-listen: seconds between checks of the database's devices "
+                 "against the fleet median of their GPU model (crest_fleet_device_*; 0: none)")
+      ->capture_default_str();
   app.add_option("--calibration", c.calibrations,
                  "load a predictor calibration (crest calibrate --out FILE); repeatable; "
                  "<state-dir>/calibrations/*.json load first");

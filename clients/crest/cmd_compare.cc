@@ -4,10 +4,12 @@
 
 #include "cli.h"
 #include "crest/answers/compare.h"
+#include "crest/answers/fleet_health.h"
 #include "crest/common/env.h"
 #include "crest/common/str_cat.h"
 #include "crest/sweep/spec.h"
 #include "crest/sweep/spec_studies.h"
+#include "crest/tuner/gpu_catalogue.h"
 #include "crest/wire/convert.h"
 #include "dim_list.h"
 #include "gemm_flags.h"
@@ -28,6 +30,8 @@ struct CompareFlags {
   std::string algo = "best";
   std::string spec;
   bool fail_on_regression = false;
+  bool fleet = false;
+  std::string gpu;
 };
 
 absl::StatusOr<answers::CompareReport> CompareRemote(const answers::CompareQuery& query,
@@ -49,7 +53,53 @@ absl::StatusOr<answers::CompareReport> CompareRemote(const answers::CompareQuery
   return wire::CompareReportOf(response, query, left_out);
 }
 
+// Every device of a catalogue against its fleet (answers/fleet_health.h).
+absl::Status RunFleet(const CompareFlags& f, double threshold, AlgoChoice algo, Io& io) {
+  if (!Remote().server.empty() || f.db.empty()) {
+    return absl::InvalidArgumentError(
+        "db: --fleet reads a database (--db FILE, e.g. a catalogue crest fleet pull filled); a "
+        "crestd exports the same figures as crest_fleet_* metrics");
+  }
+  if (!f.base.empty() || !f.now.empty() || !f.spec.empty()) {
+    return absl::InvalidArgumentError(
+        "fleet: --fleet sets every device against its fleet; --base, --new and --spec do not "
+        "apply");
+  }
+  answers::FleetQuery query;
+  query.threshold = threshold;
+  query.mode = ToMode(f.mode);
+  query.algo = algo;
+  if (!f.gpu.empty()) {
+    auto gpu = FindGpu(f.gpu);
+    if (!gpu.ok()) return absl::InvalidArgumentError(StrCat("gpu: ", gpu.status().message()));
+    query.gpu_model = std::string((*gpu)->name);
+  }
+  auto db = OpenExisting(f.db);
+  if (!db.ok()) return db.status();
+  auto health = answers::CheckFleet(**db, query);
+  if (!health.ok()) return health.status();
+  FleetHealthResult result{*std::move(health), f.db};
+  PrinterFor(io)->Print(result);
+  for (const answers::FleetDevice& d : result.health.devices) {
+    if (f.fail_on_regression && d.verdict == answers::Verdict::kSlower) {
+      io.exit_code = kExitRegression;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunCompare(const CompareFlags& f, Io& io) {
+  auto threshold = ParseFraction("threshold", f.threshold);
+  if (!threshold.ok()) return threshold.status();
+  const auto algo = ParseAlgoChoice(f.algo);
+  if (!algo) return absl::InvalidArgumentError(StrCat("algo: '", f.algo, "' is not best or default"));
+  if (f.fleet) return RunFleet(f, *threshold, *algo, io);
+  if (!f.gpu.empty()) {
+    return absl::InvalidArgumentError("gpu: --gpu goes with --fleet; select runs with gpu:MODEL");
+  }
+  if (f.base.empty() || f.now.empty()) {
+    return absl::InvalidArgumentError("base: give --base and --new (or --fleet)");
+  }
   const bool remote = !Remote().server.empty();
   if (remote == !f.db.empty()) {
     return absl::InvalidArgumentError("db: give --db FILE or --server HOST:PORT (one of them)");
@@ -57,12 +107,8 @@ absl::Status RunCompare(const CompareFlags& f, Io& io) {
   answers::CompareQuery query;
   query.base = f.base;
   query.now = f.now;
-  auto threshold = ParseFraction("threshold", f.threshold);
-  if (!threshold.ok()) return threshold.status();
   query.threshold = *threshold;
   query.mode = ToMode(f.mode);
-  const auto algo = ParseAlgoChoice(f.algo);
-  if (!algo) return absl::InvalidArgumentError(StrCat("algo: '", f.algo, "' is not best or default"));
   query.algo = *algo;
   std::string spec_text;
   if (!f.spec.empty()) {
@@ -110,14 +156,20 @@ Command RegisterCompare(CLI::App& root) {
       "compare",
       "Compare two selections of runs GEMM by GEMM: new/base ratios with intervals and verdicts "
       "(faster, same, slower beyond --threshold and beyond the noise; unresolved), by alignment "
-      "class and study, and the GEMMs whose best algorithm changed");
+      "class and study, and the GEMMs whose best algorithm changed; or, with --fleet, every "
+      "device of a catalogue against its fleet");
   CLI::App& app = *cmd.app;
   app.add_option("--db", flags->db, "the result database (or the global --server)");
   const char* selectors =
       "runs: job:N, cublaslt:V, device:UUID, host:NAME, date:FROM..TO (UTC days YYYY-MM-DD, "
       "inclusive), gpu:MODEL or all; parts joined by ',' all hold (host:node7,cublaslt:130100)";
-  app.add_option("--base", flags->base, StrCat("the base ", selectors))->required();
-  app.add_option("--new", flags->now, "the new runs, selected the same way")->required();
+  app.add_option("--base", flags->base, StrCat("the base ", selectors));
+  app.add_option("--new", flags->now, "the new runs, selected the same way");
+  app.add_flag("--fleet", flags->fleet,
+               "instead: every device of --db against the median of the other devices of its GPU "
+               "model on its cuBLASLt version (a throttled or faulty GPU; needs 3 devices per "
+               "GEMM)");
+  app.add_option("--gpu", flags->gpu, "with --fleet: only this GPU model");
   app.add_option("--threshold", flags->threshold,
                  "a change smaller than this is 'same': a fraction (0.03) or a percentage (3%)")
       ->capture_default_str();
@@ -129,7 +181,8 @@ Command RegisterCompare(CLI::App& root) {
   app.add_option("--spec", flags->spec,
                  "only the GEMMs of this sweep spec, summarised by its studies");
   app.add_flag("--fail-on-regression", flags->fail_on_regression,
-               "exit with code 3 when any GEMM is slower (after printing the report)");
+               "exit with code 3 when any GEMM is slower, or with --fleet any device (after "
+               "printing the report)");
   cmd.run = [flags](Io& io) { return RunCompare(*flags, io); };
   return cmd;
 }

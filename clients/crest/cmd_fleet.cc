@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "crest/answers/fleet_health.h"
 #include "crest/common/env.h"
 #include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
@@ -32,6 +33,7 @@
 #include "remote.h"
 #include "remote_export.h"
 #include "remote_jobs.h"
+#include "run_cli.h"
 #include "sweep_input.h"
 
 namespace crest::cli {
@@ -53,6 +55,7 @@ struct FleetFlags {
   MeasureFlags measure;
   // pull
   std::string into;
+  bool fail_on_slow = false;
 };
 
 // What happened on one node.
@@ -211,7 +214,9 @@ bool WaitForJobs(const FleetFlags& f, std::vector<Node>& nodes, Io& io) {
 
 // What a fleet command reports of its nodes.
 FleetReport ReportOf(const std::vector<Node>& nodes, bool pull, const std::string& into) {
-  FleetReport r{pull, into, {}};
+  FleetReport r;
+  r.pull = pull;
+  r.into = into;
   for (const Node& n : nodes) r.nodes.push_back({n.target, n.ok, n.error, n.job, n.bytes, n.merged});
   return r;
 }
@@ -320,6 +325,13 @@ class CatalogueMerger {
 
   absl::Status open_error() const { return open_error_; }
 
+  // The catalogue's devices against their fleet; nullopt with no catalogue.
+  std::optional<absl::StatusOr<answers::FleetHealth>> Health() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (catalogue_ == nullptr) return std::nullopt;
+    return answers::CheckFleet(*catalogue_, {});
+  }
+
  private:
   explicit CatalogueMerger(std::string into) : into_(std::move(into)) {}
   std::string into_;
@@ -356,7 +368,20 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
     n.ok = true;
   });
   if (auto s = (*merger)->open_error(); !s.ok()) return s;
-  PrinterFor(io)->Print(ReportOf(nodes, /*pull=*/true, f.into));
+  FleetReport report = ReportOf(nodes, /*pull=*/true, f.into);
+  if (auto health = (*merger)->Health(); health.has_value()) {
+    if (health->ok()) {
+      report.health = **std::move(health);
+    } else {
+      report.health_error = std::string(health->status().message());
+    }
+  }
+  PrinterFor(io)->Print(report);
+  if (f.fail_on_slow && report.health.has_value()) {
+    for (const answers::FleetDevice& d : report.health->devices) {
+      if (d.verdict == answers::Verdict::kSlower) io.exit_code = kExitRegression;
+    }
+  }
   return Outcome(nodes, "merged");
 }
 
@@ -399,10 +424,14 @@ Command RegisterFleet(CLI::App& root) {
   AddMeasureFlags(*submit, f->measure, /*with_device=*/false);
   CLI::App* pull = cmd.app->add_subcommand(
       "pull",
-      "Download every target's database snapshot and merge it into a catalogue (idempotent); "
-      "nodes that fail are reported and skipped; exit 1 when any did");
+      "Download every target's database snapshot and merge it into a catalogue (idempotent), "
+      "then report the catalogue's devices slower than the fleet median of their GPU model "
+      "(crest compare --fleet); nodes that fail are reported and skipped; exit 1 when any did");
   AddTargetFlags(*pull, *f);
   pull->add_option("--into", f->into, "catalogue database (created if missing)")->required();
+  pull->add_flag("--fail-on-slow", f->fail_on_slow,
+                 "exit with code 3 when a device is slower than its fleet (after the report; a "
+                 "node that failed still exits 1)");
   cmd.run = [=](Io& io) -> absl::Status {
     if (submit->parsed()) return Submit(*f, io);
     if (pull->parsed()) return Pull(*f, io);

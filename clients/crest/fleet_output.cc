@@ -57,11 +57,15 @@ void Text(const FleetReport& r, std::ostream& out) {
   const bool any =
       std::any_of(r.nodes.begin(), r.nodes.end(), [](const auto& n) { return n.bytes > 0; });
   out << "catalogue: " << r.into << (any ? "\n" : " (unchanged: nothing downloaded)\n");
+  if (r.health.has_value()) FleetHealthText(*r.health, out);
+  if (!r.health_error.empty()) out << "slow GPUs not checked: " << r.health_error << "\n";
 }
 
 nlohmann::json Json(const FleetReport& r) {
   nlohmann::json out{{"nodes", nlohmann::json::array()}};
   if (r.pull) out["into"] = r.into;
+  if (r.health.has_value()) out["fleet_health"] = FleetHealthJson(*r.health);
+  if (!r.health_error.empty()) out["fleet_health_error"] = r.health_error;
   for (const auto& n : r.nodes) out["nodes"].push_back(NodeJson(n, r.pull));
   return out;
 }

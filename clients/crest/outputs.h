@@ -78,6 +78,14 @@ void Text(const CompareResult& r, std::ostream& out);
 nlohmann::json Json(const CompareResult& r);
 Table Csv(const CompareResult& r);
 
+void Text(const FleetHealthResult& r, std::ostream& out);
+nlohmann::json Json(const FleetHealthResult& r);
+Table Csv(const FleetHealthResult& r);
+// The devices' table and the slower devices' GEMMs (text), or every device
+// with its slowest GEMMs (JSON): what both fleet reports print.
+void FleetHealthText(const answers::FleetHealth& h, std::ostream& out);
+nlohmann::json FleetHealthJson(const answers::FleetHealth& h);
+
 void Text(const FleetReport& r, std::ostream& out);
 nlohmann::json Json(const FleetReport& r);
 Table Csv(const FleetReport& r);

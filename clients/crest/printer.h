@@ -25,7 +25,8 @@ using Printable =
                  const JobEventReport*, const SweepReport*, const DbExportReport*,
                  const DbMergeReport*, const DbCheckReport*, const DbStatsReport*,
                  const DbImportReport*, const FleetReport*, const CalibrateReport*,
-                 const CalibrationCheckReport*, const DoctorReport*, const CompareResult*>;
+                 const CalibrationCheckReport*, const DoctorReport*, const CompareResult*,
+                 const FleetHealthResult*>;
 
 class Printer {
  public:

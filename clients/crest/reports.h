@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "crest/answers/compare.h"
+#include "crest/answers/fleet_health.h"
 #include "crest/store/store.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
@@ -118,6 +119,16 @@ struct FleetReport {
   bool pull = false;
   std::string into;  // pull: the catalogue
   std::vector<FleetNodeReport> nodes;
+  // pull: the catalogue's devices against their fleet, or why not
+  std::optional<answers::FleetHealth> health;
+  std::string health_error;
+};
+
+// `crest compare --fleet`: every device of a catalogue against the fleet
+// median of its GPU model (answers/fleet_health.h).
+struct FleetHealthResult {
+  answers::FleetHealth health;
+  std::string origin;  // the database
 };
 
 // `crest compare`: two selections of runs, GEMM by GEMM (answers/compare.h),

@@ -23,14 +23,16 @@ std::string RunAnswers(AlgoChoice algo) {
 }  // namespace
 
 absl::StatusOr<std::vector<SelectedBest>> SqliteStore::NewestRunBests(const RunFilter& f) {
-  // Each selected row ranked within its GPU model and GEMM, newest run
-  // first (and a run's fastest row first); the first of each is kept.
+  // Each selected row ranked within its GPU model and GEMM (and device and
+  // cuBLASLt version with each_device), newest run first (and a run's
+  // fastest row first); the first of each is kept.
   auto stmt = conn_->Prepare(StrCat(
       "SELECT * FROM (SELECT rb.gpu_model, rb.dtype, rb.trans_a, rb.trans_b, rb.batch, rb.m, "
       "rb.n, rb.k, rb.job_id, rb.device_id, rb.software_id, rb.measurement_id, rb.median_us, "
       "rb.ci_low_us, rb.ci_high_us, coalesce(j.created_us, m.created_us) AS started, m.samples, "
       "m.algo_id, m.tile, m.tile_m, m.tile_n, m.stages, m.split_k, m.reduction_scheme, "
-      "m.swizzle, m.custom_option, m.cluster_shape, row_number() OVER (PARTITION BY "
+      "m.swizzle, m.custom_option, m.cluster_shape, row_number() OVER (PARTITION BY ",
+      f.each_device ? "rb.device_id, s.cublaslt, " : "",
       "rb.gpu_model, rb.dtype, rb.trans_a, rb.trans_b, rb.batch, rb.m, rb.n, rb.k ORDER BY "
       "coalesce(j.created_us, m.created_us) DESC, rb.job_id DESC, rb.device_id DESC, "
       "rb.software_id DESC, rb.median_us) AS newest FROM ",

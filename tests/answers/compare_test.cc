@@ -8,8 +8,6 @@
 #include <set>
 #include <sstream>
 
-#include "crest/sweep/backend_factory.h"
-#include "crest/sweep/runner.h"
 #include "gtest/gtest.h"
 #include "sweep_testing.h"
 #include "temp_dir.h"
@@ -57,17 +55,7 @@ std::string SlowedTable(const TempDir& dir, double factor, std::set<store::GemmK
 
 // A replayed run of the window: its device's UUID.
 std::string ReplayRun(store::Store& db, const std::string& table, uint64_t seed) {
-  sweep::BackendChoice choice;
-  choice.name = "replay";
-  choice.gpu = "h100";
-  choice.replay.file = table;
-  choice.replay.seed = seed;
-  auto backend = sweep::MakeBackend(choice);
-  EXPECT_TRUE(backend.ok()) << backend.status();
-  auto out = sweep::RunSweep(Spec(kWindowSpec), **backend, db, {});
-  EXPECT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(out->progress.done, kWindowGemms);
-  return (*backend)->Device().uuid;
+  return crest::testing::ReplayDevice(db, kWindowSpec, table, seed);
 }
 
 TEST(CompareSelectors, ReadEachKindAndNameTheFlagAndPartAtFault) {

@@ -1,6 +1,7 @@
 // `crest fleet`: one sweep on three real crestd, one of which dies midway;
 // the survivors' results merge into a catalogue, the dead node is reported,
-// and merging again changes nothing.
+// and merging again changes nothing. A fleet with one node's GPU slowed: the
+// pull names it, and `crest compare --fleet` on the catalogue agrees.
 #include <netdb.h>
 #include <signal.h>
 
@@ -14,6 +15,7 @@
 #include "crestd_process.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "replay_tables.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -126,6 +128,64 @@ TEST(CrestFleet, SubmitAndPullMergeTheSurvivorsReportTheDeadNodeAndMergeIdempote
       Crest("dff --db " + catalogue + " --hidden 4096 --gpu h100 --window 8 --top 3"));
   EXPECT_EQ(dff.exit_code, 0) << dff.err;
   EXPECT_NE(dff.out.find("rank"), std::string::npos) << dff.out;
+}
+
+// Four nodes whose databases hold replayed runs of the shipped H100 table,
+// the fourth's 10% slower (a throttled GPU).
+TEST(CrestFleet, PullNamesTheNodeWhoseGpuIsSlowerThanTheFleetAndNoOther) {
+  testing::TempDir dir;
+  const std::string throttled = dir.File("throttled.csv");
+  testing::WriteScaledMlpTable(throttled, [](const std::vector<std::string>&) { return 1.10; });
+  testing::CrestdProcess nodes[4];
+  std::string targets;
+  for (int i = 0; i < 4; ++i) {
+    const std::string state = dir.File("node" + std::to_string(i));
+    std::filesystem::create_directories(state);
+    const auto sweep = testing::RunCommand(Crest(
+        testing::ReplaySweepArgs(state + "/crest.db", i == 3 ? throttled : testing::kMlpTable,
+                                 130100) +
+        " --replay-seed " + std::to_string(i + 1)));
+    ASSERT_EQ(sweep.exit_code, 0) << sweep.out << sweep.err;
+    std::string why;
+    ASSERT_TRUE(nodes[i].Start(CRESTD_TESTING_BIN, state, {}, &why)) << why;
+    targets += (i ? "," : "") + nodes[i].address();
+  }
+  const std::string catalogue = dir.File("catalogue.db");
+  const auto pull = testing::RunCommand(
+      Crest("--json fleet pull --fail-on-slow --targets " + targets + " --into " + catalogue));
+  EXPECT_EQ(pull.exit_code, 3) << "a device slower than its fleet\n" << pull.out << pull.err;
+  const auto report = nlohmann::json::parse(pull.out, nullptr, false);
+  const auto& devices = report["fleet_health"]["devices"];
+  ASSERT_EQ(devices.size(), 4u) << pull.out;
+  EXPECT_EQ(devices[0]["verdict"], "slower") << devices[0].dump();
+  EXPECT_NEAR(devices[0]["ratio"].get<double>(), 1.10, 0.02);
+  EXPECT_EQ(devices[0]["gemms"], 514);
+  EXPECT_GT(devices[0]["slowest"].size(), 0u);
+  EXPECT_TRUE(devices[0]["replayed"].get<bool>());
+  for (size_t i = 1; i < devices.size(); ++i) {
+    EXPECT_NE(devices[i]["verdict"], "slower") << devices[i].dump();
+  }
+  const std::string slow = devices[0]["device_uuid"];
+
+  const auto text = testing::RunCommand(
+      Crest("compare --fleet --db " + catalogue + " --fail-on-regression"));
+  EXPECT_EQ(text.exit_code, 3) << text.out << text.err;
+  EXPECT_NE(text.out.find("REPLAYED (not measured): 1 of 4 devices slower"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("slower: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(slow), std::string::npos) << text.out;
+  const auto csv = testing::RunCommand(Crest("--csv compare --fleet --db " + catalogue));
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("gpu_model,cublaslt,host,device_uuid,gemms,", 0), 0u) << csv.out;
+
+  const auto bad = testing::RunCommand(Crest("compare --fleet --db " + catalogue +
+                                             " --base all --new all"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("fleet: --fleet sets every device"), std::string::npos) << bad.err;
+  const auto gpu = testing::RunCommand(Crest("compare --db " + catalogue +
+                                             " --base all --new all --gpu h100"));
+  EXPECT_EQ(gpu.exit_code, 2);
+  EXPECT_NE(gpu.err.find("gpu: --gpu goes with --fleet"), std::string::npos) << gpu.err;
 }
 
 TEST(CrestFleet, BadInputIsRefusedNamingTheFlagBeforeAnyNodeIsAsked) {

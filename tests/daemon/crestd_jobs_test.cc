@@ -24,6 +24,7 @@
 #include "crestd_process.h"
 #include "fake_backend.h"
 #include "in_process_crestd.h"
+#include "replay_tables.h"
 #include "gtest/gtest.h"
 #include "run_command.h"
 #include "temp_dir.h"
@@ -567,6 +568,43 @@ TEST_F(CrestdJobs, PrometheusMetricsCountJobsResultsAndQueryLatency) {
             std::string::npos);
   EXPECT_NE(text.find("crest_queue_depth"), std::string::npos);
   EXPECT_NE(HttpGet(port, "/other").find("404"), std::string::npos);
+}
+
+// A crestd whose database holds a fleet (a catalogue): four replayed
+// devices of the shipped H100 table and one whose table is 10% slower (a
+// throttled GPU). Its metrics name that device slower, with its ratio, and
+// no other.
+TEST_F(CrestdJobs, FleetMetricsNameTheThrottledDeviceAndNoOther) {
+  const std::string db = dir_.File("crest.db");
+  const std::string throttled = dir_.File("throttled.csv");
+  testing::WriteScaledMlpTable(throttled, [](const std::vector<std::string>&) { return 1.10; });
+  for (int seed = 1; seed <= 5; ++seed) {
+    const auto sweep = testing::RunCommand(
+        std::string(CREST_BIN) + " " +
+        testing::ReplaySweepArgs(db, seed == 5 ? throttled : testing::kMlpTable, 130100) +
+        " --replay-seed " + std::to_string(seed));
+    ASSERT_EQ(sweep.exit_code, 0) << sweep.out << sweep.err;
+  }
+  StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport"),
+               "--fleet-check-interval", "3600"});
+  std::string text;
+  for (int i = 0; i < 400 && text.find("crest_fleet_check_timestamp_seconds ") ==
+                                 std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    text = HttpGet(MetricsPort(), "/metrics");
+  }
+  int slower = 0, same = 0;
+  for (size_t at = text.find("\ncrest_fleet_device_slower{"); at != std::string::npos;
+       at = text.find("\ncrest_fleet_device_slower{", at + 1)) {
+    const std::string line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+    (line.ends_with(" 1") ? slower : same) += 1;
+  }
+  EXPECT_EQ(slower, 1) << text;
+  EXPECT_EQ(same, 4) << text;
+  EXPECT_NE(text.find("crest_fleet_device_gemms{"), std::string::npos);
+  EXPECT_NE(text.find("cublaslt=\"130100\""), std::string::npos);
+  EXPECT_NE(daemon_.log().find("event=fleet_device_slower"), std::string::npos)
+      << daemon_.log();
 }
 
 TEST_F(CrestdJobs, QueriesWhileASweepWritesAllAnswerWithoutBusyErrors) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,9 +13,10 @@ namespace crest::testing {
 inline const std::string kMlpTable =
     std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/torch-mlp-h4096.csv";
 
-// The table at `path` with every down GEMM whose d_ff is a multiple of 64
-// slowed by 8%: 4 of them in the window of ±128 around 10923.
-inline void WriteSlowedMlpTable(const std::string& path) {
+// The table at `path` with each row's time multiplied by `factor(cells)`
+// (the row's CSV cells: name, dtype, m, n, k, …, time in cells[7]).
+inline void WriteScaledMlpTable(const std::string& path,
+                                const std::function<double(const std::vector<std::string>&)>& factor) {
   std::ifstream in(kMlpTable);
   std::ofstream out(path);
   std::string line;
@@ -24,12 +26,18 @@ inline void WriteSlowedMlpTable(const std::string& path) {
     std::vector<std::string> cells;
     std::stringstream row(line);
     for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-    if (cells[0].starts_with("down_") && std::stoll(cells[4]) % 64 == 0) {
-      cells[7] = std::to_string(std::stod(cells[7]) * 1.08);
-    }
+    cells[7] = std::to_string(std::stod(cells[7]) * factor(cells));
     for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
     out << "\n";
   }
+}
+
+// The table at `path` with every down GEMM whose d_ff is a multiple of 64
+// slowed by 8%: 4 of them in the window of ±128 around 10923.
+inline void WriteSlowedMlpTable(const std::string& path) {
+  WriteScaledMlpTable(path, [](const std::vector<std::string>& cells) {
+    return cells[0].starts_with("down_") && std::stoll(cells[4]) % 64 == 0 ? 1.08 : 1.0;
+  });
 }
 
 // `crest` arguments: a replayed sweep of the window of ±128 at h 4096 from

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "crest/store/store.h"
+#include "crest/sweep/backend_factory.h"
+#include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
 #include "crest/tuner/dff_ranking.h"
 #include "gtest/gtest.h"
@@ -37,6 +39,25 @@ inline DffQuery EveryCandidate(int64_t hidden, int64_t window) {
   q.dff.window = window;
   q.top = 0;
   return q;
+}
+
+// A replayed run of `spec` from the recorded `table` on an H100 of its own
+// (the replay device's UUID follows the table and the noise's seed): that
+// UUID. Every GEMM of the spec must be done.
+inline std::string ReplayDevice(store::Store& db, const std::string& spec,
+                                const std::string& table, uint64_t seed) {
+  sweep::BackendChoice choice;
+  choice.name = "replay";
+  choice.gpu = "h100";
+  choice.replay.file = table;
+  choice.replay.seed = seed;
+  auto backend = sweep::MakeBackend(choice);
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  if (!backend.ok()) return "";
+  auto out = sweep::RunSweep(Spec(spec), **backend, db, {});
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (out.ok()) EXPECT_EQ(out->progress.done, out->progress.total);
+  return (*backend)->Device().uuid;
 }
 
 }  // namespace crest::testing

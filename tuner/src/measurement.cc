@@ -49,14 +49,16 @@ double BinomialMass(int64_t n, int64_t i) {
 
 }  // namespace
 
-MedianOrderInterval MedianIntervalOf(int64_t n) {
+MedianOrderInterval MedianIntervalOf(int64_t n) { return MedianIntervalOf(n, 0.95); }
+
+MedianOrderInterval MedianIntervalOf(int64_t n, double confidence) {
   if (n <= 0) return {};
-  constexpr double kTail = 0.025;
+  const double tail = (1 - confidence) / 2;
   int64_t l = 1;
   double below = BinomialMass(n, 0);  // P(X < l)
   while (l + 1 <= (n + 1) / 2) {
     const double next = below + BinomialMass(n, l);  // P(X < l + 1)
-    if (next > kTail) break;
+    if (next > tail) break;
     below = next;
     ++l;
   }

@@ -202,6 +202,9 @@ struct RunFilter {
   AlgoChoice algo = AlgoChoice::kBest;
   // At most this many GEMMs answered (0: no limit); more is ResourceExhausted.
   int64_t limit = 0;
+  // One answer per GEMM, device and cuBLASLt version instead of per GEMM
+  // (a fleet's devices set side by side); `limit` then counts those.
+  bool each_device = false;
 };
 
 // The newest selected run's answer for one GEMM of one GPU model: what a

@@ -219,8 +219,9 @@ class Store {
   // `filter.mode`, the newest such run's answer (`filter.algo`): the run
   // started last, then the largest job, device and software ids; within a
   // run, its fastest row. Chosen in SQL, so the answer holds one entry per
-  // GEMM however many runs measured it; in no particular order.
-  // ResourceExhausted when it would hold more than `filter.limit` GEMMs.
+  // GEMM however many runs measured it (with filter.each_device, one per
+  // GEMM, device and cuBLASLt version); in no particular order.
+  // ResourceExhausted when it would hold more than `filter.limit` answers.
   virtual absl::StatusOr<std::vector<SelectedBest>> NewestRunBests(const RunFilter& filter) = 0;
   // A GEMM's `count` fastest distinct verified algorithms on `gpu_model` in
   // `mode` under every software version but `except_software_id`, fastest

@@ -54,6 +54,9 @@ struct MedianOrderInterval {
   double coverage = 0;
 };
 MedianOrderInterval MedianIntervalOf(int64_t samples);
+// The same at another confidence (0 < confidence < 1): the largest rank
+// whose coverage is at least `confidence`, else rank 1 (the range).
+MedianOrderInterval MedianIntervalOf(int64_t samples, double confidence);
 double MedianIntervalCoverage(int64_t samples);
 // "95%" when the coverage reaches it, else the true figure ("93.75%").
 std::string CoverageText(int64_t samples);

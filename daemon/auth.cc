@@ -1,5 +1,8 @@
 #include "auth.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "crest/common/str_cat.h"
@@ -44,8 +47,44 @@ absl::StatusOr<Caller> Authorizer::Check(const grpc::CallbackServerContext& cont
              " (metadata \"authorization: Bearer TOKEN\"; crest --token-file FILE)"));
 }
 
+namespace {
+
+// A token file is a regular file of at most kMaxTokenFileBytes that only its
+// owner (and its group, reading) may touch, as ssh treats a private key.
+absl::Status CheckTokenFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error) return absl::InvalidArgumentError(StrCat("--token-file ", path, ": ", error.message()));
+  if (!fs::is_regular_file(status)) {
+    return absl::InvalidArgumentError(StrCat("--token-file ", path, ": not a regular file"));
+  }
+  const auto bytes = fs::file_size(path, error);
+  if (error || bytes > kMaxTokenFileBytes) {
+    return absl::InvalidArgumentError(StrCat("--token-file ", path, ": larger than ",
+                                             kMaxTokenFileBytes, " bytes"));
+  }
+  const fs::perms open = fs::perms::others_all | fs::perms::group_write | fs::perms::group_exec;
+  if ((status.permissions() & open) != fs::perms::none) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(status.permissions()) & 07777);
+    return absl::InvalidArgumentError(
+        StrCat("--token-file ", path, ": mode ", mode,
+               " lets others read or change the tokens; chmod 600 (or 640) it"));
+  }
+  return absl::OkStatus();
+}
+
+// Printable ASCII without spaces: what an HTTP/2 header value can carry.
+bool SendableToken(std::string_view token) {
+  return std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
+}  // namespace
+
 absl::StatusOr<std::map<std::string, TokenHolder>> LoadTokens(const std::string& path,
                                                               const Env& env) {
+  if (auto s = CheckTokenFile(path); !s.ok()) return s;
   auto text = env.ReadFile(path);
   if (!text.ok()) return absl::InvalidArgumentError(StrCat("--token-file: ", text.status().message()));
   std::istringstream in(*text);
@@ -65,8 +104,13 @@ absl::StatusOr<std::map<std::string, TokenHolder>> LoadTokens(const std::string&
     }
     const std::string token = b.empty() ? a : b;
     const std::string name = b.empty() ? StrCat("token-", tokens.size() + 1) : a;
-    if (token.size() < 16) {
-      return absl::InvalidArgumentError(StrCat(where, "a token must be at least 16 characters"));
+    if (token.size() < 16 || token.size() > kMaxTokenBytes) {
+      return absl::InvalidArgumentError(
+          StrCat(where, "a token must be at least 16 characters and at most ", kMaxTokenBytes));
+    }
+    if (!SendableToken(token)) {
+      return absl::InvalidArgumentError(StrCat(
+          where, "a token may hold printable ASCII only (no client can send other bytes)"));
     }
     if (auto seen = tokens.find(token); seen != tokens.end()) {
       return absl::InvalidArgumentError(StrCat(where, "this token is also '", seen->second.name,

@@ -12,6 +12,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -60,11 +62,17 @@ class Authorizer final {
   bool public_export_ = false;
 };
 
+inline constexpr int64_t kMaxTokenFileBytes = 1 << 20;
+inline constexpr size_t kMaxTokenBytes = 4096;
+
 // Reads a token file: one token per line, "NAME TOKEN [operator]" or just
 // "TOKEN" (named token-1, token-2, …); blank lines and lines starting with #
 // are skipped. InvalidArgument naming the file and line for a malformed one,
-// a role other than operator, or a token given twice (two names for one
-// token would make who submitted a job a guess).
+// a role other than operator, a token given twice (two names for one token
+// would make who submitted a job a guess), a token of bytes other than
+// printable ASCII or of more than kMaxTokenBytes; naming the file when it is
+// not a regular file of at most kMaxTokenFileBytes (/dev/zero) or when its
+// mode lets others read it or anyone but its owner change it.
 absl::StatusOr<std::map<std::string, TokenHolder>> LoadTokens(const std::string& path,
                                                               const Env& env);
 

@@ -15,6 +15,7 @@
 #include "export_stream.h"
 #include "job_stream.h"
 #include "log.h"
+#include "server_paths.h"
 #include "raw_message.h"
 #ifdef CREST_HAVE_CUDA
 #include "crest/measure/cuda_backend.h"
@@ -43,7 +44,7 @@ grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   // Messages quote what the client sent; a quote of a huge field would make
   // trailing metadata the client refuses (and break its connection).
-  std::string message(status.message());
+  std::string message = WithoutServerPaths(std::string(status.message()));
   if (message.size() > kMaxStatusMessageBytes) {
     const size_t cut = message.size() - kMaxStatusMessageBytes;
     message.resize(kMaxStatusMessageBytes);
@@ -193,7 +194,7 @@ grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* cont
          {"peer", context->peer()}});
   }
   auto* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpc(Outward(status)));
+  reactor->Finish(ToGrpc(status));
   return reactor;
 }
 
@@ -221,34 +222,27 @@ absl::StatusOr<std::function<void()>> CrestService::TakeStream(const char* metho
   });
 }
 
-absl::Status CrestService::Outward(const absl::Status& status) const {
-  if (status.ok()) return status;
-  std::string message(status.message());
-  // Where the node keeps its files is none of a client's business (the
-  // database's path first: it lies inside the state directory).
-  for (const auto& [path, name] : {std::pair{options_.db_path, "the node's database"},
-                                   std::pair{options_.state_dir, "the node's state directory"}}) {
-    // A path without a slash ("." or "var") would match ordinary words.
-    if (path.size() < 3 || path.find('/') == std::string::npos) continue;
-    for (size_t at = message.find(path); at != std::string::npos;
-         at = message.find(path, at + std::string_view(name).size())) {
-      message.replace(at, path.size(), name);
-    }
-  }
-  return absl::Status(status.code(), message);
-}
-
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Refuse(const char* method,
                                                                  const absl::Status& status) {
   Log(Level::kInfo, "rpc_error",
       {{"method", method},
        {"code", absl::StatusCodeToString(status.code())},
        {"message", std::string(status.message())}});
-  return new Refused(ToGrpc(Outward(status)));
+  return new Refused(ToGrpc(status));
 }
 
 absl::Status CrestService::Submit(const Caller& caller, const v1::SubmitJobRequest& request,
                                   v1::SubmitJobResponse* response) {
+  // Priorities by role: a client within a band around the interactive
+  // Sweep's, an operator (or anyone, where crestd has no tokens) wider.
+  const int band = caller.may_cancel_any ? kMaxOperatorPriority : kMaxClientPriority;
+  if (request.priority() < -band || request.priority() > band) {
+    return absl::InvalidArgumentError(StrCat(
+        "priority: ", request.priority(), " is outside -", band, "..", band, ", the band ",
+        caller.may_cancel_any ? "an operator may use"
+                              : StrCat("a client may use (an operator's token allows -",
+                                       kMaxOperatorPriority, "..", kMaxOperatorPriority, ")")));
+  }
   SubmitRequest submit;
   submit.spec_json = request.spec().json();
   submit.backend = request.backend();
@@ -408,10 +402,10 @@ absl::Status CrestService::NodeInfo(const Caller&, const v1::GetNodeInfoRequest&
 #endif
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
-  auto stats = counts_.Get(**db, options_.env->NowSeconds());
+  auto stats = counts_.Get(**db, options_.env->MonotonicSeconds());
   if (!stats.ok()) return stats.status();
   auto* d = r->mutable_database();
-  d->set_path(options_.db_path);
+  d->set_path(WithoutServerPaths(options_.db_path));
   d->set_schema_version(stats->schema_version);
   d->set_file_bytes(stats->file_bytes);
   d->set_measurements(stats->measurements);

@@ -34,6 +34,10 @@ inline constexpr int64_t kMaxCompareSpecGemms = 200'000;
 
 // Sweep runs at this priority: ahead of nightly batches (0).
 inline constexpr int kInteractivePriority = 100;
+// SubmitJob's priority band: a client's, and an operator's (an operator
+// token, or every caller of a crestd without tokens).
+inline constexpr int kMaxClientPriority = 100;
+inline constexpr int kMaxOperatorPriority = 10'000;
 
 struct ServiceOptions {
   std::string db_path;
@@ -141,8 +145,6 @@ class CrestService final : public RawCrestService {
   // on and it has none), or RESOURCE_EXHAUSTED naming the limit; the
   // function gives it back.
   absl::StatusOr<std::function<void()>> TakeStream(const char* method, const Caller& caller);
-  // The status as a client sees it: no server paths in its message.
-  absl::Status Outward(const absl::Status& status) const;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Refuse(const char* method,
                                                       const absl::Status& status);
 

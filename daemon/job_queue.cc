@@ -6,6 +6,7 @@
 #include "crest/sweep/runner.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "log.h"
+#include "server_paths.h"
 
 namespace crest::crestd {
 namespace {
@@ -131,7 +132,6 @@ void JobQueue::ForgetQueued(int64_t id) {
     it = it->second.empty() ? queued_by_client_.erase(it) : std::next(it);
   }
   forced_.erase(id);
-  parsed_.erase(id);
 }
 
 JobQueue::LaneState* JobQueue::LaneOfJob(const store::JobRecord& job) {
@@ -235,7 +235,9 @@ absl::StatusOr<Submitted> JobQueue::Submit(const SubmitRequest& request) {
   auto created = writer_->CreateJob(job);
   if (!created.ok()) return created.status();
   Enqueue(*lane, *created);
-  parsed_[created->id] = std::make_shared<const sweep::SweepSpec>(*std::move(spec));
+  // The plan is not kept: a queued job holds its id, and its spec stays in
+  // the database until the lane expands it again to run it, so a queue of
+  // 200,000-GEMM jobs costs no more memory than one of small ones.
   mine.insert(created->id);
   if (request.force) forced_.insert(created->id);
   wake_.notify_all();
@@ -359,8 +361,9 @@ void JobQueue::Publish(JobEventData event) {
   if (event.final) watchers_.erase(event.job.id);
 }
 
-void JobQueue::Fail(store::Store& db, const store::JobRecord& job, const std::string& why) {
-  Log(Level::kWarn, "job_failed", {{"job", std::to_string(job.id)}, {"error", why}});
+void JobQueue::Fail(store::Store& db, const store::JobRecord& job, const std::string& reason) {
+  Log(Level::kWarn, "job_failed", {{"job", std::to_string(job.id)}, {"error", reason}});
+  const std::string why = WithoutServerPaths(reason);  // clients read it
   (void)db.UpdateJob(job.id, store::JobState::kFailed, job.total, job.done, why);
   JobEventData event;
   event.job = job;
@@ -395,16 +398,17 @@ void JobQueue::Pause(LaneState* lane, store::Store& db, const store::JobRecord& 
       StrCat("paused: ", why.message(), "; tried again every ", options_.full_retry_s,
              " s, it resumes when space returns");
   Log(Level::kWarn, "job_paused", {{"job", std::to_string(job.id)}, {"error", message}});
+  const std::string shown = WithoutServerPaths(message);  // clients read it
   store::JobRecord now = job;
   if (auto j = db.GetJob(job.id); j.ok()) now = *j;
   // May fail for the same lack of space: the job then stays "running" in the
   // database, which the next start resumes as well.
-  (void)db.UpdateJob(job.id, store::JobState::kQueued, now.total, now.done, message);
+  (void)db.UpdateJob(job.id, store::JobState::kQueued, now.total, now.done, shown);
   now.state = store::JobState::kQueued;
-  now.error = message;
+  now.error = shown;
   JobEventData event;
   event.job = now;
-  event.message = message;
+  event.message = shown;
   Publish(std::move(event));
   std::lock_guard<std::mutex> lock(mutex_);
   Enqueue(lane, now);
@@ -419,7 +423,6 @@ void JobQueue::RunLane(LaneState* lane) {
   while (true) {
     int64_t id = 0;
     bool force = false;
-    std::shared_ptr<const sweep::SweepSpec> spec;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stopping_ || !lane->queue.empty(); });
@@ -427,7 +430,6 @@ void JobQueue::RunLane(LaneState* lane) {
       id = lane->queue.begin()->id;
       lane->queue.erase(lane->queue.begin());
       force = forced_.contains(id);
-      if (auto it = parsed_.find(id); it != parsed_.end()) spec = it->second;
       ForgetQueued(id);
       lane->running = id;
       lane->cancel = false;
@@ -444,7 +446,7 @@ void JobQueue::RunLane(LaneState* lane) {
     bool paused = false;
     if (db != nullptr) {
       auto job = db->GetJob(id);
-      if (job.ok()) paused = RunJob(lane, *db, *job, force, std::move(spec));
+      if (job.ok()) paused = RunJob(lane, *db, *job, force);
     }
     std::unique_lock<std::mutex> lock(mutex_);
     lane->running = 0;
@@ -455,18 +457,16 @@ void JobQueue::RunLane(LaneState* lane) {
   }
 }
 
-bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force,
-                      std::shared_ptr<const sweep::SweepSpec> spec) {
+bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force) {
   const std::string id = std::to_string(job.id);
   const auto fail = [&](const std::string& why) { Fail(db, job, why); };
-  if (spec == nullptr) {  // queued again at Start: not parsed in this process yet
-    auto parsed = sweep::ParseSweepSpec(job.spec);
-    if (!parsed.ok()) {
-      fail(StrCat("spec: ", parsed.status().message()));
-      return false;
-    }
-    spec = std::make_shared<const sweep::SweepSpec>(*std::move(parsed));
+  // The plan is expanded here, when the job runs (Submit keeps none).
+  auto parsed = sweep::ParseSweepSpec(job.spec, {options_.max_gemms_per_job, "--max-job-gemms"});
+  if (!parsed.ok()) {
+    fail(StrCat("spec: ", parsed.status().message()));
+    return false;
   }
+  const auto spec = std::make_shared<const sweep::SweepSpec>(*std::move(parsed));
   auto backend = options_.make_backend(lane->lane, *spec);
   if (!backend.ok()) {
     fail(std::string(backend.status().message()));

@@ -166,9 +166,9 @@ class JobQueue final {
   };
 
   void RunLane(LaneState* lane);
-  // True when the job was paused because the disk or database is full.
-  bool RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force,
-              std::shared_ptr<const sweep::SweepSpec> spec);
+  // Expands the job's plan from its stored spec and runs it; true when the
+  // job was paused because the disk or database is full.
+  bool RunJob(LaneState* lane, store::Store& db, const store::JobRecord& job, bool force);
   absl::StatusOr<LaneState*> LaneFor(const std::string& backend, const sweep::SweepSpec& spec,
                                      std::string* target);
   LaneState* LaneOfJob(const store::JobRecord& job);
@@ -194,9 +194,6 @@ class JobQueue final {
   std::vector<std::unique_ptr<LaneState>> lanes_;
   std::map<std::string, std::set<int64_t>> queued_by_client_;  // GUARDED_BY(mutex_)
   std::set<int64_t> forced_;              // queued jobs submitted with force; GUARDED_BY(mutex_)
-  // Specs parsed at Submit, taken by the runner, so a job's spec is parsed
-  // once; a job queued again at Start is parsed when it runs. GUARDED_BY(mutex_)
-  std::map<int64_t, std::shared_ptr<const sweep::SweepSpec>> parsed_;
   std::unique_ptr<store::Store> writer_;  // GUARDED_BY(mutex_)
 
   // Recursive: a watcher may unwatch from inside its own callback.

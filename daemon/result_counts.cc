@@ -10,8 +10,11 @@ absl::StatusOr<store::DbStats> ResultCounts::Get(store::Store& db, double now_s)
   std::lock_guard lock(mu_);
   // One count per generation, and not more often than kMinRecountSeconds:
   // callers that arrive while it runs wait for it.
+  // A clock that went back (a wall-clock step) counts as time passed, so the
+  // counts never freeze until it catches up.
+  const double since_s = now_s - counted_at_s_;
   if (!generation_ ||
-      (!(*generation_ == *generation) && now_s - counted_at_s_ >= kMinRecountSeconds)) {
+      (!(*generation_ == *generation) && (since_s >= kMinRecountSeconds || since_s < 0))) {
     auto stats = db.Stats();
     if (!stats.ok()) return stats.status();
     stats_ = *std::move(stats);

@@ -21,7 +21,8 @@ class ResultCounts {
  public:
   static constexpr double kMinRecountSeconds = 2.0;
 
-  // `db`'s stats at `now_s` (any steady clock, seconds): result counts (and
+  // `db`'s stats at `now_s` (a monotonic clock, seconds; one that goes back
+  // recounts at the next change, never freezes): result counts (and
   // schema version, file size) as last counted, jobs by state as now.
   absl::StatusOr<store::DbStats> Get(store::Store& db, double now_s);
 

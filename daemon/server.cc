@@ -6,7 +6,9 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 
+#include <arpa/inet.h>
 #include <malloc.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,6 +26,7 @@
 #include "crest_service.h"
 #include "fleet_gauges.h"
 #include "log.h"
+#include "server_paths.h"
 #include "metrics.h"
 #include "state_dir_lock.h"
 #include "store_pool.h"
@@ -32,6 +35,10 @@
 #endif
 
 namespace crest::crestd {
+
+// Request metadata (headers, the token included) at most: 8 KiB, gRPC's
+// suggested default, set explicitly (a token is at most 4 KiB: auth.h).
+constexpr int kMaxMetadataBytes = 8 << 10;
 
 struct Server::Parts {
   ServerConfig config;
@@ -63,9 +70,20 @@ bool IsAddress(const std::string& address) {
   return ParseHostPort(address, 0).has_value();
 }
 
+// By address, not by spelling: "127.evil.example:1" is not loopback.
 bool IsLoopback(const std::string& address) {
-  return address.starts_with("unix:") || address.starts_with("127.") ||
-         address.starts_with("localhost:") || address.starts_with("[::1]:");
+  if (address.starts_with("unix:")) return true;
+  const auto parsed = ParseHostPort(address, 0);
+  if (!parsed) return false;
+  std::string host = parsed->host;
+  if (host == "localhost") return true;
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 bool UsesTls(const ServerConfig& c) { return !c.tls_cert.empty(); }
@@ -201,6 +219,16 @@ absl::StatusOr<std::string> PrepareDatabase(Server::Parts& p) {
   if (!lock.ok()) return lock.status();
   p.lock = *std::move(lock);
   std::string path = (std::filesystem::path(c.state_dir) / "crest.db").string();
+  HideServerPath(path, "the node's database");
+  HideServerPath(c.state_dir, "the node's state directory");
+  std::error_code size_error;
+  if (c.check_on_start && std::filesystem::file_size(path, size_error) == 0 && !size_error) {
+    // SQLite would make a new database of it, hiding whatever emptied it.
+    Log(Level::kError, "database_empty", {{"db", path}});
+    return absl::DataLossError(
+        StrCat(path, " is empty (0 bytes): restore it from a snapshot, or remove it to start a "
+                     "new database (--no-check-on-start skips this check)"));
+  }
   store::StoreOptions options;
   options.env = p.env;
   auto db = store::Store::Open(path, options);
@@ -286,10 +314,19 @@ absl::Status StartGrpc(Server::Parts& p,
   builder.AddListeningPort(p.config.listen, credentials, &p.port);
   builder.RegisterService(p.service.get());
   builder.SetMaxReceiveMessageSize(p.config.max_message_bytes);
+  // Headers are refused past this before any of crestd's code reads them
+  // (Debian's gRPC 1.51 spends seconds of CPU on a header of megabytes).
+  builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, kMaxMetadataBytes);
   p.grpc = builder.BuildAndStart();
   const bool unix_socket = p.config.listen.starts_with("unix:");
   if (p.grpc == nullptr || (p.port == 0 && !unix_socket)) {
-    return absl::UnavailableError(StrCat("cannot listen on ", p.config.listen));
+    return absl::UnavailableError(StrCat(
+        "cannot listen on ", p.config.listen,
+        UsesTls(p.config)
+            ? ": the address may be in use, or --tls-key is not the private key of --tls-cert "
+              "(both PEM; `openssl x509 -noout -pubkey -in CERT` and `openssl pkey -pubout -in "
+              "KEY` must print the same key)"
+            : ": the address may be in use or not this machine's"));
   }
   p.address = unix_socket ? p.config.listen
                           : p.config.listen.substr(0, p.config.listen.rfind(':') + 1) +

@@ -38,7 +38,7 @@ struct ServerConfig {
   int max_streams = 64;            // streams open at once, all callers
   int max_anonymous_streams = 16;  // of which, with tokens on, callers without one
   double stream_write_timeout_s = 30;  // a stream whose reader takes longer per write ends
-  bool check_on_start = false;     // PRAGMA quick_check before serving
+  bool check_on_start = true;      // PRAGMA quick_check before serving; a 0-byte file refused
   int64_t max_list_bytes = 1 << 20;  // a ListJobs page's size at most
   int answer_cache = 4096;  // answers kept by results generation; 0: none
   int64_t max_db_bytes = 0;  // the database's cap (0: the disk's); jobs pause at it

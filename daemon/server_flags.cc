@@ -43,9 +43,9 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
                  "seconds a stream's reader may take to accept one message before the stream "
                  "ends (a reader that stops reading frees its slot)")
       ->capture_default_str();
-  app.add_flag("--check-on-start", c.check_on_start,
-               "run SQLite's quick check on the database before serving; a corrupt one stops "
-               "crestd with exit 1");
+  app.add_flag("--check-on-start,!--no-check-on-start", c.check_on_start,
+               "run SQLite's quick check on the database before serving (the default); a "
+               "corrupt or empty (0-byte) one stops crestd with exit 1");
   app.add_option("--max-list-bytes", c.max_list_bytes,
                  "a ListJobs page ends at this size (or at its limit of jobs); the answer says "
                  "where the next page starts")

@@ -18,7 +18,7 @@ constexpr const char* kToken = "nightly-0123456789abcdef";
 class CrestdAuth : public ::testing::Test {
  protected:
   void SetUp() override {
-    testing::WriteBytes(dir_.File("tokens"), std::string("# name token\nnightly ") + kToken + "\n");
+    testing::WriteSecret(dir_.File("tokens"), std::string("# name token\nnightly ") + kToken + "\n");
   }
 
   void StartDaemon(const std::vector<std::string>& args) {
@@ -134,7 +134,7 @@ TEST_F(CrestdAuth, ClearTextOffLoopbackNeedsInsecureAndNeverCarriesTokens) {
                           dir_.File("tokens"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("needs TLS"), std::string::npos) << r.err;
-  testing::WriteBytes(dir_.File("short"), "abc\n");
+  testing::WriteSecret(dir_.File("short"), "abc\n");
   r = testing::RunCommand(crestd + " --listen 127.0.0.1:0 --token-file " + dir_.File("short"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("at least 16 characters"), std::string::npos) << r.err;

@@ -80,5 +80,22 @@ TEST(ResultCounts, CountsOncePerGenerationAndKeepsJobsCurrent) {
   EXPECT_EQ(counts.counts_taken(), 4);
 }
 
+// A clock step back (crestd takes a monotonic clock; a wall clock stepped by
+// NTP once froze the counts until it caught up) does not freeze the counts.
+TEST(ResultCounts, AClockThatGoesBackStillCountsTheNextChange) {
+  testing::TempDir dir;
+  const std::string path = dir.File("c.db");
+  store::StoreOptions options;
+  options.host = "node0";
+  auto db = store::Store::Open(path, options);
+  ASSERT_TRUE(db.ok()) << db.status();
+  AddPrediction(**db, 1000);
+  ResultCounts counts;
+  EXPECT_EQ(counts.Get(**db, 1'000'000)->predictions, 1);
+  AddPrediction(**db, 1001);
+  EXPECT_EQ(counts.Get(**db, 10)->predictions, 2) << "the clock went back an hour: counted";
+  EXPECT_EQ(counts.counts_taken(), 2);
+}
+
 }  // namespace
 }  // namespace crest::crestd

@@ -21,5 +21,8 @@ class TempDir final {
 
 std::string ReadBytes(const std::string& path);
 void WriteBytes(const std::string& path, const std::string& bytes);
+// The same for a secret (a token file): readable and writable by its owner
+// alone (0600), as crestd requires.
+void WriteSecret(const std::string& path, const std::string& bytes);
 
 }  // namespace crest::testing

@@ -37,12 +37,16 @@ void DeleteOnePrediction(const std::string& path) {
   sqlite3_close(raw);
 }
 
+absl::StatusOr<std::unique_ptr<store::Store>> OpenDb(const std::string& path) {
+  store::StoreOptions options;
+  options.host = "node0";
+  return store::Store::Open(path, options);
+}
+
 TEST(ResultCounts, CountsOncePerGenerationAndKeepsJobsCurrent) {
   testing::TempDir dir;
   const std::string path = dir.File("c.db");
-  store::StoreOptions options;
-  options.host = "node0";
-  auto db = store::Store::Open(path, options);
+  auto db = OpenDb(path);
   ASSERT_TRUE(db.ok()) << db.status();
   for (int64_t k = 1000; k < 1010; ++k) AddPrediction(**db, k);
 
@@ -85,9 +89,7 @@ TEST(ResultCounts, CountsOncePerGenerationAndKeepsJobsCurrent) {
 TEST(ResultCounts, AClockThatGoesBackStillCountsTheNextChange) {
   testing::TempDir dir;
   const std::string path = dir.File("c.db");
-  store::StoreOptions options;
-  options.host = "node0";
-  auto db = store::Store::Open(path, options);
+  auto db = OpenDb(path);
   ASSERT_TRUE(db.ok()) << db.status();
   AddPrediction(**db, 1000);
   ResultCounts counts;

@@ -56,7 +56,9 @@ inline std::string ReplayDevice(store::Store& db, const std::string& spec,
   if (!backend.ok()) return "";
   auto out = sweep::RunSweep(Spec(spec), **backend, db, {});
   EXPECT_TRUE(out.ok()) << out.status();
-  if (out.ok()) EXPECT_EQ(out->progress.done, out->progress.total);
+  if (out.ok()) {
+    EXPECT_EQ(out->progress.done, out->progress.total);
+  }
   return (*backend)->Device().uuid;
 }
 

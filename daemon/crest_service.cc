@@ -54,6 +54,11 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::move(message));
 }
 
+void FillJob(const store::JobRecord& job, v1::Job* out) {
+  wire::Fill(job, out);
+  if (!job.error.empty()) out->set_error(WithoutServerPaths(job.error));
+}
+
 CrestService::CrestService(ServiceOptions options, StorePool& pool, JobQueue& queue,
                            const Authorizer& auth, Metrics& metrics)
     : options_(std::move(options)),
@@ -251,7 +256,7 @@ absl::Status CrestService::Submit(const Caller& caller, const v1::SubmitJobReque
   submit.client = caller.name;
   auto submitted = queue_.Submit(submit);
   if (!submitted.ok()) return submitted.status();
-  Fill(submitted->job, response->mutable_job());
+  FillJob(submitted->job, response->mutable_job());
   return absl::OkStatus();
 }
 
@@ -259,7 +264,7 @@ absl::Status CrestService::GetOneJob(const Caller&, const v1::GetJobRequest& req
                                      v1::Job* response) {
   auto job = queue_.Get(request.id());
   if (!job.ok()) return job.status();
-  Fill(*job, response);
+  FillJob(*job, response);
   return absl::OkStatus();
 }
 
@@ -282,7 +287,7 @@ absl::Status CrestService::List(const Caller&, const v1::ListJobsRequest& reques
   size_t bytes = 0;
   for (const auto& job : *jobs) {
     v1::Job row;
-    Fill(job, &row);
+    FillJob(job, &row);
     bytes += row.ByteSizeLong();
     if (bytes > options_.max_list_bytes && response->jobs_size() > 0) break;
     *response->add_jobs() = std::move(row);
@@ -299,7 +304,7 @@ absl::Status CrestService::Cancel(const Caller& caller, const v1::CancelJobReque
                                   v1::Job* response) {
   auto job = queue_.Cancel(request.id(), Canceller{caller.name, caller.may_cancel_any});
   if (!job.ok()) return job.status();
-  Fill(*job, response);
+  FillJob(*job, response);
   return absl::OkStatus();
 }
 

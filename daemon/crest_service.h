@@ -18,8 +18,12 @@
 
 namespace crest::crestd {
 
-// The status for gRPC, its message cut to kMaxStatusMessageBytes.
+// The status for gRPC, its message without the node's paths
+// (server_paths.h) and cut to kMaxStatusMessageBytes.
 grpc::Status ToGrpc(const absl::Status& status);
+// A job as a client receives it (wire::Fill), its error without the
+// node's paths (server_paths.h); the database and the log keep them.
+void FillJob(const store::JobRecord& job, v1::Job* out);
 inline constexpr size_t kMaxStatusMessageBytes = 1024;
 
 // GEMMs one TimeGemms request may time together (a design config has ~20).

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <string>
-#include <vector>
 
 #include "crest/answers/fleet_health.h"
 #include "crest/common/str_cat.h"
@@ -39,16 +38,18 @@ void FleetGauges::Loop() {
 absl::Status FleetGauges::CheckOnce() {
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
-  answers::FleetQuery query;
-  query.max_answers = kMaxFleetAnswers;
-  auto health = answers::CheckFleet(**db, query);
-  if (!health.ok()) return health.status();
-  std::vector<FleetFigure> figures;
-  for (const answers::FleetDevice& d : health->devices) {
-    if (d.gemms == 0) continue;  // no fleet to set it against
-    const bool slower = d.verdict == answers::Verdict::kSlower;
-    figures.push_back({d.gpu_model, d.cublaslt, d.host, d.uuid, d.ratio, slower, d.gemms});
-    if (slower) {
+  // Nothing written since the last check: its figures stand, checked now.
+  auto generation = (*db)->LatestGeneration();
+  if (!generation.ok()) return generation.status();
+  if (generation_ != *generation) {
+    answers::FleetQuery query;
+    query.max_answers = kMaxFleetAnswers;
+    auto health = answers::CheckFleet(**db, query);
+    if (!health.ok()) return health.status();
+    generation_ = *generation;
+    health_ = *std::move(health);
+    for (const answers::FleetDevice& d : health_.devices) {
+      if (d.verdict != answers::Verdict::kSlower) continue;
       Log(Level::kWarn, "fleet_device_slower",
           {{"device", d.uuid},
            {"host", d.host},
@@ -59,7 +60,7 @@ absl::Status FleetGauges::CheckOnce() {
   }
   const double now_s =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  metrics_.SetFleet(figures, now_s);
+  metrics_.SetFleet(health_, now_s);
   return absl::OkStatus();
 }
 

@@ -2,7 +2,9 @@
 // (metrics.h). Every `interval_s`, on a thread of its own (never a serving
 // thread), it sets each device of the database against the fleet median of
 // its GPU model (answers::CheckFleet, on a pooled read connection, at most
-// kMaxFleetAnswers answers) and exports the devices that have a fleet. A
+// kMaxFleetAnswers answers) and exports the devices that have a fleet; when
+// nothing was written since (the results generation), the last figures
+// stand and are not computed again. A
 // node's own database rarely holds a fleet: the figures come from a crestd
 // serving a catalogue that `crest fleet pull` fills (docs/deploy.md).
 #pragma once
@@ -10,9 +12,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "absl/status/status.h"
+#include "crest/answers/fleet_health.h"
+#include "crest/store/store.h"
 #include "metrics.h"
 #include "store_pool.h"
 
@@ -37,6 +42,9 @@ class FleetGauges final {
   StorePool& pool_;
   Metrics& metrics_;
   const double interval_s_;
+  // The last check's database generation and figures (the thread's own).
+  std::optional<store::ResultsGeneration> generation_;
+  answers::FleetHealth health_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;  // GUARDED_BY(mutex_)

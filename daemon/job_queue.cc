@@ -6,7 +6,6 @@
 #include "crest/sweep/runner.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "log.h"
-#include "server_paths.h"
 
 namespace crest::crestd {
 namespace {
@@ -361,9 +360,8 @@ void JobQueue::Publish(JobEventData event) {
   if (event.final) watchers_.erase(event.job.id);
 }
 
-void JobQueue::Fail(store::Store& db, const store::JobRecord& job, const std::string& reason) {
-  Log(Level::kWarn, "job_failed", {{"job", std::to_string(job.id)}, {"error", reason}});
-  const std::string why = WithoutServerPaths(reason);  // clients read it
+void JobQueue::Fail(store::Store& db, const store::JobRecord& job, const std::string& why) {
+  Log(Level::kWarn, "job_failed", {{"job", std::to_string(job.id)}, {"error", why}});
   (void)db.UpdateJob(job.id, store::JobState::kFailed, job.total, job.done, why);
   JobEventData event;
   event.job = job;
@@ -398,17 +396,16 @@ void JobQueue::Pause(LaneState* lane, store::Store& db, const store::JobRecord& 
       StrCat("paused: ", why.message(), "; tried again every ", options_.full_retry_s,
              " s, it resumes when space returns");
   Log(Level::kWarn, "job_paused", {{"job", std::to_string(job.id)}, {"error", message}});
-  const std::string shown = WithoutServerPaths(message);  // clients read it
   store::JobRecord now = job;
   if (auto j = db.GetJob(job.id); j.ok()) now = *j;
   // May fail for the same lack of space: the job then stays "running" in the
   // database, which the next start resumes as well.
-  (void)db.UpdateJob(job.id, store::JobState::kQueued, now.total, now.done, shown);
+  (void)db.UpdateJob(job.id, store::JobState::kQueued, now.total, now.done, message);
   now.state = store::JobState::kQueued;
-  now.error = shown;
+  now.error = message;
   JobEventData event;
   event.job = now;
-  event.message = shown;
+  event.message = message;
   Publish(std::move(event));
   std::lock_guard<std::mutex> lock(mutex_);
   Enqueue(lane, now);
@@ -466,8 +463,8 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
     fail(StrCat("spec: ", parsed.status().message()));
     return false;
   }
-  const auto spec = std::make_shared<const sweep::SweepSpec>(*std::move(parsed));
-  auto backend = options_.make_backend(lane->lane, *spec);
+  const sweep::SweepSpec& spec = *parsed;
+  auto backend = options_.make_backend(lane->lane, spec);
   if (!backend.ok()) {
     fail(std::string(backend.status().message()));
     return false;
@@ -518,7 +515,7 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
     started.message = job.done > 0 ? "resumed" : "started";
     Publish(std::move(started));
   }
-  auto outcome = sweep::RunSweep(*spec, **backend, db, run);
+  auto outcome = sweep::RunSweep(spec, **backend, db, run);
   if (absl::IsResourceExhausted(outcome.status())) {  // the disk or --max-db-bytes is full
     Pause(lane, db, job, outcome.status());
     return true;

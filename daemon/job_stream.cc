@@ -4,12 +4,13 @@
 #include "crest_service.h"
 #include "log.h"
 #include "raw_message.h"
+#include "server_paths.h"
 
 namespace crest::crestd {
 namespace {
 
 void Fill(const JobEventData& e, v1::JobEvent* out) {
-  wire::Fill(e.job, out->mutable_job());
+  FillJob(e.job, out->mutable_job());
   const sweep::SweepProgress& p = e.progress;
   out->set_elapsed_s(p.elapsed_s);
   out->set_new_results(p.new_results);
@@ -18,7 +19,7 @@ void Fill(const JobEventData& e, v1::JobEvent* out) {
   out->set_gemms_per_minute(p.GemmsPerMinute());
   out->set_gpu_busy_fraction(p.GpuBusyFraction());
   out->set_host_overhead_per_gemm_s(p.HostOverheadPerGemmS());
-  out->set_message(e.message);
+  out->set_message(WithoutServerPaths(e.message));  // a failed job's error, say
   for (const std::string& line : e.news) out->add_news(line);
   out->set_final(e.final);
   for (const auto& r : e.results) {

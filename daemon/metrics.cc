@@ -35,7 +35,7 @@ class NoMetrics final : public Metrics {
   void BackendBusy(const std::string&, double) override {}
   void AnswerCache(std::string_view, bool) override {}
   void SetHeap(double, double) override {}
-  void SetFleet(const std::vector<FleetFigure>&, double) override {}
+  void SetFleet(const answers::FleetHealth&, double) override {}
 };
 
 // A minimal HTTP/1.0 server for GET /metrics: one connection at a time,
@@ -179,20 +179,21 @@ class PrometheusMetrics final : public Metrics {
     heap_in_use_.Set(in_use_bytes);
     heap_free_.Set(free_bytes);
   }
-  void SetFleet(const std::vector<FleetFigure>& devices, double checked_at_s) override {
+  void SetFleet(const answers::FleetHealth& health, double checked_at_s) override {
     std::lock_guard<std::mutex> lock(fleet_mutex_);
     for (const auto& [family, gauge] : fleet_series_) family->Remove(gauge);
     fleet_series_.clear();
-    for (const FleetFigure& d : devices) {
+    for (const answers::FleetDevice& d : health.devices) {
+      if (d.gemms == 0) continue;  // no fleet to set it against
       const prometheus::Labels labels{{"gpu_model", d.gpu_model},
                                       {"cublaslt", std::to_string(d.cublaslt)},
                                       {"host", d.host},
-                                      {"device", d.device}};
+                                      {"device", d.uuid}};
       prometheus::Gauge& ratio = fleet_ratio_.Add(labels);
       prometheus::Gauge& slower = fleet_slower_.Add(labels);
       prometheus::Gauge& gemms = fleet_gemms_.Add(labels);
       ratio.Set(d.ratio);
-      slower.Set(d.slower ? 1 : 0);
+      slower.Set(d.verdict == answers::Verdict::kSlower ? 1 : 0);
       gemms.Set(static_cast<double>(d.gemms));
       fleet_series_.insert(fleet_series_.end(), {{&fleet_ratio_, &ratio},
                                                  {&fleet_slower_, &slower},

@@ -25,24 +25,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "absl/status/statusor.h"
+#include "crest/answers/fleet_health.h"
 #include "crest/tuner/source.h"
 
 namespace crest::crestd {
-
-// One device's standing in its fleet, as the crest_fleet_device_* gauges
-// export it.
-struct FleetFigure {
-  std::string gpu_model;
-  int64_t cublaslt = 0;
-  std::string host;
-  std::string device;  // UUID
-  double ratio = 1;
-  bool slower = false;
-  int64_t gemms = 0;
-};
 
 class Metrics {
  public:
@@ -58,9 +46,9 @@ class Metrics {
   virtual void BackendBusy(const std::string& lane, double seconds) = 0;
   virtual void AnswerCache(std::string_view method, bool hit) = 0;
   virtual void SetHeap(double in_use_bytes, double free_bytes) = 0;
-  // Replaces every crest_fleet_device_* series with these; `checked_at_s`
-  // is when the check ended.
-  virtual void SetFleet(const std::vector<FleetFigure>& devices, double checked_at_s) = 0;
+  // Replaces every crest_fleet_device_* series with the devices of `health`
+  // that have a fleet; `checked_at_s` is when the check ended.
+  virtual void SetFleet(const answers::FleetHealth& health, double checked_at_s) = 0;
 };
 
 }  // namespace crest::crestd

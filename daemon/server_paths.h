@@ -1,8 +1,9 @@
 // Internal to crestd: where a node keeps its files is none of a client's
 // business. The Server registers its database and state directory once it
-// knows them; every status a client receives (ToGrpc) and every job error
-// stored for clients to read goes through WithoutServerPaths, which names
-// them in words instead. The log keeps the whole message.
+// knows them; every status a client receives (ToGrpc) and every job
+// (FillJob, a stream's event message) goes through WithoutServerPaths,
+// which names them in words instead. The log and the database keep the
+// whole message.
 #pragma once
 
 #include <string>

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <ctime>
 #include <set>
+#include <tuple>
 
 #include "crest/answers/answers.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
+#include "run_figures.h"
 
 namespace crest::answers {
 namespace {
@@ -134,17 +136,6 @@ absl::StatusOr<std::map<Key, store::SelectedBest>> SelectSide(store::Store& db,
   return out;
 }
 
-// Each run's job, device and software, read once per run.
-absl::StatusOr<std::map<store::RunKey, store::RunRecord>> DescribeEach(
-    store::Store& db, const std::set<store::RunKey>& runs) {
-  const std::vector<store::RunKey> keys(runs.begin(), runs.end());
-  auto described = db.DescribeRuns(keys);
-  if (!described.ok()) return described.status();
-  std::map<store::RunKey, store::RunRecord> out;
-  for (store::RunRecord& r : *described) out.emplace(r.key, std::move(r));
-  return out;
-}
-
 CompareSide SideOf(const store::SelectedBest& b, const store::RunRecord& run) {
   CompareSide side;
   side.run = run.info;
@@ -152,8 +143,7 @@ CompareSide SideOf(const store::SelectedBest& b, const store::RunRecord& run) {
   side.provenance = DescribeProvenance(run.device, run.software);
   side.replayed = !run.device.replay.empty();
   side.median_us = b.best.median_us;
-  side.low_us = b.best.ci_low_us > 0 ? b.best.ci_low_us : b.best.median_us;
-  side.high_us = b.best.ci_high_us > 0 ? b.best.ci_high_us : b.best.median_us;
+  std::tie(side.low_us, side.high_us) = internal::IntervalOf(b.best);
   side.samples = b.samples;
   side.algo = AlgoText(b.algo);
   return side;
@@ -296,7 +286,7 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
   for (const auto& [key, n] : *now_best) report.only_now += base_best->contains(key) ? 0 : 1;
   std::set<store::RunKey> every = base_used;
   every.insert(now_used.begin(), now_used.end());
-  auto runs = DescribeEach(db, every);
+  auto runs = internal::DescribeEach(db, every);
   if (!runs.ok()) return runs.status();
   for (const auto& [key, sides] : pairs) {
     const auto& [b, n] = sides;

@@ -1,14 +1,13 @@
 #include "crest/answers/fleet_health.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "crest/answers/answers.h"
 #include "crest/common/str_cat.h"
+#include "run_figures.h"
 
 namespace crest::answers {
 namespace {
@@ -51,14 +50,11 @@ absl::StatusOr<std::map<GroupKey, Group>> ReadGroups(store::Store& db, const Fle
   if (!rows.ok()) return rows.status();
   std::set<store::RunKey> runs;
   for (const store::SelectedBest& b : *rows) runs.insert(b.best.run);
-  const std::vector<store::RunKey> keys(runs.begin(), runs.end());
-  auto described = db.DescribeRuns(keys);
-  if (!described.ok()) return described.status();
-  std::map<store::RunKey, const store::RunRecord*> record;
-  for (const store::RunRecord& r : *described) record.emplace(r.key, &r);
+  auto records = internal::DescribeEach(db, runs);
+  if (!records.ok()) return records.status();
   std::map<GroupKey, Group> groups;
   for (const store::SelectedBest& b : *rows) {
-    const store::RunRecord& r = *record.at(b.best.run);
+    const store::RunRecord& r = records->at(b.best.run);
     Group& g = groups[{b.gpu_model, r.software.cublaslt}];
     FleetDevice& d = g.devices[b.best.run.device_id];
     if (d.uuid.empty()) {
@@ -69,8 +65,7 @@ absl::StatusOr<std::map<GroupKey, Group>> ReadGroups(store::Store& db, const Fle
       d.provenance = DescribeProvenance(r.device, r.software);
       d.replayed = !r.device.replay.empty();
     }
-    const double low = b.best.ci_low_us > 0 ? b.best.ci_low_us : b.best.median_us;
-    const double high = b.best.ci_high_us > 0 ? b.best.ci_high_us : b.best.median_us;
+    const auto [low, high] = internal::IntervalOf(b.best);
     g.gemms[b.key].push_back({b.best.run.device_id, b.best.median_us, low, high});
   }
   return groups;
@@ -168,12 +163,17 @@ absl::StatusOr<FleetHealth> CheckFleet(store::Store& db, const FleetQuery& q) {
   return health;
 }
 
+int64_t SlowerDevices(const FleetHealth& h) {
+  return std::count_if(h.devices.begin(), h.devices.end(),
+                       [](const FleetDevice& d) { return d.verdict == Verdict::kSlower; });
+}
+
 std::vector<std::string> SummarizeFleet(const FleetHealth& h) {
-  int64_t slower = 0, unresolved = 0, compared = 0;
+  const int64_t slower = SlowerDevices(h);
+  int64_t unresolved = 0, compared = 0;
   for (const FleetDevice& d : h.devices) {
     if (d.gemms == 0) continue;
     ++compared;
-    slower += d.verdict == Verdict::kSlower ? 1 : 0;
     unresolved += d.verdict == Verdict::kUnresolved ? 1 : 0;
   }
   std::vector<std::string> lines;

@@ -17,7 +17,8 @@ struct Io {
   bool json = false;  // --json: one JSON document on stdout
   bool csv = false;   // --csv: the command's table as CSV (header line, then rows), nothing else
   // The exit code of a command that succeeded but has a verdict to report
-  // (`crest compare --fail-on-regression`: kExitRegression); 0 otherwise.
+  // (kExitRegression: compare --fail-on-regression, fleet pull
+  // --fail-on-slow); 0 otherwise.
   int exit_code = 0;
 };
 

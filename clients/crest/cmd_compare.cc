@@ -80,10 +80,8 @@ absl::Status RunFleet(const CompareFlags& f, double threshold, AlgoChoice algo, 
   if (!health.ok()) return health.status();
   FleetHealthResult result{*std::move(health), f.db};
   PrinterFor(io)->Print(result);
-  for (const answers::FleetDevice& d : result.health.devices) {
-    if (f.fail_on_regression && d.verdict == answers::Verdict::kSlower) {
-      io.exit_code = kExitRegression;
-    }
+  if (f.fail_on_regression && answers::SlowerDevices(result.health) > 0) {
+    io.exit_code = kExitRegression;
   }
   return absl::OkStatus();
 }

@@ -377,10 +377,8 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
     }
   }
   PrinterFor(io)->Print(report);
-  if (f.fail_on_slow && report.health.has_value()) {
-    for (const answers::FleetDevice& d : report.health->devices) {
-      if (d.verdict == answers::Verdict::kSlower) io.exit_code = kExitRegression;
-    }
+  if (f.fail_on_slow && report.health.has_value() && answers::SlowerDevices(*report.health) > 0) {
+    io.exit_code = kExitRegression;
   }
   return Outcome(nodes, "merged");
 }

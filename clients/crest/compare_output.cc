@@ -18,10 +18,6 @@ std::string Percent(double fraction) { return StrCat(Decimals(fraction * 100, 1)
 
 std::string Layout(const store::GemmKey& k) { return k.Shape().Layout(); }
 
-std::string Interval(double low, double high) {
-  return StrCat(Decimals(low, 4), "-", Decimals(high, 4));
-}
-
 void GroupTable(std::string_view title, const std::vector<CompareGroup>& groups,
                 std::ostream& out) {
   if (groups.empty()) return;
@@ -99,7 +95,7 @@ void Text(const CompareResult& r, std::ostream& out) {
   for (size_t i = 0; i < shown.size() && i < kTextGemms; ++i) {
     const GemmComparison& g = *shown[i];
     t.AddRow({answers::DescribeGemm(g.key), Decimals(g.base.median_us, 1), Decimals(g.now.median_us, 1),
-              Decimals(g.ratio, 4), Interval(g.ratio_low, g.ratio_high),
+              Decimals(g.ratio, 4), RatioInterval(g.ratio_low, g.ratio_high),
               std::string(answers::VerdictName(g.verdict)),
               g.algo_changed ? StrCat(g.base.algo, " -> ", g.now.algo) : "same"});
   }

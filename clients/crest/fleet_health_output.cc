@@ -10,10 +10,6 @@ using answers::FleetDevice;
 using answers::FleetGemm;
 using answers::Verdict;
 
-std::string Interval(double low, double high) {
-  return StrCat(Decimals(low, 4), "-", Decimals(high, 4));
-}
-
 Table DeviceTable(const answers::FleetHealth& h) {
   Table t({{"host", Table::Align::kLeft}, {"device", Table::Align::kLeft},
            {"gpu", Table::Align::kLeft}, {"cuBLASLt"}, {"GEMMs"}, {"slower GEMMs"},
@@ -22,7 +18,7 @@ Table DeviceTable(const answers::FleetHealth& h) {
     const bool compared = d.gemms > 0;
     t.AddRow({d.host.empty() ? "-" : d.host, d.uuid, d.gpu_model, StrCat(d.cublaslt),
               Grouped(d.gemms), Grouped(d.slower), compared ? Decimals(d.ratio, 4) : "-",
-              compared ? Interval(d.ratio_low, d.ratio_high) : "-",
+              compared ? RatioInterval(d.ratio_low, d.ratio_high) : "-",
               compared ? std::string(answers::VerdictName(d.verdict)) : "no fleet"});
   }
   return t;

@@ -22,14 +22,15 @@ std::span<const Registrar> AnsweringCommands();
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
-// `crest compare --fail-on-regression`: a GEMM is slower.
+// A verdict asked to fail: `crest compare --fail-on-regression` (a GEMM, or
+// with --fleet a device, is slower), `crest fleet pull --fail-on-slow`.
 inline constexpr int kExitRegression = 3;
 inline constexpr int kExitInterrupted = 130;
 
 // Parses `args` (without the program name) as `crest ARGS…` with the given
 // commands, runs the one named, writes to `out` and `err`, and returns the
-// exit code: 0, 1 failure, 2 bad input, 3 a regression (compare
-// --fail-on-regression), 130 interrupted. Never throws.
+// exit code: 0, 1 failure, 2 bad input, 3 a slower verdict asked to fail
+// (kExitRegression), 130 interrupted. Never throws.
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
            std::ostream& out, std::ostream& err);
 

@@ -94,4 +94,8 @@ std::string Grouped(int64_t value) {
   return value < 0 ? "-" + out : out;
 }
 
+std::string RatioInterval(double low, double high) {
+  return StrCat(Decimals(low, 4), "-", Decimals(high, 4));
+}
+
 }  // namespace crest::cli

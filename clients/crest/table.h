@@ -37,5 +37,7 @@ class Table final {
 std::string Fixed(double value, int digits);
 // Thousands separated: Grouped(67108864) == "67,108,864"; keeps the sign.
 std::string Grouped(int64_t value);
+// A ratio's interval at 4 decimals: RatioInterval(0.99, 1.2) == "0.9900-1.2000".
+std::string RatioInterval(double low, double high);
 
 }  // namespace crest::cli

@@ -201,11 +201,12 @@ std::string DescribeFailure(const GemmShape& g, const absl::Status& status) {
 // What became of one GEMM run: its outcome, or the backend's error.
 using Seen = std::function<void(const GemmShape&, const absl::StatusOr<GemmOutcome>&)>;
 
-// Runs every GEMM not present, writing each result as it comes; stops early
-// on cancel (kCancelled) or interrupt (kQueued). Returns the state to record.
 // How one GEMM is run: the backend's search, or a revalidation's re-timing.
 using RunOne = std::function<absl::StatusOr<GemmOutcome>(const GemmShape&)>;
 
+// Runs every GEMM not present (each by `run_one`, else the backend's Run),
+// writing each result as it comes; stops early on cancel (kCancelled) or
+// interrupt (kQueued). Returns the state to record.
 absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
                                            const std::vector<bool>& present, Backend& backend,
                                            ResultWriter& writer, int64_t job_id,

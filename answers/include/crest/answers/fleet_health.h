@@ -104,6 +104,9 @@ struct FleetHealth {
 // ResourceExhausted naming the limit when it would read more answers.
 absl::StatusOr<FleetHealth> CheckFleet(store::Store& db, const FleetQuery& query);
 
+// The devices judged slower than their fleet.
+int64_t SlowerDevices(const FleetHealth& health);
+
 // "2 of 24 devices slower than their fleet at threshold 3%: …", then one
 // line per slower device with its ratio, interval, host and slowest GEMMs;
 // what `crest fleet pull` prints after merging.

@@ -43,13 +43,19 @@ nlohmann::json GemmJson(const FleetGemm& g) {
 
 void FleetHealthText(const answers::FleetHealth& h, std::ostream& out) {
   const auto lines = answers::SummarizeFleet(h);
+  out << "fleet: every device's newest run per GEMM (" << CacheModeName(h.query.mode.cache)
+      << " L2, " << ClockPolicyName(h.query.mode.clocks) << " clocks; "
+      << (h.query.algo == AlgoChoice::kBest ? "each GEMM's fastest verified algorithm"
+                                            : "cuBLASLt's first-choice algorithm")
+      << ") against the median of the other devices of its GPU model on its cuBLASLt version\n";
   out << lines[0] << "\n";
   out << "rule: a device is slower when the median of its GEMMs' ratios to the others' median is "
          "beyond the threshold and its interval (confidence 1 - "
       << Decimals(h.query.family_error * 100, 1)
       << "% / devices of the group) lies above 1: a false alarm in at most "
       << Decimals(h.query.family_error * 100, 1)
-      << "% of reports per group, if the GEMMs' ratios are independent\n";
+      << "% of reports per group, if the GEMMs' ratios are independent; a GEMM's own verdict "
+         "(slower GEMMs) carries no stated error rate\n";
   if (h.devices.empty()) return;
   DeviceTable(h).Print(out);
   for (size_t i = 1; i < lines.size(); ++i) out << lines[i] << "\n";
@@ -95,10 +101,7 @@ nlohmann::json FleetHealthJson(const answers::FleetHealth& h) {
 }
 
 void Text(const FleetHealthResult& r, std::ostream& out) {
-  out << "fleet in " << r.origin << ": every device's newest run per GEMM ("
-      << CacheModeName(r.health.query.mode.cache) << " L2, "
-      << ClockPolicyName(r.health.query.mode.clocks) << " clocks) against the median of the "
-      << "other devices of its GPU model on its cuBLASLt version\n";
+  out << "fleet in " << r.origin << "\n";
   FleetHealthText(r.health, out);
 }
 

@@ -520,8 +520,9 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
   if (out.revalidation && *final_state == store::JobState::kDone) {
     out.revalidation->lines.insert(
         out.revalidation->lines.begin(),
-        StrCat("revalidate: re-timed ", out.revalidation->retimed, " GEMMs with their ",
-               kRevalidateAlgos, " fastest stored algorithms and the library's first choice; ",
+        StrCat("revalidate: re-timed ", out.revalidation->retimed, " GEMMs with up to ",
+               kRevalidateAlgos, " of their fastest stored algorithms and the library's first "
+               "choice; ",
                out.revalidation->searched, " searched in full (no other software version had "
                "stored them); ", out.already_present, " already measured under this version"));
     if (auto s = CompareRevalidation(spec, backend, db, job_id, writer.software_id(),

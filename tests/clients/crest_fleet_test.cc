@@ -173,6 +173,13 @@ TEST(CrestFleet, PullNamesTheNodeWhoseGpuIsSlowerThanTheFleetAndNoOther) {
   EXPECT_NE(text.out.find("REPLAYED (not measured): 1 of 4 devices slower"), std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("slower: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("newest run per GEMM (cold L2, sustained clocks; each GEMM's fastest "
+                          "verified algorithm)"),
+            std::string::npos)
+      << "how the figures were measured: " << text.out;
+  EXPECT_NE(text.out.find("a GEMM's own verdict (slower GEMMs) carries no stated error rate"),
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find(slow), std::string::npos) << text.out;
   const auto csv = testing::RunCommand(Crest("--csv compare --fleet --db " + catalogue));
   EXPECT_EQ(csv.exit_code, 0) << csv.err;

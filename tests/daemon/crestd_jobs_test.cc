@@ -718,6 +718,8 @@ TEST_F(CrestdJobs, AFullDiskPausesTheJobKeepsTheDatabaseIntactAndItResumesWhenSp
   });
   EXPECT_EQ(paused.state(), v1::JOB_STATE_QUEUED) << paused.error();
   EXPECT_NE(paused.error().find("full"), std::string::npos) << paused.error();
+  EXPECT_EQ(paused.error().find(dir_.path()), std::string::npos)
+      << "a client never reads the node's paths: " << paused.error();
   EXPECT_LT(paused.done(), paused.total());
   const int64_t written = Predictions();
   EXPECT_GT(written, 0);

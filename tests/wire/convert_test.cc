@@ -123,5 +123,29 @@ TEST(WireDefaults, AnEmptyFieldIsTheDefaultOfEveryQuery) {
   EXPECT_EQ(bad.status().message(), "algo: 'fastest' is not best or default");
 }
 
+// A compared GEMM's verdict survives the wire; a word that is not a verdict
+// is an error, never read as "same".
+TEST(WireCompare, VerdictsSurviveTheWireAndAnUnknownOneIsRefused) {
+  answers::CompareReport report;
+  answers::GemmComparison c;
+  c.gpu_model = "H100-SXM";
+  c.key.m = 8192;
+  c.key.n = 4096;
+  c.key.k = 10976;
+  c.verdict = answers::Verdict::kUnresolved;
+  report.gemms = {c};
+  v1::CompareResponse response;
+  Fill(report, 10, &response);
+  int64_t left_out = -1;
+  auto back = CompareReportOf(response, {}, &left_out);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->gemms.at(0).verdict, answers::Verdict::kUnresolved);
+  EXPECT_EQ(left_out, 0);
+  response.mutable_gemms(0)->set_verdict("maybe");
+  auto bad = CompareReportOf(response, {}, &left_out);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(bad.status().message()).find("'maybe'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace crest::wire

@@ -797,12 +797,14 @@ answers::CompareGroup GroupOf(const v1::CompareGroup& in) {
           in.unresolved(),   in.algo_changes(), in.geomean_ratio()};
 }
 
-answers::Verdict VerdictOf(std::string_view text) {
-  for (answers::Verdict v : {answers::Verdict::kFaster, answers::Verdict::kSlower,
-                             answers::Verdict::kUnresolved}) {
+// A verdict a crestd sent; an unknown word is an error, never "same".
+absl::StatusOr<answers::Verdict> VerdictOf(std::string_view text) {
+  for (answers::Verdict v : {answers::Verdict::kFaster, answers::Verdict::kSame,
+                             answers::Verdict::kSlower, answers::Verdict::kUnresolved}) {
     if (answers::VerdictName(v) == text) return v;
   }
-  return answers::Verdict::kSame;
+  return absl::InvalidArgumentError(StrCat("gemms.verdict: '", text,
+                                           "' is not faster, same, slower or unresolved"));
 }
 
 }  // namespace
@@ -857,7 +859,9 @@ absl::StatusOr<answers::CompareReport> CompareReportOf(const v1::CompareResponse
     c.ratio_low = g.ratio_low();
     c.ratio_high = g.ratio_high();
     c.coverage = g.coverage();
-    c.verdict = VerdictOf(g.verdict());
+    auto verdict = VerdictOf(g.verdict());
+    if (!verdict.ok()) return verdict.status();
+    c.verdict = *verdict;
     c.algo_changed = g.algo_changed();
     r.gemms.push_back(std::move(c));
   }

@@ -5,7 +5,9 @@
 //
 // The figures are each device's newest run per GEMM (Store::NewestRunBests
 // with each_device): its fastest verified algorithm's median and 95%
-// interval, or cuBLASLt's first choice with AlgoChoice::kDefault.
+// interval, or cuBLASLt's first choice with AlgoChoice::kDefault. Each
+// GEMM's figure is one run's; a device's GEMMs may come from different
+// runs of it (a GEMM last measured on another night).
 //
 // Per GEMM that at least kMinFleetDevices devices of a group measured, a
 // device is set against the others: the reference is the median of the
@@ -13,7 +15,10 @@
 // ends (it holds whenever their intervals hold, as a median is monotone in
 // each value). The ratio device / reference has the interval
 // [low / reference_high, high / reference_low] and a verdict by Judge at
-// the threshold, as `crest compare` gives one (compare.h).
+// the threshold. Unlike compare's, that interval's coverage is not bounded
+// (it needs the device's interval and, at worst, every other device's to
+// hold), so a GEMM's verdict carries no stated error rate: the per-GEMM
+// counts point at GEMMs to look at; the device's verdict is the rule below.
 //
 // Per device, its figure is the median of its GEMMs' ratios, and that
 // median's distribution-free order-statistic interval at confidence

@@ -74,7 +74,7 @@ std::vector<Timing> TimingsOf(const v1::TimeGemmsResponse& response);
 RunInfo RunOf(const v1::Run& run);
 // The report a crestd sent, for `query` as the client asked it; `left_out`
 // says how many GEMMs it did not list. InvalidArgument for a GEMM that is
-// not one (GemmOf).
+// not one (GemmOf) or a verdict that is not one of VerdictName's words.
 absl::StatusOr<answers::CompareReport> CompareReportOf(const v1::CompareResponse& response,
                                                        const answers::CompareQuery& query,
                                                        int64_t* left_out);

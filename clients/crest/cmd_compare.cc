@@ -71,7 +71,7 @@ absl::Status RunFleet(const CompareFlags& f, double threshold, AlgoChoice algo, 
   query.algo = algo;
   if (!f.gpu.empty()) {
     auto gpu = FindGpu(f.gpu);
-    if (!gpu.ok()) return absl::InvalidArgumentError(StrCat("gpu: ", gpu.status().message()));
+    if (!gpu.ok()) return gpu.status();  // "gpu: unknown GPU …", naming the known ones
     query.gpu_model = std::string((*gpu)->name);
   }
   auto db = OpenExisting(f.db);

@@ -189,6 +189,11 @@ TEST(CrestFleet, PullNamesTheNodeWhoseGpuIsSlowerThanTheFleetAndNoOther) {
                                              " --base all --new all"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("fleet: --fleet sets every device"), std::string::npos) << bad.err;
+  const auto unknown = testing::RunCommand(Crest("compare --fleet --db " + catalogue +
+                                                 " --gpu nope"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("error: gpu: unknown GPU 'nope' (known: "), std::string::npos)
+      << unknown.err;
   const auto gpu = testing::RunCommand(Crest("compare --db " + catalogue +
                                              " --base all --new all --gpu h100"));
   EXPECT_EQ(gpu.exit_code, 2);

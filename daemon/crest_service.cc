@@ -11,6 +11,7 @@
 #include "crest/answers/compare.h"
 #include "crest/sweep/spec_studies.h"
 #include "crest/tuner/calibration.h"
+#include "crest/tuner/candidates.h"
 #include "crest/wire/convert.h"
 #include "export_stream.h"
 #include "job_stream.h"
@@ -30,6 +31,36 @@ using wire::JobStateOf;
 using wire::OptionsOf;
 
 namespace {
+
+// A unary call answered on the answer pool: it notes when its caller leaves.
+class PooledAnswer final : public grpc::ServerUnaryReactor {
+ public:
+  void OnCancel() override { left_ = true; }
+  void OnDone() override { delete this; }
+  bool left() const { return left_.load(); }
+
+ private:
+  std::atomic<bool> left_{false};
+};
+
+// InvalidArgument, naming the window, when ranking `query` would take more
+// than `max_gemms` GEMMs (one QueryDff of ±49,999 cost a second of CPU).
+absl::Status CheckQueryCost(const DffQuery& query, int64_t max_gemms) {
+  auto candidates = GenerateDffCandidates(query.dff);
+  if (!candidates.ok()) return candidates.status();
+  const int64_t per_candidate = (query.fuse_gate_up ? 2 : 3) * (query.train ? 3 : 1);
+  const auto n = static_cast<int64_t>(candidates->values.size());
+  if (n * per_candidate <= max_gemms) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat(
+      "window: ±", query.dff.window, " gives ", n, " candidates of ", per_candidate,
+      " GEMMs each (", n * per_candidate, "), over crestd's limit of ", max_gemms,
+      " GEMMs for one query (--max-query-gemms); narrow the window or raise align"));
+}
+
+// Whose budget a call counts against: its token's name, or its address.
+std::string BudgetKey(const Caller& caller) {
+  return (caller.authenticated ? "token " : "address ") + caller.name;
+}
 
 // A stream's reactor when the call is refused before it starts.
 class Refused final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
@@ -67,7 +98,8 @@ CrestService::CrestService(ServiceOptions options, StorePool& pool, JobQueue& qu
       auth_(auth),
       metrics_(metrics),
       cache_(options_.cache_entries, options_.cache_bytes),
-      watchdog_(options_.stream_write_timeout_s) {}
+      watchdog_(options_.stream_write_timeout_s, options_.stream_idle_timeout_s),
+      answer_pool_(options_.answers) {}
 
 using Unary = CrestService::Unary;
 using Stream = CrestService::Stream;
@@ -78,20 +110,24 @@ Unary* CrestService::GetNodeInfo(Context* c, const Bytes* in, Bytes* out) {
   return AnswerUnary(c, in, out, {"GetNodeInfo", Access::kRead, false}, &CrestService::NodeInfo);
 }
 Unary* CrestService::QueryDff(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"QueryDff", Access::kRead, true}, &CrestService::Dff);
+  return AnswerUnary(c, in, out,
+                     {"QueryDff", Access::kRead, true, true, "set top, or a narrower window"},
+                     &CrestService::Dff);
 }
 Unary* CrestService::LookupGemm(Context* c, const Bytes* in, Bytes* out) {
   return AnswerUnary(c, in, out, {"LookupGemm", Access::kRead, true}, &CrestService::Lookup);
 }
 Unary* CrestService::TimeGemms(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"TimeGemms", Access::kRead, true}, &CrestService::TimeSet);
+  return AnswerUnary(c, in, out, {"TimeGemms", Access::kRead, true, true, "time fewer GEMMs"},
+                     &CrestService::TimeSet);
 }
 Unary* CrestService::Predict(Context* c, const Bytes* in, Bytes* out) {
   return AnswerUnary(c, in, out, {"Predict", Access::kRead, true}, &CrestService::PredictOne);
 }
 
 Unary* CrestService::Compare(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"Compare", Access::kRead, false}, &CrestService::CompareRuns);
+  return AnswerUnary(c, in, out, {"Compare", Access::kRead, false, true, "set limit"},
+                     &CrestService::CompareRuns);
 }
 Unary* CrestService::SubmitJob(Context* c, const Bytes* in, Bytes* out) {
   return AnswerUnary(c, in, out, {"SubmitJob", Access::kMutating, false}, &CrestService::Submit);
@@ -118,20 +154,25 @@ Stream* CrestService::ExportResults(Context* c, const Bytes* in) {
 template <typename Request, typename Response>
 Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out,
                                  MethodTraits traits, UnaryHandler<Request, Response> handler) {
-  return Answer(context, traits, [&](const Caller& caller) -> absl::Status {
+  // By value: a costly answer is computed after this frame is gone (in and
+  // out stay gRPC's until the call finishes).
+  return Answer(context, traits,
+                [this, in, out, traits, handler](const Caller& caller,
+                                                 bool cached_only) -> std::optional<absl::Status> {
                   auto bytes = BytesOf(*in);
                   if (!bytes.ok()) return bytes.status();
-                  auto answer = Compute(traits, caller, *bytes, handler);
+                  auto answer = Compute(traits, caller, *bytes, handler, cached_only);
                   if (!answer.ok()) return answer.status();
-                  *out = ByteBufferOf(*std::move(answer));
+                  if (!answer->has_value()) return std::nullopt;  // not cached: compute it
+                  *out = ByteBufferOf(**std::move(answer));
                   return absl::OkStatus();
                 });
 }
 
 template <typename Request, typename Response>
-absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const Caller& caller,
-                                                  const std::string& request_bytes,
-                                                  UnaryHandler<Request, Response> handler) {
+absl::StatusOr<std::optional<std::string>> CrestService::Compute(
+    MethodTraits traits, const Caller& caller, const std::string& request_bytes,
+    UnaryHandler<Request, Response> handler, bool cached_only) {
   Request request;
   if (auto s = ParseRequest(request_bytes, &request); !s.ok()) return s;
   // Cached per GPU: a request naming none the catalogue knows is answered
@@ -146,18 +187,28 @@ absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const Cal
       if (!g.ok()) return g.status();
       generation = *g;
       auto hit = cache_.Find(traits.name, request_bytes, *generation);
-      metrics_.AnswerCache(traits.name, hit.has_value());
-      if (hit) return *std::move(hit);
+      // A costly answer is looked up twice, inline then on the pool (where
+      // another call may have put it meanwhile): counted once, inline.
+      if (cached_only || !traits.costly) metrics_.AnswerCache(traits.name, hit.has_value());
+      if (hit) return std::optional<std::string>(*std::move(hit));
     }
   }
+  if (cached_only) return std::optional<std::string>();
   Response response;
   if (auto s = (this->*handler)(caller, request, &response); !s.ok()) return s;
   std::string answer;
   if (!response.SerializeToString(&answer)) {
     return absl::InternalError(StrCat("cannot serialize a ", response.GetTypeName()));
   }
+  if (answer.size() > options_.max_answer_bytes) {
+    return absl::ResourceExhaustedError(
+        StrCat(traits.name, ": the answer is ", answer.size(), " bytes, over crestd's limit of ",
+               options_.max_answer_bytes,
+               " for one answer (--max-answer-bytes; gRPC clients accept 4 MiB by default); ask "
+               "for a smaller one: ", traits.smaller));
+  }
   if (generation) cache_.Put(traits.name, request_bytes, *generation, answer);
-  return answer;
+  return std::optional<std::string>(std::move(answer));
 }
 
 template <typename Request>
@@ -172,16 +223,45 @@ Stream* CrestService::StartStream(Context* context, const Bytes* in, MethodTrait
   return (this->*start)(context, *caller, request);
 }
 
-// Answers through the default reactor after the caller is authorized,
-// logging errors and recording the latency.
+// Answers after the caller is authorized: inline through the default
+// reactor, or, for a costly method, on the answer pool within the caller's
+// budget. Errors are logged and latencies recorded (Conclude).
 template <typename Handler>
 grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* context,
-                                               MethodTraits traits, Handler&& handler) {
-  const char* method = traits.name;
+                                               MethodTraits traits, Handler handler) {
   const auto start = std::chrono::steady_clock::now();
-  auto caller = auth_.Check(*context, traits.access, method);
-  // The log keeps the whole message; the client gets it without paths.
-  const absl::Status status = caller.ok() ? handler(*caller) : caller.status();
+  auto caller = auth_.Check(*context, traits.access, traits.name);
+  // A cheap answer, a cached one or a refusal goes at once.
+  std::optional<absl::Status> now;
+  if (!caller.ok()) {
+    now = caller.status();
+  } else {
+    now = handler(*caller, /*cached_only=*/traits.costly);
+  }
+  if (now) {
+    auto* reactor = context->DefaultReactor();
+    Conclude(context, reactor, traits.name, start, *now);
+    return reactor;
+  }
+  auto* reactor = new PooledAnswer();
+  AnswerPool::Work work;
+  work.caller = BudgetKey(*caller);
+  work.left = [reactor] { return reactor->left(); };
+  work.run = [this, context, reactor, traits, start, who = *caller,
+              handler = std::move(handler)](const absl::Status& skip) {
+    Conclude(context, reactor, traits.name, start,
+             skip.ok() ? handler(who, /*cached_only=*/false).value_or(absl::OkStatus()) : skip);
+  };
+  if (auto posted = answer_pool_.Post(traits.name, std::move(work)); !posted.ok()) {
+    Conclude(context, reactor, traits.name, start, posted);
+  }
+  return reactor;
+}
+
+void CrestService::Conclude(grpc::CallbackServerContext* context,
+                            grpc::ServerUnaryReactor* reactor, const char* method,
+                            std::chrono::steady_clock::time_point start,
+                            const absl::Status& status) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (status.ok()) {
@@ -190,6 +270,7 @@ grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* cont
       Log(Level::kDebug, "rpc", {{"method", method}, {"us", std::to_string(seconds * 1e6)}});
     }
   } else {
+    // The log keeps the whole message; the client gets it without paths.
     const std::string code = absl::StatusCodeToString(status.code());
     metrics_.ObserveRpc(method, seconds, code);
     Log(absl::IsInvalidArgument(status) ? Level::kInfo : Level::kWarn, "rpc_error",
@@ -198,32 +279,54 @@ grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* cont
          {"message", std::string(status.message())},
          {"peer", context->peer()}});
   }
-  auto* reactor = context->DefaultReactor();
   reactor->Finish(ToGrpc(status));
-  return reactor;
 }
 
 absl::StatusOr<std::function<void()>> CrestService::TakeStream(const char* method,
                                                                 const Caller& caller) {
-  if (streams_.fetch_add(1) >= options_.max_streams) {
-    streams_.fetch_sub(1);
-    return absl::ResourceExhaustedError(
-        StrCat(method, ": ", options_.max_streams,
-               " streams are open, the limit (--max-streams); try again when one ends"));
+  std::lock_guard<std::mutex> lock(streams_mutex_);
+  // With tokens, operators' streams are not counted per caller, and the
+  // last slots are theirs: no client, however many, starves the operator.
+  const bool operator_token = caller.authenticated && caller.may_cancel_any;
+  const int reserve = auth_.enabled() ? std::min(kOperatorStreams, options_.max_streams / 4) : 0;
+  const int limit = operator_token ? options_.max_streams : options_.max_streams - reserve;
+  if (streams_ >= limit) {
+    return absl::ResourceExhaustedError(StrCat(
+        method, ": ", streams_, " streams are open, the limit (--max-streams ",
+        options_.max_streams,
+        reserve > 0 ? StrCat(", of which the last ", reserve, " are kept for operator tokens")
+                    : std::string(),
+        "); try again when one ends"));
   }
   // Without tokens no caller is known, so there is one budget for all.
   const bool anonymous = auth_.enabled() && !caller.authenticated;
-  if (anonymous && anonymous_streams_.fetch_add(1) >= options_.max_anonymous_streams) {
-    anonymous_streams_.fetch_sub(1);
-    streams_.fetch_sub(1);
+  if (anonymous && anonymous_streams_ >= options_.max_anonymous_streams) {
     return absl::ResourceExhaustedError(
         StrCat(method, ": ", options_.max_anonymous_streams,
                " streams of callers without a token are open, their limit "
                "(--max-anonymous-streams); try again later, or with a token"));
   }
-  return std::function<void()>([this, anonymous] {
-    if (anonymous) anonymous_streams_.fetch_sub(1);
-    streams_.fetch_sub(1);
+  const std::string key = BudgetKey(caller);
+  const auto mine = streams_by_caller_.find(key);
+  if (!operator_token && mine != streams_by_caller_.end() &&
+      mine->second >= options_.max_streams_per_caller) {
+    return absl::ResourceExhaustedError(
+        StrCat(method, ": this caller (", caller.authenticated ? "token '" : "address ",
+               caller.name, caller.authenticated ? "'" : "", ") has ",
+               options_.max_streams_per_caller,
+               " streams open, its limit (--max-streams-per-caller); close one first"));
+  }
+  ++streams_;
+  if (anonymous) ++anonymous_streams_;
+  if (!operator_token) ++streams_by_caller_[key];
+  return std::function<void()>([this, anonymous, operator_token, key] {
+    std::lock_guard<std::mutex> held(streams_mutex_);
+    --streams_;
+    if (anonymous) --anonymous_streams_;
+    if (!operator_token) {
+      auto it = streams_by_caller_.find(key);
+      if (it != streams_by_caller_.end() && --it->second <= 0) streams_by_caller_.erase(it);
+    }
   });
 }
 
@@ -430,6 +533,7 @@ absl::Status CrestService::Dff(const Caller&, const v1::QueryDffRequest& request
   auto options = OptionsOf(request.pin(), request.mode(), request.runs(), request.algo());
   if (!options.ok()) return options.status();
   if (auto s = CheckDtypePath(**gpu, query->dtype); !s.ok()) return s;
+  if (auto s = CheckQueryCost(*query, options_.max_query_gemms); !s.ok()) return s;
   absl::StatusOr<DffRanking> ranking;
   if (request.predict_only()) {
     ranking = answers::ModelAnswers()->Dff(*query, **gpu);

@@ -4,9 +4,14 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "answer_cache.h"
+#include "answer_pool.h"
 #include "result_counts.h"
 #include "auth.h"
 #include "crest/common/env.h"
@@ -42,6 +47,8 @@ inline constexpr int kInteractivePriority = 100;
 // token, or every caller of a crestd without tokens).
 inline constexpr int kMaxClientPriority = 100;
 inline constexpr int kMaxOperatorPriority = 10'000;
+// Stream slots kept for operator tokens (ServiceOptions::max_streams_per_caller).
+inline constexpr int kOperatorStreams = 4;
 
 struct ServiceOptions {
   std::string db_path;
@@ -50,7 +57,19 @@ struct ServiceOptions {
   // Of those, with tokens on, how many callers without a valid token may
   // hold, so that they can never starve authorised ones.
   int max_anonymous_streams = 16;
+  // Streams one caller (token, or address without one) may hold; operator
+  // tokens are not counted, and with tokens on the last quarter of
+  // max_streams (at most kOperatorStreams) is theirs alone.
+  int max_streams_per_caller = 8;
   double stream_write_timeout_s = 30;  // a write waiting longer ends its stream
+  double stream_idle_timeout_s = 3600;  // a stream with nothing written this long ends; 0: never
+  // Costly answers (QueryDff, TimeGemms, Compare): answer_pool.h.
+  AnswerPoolOptions answers;
+  // An answer larger than this is refused, naming the limit (gRPC clients
+  // refuse more than 4 MiB by default).
+  size_t max_answer_bytes = size_t{4} << 20;
+  // A QueryDff ranks at most this many GEMMs (candidates × GEMMs of each).
+  int64_t max_query_gemms = 50'000;
   int max_list = 1000;    // ListJobs rows at most
   size_t max_list_bytes = size_t{1} << 20;  // a ListJobs page's size at most
   std::string host;       // this node's name, as GetNodeInfo reports it
@@ -128,6 +147,10 @@ class CrestService final : public RawCrestService {
     const char* name;
     Access access;  // what token it needs
     bool cached;    // answers are kept by results generation
+    // Computed on the answer pool, not on gRPC's threads; `smaller` says
+    // how to ask for a smaller answer when one is over max_answer_bytes.
+    bool costly = false;
+    const char* smaller = "";
   };
 
   template <typename Request, typename Response>
@@ -137,14 +160,23 @@ class CrestService final : public RawCrestService {
   Stream* StartStream(Context* context, const Bytes* in, MethodTraits traits,
                       StreamStarter<Request> start);
 
+  // `handler(caller, cached_only)` gives the call's status, or nothing when
+  // asked for a cached answer only and there is none: a costly method's
+  // handler then runs again on the answer pool.
   template <typename Handler>
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, MethodTraits traits,
-                                   Handler&& handler);
-  // The answer's bytes from the cache or computed (and then kept).
+                                   Handler handler);
+  // Logs and counts how the call went, and finishes it.
+  void Conclude(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
+                const char* method, std::chrono::steady_clock::time_point start,
+                const absl::Status& status);
+  // The answer's bytes from the cache or computed (and then kept); with
+  // `cached_only`, nothing (no value) when it is not in the cache.
   template <typename Request, typename Response>
-  absl::StatusOr<std::string> Compute(MethodTraits traits, const Caller& caller,
-                                      const std::string& request_bytes,
-                                      UnaryHandler<Request, Response> handler);
+  absl::StatusOr<std::optional<std::string>> Compute(MethodTraits traits, const Caller& caller,
+                                                     const std::string& request_bytes,
+                                                     UnaryHandler<Request, Response> handler,
+                                                     bool cached_only);
   // A stream slot for `caller` (from the anonymous budget too when tokens are
   // on and it has none), or RESOURCE_EXHAUSTED naming the limit; the
   // function gives it back.
@@ -189,9 +221,12 @@ class CrestService final : public RawCrestService {
   Metrics& metrics_;
   AnswerCache cache_;
   ResultCounts counts_;
-  std::atomic<int> streams_{0};
-  std::atomic<int> anonymous_streams_{0};
+  std::mutex streams_mutex_;
+  int streams_ = 0;                               // GUARDED_BY(streams_mutex_)
+  int anonymous_streams_ = 0;                     // GUARDED_BY(streams_mutex_)
+  std::map<std::string, int> streams_by_caller_;  // GUARDED_BY(streams_mutex_)
   WriteWatchdog watchdog_;
+  AnswerPool answer_pool_;  // last: its threads finish calls that use the rest
   std::atomic<int64_t> exports_{0};    // snapshots started (names them)
   std::atomic<int> exporting_{0};      // snapshots being written now
   static constexpr int kMaxExports = 1;

@@ -115,7 +115,7 @@ void JobQueue::Stop() {
       }
     }
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> gate(db_gate_);
   writer_.reset();
 }
 
@@ -208,21 +208,18 @@ absl::StatusOr<Submitted> JobQueue::Submit(const SubmitRequest& request) {
   auto lane = LaneFor(backend, *spec, &target);
   if (!lane.ok()) return lane.status();
 
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (stopping_) return absl::UnavailableError("crestd is shutting down; submit again later");
+  // The database's part under the gate, never under mutex_ (job_queue.h).
+  std::lock_guard<std::mutex> gate(db_gate_);
+  if (Stopping() || writer_ == nullptr) {
+    return absl::UnavailableError("crestd is shutting down; submit again later");
+  }
   auto existing = writer_->FindJob(spec->canonical_json, backend, target);
   if (existing.ok() && !request.force &&
       (existing->state == store::JobState::kQueued ||
        existing->state == store::JobState::kRunning)) {
     return Submitted{*existing, false};  // the same sweep is already on its way
   }
-  auto& mine = queued_by_client_[request.client];
-  if (static_cast<int>(mine.size()) >= options_.max_queued_per_client) {
-    return absl::ResourceExhaustedError(
-        StrCat("client '", request.client, "' already has ", mine.size(),
-               " queued jobs, the limit (--max-queued-per-client ", options_.max_queued_per_client,
-               "); wait for some to start or cancel them"));
-  }
+  if (auto s = CheckClientRoom(request.client); !s.ok()) return s;
   store::JobRecord job;
   job.spec = spec->canonical_json;
   job.backend = backend;
@@ -233,12 +230,15 @@ absl::StatusOr<Submitted> JobQueue::Submit(const SubmitRequest& request) {
   job.submitted_by = request.client;
   auto created = writer_->CreateJob(job);
   if (!created.ok()) return created.status();
-  Enqueue(*lane, *created);
-  // The plan is not kept: a queued job holds its id, and its spec stays in
-  // the database until the lane expands it again to run it, so a queue of
-  // 200,000-GEMM jobs costs no more memory than one of small ones.
-  mine.insert(created->id);
-  if (request.force) forced_.insert(created->id);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Enqueue(*lane, *created);
+    // The plan is not kept: a queued job holds its id, and its spec stays in
+    // the database until the lane expands it again to run it, so a queue of
+    // 200,000-GEMM jobs costs no more memory than one of small ones.
+    queued_by_client_[request.client].insert(created->id);
+    if (request.force) forced_.insert(created->id);
+  }
   wake_.notify_all();
   Log(Level::kInfo, "job_queued",
       {{"job", std::to_string(created->id)},
@@ -248,6 +248,22 @@ absl::StatusOr<Submitted> JobQueue::Submit(const SubmitRequest& request) {
        {"priority", std::to_string(request.priority)},
        {"client", request.client}});
   return Submitted{*created, true};
+}
+
+bool JobQueue::Stopping() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stopping_;
+}
+
+absl::Status JobQueue::CheckClientRoom(const std::string& client) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto mine = queued_by_client_.find(client);
+  const size_t queued = mine == queued_by_client_.end() ? 0 : mine->second.size();
+  if (static_cast<int>(queued) < options_.max_queued_per_client) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      StrCat("client '", client, "' already has ", queued,
+             " queued jobs, the limit (--max-queued-per-client ", options_.max_queued_per_client,
+             "); wait for some to start or cancel them"));
 }
 
 bool JobQueue::CancelIfOnlyWatcher(int64_t id, const JobWatcher* leaving) {
@@ -261,8 +277,8 @@ bool JobQueue::CancelIfOnlyWatcher(int64_t id, const JobWatcher* leaving) {
 }
 
 absl::StatusOr<store::JobRecord> JobQueue::Cancel(int64_t id, const Canceller& who) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (stopping_) return absl::UnavailableError("crestd is shutting down");
+  std::unique_lock<std::mutex> gate(db_gate_);  // not mutex_: job_queue.h
+  if (Stopping() || writer_ == nullptr) return absl::UnavailableError("crestd is shutting down");
   auto job = writer_->GetJob(id);
   if (!job.ok()) return job.status();
   if (!who.may_cancel_any && job->submitted_by != who.name) {
@@ -275,22 +291,34 @@ absl::StatusOr<store::JobRecord> JobQueue::Cancel(int64_t id, const Canceller& w
     return absl::FailedPreconditionError(
         StrCat("job ", id, " has already ended (", store::JobStateName(job->state), ")"));
   }
-  for (auto& l : lanes_) {
-    if (l->running == id) {
-      l->cancel = true;  // the runner stops before its next GEMM and publishes the end
-      Log(Level::kInfo, "job_cancelling", {{"job", std::to_string(id)}});
-      return *job;
+  bool was_queued = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& l : lanes_) {
+      if (l->running == id) {
+        l->cancel = true;  // the runner stops before its next GEMM and publishes the end
+        Log(Level::kInfo, "job_cancelling", {{"job", std::to_string(id)}});
+        return *job;
+      }
+    }
+    for (auto& l : lanes_) was_queued |= l->queue.erase(Queued{job->priority, id}) > 0;
+    ForgetQueued(id);
+  }
+  if (!was_queued) {  // a runner may have taken it, and ended it, since it was read
+    job = writer_->GetJob(id);
+    if (!job.ok()) return job.status();
+    if (Ended(job->state)) {
+      return absl::FailedPreconditionError(
+          StrCat("job ", id, " has already ended (", store::JobStateName(job->state), ")"));
     }
   }
-  for (auto& l : lanes_) l->queue.erase(Queued{job->priority, id});
-  ForgetQueued(id);
   if (auto s = writer_->UpdateJob(id, store::JobState::kCancelled, job->total, job->done,
                                   "cancelled before it started");
       !s.ok()) {
     return s;
   }
   auto cancelled = writer_->GetJob(id);
-  lock.unlock();
+  gate.unlock();
   if (!cancelled.ok()) return cancelled.status();
   Log(Level::kInfo, "job_cancelled", {{"job", std::to_string(id)}});
   JobEventData event;
@@ -485,9 +513,19 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
   run.force = force;
   run.cancel = &lane->cancel;
   run.interrupt = &interrupt_;
+  // The job's wall-time budget, checked after each result.
+  const Env& clock = options_.env != nullptr ? *options_.env : DefaultEnv();
+  const double started_at = clock.MonotonicSeconds();
+  bool over_budget = false;
   run.on_result = [&](const GemmShape& gemm, const GemmOutcome& outcome) {
     results.push_back(ResultOf(gemm, outcome));
     if (options_.on_result) options_.on_result(lane->lane, results.back());
+    { std::lock_guard<std::mutex> gate(db_gate_); }  // a waiting queue write goes first
+    if (options_.max_job_seconds > 0 &&
+        clock.MonotonicSeconds() - started_at > options_.max_job_seconds) {
+      over_budget = true;
+      lane->cancel = true;  // the runner stops before its next GEMM
+    }
   };
   run.on_progress = [&](const sweep::SweepProgress& p) {
     if (options_.on_busy) options_.on_busy(lane->lane, p.busy_s - last_busy);
@@ -522,6 +560,13 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
   }
   if (!outcome.ok()) {
     fail(std::string(outcome.status().message()));
+    return false;
+  }
+  if (over_budget && outcome->job.state == store::JobState::kCancelled) {
+    Fail(db, outcome->job,
+         StrCat("ran past its wall-time budget of ", options_.max_job_seconds,
+                " s (--max-job-seconds) after ", outcome->job.done, " of ", outcome->job.total,
+                " GEMMs; their results are kept, and submitting the job again runs the rest"));
     return false;
   }
   if (outcome->interrupted) {

@@ -85,6 +85,9 @@ struct JobQueueOptions {
   // goes back to the queue, its lane waits `full_retry_s`, then tries again.
   int64_t max_db_pages = 0;
   double full_retry_s = 30;
+  // A job running longer than this fails between two GEMMs, saying so (its
+  // results so far are kept; resubmitting it runs the rest). 0: no budget.
+  double max_job_seconds = 86'400;
   // Makes the backend a job runs on in `lane`.
   std::function<absl::StatusOr<std::unique_ptr<Backend>>(const Lane& lane,
                                                          const sweep::SweepSpec& spec)>
@@ -183,6 +186,9 @@ class JobQueue final {
              const absl::Status& why);
   // The job leaves the queue's bookkeeping: client counts, force. mutex_ held.
   void ForgetQueued(int64_t id);
+  bool Stopping() const;  // takes mutex_
+  // RESOURCE_EXHAUSTED when `client` has its limit of queued jobs; takes mutex_.
+  absl::Status CheckClientRoom(const std::string& client) const;
 
   JobQueueOptions options_;
   StorePool& pool_;
@@ -194,7 +200,15 @@ class JobQueue final {
   std::vector<std::unique_ptr<LaneState>> lanes_;
   std::map<std::string, std::set<int64_t>> queued_by_client_;  // GUARDED_BY(mutex_)
   std::set<int64_t> forced_;              // queued jobs submitted with force; GUARDED_BY(mutex_)
-  std::unique_ptr<store::Store> writer_;  // GUARDED_BY(mutex_)
+
+  // Submit's and Cancel's database writes hold this, not mutex_: the
+  // runners take mutex_ to pick jobs, and SQLite may make a writer wait
+  // while a sweep writes. A lane's runner passes through it after each
+  // result it writes (outside any transaction), so a queue write waits for
+  // at most one GEMM's write, never polls SQLite's lock against a sweep
+  // that commits thousands of times a second.
+  std::mutex db_gate_;
+  std::unique_ptr<store::Store> writer_;  // GUARDED_BY(db_gate_)
 
   // Recursive: a watcher may unwatch from inside its own callback.
   std::recursive_mutex watch_mutex_;

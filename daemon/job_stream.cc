@@ -1,5 +1,6 @@
 #include "job_stream.h"
 
+#include "crest/common/str_cat.h"
 #include "crest/wire/convert.h"
 #include "crest_service.h"
 #include "log.h"
@@ -9,7 +10,8 @@
 namespace crest::crestd {
 namespace {
 
-void Fill(const JobEventData& e, v1::JobEvent* out) {
+// The event's state and news; its results go one by one (AddResults).
+void FillState(const JobEventData& e, v1::JobEvent* out) {
   FillJob(e.job, out->mutable_job());
   const sweep::SweepProgress& p = e.progress;
   out->set_elapsed_s(p.elapsed_s);
@@ -22,13 +24,13 @@ void Fill(const JobEventData& e, v1::JobEvent* out) {
   out->set_message(WithoutServerPaths(e.message));  // a failed job's error, say
   for (const std::string& line : e.news) out->add_news(line);
   out->set_final(e.final);
-  for (const auto& r : e.results) {
-    auto* row = out->add_results();
-    wire::Fill(r.gemm, row->mutable_gemm());
-    row->set_source(wire::ProtoSource(r.source));
-    row->set_time_us(r.time_us);
-    row->set_tflops(r.tflops);
-  }
+}
+
+void FillResult(const JobResult& r, v1::GemmResult* row) {
+  wire::Fill(r.gemm, row->mutable_gemm());
+  row->set_source(wire::ProtoSource(r.source));
+  row->set_time_us(r.time_us);
+  row->set_tflops(r.tflops);
 }
 
 }  // namespace
@@ -58,15 +60,19 @@ void JobStream::OnJobEvent(const JobEventData& event) {
     std::lock_guard<std::mutex> lock(mu_);
     if (finished_ || job_ended_ || close_) return;
     v1::JobEvent next;
-    Fill(event, &next);
-    if (pending_) {  // coalesce: the newest state, every result
-      auto* kept = pending_->mutable_results();
-      if (static_cast<size_t>(kept->size()) + static_cast<size_t>(next.results_size()) <=
-          kMaxPendingResults) {
-        kept->MergeFrom(next.results());
+    FillState(event, &next);
+    // The results this reader has not been sent, up to the byte bound.
+    if (pending_) next.mutable_results()->Swap(pending_->mutable_results());
+    for (const JobResult& r : event.results) {
+      if (pending_result_bytes_ >= kMaxPendingResultBytes) {
+        ++unsent_results_;
+        continue;
       }
-      next.mutable_results()->Swap(kept);
-      // News is never dropped by coalescing, up to a bound.
+      v1::GemmResult* row = next.add_results();
+      FillResult(r, row);
+      pending_result_bytes_ += row->ByteSizeLong() + 4;  // and its tag and length
+    }
+    if (pending_) {  // coalesce: the newest state; news is kept, up to a bound
       auto* said = pending_->mutable_news();
       for (const std::string& line : next.news()) {
         if (said->size() < kMaxPendingNews) *said->Add() = line;
@@ -95,8 +101,16 @@ void JobStream::Pump() {
   std::unique_lock<std::mutex> lock(mu_);
   if (writing_ || finished_) return;
   if (pending_) {
+    if (unsent_results_ > 0) {  // said once per write, with the newest state
+      pending_->add_news(StrCat(unsent_results_,
+                                " results were not sent to this reader, which fell more than ",
+                                kMaxPendingResultBytes >> 10,
+                                " KiB behind; they are in the node's database"));
+      unsent_results_ = 0;
+    }
     const absl::Status serialized = ToBytes(*pending_, &writing_bytes_);
     pending_.reset();
+    pending_result_bytes_ = 0;
     if (serialized.ok()) {
       writing_ = true;
       lock.unlock();
@@ -120,7 +134,10 @@ void JobStream::OnWriteDone(bool ok) {
     std::lock_guard<std::mutex> lock(mu_);
     writing_ = false;
     if (!ok && !close_) close_ = grpc::Status(grpc::StatusCode::CANCELLED, "the stream broke");
-    if (!ok) pending_.reset();
+    if (!ok) {
+      pending_.reset();
+      pending_result_bytes_ = 0;
+    }
   }
   Pump();
 }

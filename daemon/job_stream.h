@@ -1,6 +1,8 @@
 // Internal to crestd: the server-streaming reactor of WatchJob and Sweep.
 // It watches one job in the queue and writes its events, coalescing while a
-// write is in flight (newest state, every result). It ends with OK after the
+// write is in flight: the newest state, and the results since the last
+// write up to kMaxPendingResultBytes (a reader further behind is told how
+// many it was not sent; they are in the database). It ends with OK after the
 // final event, UNAVAILABLE when the queue stops, CANCELLED when the client
 // goes. A Sweep stream that created its job cancels it when the client goes
 // before the end and no one else watches it.
@@ -41,7 +43,10 @@ class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, publi
   void OnDone() override;
 
  private:
-  static constexpr size_t kMaxPendingResults = 100'000;
+  // Results waiting for a slow reader, at most (as encoded): 64 readers
+  // that never read then hold 32 MiB, not the 3.5 GB of 100,000 results
+  // each (issue 40).
+  static constexpr size_t kMaxPendingResultBytes = size_t{512} << 10;
   static constexpr int kMaxPendingNews = 64;
   void Pump();  // starts the next write, or finishes; call without mu_
 
@@ -53,6 +58,8 @@ class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, publi
 
   std::mutex mu_;
   std::optional<v1::JobEvent> pending_;  // GUARDED_BY(mu_)
+  size_t pending_result_bytes_ = 0;      // GUARDED_BY(mu_): of pending_'s results
+  int64_t unsent_results_ = 0;           // GUARDED_BY(mu_): left out since the last write
   grpc::ByteBuffer writing_bytes_;       // owned by the write in flight
   bool writing_ = false;                 // GUARDED_BY(mu_)
   bool finished_ = false;                // GUARDED_BY(mu_)

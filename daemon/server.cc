@@ -88,6 +88,34 @@ bool IsLoopback(const std::string& address) {
 
 bool UsesTls(const ServerConfig& c) { return !c.tls_cert.empty(); }
 
+// The per-caller and per-answer budgets: InvalidArgument naming the flag.
+absl::Status CheckBudgets(const ServerConfig& c) {
+  for (const auto& [name, value] :
+       {std::pair<const char*, int64_t>{"--max-streams-per-caller", c.max_streams_per_caller},
+        {"--answer-threads", c.answer_threads},
+        {"--answers-per-caller", c.answers_per_caller},
+        {"--max-waiting-answers", c.max_waiting_answers},
+        {"--max-answer-bytes", c.max_answer_bytes},
+        {"--max-query-gemms", c.max_query_gemms}}) {
+    if (value < 1) {
+      return absl::InvalidArgumentError(StrCat(name, " must be at least 1 (got ", value, ")"));
+    }
+  }
+  if (c.answer_threads > 256) {
+    return absl::InvalidArgumentError(
+        StrCat("--answer-threads must be at most 256 (got ", c.answer_threads, ")"));
+  }
+  for (const auto& [name, value] :
+       {std::pair<const char*, double>{"--stream-idle-timeout", c.stream_idle_timeout_s},
+        {"--max-job-seconds", c.max_job_seconds}}) {
+    if (!(value >= 0 && value <= 86400.0 * 365)) {
+      return absl::InvalidArgumentError(StrCat(
+          name, " must be between 0 (none) and 31536000 seconds (got ", value, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // What can be told from the config alone; InvalidArgument naming the flag.
 absl::Status CheckConfig(const ServerConfig& c) {
   if (!IsAddress(c.listen)) {
@@ -154,7 +182,7 @@ absl::Status CheckConfig(const ServerConfig& c) {
       return absl::InvalidArgumentError(StrCat(name, " must be at least 1 (got ", value, ")"));
     }
   }
-  return absl::OkStatus();
+  return CheckBudgets(c);
 }
 
 // TLS when a certificate is given, else plaintext. InvalidArgument naming
@@ -290,6 +318,7 @@ JobQueueOptions QueueOptions(const Server::Parts& p) {
   // store checkpoints the log at a third of the file's pages).
   o.max_db_pages = c.max_db_bytes / 4 * 3 / store::kPageBytes;
   o.full_retry_s = c.full_retry_s;
+  o.max_job_seconds = c.max_job_seconds;
   o.host = p.env->HostName();
   o.env = p.env;
   o.make_backend = c.make_backend ? c.make_backend : [](const Lane& lane, const auto& spec) {
@@ -391,6 +420,12 @@ absl::Status StartParts(Server::Parts& p,
   // Never more than all streams (a small --max-streams takes the default down).
   service.max_anonymous_streams = std::min(p.config.max_anonymous_streams, p.config.max_streams);
   service.stream_write_timeout_s = p.config.stream_write_timeout_s;
+  service.max_streams_per_caller = p.config.max_streams_per_caller;
+  service.stream_idle_timeout_s = p.config.stream_idle_timeout_s;
+  service.answers = {p.config.answer_threads, p.config.max_waiting_answers,
+                     p.config.answers_per_caller};
+  service.max_answer_bytes = static_cast<size_t>(p.config.max_answer_bytes);
+  service.max_query_gemms = p.config.max_query_gemms;
   service.max_list_bytes = static_cast<size_t>(p.config.max_list_bytes);
   service.cache_entries = static_cast<size_t>(p.config.answer_cache);
   service.host = env.HostName();

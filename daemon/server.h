@@ -38,6 +38,17 @@ struct ServerConfig {
   int max_streams = 64;            // streams open at once, all callers
   int max_anonymous_streams = 16;  // of which, with tokens on, callers without one
   double stream_write_timeout_s = 30;  // a stream whose reader takes longer per write ends
+  int max_streams_per_caller = 8;      // streams one token or address may hold (operators: any)
+  double stream_idle_timeout_s = 3600;  // a stream with nothing to send this long ends; 0: never
+  // Costly answers (QueryDff, TimeGemms, Compare) not in the cache:
+  // computed on their own threads, callers in turn, so many per caller
+  // waiting or running, so many waiting in all (answer_pool.h).
+  int answer_threads = 2;
+  int answers_per_caller = 64;
+  int max_waiting_answers = 256;
+  int64_t max_answer_bytes = 4 << 20;  // a larger answer is refused, naming the limit
+  int64_t max_query_gemms = 50'000;    // GEMMs one QueryDff may rank
+  double max_job_seconds = 86'400;     // a job's wall-time budget; 0: none
   bool check_on_start = true;      // PRAGMA quick_check before serving; a 0-byte file refused
   int64_t max_list_bytes = 1 << 20;  // a ListJobs page's size at most
   int answer_cache = 4096;  // answers kept by results generation; 0: none

@@ -43,6 +43,37 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
                  "seconds a stream's reader may take to accept one message before the stream "
                  "ends (a reader that stops reading frees its slot)")
       ->capture_default_str();
+  app.add_option("--max-streams-per-caller", c.max_streams_per_caller,
+                 "streams one caller (token, or address without one) may hold; operator tokens "
+                 "are not counted, and with tokens the last quarter of --max-streams (at most "
+                 "4) is theirs")
+      ->capture_default_str();
+  app.add_option("--stream-idle-timeout", c.stream_idle_timeout_s,
+                 "seconds a stream may have nothing to send before it ends and frees its slot "
+                 "(the client watches again; 0: never)")
+      ->capture_default_str();
+  app.add_option("--answer-threads", c.answer_threads,
+                 "threads computing costly answers (QueryDff, TimeGemms, Compare) not in the "
+                 "cache, apart from the threads serving calls; callers take turns")
+      ->capture_default_str();
+  app.add_option("--answers-per-caller", c.answers_per_caller,
+                 "costly answers one caller (token or address) may have waiting or being "
+                 "computed; more are refused RESOURCE_EXHAUSTED")
+      ->capture_default_str();
+  app.add_option("--max-waiting-answers", c.max_waiting_answers,
+                 "costly answers waiting for a thread, all callers")
+      ->capture_default_str();
+  app.add_option("--max-answer-bytes", c.max_answer_bytes,
+                 "largest answer sent [bytes]; a larger one is refused, saying how to ask for "
+                 "less")
+      ->capture_default_str();
+  app.add_option("--max-query-gemms", c.max_query_gemms,
+                 "GEMMs one QueryDff may rank (candidates of the window × GEMMs of each)")
+      ->capture_default_str();
+  app.add_option("--max-job-seconds", c.max_job_seconds,
+                 "a job's wall-time budget: past it the job fails between GEMMs, its results "
+                 "kept (0: none)")
+      ->capture_default_str();
   app.add_flag("--check-on-start,!--no-check-on-start", c.check_on_start,
                "run SQLite's quick check on the database before serving (the default); a "
                "corrupt or empty (0-byte) one stops crestd with exit 1");

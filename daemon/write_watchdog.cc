@@ -7,8 +7,8 @@
 
 namespace crest::crestd {
 
-WriteWatchdog::WriteWatchdog(double timeout_s)
-    : timeout_(timeout_s), thread_([this] { Run(); }) {}
+WriteWatchdog::WriteWatchdog(double timeout_s, double idle_s)
+    : timeout_(timeout_s), idle_(idle_s), thread_([this] { Run(); }) {}
 
 WriteWatchdog::~WriteWatchdog() {
   {
@@ -22,7 +22,7 @@ WriteWatchdog::~WriteWatchdog() {
 int64_t WriteWatchdog::Add(grpc::CallbackServerContext* context, std::string method) {
   std::lock_guard<std::mutex> lock(mutex_);
   const int64_t id = next_id_++;
-  streams_.emplace(id, Watched{context, std::move(method), std::nullopt});
+  streams_.emplace(id, Watched{context, std::move(method), std::nullopt, Clock::now()});
   return id;
 }
 
@@ -33,12 +33,22 @@ void WriteWatchdog::Writing(int64_t id) {
 
 void WriteWatchdog::Wrote(int64_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = streams_.find(id); it != streams_.end()) it->second.writing_since.reset();
+  if (auto it = streams_.find(id); it != streams_.end()) {
+    it->second.writing_since.reset();
+    it->second.active = Clock::now();
+  }
 }
 
 void WriteWatchdog::Remove(int64_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
   streams_.erase(id);
+}
+
+void WriteWatchdog::Cut(Watched& s, const char* event, const std::string& why) {
+  // Under the lock: Remove (in OnDone) cannot let the context go meanwhile.
+  s.cancelled = true;
+  s.context->TryCancel();
+  Log(Level::kWarn, event, {{"method", s.method}, {"peer", s.context->peer()}, {"why", why}});
 }
 
 void WriteWatchdog::Run() {
@@ -48,15 +58,16 @@ void WriteWatchdog::Run() {
   while (!wake_.wait_for(lock, tick, [this] { return stopping_; })) {
     const auto now = Clock::now();
     for (auto& [id, s] : streams_) {
-      if (s.cancelled || !s.writing_since || now - *s.writing_since < timeout_) continue;
-      // Under the lock: Remove (in OnDone) cannot let the context go meanwhile.
-      s.cancelled = true;
-      s.context->TryCancel();
-      Log(Level::kWarn, "slow_reader",
-          {{"method", s.method},
-           {"peer", s.context->peer()},
-           {"why", StrCat("a write waited longer than ", timeout_.count(),
-                          " s (--stream-write-timeout); the stream ended")}});
+      if (s.cancelled) continue;
+      if (s.writing_since && now - *s.writing_since >= timeout_) {
+        Cut(s, "slow_reader",
+            StrCat("a write waited longer than ", timeout_.count(),
+                   " s (--stream-write-timeout); the stream ended"));
+      } else if (!s.writing_since && idle_.count() > 0 && now - s.active >= idle_) {
+        Cut(s, "idle_stream",
+            StrCat("nothing to send for ", idle_.count(),
+                   " s (--stream-idle-timeout); the stream ended, its slot freed"));
+      }
     }
   }
 }

@@ -3,6 +3,8 @@
 // for ExportResults, the one snapshot) for as long as it stays connected.
 // Streams report each write's start and end; a write in flight longer than
 // the timeout cancels its call (the stream then ends as if the client left).
+// So does a stream with nothing written for the idle timeout (a watcher of
+// a job that does not move holds a stream slot; the client watches again).
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -20,7 +22,8 @@ namespace crest::crestd {
 
 class WriteWatchdog final {
  public:
-  explicit WriteWatchdog(double timeout_s);
+  // `idle_s` 0: streams may stay idle for ever.
+  WriteWatchdog(double timeout_s, double idle_s);
   ~WriteWatchdog();  // stops the checking thread
 
   WriteWatchdog(const WriteWatchdog&) = delete;
@@ -41,11 +44,15 @@ class WriteWatchdog final {
     grpc::CallbackServerContext* context;
     std::string method;
     std::optional<Clock::time_point> writing_since;
+    Clock::time_point active;  // its start, or its last write's end
     bool cancelled = false;
   };
   void Run();
+  // Cancels `s`'s call, saying why in the log; mutex_ held.
+  static void Cut(Watched& s, const char* event, const std::string& why);
 
   const std::chrono::duration<double> timeout_;
+  const std::chrono::duration<double> idle_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;                  // GUARDED_BY(mutex_)

@@ -24,5 +24,8 @@ echo "== crestd under load (the same database, served over loopback)"
 mv "$work/bench.db" "$work/crest.db"
 "$build/bench/crestd_load_bench" "$build/daemon/crestd" "$work"
 echo
+echo "== crestd under one greedy client (never-read streams, queued jobs, costly queries)"
+"$build/bench/crestd_hostile_bench" "$build/daemon/crestd" "$work/hostile"
+echo
 echo "== fleet: crest fleet pull of 4 crestd into a catalogue; one node's ranking vs the catalogue's"
 "$build/bench/fleet_bench" "$build/daemon/crestd" "$build/clients/crest/crest" 4

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "crest/common/str_cat.h"
@@ -17,14 +18,15 @@ namespace {}  // namespace
 
 absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStream& open,
                                         std::ostream& err, const std::string& label) {
-  auto context = connection.Context(/*with_deadline=*/false);
   InterruptScope interrupt;
   std::atomic<bool> reading{true};
-  grpc::ClientContext* raw = context.get();
+  std::mutex mu;
+  grpc::ClientContext* current = nullptr;  // GUARDED_BY(mu): the stream being read
   std::thread canceller([&] {
     while (reading.load()) {
       if (interrupt.raised()) {
-        raw->TryCancel();
+        std::lock_guard<std::mutex> lock(mu);
+        if (current != nullptr) current->TryCancel();
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -33,21 +35,38 @@ absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStr
   FollowOutcome out;
   ProgressReporter progress(err, isatty(STDERR_FILENO) != 0, label);
   const auto start = std::chrono::steady_clock::now();
-  auto reader = open(context.get());
-  v1::JobEvent event;
-  while (reader->Read(&event)) {
-    out.results += event.results_size();
-    for (const std::string& line : event.news()) progress.Note(line);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    progress.Update(event.job().done(), event.job().total(), elapsed,
-                    event.kernel_s() > 0 ? Accounting(event.gemms_per_minute(),
-                                                      event.gpu_busy_fraction(),
-                                                      event.host_overhead_per_gemm_s())
-                                         : "");
-    out.last = event;
+  grpc::Status status;
+  // crestd ends a stream with nothing to send for --stream-idle-timeout
+  // (CANCELLED); the job goes on, so it is watched again.
+  for (bool again = true; again;) {
+    auto context = connection.Context(/*with_deadline=*/false);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      current = context.get();
+    }
+    if (interrupt.raised()) context->TryCancel();
+    auto reader = open(context.get());
+    v1::JobEvent event;
+    while (reader->Read(&event)) {
+      out.results += event.results_size();
+      for (const std::string& line : event.news()) progress.Note(line);
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      progress.Update(event.job().done(), event.job().total(), elapsed,
+                      event.kernel_s() > 0 ? Accounting(event.gemms_per_minute(),
+                                                        event.gpu_busy_fraction(),
+                                                        event.host_overhead_per_gemm_s())
+                                           : "");
+      out.last = event;
+    }
+    status = reader->Finish();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      current = nullptr;
+    }
+    again = status.error_code() == grpc::StatusCode::CANCELLED && !interrupt.raised() &&
+            out.last.job().id() != 0 && !out.last.final();
   }
-  const grpc::Status status = reader->Finish();
   reading = false;
   canceller.join();
   progress.Finish();

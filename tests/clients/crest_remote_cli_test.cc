@@ -232,3 +232,31 @@ TEST_F(CrestRemote, CompareThroughTheDaemonEqualsTheLocalComparison) {
 
 }  // namespace
 }  // namespace crest
+
+namespace crest {
+namespace {
+
+// crestd ends a stream with nothing to send for --stream-idle-timeout (issue
+// 40); `crest jobs watch` of a job that waits longer watches it again, and
+// ends when the job does.
+TEST_F(CrestRemote, WatchingAJobQueuedLongerThanTheIdleTimeoutWatchesAgainUntilItEnds) {
+  ASSERT_NE(daemon_.Stop(SIGTERM), -1);
+  std::string why;
+  ASSERT_TRUE(daemon_.Start(CRESTD_BIN, dir_.path(), {"--stream-idle-timeout", "1"}, &why))
+      << why;
+  // 40,000 model GEMMs ahead: seconds of work, while job 2 waits.
+  testing::WriteBytes(dir_.File("ahead.json"),
+                      R"({"gpu": "h100", "gemms": [{"m": {"from": 1, "to": 200}, )"
+                      R"("n": {"from": 1, "to": 200}, "k": 64}]})");
+  ASSERT_EQ(Crest("jobs submit --spec " + dir_.File("ahead.json")).exit_code, 0);
+  ASSERT_EQ(Crest("jobs submit --hidden 4096 --gpu h100 --window 8").exit_code, 0);
+  const auto watch = Crest("jobs watch 2");
+  EXPECT_EQ(watch.exit_code, 0) << watch.err;
+  EXPECT_NE(watch.out.find("done"), std::string::npos) << watch.out;
+  const std::string log = daemon_.log();
+  EXPECT_NE(log.find("idle_stream"), std::string::npos)
+      << "the job waited longer than the idle timeout: the watch was cut and began again";
+}
+
+}  // namespace
+}  // namespace crest

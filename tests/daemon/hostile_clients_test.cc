@@ -7,9 +7,12 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "crest/store/store.h"
@@ -679,6 +682,273 @@ TEST_F(HostileClients, QueuedJobsDoNotHoldTheirExpandedPlans) {
   std::cerr << "heap in use with 4 queued jobs of 200,000 GEMMs: " << four << " MB; with 16: "
             << sixteen << " MB\n";
   EXPECT_LT(sixteen - four, 24) << "a held plan is about 16 MB a job (200,000 GemmShapes)";
+}
+
+}  // namespace
+}  // namespace crest
+
+namespace crest {
+namespace {
+
+// A plan of `m_to`·200 GEMMs, each named with 256 bytes: results that cost
+// a reader ~300 bytes each.
+std::string NamedGemmsSpec(int m_to) {
+  return R"({"gpu": "h100", "gemms": [{"name": ")" + std::string(256, 'g') +
+         R"(", "m": {"from": 1, "to": )" + std::to_string(m_to) +
+         R"(}, "n": {"from": 1, "to": 200}, "k": 64}]})";
+}
+
+// Item 1: 64 never-read WatchJob streams on a job of 256-byte names took
+// crestd from 323 MB to 3.52 GB: each kept up to 100,000 pending results.
+// Now a reader that falls behind is owed at most 512 KiB of results, and
+// is told how many it was not sent.
+TEST_F(HostileClients, AReaderThatFallsBehindIsOwedABoundedBacklogAndToldWhatItMissed) {
+  Start();
+  v1::Job blocker;
+  ASSERT_TRUE(Submit(DffSpec(1), "", &blocker).ok());
+  v1::Job job;
+  ASSERT_TRUE(Submit(NamedGemmsSpec(100), "", &job).ok());
+  ASSERT_EQ(job.total(), 20'000);
+  auto context = Context();
+  v1::WatchJobRequest watch;
+  watch.set_id(job.id());
+  auto reader = stub_->WatchJob(context.get(), watch);
+  v1::JobEvent event;
+  ASSERT_TRUE(reader->Read(&event));  // its state now; then no reads until it ends
+  EXPECT_EQ(WaitEnded(job.id()).state(), v1::JOB_STATE_DONE);
+  int64_t received = 0, unsent = 0;
+  bool final = false;
+  while (reader->Read(&event)) {
+    received += event.results_size();
+    for (const std::string& line : event.news()) {
+      if (line.find("results were not sent to this reader") != std::string::npos) {
+        unsent += std::stoll(line);
+      }
+    }
+    final = event.final();
+  }
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_TRUE(final) << "the newest state arrives";
+  EXPECT_GT(unsent, 0) << "6 MB of results cannot all wait for a reader that stopped";
+  EXPECT_EQ(received + unsent, 20'000) << "every result is sent or counted as not sent";
+  std::cerr << "a reader that stopped: " << received << " results sent, " << unsent
+            << " counted as not sent\n";
+}
+
+// A WatchJob stream of `token` on job `id`; its first event read.
+struct Watcher {
+  std::unique_ptr<grpc::ClientContext> context;
+  std::unique_ptr<grpc::ClientReader<v1::JobEvent>> reader;
+  grpc::Status status;  // when it was refused
+};
+
+// Item 5: one token holder took every stream slot, the operator's too.
+TEST_F(HostileClients, EachCallerHasAStreamBudgetAndTheLastSlotsAreTheOperators) {
+  StartWithTokens({"--model-gemm-delay-ms", "2000", "--max-streams", "8",
+                   "--max-streams-per-caller", "2"});
+  v1::Job job;
+  ASSERT_TRUE(Submit(DffSpec(64), kAlice, &job).ok());
+  const auto open = [&](const std::string& token) {
+    Watcher w;
+    w.context = Context(token);
+    v1::WatchJobRequest watch;
+    watch.set_id(job.id());
+    w.reader = stub_->WatchJob(w.context.get(), watch);
+    v1::JobEvent first;
+    if (!w.reader->Read(&first)) w.status = w.reader->Finish();
+    return w;
+  };
+  std::vector<Watcher> open_streams;
+  const auto open_all = [&](std::vector<const char*> tokens) {
+    for (const char* token : tokens) {
+      open_streams.push_back(open(token));
+      EXPECT_TRUE(open_streams.back().status.ok()) << open_streams.back().status.error_message();
+    }
+  };
+  open_all({kAlice, kAlice});
+  const Watcher third = open(kAlice);
+  EXPECT_EQ(third.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(third.status.error_message().find("--max-streams-per-caller"), std::string::npos)
+      << third.status.error_message();
+  open_all({kBob, kBob, "", ""});
+  // 6 of 8 open: the last quarter is the operator's.
+  const Watcher client = open(kAlice);
+  EXPECT_EQ(client.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(client.status.error_message().find("kept for operator tokens"), std::string::npos)
+      << client.status.error_message();
+  for (int i = 0; i < 2; ++i) {
+    open_streams.push_back(open(kOps));
+    EXPECT_TRUE(open_streams.back().status.ok())
+        << "operator stream " << i << ": " << open_streams.back().status.error_message();
+  }
+  const Watcher full = open(kOps);
+  EXPECT_EQ(full.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(full.status.error_message().find("--max-streams 8"), std::string::npos)
+      << full.status.error_message();
+  for (auto& w : open_streams) w.context->TryCancel();
+  for (auto& w : open_streams) (void)w.reader->Finish();
+  EXPECT_TRUE(Cancel(job.id(), kAlice).ok());
+}
+
+// Item 5: the watchdog cut only streams with a write in flight; one
+// watching a job that never moved held its slot for ever.
+TEST_F(HostileClients, AStreamWithNothingToSendIsCutAfterTheIdleTimeout) {
+  Start({"--model-gemm-delay-ms", "2000", "--stream-idle-timeout", "1"});
+  v1::Job running, queued;
+  ASSERT_TRUE(Submit(DffSpec(64), "", &running).ok());
+  ASSERT_TRUE(Submit(DffSpec(65), "", &queued).ok());
+  auto context = Context();
+  v1::WatchJobRequest watch;
+  watch.set_id(queued.id());
+  auto reader = stub_->WatchJob(context.get(), watch);
+  v1::JobEvent event;
+  int events = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (reader->Read(&event)) ++events;
+  const grpc::Status cut = reader->Finish();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(events, 1) << "its state when it began, then nothing";
+  EXPECT_EQ(cut.error_code(), grpc::StatusCode::CANCELLED) << cut.error_message();
+  EXPECT_LT(waited, 20) << "cut after the idle timeout, not at the call's deadline";
+  EXPECT_NE(daemon_.log().find("idle_stream"), std::string::npos);
+  EXPECT_EQ(Get(queued.id()).state(), v1::JOB_STATE_QUEUED) << "watching ended, the job did not";
+  EXPECT_TRUE(Cancel(queued.id(), "").ok());
+  EXPECT_TRUE(Cancel(running.id(), "").ok());
+}
+
+// A QueryDff of the model over ±`window` for the train step, gate and up
+// apart: 9 GEMMs a candidate.
+v1::QueryDffRequest CostlyQuery(int64_t window) {
+  v1::QueryDffRequest q;
+  q.set_gpu("h100");
+  q.set_hidden(4096);
+  q.set_window(window);
+  q.set_pass(v1::PASS_TRAIN);
+  q.set_separate_gate_up(true);
+  q.set_predict_only(true);
+  q.set_top(1);
+  return q;
+}
+
+// Item 3: one 23-byte QueryDff cost a second of CPU and an 11.8 MB answer;
+// 200 of them stalled another client's LookupGemm for 120 s.
+TEST_F(HostileClients, ACostlyQueryIsBoundedByItsCostAndItsAnswersSize) {
+  Start({"--max-answer-bytes", "100000"});
+  v1::QueryDffResponse answer;
+  grpc::Status s = stub_->QueryDff(Context().get(), CostlyQuery(49'999), &answer);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(s.error_message().rfind("window: ", 0), 0u) << s.error_message();
+  EXPECT_NE(s.error_message().find("--max-query-gemms"), std::string::npos) << s.error_message();
+  v1::QueryDffRequest wide = CostlyQuery(2000);
+  wide.set_top(0);  // every row: ~4,000 of them
+  s = stub_->QueryDff(Context().get(), wide, &answer);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("--max-answer-bytes"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("set top"), std::string::npos) << s.error_message();
+  wide.set_top(10);
+  EXPECT_TRUE(stub_->QueryDff(Context().get(), wide, &answer).ok());
+}
+
+TEST_F(HostileClients, CostlyAnswersWaitTheirTurnOffTheServingThreadsWithinEachCallersBudget) {
+  StartWithTokens({"--answer-threads", "1", "--answers-per-caller", "1", "--max-query-gemms",
+                   "2000000"});
+  // Alice's query holds the one answer thread for a while.
+  auto alice_context = Context(kAlice);
+  v1::QueryDffResponse alice_answer;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool alice_done = false;
+  grpc::Status alice_status;
+  const v1::QueryDffRequest alice_query = CostlyQuery(65'536);
+  stub_->async()->QueryDff(alice_context.get(), &alice_query, &alice_answer,
+                           [&](grpc::Status s) {
+                             std::lock_guard<std::mutex> lock(mu);
+                             alice_status = s;
+                             alice_done = true;
+                             cv.notify_all();
+                           });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // it reaches the thread
+  // Her second waits for nothing: her budget is one.
+  v1::QueryDffResponse answer;
+  grpc::Status second = stub_->QueryDff(Context(kAlice).get(), CostlyQuery(100), &answer);
+  EXPECT_EQ(second.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(second.error_message().find("--answers-per-caller"), std::string::npos)
+      << second.error_message();
+  // Bob's lookup is not a costly answer: it is served meanwhile.
+  v1::LookupGemmRequest lookup;
+  lookup.set_gpu("h100");
+  lookup.mutable_gemm()->set_m(4096);
+  lookup.mutable_gemm()->set_n(4096);
+  lookup.mutable_gemm()->set_k(4096);
+  v1::LookupGemmResponse found;
+  EXPECT_TRUE(stub_->LookupGemm(Context(kBob).get(), lookup, &found).ok());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_FALSE(alice_done) << "the lookup was answered while the costly query ran";
+  }
+  // Bob's query waits behind Alice's; he leaves first, and it is never run.
+  // (Each query differs: an answer in the cache is sent at once.)
+  auto bob_context = Context(kBob);
+  bob_context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  grpc::Status bob = stub_->QueryDff(bob_context.get(), CostlyQuery(101), &answer);
+  EXPECT_EQ(bob.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << bob.error_message();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return alice_done; });
+  }
+  EXPECT_TRUE(alice_status.ok()) << alice_status.error_message();
+  // The pool's next turn finds Bob gone.
+  for (int i = 0; i < 100 && daemon_.log().find("the caller left before") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(daemon_.log().find("the caller left before its answer was computed"),
+            std::string::npos);
+}
+
+// Item 6: a job had no wall-time budget.
+TEST_F(HostileClients, AJobPastItsWallTimeBudgetFailsBetweenGemmsKeepingItsResults) {
+  Start({"--model-gemm-delay-ms", "50", "--max-job-seconds", "0.5"});
+  v1::Job job;
+  ASSERT_TRUE(Submit(DffSpec(64), "", &job).ok());
+  const v1::Job ended = WaitEnded(job.id());
+  EXPECT_EQ(ended.state(), v1::JOB_STATE_FAILED);
+  EXPECT_NE(ended.error().find("wall-time budget of 0.5 s (--max-job-seconds)"), std::string::npos)
+      << ended.error();
+  EXPECT_GT(ended.done(), 0);
+  EXPECT_LT(ended.done(), ended.total());
+}
+
+// Item 7: Submit and Cancel waited on SQLite under the queue's mutex while
+// a sweep wrote ("database busy" after 10 s in 3 runs; p50 3.9 s).
+TEST_F(HostileClients, SubmitAndCancelAreAnsweredWhileASweepWritesAsFastAsItCan) {
+  Start();
+  v1::Job writer;
+  ASSERT_TRUE(Submit(NamedGemmsSpec(200), "", &writer).ok());  // 40,000 results, no delay
+  for (int i = 0; i < 500 && Get(writer.id()).done() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<double> seconds_each;
+  for (int i = 0; i < 20; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    v1::Job job;
+    const grpc::Status s = Submit(DffSpec(100 + i), "", &job);
+    EXPECT_TRUE(s.ok()) << "submit " << i << ": " << s.error_message();
+    if (s.ok()) {
+      const grpc::Status c = Cancel(job.id(), "");
+      EXPECT_TRUE(c.ok()) << "cancel " << i << ": " << c.error_message();
+    }
+    seconds_each.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const v1::Job after = Get(writer.id());
+  std::sort(seconds_each.begin(), seconds_each.end());
+  std::cerr << "submit + cancel while a sweep writes: p50 " << seconds_each[10] * 1e3
+            << " ms, max " << seconds_each.back() * 1e3 << " ms; the sweep had written "
+            << after.done() << " of " << after.total() << "\n";
+  EXPECT_LT(seconds_each.back(), 5) << "no queue call waits seconds on the sweep's writes";
+  EXPECT_TRUE(Cancel(writer.id(), "").ok());
 }
 
 }  // namespace

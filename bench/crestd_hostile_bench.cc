@@ -1,0 +1,282 @@
+// crestd under one greedy client (issue 40): the resident memory of a real
+// crestd process, and another client's LookupGemm latency, while one client
+//   1. holds 64 WatchJob streams it never reads, on a model job of 200,000
+//      GEMMs with 256-byte names (the results a reader is owed);
+//   2. queues 33 jobs of 200,000 GEMMs with 256-byte names;
+//   3. asks one costly QueryDff (the train step, gate and up apart, at the
+//      --max-query-gemms limit), then the audit's (±49,999: refused);
+//   4. asks 200 of them at once, from one address.
+// Each scenario runs its own crestd, so figures are side by side in one run.
+// The audit's figures before the fix (another machine): 64 streams 323 MB
+// → 3.52 GB; 33 queued jobs 170 MB → 2.4 GB; one query ~1 s CPU, +271 MB,
+// an 11.8 MB answer; during 200, another client's lookup waited 120 s.
+//
+// Usage: crestd_hostile_bench CRESTD_BIN WORK_DIR
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "crest/v1/crest.grpc.pb.h"
+#include "crestd_process.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using crest::testing::CrestdProcess;
+namespace v1 = crest::v1;
+
+// A field of /proc/PID/status in MB (VmRSS: now; VmHWM: the peak).
+double StatusMb(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1)) / 1024;
+  }
+  return 0;
+}
+
+double CpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::unique_ptr<grpc::ClientContext> Context(double seconds = 60) {
+  auto c = std::make_unique<grpc::ClientContext>();
+  c->set_deadline(std::chrono::system_clock::now() +
+                  std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
+  return c;
+}
+
+// 200,000 GEMMs, each named with 256 bytes; `k` tells jobs apart.
+std::string BigNamedSpec(int k) {
+  return R"({"gpu": "h100", "gemms": [{"name": ")" + std::string(256, 'g') +
+         R"(", "m": {"from": 1, "to": 400}, "n": {"from": 1, "to": 500}, "k": )" +
+         std::to_string(k) + "}]}";
+}
+
+bool StartCrestd(CrestdProcess& d, const std::string& bin, const std::string& dir,
+                 std::vector<std::string> args) {
+  std::filesystem::create_directories(dir);
+  std::string why;
+  if (!d.Start(bin, dir, args, &why)) {
+    std::fprintf(stderr, "crestd did not start: %s\n", why.c_str());
+    return false;
+  }
+  return true;
+}
+
+int64_t SubmitSpec(v1::Crest::Stub& stub, const std::string& spec) {
+  v1::SubmitJobRequest r;
+  r.mutable_spec()->set_json(spec);
+  v1::SubmitJobResponse out;
+  const grpc::Status s = stub.SubmitJob(Context().get(), r, &out);
+  if (!s.ok()) std::fprintf(stderr, "submit: %s\n", s.error_message().c_str());
+  return s.ok() ? out.job().id() : 0;
+}
+
+// `streams` never-read streams (0: the job alone, the baseline).
+void NeverReadStreams(const std::string& bin, const std::string& work, int streams,
+                      int per_caller) {
+  CrestdProcess d;
+  if (!StartCrestd(d, bin, work + "/streams-" + std::to_string(streams) + "-" +
+                               std::to_string(per_caller),
+                   {"--max-streams-per-caller", std::to_string(per_caller)})) {
+    return;
+  }
+  auto stub = d.Stub();
+  const double before = StatusMb(d.pid(), "VmRSS");
+  const int64_t job = SubmitSpec(*stub, BigNamedSpec(64));
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<v1::JobEvent>>> readers;
+  int open = 0;
+  for (int i = 0; i < streams; ++i) {
+    contexts.push_back(Context(120));
+    v1::WatchJobRequest w;
+    w.set_id(job);
+    readers.push_back(stub->WatchJob(contexts.back().get(), w));
+    v1::JobEvent first;
+    if (readers.back()->Read(&first)) ++open;  // then never again
+  }
+  double peak = 0;
+  for (int i = 0; i < 50; ++i) {  // 25 s: before the 30 s write watchdog
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    peak = std::max(peak, StatusMb(d.pid(), "VmRSS"));
+  }
+  v1::GetJobRequest g;
+  g.set_id(job);
+  v1::Job j;
+  (void)stub->GetJob(Context().get(), g, &j);
+  std::printf("  %d never-read streams (--max-streams-per-caller %d): %d opened; the job wrote "
+              "%lld of %lld GEMMs in 25 s; RSS %.0f MB before, peak %.0f MB\n",
+              streams, per_caller, open, static_cast<long long>(j.done()),
+              static_cast<long long>(j.total()), before, peak);
+  for (auto& c : contexts) c->TryCancel();
+  for (auto& r : readers) (void)r->Finish();
+}
+
+void QueuedJobs(const std::string& bin, const std::string& work) {
+  CrestdProcess d;
+  if (!StartCrestd(d, bin, work + "/queued", {"--max-queued-per-client", "64"})) return;
+  auto stub = d.Stub();
+  SubmitSpec(*stub, BigNamedSpec(64));  // runs (~40 s) while the others queue
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const double before = StatusMb(d.pid(), "VmRSS");
+  int queued = 0;
+  for (int i = 0; i < 33; ++i) queued += SubmitSpec(*stub, BigNamedSpec(100 + i)) != 0 ? 1 : 0;
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::printf("  33 jobs of 200,000 named GEMMs queued behind one running: %d queued; RSS %.0f "
+              "MB before, %.0f MB after (peak %.0f MB)\n",
+              queued, before, StatusMb(d.pid(), "VmRSS"), StatusMb(d.pid(), "VmHWM"));
+}
+
+v1::QueryDffRequest CostlyQuery(int64_t window) {
+  v1::QueryDffRequest q;
+  q.set_gpu("h100");
+  q.set_hidden(4096);
+  q.set_window(window);
+  q.set_pass(v1::PASS_TRAIN);
+  q.set_separate_gate_up(true);
+  return q;
+}
+
+v1::LookupGemmRequest Lookup() {
+  v1::LookupGemmRequest r;
+  r.set_gpu("h100");
+  r.mutable_gemm()->set_m(4096);
+  r.mutable_gemm()->set_n(4096);
+  r.mutable_gemm()->set_k(4096);
+  return r;
+}
+
+// Another client's LookupGemm latencies [ms] until `stop`.
+std::vector<double> LookupLatencies(const CrestdProcess& d, const std::atomic<bool>& stop) {
+  auto stub = v1::Crest::NewStub(
+      grpc::CreateCustomChannel(d.address(), grpc::InsecureChannelCredentials(), [] {
+        grpc::ChannelArguments a;
+        a.SetInt("grpc.use_local_subchannel_pool", 1);  // a connection of its own
+        return a;
+      }()));
+  std::vector<double> ms;
+  while (!stop.load()) {
+    const auto t = Clock::now();
+    v1::LookupGemmResponse out;
+    (void)stub->LookupGemm(Context(200).get(), Lookup(), &out);
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms;
+}
+
+std::string Percentiles(const std::vector<double>& ms) {
+  if (ms.empty()) return "none";
+  const auto at = [&](double q) { return ms[static_cast<size_t>(q * static_cast<double>(ms.size() - 1))]; };
+  char text[160];
+  std::snprintf(text, sizeof text, "p50 %.2f ms, p99 %.2f ms, max %.2f ms (%zu lookups)", at(0.5),
+                at(0.99), ms.back(), ms.size());
+  return text;
+}
+
+void CostlyQueries(const std::string& bin, const std::string& work) {
+  CrestdProcess d;
+  if (!StartCrestd(d, bin, work + "/costly", {})) return;
+  auto stub = d.Stub();
+  constexpr int64_t kWindow = 2777;  // 5,555 candidates × 9 GEMMs: at the 50,000 limit
+  v1::QueryDffResponse out;
+  grpc::Status refused = stub->QueryDff(Context().get(), CostlyQuery(49'999), &out);
+  std::printf("  the audit's query (±49,999): %s: %s\n",
+              refused.ok() ? "answered" : "refused", refused.error_message().c_str());
+  const double rss0 = StatusMb(d.pid(), "VmRSS"), cpu0 = CpuSeconds(d.pid());
+  const auto t0 = Clock::now();
+  const grpc::Status one = stub->QueryDff(Context().get(), CostlyQuery(kWindow), &out);
+  std::printf("  one query at the limit (±%lld, train, gate/up apart): %s, %.0f ms wall, "
+              "%.2f s crestd CPU, %zu-byte answer (every row), RSS %.0f -> %.0f MB\n",
+              static_cast<long long>(kWindow), one.ok() ? "OK" : one.error_message().c_str(),
+              std::chrono::duration<double, std::milli>(Clock::now() - t0).count(),
+              CpuSeconds(d.pid()) - cpu0, out.ByteSizeLong(), rss0, StatusMb(d.pid(), "VmRSS"));
+
+  std::atomic<bool> stop{false};
+  std::vector<double> idle;
+  std::thread idle_lookups([&] { idle = LookupLatencies(d, stop); });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  stop = true;
+  idle_lookups.join();
+
+  stop = false;
+  std::vector<double> during;
+  std::thread lookups([&] { during = LookupLatencies(d, stop); });
+  std::mutex mu;
+  std::condition_variable cv;
+  int finished = 0, ok = 0, exhausted = 0;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<v1::QueryDffResponse> answers(200);
+  // Each query its own (M differs), so none is answered from the cache.
+  std::vector<v1::QueryDffRequest> queries(200, CostlyQuery(kWindow));
+  for (int i = 0; i < 200; ++i) queries[static_cast<size_t>(i)].set_tokens(8192 + i);
+  const double cpu1 = CpuSeconds(d.pid());
+  const auto t1 = Clock::now();
+  for (int i = 0; i < 200; ++i) {
+    contexts.push_back(Context(200));
+    const auto at = static_cast<size_t>(i);
+    stub->async()->QueryDff(contexts.back().get(), &queries[at], &answers[at],
+                            [&](grpc::Status s) {
+                              std::lock_guard<std::mutex> lock(mu);
+                              ++finished;
+                              ok += s.ok() ? 1 : 0;
+                              exhausted += s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+                              cv.notify_all();
+                            });
+  }
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return finished == 200; });
+  }
+  const double burst_s = std::chrono::duration<double>(Clock::now() - t1).count();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  stop = true;
+  lookups.join();
+  std::printf("  200 such queries at once from one address: %d answered, %d refused "
+              "RESOURCE_EXHAUSTED (--answers-per-caller 64), all done in %.2f s, %.2f s crestd "
+              "CPU; peak RSS %.0f MB\n",
+              ok, exhausted, burst_s, CpuSeconds(d.pid()) - cpu1, StatusMb(d.pid(), "VmHWM"));
+  std::printf("  another client's LookupGemm: idle %s; during the burst %s\n",
+              Percentiles(idle).c_str(), Percentiles(during).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s CRESTD_BIN WORK_DIR\n", argv[0]);
+    return 2;
+  }
+  const std::string bin = argv[1], work = argv[2];
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // nothing buffered when crestd forks
+  std::printf("crestd under one greedy client (each scenario its own crestd; RSS of crestd)\n");
+  CostlyQueries(bin, work);
+  QueuedJobs(bin, work);
+  NeverReadStreams(bin, work, 0, 8);
+  NeverReadStreams(bin, work, 64, 8);
+  NeverReadStreams(bin, work, 64, 64);
+  return 0;
+}

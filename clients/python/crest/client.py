@@ -247,9 +247,20 @@ class Client:
         return _job(self._call(self._stub.CancelJob, pb.CancelJobRequest(id=job_id)))
 
     def watch(self, job_id: int) -> Iterator[JobEvent]:
-        """Events of a job until it ends (the last has final=True)."""
-        for e in self._stream(self._stub.WatchJob, pb.WatchJobRequest(id=job_id)):
-            yield _event(e)
+        """Events of a job until it ends (the last has final=True).
+
+        crestd ends a stream that has had nothing to send for its
+        --stream-idle-timeout (CANCELLED); the job is then watched again."""
+        while True:
+            final = False
+            try:
+                for e in self._stream(self._stub.WatchJob, pb.WatchJobRequest(id=job_id)):
+                    final = e.final
+                    yield _event(e)
+                return
+            except CrestError as e:
+                if e.code != grpc.StatusCode.CANCELLED or final:
+                    raise
 
     def sweep(self, spec: Union[str, dict], *, backend: str = "",
               force: bool = False) -> Iterator[JobEvent]:

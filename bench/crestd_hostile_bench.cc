@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "crest/v1/crest.grpc.pb.h"
+#include "costly_query.h"
 #include "crestd_process.h"
 
 namespace {
@@ -149,16 +150,6 @@ void QueuedJobs(const std::string& bin, const std::string& work) {
               queued, before, StatusMb(d.pid(), "VmRSS"), StatusMb(d.pid(), "VmHWM"));
 }
 
-v1::QueryDffRequest CostlyQuery(int64_t window) {
-  v1::QueryDffRequest q;
-  q.set_gpu("h100");
-  q.set_hidden(4096);
-  q.set_window(window);
-  q.set_pass(v1::PASS_TRAIN);
-  q.set_separate_gate_up(true);
-  return q;
-}
-
 v1::LookupGemmRequest Lookup() {
   v1::LookupGemmRequest r;
   r.set_gpu("h100");
@@ -203,12 +194,12 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   auto stub = d.Stub();
   constexpr int64_t kWindow = 2777;  // 5,555 candidates × 9 GEMMs: at the 50,000 limit
   v1::QueryDffResponse out;
-  grpc::Status refused = stub->QueryDff(Context().get(), CostlyQuery(49'999), &out);
+  grpc::Status refused = stub->QueryDff(Context().get(), crest::testing::CostlyDffQuery(49'999), &out);
   std::printf("  the audit's query (±49,999): %s: %s\n",
               refused.ok() ? "answered" : "refused", refused.error_message().c_str());
   const double rss0 = StatusMb(d.pid(), "VmRSS"), cpu0 = CpuSeconds(d.pid());
   const auto t0 = Clock::now();
-  const grpc::Status one = stub->QueryDff(Context().get(), CostlyQuery(kWindow), &out);
+  const grpc::Status one = stub->QueryDff(Context().get(), crest::testing::CostlyDffQuery(kWindow), &out);
   std::printf("  one query at the limit (±%lld, train, gate/up apart): %s, %.0f ms wall, "
               "%.2f s crestd CPU, %zu-byte answer (every row), RSS %.0f -> %.0f MB\n",
               static_cast<long long>(kWindow), one.ok() ? "OK" : one.error_message().c_str(),
@@ -231,7 +222,7 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   std::vector<v1::QueryDffResponse> answers(200);
   // Each query its own (M differs), so none is answered from the cache.
-  std::vector<v1::QueryDffRequest> queries(200, CostlyQuery(kWindow));
+  std::vector<v1::QueryDffRequest> queries(200, crest::testing::CostlyDffQuery(kWindow));
   for (int i = 0; i < 200; ++i) queries[static_cast<size_t>(i)].set_tokens(8192 + i);
   const double cpu1 = CpuSeconds(d.pid());
   const auto t1 = Clock::now();

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "crest/store/store.h"
+#include "costly_query.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
@@ -817,15 +818,9 @@ TEST_F(HostileClients, AStreamWithNothingToSendIsCutAfterTheIdleTimeout) {
   EXPECT_TRUE(Cancel(running.id(), "").ok());
 }
 
-// A QueryDff of the model over ±`window` for the train step, gate and up
-// apart: 9 GEMMs a candidate.
+// The audit's costly query over ±`window`, predicted, its best row only.
 v1::QueryDffRequest CostlyQuery(int64_t window) {
-  v1::QueryDffRequest q;
-  q.set_gpu("h100");
-  q.set_hidden(4096);
-  q.set_window(window);
-  q.set_pass(v1::PASS_TRAIN);
-  q.set_separate_gate_up(true);
+  v1::QueryDffRequest q = testing::CostlyDffQuery(window);
   q.set_predict_only(true);
   q.set_top(1);
   return q;

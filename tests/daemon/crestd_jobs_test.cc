@@ -587,12 +587,19 @@ TEST_F(CrestdJobs, FleetMetricsNameTheThrottledDeviceAndNoOther) {
   }
   StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport"),
                "--fleet-check-interval", "3600"});
+  // The timestamp is 0 until the first check ends (a test that took its
+  // line at 0 for the check's end failed in CI under load).
+  const auto checked = [](const std::string& metrics) {
+    const std::string name = "\ncrest_fleet_check_timestamp_seconds ";
+    const size_t at = metrics.find(name);
+    return at != std::string::npos && metrics.compare(at + name.size(), 2, "0\n") != 0;
+  };
   std::string text;
-  for (int i = 0; i < 400 && text.find("crest_fleet_check_timestamp_seconds ") ==
-                                 std::string::npos; ++i) {
+  for (int i = 0; i < 400 && !checked(text); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     text = HttpGet(MetricsPort(), "/metrics");
   }
+  ASSERT_TRUE(checked(text)) << "no fleet check ended in 20 s:\n" << text;
   int slower = 0, same = 0;
   for (size_t at = text.find("\ncrest_fleet_device_slower{"); at != std::string::npos;
        at = text.find("\ncrest_fleet_device_slower{", at + 1)) {

@@ -30,8 +30,10 @@
 #include <vector>
 
 #include "crest/v1/crest.grpc.pb.h"
-#include "costly_query.h"
+#include "hostile_requests.h"
 #include "crestd_process.h"
+#include "process_stats.h"
+#include "percentiles.h"
 
 namespace {
 
@@ -39,26 +41,9 @@ using Clock = std::chrono::steady_clock;
 using crest::testing::CrestdProcess;
 namespace v1 = crest::v1;
 
-// A field of /proc/PID/status in MB (VmRSS: now; VmHWM: the peak).
+// A memory field of crestd's /proc/PID/status in MB (VmRSS: now; VmHWM: the peak).
 double StatusMb(pid_t pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1)) / 1024;
-  }
-  return 0;
-}
-
-double CpuSeconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);
-  }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return static_cast<double>(crest::bench::StatusKib(pid, field)) / 1024;
 }
 
 std::unique_ptr<grpc::ClientContext> Context(double seconds = 60) {
@@ -69,11 +54,7 @@ std::unique_ptr<grpc::ClientContext> Context(double seconds = 60) {
 }
 
 // 200,000 GEMMs, each named with 256 bytes; `k` tells jobs apart.
-std::string BigNamedSpec(int k) {
-  return R"({"gpu": "h100", "gemms": [{"name": ")" + std::string(256, 'g') +
-         R"(", "m": {"from": 1, "to": 400}, "n": {"from": 1, "to": 500}, "k": )" +
-         std::to_string(k) + "}]}";
-}
+std::string BigNamedSpec(int k) { return crest::testing::NamedGemmsSpec(400, 500, k); }
 
 bool StartCrestd(CrestdProcess& d, const std::string& bin, const std::string& dir,
                  std::vector<std::string> args) {
@@ -175,16 +156,15 @@ std::vector<double> LookupLatencies(const CrestdProcess& d, const std::atomic<bo
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  std::sort(ms.begin(), ms.end());
   return ms;
 }
 
 std::string Percentiles(const std::vector<double>& ms) {
   if (ms.empty()) return "none";
-  const auto at = [&](double q) { return ms[static_cast<size_t>(q * static_cast<double>(ms.size() - 1))]; };
+  const crest::bench::Percentiles p = crest::bench::Summarize(ms);  // here in ms
   char text[160];
-  std::snprintf(text, sizeof text, "p50 %.2f ms, p99 %.2f ms, max %.2f ms (%zu lookups)", at(0.5),
-                at(0.99), ms.back(), ms.size());
+  std::snprintf(text, sizeof text, "p50 %.2f ms, p99 %.2f ms, max %.2f ms (%zu lookups)",
+                p.p50_us, p.p99_us, p.max_us, ms.size());
   return text;
 }
 
@@ -197,14 +177,14 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   grpc::Status refused = stub->QueryDff(Context().get(), crest::testing::CostlyDffQuery(49'999), &out);
   std::printf("  the audit's query (±49,999): %s: %s\n",
               refused.ok() ? "answered" : "refused", refused.error_message().c_str());
-  const double rss0 = StatusMb(d.pid(), "VmRSS"), cpu0 = CpuSeconds(d.pid());
+  const double rss0 = StatusMb(d.pid(), "VmRSS"), cpu0 = crest::bench::ProcessCpuSeconds(d.pid());
   const auto t0 = Clock::now();
   const grpc::Status one = stub->QueryDff(Context().get(), crest::testing::CostlyDffQuery(kWindow), &out);
   std::printf("  one query at the limit (±%lld, train, gate/up apart): %s, %.0f ms wall, "
               "%.2f s crestd CPU, %zu-byte answer (every row), RSS %.0f -> %.0f MB\n",
               static_cast<long long>(kWindow), one.ok() ? "OK" : one.error_message().c_str(),
               std::chrono::duration<double, std::milli>(Clock::now() - t0).count(),
-              CpuSeconds(d.pid()) - cpu0, out.ByteSizeLong(), rss0, StatusMb(d.pid(), "VmRSS"));
+              crest::bench::ProcessCpuSeconds(d.pid()) - cpu0, out.ByteSizeLong(), rss0, StatusMb(d.pid(), "VmRSS"));
 
   std::atomic<bool> stop{false};
   std::vector<double> idle;
@@ -224,7 +204,7 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   // Each query its own (M differs), so none is answered from the cache.
   std::vector<v1::QueryDffRequest> queries(200, crest::testing::CostlyDffQuery(kWindow));
   for (int i = 0; i < 200; ++i) queries[static_cast<size_t>(i)].set_tokens(8192 + i);
-  const double cpu1 = CpuSeconds(d.pid());
+  const double cpu1 = crest::bench::ProcessCpuSeconds(d.pid());
   const auto t1 = Clock::now();
   for (int i = 0; i < 200; ++i) {
     contexts.push_back(Context(200));
@@ -249,7 +229,7 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   std::printf("  200 such queries at once from one address: %d answered, %d refused "
               "RESOURCE_EXHAUSTED (--answers-per-caller 64), all done in %.2f s, %.2f s crestd "
               "CPU; peak RSS %.0f MB\n",
-              ok, exhausted, burst_s, CpuSeconds(d.pid()) - cpu1, StatusMb(d.pid(), "VmHWM"));
+              ok, exhausted, burst_s, crest::bench::ProcessCpuSeconds(d.pid()) - cpu1, StatusMb(d.pid(), "VmHWM"));
   std::printf("  another client's LookupGemm: idle %s; during the burst %s\n",
               Percentiles(idle).c_str(), Percentiles(during).c_str());
 }

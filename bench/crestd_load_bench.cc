@@ -37,6 +37,7 @@
 
 #include "crest/v1/crest.grpc.pb.h"
 #include "crestd_process.h"
+#include "process_stats.h"
 
 namespace {
 
@@ -51,21 +52,6 @@ struct Result {
   double server_cpu_us = 0, client_cpu_us = 0;
   double writes_per_s = 0;  // results the sweep wrote meanwhile ("writing" rows)
 };
-
-// CPU seconds (user + system) used so far by process `pid`, from /proc.
-double ProcessCpuSeconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t after_name = text.rfind(')');  // the name may hold spaces
-  if (after_name == std::string::npos) return 0;
-  std::istringstream fields(text.substr(after_name + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
-  }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
 
 double OwnCpuSeconds() {
   rusage u{};
@@ -124,7 +110,7 @@ class Client {
 template <typename Method>
 Result Load(const std::string& address, pid_t server, int clients, double seconds,
             const Method& method) {
-  const double server_cpu = ProcessCpuSeconds(server);
+  const double server_cpu = crest::bench::ProcessCpuSeconds(server);
   const double client_cpu = OwnCpuSeconds();
   std::latch done(clients);
   const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -147,7 +133,7 @@ Result Load(const std::string& address, pid_t server, int clients, double second
   r.p99_us = all.empty() ? 0 : all[all.size() * 99 / 100];
   if (!all.empty()) {
     const double calls = static_cast<double>(all.size());
-    r.server_cpu_us = (ProcessCpuSeconds(server) - server_cpu) / calls * 1e6;
+    r.server_cpu_us = (crest::bench::ProcessCpuSeconds(server) - server_cpu) / calls * 1e6;
     r.client_cpu_us = (OwnCpuSeconds() - client_cpu) / calls * 1e6;
   }
   return r;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "crestd_process.h"
+#include "process_stats.h"
 #include "request_fuzzer.h"
 
 namespace {
@@ -34,15 +35,8 @@ struct Rss {
 };
 
 Rss RssOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  Rss r;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) r.total = std::atol(line.c_str() + 6);
-    if (line.rfind("RssAnon:", 0) == 0) r.anon = std::atol(line.c_str() + 8);
-    if (line.rfind("RssFile:", 0) == 0) r.file = std::atol(line.c_str() + 8);
-  }
-  return r;
+  return {crest::bench::StatusKib(pid, "VmRSS"), crest::bench::StatusKib(pid, "RssAnon"),
+          crest::bench::StatusKib(pid, "RssFile")};
 }
 
 // crestd's crest_heap_bytes{state=...} [KiB] from its /metrics (refreshed

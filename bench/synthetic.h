@@ -1,5 +1,5 @@
 // Benchmarks only: made-up measurements (there is no GPU where the
-// benchmarks run) and latency percentiles.
+// benchmarks run); latency percentiles (percentiles.h).
 #pragma once
 
 #include <algorithm>
@@ -9,20 +9,9 @@
 
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/measurement.h"
+#include "percentiles.h"
 
 namespace crest::bench {
-
-struct Percentiles {
-  double p50_us, p99_us, max_us;
-};
-
-inline Percentiles Summarize(std::vector<double> us) {
-  std::sort(us.begin(), us.end());
-  const auto at = [&](double q) {
-    return us[static_cast<size_t>(q * static_cast<double>(us.size() - 1))];
-  };
-  return {at(0.5), at(0.99), us.back()};
-}
 
 // Eight algorithms of `g` (seven verified) around 700 TFLOP/s divided by
 // `slowdown`, each time jittered by 0.9–1.3×.

@@ -154,48 +154,60 @@ Stream* CrestService::ExportResults(Context* c, const Bytes* in) {
 template <typename Request, typename Response>
 Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out,
                                  MethodTraits traits, UnaryHandler<Request, Response> handler) {
-  // By value: a costly answer is computed after this frame is gone (in and
-  // out stay gRPC's until the call finishes).
-  return Answer(context, traits,
-                [this, in, out, traits, handler](const Caller& caller,
-                                                 bool cached_only) -> std::optional<absl::Status> {
-                  auto bytes = BytesOf(*in);
-                  if (!bytes.ok()) return bytes.status();
-                  auto answer = Compute(traits, caller, *bytes, handler, cached_only);
-                  if (!answer.ok()) return answer.status();
-                  if (!answer->has_value()) return std::nullopt;  // not cached: compute it
-                  *out = ByteBufferOf(**std::move(answer));
-                  return absl::OkStatus();
-                });
+  return Answer(context, traits, [&](const Caller& caller) -> FirstStep {
+    auto read = Read<Request>(traits, *in);
+    if (!read.ok()) return read.status();
+    if (read->cached) {
+      *out = ByteBufferOf(*std::move(read->cached));
+      return absl::OkStatus();
+    }
+    // By value: a costly answer is computed after this frame is gone (out
+    // stays gRPC's until the call finishes).
+    return Computation([this, out, traits, handler, caller, read = *std::move(read)] {
+      auto answer = Compute(traits, caller, read, handler);
+      if (!answer.ok()) return answer.status();
+      *out = ByteBufferOf(*std::move(answer));
+      return absl::OkStatus();
+    });
+  });
 }
 
-template <typename Request, typename Response>
-absl::StatusOr<std::optional<std::string>> CrestService::Compute(
-    MethodTraits traits, const Caller& caller, const std::string& request_bytes,
-    UnaryHandler<Request, Response> handler, bool cached_only) {
-  Request request;
-  if (auto s = ParseRequest(request_bytes, &request); !s.ok()) return s;
+template <typename Request>
+absl::StatusOr<CrestService::ReadRequest<Request>> CrestService::Read(MethodTraits traits,
+                                                                      const Bytes& in) {
+  ReadRequest<Request> read;
+  auto bytes = BytesOf(in);
+  if (!bytes.ok()) return bytes.status();
+  read.bytes = *std::move(bytes);
+  if (auto s = ParseRequest(read.bytes, &read.request); !s.ok()) return s;
   // Cached per GPU: a request naming none the catalogue knows is answered
   // (refused) by its handler.
-  std::optional<store::ResultsGeneration> generation;
-  if constexpr (requires { request.gpu(); }) {
-    auto gpu = GpuOf(request.gpu());
+  if constexpr (requires { read.request.gpu(); }) {
+    auto gpu = GpuOf(read.request.gpu());
     if (traits.cached && gpu.ok()) {
       auto db = pool_.Acquire();
       if (!db.ok()) return db.status();
       auto g = (*db)->Generation(std::string((*gpu)->name));
       if (!g.ok()) return g.status();
-      generation = *g;
-      auto hit = cache_.Find(traits.name, request_bytes, *generation);
-      // A costly answer is looked up twice, inline then on the pool (where
-      // another call may have put it meanwhile): counted once, inline.
-      if (cached_only || !traits.costly) metrics_.AnswerCache(traits.name, hit.has_value());
-      if (hit) return std::optional<std::string>(*std::move(hit));
+      read.generation = *g;
+      read.cached = cache_.Find(traits.name, read.bytes, *g);
+      metrics_.AnswerCache(traits.name, read.cached.has_value());
     }
   }
-  if (cached_only) return std::optional<std::string>();
+  return read;
+}
+
+template <typename Request, typename Response>
+absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const Caller& caller,
+                                                  const ReadRequest<Request>& read,
+                                                  UnaryHandler<Request, Response> handler) {
+  // A costly answer may have been kept by another call while this one
+  // waited for the answer pool (200 equal queries are computed once).
+  if (read.generation) {
+    if (auto kept = cache_.Find(traits.name, read.bytes, *read.generation)) return *kept;
+  }
   Response response;
-  if (auto s = (this->*handler)(caller, request, &response); !s.ok()) return s;
+  if (auto s = (this->*handler)(caller, read.request, &response); !s.ok()) return s;
   std::string answer;
   if (!response.SerializeToString(&answer)) {
     return absl::InternalError(StrCat("cannot serialize a ", response.GetTypeName()));
@@ -207,8 +219,8 @@ absl::StatusOr<std::optional<std::string>> CrestService::Compute(
                " for one answer (--max-answer-bytes; gRPC clients accept 4 MiB by default); ask "
                "for a smaller one: ", traits.smaller));
   }
-  if (generation) cache_.Put(traits.name, request_bytes, *generation, answer);
-  return std::optional<std::string>(std::move(answer));
+  if (read.generation) cache_.Put(traits.name, read.bytes, *read.generation, answer);
+  return answer;
 }
 
 template <typename Request>
@@ -223,34 +235,29 @@ Stream* CrestService::StartStream(Context* context, const Bytes* in, MethodTrait
   return (this->*start)(context, *caller, request);
 }
 
-// Answers after the caller is authorized: inline through the default
-// reactor, or, for a costly method, on the answer pool within the caller's
-// budget. Errors are logged and latencies recorded (Conclude).
-template <typename Handler>
-grpc::ServerUnaryReactor* CrestService::Answer(grpc::CallbackServerContext* context,
-                                               MethodTraits traits, Handler handler) {
+// Answers after the caller is authorized: at once through the default
+// reactor, or, for a costly method's computation, on the answer pool within
+// the caller's budget. Errors are logged and latencies recorded (Conclude).
+grpc::ServerUnaryReactor* CrestService::Answer(
+    grpc::CallbackServerContext* context, MethodTraits traits,
+    const std::function<FirstStep(const Caller&)>& begin) {
   const auto start = std::chrono::steady_clock::now();
   auto caller = auth_.Check(*context, traits.access, traits.name);
-  // A cheap answer, a cached one or a refusal goes at once.
-  std::optional<absl::Status> now;
-  if (!caller.ok()) {
-    now = caller.status();
-  } else {
-    now = handler(*caller, /*cached_only=*/traits.costly);
-  }
-  if (now) {
+  FirstStep step = caller.ok() ? begin(*caller) : FirstStep(caller.status());
+  Computation* computation = std::get_if<Computation>(&step);
+  if (computation == nullptr || !traits.costly) {
     auto* reactor = context->DefaultReactor();
-    Conclude(context, reactor, traits.name, start, *now);
+    Conclude(context, reactor, traits.name, start,
+             computation != nullptr ? (*computation)() : std::get<absl::Status>(step));
     return reactor;
   }
   auto* reactor = new PooledAnswer();
   AnswerPool::Work work;
   work.caller = BudgetKey(*caller);
   work.left = [reactor] { return reactor->left(); };
-  work.run = [this, context, reactor, traits, start, who = *caller,
-              handler = std::move(handler)](const absl::Status& skip) {
-    Conclude(context, reactor, traits.name, start,
-             skip.ok() ? handler(who, /*cached_only=*/false).value_or(absl::OkStatus()) : skip);
+  work.run = [this, context, reactor, traits, start,
+              compute = std::move(*computation)](const absl::Status& skip) {
+    Conclude(context, reactor, traits.name, start, skip.ok() ? compute() : skip);
   };
   if (auto posted = answer_pool_.Post(traits.name, std::move(work)); !posted.ok()) {
     Conclude(context, reactor, traits.name, start, posted);

@@ -7,8 +7,10 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "answer_cache.h"
 #include "answer_pool.h"
@@ -160,23 +162,34 @@ class CrestService final : public RawCrestService {
   Stream* StartStream(Context* context, const Bytes* in, MethodTraits traits,
                       StreamStarter<Request> start);
 
-  // `handler(caller, cached_only)` gives the call's status, or nothing when
-  // asked for a cached answer only and there is none: a costly method's
-  // handler then runs again on the answer pool.
-  template <typename Handler>
+  // What a unary call does once its caller is known: either it is answered
+  // at once (the status: a refusal, a cheap answer, a cached one), or it
+  // needs a computation, which a costly method runs on the answer pool.
+  using Computation = std::function<absl::Status()>;
+  using FirstStep = std::variant<absl::Status, Computation>;
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, MethodTraits traits,
-                                   Handler handler);
+                                   const std::function<FirstStep(const Caller&)>& begin);
   // Logs and counts how the call went, and finishes it.
   void Conclude(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
                 const char* method, std::chrono::steady_clock::time_point start,
                 const absl::Status& status);
-  // The answer's bytes from the cache or computed (and then kept); with
-  // `cached_only`, nothing (no value) when it is not in the cache.
+  // A request read: its bytes (the cache's key), parsed, and the answer
+  // when the cache has it (hits and misses counted here, once a call).
+  template <typename Request>
+  struct ReadRequest {
+    std::string bytes;
+    Request request;
+    std::optional<store::ResultsGeneration> generation;  // set when the answer may be kept
+    std::optional<std::string> cached;
+  };
+  template <typename Request>
+  absl::StatusOr<ReadRequest<Request>> Read(MethodTraits traits, const Bytes& in);
+  // The answer's bytes, computed (and then kept when it may be), or
+  // refused over max_answer_bytes.
   template <typename Request, typename Response>
-  absl::StatusOr<std::optional<std::string>> Compute(MethodTraits traits, const Caller& caller,
-                                                     const std::string& request_bytes,
-                                                     UnaryHandler<Request, Response> handler,
-                                                     bool cached_only);
+  absl::StatusOr<std::string> Compute(MethodTraits traits, const Caller& caller,
+                                      const ReadRequest<Request>& read,
+                                      UnaryHandler<Request, Response> handler);
   // A stream slot for `caller` (from the anonymous budget too when tokens are
   // on and it has none), or RESOURCE_EXHAUSTED naming the limit; the
   // function gives it back.

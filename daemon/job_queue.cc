@@ -210,7 +210,7 @@ absl::StatusOr<Submitted> JobQueue::Submit(const SubmitRequest& request) {
 
   // The database's part under the gate, never under mutex_ (job_queue.h).
   std::lock_guard<std::mutex> gate(db_gate_);
-  if (Stopping() || writer_ == nullptr) {
+  if (Stopping()) {  // Stop() sets it before it lets the writer go
     return absl::UnavailableError("crestd is shutting down; submit again later");
   }
   auto existing = writer_->FindJob(spec->canonical_json, backend, target);
@@ -278,7 +278,7 @@ bool JobQueue::CancelIfOnlyWatcher(int64_t id, const JobWatcher* leaving) {
 
 absl::StatusOr<store::JobRecord> JobQueue::Cancel(int64_t id, const Canceller& who) {
   std::unique_lock<std::mutex> gate(db_gate_);  // not mutex_: job_queue.h
-  if (Stopping() || writer_ == nullptr) return absl::UnavailableError("crestd is shutting down");
+  if (Stopping()) return absl::UnavailableError("crestd is shutting down");
   auto job = writer_->GetJob(id);
   if (!job.ok()) return job.status();
   if (!who.may_cancel_any && job->submitted_by != who.name) {

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "crest/store/store.h"
-#include "costly_query.h"
+#include "hostile_requests.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
@@ -691,14 +691,6 @@ TEST_F(HostileClients, QueuedJobsDoNotHoldTheirExpandedPlans) {
 namespace crest {
 namespace {
 
-// A plan of `m_to`·200 GEMMs, each named with 256 bytes: results that cost
-// a reader ~300 bytes each.
-std::string NamedGemmsSpec(int m_to) {
-  return R"({"gpu": "h100", "gemms": [{"name": ")" + std::string(256, 'g') +
-         R"(", "m": {"from": 1, "to": )" + std::to_string(m_to) +
-         R"(}, "n": {"from": 1, "to": 200}, "k": 64}]})";
-}
-
 // Item 1: 64 never-read WatchJob streams on a job of 256-byte names took
 // crestd from 323 MB to 3.52 GB: each kept up to 100,000 pending results.
 // Now a reader that falls behind is owed at most 512 KiB of results, and
@@ -708,7 +700,7 @@ TEST_F(HostileClients, AReaderThatFallsBehindIsOwedABoundedBacklogAndToldWhatItM
   v1::Job blocker;
   ASSERT_TRUE(Submit(DffSpec(1), "", &blocker).ok());
   v1::Job job;
-  ASSERT_TRUE(Submit(NamedGemmsSpec(100), "", &job).ok());
+  ASSERT_TRUE(Submit(testing::NamedGemmsSpec(100, 200, 64), "", &job).ok());
   ASSERT_EQ(job.total(), 20'000);
   auto context = Context();
   v1::WatchJobRequest watch;
@@ -920,7 +912,8 @@ TEST_F(HostileClients, AJobPastItsWallTimeBudgetFailsBetweenGemmsKeepingItsResul
 TEST_F(HostileClients, SubmitAndCancelAreAnsweredWhileASweepWritesAsFastAsItCan) {
   Start();
   v1::Job writer;
-  ASSERT_TRUE(Submit(NamedGemmsSpec(200), "", &writer).ok());  // 40,000 results, no delay
+  // 40,000 results, written as fast as the model goes.
+  ASSERT_TRUE(Submit(testing::NamedGemmsSpec(200, 200, 64), "", &writer).ok());
   for (int i = 0; i < 500 && Get(writer.id()).done() == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -147,8 +147,9 @@ void JobStream::OnCancel() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     // A write that failed because the client left may have set close_
-    // already: only the job's end or the server's own close spare the job.
-    cancel_job = cancel_job_if_client_leaves_ && !job_ended_ && !server_closed_;
+    // already: only the job's end or the server's own close spare the job
+    // (the watchdog cutting an idle or unread stream is crestd's doing).
+    cancel_job = cancel_job_if_client_leaves_ && !job_ended_ && !server_closed_ && !writes_->Cut();
     pending_.reset();
     if (!close_) close_ = grpc::Status(grpc::StatusCode::CANCELLED, "the client left");
   }

@@ -39,6 +39,12 @@ void WriteWatchdog::Wrote(int64_t id) {
   }
 }
 
+bool WriteWatchdog::Cut(int64_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = streams_.find(id);
+  return it != streams_.end() && it->second.cancelled;
+}
+
 void WriteWatchdog::Remove(int64_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
   streams_.erase(id);
@@ -46,9 +52,10 @@ void WriteWatchdog::Remove(int64_t id) {
 
 void WriteWatchdog::Cut(Watched& s, const char* event, const std::string& why) {
   // Under the lock: Remove (in OnDone) cannot let the context go meanwhile.
+  // Logged first: the client may act on the cancel before a later line.
   s.cancelled = true;
-  s.context->TryCancel();
   Log(Level::kWarn, event, {{"method", s.method}, {"peer", s.context->peer()}, {"why", why}});
+  s.context->TryCancel();
 }
 
 void WriteWatchdog::Run() {

@@ -34,6 +34,9 @@ class WriteWatchdog final {
   int64_t Add(grpc::CallbackServerContext* context, std::string method);
   void Writing(int64_t id);  // a write started
   void Wrote(int64_t id);    // it completed (or failed)
+  // True once the watchdog has cancelled the call: a cancel the client
+  // did not ask for (a Sweep's job stays).
+  bool Cut(int64_t id);
   void Remove(int64_t id);
 
   double timeout_s() const { return timeout_.count(); }
@@ -73,6 +76,7 @@ class WatchedWrites final {
 
   void Writing() { watchdog_.Writing(id_); }
   void Wrote() { watchdog_.Wrote(id_); }
+  bool Cut() { return watchdog_.Cut(id_); }
 
  private:
   WriteWatchdog& watchdog_;

@@ -37,7 +37,12 @@ absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStr
   const auto start = std::chrono::steady_clock::now();
   grpc::Status status;
   // crestd ends a stream with nothing to send for --stream-idle-timeout
-  // (CANCELLED); the job goes on, so it is watched again.
+  // (CANCELLED); the job goes on, so it is watched again, by its id (a
+  // Sweep opened again would submit its spec again).
+  v1::WatchJobRequest watch;
+  const OpenStream watch_again = [&](grpc::ClientContext* c) {
+    return connection.stub().WatchJob(c, watch);
+  };
   for (bool again = true; again;) {
     auto context = connection.Context(/*with_deadline=*/false);
     {
@@ -45,7 +50,7 @@ absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStr
       current = context.get();
     }
     if (interrupt.raised()) context->TryCancel();
-    auto reader = open(context.get());
+    auto reader = watch.id() == 0 ? open(context.get()) : watch_again(context.get());
     v1::JobEvent event;
     while (reader->Read(&event)) {
       out.results += event.results_size();
@@ -66,6 +71,7 @@ absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStr
     }
     again = status.error_code() == grpc::StatusCode::CANCELLED && !interrupt.raised() &&
             out.last.job().id() != 0 && !out.last.final();
+    watch.set_id(out.last.job().id());
   }
   reading = false;
   canceller.join();

@@ -810,6 +810,24 @@ TEST_F(HostileClients, AStreamWithNothingToSendIsCutAfterTheIdleTimeout) {
   EXPECT_TRUE(Cancel(running.id(), "").ok());
 }
 
+// The watchdog's cut is crestd's doing, not the client's: a Sweep stream
+// cut for idling leaves the job it created to run (the client watches
+// again), as it does for a WatchJob.
+TEST_F(HostileClients, ASweepStreamCutForIdlingLeavesItsJobQueued) {
+  Start({"--model-gemm-delay-ms", "2000", "--stream-idle-timeout", "1"});
+  v1::Job running;
+  ASSERT_TRUE(Submit(DffSpec(64), "", &running).ok());
+  OpenSweep sweep = Sweep(DffSpec(65), 0);  // its first event: queued
+  ASSERT_NE(sweep.job, 0);
+  v1::JobEvent event;
+  while (sweep.reader->Read(&event)) {
+  }
+  EXPECT_EQ(sweep.reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(Get(sweep.job).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_TRUE(Cancel(sweep.job, "").ok());
+  EXPECT_TRUE(Cancel(running.id(), "").ok());
+}
+
 // The audit's costly query over ±`window`, predicted, its best row only.
 v1::QueryDffRequest CostlyQuery(int64_t window) {
   v1::QueryDffRequest q = testing::CostlyDffQuery(window);

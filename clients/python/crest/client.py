@@ -247,28 +247,31 @@ class Client:
         return _job(self._call(self._stub.CancelJob, pb.CancelJobRequest(id=job_id)))
 
     def watch(self, job_id: int) -> Iterator[JobEvent]:
-        """Events of a job until it ends (the last has final=True).
-
-        crestd ends a stream that has had nothing to send for its
-        --stream-idle-timeout (CANCELLED); the job is then watched again."""
-        while True:
-            final = False
-            try:
-                for e in self._stream(self._stub.WatchJob, pb.WatchJobRequest(id=job_id)):
-                    final = e.final
-                    yield _event(e)
-                return
-            except CrestError as e:
-                if e.code != grpc.StatusCode.CANCELLED or final:
-                    raise
+        """Events of a job until it ends (the last has final=True)."""
+        yield from self._follow(self._stub.WatchJob, pb.WatchJobRequest(id=job_id))
 
     def sweep(self, spec: Union[str, dict], *, backend: str = "",
               force: bool = False) -> Iterator[JobEvent]:
         """Runs a spec now at interactive priority, yielding its events."""
         request = pb.SweepRequest(spec=pb.SweepSpec(json=_spec_json(spec)), backend=backend,
                                   force=force)
-        for e in self._stream(self._stub.Sweep, request):
-            yield _event(e)
+        yield from self._follow(self._stub.Sweep, request)
+
+    def _follow(self, method, request) -> Iterator[JobEvent]:
+        """A job's events from a Sweep or WatchJob stream. crestd ends a stream
+        that has had nothing to send for its --stream-idle-timeout (CANCELLED)
+        and the job goes on: it is then watched again, by its id."""
+        job_id, final = 0, False
+        while True:
+            try:
+                for e in self._stream(method, request):
+                    job_id, final = e.job.id, e.final
+                    yield _event(e)
+                return
+            except CrestError as e:
+                if e.code != grpc.StatusCode.CANCELLED or final or not job_id:
+                    raise
+            method, request = self._stub.WatchJob, pb.WatchJobRequest(id=job_id)
 
     def export(self, path: str) -> int:
         """Writes a consistent snapshot of the node's database to `path` (a new file)."""

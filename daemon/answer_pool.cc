@@ -34,8 +34,20 @@ absl::Status AnswerPool::Post(const char* method, Work work) {
                  " costly answers are waiting for crestd's answer threads, the limit "
                  "(--max-waiting-answers); try again shortly"));
     }
+    const size_t caller_bytes = found == callers_.end() ? 0 : found->second.waiting_bytes;
+    if (caller_bytes + work.bytes > options_.per_caller_bytes ||
+        waiting_bytes_ + work.bytes > options_.max_waiting_bytes) {
+      return absl::ResourceExhaustedError(StrCat(
+          method, ": the requests waiting for crestd's answer threads would pass ",
+          options_.per_caller_bytes >> 20, " MiB for one caller or ",
+          options_.max_waiting_bytes >> 20, " MiB in all (this one is ", work.bytes,
+          " bytes); try again when some are answered"));
+    }
     ++waiting_;
-    callers_[work.caller].waiting.push_back(std::move(work));
+    waiting_bytes_ += work.bytes;
+    Caller& c = callers_[work.caller];
+    c.waiting_bytes += work.bytes;
+    c.waiting.push_back(std::move(work));
   }
   wake_.notify_one();
   return absl::OkStatus();
@@ -50,8 +62,10 @@ void AnswerPool::Stop() {
     for (auto& [name, c] : callers_) {
       for (Work& w : c.waiting) unrun.push_back(std::move(w));
       c.waiting.clear();
+      c.waiting_bytes = 0;
     }
     waiting_ = 0;
+    waiting_bytes_ = 0;
   }
   wake_.notify_all();
   for (Work& w : unrun) {
@@ -69,7 +83,9 @@ bool AnswerPool::TakeNext(Work* work) {
     *work = std::move(it->second.waiting.front());
     it->second.waiting.pop_front();
     ++it->second.running;
+    it->second.waiting_bytes -= work->bytes;
     --waiting_;
+    waiting_bytes_ -= work->bytes;
     last_served_ = it->first;
     return true;
   }

@@ -5,9 +5,10 @@
 // in turn by caller (round robin), so one caller's backlog delays another's
 // answer by at most one computation per thread. Each caller may have at
 // most `per_caller` answers waiting or running, and at most `max_waiting`
-// wait in all; beyond either the call is refused at once
-// (RESOURCE_EXHAUSTED naming the limit). Work whose caller left before it
-// started is not run.
+// wait in all; the requests waiting are bounded by bytes too, a caller's
+// and all callers' (each is held parsed until its turn). Beyond any limit
+// the call is refused at once (RESOURCE_EXHAUSTED naming it). Work whose
+// caller left before it started is not run.
 #pragma once
 
 #include <condition_variable>
@@ -28,6 +29,10 @@ struct AnswerPoolOptions {
   int threads = 2;        // answers computed at once
   int max_waiting = 256;  // answers waiting for a thread, all callers
   int per_caller = 64;    // answers one caller may have waiting or running
+  // Request bytes waiting, all callers and one caller (a 4 MiB Compare
+  // request is held as its bytes and parsed, besides gRPC's own copy).
+  size_t max_waiting_bytes = size_t{64} << 20;
+  size_t per_caller_bytes = size_t{16} << 20;
 };
 
 class AnswerPool final {
@@ -38,6 +43,7 @@ class AnswerPool final {
   // `left` says whether the caller has gone.
   struct Work {
     std::string caller;  // whose budget and turn it counts against
+    size_t bytes = 0;    // the request's size
     std::function<void(const absl::Status& skip)> run;
     std::function<bool()> left;
   };
@@ -58,6 +64,7 @@ class AnswerPool final {
   struct Caller {
     std::deque<Work> waiting;
     int running = 0;
+    size_t waiting_bytes = 0;
   };
   void Run();
   bool TakeNext(Work* work);  // mutex_ held; round robin over callers
@@ -68,6 +75,7 @@ class AnswerPool final {
   std::condition_variable wake_;
   bool stopping_ = false;                // GUARDED_BY(mutex_)
   int waiting_ = 0;                      // GUARDED_BY(mutex_): all callers
+  size_t waiting_bytes_ = 0;             // GUARDED_BY(mutex_): all callers
   std::map<std::string, Caller> callers_;  // GUARDED_BY(mutex_): with work waiting or running
   std::string last_served_;              // GUARDED_BY(mutex_): whose turn was last
   std::vector<std::thread> threads_;

@@ -154,7 +154,7 @@ Stream* CrestService::ExportResults(Context* c, const Bytes* in) {
 template <typename Request, typename Response>
 Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out,
                                  MethodTraits traits, UnaryHandler<Request, Response> handler) {
-  return Answer(context, traits, [&](const Caller& caller) -> FirstStep {
+  return Answer(context, traits, in->Length(), [&](const Caller& caller) -> FirstStep {
     auto read = Read<Request>(traits, *in);
     if (!read.ok()) return read.status();
     if (read->cached) {
@@ -239,7 +239,7 @@ Stream* CrestService::StartStream(Context* context, const Bytes* in, MethodTrait
 // reactor, or, for a costly method's computation, on the answer pool within
 // the caller's budget. Errors are logged and latencies recorded (Conclude).
 grpc::ServerUnaryReactor* CrestService::Answer(
-    grpc::CallbackServerContext* context, MethodTraits traits,
+    grpc::CallbackServerContext* context, MethodTraits traits, size_t request_bytes,
     const std::function<FirstStep(const Caller&)>& begin) {
   const auto start = std::chrono::steady_clock::now();
   auto caller = auth_.Check(*context, traits.access, traits.name);
@@ -254,6 +254,7 @@ grpc::ServerUnaryReactor* CrestService::Answer(
   auto* reactor = new PooledAnswer();
   AnswerPool::Work work;
   work.caller = BudgetKey(*caller);
+  work.bytes = request_bytes;
   work.left = [reactor] { return reactor->left(); };
   work.run = [this, context, reactor, traits, start,
               compute = std::move(*computation)](const absl::Status& skip) {

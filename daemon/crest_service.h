@@ -167,7 +167,10 @@ class CrestService final : public RawCrestService {
   // needs a computation, which a costly method runs on the answer pool.
   using Computation = std::function<absl::Status()>;
   using FirstStep = std::variant<absl::Status, Computation>;
+  // `request_bytes`: the request's size, which a computation waiting for
+  // the answer pool counts against its bounds.
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, MethodTraits traits,
+                                   size_t request_bytes,
                                    const std::function<FirstStep(const Caller&)>& begin);
   // Logs and counts how the call went, and finishes it.
   void Conclude(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,

@@ -236,6 +236,42 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
 
 }  // namespace
 
+// 200 Compare requests of ~4 MiB each (a spec the limit allows), sent at
+// once from one address: what crestd holds while it receives and answers.
+void LargeRequests(const std::string& bin, const std::string& work) {
+  CrestdProcess d;
+  if (!StartCrestd(d, bin, work + "/large", {})) return;
+  auto stub = d.Stub();
+  v1::CompareRequest request;
+  request.set_base_selector("job:1");
+  request.set_new_selector("job:2");
+  request.set_spec_json(std::string((4 << 20) - 1024, ' '));  // whitespace: not a spec
+  const double before = StatusMb(d.pid(), "VmRSS");
+  std::mutex mu;
+  std::condition_variable cv;
+  int finished = 0, ok = 0, exhausted = 0, other = 0;
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<v1::CompareResponse> answers(200);
+  for (size_t i = 0; i < 200; ++i) {
+    contexts.push_back(Context(120));
+    stub->async()->Compare(contexts.back().get(), &request, &answers[i], [&](grpc::Status s) {
+      std::lock_guard<std::mutex> lock(mu);
+      ++finished;
+      ok += s.ok() ? 1 : 0;
+      exhausted += s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ? 1 : 0;
+      other += !s.ok() && s.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED ? 1 : 0;
+      cv.notify_all();
+    });
+  }
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return finished == 200; });
+  }
+  std::printf("  200 Compare requests of 4 MiB at once: %d answered, %d refused RESOURCE_EXHAUSTED, "
+              "%d other errors (the spec is not JSON); RSS %.0f MB before, peak %.0f MB\n",
+              ok, exhausted, other, before, StatusMb(d.pid(), "VmHWM"));
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: %s CRESTD_BIN WORK_DIR\n", argv[0]);
@@ -245,6 +281,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // nothing buffered when crestd forks
   std::printf("crestd under one greedy client (each scenario its own crestd; RSS of crestd)\n");
   CostlyQueries(bin, work);
+  LargeRequests(bin, work);
   QueuedJobs(bin, work);
   NeverReadStreams(bin, work, 0, 8);
   NeverReadStreams(bin, work, 64, 8);

@@ -3,6 +3,8 @@
 #
 # Installed (components "runtime" and "deploy"):
 #   bin/crest, bin/crestd
+#   lib/crest/libcrest_cublaslt.so            (CUDA builds: the measuring engine,
+#                                              loaded when a command first measures)
 #   lib/systemd/system/crestd.service         (systemd reads /usr/local/lib/systemd/system)
 #   share/crest/crestd.conf.example           (copy to /etc/crest/crestd.conf)
 #   share/crest/{k8s,slurm,specs}/            (manifests, sbatch scripts, sweep specs)
@@ -23,6 +25,12 @@ foreach(target crest crestd)
 endforeach()
 
 install(TARGETS crest crestd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+if(CREST_CUDA_ENABLED)
+  install(TARGETS crest_cublaslt LIBRARY DESTINATION lib/crest COMPONENT runtime)
+  # The bundle takes the engine's dependencies too (read by the CODE below).
+  install(CODE "set(crest_bundle_modules \"$<TARGET_FILE:crest_cublaslt>\")"
+          COMPONENT bundle EXCLUDE_FROM_ALL)
+endif()
 install(FILES deploy/systemd/crestd.service DESTINATION lib/systemd/system COMPONENT deploy)
 install(FILES deploy/systemd/crestd.conf.example DESTINATION ${CMAKE_INSTALL_DATADIR}/crest
         COMPONENT deploy)
@@ -36,6 +44,7 @@ install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT deploy)
 install(CODE [[
   file(GET_RUNTIME_DEPENDENCIES
     EXECUTABLES $<TARGET_FILE:crest> $<TARGET_FILE:crestd>
+    MODULES ${crest_bundle_modules}
     RESOLVED_DEPENDENCIES_VAR crest_deps
     UNRESOLVED_DEPENDENCIES_VAR crest_missing
     PRE_EXCLUDE_REGEXES

@@ -6,9 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "crest/common/str_cat.h"
 #include "crest/answers/answers.h"
 #include "crest/answers/compare.h"
+#include "crest/common/str_cat.h"
+#include "crest/measure/cuda_backend.h"
 #include "crest/sweep/spec_studies.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/candidates.h"
@@ -18,9 +19,6 @@
 #include "log.h"
 #include "server_paths.h"
 #include "raw_message.h"
-#ifdef CREST_HAVE_CUDA
-#include "crest/measure/cuda_backend.h"
-#endif
 
 namespace crest::crestd {
 using wire::DffQueryOf;
@@ -31,6 +29,21 @@ using wire::JobStateOf;
 using wire::OptionsOf;
 
 namespace {
+
+// The node's CUDA devices, or why there are none (probing loads the
+// engine only when the driver sees a device).
+void FillDevices(v1::GetNodeInfoResponse* r) {
+  auto devices = measure::ProbeDevices();
+  if (!devices.ok()) {
+    r->set_device_error(std::string(devices.status().message()));
+    return;
+  }
+  for (const auto& d : *devices) {
+    auto* out = r->add_devices();
+    Fill(d.device, out);
+    out->set_free_bytes(d.free_bytes);
+  }
+}
 
 // A unary call answered on the answer pool: it notes when its caller leaves.
 class PooledAnswer final : public grpc::ServerUnaryReactor {
@@ -498,24 +511,15 @@ absl::Status CrestService::NodeInfo(const Caller&, const v1::GetNodeInfoRequest&
   auto* lt = r->add_backends();
   lt->set_name("cublaslt");
   lt->set_measures(true);
-#ifdef CREST_HAVE_CUDA
-  lt->set_built(true);
-  lt->set_detail("built with CUDA");
-  auto devices = measure::ProbeDevices();
-  if (!devices.ok()) {
-    r->set_device_error(std::string(devices.status().message()));
+  if (!measure::CublasLtBackendBuilt()) {
+    lt->set_built(false);
+    lt->set_detail("built without CUDA");
+    r->set_device_error("no CUDA device: this crestd was built without CUDA");
   } else {
-    for (const auto& d : *devices) {
-      auto* out = r->add_devices();
-      Fill(d.device, out);
-      out->set_free_bytes(d.free_bytes);
-    }
+    lt->set_built(true);
+    lt->set_detail("built with CUDA");
+    FillDevices(r);
   }
-#else
-  lt->set_built(false);
-  lt->set_detail("built without CUDA");
-  r->set_device_error("no CUDA device: this crestd was built without CUDA");
-#endif
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
   auto stats = counts_.Get(**db, options_.env->MonotonicSeconds());

@@ -20,6 +20,7 @@
 #include "auth.h"
 #include "crest/common/host_port.h"
 #include "crest/common/str_cat.h"
+#include "crest/measure/cuda_backend.h"
 #include "crest/store/store.h"
 #include "crest/sweep/backend_factory.h"
 #include "crest/tuner/calibration.h"
@@ -30,9 +31,6 @@
 #include "metrics.h"
 #include "state_dir_lock.h"
 #include "store_pool.h"
-#ifdef CREST_HAVE_CUDA
-#include "crest/measure/cuda_backend.h"
-#endif
 
 namespace crest::crestd {
 
@@ -290,10 +288,11 @@ absl::StatusOr<std::unique_ptr<Metrics>> StartMetrics(const ServerConfig& c, Env
   return metrics;
 }
 
-// Where jobs run: the model always; each CUDA device when built with CUDA.
+// Where jobs run: the model always; each CUDA device when built with CUDA
+// (which loads the engine, cuBLASLt with it, only when the driver sees one).
 std::vector<Lane> ProbeLanes() {
   std::vector<Lane> lanes = {{"model", "model", "", "", -1}};
-#ifdef CREST_HAVE_CUDA
+  if (!measure::CublasLtBackendBuilt()) return lanes;
   auto devices = measure::ProbeDevices();
   if (devices.ok()) {
     for (const auto& d : *devices) {
@@ -303,7 +302,6 @@ std::vector<Lane> ProbeLanes() {
   } else {
     Log(Level::kInfo, "no_device", {{"message", std::string(devices.status().message())}});
   }
-#endif
   return lanes;
 }
 

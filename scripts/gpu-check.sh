@@ -65,7 +65,10 @@ if [[ -n $make_bundle ]]; then
   rm -rf "$make_bundle" && mkdir -p "$make_bundle/bin" "$make_bundle/lib"
   cp "$build/clients/crest/crest" "$build/daemon/crestd" "$build/tests/cublaslt_test" \
     "$make_bundle/bin/"
-  bundle_libs "$make_bundle"/bin/* | while read -r lib; do cp -L "$lib" "$make_bundle/lib/"; done
+  # The measuring engine, found by the binaries in ../lib.
+  cp "$build/lib/libcrest_cublaslt.so" "$make_bundle/lib/"
+  bundle_libs "$make_bundle"/bin/* "$make_bundle/lib/libcrest_cublaslt.so" |
+    while read -r lib; do cp -L "$lib" "$make_bundle/lib/"; done
   echo "gpu-check: bundle in $make_bundle ($(du -sh "$make_bundle" | cut -f1)); on the GPU" \
     "machine: scripts/gpu-check.sh --bundle $make_bundle"
   exit 0

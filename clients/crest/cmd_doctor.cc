@@ -15,16 +15,14 @@
 #include "cli.h"
 #include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
+#include "crest/measure/cuda_backend.h"
+#include "crest/measure/cuda_libraries.h"
 #include "crest/store/store.h"
 #include "fleet_targets.h"
 #include "outputs.h"
 #include "printer.h"
 #include "remote.h"
 #include "table.h"
-#ifdef CREST_HAVE_CUDA
-#include "crest/measure/cuda_backend.h"
-#include "crest/measure/cuda_libraries.h"
-#endif
 
 namespace crest::cli {
 namespace {
@@ -38,15 +36,19 @@ struct DoctorFlags {
   bool no_gpu = false;
 };
 
-#ifdef CREST_HAVE_CUDA
 // 13000 → "13.0"; 130100 (cuBLASLt) → "13.1.0".
 std::string CudaVersion(int v) { return StrCat(v / 1000, ".", (v % 1000) / 10); }
 std::string CublasLtVersion(int v) { return StrCat(v / 10000, ".", (v / 100) % 100, ".", v % 100); }
 
 void CheckCuda(std::vector<Check>& checks) {
   const measure::CudaLibraries libs = measure::ProbeCudaLibraries();
+  if (!libs.load_error.empty()) {
+    checks.push_back({"cuda-libs", Verdict::kFail, libs.load_error});
+    return;
+  }
   checks.push_back({"cuda-libs", Verdict::kOk,
-                    StrCat("CUDA runtime ", CudaVersion(libs.runtime_version), " from ",
+                    StrCat("engine ", libs.backend_path, "; CUDA runtime ",
+                           CudaVersion(libs.runtime_version), " from ",
                            libs.cudart_path.empty() ? "(linked in)" : libs.cudart_path,
                            "; cuBLASLt ", CublasLtVersion(libs.cublaslt_version), " from ",
                            libs.cublaslt_path.empty() ? "(linked in)" : libs.cublaslt_path)});
@@ -81,7 +83,6 @@ void CheckCuda(std::vector<Check>& checks) {
                            : " (not in the GPU catalogue: measured fine, no predictions)")});
   }
 }
-#endif
 
 void CheckStateDir(const std::string& dir, std::vector<Check>& checks) {
   std::error_code ec;
@@ -170,9 +171,7 @@ absl::Status RunDoctor(const DoctorFlags& f, Io& io) {
        StrCat("crest ", build::kVersion, ", CUDA parts ",
               build::kCudaEnabled ? "built" : "not built", " (", build::kCudaReason, ")",
               f.no_gpu ? "; GPU checks skipped (--no-gpu)" : "")});
-#ifdef CREST_HAVE_CUDA
-  if (!f.no_gpu) CheckCuda(checks);
-#endif
+  if (measure::CublasLtBackendBuilt() && !f.no_gpu) CheckCuda(checks);
   CheckStateDir(f.state_dir, checks);
   if (!f.no_daemon) CheckDaemon(checks);
 

@@ -2,13 +2,10 @@
 
 #include "build_info.h"
 #include "crest/common/str_cat.h"
-#include "crest/sweep/backend_factory.h"
+#include "crest/measure/cuda_backend.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/predictor.h"
 #include "crest/wire/convert.h"
-#ifdef CREST_HAVE_CUDA
-#include "crest/measure/cuda_backend.h"
-#endif
 
 namespace crest::cli {
 
@@ -22,18 +19,18 @@ InfoReport LocalInfo() {
   }
   r.backends.push_back(
       {"model", true, false, StrCat("analytic predictor ", kPredictorVersion, ", predictions only")});
-  r.backends.push_back({"cublaslt", sweep::MeasuringBackendBuilt(), true,
-                        std::string(sweep::MeasuringBackendReason())});
-#ifdef CREST_HAVE_CUDA
+  r.backends.push_back({"cublaslt", measure::CublasLtBackendBuilt(), true,
+                        std::string(measure::CublasLtBackendReason())});
+  if (!measure::CublasLtBackendBuilt()) {
+    r.device_error = "this crest was built without CUDA, so it cannot look for devices";
+    return r;
+  }
   auto devices = measure::ProbeDevices();
   if (!devices.ok()) {
     r.device_error = std::string(devices.status().message());
   } else {
     for (const auto& d : *devices) r.devices.push_back({d.index, d.device, d.software, d.free_bytes});
   }
-#else
-  r.device_error = "this crest was built without CUDA, so it cannot look for devices";
-#endif
   return r;
 }
 

@@ -3,22 +3,10 @@
 #include "crest/common/quoted.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/gpu_catalogue.h"
-#include "replay_backend.h"
-#ifdef CREST_HAVE_CUDA
 #include "crest/measure/cuda_backend.h"
-#endif
+#include "replay_backend.h"
 
 namespace crest::sweep {
-
-bool MeasuringBackendBuilt() {
-#ifdef CREST_HAVE_CUDA
-  return true;
-#else
-  return false;
-#endif
-}
-
-std::string_view MeasuringBackendReason() { return CREST_CUDA_REASON; }
 
 absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice) {
   if (choice.name == "model") {
@@ -35,16 +23,10 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice
     return absl::InvalidArgumentError(StrCat("backend: unknown backend ", Quoted(choice.name),
                                              " (expected model, cublaslt or replay)"));
   }
-  if (auto s = measure::ValidateMeasureOptions(choice.measure); !s.ok()) return s;
-#ifdef CREST_HAVE_CUDA
   measure::CublasLtOptions options;
   options.device = choice.device;
   options.measure = choice.measure;
   return measure::MakeCublasLtBackend(options);
-#else
-  return absl::FailedPreconditionError(StrCat(
-      "backend: the cuBLASLt backend is not built into this crest (", CREST_CUDA_REASON, ")"));
-#endif
 }
 
 }  // namespace crest::sweep

@@ -64,6 +64,14 @@ for bin in crest crestd; do
   fi
 done
 
+# The engine (CUDA builds) finds its libraries in the bundle too, but the
+# CUDA ones, which the node provides.
+if [ -e "$dir/lib/crest/libcrest_cublaslt.so" ]; then
+  run ldd "$dir/lib/crest/libcrest_cublaslt.so" >"$tmp/ldd"
+  missing=$(grep 'not found' "$tmp/ldd" | grep -Ev '^\s*(libcuda|libcudart|libcublas|libcublasLt)\.so' || true)
+  [ -z "$missing" ] || { echo "$missing"; echo "FAIL: the engine has unresolved libraries"; exit 1; }
+fi
+
 # The bundled daemon serves the bundled client.
 mkdir "$tmp/state"
 # Not through run(): a backgrounded function is a subshell, and killing its

@@ -14,6 +14,16 @@ for f in bin/crest bin/crestd lib/systemd/system/crestd.service share/crest/cres
   [ -e "$tmp/usr/local/$f" ] || { echo "FAIL: no $f"; ls -R "$tmp"; exit 1; }
 done
 [ -x "$tmp/usr/local/share/crest/slurm/submit.sh" ] || { echo "FAIL: submit.sh lost its mode"; exit 1; }
-[ ! -e "$tmp/usr/local/lib/crest" ] || { echo "FAIL: a plain install carries bundle libraries"; exit 1; }
+# lib/crest holds the measuring engine (CUDA builds) and nothing else: the
+# bundle's libraries stay out of a plain install.
+extra=$(ls "$tmp/usr/local/lib/crest" 2>/dev/null | grep -vx 'libcrest_cublaslt.so' || true)
+[ -z "$extra" ] || { echo "FAIL: a plain install carries bundle libraries: $extra"; exit 1; }
 "$tmp/usr/local/bin/crest" --version | grep -q '^crest '
+# The installed crest finds the installed engine, not the build tree's.
+if [ -e "$build/lib/libcrest_cublaslt.so" ]; then
+  [ -e "$tmp/usr/local/lib/crest/libcrest_cublaslt.so" ] || { echo "FAIL: no engine installed"; exit 1; }
+  "$tmp/usr/local/bin/crest" doctor --no-daemon --state-dir "$tmp" >"$tmp/doctor" 2>&1 || true
+  grep -q "engine $tmp/usr/local/lib/crest/libcrest_cublaslt.so\|$tmp/usr/local/lib/crest/libcrest_cublaslt.so cannot be loaded" "$tmp/doctor" ||
+    { cat "$tmp/doctor"; echo "FAIL: the installed crest did not use the installed engine"; exit 1; }
+fi
 echo "ok: installed under $tmp/usr/local"

@@ -16,6 +16,7 @@
 #include "cuda_launcher.h"
 #include "cuda_status.h"
 #include "device_arena.h"
+#include "device_side.h"
 #include "lt_problem.h"
 #include "nvml_monitor.h"
 #include "pinned_race.h"
@@ -232,9 +233,9 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Backend>> MakeCublasLtBackend(const CublasLtOptions& options) {
+absl::StatusOr<std::unique_ptr<Backend>> device_side::MakeCublasLtBackend(const CublasLtOptions& options) {
   if (auto s = ValidateMeasureOptions(options.measure); !s.ok()) return s;
-  auto devices = ProbeDevices();
+  auto devices = device_side::ProbeDevices();
   if (!devices.ok()) return devices.status();
   if (options.device < 0 || options.device >= static_cast<int>(devices->size())) {
     return absl::InvalidArgumentError(StrCat(

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "crest/common/str_cat.h"
+#include "device_side.h"
 
 namespace crest::measure {
 namespace {
@@ -24,7 +25,7 @@ int AddLibrary(dl_phdr_info* info, size_t, void* data) {
 
 }  // namespace
 
-CudaLibraries ProbeCudaLibraries() {
+CudaLibraries device_side::ProbeCudaLibraries() {
   CudaLibraries libs;
   dl_iterate_phdr(AddLibrary, &libs);
   cudaRuntimeGetVersion(&libs.runtime_version);

@@ -9,6 +9,7 @@
 #include "crest/measure/cuda_backend.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "cuda_status.h"
+#include "device_side.h"
 #include "nvml_monitor.h"
 
 namespace crest::measure {
@@ -76,7 +77,7 @@ absl::StatusOr<std::vector<ProbedDevice>> Probe() {
 
 }  // namespace
 
-absl::StatusOr<std::vector<ProbedDevice>> ProbeDevices() {
+absl::StatusOr<std::vector<ProbedDevice>> device_side::ProbeDevices() {
   // Once per process: device identity and software do not change under a
   // running process, and probing initialises the CUDA context (slow).
   static const absl::StatusOr<std::vector<ProbedDevice>> probed = Probe();

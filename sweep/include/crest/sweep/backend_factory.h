@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "crest/tuner/backend.h"
@@ -40,9 +39,5 @@ struct BackendChoice {
 // backend is not built into this binary or the device is missing; NotFound
 // when the replay table cannot be read.
 absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice);
-
-// Whether this build has the cuBLASLt backend, and in words why (not).
-bool MeasuringBackendBuilt();
-std::string_view MeasuringBackendReason();
 
 }  // namespace crest::sweep

@@ -1,0 +1,56 @@
+// The one symbol libcrest_cublaslt.so exports: its entry points, wrapped so
+// that no exception leaves the library.
+#include <exception>
+
+#include "crest/common/str_cat.h"
+#include "cuda_plugin.h"
+#include "device_side.h"
+
+namespace crest::measure {
+namespace {
+
+absl::Status Escaped(const char* what) {
+  return absl::InternalError(StrCat("the cuBLASLt engine failed: ", what));
+}
+
+absl::StatusOr<std::vector<ProbedDevice>> ProbeDevicesCaught() {
+  try {
+    return device_side::ProbeDevices();
+  } catch (const std::exception& e) {
+    return Escaped(e.what());
+  } catch (...) {
+    return Escaped("unknown exception");
+  }
+}
+
+absl::StatusOr<std::unique_ptr<Backend>> MakeBackendCaught(const CublasLtOptions& options) {
+  try {
+    return device_side::MakeCublasLtBackend(options);
+  } catch (const std::exception& e) {
+    return Escaped(e.what());
+  } catch (...) {
+    return Escaped("unknown exception");
+  }
+}
+
+CudaLibraries ProbeLibrariesCaught() {
+  try {
+    return device_side::ProbeCudaLibraries();
+  } catch (...) {
+    CudaLibraries libs;
+    libs.load_error = "the cuBLASLt engine failed probing the CUDA libraries";
+    return libs;
+  }
+}
+
+constexpr internal::CudaPlugin kPlugin{internal::kCudaPluginAbi, __VERSION__,
+                                       internal::CudaPluginLayout(), &ProbeDevicesCaught,
+                                       &MakeBackendCaught, &ProbeLibrariesCaught};
+
+}  // namespace
+}  // namespace crest::measure
+
+extern "C" __attribute__((visibility("default"))) const crest::measure::internal::CudaPlugin*
+crest_cublaslt_plugin() {
+  return &crest::measure::kPlugin;
+}

@@ -167,9 +167,10 @@ int main(int argc, char** argv) {
     const crest::bench::Percentiles rank = crest::bench::Summarize(rank_us);
     std::printf(
         "d_ff ranking h=4096 %s (257 candidates, %d GEMMs), 300 rankings: p50 %.0f us, "
-        "p99 %.0f us  [target < 2000 us: %s]\n",
+        "p99 %.0f us  [target p99 < 2000 us: %s%s]\n",
         train ? "train" : "fwd", train ? 257 * 6 : 257 * 2, rank.p50_us, rank.p99_us,
-        rank.p99_us < 2000 ? "met" : "MISSED");
+        rank.p99_us < 2000 ? "met" : "MISSED",
+        train ? (rank.p50_us <= 1000 ? "; p50 <= 1000 us: met" : "; p50 <= 1000 us: MISSED") : "");
   }
   if (!keep) std::filesystem::remove_all(dir);
   return 0;

@@ -17,6 +17,12 @@ echo
 echo "== engine host work per GEMM (null device; target on a GPU: <= 20 ms per GEMM in all)"
 "$build/bench/engine_bench"
 echo
+echo "== start-up: what a CLI answer and an idle crestd cost beside crest --version (targets: crest dff <= 64 MB and <= 3x --version; crestd <= 64 MB)"
+"$build/bench/startup_bench" "$build/clients/crest/crest" "$build/daemon/crestd"
+echo
+echo "== a window's history: ranking cost at 1-64 runs of it (targets: --runs latest <= 1.5x at 16 runs; --runs all linear)"
+"$build/bench/history_bench"
+echo
 echo "== result store (builds a >= 1,000,000-row database)"
 "$build/bench/store_bench" --keep "$work"
 echo

@@ -8,6 +8,7 @@ set -euo pipefail
 
 readonly PACKAGES=(
   build-essential
+  ccache
   cmake
   pkgconf
   libabsl-dev

@@ -30,34 +30,38 @@ absl::Status RunTimer::LoadVersions() {
   auto ids = db_.SoftwareVersions(options_.pin);
   if (!ids.ok()) return ids.status();
   versions_.emplace();
-  for (int64_t id : *ids) versions_->push_back({id, {}, {}});
+  for (int64_t id : *ids) versions_->push_back({id, {}, {}, std::nullopt});
   return absl::OkStatus();
 }
 
 absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
   if (auto s = LoadVersions(); !s.ok()) return s;
   // Version by version, newest first, the runs of the sets not yet answered.
-  std::vector<const std::vector<GemmShape>*> open;
+  OpenSets open;
   for (const auto& set : sets) {
     if (set.empty()) continue;
     auto [it, added] = chosen_.try_emplace(set.data());
     if (!added) continue;
     it->second.size = set.size();
     it->second.first = store::GemmKey::Of(set.front());
-    open.push_back(&set);
+    open.push_back(set);
   }
+  const Answered answered = [&](std::span<const GemmShape> set, Choice c) {
+    chosen_.at(set.data()).choice = std::move(c);
+  };
   for (Version& version : *versions_) {
+    if (auto s = ChooseFromNewestRuns(version, open, answered); !s.ok()) return s;
     if (open.empty()) break;
     std::vector<store::GemmKey> keys;
-    for (const auto* set : open) {
-      for (const GemmShape& g : *set) keys.push_back(store::GemmKey::Of(g));
+    for (const auto& set : open) {
+      for (const GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
     }
     if (auto s = ReadRuns(version, keys); !s.ok()) return s;
-    std::vector<const std::vector<GemmShape>*> still_open;
-    for (const auto* set : open) {
-      Chosen& chosen = chosen_.at(set->data());
+    OpenSets still_open;
+    for (const auto& set : open) {
+      Chosen& chosen = chosen_.at(set.data());
       bool whole = false;
-      chosen.choice = ChooseIn(version, KeysOf(*set), whole);
+      chosen.choice = ChooseIn(version, KeysOf(set), whole);
       if (chosen.choice) continue;
       chosen.across_runs = chosen.across_runs || whole;
       still_open.push_back(set);
@@ -75,6 +79,47 @@ absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
     for (const GemmShape& g : set) unanswered.push_back(store::GemmKey::Of(g));
   }
   return ReadPredictions(unanswered);
+}
+
+absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open,
+                                            const Answered& answered) {
+  // A set no one of these answers is read whole (every run) after them:
+  // the runs listed may be other windows'.
+  constexpr size_t kNewestRunsTried = 4;
+  if (options_.runs != RunChoice::kLatest || open.empty()) return absl::OkStatus();
+  if (!version.runs) {
+    auto runs = db_.ListRuns(std::string(gpu_.name), version.software_id, options_.mode);
+    if (!runs.ok()) return runs.status();
+    version.runs = std::move(*runs);
+  }
+  const std::vector<store::RunBest>& runs = *version.runs;
+  for (size_t i = 0; i < runs.size() && i < kNewestRunsTried && !open.empty(); ++i) {
+    const store::RunKey run = runs[i].run;
+    std::vector<store::GemmKey> keys;
+    for (const auto& set : open) {
+      for (const GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
+    }
+    auto bests = db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode,
+                              options_.algo, run);
+    if (!bests.ok()) return bests.status();
+    OpenSets still_open;
+    for (const auto& set : open) {
+      Choice c;
+      for (const GemmShape& g : set) {
+        auto it = bests->find(store::GemmKey::Of(g));
+        if (it == bests->end()) break;
+        c.bests.push_back(it->second.front());
+      }
+      if (c.bests.size() != set.size()) {
+        still_open.push_back(set);
+        continue;
+      }
+      c.runs.push_back(run);
+      answered(set, std::move(c));
+    }
+    open = std::move(still_open);
+  }
+  return absl::OkStatus();
 }
 
 const RunTimer::Chosen* RunTimer::Prefetched(std::span<const GemmShape> set) const {
@@ -150,15 +195,15 @@ std::optional<RunTimer::Choice> RunTimer::ChooseIn(const Version& version,
 std::optional<RunTimer::Choice> RunTimer::Latest(const Version& version,
                                                  const std::vector<store::GemmKey>& keys) {
   // The runs that measured the first key, newest first; the first of them
-  // that measured every other key answers.
+  // that measured every other key answers. A key's runs are newest first,
+  // and a run's start is its job's: found by binary search.
   for (const store::RunBest& first : version.bests.at(keys.front())) {
     Choice c;
     c.bests.push_back(first);
     for (size_t i = 1; i < keys.size(); ++i) {
       const auto& of_key = version.bests.at(keys[i]);
-      auto it = std::find_if(of_key.begin(), of_key.end(),
-                             [&](const store::RunBest& b) { return b.run == first.run; });
-      if (it == of_key.end()) break;
+      auto it = std::lower_bound(of_key.begin(), of_key.end(), first, Newer);
+      if (it == of_key.end() || !(it->run == first.run)) break;
       c.bests.push_back(*it);
     }
     if (c.bests.size() == keys.size()) {
@@ -171,6 +216,7 @@ std::optional<RunTimer::Choice> RunTimer::Latest(const Version& version,
 
 RunTimer::Choice RunTimer::Pooled(const Version& version, const std::vector<store::GemmKey>& keys) {
   Choice c;
+  std::set<store::RunKey> seen;  // c.runs, in the order first met
   for (const store::GemmKey& key : keys) {
     std::vector<store::RunBest> of_key = version.bests.at(key);
     std::sort(of_key.begin(), of_key.end(), [](const store::RunBest& a, const store::RunBest& b) {
@@ -187,7 +233,7 @@ RunTimer::Choice RunTimer::Pooled(const Version& version, const std::vector<stor
       const Timing t = BestTiming(b);
       low = std::min(low, t.low_us);
       high = std::max(high, t.high_us);
-      if (std::find(c.runs.begin(), c.runs.end(), b.run) == c.runs.end()) c.runs.push_back(b.run);
+      if (seen.insert(b.run).second) c.runs.push_back(b.run);
     }
     c.pool.emplace_back(low, high);
   }
@@ -206,6 +252,11 @@ absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const
   std::vector<store::GemmKey> keys = KeysOf(set);
   if (auto s = LoadVersions(); !s.ok()) return s;
   for (Version& version : *versions_) {
+    OpenSets open = {set};
+    std::optional<Choice> newest;
+    const Answered answered = [&](std::span<const GemmShape>, Choice c) { newest = std::move(c); };
+    if (auto s = ChooseFromNewestRuns(version, open, answered); !s.ok()) return s;
+    if (newest) return newest;
     if (auto s = FetchRuns(version, keys); !s.ok()) return s;
     bool whole = false;
     if (auto choice = ChooseIn(version, keys, whole)) return choice;

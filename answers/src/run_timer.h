@@ -4,6 +4,7 @@
 // run now).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -68,8 +69,16 @@ class RunTimer {
     int64_t software_id = 0;
     std::set<store::GemmKey> fetched;
     std::map<store::GemmKey, std::vector<store::RunBest>> bests;
+    std::optional<std::vector<store::RunBest>> runs;  // ListRuns's, when read
   };
   absl::Status LoadVersions();
+  using OpenSets = std::vector<std::span<const GemmShape>>;
+  using Answered = std::function<void(std::span<const GemmShape>, Choice)>;
+  // kLatest: answers the open sets that one of the version's newest runs
+  // measured whole, run by run from the newest, reading only that run's
+  // rows (so a window's answer does not grow with its history); leaves the
+  // rest open.
+  absl::Status ChooseFromNewestRuns(Version& version, OpenSets& open, const Answered& answered);
   // Reads each key's runs of `version`, kept newest first.
   absl::Status ReadRuns(Version& version, std::span<const store::GemmKey> keys);
   // The same for keys not read before.

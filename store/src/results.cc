@@ -1,6 +1,8 @@
 // Predictions and measurements: inserts and lookups.
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -71,6 +73,33 @@ BestTime ReadBestTime(const Statement& s, int64_t software_id) {
   b.devices = static_cast<int>(s.Int("devices"));
   return b;
 }
+
+// When each run's job started (its created_us; 0 outside a job, or for a
+// job no longer in the database): a few jobs, however many rows.
+class JobStarts {
+ public:
+  explicit JobStarts(Connection& conn) : conn_(conn) {}
+  absl::StatusOr<int64_t> Of(int64_t job_id) {
+    if (job_id == 0) return 0;
+    auto [it, added] = started_.try_emplace(job_id, 0);
+    if (!added) return it->second;
+    if (stmt_ == nullptr) {
+      auto prepared = conn_.Prepare("SELECT created_us FROM jobs WHERE id = ?1");
+      if (!prepared.ok()) return prepared.status();
+      stmt_ = *prepared;
+    }
+    auto found = stmt_->Reset().Bind(1, job_id).Step("reading a job's start");
+    if (!found.ok()) return found.status();
+    if (*found) it->second = stmt_->Int("created_us");
+    stmt_->Reset();
+    return it->second;
+  }
+
+ private:
+  Connection& conn_;
+  Statement* stmt_ = nullptr;  // the connection's
+  std::map<int64_t, int64_t> started_;
+};
 
 }  // namespace
 
@@ -391,13 +420,13 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
 
 absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
     const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-    const MeasureMode& mode, AlgoChoice algo) {
+    const MeasureMode& mode, AlgoChoice algo, std::optional<RunKey> only_run) {
   const std::set<GemmKey> wanted(keys.begin(), keys.end());
   std::map<GemmKey, std::vector<RunBest>> out;
   // cuBLASLt's first choice is one row per GEMM of a run (the fastest, if a
   // run measured the GEMM more than once): kept below like run_bests keeps
   // the fastest of all.
-  const std::string select =
+  std::string select =
       algo == AlgoChoice::kBest
           ? "SELECT dtype, trans_a, trans_b, batch, m, n, k, job_id, device_id, measurement_id, "
             "median_us, ci_low_us, ci_high_us FROM run_bests WHERE gpu_model = ?1 AND "
@@ -406,11 +435,21 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
             "device_id, id AS measurement_id, median_us, ci_low_us, ci_high_us FROM "
             "measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
             "software_id = ?14 AND verified = 1 AND heuristic_rank = 0";
+  if (only_run && algo == AlgoChoice::kBest) {
+    // SQLite's planner would take the primary key (fewer columns to look
+    // up), which holds every run's rows of the range.
+    select.replace(select.find("FROM run_bests WHERE"), 20,
+                   "FROM run_bests INDEXED BY run_bests_by_run WHERE");
+    select += " AND job_id = ?15 AND device_id = ?16";
+  } else if (only_run) {
+    select += " AND coalesce(job_id, 0) = ?15 AND device_id = ?16";
+  }
   auto status = ScanKeyRanges(
       *conn_, select, wanted,
       [&](Statement& s) {
         s.Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache));
         s.Bind(13, ClockPolicyName(mode.clocks)).Bind(14, software_id);
+        if (only_run) s.Bind(15, only_run->job_id).Bind(16, only_run->device_id);
       },
       [&](GemmKey key, const Statement& s) {
         RunBest b;  // read in the SELECT's order
@@ -419,35 +458,74 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
         b.median_us = s.Double("median_us");
         b.ci_low_us = s.Double("ci_low_us");
         b.ci_high_us = s.Double("ci_high_us");
-        std::vector<RunBest>& runs = out[std::move(key)];
-        for (RunBest& seen : runs) {
-          if (seen.run == b.run) {
-            if (b.median_us < seen.median_us) seen = b;
-            return;
-          }
-        }
-        runs.push_back(b);
+        out[std::move(key)].push_back(b);
       },
       "looking up each run's measurements");
   if (!status.ok()) return status;
-  // When each run's job started: a few jobs, however many rows.
-  std::map<int64_t, int64_t> started;
-  auto job = conn_->Prepare("SELECT created_us FROM jobs WHERE id = ?1");
-  if (!job.ok()) return job.status();
+  // One row per run: the fastest (run_bests has one already; a run's first
+  // choice may have been recorded more than once).
+  for (auto& [key, runs] : out) {
+    std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
+      return std::tie(a.run, a.median_us) < std::tie(b.run, b.median_us);
+    });
+    runs.erase(std::unique(runs.begin(), runs.end(),
+                           [](const RunBest& a, const RunBest& b) { return a.run == b.run; }),
+               runs.end());
+  }
+  JobStarts starts(*conn_);
   for (auto& [key, runs] : out) {
     for (RunBest& b : runs) {
-      if (b.run.job_id == 0) continue;
-      auto [it, added] = started.try_emplace(b.run.job_id, 0);
-      if (added) {
-        auto found = (*job)->Reset().Bind(1, b.run.job_id).Step("reading a job's start");
-        if (!found.ok()) return found.status();
-        if (*found) it->second = (*job)->Int("created_us");
-        (*job)->Reset();
-      }
-      b.started_us = it->second;
+      auto started = starts.Of(b.run.job_id);
+      if (!started.ok()) return started.status();
+      b.started_us = *started;
     }
   }
   return out;
+}
+
+absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gpu_model,
+                                                           int64_t software_id,
+                                                           const MeasureMode& mode) {
+  // A loose scan of run_bests_by_run: each step seeks to the next device
+  // of the same job, else to the next job (a row value (job, device) > (…)
+  // would seek on the job alone and then read the whole run).
+  constexpr const char* kRuns =
+      "SELECT job_id, device_id FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 "
+      "AND cache_mode = ?2 AND clock_policy = ?3 AND software_id = ?4 AND ";
+  auto same_job = conn_->Prepare(
+      StrCat(kRuns, "job_id = ?5 AND device_id > ?6 ORDER BY device_id LIMIT 1"));
+  if (!same_job.ok()) return same_job.status();
+  auto next_job =
+      conn_->Prepare(StrCat(kRuns, "job_id > ?5 ORDER BY job_id, device_id LIMIT 1"));
+  if (!next_job.ok()) return next_job.status();
+  std::vector<RunBest> runs;
+  JobStarts starts(*conn_);
+  RunKey last{-1, -1, software_id};
+  for (;;) {
+    std::optional<RunKey> found;
+    for (Statement* s : {*same_job, *next_job}) {
+      s->Reset();
+      s->Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache)).Bind(3, ClockPolicyName(mode.clocks));
+      s->Bind(4, software_id).Bind(5, last.job_id).Bind(6, last.device_id);
+      auto row = s->Step("listing runs");
+      if (!row.ok()) return row.status();
+      if (*row) found = RunKey{s->Int("job_id"), s->Int("device_id"), software_id};
+      s->Reset();
+      if (found) break;
+    }
+    if (!found) break;
+    last = *found;
+    RunBest run;
+    run.run = last;
+    auto started = starts.Of(last.job_id);
+    if (!started.ok()) return started.status();
+    run.started_us = *started;
+    runs.push_back(run);
+  }
+  std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
+    return std::tie(a.started_us, a.run) > std::tie(b.started_us, b.run);
+  });
+  return runs;
 }
 
 absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const RunKey> runs) {

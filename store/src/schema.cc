@@ -538,6 +538,15 @@ ALTER TABLE races ADD COLUMN error_rate REAL NOT NULL DEFAULT 0;
     R"sql(
 ALTER TABLE devices ADD COLUMN replay TEXT NOT NULL DEFAULT '';
 )sql",
+    // 12 → 13: run_bests by run, so that the newest run's answer to a
+    // window is read without reading every older run's (ListRuns walks it
+    // one run at a time; RunBests of one run seeks in it). It holds every
+    // column answers read, so no row is looked up again in the table.
+    R"sql(
+CREATE INDEX run_bests_by_run ON run_bests(gpu_model, cache_mode, clock_policy, software_id,
+                                           job_id, device_id, dtype, trans_a, trans_b, batch, m,
+                                           n, k, measurement_id, median_us, ci_low_us, ci_high_us);
+)sql",
 };
 
 }  // namespace

@@ -57,7 +57,9 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::vector<int64_t>> SoftwareVersions(const SoftwarePin& pin) override;
   absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
       const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-      const MeasureMode& mode, AlgoChoice algo) override;
+      const MeasureMode& mode, AlgoChoice algo, std::optional<RunKey> only_run) override;
+  absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string& gpu_model, int64_t software_id,
+                                                const MeasureMode& mode) override;
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) override;
   absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
       const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) override;

@@ -34,6 +34,7 @@ inline std::unique_ptr<store::Store> OpenOk(const std::string& path,
 // it (no replay devices, no races, no heuristic ranks), for the tests of
 // upgrades from older versions.
 inline constexpr const char* kDowngradeTo9 = R"sql(
+    DROP INDEX run_bests_by_run;
     ALTER TABLE devices DROP COLUMN replay;
     DROP TRIGGER races_move_generation;
     DROP TRIGGER races_deleted;

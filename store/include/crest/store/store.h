@@ -30,7 +30,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 12;
+inline constexpr int kSchemaVersion = 13;
 
 // SQLite's page size (its default) for the files a store creates: what
 // StoreOptions::max_pages counts.
@@ -202,10 +202,18 @@ class Store {
   // order, each with its job's start.
   // With AlgoChoice::kDefault, each key's row of cuBLASLt's first choice
   // (heuristic_rank 0, verified) instead; keys whose first choice no run
-  // recorded are absent.
+  // recorded are absent. With `only_run`, that run's rows alone (an index
+  // seek per key range, however many other runs measured the keys).
   virtual absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
       const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-      const MeasureMode& mode, AlgoChoice algo = AlgoChoice::kBest) = 0;
+      const MeasureMode& mode, AlgoChoice algo = AlgoChoice::kBest,
+      std::optional<RunKey> only_run = std::nullopt) = 0;
+  // Every run on software `software_id` with a verified result on
+  // `gpu_model` in `mode`, newest first (RunBest's run and started_us; no
+  // figures): one index seek per run, not per row.
+  virtual absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string& gpu_model,
+                                                        int64_t software_id,
+                                                        const MeasureMode& mode) = 0;
   // The job, device and software of each run, in the order given. NotFound
   // names a run whose device or software is not in the database.
   virtual absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) = 0;

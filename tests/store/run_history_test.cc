@@ -1,0 +1,80 @@
+// A window's history: the runs on a software version listed newest first
+// (one index seek a run), and one run's rows read alone however many runs
+// measured the same GEMMs — what keeps a --runs latest answer from growing
+// with a window's history.
+#include <map>
+
+#include "crest/store/store.h"
+#include "fake_results.h"
+#include "gtest/gtest.h"
+#include "store_testing.h"
+#include "temp_dir.h"
+
+namespace crest {
+namespace {
+
+using store::JobRecord;
+using store::RunBest;
+using store_tests::Gemm;
+using store_tests::OpenOk;
+
+constexpr MeasureMode kDefaultMode{};
+
+TEST(RunHistory, RunsAreListedNewestFirstAndOneRunsRowsAreReadAlone) {
+  testing::TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  auto ids = db->RegisterDevice(testing::FakeH100("GPU-a", "node-a"), testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  const GemmShape g1 = Gemm(4096, 11008, 4096);
+  const GemmShape g2 = Gemm(4096, 4096, 11008);
+  // Three nightly runs: the first and last measure both GEMMs, the middle
+  // one only the first; each slower than the one before.
+  std::vector<int64_t> jobs;
+  for (int night = 0; night < 3; ++night) {
+    JobRecord job;
+    job.spec = "{\"name\":\"night-" + std::to_string(night) + "\"}";
+    job.backend = "cublaslt";
+    job.target = "GPU-a";
+    auto created = db->CreateJob(job);
+    ASSERT_TRUE(created.ok());
+    jobs.push_back(created->id);
+    const double base = 100.0 * (night + 1);
+    ASSERT_TRUE(db->InsertMeasurement(created->id, ids->first, ids->second, "H100-SXM", 132,
+                                      testing::FakeMeasurement(g1, base, 3, 1))
+                    .ok());
+    if (night == 1) continue;
+    ASSERT_TRUE(db->InsertMeasurement(created->id, ids->first, ids->second, "H100-SXM", 132,
+                                      testing::FakeMeasurement(g2, base, 3, 1))
+                    .ok());
+  }
+  auto runs = db->ListRuns("H100-SXM", ids->second, kDefaultMode);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ((*runs)[0].run.job_id, jobs[2]) << "newest first";
+  EXPECT_EQ((*runs)[2].run.job_id, jobs[0]);
+  EXPECT_GE((*runs)[0].started_us, (*runs)[1].started_us);
+  EXPECT_GT((*runs)[0].started_us, 0);
+  EXPECT_TRUE(db->ListRuns("H100-SXM", ids->second + 1, kDefaultMode)->empty())
+      << "another version's runs are not this one's";
+
+  const store::GemmKey keys[] = {store::GemmKey::Of(g1), store::GemmKey::Of(g2)};
+  auto middle = db->RunBests("H100-SXM", keys, ids->second, kDefaultMode, AlgoChoice::kBest,
+                             (*runs)[1].run);
+  ASSERT_TRUE(middle.ok()) << middle.status();
+  ASSERT_EQ(middle->size(), 1u) << "the middle run measured only the first GEMM";
+  ASSERT_EQ(middle->at(keys[0]).size(), 1u);
+  EXPECT_EQ(middle->at(keys[0]).front().run, (*runs)[1].run);
+  EXPECT_EQ(middle->at(keys[0]).front().started_us, (*runs)[1].started_us);
+  auto all = db->RunBests("H100-SXM", keys, ids->second, kDefaultMode);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->at(keys[0]).size(), 3u);
+  EXPECT_EQ(all->at(keys[1]).size(), 2u);
+  for (const auto& [key, of_key] : *all) {
+    for (size_t i = 1; i < of_key.size(); ++i) {
+      EXPECT_FALSE(of_key[i].run == of_key[i - 1].run) << "one row per run";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace crest

@@ -251,12 +251,9 @@ absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const
   }
   std::vector<store::GemmKey> keys = KeysOf(set);
   if (auto s = LoadVersions(); !s.ok()) return s;
+  // A set timed alone (a lookup, a baseline) is a few keys: all their runs
+  // are read, as listing the runs would cost more than they do.
   for (Version& version : *versions_) {
-    OpenSets open = {set};
-    std::optional<Choice> newest;
-    const Answered answered = [&](std::span<const GemmShape>, Choice c) { newest = std::move(c); };
-    if (auto s = ChooseFromNewestRuns(version, open, answered); !s.ok()) return s;
-    if (newest) return newest;
     if (auto s = FetchRuns(version, keys); !s.ok()) return s;
     bool whole = false;
     if (auto choice = ChooseIn(version, keys, whole)) return choice;

@@ -96,13 +96,9 @@ int main(int argc, char** argv) {
     options.synchronous_full = false;
     auto db = crest::store::Store::Open(state + "/crest.db", options);
     if (!db.ok()) return 1;
-    crest::DeviceInfo dev;
-    dev.name = "NVIDIA H100 80GB HBM3";
-    dev.uuid = "GPU-bench-" + std::to_string(i);
-    dev.gpu_model = "H100-SXM";
-    dev.sm_count = 132;
-    dev.host = options.host;
-    auto ids = (*db)->RegisterDevice(dev, {"580.159.04", 13000, 130100});
+    auto ids = (*db)->RegisterDevice(
+        crest::bench::SyntheticH100("GPU-bench-" + std::to_string(i), options.host),
+        {"580.159.04", 13000, 130100});
     if (!ids.ok()) return 1;
     std::mt19937_64 rng(static_cast<uint64_t>(i));
     const double speed = 1.0 + 0.03 * i;

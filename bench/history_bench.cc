@@ -41,12 +41,7 @@ bool Fill(const std::string& path, int runs, const std::vector<crest::GemmShape>
   bulk.host = "bench";
   auto db = crest::store::Store::Open(path, bulk);
   if (!db.ok()) return false;
-  crest::DeviceInfo dev;
-  dev.name = "NVIDIA H100 80GB HBM3";
-  dev.uuid = "GPU-node-a";
-  dev.gpu_model = "H100-SXM";
-  dev.sm_count = 132;
-  dev.host = "node-a";
+  const crest::DeviceInfo dev = crest::bench::SyntheticH100("GPU-node-a", "node-a");
   auto ids = (*db)->RegisterDevice(dev, {"580.159.04", 13000, 130100});
   if (!ids.ok()) return false;
   std::mt19937_64 rng(7);
@@ -114,9 +109,7 @@ int main(int argc, char** argv) {
     const std::string path = dir + "/runs-" + std::to_string(runs) + ".db";
     if (!Fill(path, runs, gemms)) return 1;
     const double latest = RankingP50Us(path, q, crest::answers::RunChoice::kLatest);
-    const double all = std::getenv("CREST_HISTORY_LATEST_ONLY") != nullptr
-                           ? latest
-                           : RankingP50Us(path, q, crest::answers::RunChoice::kAll);
+    const double all = RankingP50Us(path, q, crest::answers::RunChoice::kAll);
     if (latest_1 == 0) {
       latest_1 = latest;
       all_1 = all;

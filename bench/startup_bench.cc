@@ -18,11 +18,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "crestd_process.h"
 #include "percentiles.h"
 #include "process_stats.h"
 
@@ -82,26 +82,16 @@ bool Median(const std::vector<std::string>& args, Cost& out) {
 double CrestdStartMb(const std::string& crestd) {
   char pattern[] = "/tmp/crest-startup-bench-XXXXXX";
   const std::string dir = mkdtemp(pattern);
-  const std::string port_file = dir + "/port";
-  std::vector<std::string> args = {crestd, "--listen", "127.0.0.1:0", "--state-dir", dir,
-                                   "--port-file", port_file};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int e = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (e != 0) return -1;
-  for (int i = 0; i < 100 && !std::filesystem::exists(port_file); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  crest::testing::CrestdProcess daemon;
+  std::string why;
+  double mb = -1;
+  if (daemon.Start(crestd, dir, {}, &why)) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    mb = static_cast<double>(crest::bench::StatusKib(daemon.pid(), "VmHWM")) / 1024.0;
+    daemon.Stop(SIGTERM);
+  } else {
+    std::fprintf(stderr, "crestd did not start: %s\n", why.c_str());
   }
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  const double mb = static_cast<double>(crest::bench::StatusKib(pid, "VmHWM")) / 1024.0;
-  kill(pid, SIGTERM);
-  waitpid(pid, nullptr, 0);
   std::filesystem::remove_all(dir);
   return mb;
 }

@@ -75,13 +75,8 @@ int main(int argc, char** argv) {
     const auto start = Clock::now();
     for (const char* uuid : {"GPU-node-a", "GPU-node-b"}) {
       for (int64_t cublaslt : {120900, 130000, 130100}) {
-        crest::DeviceInfo dev;
-        dev.name = "NVIDIA H100 80GB HBM3";
-        dev.uuid = uuid;
-        dev.gpu_model = "H100-SXM";
-        dev.sm_count = 132;
-        dev.host = uuid;
-        auto ids = (*db)->RegisterDevice(dev, {"580.159.04", 13000, cublaslt});
+        auto ids = (*db)->RegisterDevice(crest::bench::SyntheticH100(uuid, uuid),
+                                         {"580.159.04", 13000, cublaslt});
         for (const auto& g : gemms) {
           auto s = (*db)->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
                                             crest::bench::SyntheticMeasurement(g, rng));
@@ -105,12 +100,8 @@ int main(int argc, char** argv) {
     crest::store::StoreOptions full;
     full.host = "bench";
     auto db = crest::store::Store::Open(path, full);
-    crest::DeviceInfo dev;
-    dev.name = "NVIDIA H100 80GB HBM3";
-    dev.uuid = "GPU-node-c";
-    dev.gpu_model = "H100-SXM";
-    dev.sm_count = 132;
-    auto ids = (*db)->RegisterDevice(dev, {"580.159.04", 13000, 130100});
+    auto ids = (*db)->RegisterDevice(crest::bench::SyntheticH100("GPU-node-c"),
+                                     {"580.159.04", 13000, 130100});
     const int n = 500;
     const auto start = Clock::now();
     for (int i = 0; i < n; ++i) {

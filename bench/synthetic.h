@@ -7,11 +7,25 @@
 #include <random>
 #include <vector>
 
+#include <string>
+
+#include "crest/tuner/device_info.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/measurement.h"
 #include "percentiles.h"
 
 namespace crest::bench {
+
+// The made-up H100 the benchmarks' results belong to.
+inline DeviceInfo SyntheticH100(const std::string& uuid, const std::string& host = "") {
+  DeviceInfo dev;
+  dev.name = "NVIDIA H100 80GB HBM3";
+  dev.uuid = uuid;
+  dev.gpu_model = "H100-SXM";
+  dev.sm_count = 132;
+  dev.host = host;
+  return dev;
+}
 
 // Eight algorithms of `g` (seven verified) around 700 TFLOP/s divided by
 // `slowdown`, each time jittered by 0.9–1.3×.

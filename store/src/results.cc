@@ -462,15 +462,17 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
       },
       "looking up each run's measurements");
   if (!status.ok()) return status;
-  // One row per run: the fastest (run_bests has one already; a run's first
-  // choice may have been recorded more than once).
-  for (auto& [key, runs] : out) {
-    std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
-      return std::tie(a.run, a.median_us) < std::tie(b.run, b.median_us);
-    });
-    runs.erase(std::unique(runs.begin(), runs.end(),
-                           [](const RunBest& a, const RunBest& b) { return a.run == b.run; }),
-               runs.end());
+  // One row per run: the fastest. run_bests has one already; a run's first
+  // choice may have been recorded more than once.
+  if (algo == AlgoChoice::kDefault) {
+    for (auto& [key, runs] : out) {
+      std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
+        return std::tie(a.run, a.median_us) < std::tie(b.run, b.median_us);
+      });
+      runs.erase(std::unique(runs.begin(), runs.end(),
+                             [](const RunBest& a, const RunBest& b) { return a.run == b.run; }),
+                 runs.end());
+    }
   }
   JobStarts starts(*conn_);
   for (auto& [key, runs] : out) {

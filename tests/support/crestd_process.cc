@@ -31,6 +31,9 @@ bool CrestdProcess::Start(const std::string& binary, const std::string& state_di
     argv.insert(argv.end(), {"--shutdown-grace", "2"});
   }
   argv.insert(argv.end(), args.begin(), args.end());
+  // The child reopens stdout, which would write out a copy of what the
+  // parent has buffered.
+  std::fflush(nullptr);
   pid_ = fork();
   if (pid_ == 0) {
     // Neither output stream may stay tied to the test runner's pipes.

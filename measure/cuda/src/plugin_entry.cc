@@ -13,19 +13,11 @@ absl::Status Escaped(const char* what) {
   return absl::InternalError(StrCat("the cuBLASLt engine failed: ", what));
 }
 
-absl::StatusOr<std::vector<ProbedDevice>> ProbeDevicesCaught() {
+// `F(args…)`, an exception turned into an error value.
+template <auto F, typename... Args>
+auto Caught(Args... args) -> decltype(F(args...)) {
   try {
-    return device_side::ProbeDevices();
-  } catch (const std::exception& e) {
-    return Escaped(e.what());
-  } catch (...) {
-    return Escaped("unknown exception");
-  }
-}
-
-absl::StatusOr<std::unique_ptr<Backend>> MakeBackendCaught(const CublasLtOptions& options) {
-  try {
-    return device_side::MakeCublasLtBackend(options);
+    return F(args...);
   } catch (const std::exception& e) {
     return Escaped(e.what());
   } catch (...) {
@@ -43,9 +35,10 @@ CudaLibraries ProbeLibrariesCaught() {
   }
 }
 
-constexpr internal::CudaPlugin kPlugin{internal::kCudaPluginAbi, __VERSION__,
-                                       internal::CudaPluginLayout(), &ProbeDevicesCaught,
-                                       &MakeBackendCaught, &ProbeLibrariesCaught};
+constexpr internal::CudaPlugin kPlugin{
+    internal::kCudaPluginAbi, __VERSION__, internal::CudaPluginLayout(),
+    &Caught<&device_side::ProbeDevices>,
+    &Caught<&device_side::MakeCublasLtBackend, const CublasLtOptions&>, &ProbeLibrariesCaught};
 
 }  // namespace
 }  // namespace crest::measure

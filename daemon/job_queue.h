@@ -204,9 +204,9 @@ class JobQueue final {
   // Submit's and Cancel's database writes hold this, not mutex_: the
   // runners take mutex_ to pick jobs, and SQLite may make a writer wait
   // while a sweep writes. A lane's runner passes through it after each
-  // result it writes (outside any transaction), so a queue write waits for
-  // at most one GEMM's write, never polls SQLite's lock against a sweep
-  // that commits thousands of times a second.
+  // commit (outside any transaction: a measured GEMM, or a batch of
+  // predictions), so a queue write waits for at most one commit, never
+  // polls SQLite's lock against a sweep that commits many times a second.
   std::mutex db_gate_;
   std::unique_ptr<store::Store> writer_;  // GUARDED_BY(db_gate_)
 

@@ -23,6 +23,9 @@ echo
 echo "== a window's history: ranking cost at 1-64 runs of it (targets: --runs latest <= 1.5x at 16 runs; --runs all linear)"
 "$build/bench/history_bench"
 echo
+echo "== model-backend sweeps: batched commits beside one per GEMM (target: >= 20,000 GEMMs/s)"
+"$build/bench/sweep_bench"
+echo
 echo "== result store (builds a >= 1,000,000-row database)"
 "$build/bench/store_bench" --keep "$work"
 echo

@@ -93,27 +93,27 @@ absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open,
     version.runs = std::move(*runs);
   }
   const std::vector<store::RunBest>& runs = *version.runs;
+  const std::string gpu(gpu_.name);
   for (size_t i = 0; i < runs.size() && i < kNewestRunsTried && !open.empty(); ++i) {
     const store::RunKey run = runs[i].run;
-    std::vector<store::GemmKey> keys;
+    std::vector<store::GemmKey> keys;  // the open sets' GEMMs, set after set
     for (const auto& set : open) {
       for (const GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
     }
-    auto bests = db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode,
-                              options_.algo, run);
+    auto bests = db_.RunBestsOf(gpu, run, keys, options_.mode, options_.algo);
     if (!bests.ok()) return bests.status();
     OpenSets still_open;
+    auto next = bests->begin();
     for (const auto& set : open) {
-      Choice c;
-      for (const GemmShape& g : set) {
-        auto it = bests->find(store::GemmKey::Of(g));
-        if (it == bests->end()) break;
-        c.bests.push_back(it->second.front());
-      }
-      if (c.bests.size() != set.size()) {
+      const auto of_set = next;
+      next += static_cast<std::ptrdiff_t>(set.size());
+      if (!std::all_of(of_set, next, [](const auto& b) { return b.has_value(); })) {
         still_open.push_back(set);
         continue;
       }
+      Choice c;
+      c.bests.reserve(set.size());
+      for (auto it = of_set; it != next; ++it) c.bests.push_back(**it);
       c.runs.push_back(run);
       answered(set, std::move(c));
     }

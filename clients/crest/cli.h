@@ -7,6 +7,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "nlohmann/json_fwd.hpp"
 
 namespace crest::cli {
 
@@ -16,6 +17,9 @@ struct Io {
   std::ostream& err;
   bool json = false;  // --json: one JSON document on stdout
   bool csv = false;   // --csv: the command's table as CSV (header line, then rows), nothing else
+  // With json: each document is kept here instead of written to `out` (the
+  // Python extension hands it over as objects, not text).
+  nlohmann::json* document = nullptr;
   // The exit code of a command that succeeded but has a verdict to report
   // (kExitRegression: compare --fail-on-regression, fleet pull
   // --fail-on-slow); 0 otherwise.

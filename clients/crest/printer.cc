@@ -41,6 +41,25 @@ class FormatPrinter final : public Printer {
   std::ostream& out_;
 };
 
+// Keeps the JSON document instead of writing it (Io::document).
+class DocumentKeeper final : public Printer {
+ public:
+  explicit DocumentKeeper(nlohmann::json& document) : document_(document) {}
+  using Printer::Print;
+  void Print(Printable what) override {
+    std::visit(
+        [this](const auto* result) {
+          nlohmann::json document = Json(*result);  // some layouts are ordered_json
+          document["schema_version"] = kJsonSchemaVersion;
+          document_ = std::move(document);
+        },
+        what);
+  }
+
+ private:
+  nlohmann::json& document_;
+};
+
 }  // namespace
 
 std::unique_ptr<Printer> MakePrinter(Format format, std::ostream& out) {
@@ -53,6 +72,7 @@ std::unique_ptr<Printer> MakePrinter(Format format, std::ostream& out) {
 }
 
 std::unique_ptr<Printer> PrinterFor(const Io& io) {
+  if (io.json && io.document != nullptr) return std::make_unique<DocumentKeeper>(*io.document);
   return MakePrinter(io.json ? Format::kJson : (io.csv ? Format::kCsv : Format::kTable), io.out);
 }
 

@@ -36,7 +36,7 @@ std::string ParsedPrefix(const CLI::App& app) {
 }
 
 int Run(const std::vector<std::string>& args, std::span<const Registrar> registrars,
-        std::ostream& out, std::ostream& err) {
+        std::ostream& out, std::ostream& err, nlohmann::json* document) {
   CLI::App app{
       "crest: find the GEMM shapes a GPU likes (predicted today; measured with "
       "the cuBLASLt backend)"};
@@ -76,6 +76,7 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
     }
   }
   Io io{out, err, json, csv};
+  io.document = document;
   for (auto& command : commands) {
     if (!command.app->parsed()) continue;
     const absl::Status status = command.run(io);
@@ -91,9 +92,9 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
 }  // namespace
 
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
-           std::ostream& out, std::ostream& err) {
+           std::ostream& out, std::ostream& err, nlohmann::json* document) {
   try {
-    return Run(args, commands, out, err);
+    return Run(args, commands, out, err, document);
   } catch (const std::exception& e) {
     err << "crest: error: " << e.what() << "\n";
   } catch (...) {

@@ -30,8 +30,9 @@ inline constexpr int kExitInterrupted = 130;
 // Parses `args` (without the program name) as `crest ARGS…` with the given
 // commands, runs the one named, writes to `out` and `err`, and returns the
 // exit code: 0, 1 failure, 2 bad input, 3 a slower verdict asked to fail
-// (kExitRegression), 130 interrupted. Never throws.
+// (kExitRegression), 130 interrupted. Never throws. With `document` and
+// --json, the JSON document is kept there instead of written to `out`.
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
-           std::ostream& out, std::ostream& err);
+           std::ostream& out, std::ostream& err, nlohmann::json* document = nullptr);
 
 }  // namespace crest::cli

@@ -8,59 +8,14 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
-#include "key_batches.h"
 #include "key_columns.h"
+#include "key_scan.h"
 #include "measurement_columns.h"
 #include "row_readers.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
 namespace {
-
-// The WHERE clause for a KeyRange: equality on fixed dimensions and
-// BETWEEN only on the one that varies, so the index serves every column
-// up to the range. Parameters ?3..?12; ?1 and ?2 are the caller's.
-std::string KeyRangeWhere(int varying) {
-  return StrCat("dtype = ?3 AND trans_a = ?4 AND trans_b = ?5 AND batch = ?6 AND ",
-                varying == 0 ? "m BETWEEN ?7 AND ?8" : "m = ?7", " AND ",
-                varying == 1 ? "n BETWEEN ?9 AND ?10" : "n = ?9", " AND ",
-                varying == 2 ? "k BETWEEN ?11 AND ?12" : "k = ?11");
-}
-
-void BindRange(Statement& s, const KeyRange& r) {
-  s.Bind(3, DTypeName(r.prefix.dtype))
-      .Bind(4, static_cast<int64_t>(r.prefix.a_transposed))
-      .Bind(5, static_cast<int64_t>(r.prefix.b_transposed))
-      .Bind(6, r.prefix.batch)
-      .Bind(7, r.m_lo)
-      .Bind(9, r.n_lo)
-      .Bind(11, r.k_lo);
-  if (r.varying == 0) s.Bind(8, r.m_hi);
-  if (r.varying == 1) s.Bind(10, r.n_hi);
-  if (r.varying == 2) s.Bind(12, r.k_hi);
-}
-
-// Runs `select` (the key columns dtype … k by name, then the caller's) over
-// the index ranges covering `wanted`, calling `on_row` for rows whose key is
-// wanted. `bind` binds the caller's parameters ?1 and ?2.
-absl::Status ScanKeyRanges(Connection& conn, const std::string& select,
-                           const std::set<GemmKey>& wanted,
-                           const std::function<void(Statement&)>& bind,
-                           const std::function<void(GemmKey, const Statement&)>& on_row,
-                           std::string_view doing) {
-  for (const KeyRange& range : BatchKeys(wanted)) {
-    auto stmt = conn.Prepare(StrCat(select, " AND ", KeyRangeWhere(range.varying)));
-    if (!stmt.ok()) return stmt.status();
-    bind(**stmt);
-    BindRange(**stmt, range);
-    auto s = (*stmt)->ForEachRow(doing, [&](const Statement& row) {
-      GemmKey key = ReadKey(row);
-      if (wanted.contains(key)) on_row(std::move(key), row);
-    });
-    if (!s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
 
 BestTime ReadBestTime(const Statement& s, int64_t software_id) {
   BestTime b;
@@ -73,33 +28,6 @@ BestTime ReadBestTime(const Statement& s, int64_t software_id) {
   b.devices = static_cast<int>(s.Int("devices"));
   return b;
 }
-
-// When each run's job started (its created_us; 0 outside a job, or for a
-// job no longer in the database): a few jobs, however many rows.
-class JobStarts {
- public:
-  explicit JobStarts(Connection& conn) : conn_(conn) {}
-  absl::StatusOr<int64_t> Of(int64_t job_id) {
-    if (job_id == 0) return 0;
-    auto [it, added] = started_.try_emplace(job_id, 0);
-    if (!added) return it->second;
-    if (stmt_ == nullptr) {
-      auto prepared = conn_.Prepare("SELECT created_us FROM jobs WHERE id = ?1");
-      if (!prepared.ok()) return prepared.status();
-      stmt_ = *prepared;
-    }
-    auto found = stmt_->Reset().Bind(1, job_id).Step("reading a job's start");
-    if (!found.ok()) return found.status();
-    if (*found) it->second = stmt_->Int("created_us");
-    stmt_->Reset();
-    return it->second;
-  }
-
- private:
-  Connection& conn_;
-  Statement* stmt_ = nullptr;  // the connection's
-  std::map<int64_t, int64_t> started_;
-};
 
 }  // namespace
 
@@ -121,8 +49,18 @@ absl::StatusOr<bool> SqliteStore::HasPrediction(const std::string& gpu_model,
 absl::StatusOr<bool> SqliteStore::InsertPrediction(std::optional<int64_t> job_id,
                                                    const std::string& gpu_model,
                                                    const GemmShape& gemm, const Prediction& p) {
-  bool inserted = false;
-  auto status = InTransaction("writing a prediction", [&]() -> absl::Status {
+  const PredictionToWrite one{&gemm, &p};
+  auto added = InsertPredictions(job_id, gpu_model, {&one, 1});
+  if (!added.ok()) return added.status();
+  return *added > 0;
+}
+
+absl::StatusOr<int64_t> SqliteStore::InsertPredictions(std::optional<int64_t> job_id,
+                                                       const std::string& gpu_model,
+                                                       std::span<const PredictionToWrite> batch) {
+  if (batch.empty()) return 0;
+  int64_t inserted = 0;
+  auto status = InTransaction("writing predictions", [&]() -> absl::Status {
     auto stmt = conn_->Prepare(
         "INSERT INTO predictions(uid, job_id, host, gpu_model, model_version, dtype, trans_a, "
         "trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, waves, "
@@ -131,24 +69,28 @@ absl::StatusOr<bool> SqliteStore::InsertPrediction(std::optional<int64_t> job_id
         "?18, ?19, ?20, ?21, ?22, ?23, ?24) ON CONFLICT DO NOTHING");
     if (!stmt.ok()) return stmt.status();
     Statement& s = **stmt;
-    s.Bind(1, NewUid()).Bind(2, job_id).Bind(3, options_.host).Bind(4, gpu_model);
-    s.Bind(5, std::string(p.model_version));
-    BindKey(s, 6, GemmKey::Of(gemm));
-    s.Bind(13, p.time_us)
-        .Bind(14, p.tflops)
-        .Bind(15, p.best.tile.m)
-        .Bind(16, p.best.tile.n)
-        .Bind(17, p.best.tiles)
-        .Bind(18, p.best.waves)
-        .Bind(19, p.best.tile_efficiency)
-        .Bind(20, p.best.wave_efficiency)
-        .Bind(21, p.alignment_factor)
-        .Bind(22, p.memory_bound ? "memory" : "compute")
-        .Bind(23, NowUs())
-        .Bind(24, p.expected_error);
-    if (auto st = s.Run("writing a prediction"); !st.ok()) return st;
-    inserted = conn_->Changes() > 0;
-    return CountProgress(job_id, 1);
+    for (const PredictionToWrite& w : batch) {
+      const Prediction& p = *w.prediction;
+      s.Reset();
+      s.Bind(1, NewUid()).Bind(2, job_id).Bind(3, options_.host).Bind(4, gpu_model);
+      s.Bind(5, p.model_version);
+      BindKey(s, 6, GemmKey::Of(*w.gemm));
+      s.Bind(13, p.time_us)
+          .Bind(14, p.tflops)
+          .Bind(15, p.best.tile.m)
+          .Bind(16, p.best.tile.n)
+          .Bind(17, p.best.tiles)
+          .Bind(18, p.best.waves)
+          .Bind(19, p.best.tile_efficiency)
+          .Bind(20, p.best.wave_efficiency)
+          .Bind(21, p.alignment_factor)
+          .Bind(22, p.memory_bound ? "memory" : "compute")
+          .Bind(23, NowUs())
+          .Bind(24, p.expected_error);
+      if (auto st = s.Run("writing a prediction"); !st.ok()) return st;
+      inserted += conn_->Changes();
+    }
+    return CountProgress(job_id, static_cast<int64_t>(batch.size()));
   });
   if (!status.ok()) return status;
   return inserted;
@@ -156,20 +98,19 @@ absl::StatusOr<bool> SqliteStore::InsertPrediction(std::optional<int64_t> job_id
 
 absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
     const std::string& gpu_model, std::string_view model_version, std::span<const GemmKey> keys) {
-  const std::set<GemmKey> wanted(keys.begin(), keys.end());
+  const std::vector<GemmKey> wanted = SortedUnique(keys);
   std::map<GemmKey, PredictionRow> out;
   auto status = ScanKeyRanges(
       *conn_,
-      "SELECT dtype, trans_a, trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, "
-      "waves, tile_efficiency, wave_efficiency, alignment_factor, bound, host, created_us, "
-      "expected_error "
-      "FROM predictions WHERE gpu_model = ?1 AND model_version = ?2",
-      wanted, [&](Statement& s) { s.Bind(1, gpu_model).Bind(2, model_version); },
-      [&](GemmKey key, const Statement& s) {
+      "time_us, tflops, tile_m, tile_n, tiles, waves, tile_efficiency, wave_efficiency, "
+      "alignment_factor, bound, host, created_us, expected_error",
+      "FROM predictions WHERE gpu_model = ?1 AND model_version = ?2", wanted,
+      [&](Statement& s) { s.Bind(1, gpu_model).Bind(2, model_version); },
+      [&](size_t i, const Statement& s) {
         PredictionRow p;
         p.gpu_model = gpu_model;
         p.model_version = std::string(model_version);
-        p.key = key;
+        p.key = wanted[i];
         p.time_us = s.Double("time_us");
         p.tflops = s.Double("tflops");
         p.tile_m = static_cast<int>(s.Int("tile_m"));
@@ -183,7 +124,7 @@ absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
         p.host = s.Text("host");
         p.created_us = s.Int("created_us");
         p.expected_error = s.Double("expected_error");
-        out.emplace(std::move(key), std::move(p));
+        out.emplace(wanted[i], std::move(p));
       },
       "looking up predictions");
   if (!status.ok()) return status;
@@ -390,7 +331,7 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
                                                                    std::span<const GemmKey> keys,
                                                                    const SoftwarePin& pin,
                                                                    const MeasureMode& mode) {
-  std::set<GemmKey> wanted(keys.begin(), keys.end());
+  std::vector<GemmKey> wanted = SortedUnique(keys);
   auto software_ids = SoftwareVersions(pin);
   if (!software_ids.ok()) return software_ids.status();
   // Each key takes the newest version that has it: probe versions newest
@@ -399,135 +340,22 @@ absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::st
   for (int64_t software_id : *software_ids) {
     if (wanted.empty()) break;
     auto status = ScanKeyRanges(
-        *conn_,
-        "SELECT dtype, trans_a, trans_b, batch, m, n, k, median_us, measurement_id, device_id, "
-        "devices, ci_low_us, ci_high_us FROM best_answers WHERE gpu_model = ?1 AND "
-        "software_id = ?2 AND cache_mode = ?13 AND clock_policy = ?14",
+        *conn_, "median_us, ci_low_us, ci_high_us, measurement_id, device_id, devices",
+        "FROM best_answers WHERE gpu_model = ?1 AND software_id = ?2 AND cache_mode = ?13 AND "
+        "clock_policy = ?14",
         wanted,
         [&](Statement& s) {
           s.Bind(1, gpu_model).Bind(2, software_id);
           s.Bind(13, CacheModeName(mode.cache)).Bind(14, ClockPolicyName(mode.clocks));
         },
-        [&](GemmKey key, const Statement& s) {
-          best.emplace(std::move(key), ReadBestTime(s, software_id));
+        [&](size_t i, const Statement& s) {
+          best.emplace(wanted[i], ReadBestTime(s, software_id));
         },
         "looking up measurements");
     if (!status.ok()) return status;
-    for (const auto& [key, unused] : best) wanted.erase(key);
+    std::erase_if(wanted, [&](const GemmKey& key) { return best.contains(key); });
   }
   return best;
-}
-
-absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
-    const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-    const MeasureMode& mode, AlgoChoice algo, std::optional<RunKey> only_run) {
-  const std::set<GemmKey> wanted(keys.begin(), keys.end());
-  std::map<GemmKey, std::vector<RunBest>> out;
-  // cuBLASLt's first choice is one row per GEMM of a run (the fastest, if a
-  // run measured the GEMM more than once): kept below like run_bests keeps
-  // the fastest of all.
-  std::string select =
-      algo == AlgoChoice::kBest
-          ? "SELECT dtype, trans_a, trans_b, batch, m, n, k, job_id, device_id, measurement_id, "
-            "median_us, ci_low_us, ci_high_us FROM run_bests WHERE gpu_model = ?1 AND "
-            "cache_mode = ?2 AND clock_policy = ?13 AND software_id = ?14"
-          : "SELECT dtype, trans_a, trans_b, batch, m, n, k, coalesce(job_id, 0) AS job_id, "
-            "device_id, id AS measurement_id, median_us, ci_low_us, ci_high_us FROM "
-            "measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
-            "software_id = ?14 AND verified = 1 AND heuristic_rank = 0";
-  if (only_run && algo == AlgoChoice::kBest) {
-    // SQLite's planner would take the primary key (fewer columns to look
-    // up), which holds every run's rows of the range.
-    select.replace(select.find("FROM run_bests WHERE"), 20,
-                   "FROM run_bests INDEXED BY run_bests_by_run WHERE");
-    select += " AND job_id = ?15 AND device_id = ?16";
-  } else if (only_run) {
-    select += " AND coalesce(job_id, 0) = ?15 AND device_id = ?16";
-  }
-  auto status = ScanKeyRanges(
-      *conn_, select, wanted,
-      [&](Statement& s) {
-        s.Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache));
-        s.Bind(13, ClockPolicyName(mode.clocks)).Bind(14, software_id);
-        if (only_run) s.Bind(15, only_run->job_id).Bind(16, only_run->device_id);
-      },
-      [&](GemmKey key, const Statement& s) {
-        RunBest b;  // read in the SELECT's order
-        b.run = {s.Int("job_id"), s.Int("device_id"), software_id};
-        b.measurement_id = s.Int("measurement_id");
-        b.median_us = s.Double("median_us");
-        b.ci_low_us = s.Double("ci_low_us");
-        b.ci_high_us = s.Double("ci_high_us");
-        out[std::move(key)].push_back(b);
-      },
-      "looking up each run's measurements");
-  if (!status.ok()) return status;
-  // One row per run: the fastest. run_bests has one already; a run's first
-  // choice may have been recorded more than once.
-  if (algo == AlgoChoice::kDefault) {
-    for (auto& [key, runs] : out) {
-      std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
-        return std::tie(a.run, a.median_us) < std::tie(b.run, b.median_us);
-      });
-      runs.erase(std::unique(runs.begin(), runs.end(),
-                             [](const RunBest& a, const RunBest& b) { return a.run == b.run; }),
-                 runs.end());
-    }
-  }
-  JobStarts starts(*conn_);
-  for (auto& [key, runs] : out) {
-    for (RunBest& b : runs) {
-      auto started = starts.Of(b.run.job_id);
-      if (!started.ok()) return started.status();
-      b.started_us = *started;
-    }
-  }
-  return out;
-}
-
-absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gpu_model,
-                                                           int64_t software_id,
-                                                           const MeasureMode& mode) {
-  // A loose scan of run_bests_by_run: each step seeks to the next device
-  // of the same job, else to the next job (a row value (job, device) > (…)
-  // would seek on the job alone and then read the whole run).
-  constexpr const char* kRuns =
-      "SELECT job_id, device_id FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 "
-      "AND cache_mode = ?2 AND clock_policy = ?3 AND software_id = ?4 AND ";
-  auto same_job = conn_->Prepare(
-      StrCat(kRuns, "job_id = ?5 AND device_id > ?6 ORDER BY device_id LIMIT 1"));
-  if (!same_job.ok()) return same_job.status();
-  auto next_job =
-      conn_->Prepare(StrCat(kRuns, "job_id > ?5 ORDER BY job_id, device_id LIMIT 1"));
-  if (!next_job.ok()) return next_job.status();
-  std::vector<RunBest> runs;
-  JobStarts starts(*conn_);
-  RunKey last{-1, -1, software_id};
-  for (;;) {
-    std::optional<RunKey> found;
-    for (Statement* s : {*same_job, *next_job}) {
-      s->Reset();
-      s->Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache)).Bind(3, ClockPolicyName(mode.clocks));
-      s->Bind(4, software_id).Bind(5, last.job_id).Bind(6, last.device_id);
-      auto row = s->Step("listing runs");
-      if (!row.ok()) return row.status();
-      if (*row) found = RunKey{s->Int("job_id"), s->Int("device_id"), software_id};
-      s->Reset();
-      if (found) break;
-    }
-    if (!found) break;
-    last = *found;
-    RunBest run;
-    run.run = last;
-    auto started = starts.Of(last.job_id);
-    if (!started.ok()) return started.status();
-    run.started_us = *started;
-    runs.push_back(run);
-  }
-  std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
-    return std::tie(a.started_us, a.run) > std::tie(b.started_us, b.run);
-  });
-  return runs;
 }
 
 absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const RunKey> runs) {
@@ -569,11 +397,13 @@ absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const
 }
 
 absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
-  auto stmt = conn_->Prepare(StrCat(
+  // Built once: a lookup reads one row, and building the text cost more.
+  static const std::string kSql = StrCat(
       "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, ",
       MeasurementColumnList("m."), ", ", kDeviceColumns, ", s.driver, s.cuda_runtime, s.cublaslt "
       "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
-      "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1"));
+      "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1");
+  auto stmt = conn_->Prepare(kSql);
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
   auto found = s.Bind(1, id).Step("reading a measurement");

@@ -76,7 +76,9 @@ class Connection final {
   Connection(sqlite3* db, std::string path);
   sqlite3* db_;
   std::string path_;
-  std::map<std::string, std::unique_ptr<Statement>> cache_;
+  // By SQL text; hashed, as texts share long prefixes (a d_ff window's
+  // scans differ near the end).
+  std::unordered_map<std::string, std::unique_ptr<Statement>> cache_;
 };
 
 // A prepared statement. Bind indexes are 1-based. Rows are read by column

@@ -31,11 +31,14 @@ class SqliteStore final : public Store {
   absl::Status UpdateJob(int64_t id, JobState state, int64_t total, int64_t done,
                          const std::string& error) override;
 
-  // results.cc
+  // results.cc (run_bests.cc: RunBests, RunBestsOf, ListRuns)
   absl::StatusOr<bool> HasPrediction(const std::string& gpu_model, std::string_view model_version,
                                      const GemmKey& key) override;
   absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
                                 const GemmShape& gemm, const Prediction& p) override;
+  absl::StatusOr<int64_t> InsertPredictions(std::optional<int64_t> job_id,
+                                            const std::string& gpu_model,
+                                            std::span<const PredictionToWrite> batch) override;
   absl::StatusOr<std::map<GemmKey, PredictionRow>> FindPredictions(
       const std::string& gpu_model, std::string_view model_version,
       std::span<const GemmKey> keys) override;
@@ -57,7 +60,10 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::vector<int64_t>> SoftwareVersions(const SoftwarePin& pin) override;
   absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
       const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-      const MeasureMode& mode, AlgoChoice algo, std::optional<RunKey> only_run) override;
+      const MeasureMode& mode, AlgoChoice algo) override;
+  absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(
+      const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
+      const MeasureMode& mode, AlgoChoice algo) override;
   absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string& gpu_model, int64_t software_id,
                                                 const MeasureMode& mode) override;
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) override;

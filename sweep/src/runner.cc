@@ -63,6 +63,25 @@ class ResultWriter {
     return absl::InternalError(StrCat("backend ", backend_.Name(), " returned no result"));
   }
 
+  // Predictions in one transaction; how many rows they added.
+  absl::StatusOr<int64_t> WritePredictions(
+      int64_t job_id, std::span<const std::pair<GemmShape, GemmOutcome>> results) {
+    std::vector<store::PredictionToWrite> batch;
+    batch.reserve(results.size());
+    for (const auto& [g, outcome] : results) {
+      if (!outcome.predicted) {
+        return absl::InternalError(StrCat("backend ", backend_.Name(), " returned no prediction"));
+      }
+      batch.push_back({&g, &*outcome.predicted});
+    }
+    return db_.InsertPredictions(job_id, std::string(backend_.Gpu().name), batch);
+  }
+
+  // How many results one commit holds.
+  size_t BatchSize(const SweepOptions& options) const {
+    return backend_.Measures() ? 1 : static_cast<size_t>(std::max(1, options.prediction_batch));
+  }
+
  private:
   Backend& backend_;
   store::Store& db_;
@@ -204,9 +223,74 @@ using Seen = std::function<void(const GemmShape&, const absl::StatusOr<GemmOutco
 // How one GEMM is run: the backend's search, or a revalidation's re-timing.
 using RunOne = std::function<absl::StatusOr<GemmOutcome>(const GemmShape&)>;
 
+// Results waiting for their commit (ResultWriter::BatchSize at a time, and
+// at least every kPredictionBatchSeconds); each is reported (on_result,
+// then the progress) once committed.
+class Committer {
+ public:
+  Committer(ResultWriter& writer, int64_t job_id, const SweepOptions& options, const Env& env,
+            double start, SweepOutcome& out)
+      : writer_(writer), job_id_(job_id), options_(options), env_(env), start_(start),
+        out_(out), batch_(writer.BatchSize(options)) {}
+
+  absl::Status Add(const GemmShape& g, GemmOutcome outcome) {
+    if (waiting_.empty()) first_at_ = env_.MonotonicSeconds();
+    waiting_.emplace_back(g, std::move(outcome));
+    if (waiting_.size() < batch_ &&
+        env_.MonotonicSeconds() - first_at_ < kPredictionBatchSeconds) {
+      return absl::OkStatus();
+    }
+    return Commit();
+  }
+
+  absl::Status Commit() {
+    if (waiting_.empty()) return absl::OkStatus();
+    SweepProgress& p = out_.progress;
+    const double writing = env_.MonotonicSeconds();
+    int64_t added = 0;
+    if (batch_ == 1) {
+      auto one = writer_.Write(job_id_, waiting_.front().first, waiting_.front().second);
+      if (!one.ok()) return one.status();
+      added = *one ? 1 : 0;
+    } else {
+      auto many = writer_.WritePredictions(job_id_, waiting_);
+      if (!many.ok()) return many.status();
+      added = *many;
+    }
+    p.write_s += env_.MonotonicSeconds() - writing;
+    for (const auto& [g, outcome] : waiting_) {
+      if (options_.on_result) options_.on_result(g, outcome);
+    }
+    // Counted as written: two sweeps of one plan into one file each
+    // report only the rows they added.
+    p.new_results += added;
+    p.done += static_cast<int64_t>(waiting_.size());
+    waiting_.clear();
+    Report();
+    return absl::OkStatus();
+  }
+
+  void Report() {
+    out_.progress.elapsed_s = env_.MonotonicSeconds() - start_;
+    if (options_.on_progress) options_.on_progress(out_.progress);
+  }
+
+ private:
+  ResultWriter& writer_;
+  const int64_t job_id_;
+  const SweepOptions& options_;
+  const Env& env_;
+  const double start_;
+  SweepOutcome& out_;
+  const size_t batch_;
+  std::vector<std::pair<GemmShape, GemmOutcome>> waiting_;
+  double first_at_ = 0;
+};
+
 // Runs every GEMM not present (each by `run_one`, else the backend's Run),
-// writing each result as it comes; stops early on cancel (kCancelled) or
-// interrupt (kQueued). Returns the state to record.
+// committing results as Committer batches them; stops early on cancel
+// (kCancelled) or interrupt (kQueued), after committing what it has.
+// Returns the state to record.
 absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
                                            const std::vector<bool>& present, Backend& backend,
                                            ResultWriter& writer, int64_t job_id,
@@ -214,10 +298,12 @@ absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
                                            double start, SweepOutcome& out, const Seen& seen = {},
                                            const RunOne& run_one = {}) {
   SweepProgress& p = out.progress;
+  Committer committer(writer, job_id, options, env, start, out);
   for (size_t i = 0; i < gemms.size(); ++i) {
     if (present[i]) continue;
-    if (options.cancel != nullptr && options.cancel->load()) return store::JobState::kCancelled;
-    if (options.interrupt != nullptr && options.interrupt->load()) {
+    if (Stopped(options)) {
+      if (auto s = committer.Commit(); !s.ok()) return s;
+      if (options.cancel != nullptr && options.cancel->load()) return store::JobState::kCancelled;
       out.interrupted = true;
       return store::JobState::kQueued;
     }
@@ -229,26 +315,18 @@ absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
     if (!outcome.ok()) {
       ++p.failed;
       if (out.first_error.empty()) out.first_error = DescribeFailure(g, outcome.status());
-    } else {
-      if (outcome->measured) {
-        p.kernel_s += outcome->measured->kernel_seconds;
-        p.host += outcome->measured->host;
-        p.reload_s += outcome->measured->reload_seconds;
-        p.keep_load_s += outcome->measured->keep_load_seconds;
-      }
-      const double writing = env.MonotonicSeconds();
-      auto added = writer.Write(job_id, g, *outcome);
-      p.write_s += env.MonotonicSeconds() - writing;
-      if (!added.ok()) return added.status();
-      if (options.on_result) options.on_result(g, *outcome);
-      // Counted as written: two sweeps of one plan into one file each
-      // report only the rows they added.
-      if (*added) ++p.new_results;
-      ++p.done;
+      committer.Report();
+      continue;
     }
-    p.elapsed_s = env.MonotonicSeconds() - start;
-    if (options.on_progress) options.on_progress(p);
+    if (outcome->measured) {
+      p.kernel_s += outcome->measured->kernel_seconds;
+      p.host += outcome->measured->host;
+      p.reload_s += outcome->measured->reload_seconds;
+      p.keep_load_s += outcome->measured->keep_load_seconds;
+    }
+    if (auto s = committer.Add(g, *std::move(outcome)); !s.ok()) return s;
   }
+  if (auto s = committer.Commit(); !s.ok()) return s;
   return store::JobState::kDone;
 }
 

@@ -244,10 +244,11 @@ TEST_F(CrestRemote, WatchingAJobQueuedLongerThanTheIdleTimeoutWatchesAgainUntilI
   std::string why;
   ASSERT_TRUE(daemon_.Start(CRESTD_BIN, dir_.path(), {"--stream-idle-timeout", "1"}, &why))
       << why;
-  // 40,000 model GEMMs ahead: seconds of work, while job 2 waits.
+  // 180,000 model GEMMs ahead: seconds of work even with batched commits,
+  // while job 2 waits.
   testing::WriteBytes(dir_.File("ahead.json"),
-                      R"({"gpu": "h100", "gemms": [{"m": {"from": 1, "to": 200}, )"
-                      R"("n": {"from": 1, "to": 200}, "k": 64}]})");
+                      R"({"gpu": "h100", "gemms": [{"m": {"from": 1, "to": 400}, )"
+                      R"("n": {"from": 1, "to": 450}, "k": 64}]})");
   ASSERT_EQ(Crest("jobs submit --spec " + dir_.File("ahead.json")).exit_code, 0);
   ASSERT_EQ(Crest("jobs submit --hidden 4096 --gpu h100 --window 8").exit_code, 0);
   const auto watch = Crest("jobs watch 2");

@@ -118,3 +118,24 @@ def test_every_answer_frame_starts_with_the_keys_of_its_question():
     assert list(design.columns[:3]) == ["gpu", "dtype", "attention"]
     assert set(design["attention"]) == {"fused"}
     assert "hidden" in design.columns and "tp" in design.columns, "a row's own dimensions"
+
+
+def test_the_in_process_document_is_the_commands_json_as_objects_not_text():
+    native = pytest.importorskip("crest._native", reason="crest._native was not built")
+    import json  # noqa: PLC0415
+    args = ["--json", "dff", "--hidden", "4096", "--gpu", "h100", "--pass", "train", "--top",
+            "0", "--window", "16"]
+    code, doc, err = native.answer(args, None)
+    assert code == 0, err
+    code, text, err = native.run(args)
+    assert code == 0, err
+    assert doc == json.loads(text), "the objects are the document the text spells"
+    fields = ["d_ff", "time_us", "no_such_field"]
+    code, rows, err = native.answer(args, fields)
+    assert [r[:2] for r in rows["candidates"]] == [(c["d_ff"], c["time_us"])
+                                                   for c in doc["candidates"]]
+    assert all(r[2] is None for r in rows["candidates"])
+    assert {k: v for k, v in rows.items() if k != "candidates"} == \
+        {k: v for k, v in doc.items() if k != "candidates"}
+    code, doc, err = native.answer(["--json", "dff", "--hidden", "-5", "--gpu", "h100"], None)
+    assert code == 2 and doc is None and "hidden" in err

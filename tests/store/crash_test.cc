@@ -1,6 +1,7 @@
 // A sweep killed with SIGKILL at random points loses no committed row, leaves
-// a database that passes its check, and a re-run completes the same job with
-// no duplicates. Runs the real `crest sweep` in a child process.
+// a database that passes its check and whose job counts exactly the rows
+// committed (predictions commit in batches), and a re-run completes the same
+// job with no duplicates. Runs the real `crest sweep` in a child process.
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -18,8 +19,10 @@
 namespace crest {
 namespace {
 
-const char* const kSweepArgs[] = {"sweep",    "--hidden", "4096",   "--gpu", "h100",
-                                  "--window", "2048",     "--pass", "train"};
+// About 197,000 GEMMs (several seconds with batched commits): long enough
+// that every kill lands mid-sweep.
+const char* const kSweepArgs[] = {"sweep",    "--hidden", "16384",  "--gpu", "h100",
+                                  "--window", "16384",    "--pass", "train"};
 
 pid_t StartSweep(const std::string& db) {
   const pid_t pid = fork();
@@ -114,6 +117,9 @@ TEST(SweepCrash, KilledAtRandomPointsLosesNothingAndResumesWithoutDuplicates) {
     }
     committed.insert(now.begin(), now.end());
     EXPECT_EQ(Count(raw, "SELECT count(*) FROM jobs"), 1) << "a resumed sweep reuses its job";
+    // Predictions commit in batches, each with the job's progress: a kill
+    // lands between batches, never inside one.
+    EXPECT_EQ(Count(raw, "SELECT done FROM jobs"), rows) << "round " << round;
     sqlite3_close(raw);
   }
   EXPECT_GE(kills_with_progress, 10) << "too few kills landed mid-sweep to prove anything";

@@ -1,11 +1,18 @@
 #include "key_batches.h"
 
+#include <set>
+
 #include "gtest/gtest.h"
 
 namespace crest::store::internal {
 namespace {
 
 GemmKey Key(int64_t m, int64_t n, int64_t k) { return {DType::kBf16, false, true, m, n, k, 1}; }
+
+std::vector<KeyRange> BatchKeys(const std::set<GemmKey>& keys) {
+  const std::vector<GemmKey> sorted(keys.begin(), keys.end());
+  return internal::BatchKeys(sorted);
+}
 
 TEST(BatchKeys, ADffWindowBecomesTwoRangeScans) {
   std::set<GemmKey> keys;
@@ -58,6 +65,50 @@ TEST(BatchKeys, EveryKeyIsCoveredBySomeRange) {
     }
     EXPECT_TRUE(covered) << key.m << " " << key.n << " " << key.k;
   }
+}
+
+}  // namespace
+}  // namespace crest::store::internal
+
+namespace crest::store::internal {
+namespace {
+
+TEST(BatchKeys, KeysOfManyBatchesAreAllCovered) {
+  // Sorted as GemmKey sorts (batch last), keys equal but for K are not
+  // neighbours when batches differ: each still lies in a range.
+  std::vector<GemmKey> keys;
+  for (int64_t k = 100; k < 104; ++k) {
+    for (int64_t batch = 1; batch <= 3; ++batch) keys.push_back({DType::kBf16, false, true, 8, 16, k, batch});
+  }
+  keys = SortedUnique(keys);
+  const auto ranges = internal::BatchKeys(keys);
+  for (const auto& key : keys) {
+    bool covered = false;
+    for (const auto& r : ranges) {
+      covered = covered || (r.prefix.batch == key.batch && key.k >= r.k_lo && key.k <= r.k_hi &&
+                            key.m >= r.m_lo && key.m <= r.m_hi && key.n >= r.n_lo &&
+                            key.n <= r.n_hi);
+    }
+    EXPECT_TRUE(covered) << key.k << " batch " << key.batch;
+  }
+}
+
+TEST(KeyRange, KeyAtPutsTheRowsValueInTheVaryingDimension) {
+  KeyRange r;
+  r.prefix = {DType::kFp16, true, false, 0, 0, 0, 2};
+  r.m_lo = r.m_hi = 8;
+  r.n_lo = 16;
+  r.n_hi = 64;
+  r.k_lo = r.k_hi = 32;
+  r.varying = 1;
+  EXPECT_EQ(r.KeyAt(40), (GemmKey{DType::kFp16, true, false, 8, 40, 32, 2}));
+  r.varying = -1;
+  EXPECT_EQ(r.KeyAt(8), (GemmKey{DType::kFp16, true, false, 8, 16, 32, 2}));
+}
+
+TEST(SortedUnique, SortsAndDropsRepeats) {
+  const std::vector<GemmKey> keys = {Key(3, 1, 1), Key(1, 1, 1), Key(3, 1, 1)};
+  EXPECT_EQ(SortedUnique(keys), (std::vector<GemmKey>{Key(1, 1, 1), Key(3, 1, 1)}));
 }
 
 }  // namespace

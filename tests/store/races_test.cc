@@ -63,6 +63,15 @@ TEST(StoreAlgoChoice, DefaultAnswersWithTheHeuristicsFirstChoiceBestWithTheFaste
   auto row = db->GetMeasurement(first->at(key).front().measurement_id);
   ASSERT_TRUE(row.ok());
   EXPECT_EQ(row->result.heuristic_rank, 0);
+  // Read as the one run it is, the same choice and figures.
+  const store::RunKey run = first->at(key).front().run;
+  auto alone = db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode, AlgoChoice::kDefault);
+  ASSERT_TRUE(alone.ok() && (*alone)[0]);
+  EXPECT_DOUBLE_EQ((*alone)[0]->median_us, 600);
+  EXPECT_EQ((*alone)[0]->measurement_id, first->at(key).front().measurement_id);
+  auto fastest = db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode, AlgoChoice::kBest);
+  ASSERT_TRUE(fastest.ok() && (*fastest)[0]);
+  EXPECT_DOUBLE_EQ((*fastest)[0]->median_us, 500);
 
   // The exhaustive search's rows are no one's first choice.
   const GemmShape h = Gemm(4096, 4096, 8192);

@@ -58,13 +58,20 @@ TEST(RunHistory, RunsAreListedNewestFirstAndOneRunsRowsAreReadAlone) {
       << "another version's runs are not this one's";
 
   const store::GemmKey keys[] = {store::GemmKey::Of(g1), store::GemmKey::Of(g2)};
-  auto middle = db->RunBests("H100-SXM", keys, ids->second, kDefaultMode, AlgoChoice::kBest,
-                             (*runs)[1].run);
+  // Keys in any order, repeats included: one answer per key given.
+  const store::GemmKey asked[] = {keys[1], keys[0], keys[1]};
+  auto middle = db->RunBestsOf("H100-SXM", (*runs)[1].run, asked, kDefaultMode);
   ASSERT_TRUE(middle.ok()) << middle.status();
-  ASSERT_EQ(middle->size(), 1u) << "the middle run measured only the first GEMM";
-  ASSERT_EQ(middle->at(keys[0]).size(), 1u);
-  EXPECT_EQ(middle->at(keys[0]).front().run, (*runs)[1].run);
-  EXPECT_EQ(middle->at(keys[0]).front().started_us, (*runs)[1].started_us);
+  ASSERT_EQ(middle->size(), 3u);
+  EXPECT_FALSE((*middle)[0]) << "the middle run measured only the first GEMM";
+  EXPECT_FALSE((*middle)[2]);
+  ASSERT_TRUE((*middle)[1]);
+  EXPECT_EQ((*middle)[1]->run, (*runs)[1].run);
+  EXPECT_EQ((*middle)[1]->started_us, (*runs)[1].started_us);
+  auto newest = db->RunBestsOf("H100-SXM", (*runs)[0].run, keys, kDefaultMode);
+  ASSERT_TRUE(newest.ok());
+  ASSERT_TRUE((*newest)[0] && (*newest)[1]);
+  EXPECT_LT((*middle)[1]->median_us, (*newest)[0]->median_us) << "each night slower";
   auto all = db->RunBests("H100-SXM", keys, ids->second, kDefaultMode);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->at(keys[0]).size(), 3u);
@@ -73,6 +80,13 @@ TEST(RunHistory, RunsAreListedNewestFirstAndOneRunsRowsAreReadAlone) {
     for (size_t i = 1; i < of_key.size(); ++i) {
       EXPECT_FALSE(of_key[i].run == of_key[i - 1].run) << "one row per run";
     }
+  }
+  // The run read alone gives the figures RunBests gives for that run.
+  for (const RunBest& b : all->at(keys[0])) {
+    auto alone = db->RunBestsOf("H100-SXM", b.run, {&keys[0], 1}, kDefaultMode);
+    ASSERT_TRUE(alone.ok() && (*alone)[0]);
+    EXPECT_EQ((*alone)[0]->measurement_id, b.measurement_id);
+    EXPECT_EQ((*alone)[0]->median_us, b.median_us);
   }
 }
 

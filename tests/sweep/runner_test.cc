@@ -1,5 +1,6 @@
 #include "crest/sweep/runner.h"
 
+#include <atomic>
 #include <map>
 
 #include "crest/answers/answers.h"
@@ -34,6 +35,60 @@ TEST(RunSweep, ModelBackendWritesEveryPredictionOnceAndResumesToNothing) {
   EXPECT_EQ(second->progress.new_results, 0);
   EXPECT_EQ(second->already_present, 34);
   EXPECT_EQ(db->Stats()->predictions, 34);
+}
+
+TEST(RunSweep, ModelPredictionsCommitInBatchesEachReportedOnlyOnceCommitted) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  auto backend = MakeModelBackend(**FindGpu("h100"));
+  const SweepSpec spec = Spec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}]})");
+  SweepOptions options;
+  options.prediction_batch = 100;
+  int64_t reported = 0;
+  int progress_reports = 0;
+  options.on_result = [&](const GemmShape&, const GemmOutcome&) {
+    ++reported;
+    EXPECT_GE(db->Stats()->predictions, reported) << "reported before its commit";
+  };
+  options.on_progress = [&](const SweepProgress& p) {
+    ++progress_reports;
+    EXPECT_EQ(db->GetJob(1)->done, p.done) << "the job's progress commits with its batch";
+    EXPECT_EQ(db->Stats()->predictions, p.done);
+  };
+  auto run = RunSweep(spec, *backend, *db, options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->job.state, store::JobState::kDone);
+  EXPECT_EQ(reported, 258);
+  EXPECT_EQ(run->job.done, 258);
+  EXPECT_LT(progress_reports, 258) << "one report a batch, not a GEMM";
+}
+
+TEST(RunSweep, AModelSweepInterruptedAfterABatchResumesExactly) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  auto backend = MakeModelBackend(**FindGpu("h100"));
+  const SweepSpec spec = Spec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}]})");
+  std::atomic<bool> interrupt{false};
+  SweepOptions options;
+  options.prediction_batch = 100;
+  options.interrupt = &interrupt;
+  options.on_result = [&](const GemmShape&, const GemmOutcome&) { interrupt = true; };
+  auto first = RunSweep(spec, *backend, *db, options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(first->interrupted);
+  EXPECT_EQ(first->job.state, store::JobState::kQueued);
+  const int64_t committed = first->job.done;
+  EXPECT_GT(committed, 0);
+  EXPECT_LT(committed, 258);
+  EXPECT_EQ(db->Stats()->predictions, committed) << "the job counts exactly what committed";
+
+  auto second = RunSweep(spec, *backend, *db, {});
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second->resumed);
+  EXPECT_EQ(second->already_present, committed);
+  EXPECT_EQ(second->progress.new_results, 258 - committed);
+  EXPECT_EQ(second->job.done, 258);
+  EXPECT_EQ(db->Stats()->predictions, 258) << "nothing written twice";
 }
 
 TEST(RunSweep, FailedGemmsLeaveTheJobFailedAndTheRerunResumesIt) {

@@ -52,24 +52,31 @@ def in_process() -> bool:
 
 
 def run_crest(args: Sequence[str], *, server: Optional[str] = None,
-              db: Optional[str] = None) -> dict:
+              db: Optional[str] = None, row_fields: Optional[Sequence[str]] = None) -> dict:
     """Runs `crest [--server S] --json ARGS [--db DB]` and returns its document.
 
     In process, as the binary would: $CREST_SERVER (when set) sends local
     questions to that crestd, and a `--calibration FILE` among ARGS stays in
-    force for the rest of the process (the binary forgets it at exit)."""
+    force for the rest of the process (the binary forgets it at exit). The
+    document comes over as Python objects, not JSON text. With row_fields,
+    each of the document's "candidates" is a tuple of those fields in order
+    (None where absent), whichever way the command ran."""
     argv = (["--server", server] if server else []) + ["--json", *map(str, args)]
     if db:
         argv += ["--db", db]
     native = _native()
     if native is not None:
-        code, out, err = native.run(argv)
-    else:
-        done = subprocess.run([_binary(), *argv], capture_output=True, text=True, check=False)
-        code, out, err = done.returncode, done.stdout, done.stderr
-    if code != 0:
-        raise CrestCommandError(code, err.strip())
-    return json.loads(out)
+        code, doc, err = native.answer(argv, list(row_fields) if row_fields else None)
+        if code != 0:
+            raise CrestCommandError(code, err.strip())
+        return doc
+    done = subprocess.run([_binary(), *argv], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise CrestCommandError(done.returncode, done.stderr.strip())
+    doc = json.loads(done.stdout)
+    if row_fields and isinstance(doc.get("candidates"), list):
+        doc["candidates"] = [tuple(c.get(k) for k in row_fields) for c in doc["candidates"]]
+    return doc
 
 
 def _flags(**kwargs) -> List[str]:
@@ -381,7 +388,7 @@ def study(*, gpu, hidden, tp=1, passes="fwd", ratio="8/3", window: int = 128,
         g, h, t, p, r, d = cell
         return run_crest(_dff_args(int(h), g, ratio=str(r), window=window, align=align,
                                    tokens=tokens, tp=int(t), dtype=d, top=0, runs=runs,
-                                   pass_=p), server=server, db=db)
+                                   pass_=p), server=server, db=db, row_fields=_STUDY_FIELDS)
 
     workers = threads or os.cpu_count() or 1
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
@@ -392,10 +399,9 @@ def study(*, gpu, hidden, tp=1, passes="fwd", ratio="8/3", window: int = 128,
                 int(doc["tokens"]), doc["ratio"])
         tp_ = keys[3]
         base = int(doc["baseline"]["d_ff"])
-        for c in doc["candidates"]:
-            f = int(c["d_ff"])
-            records.append((*keys, *(c.get(k) for k in _STUDY_FIELDS),
-                            _pow2(f // tp_) if f % tp_ == 0 else 0, base))
+        for row in doc["candidates"]:  # tuples of _STUDY_FIELDS, d_ff first
+            f = row[0]
+            records.append((*keys, *row, _pow2(f // tp_) if f % tp_ == 0 else 0, base))
     columns = ["gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio", *_STUDY_FIELDS,
                "pow2", "baseline_d_ff"]
     frame = pandas.DataFrame.from_records(records, columns=columns)

@@ -2,15 +2,54 @@
 // process (no subprocess, no binary on PATH). Each call is one invocation of
 // `crest ARGS…` (run_cli.h) with its output captured; the GIL is released
 // while it runs. Exceptions never cross into Python: RunCli catches them.
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "nlohmann/json.hpp"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "run_cli.h"
 
 namespace py = pybind11;
+
+namespace {
+
+// A JSON value as Python's json module would read it.
+py::object ToPython(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return py::none();
+    case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return py::int_(j.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<uint64_t>());
+    case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());
+    case nlohmann::json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case nlohmann::json::value_t::array: {
+      py::list out(j.size());
+      for (size_t i = 0; i < j.size(); ++i) out[i] = ToPython(j[i]);
+      return out;
+    }
+    case nlohmann::json::value_t::object: {
+      py::dict out;
+      for (auto it = j.begin(); it != j.end(); ++it) out[py::str(it.key())] = ToPython(*it);
+      return out;
+    }
+    default: return py::none();  // binary and discarded values: no JSON document has them
+  }
+}
+
+// A row as a tuple of `fields`, in that order (None where absent).
+py::tuple RowTuple(const nlohmann::json& row, const std::vector<std::string>& fields) {
+  py::tuple out(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    auto it = row.find(fields[i]);
+    out[i] = it == row.end() ? py::none() : ToPython(*it);
+  }
+  return out;
+}
+
+}  // namespace
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "Crest's answering commands (dff, vocab, design, explain, shapes, gpus, lookup, "
@@ -30,4 +69,37 @@ PYBIND11_MODULE(_native, m) {
       py::arg("args"),
       "Runs `crest ARGS…` (an answering command) in process; returns (exit code, stdout, "
       "stderr). Exit codes as the binary's: 0, 1 failure, 2 bad input.");
+  m.def(
+      "answer",
+      [](const std::vector<std::string>& args,
+         const std::optional<std::vector<std::string>>& row_fields) {
+        std::ostringstream out;
+        std::ostringstream err;
+        nlohmann::json document;
+        int code = 0;
+        {
+          py::gil_scoped_release release;
+          code = crest::cli::RunCli(args, crest::cli::AnsweringCommands(), out, err, &document);
+        }
+        if (code != 0 || document.is_null()) return py::make_tuple(code, py::none(), err.str());
+        if (!document.is_object()) return py::make_tuple(code, ToPython(document), err.str());
+        py::dict doc;
+        for (auto it = document.begin(); it != document.end(); ++it) {
+          const std::string& key = it.key();
+          const nlohmann::json& value = *it;
+          if (row_fields && key == "candidates" && value.is_array()) {
+            py::list rows(value.size());
+            for (size_t i = 0; i < value.size(); ++i) rows[i] = RowTuple(value[i], *row_fields);
+            doc[py::str(key)] = std::move(rows);
+          } else {
+            doc[py::str(key)] = ToPython(value);
+          }
+        }
+        return py::make_tuple(code, std::move(doc), err.str());
+      },
+      py::arg("args"), py::arg("row_fields") = py::none(),
+      "Runs `crest --json ARGS…` in process and returns (exit code, document, stderr): the "
+      "document as Python objects (as json.loads would give it; None on failure), never as "
+      "text. With row_fields, each of its 'candidates' is a tuple of those fields, in order "
+      "(None where a row has none).");
 }

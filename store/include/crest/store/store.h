@@ -36,6 +36,12 @@ inline constexpr int kSchemaVersion = 13;
 // StoreOptions::max_pages counts.
 inline constexpr int64_t kPageBytes = 4096;
 
+// One GEMM's prediction for Store::InsertPredictions.
+struct PredictionToWrite {
+  const GemmShape* gemm = nullptr;
+  const Prediction* prediction = nullptr;
+};
+
 struct StoreOptions {
   // Open for reading only; never creates, never migrates. A file at an older
   // schema is refused with a message saying how to upgrade it.
@@ -158,6 +164,12 @@ class Store {
   // added the same key since the caller looked).
   virtual absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
                                         const GemmShape& gemm, const Prediction& p) = 0;
+  // InsertPrediction for many GEMMs in one transaction (one commit, one
+  // sync): all of them and the job's progress (+ their count), or none.
+  // Returns how many rows this call added.
+  virtual absl::StatusOr<int64_t> InsertPredictions(std::optional<int64_t> job_id,
+                                                    const std::string& gpu_model,
+                                                    std::span<const PredictionToWrite> batch) = 0;
   virtual absl::StatusOr<std::map<GemmKey, PredictionRow>> FindPredictions(
       const std::string& gpu_model, std::string_view model_version,
       std::span<const GemmKey> keys) = 0;
@@ -202,12 +214,16 @@ class Store {
   // order, each with its job's start.
   // With AlgoChoice::kDefault, each key's row of cuBLASLt's first choice
   // (heuristic_rank 0, verified) instead; keys whose first choice no run
-  // recorded are absent. With `only_run`, that run's rows alone (an index
-  // seek per key range, however many other runs measured the keys).
+  // recorded are absent.
   virtual absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
       const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-      const MeasureMode& mode, AlgoChoice algo = AlgoChoice::kBest,
-      std::optional<RunKey> only_run = std::nullopt) = 0;
+      const MeasureMode& mode, AlgoChoice algo = AlgoChoice::kBest) = 0;
+  // RunBests of one run alone: one entry per key, in the order given (keys
+  // may repeat), nullopt where the run has none. An index seek per key
+  // range, however many other runs measured the keys.
+  virtual absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(
+      const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
+      const MeasureMode& mode, AlgoChoice algo = AlgoChoice::kBest) = 0;
   // Every run on software `software_id` with a verified result on
   // `gpu_model` in `mode`, newest first (RunBest's run and started_us; no
   // figures): one index seek per run, not per row.

@@ -80,10 +80,18 @@ std::string RaceAlgoNote(AlgoChoice algo);
 struct SweepOptions {
   bool force = false;  // run GEMMs the store already holds for this device/software/model
   int priority = 0;    // recorded on a new job
-  // Called after each GEMM; not called from other threads.
+  // Called after each GEMM (a batch of predictions: after its commit); not
+  // called from other threads.
   std::function<void(const SweepProgress&)> on_progress;
-  // Called after each GEMM that produced a result; same thread as on_progress.
+  // Called for each GEMM's result once it is committed; same thread as
+  // on_progress.
   std::function<void(const GemmShape&, const GemmOutcome&)> on_result;
+  // A backend that only predicts commits its results this many GEMMs at a
+  // time, and at least every kPredictionBatchSeconds: one transaction and
+  // one sync per batch. A crash loses only the batch not yet committed,
+  // which the resumed job runs again. 1: a transaction per GEMM. Measuring
+  // backends always commit each GEMM.
+  int prediction_batch = 512;
   // Called with a line of progress outside the per-GEMM pass (the races).
   std::function<void(std::string_view)> on_stage;
   // Polled between GEMMs; when it becomes true the job is left "cancelled".
@@ -125,6 +133,9 @@ struct SweepOutcome {
   std::optional<Revalidation> revalidation;
 };
 
+// The longest a prediction waits for its batch's commit [s].
+inline constexpr double kPredictionBatchSeconds = 0.2;
+
 // Stored algorithms a revalidation re-times per GEMM (beside the library's
 // first choice now).
 inline constexpr int kRevalidateAlgos = 3;
@@ -135,7 +146,9 @@ inline constexpr int kRevalidateAlgos = 3;
 // already stored count with their stored time; the job's total grows with
 // what the plan decides to time; InvalidArgument "plan: …" for a backend
 // that does not measure); skips GEMMs the store already holds (unless
-// force); writes each result and the job's progress in one transaction.
+// force); writes each result (a backend that only predicts: each batch of
+// results, SweepOptions::prediction_batch) and the job's progress in one
+// transaction.
 // The job ends "done", "failed" (some GEMMs failed; the rest are kept) or
 // "cancelled". Then, when the job is done, the backend measures and can race
 // (measure/set_racer.h) and spec.measure.race is enabled, each d_ff study's

@@ -1,0 +1,199 @@
+// Each run's bests: what answers that sum GEMMs of one run read.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "crest/common/str_cat.h"
+#include "key_scan.h"
+#include "sqlite_store.h"
+
+namespace crest::store::internal {
+namespace {
+
+// When each run's job started (its created_us; 0 outside a job, or for a
+// job no longer in the database): a few jobs, however many rows.
+class JobStarts {
+ public:
+  explicit JobStarts(Connection& conn) : conn_(conn) {}
+  absl::StatusOr<int64_t> Of(int64_t job_id) {
+    if (job_id == 0) return 0;
+    auto [it, added] = started_.try_emplace(job_id, 0);
+    if (!added) return it->second;
+    if (stmt_ == nullptr) {
+      auto prepared = conn_.Prepare("SELECT created_us FROM jobs WHERE id = ?1");
+      if (!prepared.ok()) return prepared.status();
+      stmt_ = *prepared;
+    }
+    auto found = stmt_->Reset().Bind(1, job_id).Step("reading a job's start");
+    if (!found.ok()) return found.status();
+    if (*found) it->second = stmt_->Int("created_us");
+    stmt_->Reset();
+    return it->second;
+  }
+
+ private:
+  Connection& conn_;
+  Statement* stmt_ = nullptr;  // the connection's
+  std::map<int64_t, int64_t> started_;
+};
+
+// The rows RunBests reads: run_bests (kBest), else cuBLASLt's first choice
+// in measurements, which a run may have recorded more than once.
+constexpr const char* kBestFrom =
+    "FROM run_bests WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
+    "software_id = ?14";
+constexpr const char* kFirstChoiceFrom =
+    "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
+    "software_id = ?14 AND verified = 1 AND heuristic_rank = 0";
+
+void BindRunBests(Statement& s, const std::string& gpu_model, int64_t software_id,
+                  const MeasureMode& mode) {
+  s.Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache));
+  s.Bind(13, ClockPolicyName(mode.clocks)).Bind(14, software_id);
+}
+
+RunBest ReadFigures(const Statement& s, const RunKey& run) {
+  RunBest b;  // read in the SELECT's order
+  b.run = run;
+  b.measurement_id = s.Int("measurement_id");
+  b.median_us = s.Double("median_us");
+  b.ci_low_us = s.Double("ci_low_us");
+  b.ci_high_us = s.Double("ci_high_us");
+  return b;
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
+    const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
+    const MeasureMode& mode, AlgoChoice algo) {
+  const std::vector<GemmKey> wanted = SortedUnique(keys);
+  std::vector<std::vector<RunBest>> found(wanted.size());
+  const bool best = algo == AlgoChoice::kBest;
+  auto status = ScanKeyRanges(
+      *conn_,
+      best ? "job_id, device_id, measurement_id, median_us, ci_low_us, ci_high_us"
+           : "coalesce(job_id, 0) AS job_id, device_id, id AS measurement_id, median_us, "
+             "ci_low_us, ci_high_us",
+      best ? kBestFrom : kFirstChoiceFrom, wanted,
+      [&](Statement& s) { BindRunBests(s, gpu_model, software_id, mode); },
+      [&](size_t i, const Statement& s) {
+        const RunKey run{s.Int("job_id"), s.Int("device_id"), software_id};
+        found[i].push_back(ReadFigures(s, run));
+      },
+      "looking up each run's measurements");
+  if (!status.ok()) return status;
+  std::map<GemmKey, std::vector<RunBest>> out;
+  JobStarts starts(*conn_);
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    std::vector<RunBest>& runs = found[i];
+    if (runs.empty()) continue;
+    // One row per run: the fastest. run_bests has one already; a run's
+    // first choice may have been recorded more than once.
+    if (!best) {
+      std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
+        return std::tie(a.run, a.median_us) < std::tie(b.run, b.median_us);
+      });
+      runs.erase(std::unique(runs.begin(), runs.end(),
+                             [](const RunBest& a, const RunBest& b) { return a.run == b.run; }),
+                 runs.end());
+    }
+    for (RunBest& b : runs) {
+      auto started = starts.Of(b.run.job_id);
+      if (!started.ok()) return started.status();
+      b.started_us = *started;
+    }
+    out.emplace_hint(out.end(), wanted[i], std::move(runs));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
+    const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
+    const MeasureMode& mode, AlgoChoice algo) {
+  const std::vector<GemmKey> wanted = SortedUnique(keys);
+  std::vector<std::optional<RunBest>> found(wanted.size());
+  // SQLite's planner would take run_bests' primary key (fewer columns to
+  // look up), which holds every run's rows of the range.
+  const std::string from =
+      algo == AlgoChoice::kBest
+          ? StrCat("FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 AND "
+                   "cache_mode = ?2 AND clock_policy = ?13 AND software_id = ?14 AND "
+                   "job_id = ?15 AND device_id = ?16")
+          : StrCat(kFirstChoiceFrom, " AND coalesce(job_id, 0) = ?15 AND device_id = ?16");
+  auto status = ScanKeyRanges(
+      *conn_,
+      algo == AlgoChoice::kBest ? "measurement_id, median_us, ci_low_us, ci_high_us"
+                                : "id AS measurement_id, median_us, ci_low_us, ci_high_us",
+      from, wanted,
+      [&](Statement& s) {
+        BindRunBests(s, gpu_model, run.software_id, mode);
+        s.Bind(15, run.job_id).Bind(16, run.device_id);
+      },
+      [&](size_t i, const Statement& s) {
+        RunBest b = ReadFigures(s, run);
+        if (!found[i] || b.median_us < found[i]->median_us) found[i] = b;  // the fastest row
+      },
+      "looking up a run's measurements");
+  if (!status.ok()) return status;
+  JobStarts starts(*conn_);
+  auto started = starts.Of(run.job_id);
+  if (!started.ok()) return started.status();
+  std::vector<std::optional<RunBest>> out;
+  out.reserve(keys.size());
+  for (const GemmKey& key : keys) {
+    const size_t i = static_cast<size_t>(
+        std::lower_bound(wanted.begin(), wanted.end(), key, KeyLess()) - wanted.begin());
+    out.push_back(found[i]);
+    if (out.back()) out.back()->started_us = *started;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gpu_model,
+                                                           int64_t software_id,
+                                                           const MeasureMode& mode) {
+  // A loose scan of run_bests_by_run: each step seeks to the next device
+  // of the same job, else to the next job (a row value (job, device) > (…)
+  // would seek on the job alone and then read the whole run).
+  constexpr const char* kRuns =
+      "SELECT job_id, device_id FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 "
+      "AND cache_mode = ?2 AND clock_policy = ?3 AND software_id = ?4 AND ";
+  auto same_job = conn_->Prepare(
+      StrCat(kRuns, "job_id = ?5 AND device_id > ?6 ORDER BY device_id LIMIT 1"));
+  if (!same_job.ok()) return same_job.status();
+  auto next_job =
+      conn_->Prepare(StrCat(kRuns, "job_id > ?5 ORDER BY job_id, device_id LIMIT 1"));
+  if (!next_job.ok()) return next_job.status();
+  std::vector<RunBest> runs;
+  JobStarts starts(*conn_);
+  RunKey last{-1, -1, software_id};
+  for (;;) {
+    std::optional<RunKey> found;
+    for (Statement* s : {*same_job, *next_job}) {
+      s->Reset();
+      s->Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache)).Bind(3, ClockPolicyName(mode.clocks));
+      s->Bind(4, software_id).Bind(5, last.job_id).Bind(6, last.device_id);
+      auto row = s->Step("listing runs");
+      if (!row.ok()) return row.status();
+      if (*row) found = RunKey{s->Int("job_id"), s->Int("device_id"), software_id};
+      s->Reset();
+      if (found) break;
+    }
+    if (!found) break;
+    last = *found;
+    RunBest run;
+    run.run = last;
+    auto started = starts.Of(last.job_id);
+    if (!started.ok()) return started.status();
+    run.started_us = *started;
+    runs.push_back(run);
+  }
+  std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
+    return std::tie(a.started_us, a.run) > std::tie(b.started_us, b.run);
+  });
+  return runs;
+}
+
+}  // namespace crest::store::internal

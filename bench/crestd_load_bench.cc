@@ -423,20 +423,6 @@ int main(int argc, char** argv) {
   std::vector<Row> off, on;
   if (!RunAll(argv[1], state, seconds, /*cached=*/false, only, off)) return 1;
   if (!RunAll(argv[1], state, seconds, /*cached=*/true, only, on)) return 1;
-  if (off.size() != on.size()) return 0;  // ONLY chose rows of one side: no pairs
-  std::printf(
-      "\ncached vs uncached, side by side (crestd cpu: its CPU time per call, us):\n"
-      "%-10s %-7s %7s %12s %12s %7s %10s %10s %10s %10s\n",
-      "method", "sweep", "clients", "off calls/s", "on calls/s", "ratio", "off p99", "on p99",
-      "off cpu", "on cpu");
-  for (size_t i = 0; i < off.size() && i < on.size(); ++i) {
-    const Result& a = off[i].result;
-    const Result& b = on[i].result;
-    std::printf("%-10s %-7s %7d %12.0f %12.0f %6.1fx %10.0f %10.0f %10.1f %10.1f\n",
-                off[i].method.c_str(), off[i].sweep.c_str(), off[i].clients, a.per_s, b.per_s,
-                a.per_s > 0 ? b.per_s / a.per_s : 0, a.p99_us, b.p99_us, a.server_cpu_us,
-                b.server_cpu_us);
-  }
   const Row* health = nullptr;
   const Row* dff = nullptr;
   for (const Row& r : off) {
@@ -450,6 +436,20 @@ int main(int argc, char** argv) {
         "check's %.1f us  [target <= 300 us: %s]\n",
         dff->result.server_cpu_us, dff->result.server_cpu_us / health->result.server_cpu_us,
         health->result.server_cpu_us, dff->result.server_cpu_us <= 300 ? "met" : "MISSED");
+  }
+  if (off.size() != on.size()) return 0;  // ONLY chose rows of one side: no pairs
+  std::printf(
+      "\ncached vs uncached, side by side (crestd cpu: its CPU time per call, us):\n"
+      "%-10s %-7s %7s %12s %12s %7s %10s %10s %10s %10s\n",
+      "method", "sweep", "clients", "off calls/s", "on calls/s", "ratio", "off p99", "on p99",
+      "off cpu", "on cpu");
+  for (size_t i = 0; i < off.size() && i < on.size(); ++i) {
+    const Result& a = off[i].result;
+    const Result& b = on[i].result;
+    std::printf("%-10s %-7s %7d %12.0f %12.0f %6.1fx %10.0f %10.0f %10.1f %10.1f\n",
+                off[i].method.c_str(), off[i].sweep.c_str(), off[i].clients, a.per_s, b.per_s,
+                a.per_s > 0 ? b.per_s / a.per_s : 0, a.p99_us, b.p99_us, a.server_cpu_us,
+                b.server_cpu_us);
   }
   return 0;
 }

@@ -44,10 +44,11 @@ double RawScanP50Us(const std::string& path, int rows) {
   for (int i = 0; i < 300; ++i) {
     const auto start = Clock::now();
     sqlite3_bind_int(stmt, 1, rows);
-    double sum = 0;
-    while (sqlite3_step(stmt) == SQLITE_ROW) sum += sqlite3_column_double(stmt, 2);
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      for (int column = 0; column < 5; ++column) (void)sqlite3_column_double(stmt, column);
+    }
     sqlite3_reset(stmt);
-    us.push_back(Seconds(start, Clock::now()) * 1e6 + (sum < 0 ? 1 : 0));
+    us.push_back(Seconds(start, Clock::now()) * 1e6);
   }
   sqlite3_finalize(stmt);
   sqlite3_close(db);

@@ -94,11 +94,13 @@ absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open,
   }
   const std::vector<store::RunBest>& runs = *version.runs;
   const std::string gpu(gpu_.name);
+  std::vector<store::GemmKey> keys;  // the open sets' GEMMs, set after set
   for (size_t i = 0; i < runs.size() && i < kNewestRunsTried && !open.empty(); ++i) {
     const store::RunKey run = runs[i].run;
-    std::vector<store::GemmKey> keys;  // the open sets' GEMMs, set after set
-    for (const auto& set : open) {
-      for (const GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
+    if (keys.empty()) {
+      for (const auto& set : open) {
+        for (const GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
+      }
     }
     auto bests = db_.RunBestsOf(gpu, run, keys, options_.mode, options_.algo);
     if (!bests.ok()) return bests.status();
@@ -117,6 +119,7 @@ absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open,
       c.runs.push_back(run);
       answered(set, std::move(c));
     }
+    if (still_open.size() != open.size()) keys.clear();  // read again for the sets left
     open = std::move(still_open);
   }
   return absl::OkStatus();

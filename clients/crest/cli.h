@@ -19,7 +19,7 @@ struct Io {
   bool csv = false;   // --csv: the command's table as CSV (header line, then rows), nothing else
   // With json: each document is kept here instead of written to `out` (the
   // Python extension hands it over as objects, not text).
-  nlohmann::json* document = nullptr;
+  nlohmann::ordered_json* document = nullptr;
   // The exit code of a command that succeeded but has a verdict to report
   // (kExitRegression: compare --fail-on-regression, fleet pull
   // --fail-on-slow); 0 otherwise.

@@ -207,15 +207,19 @@ json JobEventJson(const v1::JobEvent& e) {
 
 namespace {
 template <typename Json>
-std::string DocumentOf(const Json& fields) {
+nlohmann::ordered_json DocumentOf(const Json& fields) {
   nlohmann::ordered_json out{{"schema_version", kJsonSchemaVersion}};
   for (auto it = fields.begin(); it != fields.end(); ++it) out[it.key()] = it.value();
-  return out.dump(2);
+  return out;
 }
 }  // namespace
 
-std::string Document(const json& fields) { return DocumentOf(fields); }
-std::string Document(const nlohmann::ordered_json& fields) { return DocumentOf(fields); }
+nlohmann::ordered_json DocumentJson(const json& fields) { return DocumentOf(fields); }
+nlohmann::ordered_json DocumentJson(const nlohmann::ordered_json& fields) {
+  return DocumentOf(fields);
+}
+std::string Document(const json& fields) { return DocumentOf(fields).dump(2); }
+std::string Document(const nlohmann::ordered_json& fields) { return DocumentOf(fields).dump(2); }
 
 json DffRowJson(const DffRow& row) {
   json out = {{"d_ff", row.d_ff},

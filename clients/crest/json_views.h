@@ -29,7 +29,10 @@ nlohmann::json JobJson(const store::JobRecord& job);
 nlohmann::json JobJson(const v1::Job& job);
 // A crestd's progress event of a job: the job and this run's figures.
 nlohmann::json JobEventJson(const v1::JobEvent& event);
-// `fields` as a top-level document: "schema_version" first, then the fields.
+// `fields` as a top-level document: "schema_version" first, then the fields;
+// as JSON (DocumentJson), or as the text every --json prints (Document).
+nlohmann::ordered_json DocumentJson(const nlohmann::json& fields);
+nlohmann::ordered_json DocumentJson(const nlohmann::ordered_json& fields);
 std::string Document(const nlohmann::json& fields);
 std::string Document(const nlohmann::ordered_json& fields);
 

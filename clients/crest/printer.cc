@@ -44,20 +44,14 @@ class FormatPrinter final : public Printer {
 // Keeps the JSON document instead of writing it (Io::document).
 class DocumentKeeper final : public Printer {
  public:
-  explicit DocumentKeeper(nlohmann::json& document) : document_(document) {}
+  explicit DocumentKeeper(nlohmann::ordered_json& document) : document_(document) {}
   using Printer::Print;
   void Print(Printable what) override {
-    std::visit(
-        [this](const auto* result) {
-          nlohmann::json document = Json(*result);  // some layouts are ordered_json
-          document["schema_version"] = kJsonSchemaVersion;
-          document_ = std::move(document);
-        },
-        what);
+    std::visit([this](const auto* result) { document_ = DocumentJson(Json(*result)); }, what);
   }
 
  private:
-  nlohmann::json& document_;
+  nlohmann::ordered_json& document_;
 };
 
 }  // namespace

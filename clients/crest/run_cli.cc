@@ -36,7 +36,7 @@ std::string ParsedPrefix(const CLI::App& app) {
 }
 
 int Run(const std::vector<std::string>& args, std::span<const Registrar> registrars,
-        std::ostream& out, std::ostream& err, nlohmann::json* document) {
+        std::ostream& out, std::ostream& err, nlohmann::ordered_json* document) {
   CLI::App app{
       "crest: find the GEMM shapes a GPU likes (predicted today; measured with "
       "the cuBLASLt backend)"};
@@ -92,7 +92,7 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
 }  // namespace
 
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
-           std::ostream& out, std::ostream& err, nlohmann::json* document) {
+           std::ostream& out, std::ostream& err, nlohmann::ordered_json* document) {
   try {
     return Run(args, commands, out, err, document);
   } catch (const std::exception& e) {

@@ -33,6 +33,6 @@ inline constexpr int kExitInterrupted = 130;
 // (kExitRegression), 130 interrupted. Never throws. With `document` and
 // --json, the JSON document is kept there instead of written to `out`.
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
-           std::ostream& out, std::ostream& err, nlohmann::json* document = nullptr);
+           std::ostream& out, std::ostream& err, nlohmann::ordered_json* document = nullptr);
 
 }  // namespace crest::cli

@@ -13,13 +13,7 @@ int64_t Dim(const GemmKey& key, int d) { return d == 0 ? key.m : d == 1 ? key.n 
 // Everything but the varying dimension, for grouping.
 struct Fixed {
   std::array<int64_t, 6> parts;
-  bool operator==(const Fixed&) const = default;
-  bool operator<(const Fixed& o) const {
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (parts[i] != o.parts[i]) return parts[i] < o.parts[i];
-    }
-    return false;
-  }
+  auto operator<=>(const Fixed&) const = default;
 };
 
 Fixed FixedOf(const GemmKey& key, int varying) {
@@ -87,9 +81,7 @@ GemmKey KeyRange::KeyAt(int64_t v) const {
 
 std::vector<GemmKey> SortedUnique(std::span<const GemmKey> keys) {
   std::vector<GemmKey> out(keys.begin(), keys.end());
-  if (!std::is_sorted(out.begin(), out.end(), KeyLess())) {
-    std::sort(out.begin(), out.end(), KeyLess());
-  }
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }

@@ -28,21 +28,6 @@ struct KeyRange {
   GemmKey KeyAt(int64_t v) const;
 };
 
-// GemmKey's own order (dtype, layout, M, N, K, batch), compared field by
-// field: the scans sort and search thousands of keys a ranking, and the
-// synthesized <=> was a tenth of a ranking's time (perf).
-struct KeyLess {
-  bool operator()(const GemmKey& a, const GemmKey& b) const {
-    if (a.dtype != b.dtype) return a.dtype < b.dtype;
-    if (a.a_transposed != b.a_transposed) return a.a_transposed < b.a_transposed;
-    if (a.b_transposed != b.b_transposed) return a.b_transposed < b.b_transposed;
-    if (a.m != b.m) return a.m < b.m;
-    if (a.n != b.n) return a.n < b.n;
-    if (a.k != b.k) return a.k < b.k;
-    return a.batch < b.batch;
-  }
-};
-
 // `keys` sorted and without repeats: what BatchKeys and the scans take.
 std::vector<GemmKey> SortedUnique(std::span<const GemmKey> keys);
 

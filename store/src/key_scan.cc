@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "crest/common/str_cat.h"
 #include "crest/tuner/dtype.h"
 
 namespace crest::store::internal {

@@ -8,7 +8,6 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "crest/common/str_cat.h"
 #include "key_batches.h"
 #include "sqlite.h"
 
@@ -44,7 +43,7 @@ absl::Status ScanKeyRanges(Connection& conn, std::string_view columns, std::stri
     BindRange(**stmt, range);
     auto s = (*stmt)->ForEachRow(doing, [&](const Statement& row) {
       const GemmKey key = range.KeyAt(row.Int("v"));
-      auto it = std::lower_bound(wanted.begin(), wanted.end(), key, KeyLess());
+      auto it = std::lower_bound(wanted.begin(), wanted.end(), key);
       if (it != wanted.end() && *it == key) on_row(static_cast<size_t>(it - wanted.begin()), row);
     });
     if (!s.ok()) return s;

@@ -46,6 +46,16 @@ constexpr const char* kBestFrom =
 constexpr const char* kFirstChoiceFrom =
     "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
     "software_id = ?14 AND verified = 1 AND heuristic_rank = 0";
+// The same of one run (?15, ?16). run_bests is read INDEXED BY its run
+// index: SQLite's planner would take the primary key (fewer columns to
+// look up), which holds every run's rows of the range.
+constexpr const char* kBestOfRunFrom =
+    "FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 AND cache_mode = ?2 AND "
+    "clock_policy = ?13 AND software_id = ?14 AND job_id = ?15 AND device_id = ?16";
+constexpr const char* kFirstChoiceOfRunFrom =
+    "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
+    "software_id = ?14 AND verified = 1 AND heuristic_rank = 0 AND coalesce(job_id, 0) = ?15 "
+    "AND device_id = ?16";
 
 void BindRunBests(Statement& s, const std::string& gpu_model, int64_t software_id,
                   const MeasureMode& mode) {
@@ -114,19 +124,12 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
     const MeasureMode& mode, AlgoChoice algo) {
   const std::vector<GemmKey> wanted = SortedUnique(keys);
   std::vector<std::optional<RunBest>> found(wanted.size());
-  // SQLite's planner would take run_bests' primary key (fewer columns to
-  // look up), which holds every run's rows of the range.
-  const std::string from =
-      algo == AlgoChoice::kBest
-          ? StrCat("FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 AND "
-                   "cache_mode = ?2 AND clock_policy = ?13 AND software_id = ?14 AND "
-                   "job_id = ?15 AND device_id = ?16")
-          : StrCat(kFirstChoiceFrom, " AND coalesce(job_id, 0) = ?15 AND device_id = ?16");
+  const bool best = algo == AlgoChoice::kBest;
   auto status = ScanKeyRanges(
       *conn_,
-      algo == AlgoChoice::kBest ? "measurement_id, median_us, ci_low_us, ci_high_us"
-                                : "id AS measurement_id, median_us, ci_low_us, ci_high_us",
-      from, wanted,
+      best ? "measurement_id, median_us, ci_low_us, ci_high_us"
+           : "id AS measurement_id, median_us, ci_low_us, ci_high_us",
+      best ? kBestOfRunFrom : kFirstChoiceOfRunFrom, wanted,
       [&](Statement& s) {
         BindRunBests(s, gpu_model, run.software_id, mode);
         s.Bind(15, run.job_id).Bind(16, run.device_id);
@@ -144,7 +147,7 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
   out.reserve(keys.size());
   for (const GemmKey& key : keys) {
     const size_t i = static_cast<size_t>(
-        std::lower_bound(wanted.begin(), wanted.end(), key, KeyLess()) - wanted.begin());
+        std::lower_bound(wanted.begin(), wanted.end(), key) - wanted.begin());
     out.push_back(found[i]);
     if (out.back()) out.back()->started_us = *started;
   }

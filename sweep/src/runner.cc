@@ -47,31 +47,26 @@ class ResultWriter {
                              ModelVersionFor(backend_.Gpu(), g.dtype), key);
   }
 
-  // True when the result added rows; false when another writer had already
-  // added the same prediction since the plan was checked.
-  absl::StatusOr<bool> Write(int64_t job_id, const GemmShape& g, const GemmOutcome& outcome) {
-    if (outcome.measured) {
-      auto s = db_.InsertMeasurement(job_id, device_id_, software_id_,
-                                     std::string(backend_.Gpu().name), sm_count_,
-                                     *outcome.measured);
-      if (!s.ok()) return s;
-      return true;  // a measurement is always a new run's row
+  // Writes a batch of results (BatchSize of them at most) and the job's
+  // progress; returns how many rows they added (a prediction another
+  // writer added since the plan was checked adds none). A measurement is
+  // its own transaction; predictions share one.
+  absl::StatusOr<int64_t> Write(int64_t job_id,
+                                std::span<const std::pair<GemmShape, GemmOutcome>> results) {
+    if (backend_.Measures()) {
+      for (const auto& [g, outcome] : results) {
+        if (!outcome.measured) return NoResult();
+        auto s = db_.InsertMeasurement(job_id, device_id_, software_id_,
+                                       std::string(backend_.Gpu().name), sm_count_,
+                                       *outcome.measured);
+        if (!s.ok()) return s;
+      }
+      return static_cast<int64_t>(results.size());  // a measurement is always a new run's row
     }
-    if (outcome.predicted) {
-      return db_.InsertPrediction(job_id, std::string(backend_.Gpu().name), g, *outcome.predicted);
-    }
-    return absl::InternalError(StrCat("backend ", backend_.Name(), " returned no result"));
-  }
-
-  // Predictions in one transaction; how many rows they added.
-  absl::StatusOr<int64_t> WritePredictions(
-      int64_t job_id, std::span<const std::pair<GemmShape, GemmOutcome>> results) {
     std::vector<store::PredictionToWrite> batch;
     batch.reserve(results.size());
     for (const auto& [g, outcome] : results) {
-      if (!outcome.predicted) {
-        return absl::InternalError(StrCat("backend ", backend_.Name(), " returned no prediction"));
-      }
+      if (!outcome.predicted) return NoResult();
       batch.push_back({&g, &*outcome.predicted});
     }
     return db_.InsertPredictions(job_id, std::string(backend_.Gpu().name), batch);
@@ -83,6 +78,10 @@ class ResultWriter {
   }
 
  private:
+  absl::Status NoResult() const {
+    return absl::InternalError(StrCat("backend ", backend_.Name(), " returned no result"));
+  }
+
   Backend& backend_;
   store::Store& db_;
   int64_t device_id_ = 0;
@@ -247,23 +246,15 @@ class Committer {
     if (waiting_.empty()) return absl::OkStatus();
     SweepProgress& p = out_.progress;
     const double writing = env_.MonotonicSeconds();
-    int64_t added = 0;
-    if (batch_ == 1) {
-      auto one = writer_.Write(job_id_, waiting_.front().first, waiting_.front().second);
-      if (!one.ok()) return one.status();
-      added = *one ? 1 : 0;
-    } else {
-      auto many = writer_.WritePredictions(job_id_, waiting_);
-      if (!many.ok()) return many.status();
-      added = *many;
-    }
+    auto added = writer_.Write(job_id_, waiting_);
+    if (!added.ok()) return added.status();
     p.write_s += env_.MonotonicSeconds() - writing;
     for (const auto& [g, outcome] : waiting_) {
       if (options_.on_result) options_.on_result(g, outcome);
     }
     // Counted as written: two sweeps of one plan into one file each
     // report only the rows they added.
-    p.new_results += added;
+    p.new_results += *added;
     p.done += static_cast<int64_t>(waiting_.size());
     waiting_.clear();
     Report();

@@ -17,20 +17,20 @@ namespace py = pybind11;
 namespace {
 
 // A JSON value as Python's json module would read it.
-py::object ToPython(const nlohmann::json& j) {
+py::object ToPython(const nlohmann::ordered_json& j) {
   switch (j.type()) {
-    case nlohmann::json::value_t::null: return py::none();
-    case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
-    case nlohmann::json::value_t::number_integer: return py::int_(j.get<int64_t>());
-    case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<uint64_t>());
-    case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());
-    case nlohmann::json::value_t::string: return py::str(j.get_ref<const std::string&>());
-    case nlohmann::json::value_t::array: {
+    case nlohmann::ordered_json::value_t::null: return py::none();
+    case nlohmann::ordered_json::value_t::boolean: return py::bool_(j.get<bool>());
+    case nlohmann::ordered_json::value_t::number_integer: return py::int_(j.get<int64_t>());
+    case nlohmann::ordered_json::value_t::number_unsigned: return py::int_(j.get<uint64_t>());
+    case nlohmann::ordered_json::value_t::number_float: return py::float_(j.get<double>());
+    case nlohmann::ordered_json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case nlohmann::ordered_json::value_t::array: {
       py::list out(j.size());
       for (size_t i = 0; i < j.size(); ++i) out[i] = ToPython(j[i]);
       return out;
     }
-    case nlohmann::json::value_t::object: {
+    case nlohmann::ordered_json::value_t::object: {
       py::dict out;
       for (auto it = j.begin(); it != j.end(); ++it) out[py::str(it.key())] = ToPython(*it);
       return out;
@@ -40,7 +40,7 @@ py::object ToPython(const nlohmann::json& j) {
 }
 
 // A row as a tuple of `fields`, in that order (None where absent).
-py::tuple RowTuple(const nlohmann::json& row, const std::vector<std::string>& fields) {
+py::tuple RowTuple(const nlohmann::ordered_json& row, const std::vector<std::string>& fields) {
   py::tuple out(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     auto it = row.find(fields[i]);
@@ -75,7 +75,7 @@ PYBIND11_MODULE(_native, m) {
          const std::optional<std::vector<std::string>>& row_fields) {
         std::ostringstream out;
         std::ostringstream err;
-        nlohmann::json document;
+        nlohmann::ordered_json document;
         int code = 0;
         {
           py::gil_scoped_release release;
@@ -86,7 +86,7 @@ PYBIND11_MODULE(_native, m) {
         py::dict doc;
         for (auto it = document.begin(); it != document.end(); ++it) {
           const std::string& key = it.key();
-          const nlohmann::json& value = *it;
+          const nlohmann::ordered_json& value = *it;
           if (row_fields && key == "candidates" && value.is_array()) {
             py::list rows(value.size());
             for (size_t i = 0; i < value.size(); ++i) rows[i] = RowTuple(value[i], *row_fields);

@@ -70,6 +70,7 @@ def main() -> int:
           f"{'published':>9} {'predicted':>9} {'ratio':>6} {'MFU pub':>7} {'MFU pred':>8} "
           f"{'dMFU':>6} {'mem_GiB':>7}")
     ratios, mfu_gaps, refused, covered = [], [], [], 0
+    groups = {}  # (source, gpu) -> ratios, so a bias of one framework or GPU shows apart
     for row in rows:
         p = predict(crest, row)
         published = float(row["tokens_per_s_per_gpu"])
@@ -84,6 +85,7 @@ def main() -> int:
         gap = p["mfu"] - float(row["mfu_pct"])
         ratios.append(ratio)
         mfu_gaps.append(gap)
+        groups.setdefault((row["source"], row["gpu"]), []).append(ratio)
         print(f"{row['model']:10} {row['gpu']:10} {row['gpus']:>4} {row['seq']:>5} "
               f"{row['micro_batch']:>3} {row['grad_accum']:>3} {row['recompute']:6} "
               f"{published:9.0f} {p['tokens']:9.0f} {ratio:6.2f} {float(row['mfu_pct']):7.1f} "
@@ -99,6 +101,11 @@ def main() -> int:
               f"({100 * within / n:.0f}%, target >= 80%)")
         print(f"MFU predicted - published: median {statistics.median(mfu_gaps):+.1f} points; "
               f"within 8 points: {close} of {n} ({100 * close / n:.0f}%)")
+        for (source, gpu), group in sorted(groups.items()):
+            inside = sum(1 for r in group if 0.8 <= r <= 1.25)
+            print(f"  {source} on {gpu}: {len(group)} rows, ratio median "
+                  f"{statistics.median(group):.2f}, range {min(group):.2f}-{max(group):.2f}, "
+                  f"within 0.8-1.25x: {inside}")
         print(f"published tokens/s inside the predicted step's interval: {covered} of {n} "
               f"({100 * covered / n:.0f}%): the interval ranks configurations under the model; "
               f"it is not a coverage interval for a real run")

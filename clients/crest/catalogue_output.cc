@@ -1,6 +1,7 @@
 // `crest gpus` and `crest shapes` as text, JSON and CSV.
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
+#include "crest/tuner/calibration_fit.h"
 #include "json_views.h"
 #include "outputs.h"
 
@@ -86,8 +87,9 @@ void Text(const GpusReport& r, std::ostream& out) {
          "architecture) moved to it by SMs and sustained clock; spec-only: the architecture's "
          "uncalibrated defaults on the datasheet's figures.\n"
          "bf16_error = the half-width of one bf16 GEMM's predicted interval (fast kernels, over "
-         "their classes): the fit's 90th percentile of errors on held-out d_ff windows, that "
-         "plus the transfer's, or the defaults' assumed 25%.\n";
+         "their classes): the fit's "
+      << kIntervalPercentileName << " percentile of errors on held-out d_ff windows, that plus the "
+         "transfer's, or the defaults' assumed 25%.\n";
 }
 
 nlohmann::json Json(const GpusReport& r) {

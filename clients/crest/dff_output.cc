@@ -5,6 +5,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
+#include "crest/tuner/calibration_fit.h"
 #include "json_views.h"
 #include "outputs.h"
 
@@ -270,8 +271,8 @@ void Text(const DffResult& res, std::ostream& out) {
          "range, whose lower coverage `crest lookup` prints), holding whenever every GEMM's "
          "does (pooled: covering the runs' intervals); for a predicted one, the sum of its GEMMs' "
          "intervals, each the model's error for the GEMM's class (layout, kernel, alignment) on "
-         "d_ff windows left out of its fit, 90th percentile (`crest calibrate` prints how often "
-         "they held). "
+         "d_ff windows left out of its fit, "
+      << kIntervalPercentileName << " percentile (`crest calibrate` prints how often they held). "
       << kTieRule
       << ". pow2 = largest power of two dividing d_ff/tp. speedup = the baseline's time / time, "
          "both of the same kind"

@@ -275,8 +275,10 @@ Command RegisterDesign(CLI::App& root) {
   app.add_option("--params", flags->params,
                  "search near this many parameters (7e9, 7B): h a multiple of 128 with "
                  "64 <= h/L <= 192, head dim 64/128/256, kv-heads = heads or 8, d_ff/h near 8/3, "
-                 "3.5 and 4 (each the d_ff answer's best tie group; GELU: 4*h), vocab padded to "
-                 "128*tp, L to fit; give --vocab and --seq");
+                 "3.5 and 4 (for each, up to three d_ff of the d_ff answer's tie group 1 at the "
+                 "search's tokens and tp, the largest power-of-two factor first, then nearest "
+                 "the ratio; GELU: 4*h), vocab padded to 128*tp, every L that lands within "
+                 "--tolerance; give --vocab and --seq");
   app.add_option("--tolerance", flags->tolerance, "with --params: within this of the budget")
       ->capture_default_str();
   app.add_flag("--tied-embeddings", flags->tied, "the output layer shares the embedding table");

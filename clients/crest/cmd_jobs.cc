@@ -97,13 +97,21 @@ absl::Status List(const JobsFlags& f, Io& io) {
   return absl::OkStatus();
 }
 
+// A job id the node has no job for is nothing known (exit 1, as the README's
+// exit codes say), not bad input: the id was well formed.
+absl::Status NothingKnown(absl::Status s) {
+  return absl::IsNotFound(s) ? absl::FailedPreconditionError(s.message()) : s;
+}
+
 absl::Status Show(const JobsFlags& f, Io& io) {
   auto c = Connect();
   if (!c.ok()) return c.status();
   v1::GetJobRequest request;
   request.set_id(f.id);
   v1::Job job;
-  if (auto s = CallUnary(*c, &v1::Crest::Stub::GetJob, request, &job); !s.ok()) return s;
+  if (auto s = CallUnary(*c, &v1::Crest::Stub::GetJob, request, &job); !s.ok()) {
+    return NothingKnown(s);
+  }
   PrinterFor(io)->Print(JobReport{job, true, ""});
   return absl::OkStatus();
 }
@@ -114,7 +122,9 @@ absl::Status Cancel(const JobsFlags& f, Io& io) {
   v1::CancelJobRequest request;
   request.set_id(f.id);
   v1::Job job;
-  if (auto s = CallUnary(*c, &v1::Crest::Stub::CancelJob, request, &job); !s.ok()) return s;
+  if (auto s = CallUnary(*c, &v1::Crest::Stub::CancelJob, request, &job); !s.ok()) {
+    return NothingKnown(s);
+  }
   PrinterFor(io)->Print(JobReport{
       job, false, job.state() == v1::JOB_STATE_RUNNING ? "(stops before its next GEMM)" : ""});
   return absl::OkStatus();
@@ -164,7 +174,7 @@ Command RegisterJobs(CLI::App& root) {
     if (watch->parsed()) {
       auto c = Connect();
       if (!c.ok()) return c.status();
-      return Watch(*c, f->id, io);
+      return NothingKnown(Watch(*c, f->id, io));
     }
     return absl::InvalidArgumentError("jobs: give submit, list, show, watch or cancel");
   };

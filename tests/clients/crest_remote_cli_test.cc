@@ -144,8 +144,13 @@ TEST_F(CrestRemote, JobsSubmitListShowWatchCancelAndExportAndInfo) {
   const auto cancel = Crest("jobs cancel 1");
   EXPECT_EQ(cancel.exit_code, 1);
   EXPECT_NE(cancel.err.find("already ended"), std::string::npos) << cancel.err;
-  const auto missing = Crest("jobs show 99");
-  EXPECT_EQ(missing.exit_code, 2) << "NOT_FOUND is the user's input";
+  // A well-formed id the node has no job for is nothing known (exit 1), not
+  // bad input (exit 2), for each command that names a job.
+  for (const char* command : {"jobs show 99", "jobs watch 99", "jobs cancel 99"}) {
+    const auto missing = Crest(command);
+    EXPECT_EQ(missing.exit_code, 1) << command << ": " << missing.err;
+    EXPECT_NE(missing.err.find("job 99 not found"), std::string::npos) << missing.err;
+  }
 
   const auto exported = Crest("db export --out " + dir_.File("snap.db"));
   ASSERT_EQ(exported.exit_code, 0) << exported.err;

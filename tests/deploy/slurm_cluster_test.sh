@@ -10,8 +10,11 @@
 # user and munged is started as root here); exit 77 = skipped, saying why.
 #   slurm_cluster_test.sh REPO CREST_BIN [TIMEOUT_S]
 set -euo pipefail
-repo=$1 crest=$2 timeout_s=${3:-180}
+timeout_s=${3:-180}
 skip() { echo "SKIP: $*"; exit 77; }
+# Absolute, so both still hold after the test changes into its work folder.
+repo=$(cd "$1" && pwd) || { echo "FAIL: no repository at $1" >&2; exit 1; }
+crest=$(realpath -e "$2") || { echo "FAIL: no crest binary at $2" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || skip "not root: slurmd and munged need root to start here"
 for tool in munged mungekey slurmctld slurmd sbatch squeue sinfo scontrol; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || skip "$tool is not installed (scripts/install-deps.sh installs slurmctld, slurmd, slurm-client, munge)"

@@ -16,6 +16,7 @@ readonly PACKAGES=(
   libcli11-dev
   nlohmann-json3-dev
   libsqlite3-dev
+  zlib1g-dev
   libcsv-dev
   sqlite3
   libgtest-dev

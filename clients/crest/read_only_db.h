@@ -12,7 +12,10 @@
 namespace crest::cli {
 
 // Opens `path`, never creating it: read-only, or for writing (an upgrade).
-// FailedPrecondition names the file when it does not exist.
+// FailedPrecondition names the file when it does not exist. A path ending in
+// .gz (a shipped database, bench/results/) opens read-only as shipped: it is
+// decompressed once per process into a private folder under $TMPDIR, removed
+// when the process exits; for writing it is refused, saying so.
 absl::StatusOr<std::unique_ptr<store::Store>> OpenExisting(const std::string& path,
                                                            bool read_only = true);
 

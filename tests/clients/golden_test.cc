@@ -79,9 +79,7 @@ class Golden : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir();
     db_ = dir_->File("reference.db");
-    const std::string shipped =
-        std::string(CREST_SOURCE_DIR) + "/bench/results/h100/reference.db.gz";
-    auto unzip = testing::RunCommand("gzip -dc '" + shipped + "' > '" + db_ + "'");
+    auto unzip = testing::RunCommand("gzip -dc '" + Shipped() + "' > '" + db_ + "'");
     ASSERT_EQ(unzip.exit_code, 0) << unzip.err;
     const std::string state = dir_->File("state");
     std::filesystem::create_directories(state);
@@ -105,6 +103,10 @@ class Golden : public ::testing::Test {
     out = Replace(out, dir_->File("state") + "/crest.db", "<origin>");
     out = Replace(out, "this build's model", "<origin>");
     return Replace(out, db_, "<origin>");
+  }
+
+  static std::string Shipped() {
+    return std::string(CREST_SOURCE_DIR) + "/bench/results/h100/reference.db.gz";
   }
 
   static testing::TempDir* dir_;
@@ -134,6 +136,30 @@ TEST_F(Golden, EveryAnswerInEveryFormatLocalAndRemoteIsTheGoldenText) {
           << "remote: crest --server … " << remote_args;
     }
   }
+}
+
+TEST_F(Golden, AShippedDatabaseAnswersGzippedAsItDoesUnzipped) {
+  for (const Case& c : kCases) {
+    if (!c.answers_from_db) continue;
+    const std::string gzipped =
+        Replace(Run(std::string(c.args) + " --db " + Shipped(), false), Shipped(), "<origin>");
+    EXPECT_EQ(FirstDifference(gzipped, Run(std::string(c.args) + " --db " + db_, false)), "")
+        << c.args;
+  }
+  // Read-only: changing it is refused, saying how.
+  auto upgrade =
+      testing::RunCommand(std::string(CREST_BIN) + " db check --upgrade --db " + Shipped());
+  EXPECT_EQ(upgrade.exit_code, 1);
+  EXPECT_NE(upgrade.err.find("opens read-only; gunzip it to change it"), std::string::npos)
+      << upgrade.err;
+  // A cut-short file names itself, not a temporary copy.
+  const std::string cut = dir_->File("cut.db.gz");
+  ASSERT_EQ(testing::RunCommand("head -c 4096 '" + Shipped() + "' > '" + cut + "'").exit_code, 0);
+  auto truncated =
+      testing::RunCommand(std::string(CREST_BIN) + " dff --hidden 4096 --gpu h100 --db " + cut);
+  EXPECT_EQ(truncated.exit_code, 1);
+  EXPECT_NE(truncated.err.find(cut + ": not a whole gzip file"), std::string::npos)
+      << truncated.err;
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ absl::Status List(const JobsFlags& f, Io& io) {
   return absl::OkStatus();
 }
 
-// A job id the node has no job for is nothing known (exit 1, as the README's
+// A job id the node has no job for is nothing known (exit 1, as docs/cli.md's
 // exit codes say), not bad input: the id was well formed.
 absl::Status NothingKnown(absl::Status s) {
   return absl::IsNotFound(s) ? absl::FailedPreconditionError(s.message()) : s;

@@ -110,7 +110,7 @@ def check_file(crest, path, update):
                 sys.stdout.writelines(difflib.unified_diff(
                     [line + "\n" for line in body], [line + "\n" for line in fresh],
                     f"{path}:{first + 1} (as written)", "as this build prints it"))
-        new_lines += fresh if update else body
+        new_lines += fresh  # written only with --update
         last = end
     new_lines += lines[last:]
     if update and stale:

@@ -46,11 +46,8 @@ absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
     it->second.first = store::GemmKey::Of(set.front());
     open.push_back(set);
   }
-  const Answered answered = [&](std::span<const GemmShape> set, Choice c) {
-    chosen_.at(set.data()).choice = std::move(c);
-  };
   for (Version& version : *versions_) {
-    if (auto s = ChooseFromNewestRuns(version, open, answered); !s.ok()) return s;
+    if (auto s = ChooseFromNewestRuns(version, open); !s.ok()) return s;
     if (open.empty()) break;
     std::vector<store::GemmKey> keys;
     for (const auto& set : open) {
@@ -81,8 +78,7 @@ absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
   return ReadPredictions(unanswered);
 }
 
-absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open,
-                                            const Answered& answered) {
+absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open) {
   // A set no one of these answers is read whole (every run) after them:
   // the runs listed may be other windows'.
   constexpr size_t kNewestRunsTried = 4;
@@ -117,7 +113,7 @@ absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open,
       c.bests.reserve(set.size());
       for (auto it = of_set; it != next; ++it) c.bests.push_back(**it);
       c.runs.push_back(run);
-      answered(set, std::move(c));
+      chosen_.at(set.data()).choice = std::move(c);
     }
     if (still_open.size() != open.size()) keys.clear();  // read again for the sets left
     open = std::move(still_open);

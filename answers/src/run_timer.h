@@ -4,7 +4,6 @@
 // run now).
 #pragma once
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -73,12 +72,11 @@ class RunTimer {
   };
   absl::Status LoadVersions();
   using OpenSets = std::vector<std::span<const GemmShape>>;
-  using Answered = std::function<void(std::span<const GemmShape>, Choice)>;
   // kLatest: answers the open sets that one of the version's newest runs
   // measured whole, run by run from the newest, reading only that run's
   // rows (so a window's answer does not grow with its history); leaves the
   // rest open.
-  absl::Status ChooseFromNewestRuns(Version& version, OpenSets& open, const Answered& answered);
+  absl::Status ChooseFromNewestRuns(Version& version, OpenSets& open);
   // Reads each key's runs of `version`, kept newest first.
   absl::Status ReadRuns(Version& version, std::span<const store::GemmKey> keys);
   // The same for keys not read before.

@@ -88,7 +88,7 @@ void Text(const GpusReport& r, std::ostream& out) {
          "uncalibrated defaults on the datasheet's figures.\n"
          "bf16_error = the half-width of one bf16 GEMM's predicted interval (fast kernels, over "
          "their classes): the fit's "
-      << kIntervalPercentileName << " percentile of errors on held-out d_ff windows, that plus the "
+      << Fixed(100 * kIntervalQuantile, 0) << "th percentile of errors on held-out d_ff windows, that plus the "
          "transfer's, or the defaults' assumed 25%.\n";
 }
 

@@ -272,7 +272,7 @@ void Text(const DffResult& res, std::ostream& out) {
          "does (pooled: covering the runs' intervals); for a predicted one, the sum of its GEMMs' "
          "intervals, each the model's error for the GEMM's class (layout, kernel, alignment) on "
          "d_ff windows left out of its fit, "
-      << kIntervalPercentileName << " percentile (`crest calibrate` prints how often they held). "
+      << Fixed(100 * kIntervalQuantile, 0) << "th percentile (`crest calibrate` prints how often they held). "
       << kTieRule
       << ". pow2 = largest power of two dividing d_ff/tp. speedup = the baseline's time / time, "
          "both of the same kind"

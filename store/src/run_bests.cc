@@ -38,24 +38,39 @@ class JobStarts {
   std::map<int64_t, int64_t> started_;
 };
 
-// The rows RunBests reads: run_bests (kBest), else cuBLASLt's first choice
-// in measurements, which a run may have recorded more than once.
-constexpr const char* kBestFrom =
-    "FROM run_bests WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
-    "software_id = ?14";
-constexpr const char* kFirstChoiceFrom =
-    "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
-    "software_id = ?14 AND verified = 1 AND heuristic_rank = 0";
-// The same of one run (?15, ?16). run_bests is read INDEXED BY its run
-// index: SQLite's planner would take the primary key (fewer columns to
-// look up), which holds every run's rows of the range.
-constexpr const char* kBestOfRunFrom =
-    "FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 AND cache_mode = ?2 AND "
-    "clock_policy = ?13 AND software_id = ?14 AND job_id = ?15 AND device_id = ?16";
-constexpr const char* kFirstChoiceOfRunFrom =
-    "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
-    "software_id = ?14 AND verified = 1 AND heuristic_rank = 0 AND coalesce(job_id, 0) = ?15 "
-    "AND device_id = ?16";
+// Where RunBests reads a run's rows: run_bests (kBest), else cuBLASLt's
+// first choice in measurements, which a run may have recorded more than
+// once. `columns`: each row's run (job_id, device_id) and its figures, as
+// ReadFigures reads them. One run's (?15, ?16, RunBestsOf) reads run_bests
+// INDEXED BY its run index, as SQLite's planner would take the primary key
+// (fewer columns to look up), which holds every run's rows of the range.
+struct RunRows {
+  const char* columns;
+  const char* from_where;
+};
+
+RunRows RowsOf(AlgoChoice algo, bool one_run) {
+  constexpr const char* kBestColumns =
+      "job_id, device_id, measurement_id, median_us, ci_low_us, ci_high_us";
+  constexpr const char* kFirstChoiceColumns =
+      "coalesce(job_id, 0) AS job_id, device_id, id AS measurement_id, median_us, ci_low_us, "
+      "ci_high_us";
+  constexpr const char* kBest =
+      "FROM run_bests WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
+      "software_id = ?14";
+  constexpr const char* kBestOfRun =
+      "FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 AND cache_mode = ?2 AND "
+      "clock_policy = ?13 AND software_id = ?14 AND job_id = ?15 AND device_id = ?16";
+  constexpr const char* kFirstChoice =
+      "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
+      "software_id = ?14 AND verified = 1 AND heuristic_rank = 0";
+  constexpr const char* kFirstChoiceOfRun =
+      "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
+      "software_id = ?14 AND verified = 1 AND heuristic_rank = 0 AND coalesce(job_id, 0) = ?15 "
+      "AND device_id = ?16";
+  if (algo == AlgoChoice::kBest) return {kBestColumns, one_run ? kBestOfRun : kBest};
+  return {kFirstChoiceColumns, one_run ? kFirstChoiceOfRun : kFirstChoice};
+}
 
 void BindRunBests(Statement& s, const std::string& gpu_model, int64_t software_id,
                   const MeasureMode& mode) {
@@ -80,13 +95,9 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
     const MeasureMode& mode, AlgoChoice algo) {
   const std::vector<GemmKey> wanted = SortedUnique(keys);
   std::vector<std::vector<RunBest>> found(wanted.size());
-  const bool best = algo == AlgoChoice::kBest;
+  const RunRows rows = RowsOf(algo, /*one_run=*/false);
   auto status = ScanKeyRanges(
-      *conn_,
-      best ? "job_id, device_id, measurement_id, median_us, ci_low_us, ci_high_us"
-           : "coalesce(job_id, 0) AS job_id, device_id, id AS measurement_id, median_us, "
-             "ci_low_us, ci_high_us",
-      best ? kBestFrom : kFirstChoiceFrom, wanted,
+      *conn_, rows.columns, rows.from_where, wanted,
       [&](Statement& s) { BindRunBests(s, gpu_model, software_id, mode); },
       [&](size_t i, const Statement& s) {
         const RunKey run{s.Int("job_id"), s.Int("device_id"), software_id};
@@ -101,7 +112,7 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
     if (runs.empty()) continue;
     // One row per run: the fastest. run_bests has one already; a run's
     // first choice may have been recorded more than once.
-    if (!best) {
+    if (algo != AlgoChoice::kBest) {
       std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
         return std::tie(a.run, a.median_us) < std::tie(b.run, b.median_us);
       });
@@ -124,12 +135,9 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
     const MeasureMode& mode, AlgoChoice algo) {
   const std::vector<GemmKey> wanted = SortedUnique(keys);
   std::vector<std::optional<RunBest>> found(wanted.size());
-  const bool best = algo == AlgoChoice::kBest;
+  const RunRows rows = RowsOf(algo, /*one_run=*/true);
   auto status = ScanKeyRanges(
-      *conn_,
-      best ? "measurement_id, median_us, ci_low_us, ci_high_us"
-           : "id AS measurement_id, median_us, ci_low_us, ci_high_us",
-      best ? kBestOfRunFrom : kFirstChoiceOfRunFrom, wanted,
+      *conn_, rows.columns, rows.from_where, wanted,
       [&](Statement& s) {
         BindRunBests(s, gpu_model, run.software_id, mode);
         s.Bind(15, run.job_id).Bind(16, run.device_id);

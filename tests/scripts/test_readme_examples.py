@@ -13,14 +13,20 @@ def check(path, *extra):
                           capture_output=True, text=True, check=False)
 
 
+def written(tmp_path, text):
+    """A Markdown file holding `text`, and the check of it."""
+    doc = tmp_path / "doc.md"
+    doc.write_text(text)
+    return doc, check(doc)
+
+
 def crest_out(*args):
     return subprocess.run([CREST, *args], capture_output=True, text=True, check=True).stdout
 
 
 def test_a_stale_example_fails_and_update_rewrites_it(tmp_path):
-    doc = tmp_path / "doc.md"
-    doc.write_text("Intro\n\n```\n$ crest gpus --csv\nname,arch\nV100,Volta\n```\n\nafter\n")
-    stale = check(doc)
+    doc, stale = written(
+        tmp_path, "Intro\n\n```\n$ crest gpus --csv\nname,arch\nV100,Volta\n```\n\nafter\n")
     assert stale.returncode == 1, stale.stdout
     assert "1 example block(s) stale" in stale.stdout
     assert check(doc, "--update").returncode == 0
@@ -33,16 +39,13 @@ def test_a_stale_example_fails_and_update_rewrites_it(tmp_path):
 
 def test_an_output_cut_with_an_ellipsis_is_compared_up_to_its_paragraph(tmp_path):
     first = crest_out("gpus").split("\n\n")[0]
-    doc = tmp_path / "doc.md"
-    doc.write_text(f"```\n$ crest gpus\n{first}\n…\n```\n")
-    assert check(doc).returncode == 0, check(doc).stdout
-    doc.write_text(f"```\n$ crest gpus\n{first.replace('Volta', 'Volto')}\n…\n```\n")
-    assert check(doc).returncode == 1
+    _, same = written(tmp_path, f"```\n$ crest gpus\n{first}\n…\n```\n")
+    assert same.returncode == 0, same.stdout
+    _, other = written(tmp_path, f"```\n$ crest gpus\n{first.replace('Volta', 'Volto')}\n…\n```\n")
+    assert other.returncode == 1
 
 
 def test_blocks_with_a_language_are_not_examples(tmp_path):
-    doc = tmp_path / "doc.md"
-    doc.write_text("```sh\n$ crest gpus\nnot its output\n```\n")
-    result = check(doc)
+    _, result = written(tmp_path, "```sh\n$ crest gpus\nnot its output\n```\n")
     assert result.returncode == 0, result.stdout
     assert "0 example block(s) stale" in result.stdout

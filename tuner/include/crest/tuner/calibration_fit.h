@@ -9,7 +9,6 @@
 #pragma once
 
 #include <span>
-#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "crest/tuner/calibration.h"
@@ -42,9 +41,6 @@ inline constexpr int64_t kMinFitRows = 8;
 // 0.9 held 75%, 0.95 holds 84-100%: the least of them that holds 80% on
 // every Crest timing of every window (docs/predictor.md).
 inline constexpr double kIntervalQuantile = 0.95;
-// kIntervalQuantile as help text names it: "95th".
-inline constexpr std::string_view kIntervalPercentileName = "95th";
-static_assert(kIntervalQuantile == 0.95, "kIntervalPercentileName names kIntervalQuantile");
 
 // Fits a calibration to the rows of the request's dtype. FailedPrecondition
 // when fewer than kMinFitRows rows are usable (compute-bound, launch cost

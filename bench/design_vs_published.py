@@ -19,7 +19,7 @@ import statistics
 import subprocess
 import sys
 
-_FLAGS = ("hidden", "heads", "kv_heads", "d_ff", "vocab", "layers", "seq", "tp", "zero",
+_FLAGS = ("hidden", "heads", "kv_heads", "d_ff", "vocab", "layers", "seq", "tp", "zero", "grad_reduce",
           "recompute", "mlp", "norm", "attention")
 
 

@@ -23,7 +23,7 @@ struct DesignFlags {
   bool tied = false;
   bool separate_gate_up = false;
   std::string attention = "fused";
-  std::string mlp = "swiglu", norm = "rmsnorm", recompute = "none";
+  std::string mlp = "swiglu", norm = "rmsnorm", recompute = "none", grad_reduce = "fp32";
   bool no_rotary = false;
   bool dropout = false;
   int64_t dp = 1, grad_accum = 1, gpus_per_node = 8;
@@ -60,6 +60,7 @@ absl::StatusOr<DesignConfig> Shared(const DesignFlags& f) {
   c.layout.grad_accum = f.grad_accum;
   c.layout.gpus_per_node = f.gpus_per_node;
   c.layout.inter_node_gbs = f.inter_node_gbs;
+  c.layout.grad_reduce_bytes = ParseGradReduce(f.grad_reduce).value_or(4);  // CLI11 checks
   if (auto s = ValidateLayout(c.layout, 1); !s.ok()) return s;  // tp·dp: per configuration
   return c;
 }
@@ -311,6 +312,11 @@ Command RegisterDesign(CLI::App& root) {
   app.add_option("--inter-node-gbs", flags->inter_node_gbs,
                  "bandwidth between nodes per GPU and direction [GB/s] (default: the DGX "
                  "reference design of the GPU's architecture: 25 Ampere, 50 Hopper/Blackwell)");
+  app.add_option("--grad-reduce", flags->grad_reduce,
+                 "the dtype data parallelism reduces gradients in: fp32 (Megatron-LM's default "
+                 "for bf16, torchtitan's, Composer's DEFAULT mixed precision) or bf16")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
   app.add_flag("--separate-gate-up", flags->separate_gate_up,
                "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
   app.add_option("--attention", flags->attention,

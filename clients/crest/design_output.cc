@@ -101,6 +101,7 @@ nlohmann::json ConfigJson(const DesignConfig& c) {
           {"dropout", c.dropout}, {"dp", l.dp}, {"zero", l.zero},
           {"grad_accum", l.grad_accum}, {"gpus_per_node", l.gpus_per_node},
           {"recompute", RecomputeName(l.recompute)},
+          {"grad_reduce", GradReduceName(l.grad_reduce_bytes)},
           {"global_batch", m.micro_batch * l.dp * l.grad_accum}};
 }
 
@@ -180,8 +181,8 @@ std::string GemmSourceLines(const std::vector<const DesignRow*>& shown) {
 
 // Every constant the step and memory models assume, with its source: what
 // the answer prints under its table and in its JSON.
-std::vector<std::string> Assumptions(const GpuSpec& gpu) {
-  return {
+std::vector<std::string> Assumptions(const GpuSpec& gpu, DType dtype) {
+  std::vector<std::string> out = {
       StrCat("memory-bound kernels (norms, activation, residuals, rotary, dropout, embedding, "
              "loss): bytes each reads and writes at ", Decimals(gpu.memory_bandwidth_gbs, 0),
              " GB/s HBM (datasheet) x ", Decimals(gpu.model.memory_efficiency, 2),
@@ -194,11 +195,15 @@ std::vector<std::string> Assumptions(const GpuSpec& gpu) {
              "forward, 2 backward) on ", gpu.link, " at ", Decimals(gpu.link_gbs, 0),
              " GB/s x ", Decimals(kLinkEfficiency, 1),
              " (NCCL bus bandwidth, assumed), not overlapped; sequence parallelism assumed"),
-      StrCat("data parallelism: ring collectives per ZeRO stage at the same efficiency; within "
+      StrCat("data parallelism: ring collectives per ZeRO stage at the same efficiency, weights "
+             "in bf16, gradients as --grad-reduce says (fp32 by default); within "
              "a node on ", gpu.link, ", across nodes at ", Decimals(InterNodeGbs(gpu), 1),
-             " GB/s a GPU (DGX reference design; --inter-node-gbs), ",
+             " GB/s a GPU (DGX reference design; --inter-node-gbs), one ring per NIC rail so a "
+             "node's NICs together, capped by the GPU's link, ",
              Decimals(kInterNodeLatencyUs, 0), " us a ring step (assumed); each layer's "
-             "collectives run beside the next layer's compute"),
+             "collectives run beside the next layer's compute, which loses the ", kCollectiveSms,
+             " SMs a collective holds (an FSDP all-gather on an H100, NVIDIA developer forums "
+             "2025; assumed)"),
       StrCat("memory: 16 bytes a parameter (Rajbhandari et al. 2020) sharded by tp and ZeRO; "
              "activations as Korthikanti et al. 2022 count them; logits with fp32 "
              "probabilities; reserve ", Decimals(kContextReserveGiB, 0),
@@ -209,6 +214,13 @@ std::vector<std::string> Assumptions(const GpuSpec& gpu) {
       "dense peak (Chowdhery et al. 2022, app. B); HFU counts the FLOPs executed, recompute "
       "included; pipeline parallelism is not modelled",
   };
+  if (const GemmCeiling c = ContinuousLoadCeiling(gpu, dtype); c.tflops > 0) {
+    out.insert(out.begin(),
+               StrCat("GEMMs under continuous load: a predicted GEMM runs no faster than ",
+                      Decimals(c.tflops, 0), " TFLOP/s (", c.source,
+                      "; docs/measurement.md); measured GEMMs as measured"));
+  }
+  return out;
 }
 
 // What the attention core's figures are, for the kernel the answer assumed.
@@ -265,7 +277,7 @@ nlohmann::json Json(const DesignResult& r) {
                              "first, then the others, each listed tie group by tie group, by ",
                              rank_by)},
           {"step_model", kStepModelVersion},
-          {"assumptions", Assumptions(r.gpu)},
+          {"assumptions", Assumptions(r.gpu, r.dtype)},
           {"tie_rule", kTieRule},
           {"interval_note", kStepIntervalNote},
           {"attention", AttentionKernelName(r.options.attention)},
@@ -283,7 +295,8 @@ std::string LayoutLine(const DesignResult& r) {
   const TrainingLayout& l = c.layout;
   return StrCat(MlpName(c.mlp), " MLP, ", NormName(c.norm), c.rotary ? ", rotary" : "",
                 c.dropout ? ", dropout" : "", "; recompute ", RecomputeName(l.recompute),
-                "; dp ", l.dp, " (ZeRO ", l.zero, "), ", l.grad_accum,
+                "; dp ", l.dp, " (ZeRO ", l.zero, ", gradients reduced in ",
+                GradReduceName(l.grad_reduce_bytes), "), ", l.grad_accum,
                 " micro-batch(es) a step, ", l.gpus_per_node, " GPUs a node");
 }
 
@@ -337,7 +350,7 @@ void Text(const DesignResult& r, std::ostream& out) {
          "from. "
       << AttentionNote(r.options) << ".\nAssumed (each a constant of " << kStepModelVersion
       << ", none fitted to a run):\n";
-  for (const std::string& a : Assumptions(r.gpu)) out << "  - " << a << "\n";
+  for (const std::string& a : Assumptions(r.gpu, r.dtype)) out << "  - " << a << "\n";
 }
 
 }  // namespace crest::cli

@@ -83,35 +83,95 @@ TEST(TrainingStep, DataParallelCollectivesFollowTheZeroStage) {
   c.layout.dp = 8;
   const DesignParams p = CountParams(c);
   // One layer's bf16 weights: 2 × 202,383,360 bytes; a ring over 8 GPUs
-  // moves 7/8 of them at 450 GB/s × 0.8, 7 steps of 3 µs.
-  const double one = 7.0 / 8 * 2 * 202383360.0 / (450e3 * 0.8) + 7 * 3.0;
+  // moves 7/8 of them at 450 GB/s × 0.8, 7 steps of 3 µs. Its fp32
+  // gradients (the default) are twice the bytes.
+  const double weights = 7.0 / 8 * 2 * 202383360.0 / (450e3 * 0.8) + 7 * 3.0;
+  const double grads = 7.0 / 8 * 4 * 202383360.0 / (450e3 * 0.8) + 7 * 3.0;
   auto zero0 = PredictDpComm(c, p, H100());
   ASSERT_TRUE(zero0.ok()) << zero0.status();
-  EXPECT_NEAR(zero0->layer_bwd_us, 2 * one, 1e-6) << "an all-reduce is two rings";
+  EXPECT_NEAR(zero0->layer_bwd_us, 2 * grads, 1e-6) << "an all-reduce is two rings";
   EXPECT_EQ(zero0->layer_fwd_us, 0);
   EXPECT_EQ(zero0->bwd_micro_batches, 1);
+  EXPECT_NE(zero0->basis.find("gradients in fp32"), std::string::npos) << zero0->basis;
   c.layout.zero = 3;
   c.layout.grad_accum = 4;
   auto zero3 = PredictDpComm(c, p, H100());
   ASSERT_TRUE(zero3.ok());
-  EXPECT_NEAR(zero3->layer_fwd_us, one, 1e-6);
-  EXPECT_NEAR(zero3->layer_bwd_us, 2 * one, 1e-6) << "gather again, and reduce-scatter";
+  EXPECT_NEAR(zero3->layer_fwd_us, weights, 1e-6);
+  EXPECT_NEAR(zero3->layer_bwd_us, weights + grads, 1e-6) << "gather again, and reduce-scatter";
   EXPECT_EQ(zero3->fwd_micro_batches, 4) << "FSDP communicates in every micro-batch";
-  EXPECT_NEAR(zero3->total_us, 32 * 4 * 3 * one + zero3->rest_us, 1e-3);
-  // Past one node the ring runs at the network's 50 GB/s a GPU.
+  EXPECT_NEAR(zero3->total_us, 32 * 4 * (2 * weights + grads) + zero3->rest_us, 1e-3);
+  c.layout.grad_reduce_bytes = 2;
+  auto bf16 = PredictDpComm(c, p, H100());
+  ASSERT_TRUE(bf16.ok());
+  EXPECT_NEAR(bf16->layer_bwd_us, 2 * weights, 1e-6) << "bf16 gradients move the weights' bytes";
+  // Past one node NCCL runs a ring per NIC rail: the node's 8 NICs of 50 GB/s
+  // together, capped by the GPU's own NVLink (450 GB/s).
   c.layout.dp = 16;
   auto nodes = PredictDpComm(c, p, H100());
   ASSERT_TRUE(nodes.ok());
-  EXPECT_EQ(nodes->link_gbs, 50);
+  EXPECT_EQ(nodes->link_gbs, 400);
   EXPECT_NE(nodes->basis.find("across nodes"), std::string::npos) << nodes->basis;
+  c.model.tp = 4;  // 4 data-parallel groups share a node's NICs
+  auto tp4 = PredictDpComm(c, CountParams(c), H100());
+  ASSERT_TRUE(tp4.ok());
+  EXPECT_EQ(tp4->link_gbs, 100);
+  c.model.tp = 1;
+  c.layout.inter_node_gbs = 100;
+  EXPECT_EQ(PredictDpComm(c, p, H100())->link_gbs, 450) << "NVLink caps a fast network";
   c.layout.dp = 1;
   EXPECT_EQ(PredictDpComm(c, p, H100())->total_us, 0);
 }
 
-TEST(TrainingStep, ExposedCommunicationIsTheFirstLayersAndWhatComputeCannotHide) {
-  EXPECT_EQ(ExposedComm(100, 300, 32), 100) << "hidden behind each next layer but the first";
-  EXPECT_EQ(ExposedComm(500, 300, 32), 500 + 31 * 200.0);
-  EXPECT_EQ(ExposedComm(0, 300, 32), 0);
+TEST(TrainingStep, GradientsReduceInFp32OrBf16AndNothingElse) {
+  TrainingLayout l;
+  EXPECT_EQ(l.grad_reduce_bytes, 4) << "fp32 by default, as Megatron-LM, torchtitan, Composer";
+  EXPECT_EQ(ParseGradReduce("bf16"), 2);
+  EXPECT_EQ(ParseGradReduce("fp32"), 4);
+  EXPECT_FALSE(ParseGradReduce("fp16").has_value());
+  EXPECT_EQ(GradReduceName(2), "bf16");
+  l.grad_reduce_bytes = 3;
+  const absl::Status s = ValidateLayout(l, 1);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("grad-reduce"), std::string::npos) << s.message();
+}
+
+TEST(TrainingStep, ExposedCommunicationIsTheFirstLayersAndWhatComputeCannotHideOrLoses) {
+  EXPECT_EQ(ExposedComm(100, 300, 32, 0), 100) << "hidden behind each next layer but the first";
+  EXPECT_EQ(ExposedComm(500, 300, 32, 0), 500 + 31 * 200.0);
+  EXPECT_EQ(ExposedComm(0, 300, 32, 0.2), 0);
+  // Beside compute a collective holds a fifth of the SMs: each hidden
+  // layer's compute loses 100 × 0.2 µs.
+  EXPECT_DOUBLE_EQ(ExposedComm(100, 300, 32, 0.2), 100 + 31 * 20.0);
+  EXPECT_DOUBLE_EQ(ExposedComm(500, 300, 32, 0.2), 500 + 31 * 200.0)
+      << "what compute cannot hide already counts the slower compute";
+  EXPECT_DOUBLE_EQ(CollectiveShare(H100()), 24.0 / 132);
+  EXPECT_DOUBLE_EQ(CollectiveShare(**FindGpu("a100")), 24.0 / 108);
+}
+
+TEST(TrainingStep, PredictedGemmsAreHeldToTheContinuousLoadRateMeasuredOnAnH100) {
+  const GemmCeiling h100 = ContinuousLoadCeiling(H100(), DType::kBf16);
+  EXPECT_EQ(h100.tflops, 655);
+  EXPECT_NE(h100.source.find("643-668"), std::string::npos) << h100.source;
+  EXPECT_EQ(ContinuousLoadCeiling(**FindGpu("h200"), DType::kFp16).tflops, 655)
+      << "the same die at the same 700 W";
+  EXPECT_NE(ContinuousLoadCeiling(**FindGpu("h200"), DType::kBf16).source.find("assumed"),
+            std::string::npos);
+  EXPECT_EQ(ContinuousLoadCeiling(**FindGpu("h100pcie"), DType::kBf16).tflops, 0)
+      << "a 350 W part: nothing measured";
+  EXPECT_EQ(ContinuousLoadCeiling(**FindGpu("a100"), DType::kBf16).tflops, 0);
+  EXPECT_EQ(ContinuousLoadCeiling(H100(), DType::kFp8E4M3).tflops, 0);
+  // 2·8192·21888·4096 FLOPs: 1990.6 µs predicted (738 TFLOP/s) becomes
+  // the FLOPs at 655 TFLOP/s, its interval scaled alike.
+  const double flops = 2.0 * 8192 * 21888 * 4096;
+  Timing fast = PredictedTiming(1990.6, 0.1, "m");
+  const Timing held = HeldToCeiling(fast, flops, h100);
+  EXPECT_DOUBLE_EQ(held.time_us, flops / 655e6);
+  EXPECT_DOUBLE_EQ(held.high_us / held.time_us, fast.high_us / fast.time_us);
+  Timing slow = PredictedTiming(5000, 0.1, "m");
+  EXPECT_EQ(HeldToCeiling(slow, flops, h100).time_us, 5000) << "below the ceiling: unchanged";
+  Timing measured = MeasuredTiming(1990.6, 1980, 2000);
+  EXPECT_EQ(HeldToCeiling(measured, flops, h100).time_us, 1990.6) << "measured stays measured";
 }
 
 TEST(TrainingMemory, AGptLayerKeeps34SbhPlus5As2bAsKorthikantiCountsIt) {

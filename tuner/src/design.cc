@@ -131,6 +131,12 @@ absl::StatusOr<Timed> TimeParts(const DesignConfig& c, const DesignOptions& o,
       12 * layers * static_cast<double>(m.heads * m.HeadDim()) * static_cast<double>(m.seq);
   auto parts = timer(gemms);
   if (!parts.ok()) return parts.status();
+  // A step runs its GEMMs back to back: predicted ones no faster than the
+  // GPU sustains under continuous load (measured ones as measured).
+  const GemmCeiling ceiling = ContinuousLoadCeiling(*o.gpu, c.model.dtype);
+  for (size_t i = 0; i < parts->size(); ++i) {
+    (*parts)[i] = HeldToCeiling(std::move((*parts)[i]), gemms[i].Flops(), ceiling);
+  }
   Timed t;
   t.gemm_layer_fwd = Sum(*parts, s.layer_fwd);
   t.gemm_layer_train = Sum(*parts, s.layer_train);
@@ -187,9 +193,12 @@ void ComposeStep(const DesignConfig& c, const GpuSpec& gpu, const Timed& t, cons
       t.gemm_layer_fwd.time_us + t.attention_fwd.time_us + other_fwd.time_us;
   const double bwd_us = t.gemm_layer_train.time_us - t.gemm_layer_fwd.time_us +
                         t.attention_bwd.time_us + other_bwd.time_us + again.time_us;
+  const double share = CollectiveShare(gpu);
   const double exposed =
-      static_cast<double>(dp.fwd_micro_batches) * ExposedComm(dp.layer_fwd_us, fwd_us, c.layers) +
-      static_cast<double>(dp.bwd_micro_batches) * ExposedComm(dp.layer_bwd_us, bwd_us, c.layers) +
+      static_cast<double>(dp.fwd_micro_batches) *
+          ExposedComm(dp.layer_fwd_us, fwd_us, c.layers, share) +
+      static_cast<double>(dp.bwd_micro_batches) *
+          ExposedComm(dp.layer_bwd_us, bwd_us, c.layers, share) +
       dp.rest_us;
   s.dp_comm = PredictedTiming(exposed, kStepPartError, std::string(kStepModelVersion));
   s.dp_comm_total_us = dp.total_us;

@@ -60,7 +60,19 @@ DesignParams CountParams(const DesignConfig& c) {
   return p;
 }
 
+std::string_view GradReduceName(int bytes) { return bytes == 2 ? "bf16" : "fp32"; }
+
+std::optional<int> ParseGradReduce(std::string_view text) {
+  if (text == "fp32") return 4;
+  if (text == "bf16") return 2;
+  return std::nullopt;
+}
+
 absl::Status ValidateLayout(const TrainingLayout& l, int64_t tp) {
+  if (l.grad_reduce_bytes != 2 && l.grad_reduce_bytes != 4) {
+    return absl::InvalidArgumentError(StrCat("grad-reduce: gradients are reduced in fp32 or "
+                                             "bf16 (got ", l.grad_reduce_bytes, " bytes)"));
+  }
   const absl::Status checks[] = {
       Range("dp", static_cast<double>(l.dp), 1, 1048576),
       Range("zero", l.zero, 0, 3),

@@ -15,10 +15,13 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 // fits: the compute efficiencies are the fraction of dense peak that large,
 // aligned cuBLAS GEMMs are commonly reported to reach at the boost clock; the
 // fallback ratios and per-input factors are guesses (half rate for Hopper's
-// fallback, as tilewave-1 assumed). One figure is measured: Hopper's
+// fallback, as tilewave-1 assumed). Two figures are measured: Hopper's
 // sustained clock ratio is an H100's power-capped 1455 MHz over its 1980 MHz
 // boost (shared/data/h100-2026-11-22, clock trace), assumed for every Hopper
-// part. A calibration replaces all of them for its GPU and dtype.
+// part; Ampere's is an A100's ~1200 MHz under FlashAttention-2 load, held by
+// its power limit, over its 1410 MHz boost (reported in liangan1/GPU_travel,
+// performance/flash-attn/README.md), assumed for every Ampere part. A
+// calibration replaces all of them for its GPU and dtype.
 constexpr ModelParams Defaults(double efficiency, double clock_ratio, double fast_intensity,
                                double fallback_ratio, double launch_us,
                                std::string_view calibration) {
@@ -32,7 +35,7 @@ constexpr ModelParams Defaults(double efficiency, double clock_ratio, double fas
   return p;
 }
 constexpr ModelParams kVolta = Defaults(0.85, 0.95, 48, 0.5, 3.0, "uncalibrated Volta defaults");
-constexpr ModelParams kAmpere = Defaults(0.88, 0.95, 64, 0.6, 2.5, "uncalibrated Ampere defaults");
+constexpr ModelParams kAmpere = Defaults(0.88, 0.85, 64, 0.6, 2.5, "uncalibrated Ampere defaults");
 constexpr ModelParams kAda = Defaults(0.85, 0.9, 64, 0.6, 2.5, "uncalibrated Ada defaults");
 constexpr ModelParams kHopper = Defaults(0.80, 0.735, 85, 0.5, 2.5, "uncalibrated Hopper defaults");
 constexpr ModelParams kBlackwell = Defaults(0.80, 0.8, 85, 0.5, 2.5, "uncalibrated Blackwell defaults");

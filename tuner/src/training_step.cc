@@ -69,6 +69,27 @@ KernelTraffic HeadKernelTraffic(const DesignConfig& c) {
   return k;
 }
 
+GemmCeiling ContinuousLoadCeiling(const GpuSpec& gpu, DType dtype) {
+  const bool sixteen_bit = dtype == DType::kBf16 || dtype == DType::kFp16;
+  if (!sixteen_bit || gpu.architecture != "Hopper" || gpu.power_w != 700) return {};
+  return {kHopperContinuousLoadTflops,
+          gpu.name == "H100-SXM"
+              ? "measured on an H100 SXM under continuous load (643-668 TFLOP/s)"
+              : "measured on an H100 SXM under continuous load (643-668 TFLOP/s), assumed for "
+                "this Hopper part of the same 700 W"};
+}
+
+Timing HeldToCeiling(Timing t, double flops, const GemmCeiling& ceiling) {
+  if (t.source != Source::kPredicted || ceiling.tflops <= 0 || t.time_us <= 0) return t;
+  const double floor_us = flops / (ceiling.tflops * 1e6);
+  if (t.time_us >= floor_us) return t;
+  const double w = floor_us / t.time_us;
+  t.time_us = floor_us;
+  t.low_us *= w;
+  t.high_us *= w;
+  return t;
+}
+
 Timing MemoryBoundTiming(double bytes, int kernels, const GpuSpec& gpu) {
   const double bytes_per_us = gpu.memory_bandwidth_gbs * gpu.model.memory_efficiency * 1e3;
   const double us = bytes / bytes_per_us + kernels * gpu.model.launch_us;
@@ -87,6 +108,25 @@ double InterNodeGbs(const GpuSpec& gpu) {
   return 12.5;
 }
 
+namespace {
+
+// DpComm's basis in words: the stage, the dtypes, the rings and the step's total.
+std::string DpBasis(const DesignConfig& c, const GpuSpec& gpu, const std::string& what,
+                    bool one_node, double inter, double latency, const DpComm& out) {
+  const TrainingLayout& l = c.layout;
+  return StrCat("ZeRO ", l.zero, " over dp=", l.dp, ": ", what, " (gradients in ",
+                GradReduceName(l.grad_reduce_bytes), ", weights in bf16); rings ",
+                one_node ? StrCat("within a node on ", gpu.link)
+                         : StrCat("across nodes, one ring per NIC rail: ", l.gpus_per_node,
+                                  " GPUs a node x ", Decimals(inter, 1), " GB/s a GPU between nodes",
+                                  l.inter_node_gbs > 0 ? " (given)" : " (DGX reference design)"),
+                " (", Decimals(out.link_gbs, 0), " GB/s x ", Decimals(kLinkEfficiency, 1), ", ",
+                Decimals(latency, 0), " us a step; assumed), ", Decimals(out.total_us / 1e3, 2),
+                " ms a step");
+}
+
+}  // namespace
+
 absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& p,
                                      const GpuSpec& gpu) {
   if (auto s = ValidateLayout(c.layout, c.model.tp); !s.ok()) return s;
@@ -103,45 +143,57 @@ absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& 
     return absl::FailedPreconditionError(
         StrCat(gpu.name, " has no GPU-to-GPU link in the catalogue"));
   }
-  // Across nodes a ring runs at its slowest hop: the network, or the GPU's own link.
+  // Across nodes NCCL runs one ring per NIC rail, so what enters a node is
+  // limited by all its NICs together (gpus_per_node of them, one a GPU),
+  // shared by the node's tp data-parallel groups; within it, by the GPU's link.
   out.link_gbs = gpu.link_gbs;
-  if (!one_node) out.link_gbs = gpu.link_gbs > 0 ? std::min(gpu.link_gbs, inter) : inter;
+  if (!one_node) {
+    const double node_share =
+        static_cast<double>(l.gpus_per_node) * inter / static_cast<double>(c.model.tp);
+    out.link_gbs = gpu.link_gbs > 0 ? std::min(gpu.link_gbs, node_share) : node_share;
+  }
   const bool nvlink = one_node && gpu.link.starts_with("NVLink");
   const double latency = one_node ? (nvlink ? kNvlinkLatencyUs : kPcieLatencyUs) : kInterNodeLatencyUs;
-  // 16-bit weights and gradients of one layer and of the rest, on one TP rank.
-  const double wbytes = 2;
+  // One layer's and the rest's weights (16-bit) and gradients (the layout's
+  // width) on one TP rank: one ring each.
   const double t = static_cast<double>(c.model.tp);
-  const double layer_bytes = wbytes * static_cast<double>(p.per_layer) / t;
-  const double rest_bytes =
-      wbytes * (static_cast<double>(p.per_rank) - static_cast<double>(c.layers) * static_cast<double>(p.per_layer) / t);
-  const double layer_one = RingCollectiveUs(layer_bytes, n, out.link_gbs, latency);
-  const double rest_one = RingCollectiveUs(rest_bytes, n, out.link_gbs, latency);
+  const double layer_params = static_cast<double>(p.per_layer) / t;
+  const double rest_params =
+      static_cast<double>(p.per_rank) - static_cast<double>(c.layers) * layer_params;
+  const double grad_bytes = l.grad_reduce_bytes;
+  const auto ring = [&](double bytes) {
+    return RingCollectiveUs(bytes, n, out.link_gbs, latency);
+  };
+  const double layer_w = ring(2 * layer_params);
+  const double layer_g = ring(grad_bytes * layer_params);
+  const double rest_w = ring(2 * rest_params);
+  const double rest_g = ring(grad_bytes * rest_params);
   const int64_t accum = l.grad_accum;
   const double layers = static_cast<double>(c.layers);
   std::string what;
   switch (l.zero) {
     case 0:  // all-reduce = reduce-scatter + all-gather
-      out.layer_bwd_us = 2 * layer_one;
+      out.layer_bwd_us = 2 * layer_g;
       out.bwd_micro_batches = 1;
-      out.rest_us = 2 * rest_one;
+      out.rest_us = 2 * rest_g;
       what = "gradients all-reduced once a step";
       break;
     case 1:
     case 2:
-      out.layer_bwd_us = layer_one;
+      out.layer_bwd_us = layer_g;
       out.bwd_micro_batches = l.zero == 1 ? 1 : accum;
-      out.layer_fwd_us = layer_one;
+      out.layer_fwd_us = layer_w;
       out.fwd_micro_batches = 1;
-      out.rest_us = 2 * rest_one;
+      out.rest_us = rest_g + rest_w;
       what = l.zero == 1 ? "gradients reduce-scattered once a step, weights all-gathered once"
                          : "gradients reduce-scattered every micro-batch, weights all-gathered once";
       break;
     default:
-      out.layer_fwd_us = layer_one;
+      out.layer_fwd_us = layer_w;
       out.fwd_micro_batches = accum;
-      out.layer_bwd_us = 2 * layer_one;
+      out.layer_bwd_us = layer_w + layer_g;
       out.bwd_micro_batches = accum;
-      out.rest_us = 3 * static_cast<double>(accum) * rest_one;
+      out.rest_us = static_cast<double>(accum) * (2 * rest_w + rest_g);
       what = "weights all-gathered in every forward and backward, gradients reduce-scattered "
              "in every backward (FSDP)";
       break;
@@ -149,20 +201,19 @@ absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& 
   out.total_us = layers * (out.layer_fwd_us * static_cast<double>(out.fwd_micro_batches) +
                            out.layer_bwd_us * static_cast<double>(out.bwd_micro_batches)) +
                  out.rest_us;
-  out.basis = StrCat("ZeRO ", l.zero, " over dp=", l.dp, ": ", what, "; rings ",
-                     one_node ? StrCat("within a node on ", gpu.link)
-                              : StrCat("across nodes at ", Decimals(inter, 1),
-                                       " GB/s a GPU between nodes",
-                                       l.inter_node_gbs > 0 ? " (given)" : " (DGX reference design)"),
-                     " (", Decimals(out.link_gbs, 0), " GB/s x ", Decimals(kLinkEfficiency, 1), ", ",
-                     Decimals(latency, 0), " us a step; assumed), ",
-                     Decimals(out.total_us / 1e3, 2), " ms a step");
+  out.basis = DpBasis(c, gpu, what, one_node, inter, latency, out);
   return out;
 }
 
-double ExposedComm(double comm_us, double compute_us, int64_t layers) {
+double CollectiveShare(const GpuSpec& gpu) {
+  if (gpu.sm_count <= 0) return 0;
+  return std::min(1.0, static_cast<double>(kCollectiveSms) / static_cast<double>(gpu.sm_count));
+}
+
+double ExposedComm(double comm_us, double compute_us, int64_t layers, double share) {
   if (layers < 1 || comm_us <= 0) return 0;
-  return comm_us + static_cast<double>(layers - 1) * std::max(0.0, comm_us - compute_us);
+  const double each = std::max(comm_us - compute_us, comm_us * share);
+  return comm_us + static_cast<double>(layers - 1) * std::max(0.0, each);
 }
 
 }  // namespace crest

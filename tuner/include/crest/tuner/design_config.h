@@ -48,7 +48,15 @@ struct TrainingLayout {
   // Bandwidth between nodes per GPU and direction [GB/s]; 0: the default of
   // the GPU's architecture (training_step.h, InterNodeGbs).
   double inter_node_gbs = 0;
+  // Bytes of a gradient element in data parallelism's all-reduces and
+  // reduce-scatters: 4 (fp32, the default of Megatron-LM for bf16 training,
+  // of torchtitan's FSDP2 and of Composer's DEFAULT mixed precision) or 2
+  // (bf16, as Composer's PURE). Weights are gathered in 16 bits either way.
+  int grad_reduce_bytes = 4;
 };
+
+std::string_view GradReduceName(int bytes);              // "fp32", "bf16"
+std::optional<int> ParseGradReduce(std::string_view text);  // bytes; nullopt: unknown
 
 struct DesignConfig {
   ModelConfig model;
@@ -77,7 +85,8 @@ DesignParams CountParams(const DesignConfig& config);
 
 // OK, or InvalidArgument naming the first field out of range as the CLI
 // spells it: dp (1..1048576), zero (0..3), grad-accum (1..65536),
-// gpus-per-node (1..1024), inter-node-gbs (0..100000), and tp·dp ≤ 2^24.
+// gpus-per-node (1..1024), inter-node-gbs (0..100000), grad-reduce (fp32
+// or bf16), and tp·dp ≤ 2^24.
 absl::Status ValidateLayout(const TrainingLayout& layout, int64_t tp);
 
 }  // namespace crest

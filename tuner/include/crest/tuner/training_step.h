@@ -22,7 +22,7 @@
 
 namespace crest {
 
-inline constexpr std::string_view kStepModelVersion = "train-step-1";
+inline constexpr std::string_view kStepModelVersion = "train-step-2";
 // What one predicted part of a step may miss by: an assumption, as tp_comm.h's.
 inline constexpr double kStepPartError = 0.30;
 // AdamW in mixed precision (one fused multi-tensor kernel) per parameter:
@@ -33,6 +33,27 @@ inline constexpr double kAdamBytesPerParam = 28;
 // Latency of one step of a ring between nodes [µs] (assumed; NVLink's is
 // tp_comm.h's kNvlinkLatencyUs).
 inline constexpr double kInterNodeLatencyUs = 5.0;
+
+// The rate large 16-bit GEMMs sustain under continuous load [TFLOP/s], where
+// one has been measured: a training step runs its GEMMs back to back for
+// minutes, power-capped. Measured on one H100 SXM at its 700 W limit
+// (docs/measurement.md, "Why the method is what it is";
+// tests/data/h100-2026-11-22): a bf16 GEMM of 8192×21888×4096 ran at 791
+// TFLOP/s after idle and 643–668 after 2 s of back-to-back load; 655 is the
+// midpoint. The GEMM predictor's H100 calibration was fitted to rows measured
+// between idle gaps (partly at the boost clock) and predicts that GEMM at
+// 738. Assumed for the other Hopper parts of the same 700 W board power.
+inline constexpr double kHopperContinuousLoadTflops = 655;
+struct GemmCeiling {
+  double tflops = 0;        // 0: none known for this GPU and dtype
+  std::string_view source;  // where the figure comes from, in words
+};
+GemmCeiling ContinuousLoadCeiling(const GpuSpec& gpu, DType dtype);
+
+// A predicted GEMM time held to `ceiling`: no faster than `flops` at its
+// rate, the interval scaled with the time. Measured and replayed times are
+// returned as they are (they were timed on a GPU in its own state).
+Timing HeldToCeiling(Timing time, double flops, const GemmCeiling& ceiling);
 
 // The bytes one layer's memory-bound kernels read and write for one
 // micro-batch on one GPU, and how many kernels that takes. Forward: two
@@ -91,9 +112,21 @@ struct DpComm {
 absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& config, const DesignParams& params,
                                      const GpuSpec& gpu);
 
-// How much of `layers` layers' collectives of `comm_us` each a step exposes
-// when each runs beside the compute of the next layer (`compute_us`): the
-// first layer's in full, and whatever of each other's its compute cannot hide.
-double ExposedComm(double comm_us, double compute_us, int64_t layers);
+// SMs a NCCL collective holds while it runs beside compute (one CTA an SM):
+// 24, what an FSDP all-gather launched on an H100 beside a GEMM (Nsight
+// Systems trace in "Compute-Communication Overlap Causes Severe GEMM
+// Performance Degradation because of Tail Effect", NVIDIA developer forums,
+// 2025); assumed for every GPU and collective. Compute beside it runs on the
+// rest.
+inline constexpr int kCollectiveSms = 24;
+// The share of `gpu`'s SMs a collective takes from compute beside it.
+double CollectiveShare(const GpuSpec& gpu);
+
+// How much a step loses to `layers` layers' collectives of `comm_us` each
+// when each runs beside the compute of the next layer (`compute_us` at the
+// whole GPU's rate): the first layer's in full; for each other, what its
+// compute cannot hide, or at least the compute it slows, comm × `share`
+// (the SMs the collective holds, CollectiveShare) — whichever is more.
+double ExposedComm(double comm_us, double compute_us, int64_t layers, double share);
 
 }  // namespace crest

@@ -6,11 +6,14 @@
 //
 // Usage: store_bench [--keep DIR]   (default: a temporary directory, removed)
 //        With --keep, a database already in DIR is reused (no insert figures).
+//        ONLY=lookup|fwd|train runs that part alone, REPEAT=N times its count
+//        (for a profiler: perf record -g -- env ONLY=train REPEAT=10 ...).
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -147,9 +150,14 @@ int main(int argc, char** argv) {
   auto db = crest::store::Store::Open(path, ro);
   const crest::GpuSpec& h100 = **crest::FindGpu("h100");
   const auto answers = crest::answers::StoreAnswers(**db, path, {});
+  const char* only_env = std::getenv("ONLY");
+  const std::string only = only_env != nullptr ? only_env : "";
+  const char* repeat_env = std::getenv("REPEAT");
+  const int repeat = std::max(1, repeat_env != nullptr ? std::atoi(repeat_env) : 1);
+  const auto runs = [&](const char* part) { return only.empty() || only == part; };
   std::vector<double> lookup_us;
   std::uniform_int_distribution<size_t> pick(0, gemms.size() - 1);
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; runs("lookup") && i < 20000 * repeat; ++i) {
     const auto& g = gemms[pick(rng)];
     const auto start = Clock::now();
     auto answer = answers->Lookup(g, h100);
@@ -160,19 +168,22 @@ int main(int argc, char** argv) {
     }
     lookup_us.push_back(Seconds(start, end) * 1e6);
   }
-  const crest::bench::Percentiles lookup = crest::bench::Summarize(lookup_us);
-  std::printf(
+  if (runs("lookup")) {
+    const crest::bench::Percentiles lookup = crest::bench::Summarize(lookup_us);
+    std::printf(
       "single-GEMM lookup (the latest run's best verified algorithm), 20000 lookups: "
       "p50 %.1f us, p99 %.1f us, max %.1f us  [target p99 < 100 us: %s]\n",
       lookup.p50_us, lookup.p99_us, lookup.max_us, lookup.p99_us < 100 ? "met" : "MISSED");
+  }
 
   for (bool train : {false, true}) {
+    if (!runs(train ? "train" : "fwd")) continue;
     std::vector<double> rank_us;
     crest::DffQuery dq;
     dq.dff.hidden = 4096;
     dq.dff.ratio = *crest::ParseRatio("8/3");
     dq.train = train;
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < 300 * repeat; ++i) {
       const auto start = Clock::now();
       auto r = answers->Dff(dq, h100);
       const auto end = Clock::now();

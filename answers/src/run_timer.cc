@@ -261,34 +261,88 @@ absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const
   return std::nullopt;
 }
 
-absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
+absl::StatusOr<std::vector<RunInfo>> RunTimer::RunsOf(const Choice& c) {
   std::vector<RunInfo> runs;
   for (const store::RunKey& key : c.runs) {
     auto run = Run(key);
     if (!run.ok()) return run.status();
     runs.push_back((*run)->info);
   }
+  return runs;
+}
+
+absl::StatusOr<RunTimer::Part> RunTimer::PartOf(const Choice& c, size_t i) {
+  const store::RunBest& b = c.bests[i];
+  auto run = Run(b.run);
+  if (!run.ok()) return run.status();
+  std::string& provenance = provenance_[b.run];
+  if (provenance.empty()) {
+    provenance = DescribeMeasurement((*run)->device, (*run)->software, options_.mode);
+  }
+  Part p{*run, &provenance, b.median_us, b.ci_low_us, b.ci_high_us};
+  if (c.pooled) {
+    p.median_us = c.pooled_us[i];
+    p.low_us = c.pool[i].first;
+    p.high_us = c.pool[i].second;
+  }
+  return p;
+}
+
+absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
+  auto runs = RunsOf(c);
+  if (!runs.ok()) return runs.status();
   std::vector<Timing> out;
   out.reserve(c.bests.size());
   for (size_t i = 0; i < c.bests.size(); ++i) {
-    const store::RunBest& b = c.bests[i];
-    auto run = Run(b.run);
-    if (!run.ok()) return run.status();
-    std::string& provenance = provenance_[b.run];
-    if (provenance.empty()) {
-      provenance = DescribeMeasurement((*run)->device, (*run)->software, options_.mode);
-    }
-    const DeviceInfo& device = (*run)->device;
-    const SoftwareInfo& software = (*run)->software;
-    Timing t = c.pooled ? MeasuredTiming(c.pooled_us[i], c.pool[i].first, c.pool[i].second,
-                                         device, software)
-                        : MeasuredTiming(b.median_us, b.ci_low_us, b.ci_high_us, device, software);
-    t.provenance = provenance;
-    t.runs = runs;
+    auto p = PartOf(c, i);
+    if (!p.ok()) return p.status();
+    Timing t = MeasuredTiming(p->median_us, p->low_us, p->high_us, p->run->device,
+                              p->run->software);
+    t.provenance = *p->provenance;
+    t.runs = *runs;
     t.pooled = c.pooled;
     out.push_back(std::move(t));
   }
   return out;
+}
+
+absl::StatusOr<Timing> RunTimer::MeasuredSum(const Choice& c) {
+  auto runs = RunsOf(c);
+  if (!runs.ok()) return runs.status();
+  Timing sum;
+  for (size_t i = 0; i < c.bests.size(); ++i) {
+    auto p = PartOf(c, i);
+    if (!p.ok()) return p.status();
+    // The part as MeasuredTiming makes it, without its strings.
+    const double low = p->high_us > 0 ? p->low_us : p->median_us;
+    const double high = p->high_us > 0 ? p->high_us : p->median_us;
+    const Source source = p->run->device.replay.empty() ? Source::kMeasured : Source::kReplayed;
+    sum.time_us += p->median_us;
+    sum.low_us += low > 0 ? low : p->median_us;    // LowOf
+    sum.high_us += high > 0 ? high : p->median_us;  // HighOf
+    if (i == 0) {
+      sum.source = source;
+      sum.provenance = *p->provenance;
+      sum.device = p->run->device;
+      sum.software = p->run->software;
+    } else if (sum.source != source) {
+      sum.source = Source::kMixed;
+    }
+  }
+  sum.pooled = c.pooled && !c.bests.empty();
+  if (!c.bests.empty()) MergeRuns(sum.runs, *runs);
+  return sum;
+}
+
+absl::StatusOr<Timing> RunTimer::Sum(std::span<const GemmShape> set) {
+  bool across_runs = false;
+  auto choice = Choose(set, &across_runs);
+  if (!choice.ok()) return choice.status();
+  if (choice->has_value()) return MeasuredSum(**choice);
+  if (across_runs) ++across_runs_;
+  auto parts = Predicted(set);
+  if (!parts.ok()) return parts.status();
+  return SumTimings(*parts);
 }
 
 absl::StatusOr<std::vector<Timing>> RunTimer::Time(std::span<const GemmShape> set) {

@@ -34,6 +34,9 @@ class RunTimer {
   absl::StatusOr<std::vector<Timing>> Time(std::span<const GemmShape> set);
   // Predicted only.
   absl::StatusOr<std::vector<Timing>> Predicted(std::span<const GemmShape> set);
+  // SumTimings(Time(set)), without a Timing per measured GEMM: the device,
+  // software, runs and provenance are copied once, not once a GEMM.
+  absl::StatusOr<Timing> Sum(std::span<const GemmShape> set);
 
   // The measured answer of a set: per GEMM the chosen run's best (pooled:
   // the lower middle run's), and the runs used.
@@ -94,6 +97,17 @@ class RunTimer {
                                       const std::vector<store::GemmKey>& keys);
   static Choice Pooled(const Version& version, const std::vector<store::GemmKey>& keys);
   absl::StatusOr<std::vector<Timing>> Measured(const Choice& choice);
+  // SumTimings(Measured(choice)), part by part in the same order.
+  absl::StatusOr<Timing> MeasuredSum(const Choice& choice);
+  // What Measured and MeasuredSum share: the choice's runs as RunInfo, and
+  // the run, provenance and figures of its i-th GEMM.
+  absl::StatusOr<std::vector<RunInfo>> RunsOf(const Choice& choice);
+  struct Part {
+    const store::RunRecord* run = nullptr;
+    const std::string* provenance = nullptr;
+    double median_us = 0, low_us = 0, high_us = 0;  // MeasuredTiming's inputs
+  };
+  absl::StatusOr<Part> PartOf(const Choice& choice, size_t i);
 
   store::Store& db_;
   const GpuSpec& gpu_;

@@ -14,7 +14,7 @@ absl::StatusOr<DffRanking> RankDffWith(const DffQuery& query, const GpuSpec& gpu
   if (timers.prefetch) {
     if (auto s = timers.prefetch(plan->gemms); !s.ok()) return s;
   }
-  auto ranking = RankDff(q, *plan, timers.time, timers.predict, timers.races);
+  auto ranking = RankDff(q, *plan, timers.time, timers.predict, timers.races, timers.sum);
   if (!ranking.ok()) return ranking;
   if (ranking->rows.empty()) {
     return absl::FailedPreconditionError(StrCat(

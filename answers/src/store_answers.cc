@@ -68,6 +68,7 @@ class StoreAnswersImpl final : public Answers {
     SetTimers t;
     t.time = [&timer](std::span<const GemmShape> set) { return timer.Time(set); };
     t.predict = [&timer](std::span<const GemmShape> set) { return timer.Predicted(set); };
+    t.sum = [&timer](std::span<const GemmShape> set) { return timer.Sum(set); };
     t.prefetch = [&timer](std::span<const std::vector<GemmShape>> sets) {
       return timer.Prefetch(sets);
     };

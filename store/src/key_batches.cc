@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
+#include <tuple>
+#include <utility>
 #include <tuple>
 
 namespace crest::store::internal {
@@ -10,7 +14,11 @@ namespace {
 // Which dimension a pass lets vary: 0 = m, 1 = n, 2 = k.
 int64_t Dim(const GemmKey& key, int d) { return d == 0 ? key.m : d == 1 ? key.n : key.k; }
 
-// Everything but the varying dimension, for grouping.
+// Bits that hold `v` (1 for 0).
+int Width(uint64_t v) { return v == 0 ? 1 : static_cast<int>(std::bit_width(v)); }
+
+// Everything but the varying dimension, for grouping: any order that puts
+// equal ones together will do.
 struct Fixed {
   std::array<int64_t, 6> parts;
   auto operator<=>(const Fixed&) const = default;
@@ -23,7 +31,7 @@ Fixed FixedOf(const GemmKey& key, int varying) {
            Dim(key, a), Dim(key, b)}};
 }
 
-KeyRange RangeOf(std::span<const GemmKey* const> group, int varying) {
+KeyRange RangeOf(std::span<const GemmKey* const> group, int varying, const GemmKey* base) {
   KeyRange r;
   const GemmKey& first = *group.front();
   r.prefix = first;
@@ -33,36 +41,78 @@ KeyRange RangeOf(std::span<const GemmKey* const> group, int varying) {
   r.k_lo = r.k_hi = first.k;
   int64_t& lo = varying == 0 ? r.m_lo : varying == 1 ? r.n_lo : r.k_lo;
   int64_t& hi = varying == 0 ? r.m_hi : varying == 1 ? r.n_hi : r.k_hi;
+  const int by = r.varying == -1 ? 0 : varying;  // a single key: its M
+  r.members.reserve(group.size());
   for (const GemmKey* key : group) {
     lo = std::min(lo, Dim(*key, varying));
     hi = std::max(hi, Dim(*key, varying));
+    r.members.emplace_back(Dim(*key, by), static_cast<uint32_t>(key - base));
   }
+  std::sort(r.members.begin(), r.members.end());
   return r;
+}
+
+// The order of `keys` by the parts a pass over `varying` keeps fixed, in
+// any order that puts equal parts together: one 64-bit code a key where
+// the widths fit (as KeyOrder), else FixedOf's order.
+std::vector<uint32_t> FixedOrder(const std::vector<const GemmKey*>& keys, int varying) {
+  const int a = varying == 0 ? 1 : 0;
+  const int b = varying == 2 ? 1 : 2;
+  uint64_t most_a = 0, most_b = 0, most_batch = 0;
+  bool negative = false;
+  for (const GemmKey* key : keys) {
+    negative = negative || Dim(*key, a) < 0 || Dim(*key, b) < 0 || key->batch < 0;
+    most_a = std::max(most_a, static_cast<uint64_t>(Dim(*key, a)));
+    most_b = std::max(most_b, static_cast<uint64_t>(Dim(*key, b)));
+    most_batch = std::max(most_batch, static_cast<uint64_t>(key->batch));
+  }
+  const int wa = Width(most_a), wb = Width(most_b), wt = Width(most_batch);
+  const int wi = Width(keys.empty() ? 0 : keys.size() - 1);
+  std::vector<uint32_t> order(keys.size());
+  if (!negative && 3 + 2 + wa + wb + wt + wi <= 64) {
+    std::vector<uint64_t> codes(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const GemmKey& key = *keys[i];
+      uint64_t c = static_cast<uint64_t>(key.dtype);
+      c = c << 1 | static_cast<uint64_t>(key.a_transposed);
+      c = c << 1 | static_cast<uint64_t>(key.b_transposed);
+      c = c << wt | static_cast<uint64_t>(key.batch);
+      c = c << wa | static_cast<uint64_t>(Dim(key, a));
+      c = c << wb | static_cast<uint64_t>(Dim(key, b));
+      codes[i] = c << wi | i;
+    }
+    std::sort(codes.begin(), codes.end());
+    const uint64_t mask = (uint64_t{1} << wi) - 1;
+    for (size_t i = 0; i < codes.size(); ++i) order[i] = static_cast<uint32_t>(codes[i] & mask);
+    return order;
+  }
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    return std::tuple(FixedOf(*keys[x], varying), x) < std::tuple(FixedOf(*keys[y], varying), y);
+  });
+  return order;
 }
 
 // One pass: groups of two or more keys with equal fixed parts become
 // ranges; the rest is returned. `sorted`: the keys are already in order of
 // their fixed parts (the first pass, over keys sorted as GemmKey sorts).
 std::vector<const GemmKey*> Pass(std::vector<const GemmKey*> keys, int varying, bool sorted,
-                                 std::vector<KeyRange>& out) {
-  std::vector<std::pair<Fixed, const GemmKey*>> by_fixed;
-  by_fixed.reserve(keys.size());
-  for (const GemmKey* key : keys) by_fixed.emplace_back(FixedOf(*key, varying), key);
+                                 const GemmKey* base, std::vector<KeyRange>& out) {
   if (!sorted) {
-    std::sort(by_fixed.begin(), by_fixed.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<const GemmKey*> in_order;
+    in_order.reserve(keys.size());
+    for (uint32_t i : FixedOrder(keys, varying)) in_order.push_back(keys[i]);
+    keys = std::move(in_order);
   }
   std::vector<const GemmKey*> left;
-  std::vector<const GemmKey*> group;
-  for (size_t i = 0; i < by_fixed.size();) {
+  for (size_t i = 0; i < keys.size();) {
+    const Fixed fixed = FixedOf(*keys[i], varying);
     size_t j = i + 1;
-    while (j < by_fixed.size() && by_fixed[j].first == by_fixed[i].first) ++j;
+    while (j < keys.size() && FixedOf(*keys[j], varying) == fixed) ++j;
     if (j - i >= 2) {
-      group.clear();
-      for (size_t g = i; g < j; ++g) group.push_back(by_fixed[g].second);
-      out.push_back(RangeOf(group, varying));
+      out.push_back(RangeOf({keys.data() + i, j - i}, varying, base));
     } else {
-      left.push_back(by_fixed[i].second);
+      left.push_back(keys[i]);
     }
     i = j;
   }
@@ -70,6 +120,11 @@ std::vector<const GemmKey*> Pass(std::vector<const GemmKey*> keys, int varying, 
 }
 
 }  // namespace
+
+int64_t KeyRange::SlotAt(int64_t v) const {
+  auto it = std::lower_bound(members.begin(), members.end(), std::pair<int64_t, uint32_t>(v, 0));
+  return it != members.end() && it->first == v ? static_cast<int64_t>(it->second) : -1;
+}
 
 GemmKey KeyRange::KeyAt(int64_t v) const {
   GemmKey key = prefix;
@@ -86,6 +141,63 @@ std::vector<GemmKey> SortedUnique(std::span<const GemmKey> keys) {
   return out;
 }
 
+namespace {
+
+// The caller's indices of `keys` in GemmKey's order (dtype, transposes, m,
+// n, k, batch; ties by index): where every dimension is nonnegative and the
+// widths the set needs fit, one 64-bit code a key, so the sort compares
+// integers (sorting 48-byte keys field by field was a tenth of a ranking).
+std::vector<uint32_t> KeyOrder(std::span<const GemmKey> keys) {
+  uint64_t m = 0, n = 0, k = 0, batch = 0;
+  bool negative = false;
+  for (const GemmKey& key : keys) {
+    negative = negative || key.m < 0 || key.n < 0 || key.k < 0 || key.batch < 0;
+    m = std::max(m, static_cast<uint64_t>(key.m));
+    n = std::max(n, static_cast<uint64_t>(key.n));
+    k = std::max(k, static_cast<uint64_t>(key.k));
+    batch = std::max(batch, static_cast<uint64_t>(key.batch));
+  }
+  const int wm = Width(m), wn = Width(n), wk = Width(k), wb = Width(batch);
+  const int wi = Width(keys.empty() ? 0 : keys.size() - 1);
+  std::vector<uint32_t> order(keys.size());
+  if (!negative && 3 + 2 + wm + wn + wk + wb + wi <= 64) {
+    std::vector<uint64_t> codes(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const GemmKey& key = keys[i];
+      uint64_t c = static_cast<uint64_t>(key.dtype);
+      c = c << 1 | static_cast<uint64_t>(key.a_transposed);
+      c = c << 1 | static_cast<uint64_t>(key.b_transposed);
+      c = c << wm | static_cast<uint64_t>(key.m);
+      c = c << wn | static_cast<uint64_t>(key.n);
+      c = c << wk | static_cast<uint64_t>(key.k);
+      c = c << wb | static_cast<uint64_t>(key.batch);
+      codes[i] = c << wi | i;
+    }
+    std::sort(codes.begin(), codes.end());
+    const uint64_t mask = (uint64_t{1} << wi) - 1;
+    for (size_t i = 0; i < codes.size(); ++i) order[i] = static_cast<uint32_t>(codes[i] & mask);
+    return order;
+  }
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::tie(keys[a], a) < std::tie(keys[b], b);
+  });
+  return order;
+}
+
+}  // namespace
+
+WantedKeys Want(std::span<const GemmKey> keys) {
+  WantedKeys w;
+  w.keys.reserve(keys.size());
+  w.slot_of.resize(keys.size());
+  for (uint32_t i : KeyOrder(keys)) {
+    if (w.keys.empty() || !(w.keys.back() == keys[i])) w.keys.push_back(keys[i]);
+    w.slot_of[i] = static_cast<uint32_t>(w.keys.size() - 1);
+  }
+  return w;
+}
+
 std::vector<KeyRange> BatchKeys(std::span<const GemmKey> keys) {
   std::vector<KeyRange> out;
   std::vector<const GemmKey*> left;
@@ -95,10 +207,10 @@ std::vector<KeyRange> BatchKeys(std::span<const GemmKey> keys) {
   // GemmKey sorts by dtype, layout, M, N, K, batch: keys equal but for K sit
   // together (batch aside), so the K pass needs no sort; a K pass split by
   // batch makes more ranges, never wrong ones.
-  left = Pass(std::move(left), 2, /*sorted=*/true, out);
-  left = Pass(std::move(left), 1, /*sorted=*/false, out);
-  left = Pass(std::move(left), 0, /*sorted=*/false, out);
-  for (const GemmKey* key : left) out.push_back(RangeOf({&key, 1}, 0));
+  left = Pass(std::move(left), 2, /*sorted=*/true, keys.data(), out);
+  left = Pass(std::move(left), 1, /*sorted=*/false, keys.data(), out);
+  left = Pass(std::move(left), 0, /*sorted=*/false, keys.data(), out);
+  for (const GemmKey* key : left) out.push_back(RangeOf({&key, 1}, 0, keys.data()));
   return out;
 }
 

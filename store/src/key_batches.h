@@ -3,7 +3,9 @@
 // costs a handful of queries instead of one per key.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "crest/store/records.h"
@@ -22,14 +24,29 @@ struct KeyRange {
   int64_t n_hi = 0;
   int64_t k_lo = 0;
   int64_t k_hi = 0;
+  // The wanted keys of the range: the value of each one's varying dimension
+  // (M for a single key) and its index in the keys BatchKeys was given,
+  // ascending in value.
+  std::vector<std::pair<int64_t, uint32_t>> members;
 
   // The key of a row of this range whose varying dimension (M for a single
   // key) is `v`.
   GemmKey KeyAt(int64_t v) const;
+  // The index (in BatchKeys' keys) of the wanted key whose varying value is
+  // `v`, or -1 when the row at `v` is in the box but not wanted.
+  int64_t SlotAt(int64_t v) const;
 };
 
 // `keys` sorted and without repeats: what BatchKeys and the scans take.
 std::vector<GemmKey> SortedUnique(std::span<const GemmKey> keys);
+
+// SortedUnique's keys, and where each of the caller's keys went: slot_of[i]
+// is keys' index of the caller's i-th key (one sort, no search per key).
+struct WantedKeys {
+  std::vector<GemmKey> keys;
+  std::vector<uint32_t> slot_of;
+};
+WantedKeys Want(std::span<const GemmKey> keys);
 
 // Groups keys that differ in one dimension only: first those sharing M and
 // N (a K range), then those sharing M and K (an N range), then those sharing

@@ -42,9 +42,8 @@ absl::Status ScanKeyRanges(Connection& conn, std::string_view columns, std::stri
     bind(**stmt);
     BindRange(**stmt, range);
     auto s = (*stmt)->ForEachRow(doing, [&](const Statement& row) {
-      const GemmKey key = range.KeyAt(row.Int("v"));
-      auto it = std::lower_bound(wanted.begin(), wanted.end(), key);
-      if (it != wanted.end() && *it == key) on_row(static_cast<size_t>(it - wanted.begin()), row);
+      const int64_t slot = range.SlotAt(row.Int("v"));
+      if (slot >= 0) on_row(static_cast<size_t>(slot), row);
     });
     if (!s.ok()) return s;
   }

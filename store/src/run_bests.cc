@@ -133,11 +133,11 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
 absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
     const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
     const MeasureMode& mode, AlgoChoice algo) {
-  const std::vector<GemmKey> wanted = SortedUnique(keys);
-  std::vector<std::optional<RunBest>> found(wanted.size());
+  const WantedKeys wanted = Want(keys);
+  std::vector<std::optional<RunBest>> found(wanted.keys.size());
   const RunRows rows = RowsOf(algo, /*one_run=*/true);
   auto status = ScanKeyRanges(
-      *conn_, rows.columns, rows.from_where, wanted,
+      *conn_, rows.columns, rows.from_where, wanted.keys,
       [&](Statement& s) {
         BindRunBests(s, gpu_model, run.software_id, mode);
         s.Bind(15, run.job_id).Bind(16, run.device_id);
@@ -151,14 +151,12 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
   JobStarts starts(*conn_);
   auto started = starts.Of(run.job_id);
   if (!started.ok()) return started.status();
+  for (std::optional<RunBest>& best : found) {
+    if (best) best->started_us = *started;
+  }
   std::vector<std::optional<RunBest>> out;
   out.reserve(keys.size());
-  for (const GemmKey& key : keys) {
-    const size_t i = static_cast<size_t>(
-        std::lower_bound(wanted.begin(), wanted.end(), key) - wanted.begin());
-    out.push_back(found[i]);
-    if (out.back()) out.back()->started_us = *started;
-  }
+  for (uint32_t slot : wanted.slot_of) out.push_back(found[slot]);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "fake_backend.h"
 #include "sweep_testing.h"
 #include "fake_env.h"
+#include "run_timer.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
 
@@ -276,6 +277,47 @@ TEST_F(StoreAnswersTest, VocabAndDesignTimeEachCandidatesGemmsFromOneRun) {
   ASSERT_EQ(unpadded->train.runs.size(), 1u);
   EXPECT_EQ(unpadded->train.runs[0].name, "all");
   EXPECT_EQ(unpadded->fwd.runs[0].name, "all") << "the forward of the same run, not the faster one";
+}
+
+// RunTimer::Sum is the d_ff answer's shortcut: it must be exactly the sum
+// of Time's parts, whatever answers the set (one run, a pool, the model).
+TEST_F(StoreAnswersTest, ASetsSumIsTheSumOfItsTimedPartsLatestPooledAndPredicted) {
+  Sweep(R"({"name":"a","dff":[{"hidden":4096,"window":4,"pass":"train"}]})", 1.0);
+  Sweep(R"({"name":"b","dff":[{"hidden":4096,"window":4,"pass":"train"}]})", 1.3);
+  Sweep(R"({"name":"c","dff":[{"hidden":4096,"window":2,"pass":"train"}]})", 0.9,
+        "GPU-fake-1");
+  DffQuery q = EveryCandidate(4096, 6);
+  q.train = true;
+  auto plan = PlanDff(q);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (RunChoice runs : {RunChoice::kLatest, RunChoice::kAll}) {
+    AnswerOptions options;
+    options.runs = runs;
+    internal::RunTimer timer(*db_, **FindGpu("h100"), options);
+    ASSERT_TRUE(timer.Prefetch(plan->gemms).ok());
+    std::map<Source, int> kinds;
+    for (const std::vector<GemmShape>& set : plan->gemms) {
+      auto parts = timer.Time(set);
+      auto sum = timer.Sum(set);
+      ASSERT_TRUE(parts.ok() && sum.ok());
+      const Timing want = SumTimings(*parts);
+      ++kinds[want.source];
+      EXPECT_EQ(sum->time_us, want.time_us);
+      EXPECT_EQ(sum->low_us, want.low_us);
+      EXPECT_EQ(sum->high_us, want.high_us);
+      EXPECT_EQ(sum->source, want.source);
+      EXPECT_EQ(sum->provenance, want.provenance);
+      EXPECT_EQ(sum->device.uuid, want.device.uuid);
+      EXPECT_EQ(sum->software.cublaslt, want.software.cublaslt);
+      EXPECT_EQ(sum->pooled, want.pooled);
+      ASSERT_EQ(sum->runs.size(), want.runs.size());
+      for (size_t i = 0; i < want.runs.size(); ++i) {
+        EXPECT_TRUE(SameRun(sum->runs[i], want.runs[i]));
+      }
+    }
+    EXPECT_GT(kinds[Source::kMeasured], 0) << "the window's middle was measured";
+    EXPECT_GT(kinds[Source::kPredicted], 0) << "its edges were not";
+  }
 }
 
 }  // namespace

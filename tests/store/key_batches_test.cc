@@ -113,3 +113,54 @@ TEST(SortedUnique, SortsAndDropsRepeats) {
 
 }  // namespace
 }  // namespace crest::store::internal
+
+namespace crest::store::internal {
+namespace {
+
+// Want's keys are SortedUnique's, and each caller's key finds itself at its
+// slot, on the packed path and on the field-by-field one alike.
+void ExpectWantMatchesSortedUnique(const std::vector<GemmKey>& keys) {
+  const WantedKeys w = Want(keys);
+  EXPECT_EQ(w.keys, SortedUnique(keys));
+  ASSERT_EQ(w.slot_of.size(), keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(w.keys[w.slot_of[i]], keys[i]) << i;
+}
+
+TEST(Want, SortsUniquesAndMapsEveryCallersKeyToItsSlot) {
+  std::vector<GemmKey> keys;
+  for (int64_t f = 11050; f >= 10794; --f) {  // the caller's order: not sorted, repeats
+    keys.push_back(Key(8192, 2 * f, 4096));
+    keys.push_back(Key(8192, 4096, f));
+    keys.push_back(Key(8192, 4096, f));
+  }
+  keys.push_back({DType::kFp16, true, false, 1, 2, 3, 4});
+  ExpectWantMatchesSortedUnique(keys);
+}
+
+TEST(Want, KeysTooWideToPackSortFieldByField) {
+  // 2^40 elements and a negative batch (a merged database is not bound by
+  // the CLI's limits): no 64-bit code holds them.
+  std::vector<GemmKey> keys = {Key(int64_t{1} << 40, 2, 3), Key(5, 6, 7),
+                               {DType::kBf16, false, true, 1, 1, 1, -3}, Key(5, 6, 7),
+                               Key(int64_t{1} << 39, 9, 9)};
+  ExpectWantMatchesSortedUnique(keys);
+}
+
+TEST(BatchKeys, EachRangeNamesItsWantedKeysBySlot) {
+  std::vector<GemmKey> keys;
+  for (int64_t f = 10794; f <= 10800; f += 2) keys.push_back(Key(8192, 4096, f));
+  keys.push_back(Key(1, 1, 1));
+  const std::vector<GemmKey> sorted = SortedUnique(keys);
+  for (const KeyRange& r : internal::BatchKeys(sorted)) {
+    for (const auto& [v, slot] : r.members) {
+      EXPECT_EQ(r.KeyAt(v), sorted[slot]);
+      EXPECT_EQ(r.SlotAt(v), static_cast<int64_t>(slot));
+    }
+    if (r.varying == 2) {
+      EXPECT_EQ(r.SlotAt(10795), -1) << "in the box, not wanted";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace crest::store::internal

@@ -127,7 +127,13 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const GemmTimer& timer) {
 
 absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
                                    const GemmSetTimer& timer, const GemmSetTimer& predict,
-                                   const DffRaceFinder& races) {
+                                   const DffRaceFinder& races, const GemmSetSummer& sum) {
+  const GemmSetSummer summed =
+      sum ? sum : GemmSetSummer([&timer](std::span<const GemmShape> set) -> absl::StatusOr<Timing> {
+        auto parts = timer(set);
+        if (!parts.ok()) return parts.status();
+        return SumTimings(*parts);
+      });
   DffRanking out;
   out.candidates = plan.candidates;
   std::vector<DffRow> rows;
@@ -136,15 +142,15 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
   for (size_t i = 0; i < out.candidates.values.size(); ++i) {
     const int64_t d_ff = out.candidates.values[i];
     if (d_ff == out.candidates.baseline) baseline_gemms = &plan.gemms[i];
-    auto parts = timer(plan.gemms[i]);
-    if (!parts.ok()) {
-      if (q.skip_missing && absl::IsNotFound(parts.status())) {
+    auto total = summed(plan.gemms[i]);
+    if (!total.ok()) {
+      if (q.skip_missing && absl::IsNotFound(total.status())) {
         ++out.missing;
         continue;
       }
-      return parts.status();
+      return total.status();
     }
-    DffRow row = RowOf(q, d_ff, plan.gemms[i], SumTimings(*parts));
+    DffRow row = RowOf(q, d_ff, plan.gemms[i], *std::move(total));
     if (d_ff == out.candidates.baseline) {
       out.baseline = row;
       out.baseline_found = true;

@@ -21,6 +21,9 @@ struct SetTimers {
   // The model alone (for a baseline of the predicted kind); may be empty
   // when `time` is the model.
   GemmSetTimer predict;
+  // Optional: `time`'s sums (SumTimings of its answer), for a source that
+  // gives them without a Timing per GEMM; the d_ff answer uses it.
+  GemmSetSummer sum;
   // Optional: reads what the sets will need, before they are timed.
   std::function<absl::Status(std::span<const std::vector<GemmShape>>)> prefetch;
   // Optional: how many sets `time` answered predicted although every GEMM

@@ -161,12 +161,14 @@ std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows);
 // candidate's GEMMs together; `predict` (optional) is the model alone, for
 // a predicted baseline where the baseline's answer is of another kind than a
 // row's; `races` (optional) finds the race of the measured headline's run,
-// which then orders the leading measured rows (ApplyRace). The timers' and
-// the finder's errors pass through (NotFound skips a candidate when
-// the query says skip_missing).
+// which then orders the leading measured rows (ApplyRace); `sum`
+// (optional) is `timer`'s sums, used instead of it (a row needs only its
+// candidate's sum). The timers' and the finder's errors pass through
+// (NotFound skips a candidate when the query says skip_missing).
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const DffPlan& plan,
                                    const GemmSetTimer& timer, const GemmSetTimer& predict = {},
-                                   const DffRaceFinder& races = {});
+                                   const DffRaceFinder& races = {},
+                                   const GemmSetSummer& sum = {});
 // PlanDff, then the ranking.
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmSetTimer& timer,
                                    const GemmSetTimer& predict = {});

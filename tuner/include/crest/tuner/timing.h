@@ -46,6 +46,10 @@ using GemmTimer = std::function<absl::StatusOr<Timing>(const GemmShape&)>;
 using GemmSetTimer =
     std::function<absl::StatusOr<std::vector<Timing>>(std::span<const GemmShape>)>;
 
+// The sum of a set's times: exactly SumTimings(timer(set)) of the source's
+// GemmSetTimer, for a source that can give it without a Timing per GEMM.
+using GemmSetSummer = std::function<absl::StatusOr<Timing>(std::span<const GemmShape>)>;
+
 // The sum of `parts`: times and intervals add (a part without an interval
 // counts as exact); the source is the parts' common one, else kMixed; the
 // first part's provenance, device and software are kept; runs are the union,

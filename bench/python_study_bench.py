@@ -47,7 +47,7 @@ def main():
     args = parser.parse_args()
     if not crest.in_process():
         raise SystemExit("crest._native is not built: nothing to measure in process")
-    grid = dict(gpu=GPUS, hidden=HIDDEN, tp=TPS, passes=PASSES)
+    grid = dict(gpu=GPUS, hidden=HIDDEN, tp=TPS, pass_=PASSES)
     n = len(GPUS) * len(HIDDEN) * len(TPS) * len(PASSES)
     crest.study(gpu="h100", hidden=4096)  # warm: the calibrations, the first import
     frame, one = timed(lambda: crest.study(**grid, threads=1))

@@ -8,7 +8,8 @@ std::span<const Registrar> AllCommands() {
   static constexpr Registrar kAll[] = {
       RegisterGpus,  RegisterShapes, RegisterExplain, RegisterDff,    RegisterSweep,
       RegisterLookup, RegisterDb,    RegisterInfo,    RegisterJobs,   RegisterFleet,
-      RegisterDoctor, RegisterCalibrate, RegisterVocab, RegisterDesign, RegisterCompare};
+      RegisterDoctor, RegisterCalibrate, RegisterVocab, RegisterDesign, RegisterCompare,
+      RegisterPlot};
   return kAll;
 }
 

@@ -47,6 +47,7 @@ Command RegisterCalibrate(CLI::App& root);
 Command RegisterVocab(CLI::App& root);
 Command RegisterDesign(CLI::App& root);
 Command RegisterCompare(CLI::App& root);
+Command RegisterPlot(CLI::App& root);
 
 // Shared flag: --dtype, parsed later by ParseDType so the error names it.
 inline constexpr const char* kDtypeHelp = "element type: fp32, tf32, fp16, bf16 or fp8";

@@ -356,6 +356,10 @@ nlohmann::json Json(const DffResult& res) {
             {"tflops", found ? nlohmann::json(b.tflops) : null},
             {"mlp_params", b.mlp_params},
             {"source", found ? nlohmann::json(SourceName(b.source)) : null},
+            {"provenance", found ? nlohmann::json(b.provenance) : null},
+            {"time_low_us", found ? nlohmann::json(b.time_low_us) : null},
+            {"time_high_us", found ? nlohmann::json(b.time_high_us) : null},
+            {"pooled", found && b.pooled},
             {"runs", RunsJson(b.runs)},
             {"predicted_time_us", r.predicted_baseline_us > 0 ? nlohmann::json(r.predicted_baseline_us) : null}}},
           {"candidates", rows}};

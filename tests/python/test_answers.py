@@ -164,3 +164,83 @@ def test_python_m_crest_plot_writes_png_and_svg_files(tmp_path):
     wrong = subprocess.run([sys.executable, "-m", "crest", "plot", "dff", "--out",
                             str(tmp_path / "x.gif")], env=env, capture_output=True, text=True)
     assert wrong.returncode == 2 and "must end in .png, .svg or .pdf" in wrong.stderr
+
+
+def test_one_gemm_the_catalogue_and_a_layers_shapes_in_process():
+    """crest.explain, crest.lookup, crest.gpus, crest.shapes: what the CLI
+    answers, typed, without a daemon."""
+    p = crest.explain(8192, 21888, 4096, "h100")
+    assert isinstance(p, crest.Prediction) and p.source is crest.Source.PREDICTED
+    assert p.kernel_family == "fast" and p.best.tiles == 5472 and isinstance(p.best.waves, int)
+    assert p.time_us == pytest.approx(2 * 8192 * 21888 * 4096 / (p.tflops * 1e6))
+    assert len(p.tiles) > 1 and p.model_version.startswith("tilewave-2")
+    root = os.environ["CREST_ROOT"]
+    db = os.path.join(root, "bench", "results", "h100", "reference.db.gz")
+    measured = crest.lookup(8192, 21888, 4096, "h100", db=db)
+    assert measured.found and measured.source is crest.Source.MEASURED
+    assert measured.detail["device"]["name"] == "NVIDIA H100 80GB HBM3"
+    assert measured.detail["runs"][0]["job_id"] == measured.detail["runs"][0]["job_id"] > 0
+    gap = crest.lookup(8191, 21888, 4096, "h100", db=db)
+    assert gap.found and gap.source is crest.Source.PREDICTED, "the model fills the gap"
+    with pytest.raises(crest.CrestCommandError, match="db"):
+        crest.lookup(8192, 4096, 4096, "h100")  # a lookup needs a database or a daemon
+    catalogue = crest.gpus()
+    h100 = next(g for g in catalogue if g.name == "H100-SXM")
+    assert isinstance(h100, crest.Gpu) and h100.sm_count == 132 and h100.peak_tflops["bf16"] == 989.4
+    assert "h100" in h100.aliases and isinstance(h100.l2_bytes, int)
+    layer = crest.shapes(4096, 32, 11008, 32000, 4096, pass_="train")
+    assert all(isinstance(g, crest.Gemm) for g in layer)
+    assert {g.pass_ for g in layer} == {"fwd", "dgrad", "wgrad"}
+    qkv = next(g for g in layer if g.name == "qkv.fwd")
+    assert (qkv.m, qkv.n, qkv.k) == (4096, 12288, 4096) and qkv.flops == 2.0 * 4096 * 12288 * 4096
+    assert list(layer.to_pandas().columns)[:3] == ["name", "pass_", "m"]
+    with pytest.raises(ValueError, match="pass_"):
+        crest.shapes(4096, 32, 11008, 32000, 4096, pass_="backward")
+
+
+def test_the_pass_has_one_spelling_and_the_old_ones_still_answer_with_a_warning():
+    assert crest.dff(4096, "h100", window=4, pass_="train").query["pass"] == "train"
+    assert crest.dff(4096, "h100", window=4).query["pass"] == "fwd"
+    with pytest.deprecated_call():
+        assert crest.dff(4096, "h100", window=4, train=True).query["pass"] == "train"
+    with pytest.deprecated_call():
+        frame = crest.study(gpu="h100", hidden=4096, window=2, passes="train")
+    assert set(frame["pass"]) == {"train"}
+
+
+
+def test_crest_plot_draws_each_answer_from_the_command_line(tmp_path):
+    """`crest plot KIND … --out FILE`: the binary runs the package's plotter;
+    the dff title names h and the pass, the study draws a panel per GPU and
+    pass, and bad input exits 2 naming the field."""
+    crest_bin = os.environ["CREST_BIN"]
+
+    def plot(*args):
+        return subprocess.run([crest_bin, "plot", *args], capture_output=True, text=True,
+                              check=False, cwd=tmp_path)
+
+    done = plot("dff", "--hidden", "4096", "--gpu", "h100", "--pass", "train", "--top", "0",
+                "--out", "dff.png")
+    assert done.returncode == 0, done.stderr
+    assert "wrote dff.png: 257 dff rows" in done.stdout
+    _check_png(tmp_path / "dff.png")
+    rows = crest.dff(4096, "h100", pass_="train", top=0)
+    title = rows.plot().get_title()
+    plt.close("all")
+    assert "h=4096" in title and "train pass" in title, title
+    done = plot("study", "--gpu", "h100,a100", "--hidden", "4096", "--pass", "fwd,train",
+                "--window", "16", "--out", "study.svg")
+    assert done.returncode == 0, done.stderr
+    assert ET.parse(tmp_path / "study.svg").getroot().tag.endswith("svg")
+    text = (tmp_path / "study.svg").read_text()  # matplotlib keeps each text as a comment
+    for gpu in ("H100-SXM", "A100-SXM-80GB"):
+        for pass_ in ("fwd", "train"):
+            assert f"gpu = {gpu}, pass = {pass_}" in text, (gpu, pass_)
+    done = plot("design", "--params", "7B", "--vocab", "32000", "--seq", "4096", "--dp", "8",
+                "--zero", "3", "--gpu", "h100", "--out", "design.png")
+    assert done.returncode == 0, done.stderr
+    _check_png(tmp_path / "design.png")
+    bad = plot("dff", "--hidden", "4096", "--gpu", "h999", "--out", "x.png")
+    assert bad.returncode == 2 and "gpu: unknown GPU 'h999'" in bad.stderr
+    assert plot("dff", "--hidden", "4096", "--gpu", "h100", "--out", "x.txt").returncode == 2
+    assert plot("heatmap", "--out", "x.png").returncode == 2

@@ -70,7 +70,8 @@ def test_lookup_predict_and_node_info(daemon):
     assert p.calibration.startswith("calibrated for bf16")
     with pytest.raises(ValueError, match="dtype: 'bf17'"):
         daemon.predict(m=8, n=8, k=8, gpu="h100", dtype="bf17")
-    assert int(info["database"]["predictions"]) == 66
+    assert info["database"]["predictions"] == 66, "counts are numbers, not proto3 JSON's text"
+    assert isinstance(info["database"]["file_bytes"], int) and info["database"]["file_bytes"] > 0
 
 
 def test_jobs_submit_watch_list_cancel_and_export(daemon, tmp_path):
@@ -125,3 +126,19 @@ def test_a_calibration_file_reads_without_a_daemon(tmp_path):
     bad.write_text('{"schema_version": 1, "model": "tilewave-1"}')
     with pytest.raises(ValueError, match="tilewave-1"):
         crest.read_calibration(str(bad))
+
+
+def test_the_baseline_row_is_the_same_in_process_and_through_grpc(daemon):
+    """One route or the other, DffAnswer.baseline is the naive d_ff's row."""
+    remote = daemon.best_dff(hidden=4096, gpu="h100", window=16, top=5)
+    local = crest.dff(4096, "h100", window=16, top=5)
+    assert local.baseline is not None and remote.baseline is not None
+    for field in ("d_ff", "time_us", "tflops", "mlp_params", "source", "provenance",
+                  "time_low_us", "time_high_us", "speedup_vs_baseline", "pooled"):
+        assert getattr(local.baseline, field) == pytest.approx(getattr(remote.baseline, field)), field
+    assert local.baseline.d_ff == 10922 and local.baseline.speedup_vs_baseline == 1.0
+    with pytest.deprecated_call():
+        trained = daemon.best_dff(hidden=4096, gpu="h100", window=4, train=True)
+    assert trained.query["pass"] == "train"
+    assert daemon.best_dff(hidden=4096, gpu="h100", window=4, pass_="train").query["pass"] == "train"
+

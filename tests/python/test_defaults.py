@@ -23,6 +23,7 @@ def test_python_defaults_are_the_crest_commands():
         params = inspect.signature(function).parameters
         for name in ("ratio", "window", "align", "tokens", "tp", "dtype"):
             assert params[name].default == doc[name], (function.__qualname__, name)
-        assert params["train"].default is (doc["pass"] == "train")
+        assert params["pass_"].default == doc["pass"]
+        assert params["train"].default is None, "the deprecated spelling, unset"
     vocab = inspect.signature(crest.vocab).parameters
     assert vocab["tokens"].default == doc["tokens"]

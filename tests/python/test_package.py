@@ -32,7 +32,7 @@ rows = crest.dff(4096, "h100")
 assert rows[0].source == "predicted" and 10794 <= rows[0].d_ff <= 11050, rows[0]
 frame = rows.to_pandas()
 assert {"gpu", "dtype", "hidden", "tp", "pass", "tokens", "provenance"} <= set(frame.columns)
-study = crest.study(gpu=["h100", "h200"], hidden=[4096, 8192], tp=[1, 2], passes=["fwd", "train"])
+study = crest.study(gpu=["h100", "h200"], hidden=[4096, 8192], tp=[1, 2], pass_=["fwd", "train"])
 cells = study.groupby(["gpu", "hidden", "tp", "pass"]).size()
 assert len(cells) == 16, cells
 assert "grpc" not in sys.modules, "gRPC was imported without a server"
@@ -69,7 +69,7 @@ def test_a_fresh_venv_installs_the_package_and_answers_in_process(tmp_path):
 
 
 def test_a_study_is_one_tidy_frame_with_every_key_of_its_query():
-    frame = crest.study(gpu=["h100", "a100"], hidden=[4096], tp=[1, 4], passes="fwd",
+    frame = crest.study(gpu=["h100", "a100"], hidden=[4096], tp=[1, 4], pass_="fwd",
                         window=16)
     assert set(frame["gpu"]) == {"H100-SXM", "A100-SXM-80GB"} or len(set(frame["gpu"])) == 2
     for key in ("gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio", "d_ff", "time_us",
@@ -84,8 +84,8 @@ def test_a_study_is_one_tidy_frame_with_every_key_of_its_query():
     assert set(cell["pow2"]) <= {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
     assert set(frame["source"]) == {"predicted"}
     assert frame["provenance"].str.startswith("tilewave-2").all()
-    with pytest.raises(ValueError, match="passes"):
-        crest.study(gpu="h100", hidden=4096, passes="backward")
+    with pytest.raises(ValueError, match="pass_"):
+        crest.study(gpu="h100", hidden=4096, pass_="backward")
     with pytest.raises(crest.CrestCommandError, match="gpu"):
         crest.study(gpu="tpu", hidden=4096)
 

@@ -8,6 +8,9 @@
     crest.plot_study(frame, facet="gpu")         # python3-matplotlib
     crest.vocab(50257, 4096, "h100", tp=8)
     crest.design("h100", params="7B", vocab=32000, seq=4096)
+    crest.explain(8192, 21888, 4096, "h100")     # one GEMM's tile, wave and alignment arithmetic
+    crest.lookup(8192, 21888, 4096, "h100", db="crest.db")  # the best known result
+    crest.gpus(); crest.shapes(4096, 32, 11008, 32000, 4096, pass_="train")
     crest.dff(4096, "h100", server="node1:50051")  # the same answer from a crestd
     client = crest.Client("127.0.0.1:50051")       # the daemon's whole API (gRPC)
 
@@ -28,8 +31,12 @@ from crest.answers import (  # noqa: F401
     VocabRow,
     design,
     dff,
+    explain,
+    gpus,
     in_process,
+    lookup,
     plot_study,
+    shapes,
     study,
     vocab,
 )
@@ -38,19 +45,23 @@ from crest.types import (  # noqa: F401
     CrestError,
     DffAnswer,
     DffRow,
+    Gemm,
     GemmAnswer,
     GemmResult,
+    Gpu,
     Job,
     JobEvent,
     Prediction,
+    ShapesAnswer,
     Source,
     TileChoice,
 )
 
 __all__ = ["Calibration", "Client", "CrestCommandError", "CrestError", "DesignAnswer",
-           "DesignRow", "DffAnswer", "DffRow", "GemmAnswer", "GemmResult", "Job", "JobEvent",
-           "Prediction", "Source", "TileChoice", "VocabAnswer", "VocabRow", "design", "dff",
-           "in_process", "plot_study", "read_calibration", "study", "vocab"]
+           "DesignRow", "DffAnswer", "DffRow", "Gemm", "GemmAnswer", "GemmResult", "Gpu", "Job",
+           "JobEvent", "Prediction", "ShapesAnswer", "Source", "TileChoice", "VocabAnswer",
+           "VocabRow", "design", "dff", "explain", "gpus", "in_process", "lookup", "plot_study",
+           "read_calibration", "shapes", "study", "vocab"]
 
 
 def __getattr__(name):

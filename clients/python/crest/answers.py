@@ -18,7 +18,8 @@ import shutil
 import subprocess
 from typing import List, Optional, Sequence
 
-from crest.types import CrestError, DffAnswer, DffRow, Source, _query_frame
+from crest.types import (CrestError, DffAnswer, DffRow, Gemm, GemmAnswer, Gpu, Prediction,
+                         ShapesAnswer, Source, TileChoice, _query_frame)
 
 
 class CrestCommandError(CrestError):
@@ -96,6 +97,86 @@ def _source(name: Optional[str]) -> Source:
         return Source.UNKNOWN
 
 
+# ---- one GEMM, the catalogue, a layer's shapes --------------------------------
+
+def _tile_choice(c: dict) -> TileChoice:
+    return TileChoice(int(c["tile"]["m"]), int(c["tile"]["n"]), int(c["ctas_per_sm"]),
+                      int(c["tiles"]), int(c["waves"]), float(c["tile_efficiency"]),
+                      float(c["wave_efficiency"]), float(c["time_us"]))
+
+
+def explain(m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
+            layout: str = "NT", server: Optional[str] = None) -> Prediction:
+    """`crest explain`: the model's answer for one GEMM with its tile, wave and
+    alignment arithmetic (the same Prediction as Client.predict)."""
+    doc = run_crest(["explain", *_flags(m=m, n=n, k=k, batch=batch, dtype=dtype,
+                                        layout=layout, gpu=gpu)], server=server)
+    tiles = [_tile_choice(c) for c in doc["candidates"]]
+    chosen = doc["tile"]
+    best = next((t for t in tiles if (t.tile_m, t.tile_n) == (chosen["m"], chosen["n"])),
+                tiles[0] if tiles else None)
+    return Prediction(_source(doc["source"]), doc["model_version"], doc["calibration"],
+                      doc["gpu"], float(doc["time_us"]), float(doc["tflops"]),
+                      float(doc["peak_tflops"]), doc["bound"] == "memory", doc["kernel_family"],
+                      float(doc["family_tflops"]), float(doc["alignment"]["factor"]),
+                      float(doc["expected_error"]), best, tiles)
+
+
+def lookup(m: int, n: int, k: int, gpu: str, *, db: Optional[str] = None,
+           server: Optional[str] = None, batch: int = 1, dtype: str = "bf16",
+           layout: str = "NT", runs: Optional[str] = None, algo: Optional[str] = None,
+           warm: bool = False, clocks: Optional[str] = None) -> GemmAnswer:
+    """`crest lookup`: the best known result for one GEMM in a database (db=)
+    or a crestd (server=): measured where it has one (the latest run's, or
+    runs="all" pooled), else predicted, and says which (source). detail holds
+    the whole document: the algorithm, device, software and runs of a
+    measurement."""
+    doc = run_crest(["lookup", *_flags(m=m, n=n, k=k, batch=batch, dtype=dtype, layout=layout,
+                                       gpu=gpu, runs=runs, algo=algo, warm=warm,
+                                       clocks=clocks)], server=server, db=db)
+    found = doc.get("time_us") is not None
+    return GemmAnswer(found, _source(doc["source"]) if found else Source.NONE,
+                      float(doc.get("time_us") or 0), float(doc.get("tflops") or 0),
+                      int(doc.get("tiles") or 0), int(doc.get("waves") or 0),
+                      float(doc.get("tile_efficiency") or 0),
+                      float(doc.get("wave_efficiency") or 0), doc.get("model_version", ""),
+                      float(doc.get("expected_error") or 0), doc)
+
+
+def gpus() -> List[Gpu]:
+    """`crest gpus`: the catalogue, oldest architecture first."""
+    doc = run_crest(["gpus"])
+    return [Gpu(g["name"], g["architecture"], g["compute_capability"], int(g["sm_count"]),
+                int(g["l2_bytes"]), float(g["memory_gib"]), float(g["memory_bandwidth_gbs"]),
+                {d: float(v) for d, v in g["peak_tflops"].items()}, float(g["power_w"]),
+                float(g["boost_clock_mhz"]), int(g["min_alignment_bytes"]),
+                int(g["preferred_alignment_bytes"]), tuple(g["aliases"]),
+                g["model_calibration"], tuple(g["calibrations"])) for g in doc["gpus"]]
+
+
+def shapes(hidden: int, heads: int, d_ff: int, vocab: int, seq: int, *,
+           kv_heads: Optional[int] = None, batch: int = 1, tp: int = 1,
+           pass_: str = "fwd", dtype: str = "bf16", separate_gate_up: bool = False,
+           attention: Optional[str] = None) -> ShapesAnswer:
+    """`crest shapes`: the GEMMs of one transformer layer per tensor-parallel
+    rank (pass_ "fwd" or "train": with the data- and weight-gradient GEMMs)."""
+    if pass_ not in _PASSES:
+        raise ValueError(f"pass_: '{pass_}' is not fwd or train")
+    doc = run_crest(["shapes", *_flags(hidden=hidden, heads=heads, kv_heads=kv_heads, d_ff=d_ff,
+                                       vocab=vocab, seq=seq, batch=batch, tp=tp, dtype=dtype,
+                                       separate_gate_up=separate_gate_up,
+                                       attention=attention), "--pass", pass_])
+    answer = ShapesAnswer(Gemm(g["name"], g["pass"], int(g["m"]), int(g["n"]), int(g["k"]),
+                               int(g["batch"]), g["dtype"], g["layout"], float(g["flops"]))
+                          for g in doc["gemms"])
+    answer.layer_flops, answer.logits_flops = float(doc["layer_flops"]), float(doc["logits_flops"])
+    answer.attention, answer.warnings = doc["attention"], list(doc["warnings"])
+    answer.query = {"hidden": hidden, "heads": heads, "kv_heads": kv_heads or heads, "d_ff": d_ff,
+                    "vocab": vocab, "seq": seq, "batch": batch, "tp": tp, "pass": pass_,
+                    "dtype": doc["dtype"]}
+    return answer
+
+
 # ---- d_ff -----------------------------------------------------------------
 
 def _dff_row(r: dict) -> DffRow:
@@ -110,6 +191,36 @@ def _dff_row(r: dict) -> DffRow:
                   race.get("verdict"), race.get("ratio"))
 
 
+def _baseline_row(b: dict) -> Optional[DffRow]:
+    """The answer's baseline (naive d_ff) as a row, as the gRPC route gives it;
+    None when no source answered it."""
+    if b.get("time_us") is None:
+        return None
+    source = _source(b["source"])
+    time_us = float(b["time_us"])
+    return DffRow(int(b["d_ff"]), time_us, float(b["tflops"]), 1.0, int(b["mlp_params"]), 0,
+                  source, b.get("provenance") or "",
+                  float(b.get("time_low_us") or time_us), float(b.get("time_high_us") or time_us),
+                  0, 0, source, tuple(int(r["job_id"]) for r in b.get("runs", ())),
+                  bool(b.get("pooled", False)))
+
+
+_PASSES = ("fwd", "train")
+
+
+def _pass_of(pass_, old, old_name: str, who: str):
+    """The pass asked for: `pass_` ("fwd" or "train", the crest command's
+    default "fwd"; "pass" is a Python keyword), unless the deprecated
+    spelling `old_name` (train=True/False, or passes=...) is given: then that,
+    with a DeprecationWarning. One spelling for every call, as --pass."""
+    if old is None:
+        return pass_
+    import warnings  # noqa: PLC0415
+    warnings.warn(f"{who}({old_name}=...) is deprecated: use pass_=\"fwd\" or \"train\"",
+                  DeprecationWarning, stacklevel=3)
+    return ("train" if old else "fwd") if isinstance(old, bool) else old
+
+
 def _dff_args(hidden, gpu, *, pass_, **flags) -> List[str]:
     """`crest dff`'s arguments (pass_: "fwd" or "train"; "pass" is a keyword)."""
     return ["dff", *_flags(hidden=hidden, gpu=gpu, **flags), "--pass", pass_]
@@ -117,15 +228,20 @@ def _dff_args(hidden, gpu, *, pass_, **flags) -> List[str]:
 
 def dff(hidden: int, gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
         ratio: str = "8/3", window: int = 128, align: int = 1, tokens: int = 8192, tp: int = 1,
-        dtype: str = "bf16", train: bool = False, top: int = 10,
-        runs: Optional[str] = None, algo: Optional[str] = None) -> DffAnswer:
+        dtype: str = "bf16", pass_: str = "fwd", top: int = 10,
+        runs: Optional[str] = None, algo: Optional[str] = None,
+        train: Optional[bool] = None) -> DffAnswer:
     """`crest dff`: d_ff candidates near ratio*hidden, the headline best first
     (rows[0], its kind in the source column), then the rest of its kind, then
-    the other kind. runs: "latest" (default) or "all" (pooled); algo: "best"
-    (default) or "default" (cuBLASLt's first choice); both with db or server."""
+    the other kind. pass_: "fwd" (default) or "train" (as --pass; train= is
+    its deprecated spelling). runs: "latest" (default) or "all" (pooled);
+    algo: "best" (default) or "default" (cuBLASLt's first choice); both with
+    db or server. rows.baseline is the naive d_ff's row (None when nothing
+    answers it)."""
     doc = run_crest(_dff_args(hidden, gpu, ratio=ratio, window=window, align=align,
                               tokens=tokens, tp=tp, dtype=dtype, top=top, runs=runs, algo=algo,
-                              pass_="train" if train else "fwd"), server=server, db=db)
+                              pass_=_pass_of(pass_, train, "train", "dff")),
+                    server=server, db=db)
     return dff_from_json(doc)
 
 
@@ -137,7 +253,7 @@ def dff_from_json(doc: dict) -> DffAnswer:
     answer.query = {"gpu": doc["gpu"], "dtype": doc["dtype"], "hidden": int(doc["hidden"]),
                     "tp": int(doc["tp"]), "pass": doc["pass"], "tokens": int(doc["tokens"]),
                     "ratio": doc["ratio"]}
-    answer.baseline = None
+    answer.baseline = _baseline_row(b)
     answer.baseline_d_ff = int(b["d_ff"])
     cov = doc["coverage"]
     answer.candidates, answer.measured = int(cov["candidates"]), int(cov["measured"])
@@ -352,13 +468,14 @@ def _pow2(n: int) -> int:
 _STUDY_FIELDS = tuple(f.name for f in dataclasses.fields(DffRow))
 
 
-def study(*, gpu, hidden, tp=1, passes="fwd", ratio="8/3", window: int = 128,
+def study(*, gpu, hidden, tp=1, pass_="fwd", ratio="8/3", window: int = 128,
           tokens: int = 8192, dtype="bf16", align: int = 1, runs: Optional[str] = None,
-          server: Optional[str] = None, db: Optional[str] = None, threads: int = 0):
+          server: Optional[str] = None, db: Optional[str] = None, threads: int = 0,
+          passes=None):
     """Every d_ff ranking of a grid in one tidy pandas DataFrame.
 
-    gpu, hidden, tp, passes ("fwd"/"train"), ratio and dtype take a value or a
-    list; the grid is their product, and each cell is `crest dff` over every
+    gpu, hidden, tp, pass_ ("fwd"/"train", default "fwd"; passes= is its
+    deprecated spelling), ratio and dtype take a value or a list; the grid is their product, and each cell is `crest dff` over every
     candidate of its window (top=0). One row per candidate: its keys (gpu,
     dtype, hidden, tp, pass, tokens, ratio), the row's fields as DffRow names
     them (d_ff, time_us, tflops, speedup_vs_baseline, source, provenance:
@@ -376,13 +493,14 @@ def study(*, gpu, hidden, tp=1, passes="fwd", ratio="8/3", window: int = 128,
     def as_list(v):
         return list(v) if isinstance(v, (list, tuple, set, range)) else [v]
 
-    cells = list(itertools.product(as_list(gpu), as_list(hidden), as_list(tp), as_list(passes),
+    the_pass = _pass_of(pass_, passes, "passes", "study")
+    cells = list(itertools.product(as_list(gpu), as_list(hidden), as_list(tp), as_list(the_pass),
                                    as_list(ratio), as_list(dtype)))
     if not cells:
         raise ValueError("study: an axis is empty")
     for cell in cells:
-        if cell[3] not in ("fwd", "train"):
-            raise ValueError(f"passes: '{cell[3]}' is not fwd or train")
+        if cell[3] not in _PASSES:
+            raise ValueError(f"pass_: '{cell[3]}' is not fwd or train")
 
     def answer(cell):
         g, h, t, p, r, d = cell
@@ -409,8 +527,9 @@ def study(*, gpu, hidden, tp=1, passes="fwd", ratio="8/3", window: int = 128,
     return frame
 
 
-def plot_study(frame, *, facet: str = "gpu", axes=None):
+def plot_study(frame, *, facet="gpu", axes=None):
     """TFLOP/s against d_ff for each value of `facet` (a column of study()'s
+    frame, or a list of them: a panel per combination, e.g. ["gpu", "pass"];
     frame: gpu, tp, hidden, pass, dtype), one panel each; colour is the
     alignment class (pow2 of d_ff/tp), the marker the source; the legend sits
     outside the data. Returns the figure."""

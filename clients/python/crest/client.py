@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Union
 
 import grpc
 
+from crest.answers import _PASSES, _pass_of
 from crest.v1 import crest_pb2 as pb
 from crest.v1 import crest_pb2_grpc as pb_grpc
 from crest.types import (  # noqa: F401 (re-exported: crest.client's names as before)
@@ -23,6 +24,33 @@ _DTYPES = {"fp32": pb.DTYPE_FP32, "tf32": pb.DTYPE_TF32, "fp16": pb.DTYPE_FP16,
 _STATES = {pb.JOB_STATE_QUEUED: "queued", pb.JOB_STATE_RUNNING: "running",
            pb.JOB_STATE_DONE: "done", pb.JOB_STATE_FAILED: "failed",
            pb.JOB_STATE_CANCELLED: "cancelled"}
+
+
+def _as_dict(msg) -> dict:
+    """A message as plain Python values: numbers as numbers (proto3's JSON
+    mapping, json_format.MessageToDict, writes 64-bit integers as text), enums
+    by name, messages and repeated and map fields converted alike; fields at
+    their default are left out, as MessageToDict leaves them."""
+    from google.protobuf.descriptor import FieldDescriptor  # noqa: PLC0415
+
+    def value_of(field, v):
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            return _as_dict(v)
+        if field.type == FieldDescriptor.TYPE_ENUM:
+            named = field.enum_type.values_by_number.get(v)
+            return named.name if named is not None else v
+        return v
+
+    out = {}
+    for field, value in msg.ListFields():
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            entry = field.message_type.fields_by_name["value"]
+            out[field.name] = {k: value_of(entry, v) for k, v in value.items()}
+        elif field.label == FieldDescriptor.LABEL_REPEATED:
+            out[field.name] = [value_of(field, v) for v in value]
+        else:
+            out[field.name] = value_of(field, value)
+    return out
 
 
 def _tile(t) -> TileChoice:
@@ -129,17 +157,20 @@ class Client:
 
     # ---- lookups
     def node_info(self) -> dict:
-        from google.protobuf import json_format  # noqa: PLC0415
-        info = self._call(self._stub.GetNodeInfo, pb.GetNodeInfoRequest())
-        return json_format.MessageToDict(info, preserving_proto_field_name=True)
+        """The node's devices, backends, versions and database figures, as plain
+        values (byte and row counts as numbers)."""
+        return _as_dict(self._call(self._stub.GetNodeInfo, pb.GetNodeInfoRequest()))
 
     def best_dff(self, hidden: int, gpu: str, *, ratio: str = "8/3", window: int = 128,
                  align: int = 1, tokens: int = 8192, tp: int = 1, dtype: str = "bf16",
-                 train: bool = False, separate_gate_up: bool = False, top: int = 10,
+                 pass_: str = "fwd", separate_gate_up: bool = False, top: int = 10,
                  predict_only: bool = False, cache: str = "cold",
                  clocks: str = "sustained", runs: str = "latest",
-                 algo: str = "best") -> DffAnswer:
+                 algo: str = "best", train: Optional[bool] = None) -> DffAnswer:
         """The d_ff candidates near ratio*hidden, the headline best first (`crest dff`).
+
+        pass_ is "fwd" (default) or "train", as crest.dff and --pass (train= is
+        its deprecated spelling).
 
         cache and clocks choose which measurements answer (never mixed); runs
         is "latest" (each candidate from the most recent run that measured all
@@ -148,12 +179,15 @@ class Client:
         cannot be told apart share a tie_group; `race` describes the race that
         ordered the leading measured rows, if one did.
         """
+        the_pass = _pass_of(pass_, train, "train", "Client.best_dff")
+        if the_pass not in _PASSES:
+            raise ValueError(f"pass_: '{the_pass}' is not fwd or train")
         request = pb.QueryDffRequest(
             hidden=hidden, ratio=ratio, window=window, align=align, tokens=tokens, tp=tp,
             dtype=_dtype(dtype), separate_gate_up=separate_gate_up, gpu=gpu, top=top,
             predict_only=predict_only, mode=_mode(cache, clocks), runs=runs, algo=algo,
             # "pass" is a Python keyword: the field is given by name.
-            **{"pass": pb.PASS_TRAIN if train else pb.PASS_FWD})
+            **{"pass": pb.PASS_TRAIN if the_pass == "train" else pb.PASS_FWD})
         r = self._call(self._stub.QueryDff, request)
         answer = DffAnswer(_ranked(r.rows, r.runs))
         answer.headline = answer[0] if answer else None
@@ -178,21 +212,20 @@ class Client:
         answer.cache_mode = r.mode.cache_mode or cache
         answer.clock_policy = r.mode.clock_policy or clocks
         answer.query = {"gpu": r.gpu, "dtype": dtype, "hidden": hidden, "tp": tp,
-                        "pass": "train" if train else "fwd", "tokens": tokens, "ratio": ratio}
+                        "pass": the_pass, "tokens": tokens, "ratio": ratio}
         return answer
 
     def lookup(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
                layout: str = "NT", cache: str = "cold",
                clocks: str = "sustained") -> GemmAnswer:
         """The best known result for one GEMM on `gpu` (`crest lookup`)."""
-        from google.protobuf import json_format  # noqa: PLC0415
         gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_dtype(dtype), layout=layout)
         r = self._call(self._stub.LookupGemm, pb.LookupGemmRequest(
             gemm=gemm, gpu=gpu, mode=_mode(cache, clocks)))
         source = _SOURCES.get(r.source, Source.UNKNOWN) if r.found else Source.NONE
         return GemmAnswer(r.found, source, r.time_us, r.tflops, r.tiles, r.waves,
                           r.tile_efficiency, r.wave_efficiency, r.model_version,
-                          r.expected_error, json_format.MessageToDict(r, preserving_proto_field_name=True))
+                          r.expected_error, _as_dict(r))
 
     def predict(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1,
                 dtype: str = "bf16", layout: str = "NT") -> Prediction:

@@ -63,8 +63,10 @@ def plot_dff(answer, ax=None):
     _points(ax, answer, lambda r: r.d_ff, lambda r: r.tflops)
     ax.axvline(answer.baseline_d_ff, linestyle="--", color="gray",
                label=f"baseline {answer.baseline_d_ff}")
+    q = getattr(answer, "query", None) or {}
+    asked = f"h={q['hidden']}, {q['pass']} pass, " if "hidden" in q and "pass" in q else ""
     return _finish(ax, "d_ff", "SwiGLU MLP TFLOP/s",
-                   f"d_ff on {answer.gpu}: {answer.measured} measured, "
+                   f"d_ff at {asked}on {answer.gpu}: {answer.measured} measured, "
                    f"{answer.predicted} predicted of {answer.candidates}")
 
 
@@ -122,15 +124,19 @@ def _class_of(pow2: int):
 
 
 def plot_study(frame, *, facet="gpu", axes=None):
-    """study()'s frame: one panel per value of `facet`, TFLOP/s against d_ff,
-    colour by alignment class, marker by source (filled measured, hollow
-    predicted), the baseline dashed; one legend for the figure, outside the
-    panels. Returns the figure."""
+    """study()'s frame: one panel per value of `facet` (a column, or a list of
+    columns: a panel per combination, e.g. ["gpu", "pass"]), TFLOP/s against
+    d_ff, colour by alignment class, marker by source (filled measured,
+    hollow predicted), the baseline dashed; one legend for the figure,
+    outside the panels. Returns the figure."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
-    if facet not in frame.columns:
-        raise ValueError(f"facet: '{facet}' is not a column of the frame "
-                         f"({', '.join(map(str, frame.columns))})")
-    values = list(dict.fromkeys(frame[facet]))
+    facets = [facet] if isinstance(facet, str) else list(facet)
+    for name in facets:
+        if name not in frame.columns:
+            raise ValueError(f"facet: '{name}' is not a column of the frame "
+                             f"({', '.join(map(str, frame.columns))})")
+    keys = list(zip(*(frame[name] for name in facets)))
+    values = list(dict.fromkeys(keys))
     if axes is None:
         # The last 2.5 inches hold the legend, right of the panels.
         width = 5 * len(values) + 2.5
@@ -141,7 +147,7 @@ def plot_study(frame, *, facet="gpu", axes=None):
     fig = axes[0].figure
     handles = {}
     for ax, value in zip(axes, values):
-        panel = frame[frame[facet] == value]
+        panel = frame[[k == value for k in keys]]
         for (pow2_class, source), group in panel.groupby(
                 [panel["pow2"].map(lambda p: _class_of(int(p))[0]), panel["source"].astype(str)]):
             _, label, color = _class_of(int(pow2_class))
@@ -153,7 +159,7 @@ def plot_study(frame, *, facet="gpu", axes=None):
             handles.setdefault(f"{label}, {source}", h)
         for base in dict.fromkeys(panel["baseline_d_ff"]):
             ax.axvline(base, linestyle="--", color="gray", linewidth=0.8)
-        ax.set_title(f"{facet} = {value}")
+        ax.set_title(", ".join(f"{name} = {v}" for name, v in zip(facets, value)))
         ax.set_xlabel("d_ff")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("SwiGLU MLP TFLOP/s")

@@ -206,3 +206,53 @@ class JobEvent:
     gemms_per_minute: float = 0.0
     gpu_busy_fraction: float = 0.0
     host_overhead_per_gemm_s: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Gpu:
+    """One GPU of the catalogue (`crest gpus`): datasheet figures and the
+    predictor's calibration for it."""
+    name: str                 # canonical, e.g. "H100-SXM"
+    architecture: str
+    compute_capability: str
+    sm_count: int
+    l2_bytes: int
+    memory_gib: float
+    memory_bandwidth_gbs: float
+    peak_tflops: dict         # dense peak by dtype ("bf16", "fp16", "fp32", "tf32", "fp8")
+    power_w: float
+    boost_clock_mhz: float
+    min_alignment_bytes: int
+    preferred_alignment_bytes: int
+    aliases: Tuple[str, ...]
+    model_calibration: str    # the model's calibration in words
+    calibrations: Tuple[str, ...]  # the calibrations shipped or loaded for it
+
+
+@dataclasses.dataclass(frozen=True)
+class Gemm:
+    """One GEMM of a transformer layer (`crest shapes`), per tensor-parallel rank."""
+    name: str                 # e.g. "qkv.fwd", "mlp_down.wgrad"
+    pass_: str                # "fwd", "dgrad" or "wgrad"
+    m: int
+    n: int
+    k: int
+    batch: int
+    dtype: str
+    layout: str               # row-major op letters: NT, NN or TN
+    flops: float
+
+
+class ShapesAnswer(list):
+    """`crest shapes`: the layer's GEMMs (a list of Gemm), with the question's
+    totals: layer_flops, logits_flops, attention (the fused core's), warnings."""
+    layer_flops: float
+    logits_flops: float
+    attention: dict
+    warnings: list
+    query: dict
+
+    def to_pandas(self):
+        import pandas  # noqa: PLC0415
+        return pandas.DataFrame([dataclasses.asdict(g) for g in self])
+

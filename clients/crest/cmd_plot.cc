@@ -1,0 +1,122 @@
+// `crest plot`: an answer drawn to an image file by the Python package's
+// plotter (crest.plot, with Debian's python3-matplotlib), which this command
+// runs as `/usr/bin/python3 -m crest plot KIND …` with CREST_BIN set to this
+// binary: one plotting code for the CLI and for notebooks.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "crest/common/str_cat.h"
+#include "remote.h"
+
+namespace crest::cli {
+namespace {
+
+constexpr const char* kPython = "/usr/bin/python3";  // Debian's: its matplotlib and pandas
+
+struct PlotFlags {
+  std::string kind;
+  std::string out;
+  std::string title;
+};
+
+// Where the `crest` package is: CREST_PYTHON_PACKAGE, else this build's
+// (CMake assembles it in build/python); empty: the interpreter's own path
+// (a package installed with pip).
+std::string PackageDir() {
+  if (const char* dir = std::getenv("CREST_PYTHON_PACKAGE"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(std::filesystem::path(CREST_PYTHON_BUILD_DIR) / "crest", ec)) {
+    return CREST_PYTHON_BUILD_DIR;
+  }
+  return "";
+}
+
+std::string SelfPath() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+// Runs the plotter and waits for it; its exit code is the command's (it
+// prints its own errors and what it wrote).
+absl::Status RunPlot(const PlotFlags& f, const std::vector<std::string>& rest, Io& io) {
+  if (access(kPython, X_OK) != 0) {
+    return absl::FailedPreconditionError(StrCat(
+        "plot: ", kPython, " is not installed: crest plot draws with Debian's python3 and "
+        "python3-matplotlib (scripts/install-deps.sh installs them)"));
+  }
+  std::vector<std::string> args = {"python3", "-m", "crest", "plot", f.kind};
+  if (!Remote().server.empty()) args.insert(args.end(), {"--server", Remote().server});
+  args.insert(args.end(), rest.begin(), rest.end());
+  args.insert(args.end(), {"--out", f.out});
+  if (!f.title.empty()) args.insert(args.end(), {"--title", f.title});
+  const std::string package = PackageDir();
+  const std::string self = SelfPath();
+  io.out.flush();
+  io.err.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError(StrCat("plot: fork: ", std::strerror(errno)));
+  if (pid == 0) {
+    if (!package.empty()) {
+      const char* old = std::getenv("PYTHONPATH");
+      const std::string path = old != nullptr && *old != '\0' ? package + ":" + old : package;
+      setenv("PYTHONPATH", path.c_str(), 1);
+    }
+    if (!self.empty()) setenv("CREST_BIN", self.c_str(), 1);
+    setenv("MPLBACKEND", "Agg", 0);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(kPython, argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return absl::InternalError(StrCat("plot: wait: ", std::strerror(errno)));
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (code == 1 && package.empty()) {
+    io.err << "crest plot: if the error above is \"No module named 'crest'\": install the "
+              "package (pip install build/python) or set CREST_PYTHON_PACKAGE\n";
+  }
+  io.exit_code = code;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command RegisterPlot(CLI::App& root) {
+  auto flags = std::make_shared<PlotFlags>();
+  Command cmd;
+  CLI::App& app = *root.add_subcommand(
+      "plot",
+      "Draw an answer into an image: dff, vocab and design take that command's flags; study "
+      "takes lists (--gpu h100,a100 --hidden 4096,8192 --tp 1,2 --pass fwd,train) and draws a "
+      "panel per GPU and pass. Drawn by the Python package (crest.plot) with Debian's "
+      "python3-matplotlib, through /usr/bin/python3; the format follows --out's extension");
+  cmd.app = &app;
+  app.add_option("kind", flags->kind, "what to draw: dff, vocab, design or study")
+      ->required()
+      ->check(CLI::IsMember({"dff", "vocab", "design", "study"}));
+  app.add_option("--out", flags->out, "the image to write: .png, .svg or .pdf")->required();
+  app.add_option("--title", flags->title, "replace the plot's title");
+  app.fallthrough(false);  // the flags it does not know are the plotted command's
+  app.allow_extras();
+  CLI::App* self = &app;
+  cmd.run = [flags, self](Io& io) { return RunPlot(*flags, self->remaining(), io); };
+  return cmd;
+}
+
+}  // namespace crest::cli

@@ -35,8 +35,6 @@ struct DesignFlags {
   AnswerFlags answer;
 };
 
-constexpr int64_t kMaxConfigs = 20000;
-
 // The usual choice when --d-ff is left out: SwiGLU 8/3·h rounded up to 256
 // (as Llama 2), GELU 4·h.
 // A hidden size past the limit is left as it is (0: no d_ff), for the
@@ -110,9 +108,9 @@ absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtyp
                         &d.tp, &d.layers}) {
     count *= static_cast<double>(std::max<size_t>(1, v->size()));
   }
-  if (count > kMaxConfigs) {
+  if (count > static_cast<double>(kMaxDesignConfigs)) {
     return absl::InvalidArgumentError(StrCat("the dimensions give ", count,
-                                             " configurations; at most ", kMaxConfigs));
+                                             " configurations; at most ", kMaxDesignConfigs));
   }
   const std::vector<int64_t> none = {0};
   for (int64_t h : d.hidden) for (int64_t a : d.heads)

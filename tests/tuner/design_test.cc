@@ -5,6 +5,7 @@
 
 #include "crest/tuner/attention.h"
 #include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/limits.h"
 #include "gtest/gtest.h"
 
 namespace crest {
@@ -267,6 +268,23 @@ TEST(Design, SearchFindsSensibleConfigsWithinTheBudget) {
   s.params = 7e9;
   s.tolerance = 0.9;
   EXPECT_NE(SearchDesigns(s).status().message().find("tolerance must be"), std::string::npos);
+}
+
+TEST(SearchDesigns, ASearchPastTheConfigurationLimitIsRefusedNamingParams) {
+  DesignSearch search;
+  search.base.model = {4096, 32, 0, 11008, 32000, 4096, 1, 1, DType::kBf16};
+  search.params = 1e13;
+  search.tolerance = 0.5;
+  auto found = SearchDesigns(search);
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(found.status().message().find("params:"), std::string::npos) << found.status();
+  EXPECT_NE(found.status().message().find(std::to_string(kMaxDesignConfigs)), std::string::npos);
+  search.params = 7e9;
+  search.tolerance = 0.05;
+  auto fine = SearchDesigns(search);
+  ASSERT_TRUE(fine.ok()) << fine.status();
+  EXPECT_LE(static_cast<int64_t>(fine->size()), kMaxDesignConfigs);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "crest/common/str_cat.h"
+#include "crest/tuner/limits.h"
 #include "crest/tuner/shapes.h"
 
 namespace crest {
@@ -404,6 +405,11 @@ absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& s) {
             for (int64_t layers : LayerCounts(c, s)) {
               c.layers = layers;
               out.push_back(c);
+              if (static_cast<int64_t>(out.size()) > kMaxDesignConfigs) {
+                return absl::InvalidArgumentError(StrCat(
+                    "params: the search near ", s.params, " parameters finds more than ",
+                    kMaxDesignConfigs, " configurations; narrow --tolerance or fix a dimension"));
+              }
             }
           }
         }

@@ -146,7 +146,8 @@ struct DesignSearch {
 // layer count with 64 ≤ h/layers ≤ 192 (as published models) that lands the
 // total within the tolerance, head dim 64, 128 or 256, kv heads = heads or 8
 // (GQA) where they divide, each ratio's d_ff values, vocab padded up to a
-// multiple of 128·tp. InvalidArgument names the field (params, tolerance).
+// multiple of 128·tp. InvalidArgument names the field (params, tolerance),
+// also when the search finds more than kMaxDesignConfigs (limits.h).
 absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& search);
 
 }  // namespace crest

@@ -19,5 +19,8 @@ inline constexpr int64_t kMaxTokens = int64_t{1} << 24;  // b·s or --tokens
 inline constexpr int64_t kMaxTp = 1024;
 inline constexpr int64_t kMaxDffWindow = 65536;  // ± elements
 inline constexpr int64_t kMaxCandidates = 100000;
+// Configurations one design answer evaluates (the product of its dimension
+// lists, or what a --params search finds): each is a set of GEMMs timed.
+inline constexpr int64_t kMaxDesignConfigs = 20000;
 
 }  // namespace crest

@@ -1,0 +1,265 @@
+// Many nodes' databases (fleet.cc): export, merge, and the catalogue's answers.
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "crest/store/store.h"
+#include "fake_env.h"
+#include "fake_results.h"
+#include "gtest/gtest.h"
+#include "readonly_vfs.h"
+#include "store_testing.h"
+#include "temp_dir.h"
+
+namespace crest::store {
+namespace {
+
+using crest::store_tests::AddPrediction;
+using crest::store_tests::EmptyDffJob;
+using crest::store_tests::Gemm;
+using crest::store_tests::kDefaultMode;
+using crest::store_tests::OpenOk;
+using crest::store_tests::SetUserVersion;
+using crest::testing::ReadBytes;
+using crest::testing::TempDir;
+using crest::testing::WriteBytes;
+
+TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
+  TempDir dir;
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  std::vector<std::string> snapshots;
+  for (const char* host : {"node1", "node2"}) {
+    StoreOptions options;
+    options.host = host;
+    auto db = OpenOk(dir.File(std::string(host) + ".db"), options);
+    auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
+                                  crest::testing::FakeSoftware());
+    ASSERT_TRUE(ids.ok());
+    ASSERT_TRUE(
+        db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                              crest::testing::FakeMeasurement(g, host[4] == '1' ? 900 : 950))
+            .ok());
+    ASSERT_TRUE(AddPrediction(*db, g).ok());
+    // A second connection keeps writing while the export runs.
+    auto writer = OpenOk(dir.File(std::string(host) + ".db"), options);
+    ASSERT_TRUE(AddPrediction(*writer, Gemm(128, 128, 128)).ok());
+    const std::string snapshot = dir.File(std::string(host) + ".snapshot");
+    ASSERT_TRUE(db->ExportTo(snapshot).ok());
+    EXPECT_EQ(db->ExportTo(snapshot).code(), absl::StatusCode::kAlreadyExists);
+    snapshots.push_back(snapshot);
+  }
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  for (const auto& snapshot : snapshots) {
+    auto r = catalogue->MergeFrom(snapshot);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->measurements, 3);
+    EXPECT_EQ(r->devices, 1);
+  }
+  const auto before = ReadBytes(dir.File("catalogue.db"));
+  for (const auto& snapshot : snapshots) {
+    auto again = catalogue->MergeFrom(snapshot);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(
+        again->measurements + again->predictions + again->devices + again->jobs + again->software,
+        0);
+  }
+  auto stats = catalogue->Stats();
+  EXPECT_EQ(stats->measurements, 6);
+  EXPECT_EQ(stats->predictions, 2);  // identical predictions merge into one
+  EXPECT_EQ(stats->devices, 2);
+  EXPECT_EQ(stats->software, 1);
+  const GemmKey key = GemmKey::Of(g);
+  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {}, kDefaultMode);
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(best->at(key).device.host, "node1");
+  EXPECT_TRUE(catalogue->Check()->ok);
+}
+
+TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftware) {
+  TempDir dir;
+  const GemmShape g = Gemm(8192, 4096, 11008);
+  const GemmKey key = GemmKey::Of(g);
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  // Each node's best (first algorithm) time; node4 runs older software and
+  // was fastest, node2 is the luckiest chip on the newest software.
+  struct Node {
+    const char* host;
+    double best_us;
+    int64_t cublaslt;
+  };
+  const Node nodes[] = {{"node1", 900, 130100},
+                        {"node2", 700, 130100},
+                        {"node3", 1000, 130100},
+                        {"node4", 100, 120900}};
+  auto add_node = [&](const Node& n) {
+    StoreOptions options;
+    options.host = n.host;
+    auto db = OpenOk(dir.File(std::string(n.host) + ".db"), options);
+    auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + n.host, n.host),
+                                  crest::testing::FakeSoftware(n.cublaslt));
+    ASSERT_TRUE(ids.ok());
+    ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                      crest::testing::FakeMeasurement(g, n.best_us))
+                    .ok());
+    const std::string snapshot = dir.File(std::string(n.host) + ".snapshot");
+    ASSERT_TRUE(db->ExportTo(snapshot).ok());
+    ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
+  };
+  for (const Node& n : nodes) add_node(n);
+
+  auto times = catalogue->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode);
+  ASSERT_TRUE(times.ok());
+  EXPECT_DOUBLE_EQ(times->at(key).median_us, 900) << "median of 700, 900, 1000";
+  EXPECT_EQ(times->at(key).devices, 3) << "node4's older software is not mixed in";
+  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {}, kDefaultMode);
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(best->at(key).device.host, "node1") << "the row shown is the median node's own";
+
+  // An even count takes the lower middle: a real measurement, not an average.
+  add_node({"node5", 800, 130100});
+  times = catalogue->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode);
+  ASSERT_TRUE(times.ok());
+  EXPECT_DOUBLE_EQ(times->at(key).median_us, 800) << "lower middle of 700, 800, 900, 1000";
+  EXPECT_EQ(times->at(key).devices, 4);
+
+  // Pinning the older software gives its one node.
+  SoftwarePin pin;
+  pin.cublaslt = 120900;
+  auto pinned = catalogue->BestTimes("H100-SXM", {&key, 1}, pin, kDefaultMode);
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_DOUBLE_EQ(pinned->at(key).median_us, 100);
+  EXPECT_EQ(pinned->at(key).devices, 1);
+}
+
+TEST(StoreFleet, TheAnswerFollowsAFasterRemeasurementAndIgnoresASlowerOne) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("m.db"));
+  const GemmShape g = Gemm(2048, 2048, 2048);
+  const GemmKey key = GemmKey::Of(g);
+  std::vector<std::pair<int64_t, int64_t>> ids;
+  for (const char* host : {"node1", "node2", "node3"}) {
+    auto id = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
+                                 crest::testing::FakeSoftware());
+    ASSERT_TRUE(id.ok());
+    ids.push_back(*id);
+  }
+  auto measure = [&](size_t device, double us) {
+    ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids[device].first, ids[device].second,
+                                      "H100-SXM", 132, crest::testing::FakeMeasurement(g, us))
+                    .ok());
+  };
+  measure(0, 500);
+  measure(1, 600);
+  measure(2, 700);
+  const auto median = [&] {
+    return db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->at(key).median_us;
+  };
+  EXPECT_DOUBLE_EQ(median(), 600);
+  measure(2, 900);  // slower than node3's best: nothing moves
+  EXPECT_DOUBLE_EQ(median(), 600);
+  measure(2, 400);  // node3 is now the fastest: node1's 500 is the median
+  EXPECT_DOUBLE_EQ(median(), 500);
+}
+
+TEST(StoreFleet, MergeRefusesASnapshotOfANewerSchemaByItsOwnVersion) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("catalogue.db"));
+  auto node = OpenOk(dir.File("node.db"));
+  ASSERT_TRUE(node->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware()).ok());
+  ASSERT_TRUE(node->ExportTo(dir.File("future.db")).ok());
+  SetUserVersion(dir.File("future.db"), 99);
+  auto merged = db->MergeFrom(dir.File("future.db"));
+  ASSERT_FALSE(merged.ok()) << "the catalogue's own version was read, not the snapshot's";
+  EXPECT_NE(merged.status().message().find("future.db: newer schema version 99"),
+            std::string::npos)
+      << merged.status();
+  EXPECT_EQ(db->Stats()->devices, 0) << "nothing was merged";
+}
+
+TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  EXPECT_EQ(db->MergeFrom(dir.File("missing.db")).status().code(), absl::StatusCode::kNotFound);
+  WriteBytes(dir.File("junk.db"), std::string(5000, 'j'));
+  auto r = db->MergeFrom(dir.File("junk.db"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("junk.db"), std::string::npos) << r.status();
+}
+
+TEST(StoreFleet, MergeErrorsNameTheSnapshotAtFaultAndLeaveTheTargetByteIdentical) {
+  TempDir dir;
+  {
+    auto node = OpenOk(dir.File("node.db"));
+    ASSERT_TRUE(AddPrediction(*node, Gemm(4096, 4096, 4096)).ok());
+    ASSERT_TRUE(node->ExportTo(dir.File("good.db")).ok());
+    ASSERT_TRUE(node->ExportTo(dir.File("future.db")).ok());
+  }
+  SetUserVersion(dir.File("future.db"), 99);
+  std::string bad = ReadBytes(dir.File("good.db"));
+  ASSERT_GT(bad.size(), 4u * 4096);
+  for (size_t i = 2 * 4096; i < bad.size(); ++i) bad[i] = static_cast<char>(0xff);
+  WriteBytes(dir.File("corrupt.db"), bad);
+  WriteBytes(dir.File("text.db"), "id,time\n1,2\n");
+  auto db = OpenOk(dir.File("cat.db"));
+  ASSERT_TRUE(AddPrediction(*db, Gemm(1024, 1024, 1024)).ok());
+  db.reset();
+  const std::string before = ReadBytes(dir.File("cat.db"));
+  for (const char* name : {"text.db", "corrupt.db", "future.db"}) {
+    auto target = OpenOk(dir.File("cat.db"));
+    auto r = target->MergeFrom(dir.File(name));
+    ASSERT_FALSE(r.ok()) << name;
+    const std::string message(r.status().message());
+    EXPECT_EQ(message.find(dir.File(name)), 0u) << "the snapshot leads the message: " << message;
+    EXPECT_EQ(message.find(dir.File("cat.db") + ":"), std::string::npos)
+        << "the target is not blamed: " << message;
+    target.reset();
+    EXPECT_EQ(ReadBytes(dir.File("cat.db")), before) << name << " left the target as it was";
+    auto check = OpenOk(dir.File("cat.db"))->Check();
+    ASSERT_TRUE(check.ok());
+    EXPECT_TRUE(check->ok);
+  }
+}
+
+// The replay backend's simulated H100, as its runs are stored.
+DeviceInfo ReplayedH100() {
+  DeviceInfo d = crest::testing::FakeH100("REPLAY-0123456789abcdef");
+  d.replay = "torch-mlp-h4096.csv (00ff), noise 0.02, seed 1, drift none";
+  return d;
+}
+
+TEST(StoreFleet, ReplayedAndMeasuredRunsOfOneGpuModelAreKeptApartWhenRegisteredAndMerged) {
+  TempDir dir;
+  auto replayed = OpenOk(dir.File("replayed.db"));
+  ASSERT_TRUE(replayed->RegisterDevice(ReplayedH100(), crest::testing::FakeSoftware(0)).ok());
+  ASSERT_TRUE(replayed->RegisterDevice(ReplayedH100(), crest::testing::FakeSoftware(0)).ok())
+      << "the same replay device again is not a mix";
+  auto measured = replayed->RegisterDevice(crest::testing::FakeH100(),
+                                           crest::testing::FakeSoftware(130100));
+  ASSERT_FALSE(measured.ok());
+  EXPECT_EQ(measured.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(measured.status().message().find("holds replayed runs of H100-SXM"), std::string::npos)
+      << measured.status();
+  ASSERT_TRUE(replayed->ExportTo(dir.File("replayed-snapshot.db")).ok());
+
+  auto real = OpenOk(dir.File("real.db"));
+  ASSERT_TRUE(real->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100)).ok());
+  auto merged = real->MergeFrom(dir.File("replayed-snapshot.db"));
+  ASSERT_FALSE(merged.ok());
+  EXPECT_NE(merged.status().message().find("replayed-snapshot.db"), std::string::npos)
+      << merged.status();
+
+  // Into a database of its own kind the merge carries the replay column.
+  auto other = OpenOk(dir.File("other.db"));
+  ASSERT_TRUE(other->MergeFrom(dir.File("replayed-snapshot.db")).ok());
+  auto again = other->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(1));
+  EXPECT_FALSE(again.ok()) << "the merged device is still a replay device";
+}
+
+}  // namespace
+}  // namespace crest::store

@@ -1,0 +1,154 @@
+// Upgrades of older databases (schema.cc): every row kept, and what each
+// migration derives.
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "crest/store/store.h"
+#include "fake_env.h"
+#include "fake_results.h"
+#include "gtest/gtest.h"
+#include "readonly_vfs.h"
+#include "store_testing.h"
+#include "temp_dir.h"
+
+namespace crest::store {
+namespace {
+
+using crest::store_tests::AddPrediction;
+using crest::store_tests::EmptyDffJob;
+using crest::store_tests::Gemm;
+using crest::store_tests::kDefaultMode;
+using crest::store_tests::OpenOk;
+using crest::store_tests::SetUserVersion;
+using crest::testing::ReadBytes;
+using crest::testing::TempDir;
+using crest::testing::WriteBytes;
+
+TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
+  TempDir dir;
+  const std::string path = dir.File("v2.db");
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  {
+    auto db = OpenOk(path);
+    for (const char* host : {"node1", "node2", "node3"}) {
+      auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
+                                    crest::testing::FakeSoftware());
+      ASSERT_TRUE(ids.ok());
+      ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                        crest::testing::FakeMeasurement(g, host[4] == '1'   ? 500
+                                                                           : host[4] == '2' ? 600
+                                                                                            : 700))
+                      .ok());
+    }
+  }
+  // Back to version 2 as that version wrote it: the measurement tables are
+  // the same; version 2 kept one best row per GPU model and had no answers.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  const std::string downgrade = std::string(store_tests::kDowngradeTo9) + R"sql(
+    DROP TRIGGER measurements_deleted;
+    DROP TRIGGER predictions_deleted;
+    ALTER TABLE jobs DROP COLUMN submitted_by;
+    ALTER TABLE measurements DROP COLUMN clock_policy;
+    ALTER TABLE measurements DROP COLUMN ci_low_us;
+    ALTER TABLE measurements DROP COLUMN ci_high_us;
+    ALTER TABLE measurements DROP COLUMN power_w;
+    ALTER TABLE measurements DROP COLUMN throttle_reasons;
+    ALTER TABLE measurements DROP COLUMN discarded;
+    ALTER TABLE measurements DROP COLUMN clock_note;
+    ALTER TABLE measurements DROP COLUMN settled_clock_mhz;
+    ALTER TABLE predictions DROP COLUMN expected_error;
+    DROP INDEX jobs_by_spec_state;
+    DROP TRIGGER job_counts_insert;
+    DROP TRIGGER job_counts_update;
+    DROP TRIGGER job_counts_delete;
+    DROP TABLE job_counts;
+    DROP TRIGGER measurements_move_generation;
+    DROP TRIGGER predictions_move_generation;
+    DROP TABLE generations;
+    DROP TABLE imported;
+    DROP TABLE run_bests;
+    DROP TABLE best_answers;
+    DROP TABLE best_measurements;
+    CREATE TABLE best_measurements(
+      gpu_model TEXT NOT NULL, software_id INTEGER NOT NULL, dtype TEXT NOT NULL,
+      trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL, batch INTEGER NOT NULL,
+      m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, device_id INTEGER NOT NULL,
+      measurement_id INTEGER NOT NULL, median_us REAL NOT NULL,
+      PRIMARY KEY(gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k)) WITHOUT ROWID;
+    INSERT INTO best_measurements
+      SELECT gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k, device_id, id,
+             min(median_us)
+      FROM measurements WHERE verified = 1
+      GROUP BY gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k;
+    PRAGMA user_version = 2;)sql";
+  ASSERT_EQ(sqlite3_exec(raw, downgrade.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+
+  auto db = OpenOk(path);  // upgrades to the current schema
+  EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
+  const GemmKey key = GemmKey::Of(g);
+  // Rows of versions before 4 were taken under the old burst clock rule.
+  const MeasureMode burst{CacheMode::kCold, ClockPolicy::kBurst};
+  auto times = db->BestTimes("H100-SXM", {&key, 1}, {}, burst);
+  ASSERT_TRUE(times.ok());
+  ASSERT_EQ(times->count(key), 1u);
+  EXPECT_DOUBLE_EQ(times->at(key).median_us, 600);
+  EXPECT_EQ(times->at(key).devices, 3);
+  EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty())
+      << "a burst row answered a sustained query";
+  // Each device's rows (written outside any job) are one run each.
+  auto runs = db->RunBests("H100-SXM", {&key, 1}, db->SoftwareVersions({})->front(), burst);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->at(key).size(), 3u);
+  for (const RunBest& b : runs->at(key)) EXPECT_EQ(b.run.job_id, 0);
+  int64_t newest = 0;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_exec(
+      raw, "SELECT max(id) FROM measurements",
+      [](void* out, int, char** values, char**) {
+        *static_cast<int64_t*>(out) = std::atoll(values[0]);
+        return 0;
+      },
+      &newest, nullptr);
+  sqlite3_close(raw);
+  EXPECT_GT(newest, 0);
+  EXPECT_EQ(db->Generation("H100-SXM")->measurement_id, newest) << "the upgrade fills generations";
+}
+
+TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasured) {
+  TempDir dir;
+  const std::string path = dir.File("seed-bmm.db");
+  WriteBytes(path, ReadBytes(std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/crest-seed-bmm.db"));
+  auto db = OpenOk(path);
+  EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
+  EXPECT_TRUE(db->Check()->ok);
+  const DbStats stats = *db->Stats();
+  EXPECT_EQ(stats.measurements, 120) << "rows were lost in the upgrade";
+  EXPECT_EQ(stats.verified_measurements, 86);
+  GemmShape bmm = Gemm(4096, 4096, 10820);
+  bmm.batch = 4;
+  bmm.dtype = DType::kFp16;
+  bmm.b_transposed = false;  // the common script's row-major NN
+  const GemmKey key = GemmKey::Of(bmm);
+  auto burst = db->BestMeasurements("H100-SXM", {&key, 1}, {},
+                                    {CacheMode::kCold, ClockPolicy::kBurst});
+  ASSERT_TRUE(burst.ok());
+  ASSERT_EQ(burst->count(key), 1u);
+  const MeasurementRow& row = burst->at(key);
+  EXPECT_EQ(row.mode.clocks, ClockPolicy::kBurst);
+  EXPECT_GT(row.result.stats.median_us, 0);
+  EXPECT_EQ(row.result.stats.ci_high_us, 0) << "an interval invented for an old row";
+  EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty());
+}
+
+}  // namespace
+}  // namespace crest::store

@@ -91,8 +91,8 @@ Run Adaptive(const Table& t, const crest::DffPlan& plan, const std::vector<doubl
   return run;
 }
 
-Run Full(const Table& t, const crest::DffPlan& plan, const std::vector<double>& truth,
-         double noise, uint64_t seed) {
+Run Full(const Table& t, const crest::DffPlan& plan, const std::vector<double>& truth, double noise,
+         uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> jitter(0, noise);
   std::map<GemmKey, double> drawn;
@@ -133,7 +133,8 @@ void Report(const Table& t, int seeds, double noise) {
     const Run f = Full(t, *plan, truth, noise, static_cast<uint64_t>(s));
     window_gemms = f.gemms;
     gemms += static_cast<double>(a.gemms);
-    worst_share = std::max(worst_share, static_cast<double>(a.gemms) / static_cast<double>(f.gemms));
+    worst_share =
+        std::max(worst_share, static_cast<double>(a.gemms) / static_cast<double>(f.gemms));
     rounds += a.rounds;
     regret += a.regret;
     worst = std::max(worst, a.regret);
@@ -144,12 +145,13 @@ void Report(const Table& t, int seeds, double noise) {
   }
   const double n = seeds;
   const std::string name = t.path.substr(t.path.rfind('/') + 1);
-  std::printf("%-6lld %-28s %6.1f/%lld (%4.1f%%, max %4.1f%%) %6.2f %7.2f%% %7.2f%% %6.1f%%   "
-              "%7.2f%% %7.2f%% %6.1f%%\n",
-              static_cast<long long>(t.hidden), name.c_str(), gemms / n,
-              static_cast<long long>(window_gemms), 100 * gemms / n / static_cast<double>(window_gemms),
-              100 * worst_share, rounds / n, 100 * regret / n, 100 * worst, 100 * within / n,
-              100 * full_regret / n, 100 * full_worst, 100 * full_within / n);
+  std::printf(
+      "%-6lld %-28s %6.1f/%lld (%4.1f%%, max %4.1f%%) %6.2f %7.2f%% %7.2f%% %6.1f%%   "
+      "%7.2f%% %7.2f%% %6.1f%%\n",
+      static_cast<long long>(t.hidden), name.c_str(), gemms / n,
+      static_cast<long long>(window_gemms), 100 * gemms / n / static_cast<double>(window_gemms),
+      100 * worst_share, rounds / n, 100 * regret / n, 100 * worst, 100 * within / n,
+      100 * full_regret / n, 100 * full_worst, 100 * full_within / n);
 }
 
 }  // namespace
@@ -179,17 +181,19 @@ int main(int argc, char** argv) {
       for (const auto& row : batch->rows) t.times[row.key] = row.time_us;
       tables.push_back(std::move(t));
     } else {
-      std::fprintf(stderr, "usage: adaptive_bench HIDDEN=TABLE.csv... [--seeds N] [--noise F] "
-                           "[--calibration FILE]\n");
+      std::fprintf(stderr,
+                   "usage: adaptive_bench HIDDEN=TABLE.csv... [--seeds N] [--noise F] "
+                   "[--calibration FILE]\n");
       return 2;
     }
   }
-  std::printf("adaptive plan vs full sweep, replayed (not measured): %d seeds, each GEMM's time = "
-              "table x (1 + N(0, %.3f)); model %s\n",
-              seeds, noise, crest::DescribeModel(**crest::FindGpu("h100"), crest::DType::kBf16).c_str());
+  std::printf(
+      "adaptive plan vs full sweep, replayed (not measured): %d seeds, each GEMM's time = "
+      "table x (1 + N(0, %.3f)); model %s\n",
+      seeds, noise, crest::DescribeModel(**crest::FindGpu("h100"), crest::DType::kBf16).c_str());
   std::printf("%-6s %-28s %-30s %6s %8s %8s %7s   %8s %8s %7s\n", "hidden", "table",
-              "adaptive GEMMs (share, max)", "rounds", "regret", "max", "<=1%", "full:reg",
-              "max", "<=1%");
+              "adaptive GEMMs (share, max)", "rounds", "regret", "max", "<=1%", "full:reg", "max",
+              "<=1%");
   for (const Table& t : tables) Report(t, seeds, noise);
   return 0;
 }

@@ -30,10 +30,10 @@
 #include <vector>
 
 #include "crest/v1/crest.grpc.pb.h"
-#include "hostile_requests.h"
 #include "crestd_process.h"
-#include "process_stats.h"
+#include "hostile_requests.h"
 #include "percentiles.h"
+#include "process_stats.h"
 
 namespace {
 
@@ -80,8 +80,8 @@ int64_t SubmitSpec(v1::Crest::Stub& stub, const std::string& spec) {
 void NeverReadStreams(const std::string& bin, const std::string& work, int streams,
                       int per_caller) {
   CrestdProcess d;
-  if (!StartCrestd(d, bin, work + "/streams-" + std::to_string(streams) + "-" +
-                               std::to_string(per_caller),
+  if (!StartCrestd(d, bin,
+                   work + "/streams-" + std::to_string(streams) + "-" + std::to_string(per_caller),
                    {"--max-streams-per-caller", std::to_string(per_caller)})) {
     return;
   }
@@ -108,10 +108,11 @@ void NeverReadStreams(const std::string& bin, const std::string& work, int strea
   g.set_id(job);
   v1::Job j;
   (void)stub->GetJob(Context().get(), g, &j);
-  std::printf("  %d never-read streams (--max-streams-per-caller %d): %d opened; the job wrote "
-              "%lld of %lld GEMMs in 25 s; RSS %.0f MB before, peak %.0f MB\n",
-              streams, per_caller, open, static_cast<long long>(j.done()),
-              static_cast<long long>(j.total()), before, peak);
+  std::printf(
+      "  %d never-read streams (--max-streams-per-caller %d): %d opened; the job wrote "
+      "%lld of %lld GEMMs in 25 s; RSS %.0f MB before, peak %.0f MB\n",
+      streams, per_caller, open, static_cast<long long>(j.done()),
+      static_cast<long long>(j.total()), before, peak);
   for (auto& c : contexts) c->TryCancel();
   for (auto& r : readers) (void)r->Finish();
 }
@@ -126,9 +127,10 @@ void QueuedJobs(const std::string& bin, const std::string& work) {
   int queued = 0;
   for (int i = 0; i < 33; ++i) queued += SubmitSpec(*stub, BigNamedSpec(100 + i)) != 0 ? 1 : 0;
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  std::printf("  33 jobs of 200,000 named GEMMs queued behind one running: %d queued; RSS %.0f "
-              "MB before, %.0f MB after (peak %.0f MB)\n",
-              queued, before, StatusMb(d.pid(), "VmRSS"), StatusMb(d.pid(), "VmHWM"));
+  std::printf(
+      "  33 jobs of 200,000 named GEMMs queued behind one running: %d queued; RSS %.0f "
+      "MB before, %.0f MB after (peak %.0f MB)\n",
+      queued, before, StatusMb(d.pid(), "VmRSS"), StatusMb(d.pid(), "VmHWM"));
 }
 
 v1::LookupGemmRequest Lookup() {
@@ -163,8 +165,8 @@ std::string Percentiles(const std::vector<double>& ms) {
   if (ms.empty()) return "none";
   const crest::bench::Percentiles p = crest::bench::Summarize(ms);  // here in ms
   char text[160];
-  std::snprintf(text, sizeof text, "p50 %.2f ms, p99 %.2f ms, max %.2f ms (%zu lookups)",
-                p.p50_us, p.p99_us, p.max_us, ms.size());
+  std::snprintf(text, sizeof text, "p50 %.2f ms, p99 %.2f ms, max %.2f ms (%zu lookups)", p.p50_us,
+                p.p99_us, p.max_us, ms.size());
   return text;
 }
 
@@ -174,17 +176,21 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   auto stub = d.Stub();
   constexpr int64_t kWindow = 2777;  // 5,555 candidates × 9 GEMMs: at the 50,000 limit
   v1::QueryDffResponse out;
-  grpc::Status refused = stub->QueryDff(Context().get(), crest::testing::CostlyDffQuery(49'999), &out);
-  std::printf("  the audit's query (±49,999): %s: %s\n",
-              refused.ok() ? "answered" : "refused", refused.error_message().c_str());
+  grpc::Status refused =
+      stub->QueryDff(Context().get(), crest::testing::CostlyDffQuery(49'999), &out);
+  std::printf("  the audit's query (±49,999): %s: %s\n", refused.ok() ? "answered" : "refused",
+              refused.error_message().c_str());
   const double rss0 = StatusMb(d.pid(), "VmRSS"), cpu0 = crest::bench::ProcessCpuSeconds(d.pid());
   const auto t0 = Clock::now();
-  const grpc::Status one = stub->QueryDff(Context().get(), crest::testing::CostlyDffQuery(kWindow), &out);
-  std::printf("  one query at the limit (±%lld, train, gate/up apart): %s, %.0f ms wall, "
-              "%.2f s crestd CPU, %zu-byte answer (every row), RSS %.0f -> %.0f MB\n",
-              static_cast<long long>(kWindow), one.ok() ? "OK" : one.error_message().c_str(),
-              std::chrono::duration<double, std::milli>(Clock::now() - t0).count(),
-              crest::bench::ProcessCpuSeconds(d.pid()) - cpu0, out.ByteSizeLong(), rss0, StatusMb(d.pid(), "VmRSS"));
+  const grpc::Status one =
+      stub->QueryDff(Context().get(), crest::testing::CostlyDffQuery(kWindow), &out);
+  std::printf(
+      "  one query at the limit (±%lld, train, gate/up apart): %s, %.0f ms wall, "
+      "%.2f s crestd CPU, %zu-byte answer (every row), RSS %.0f -> %.0f MB\n",
+      static_cast<long long>(kWindow), one.ok() ? "OK" : one.error_message().c_str(),
+      std::chrono::duration<double, std::milli>(Clock::now() - t0).count(),
+      crest::bench::ProcessCpuSeconds(d.pid()) - cpu0, out.ByteSizeLong(), rss0,
+      StatusMb(d.pid(), "VmRSS"));
 
   std::atomic<bool> stop{false};
   std::vector<double> idle;
@@ -209,14 +215,13 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   for (int i = 0; i < 200; ++i) {
     contexts.push_back(Context(200));
     const auto at = static_cast<size_t>(i);
-    stub->async()->QueryDff(contexts.back().get(), &queries[at], &answers[at],
-                            [&](grpc::Status s) {
-                              std::lock_guard<std::mutex> lock(mu);
-                              ++finished;
-                              ok += s.ok() ? 1 : 0;
-                              exhausted += s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
-                              cv.notify_all();
-                            });
+    stub->async()->QueryDff(contexts.back().get(), &queries[at], &answers[at], [&](grpc::Status s) {
+      std::lock_guard<std::mutex> lock(mu);
+      ++finished;
+      ok += s.ok() ? 1 : 0;
+      exhausted += s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+      cv.notify_all();
+    });
   }
   {
     std::unique_lock<std::mutex> lock(mu);
@@ -226,10 +231,12 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   stop = true;
   lookups.join();
-  std::printf("  200 such queries at once from one address: %d answered, %d refused "
-              "RESOURCE_EXHAUSTED (--answers-per-caller 64), all done in %.2f s, %.2f s crestd "
-              "CPU; peak RSS %.0f MB\n",
-              ok, exhausted, burst_s, crest::bench::ProcessCpuSeconds(d.pid()) - cpu1, StatusMb(d.pid(), "VmHWM"));
+  std::printf(
+      "  200 such queries at once from one address: %d answered, %d refused "
+      "RESOURCE_EXHAUSTED (--answers-per-caller 64), all done in %.2f s, %.2f s crestd "
+      "CPU; peak RSS %.0f MB\n",
+      ok, exhausted, burst_s, crest::bench::ProcessCpuSeconds(d.pid()) - cpu1,
+      StatusMb(d.pid(), "VmHWM"));
   std::printf("  another client's LookupGemm: idle %s; during the burst %s\n",
               Percentiles(idle).c_str(), Percentiles(during).c_str());
 }
@@ -267,9 +274,10 @@ void LargeRequests(const std::string& bin, const std::string& work) {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return finished == 200; });
   }
-  std::printf("  200 Compare requests of 4 MiB at once: %d answered, %d refused RESOURCE_EXHAUSTED, "
-              "%d other errors (the spec is not JSON); RSS %.0f MB before, peak %.0f MB\n",
-              ok, exhausted, other, before, StatusMb(d.pid(), "VmHWM"));
+  std::printf(
+      "  200 Compare requests of 4 MiB at once: %d answered, %d refused RESOURCE_EXHAUSTED, "
+      "%d other errors (the spec is not JSON); RSS %.0f MB before, peak %.0f MB\n",
+      ok, exhausted, other, before, StatusMb(d.pid(), "VmHWM"));
 }
 
 int main(int argc, char** argv) {

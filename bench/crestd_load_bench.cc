@@ -79,8 +79,7 @@ struct Stubs {
 template <typename Method>
 class Client {
  public:
-  Client(const std::string& address, int id, Method method, Clock::time_point end,
-         std::latch& done)
+  Client(const std::string& address, int id, Method method, Clock::time_point end, std::latch& done)
       : method_(std::move(method)), end_(end), done_(done) {
     grpc::ChannelArguments args;
     args.SetInt("grpc.channel_id", id);  // distinct channels, not a shared subchannel
@@ -191,8 +190,8 @@ struct Health {
   }
   template <typename Done>
   void Call(Stubs& stubs, grpc::ClientContext* context, Response* out, Done done) const {
-    stubs.generic->UnaryCall(context, "/grpc.health.v1.Health/Check", grpc::StubOptions(),
-                             &request, out, std::move(done));
+    stubs.generic->UnaryCall(context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
+                             out, std::move(done));
   }
   bool Check(const Response& out) const {
     std::vector<grpc::Slice> slices;
@@ -353,9 +352,10 @@ bool RunAll(const char* crestd, const std::string& state, double seconds, bool c
         }
         sweep.TakeWritten();
         const std::string name = method;
-        Result r = name == "Health"       ? Load(address, daemon.pid(), clients, seconds, Health())
-                   : name == "LookupGemm" ? Load(address, daemon.pid(), clients, seconds, Lookup())
-                                          : Load(address, daemon.pid(), clients, seconds, QueryDff());
+        Result r = name == "Health" ? Load(address, daemon.pid(), clients, seconds, Health())
+                   : name == "LookupGemm"
+                       ? Load(address, daemon.pid(), clients, seconds, Lookup())
+                       : Load(address, daemon.pid(), clients, seconds, QueryDff());
         r.writes_per_s = static_cast<double>(sweep.TakeWritten()) / seconds;
         rows.push_back({method, sweeping ? "writing" : "idle", clients, r});
         std::printf("%-6s %-10s %-7s %7d %12.0f %10.0f %10.0f %12.1f %12.1f %10.0f %7lld\n",
@@ -417,9 +417,9 @@ int main(int argc, char** argv) {
   }
   std::printf("database in %s, %u hardware threads, %.0f s per run\n", state.c_str(),
               std::thread::hardware_concurrency(), seconds);
-  std::printf("%-6s %-10s %-7s %7s %12s %10s %10s %12s %12s %10s %7s\n", "cache", "method",
-              "sweep", "clients", "calls/s", "p50_us", "p99_us", "crestd_cpu_us",
-              "client_cpu_us", "writes/s", "errors");
+  std::printf("%-6s %-10s %-7s %7s %12s %10s %10s %12s %12s %10s %7s\n", "cache", "method", "sweep",
+              "clients", "calls/s", "p50_us", "p99_us", "crestd_cpu_us", "client_cpu_us",
+              "writes/s", "errors");
   std::vector<Row> off, on;
   if (!RunAll(argv[1], state, seconds, /*cached=*/false, only, off)) return 1;
   if (!RunAll(argv[1], state, seconds, /*cached=*/true, only, on)) return 1;

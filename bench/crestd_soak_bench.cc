@@ -55,8 +55,7 @@ void PrintRow(int64_t n, pid_t pid, int metrics_port, const std::string& db, con
   const auto bytes = std::filesystem::file_size(db, ec);
   std::printf("%10lld %10ld %10ld %10ld %12ld %12ld %10lld %12s\n", static_cast<long long>(n),
               r.total, r.anon, r.file, HeapKib(metrics_port, "in_use"),
-              HeapKib(metrics_port, "free"), ec ? -1LL : static_cast<long long>(bytes >> 10),
-              rate);
+              HeapKib(metrics_port, "free"), ec ? -1LL : static_cast<long long>(bytes >> 10), rate);
   std::fflush(stdout);
 }
 
@@ -75,8 +74,8 @@ int main(int argc, char** argv) {
   std::string why;
   std::fflush(stdout);
   const std::string port_file = std::string(dir_template) + "/metrics-port";
-  std::vector<std::string> flags = {"--log-level", "error", "--metrics-listen", "127.0.0.1:0",
-                                    "--metrics-port-file", port_file};
+  std::vector<std::string> flags = {
+      "--log-level", "error", "--metrics-listen", "127.0.0.1:0", "--metrics-port-file", port_file};
   for (int i = 4; i < argc; ++i) flags.emplace_back(argv[i]);
   if (!daemon.Start(argv[1], dir_template, flags, &why)) {
     std::fprintf(stderr, "%s\n", why.c_str());
@@ -126,8 +125,8 @@ int main(int argc, char** argv) {
   }
   for (auto& t : threads) t.join();
   std::printf("answers: %s\n", crest::testing::CountCodes(all_codes).c_str());
-  const grpc::Status alive = crest::testing::RequestFuzzer::Send(*daemon.Channel(), "GetNodeInfo",
-                                                                 false, "", 10);
+  const grpc::Status alive =
+      crest::testing::RequestFuzzer::Send(*daemon.Channel(), "GetNodeInfo", false, "", 10);
   std::printf("still serving: %s\n", alive.ok() ? "yes" : alive.error_message().c_str());
   daemon.Stop(SIGTERM);
   std::filesystem::remove_all(dir_template);

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "crest/tuner/dff_ranking.h"
 #include "crest/measure/pipeline.h"
+#include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/predictor.h"
 
 namespace {
@@ -28,8 +28,7 @@ using crest::GemmShape;
 using namespace crest::measure;  // NOLINT(build/namespaces): a benchmark's main file
 
 double NowS() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Device time passes only when the null device "runs" something.
@@ -179,9 +178,8 @@ int main(int argc, char** argv) {
     old_mean += old_s[i] / static_cast<double>(old_s.size());
     new_mean += new_s[i] / static_cast<double>(new_s.size());
   }
-  std::cout << "side by side on the same " << old_s.size()
-            << " GEMMs: old host operand generation " << 1e3 * old_mean
-            << " ms per GEMM, new pipeline host work " << 1e3 * new_mean << " ms per GEMM, ratio "
-            << old_mean / new_mean << "x\n";
+  std::cout << "side by side on the same " << old_s.size() << " GEMMs: old host operand generation "
+            << 1e3 * old_mean << " ms per GEMM, new pipeline host work " << 1e3 * new_mean
+            << " ms per GEMM, ratio " << old_mean / new_mean << "x\n";
   return 0;
 }

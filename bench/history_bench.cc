@@ -65,7 +65,8 @@ bool Fill(const std::string& path, int runs, const std::vector<crest::GemmShape>
 }
 
 // p50 of a ranking from a fresh answerer each time (no answer cache).
-double RankingP50Us(const std::string& path, const crest::DffQuery& q, crest::answers::RunChoice runs) {
+double RankingP50Us(const std::string& path, const crest::DffQuery& q,
+                    crest::answers::RunChoice runs) {
   crest::store::StoreOptions ro;
   ro.read_only = true;
   auto db = crest::store::Store::Open(path, ro);

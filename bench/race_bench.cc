@@ -42,7 +42,8 @@ class DriftingGpu final : public CandidateTimer, public GpuMonitor, public Engin
   }
   int Candidates() const override { return static_cast<int>(true_us_.size()); }
   absl::StatusOr<double> Time(int c) override {
-    const double us = true_us_[static_cast<size_t>(c)] * 1455 / Row().sm_clock_mhz * (1 + noise_(rng_));
+    const double us =
+        true_us_[static_cast<size_t>(c)] * 1455 / Row().sm_clock_mhz * (1 + noise_(rng_));
     now_s_ += us / 1e6;
     return us;
   }
@@ -71,11 +72,11 @@ class DriftingGpu final : public CandidateTimer, public GpuMonitor, public Engin
 
 struct Tally {
   int races = 0;
-  int any_slower = 0;      // equal: a wrong "slower"
-  int wrong = 0;           // unequal: a verdict that contradicts the truth
-  int best_leads = 0;      // the truly fastest is the leader
-  int fully_ordered = 0;   // every slower candidate called slower, in true order
-  int all_tied = 0;        // every candidate tied with the leader
+  int any_slower = 0;     // equal: a wrong "slower"
+  int wrong = 0;          // unequal: a verdict that contradicts the truth
+  int best_leads = 0;     // the truly fastest is the leader
+  int fully_ordered = 0;  // every slower candidate called slower, in true order
+  int all_tied = 0;       // every candidate tied with the leader
   double rounds = 0;
   double seconds = 0;
 };
@@ -89,7 +90,8 @@ void Score(const StudyRaceResult& race, const std::vector<double>& true_us, doub
   t.rounds += race.rounds;
   t.seconds += race.seconds;
   const auto& s = race.standings;
-  const int best = static_cast<int>(std::min_element(true_us.begin(), true_us.end()) - true_us.begin());
+  const int best =
+      static_cast<int>(std::min_element(true_us.begin(), true_us.end()) - true_us.begin());
   const double lead_us = true_us[static_cast<size_t>(s.front().candidate)];
   bool any_slower = false, wrong = false, ordered = s.front().candidate == best, tied = true;
   for (size_t i = 1; i < s.size(); ++i) {
@@ -99,7 +101,8 @@ void Score(const StudyRaceResult& race, const std::vector<double>& true_us, doub
     if (s[i].verdict == RaceVerdict::kSlower && ratio <= 1 + resolution) wrong = true;
     if (s[i].verdict == RaceVerdict::kTied && std::abs(ratio - 1) > resolution) wrong = true;
     ordered = ordered && s[i].verdict == RaceVerdict::kSlower &&
-              true_us[static_cast<size_t>(s[i].candidate)] > true_us[static_cast<size_t>(s[i - 1].candidate)];
+              true_us[static_cast<size_t>(s[i].candidate)] >
+                  true_us[static_cast<size_t>(s[i - 1].candidate)];
   }
   t.any_slower += any_slower;
   t.wrong += wrong;
@@ -146,9 +149,11 @@ int main(int argc, char** argv) {
     std::cerr << argv[1] << ": fewer than 10 power-capped rows\n";
     return 1;
   }
-  std::printf("simulated races (RaceCandidates on a drifting trace-driven GPU; not a GPU's figures)\n");
-  std::printf("stated family-wise error rate of the verdicts: %.0f%%; resolution 1%% unless said\n\n",
-              100 * kRaceErrorRate);
+  std::printf(
+      "simulated races (RaceCandidates on a drifting trace-driven GPU; not a GPU's figures)\n");
+  std::printf(
+      "stated family-wise error rate of the verdicts: %.0f%%; resolution 1%% unless said\n\n",
+      100 * kRaceErrorRate);
   std::printf("equal candidates (target: races calling any candidate slower <= 5%%)\n");
   std::printf("%5s %6s %6s %14s %12s %8s %8s\n", "cands", "noise", "races", "any slower %",
               "all tied %", "rounds", "sim s");
@@ -158,21 +163,26 @@ int main(int argc, char** argv) {
       const Tally t = Run(trace, std::vector<double>(static_cast<size_t>(n), 3000), noise, 0.01, k,
                           1000u * static_cast<uint64_t>(n) + static_cast<uint64_t>(noise * 1000));
       std::printf("%5d %5.0f%% %6d %14.1f %12.1f %8.1f %8.1f\n", n, 100 * noise, t.races,
-                  Pct(t.any_slower, t.races), Pct(t.all_tied, t.races),
-                  t.rounds / t.races, t.seconds / t.races);
+                  Pct(t.any_slower, t.races), Pct(t.all_tied, t.races), t.rounds / t.races,
+                  t.seconds / t.races);
     }
   }
-  std::printf("\nunequal candidates: 4 MLPs a step apart (3000 us, +step, +2 steps, +3 steps), noise 1%%\n");
+  std::printf(
+      "\nunequal candidates: 4 MLPs a step apart (3000 us, +step, +2 steps, +3 steps), noise "
+      "1%%\n");
   std::printf("%6s %6s %6s %13s %14s %9s %8s %8s\n", "step", "resol", "races", "best leads %",
               "all ordered %", "wrong %", "rounds", "sim s");
-  for (const auto& [step, resolution] : {std::pair{0.01, 0.005}, std::pair{0.02, 0.01}, std::pair{0.02, 0.005}}) {
+  for (const auto& [step, resolution] :
+       {std::pair{0.01, 0.005}, std::pair{0.02, 0.01}, std::pair{0.02, 0.005}}) {
     std::vector<double> us;
     for (int i = 0; i < 4; ++i) us.push_back(3000 * (1 + step * i));
     std::rotate(us.begin(), us.begin() + 1, us.end());  // the best is not candidate 0
-    const Tally t = Run(trace, us, 0.01, resolution, races, 77 + static_cast<uint64_t>(step * 1000));
-    std::printf("%5.0f%% %5.1f%% %6d %13.1f %14.1f %9.1f %8.1f %8.1f\n", 100 * step, 100 * resolution,
-                t.races, Pct(t.best_leads, t.races), Pct(t.fully_ordered, t.races),
-                Pct(t.wrong, t.races), t.rounds / t.races, t.seconds / t.races);
+    const Tally t =
+        Run(trace, us, 0.01, resolution, races, 77 + static_cast<uint64_t>(step * 1000));
+    std::printf("%5.0f%% %5.1f%% %6d %13.1f %14.1f %9.1f %8.1f %8.1f\n", 100 * step,
+                100 * resolution, t.races, Pct(t.best_leads, t.races),
+                Pct(t.fully_ordered, t.races), Pct(t.wrong, t.races), t.rounds / t.races,
+                t.seconds / t.races);
   }
   return 0;
 }

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -171,9 +171,9 @@ int main(int argc, char** argv) {
   if (runs("lookup")) {
     const crest::bench::Percentiles lookup = crest::bench::Summarize(lookup_us);
     std::printf(
-      "single-GEMM lookup (the latest run's best verified algorithm), 20000 lookups: "
-      "p50 %.1f us, p99 %.1f us, max %.1f us  [target p99 < 100 us: %s]\n",
-      lookup.p50_us, lookup.p99_us, lookup.max_us, lookup.p99_us < 100 ? "met" : "MISSED");
+        "single-GEMM lookup (the latest run's best verified algorithm), 20000 lookups: "
+        "p50 %.1f us, p99 %.1f us, max %.1f us  [target p99 < 100 us: %s]\n",
+        lookup.p50_us, lookup.p99_us, lookup.max_us, lookup.p99_us < 100 ? "met" : "MISSED");
   }
 
   for (bool train : {false, true}) {

@@ -46,7 +46,8 @@ Figures Sweep(const crest::sweep::SweepSpec& spec, const std::string& dir, int b
   auto out = crest::sweep::RunSweep(spec, *backend, **db, run);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!out.ok() || out->job.state != crest::store::JobState::kDone) {
-    std::fprintf(stderr, "sweep failed: %s\n", out.ok() ? "not done" : out.status().ToString().c_str());
+    std::fprintf(stderr, "sweep failed: %s\n",
+                 out.ok() ? "not done" : out.status().ToString().c_str());
     std::exit(1);
   }
   Figures f;
@@ -73,8 +74,8 @@ int main(int argc, char** argv) {
   const Figures one = Sweep(*spec, dir, 1);
   const Figures batched = Sweep(*spec, dir, crest::sweep::SweepOptions{}.prediction_batch);
   std::filesystem::remove_all(dir);
-  std::printf("model-backend sweep, h=4096 window %d train, %lld GEMMs, synchronous=FULL\n",
-              window, static_cast<long long>(batched.gemms));
+  std::printf("model-backend sweep, h=4096 window %d train, %lld GEMMs, synchronous=FULL\n", window,
+              static_cast<long long>(batched.gemms));
   std::printf("%-34s %12s %10s %14s\n", "commits", "GEMMs/s", "ratio", "cpu_us/GEMM");
   std::printf("%-34s %12.0f %10.2f %14.1f\n", "one per GEMM (before)", one.gemms_per_s, 1.0,
               one.cpu_us_per_gemm);
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
               crest::StrCat("batched (", crest::sweep::SweepOptions{}.prediction_batch,
                             " a commit, default)")
                   .c_str(),
-              batched.gemms_per_s, batched.gemms_per_s / one.gemms_per_s,
-              batched.cpu_us_per_gemm, batched.gemms_per_s >= 20000 ? "met" : "MISSED");
+              batched.gemms_per_s, batched.gemms_per_s / one.gemms_per_s, batched.cpu_us_per_gemm,
+              batched.gemms_per_s >= 20000 ? "met" : "MISSED");
   return 0;
 }

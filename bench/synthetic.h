@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
-#include <vector>
-
 #include <string>
+#include <vector>
 
 #include "crest/tuner/device_info.h"
 #include "crest/tuner/gemm.h"

@@ -51,9 +51,9 @@ class AnswerCache {
   // Oldest first: the keys of entries_ (a node's key stays put when the map
   // rehashes), so that no key is held twice.
   std::deque<const std::string*> order_;  // GUARDED_BY(mu_)
-  size_t bytes_ = 0;                                // GUARDED_BY(mu_)
-  int64_t hits_ = 0;                                // GUARDED_BY(mu_)
-  int64_t misses_ = 0;                              // GUARDED_BY(mu_)
+  size_t bytes_ = 0;                      // GUARDED_BY(mu_)
+  int64_t hits_ = 0;                      // GUARDED_BY(mu_)
+  int64_t misses_ = 0;                    // GUARDED_BY(mu_)
 };
 
 }  // namespace crest::crestd

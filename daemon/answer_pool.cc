@@ -23,10 +23,10 @@ absl::Status AnswerPool::Post(const char* method, Work work) {
                          ? 0
                          : found->second.running + static_cast<int>(found->second.waiting.size());
     if (mine >= options_.per_caller) {
-      return absl::ResourceExhaustedError(StrCat(
-          method, ": this caller already has ", mine,
-          " costly answers (QueryDff, TimeGemms, Compare) waiting or being computed, its "
-          "limit (--answers-per-caller); wait for some to end"));
+      return absl::ResourceExhaustedError(
+          StrCat(method, ": this caller already has ", mine,
+                 " costly answers (QueryDff, TimeGemms, Compare) waiting or being computed, its "
+                 "limit (--answers-per-caller); wait for some to end"));
     }
     if (waiting_ >= options_.max_waiting) {
       return absl::ResourceExhaustedError(
@@ -37,11 +37,11 @@ absl::Status AnswerPool::Post(const char* method, Work work) {
     const size_t caller_bytes = found == callers_.end() ? 0 : found->second.waiting_bytes;
     if (caller_bytes + work.bytes > options_.per_caller_bytes ||
         waiting_bytes_ + work.bytes > options_.max_waiting_bytes) {
-      return absl::ResourceExhaustedError(StrCat(
-          method, ": the requests waiting for crestd's answer threads would pass ",
-          options_.per_caller_bytes >> 20, " MiB for one caller or ",
-          options_.max_waiting_bytes >> 20, " MiB in all (this one is ", work.bytes,
-          " bytes); try again when some are answered"));
+      return absl::ResourceExhaustedError(
+          StrCat(method, ": the requests waiting for crestd's answer threads would pass ",
+                 options_.per_caller_bytes >> 20, " MiB for one caller or ",
+                 options_.max_waiting_bytes >> 20, " MiB in all (this one is ", work.bytes,
+                 " bytes); try again when some are answered"));
     }
     ++waiting_;
     waiting_bytes_ += work.bytes;

@@ -73,11 +73,11 @@ class AnswerPool final {
   const AnswerPoolOptions options_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool stopping_ = false;                // GUARDED_BY(mutex_)
-  int waiting_ = 0;                      // GUARDED_BY(mutex_): all callers
-  size_t waiting_bytes_ = 0;             // GUARDED_BY(mutex_): all callers
+  bool stopping_ = false;                  // GUARDED_BY(mutex_)
+  int waiting_ = 0;                        // GUARDED_BY(mutex_): all callers
+  size_t waiting_bytes_ = 0;               // GUARDED_BY(mutex_): all callers
   std::map<std::string, Caller> callers_;  // GUARDED_BY(mutex_): with work waiting or running
-  std::string last_served_;              // GUARDED_BY(mutex_): whose turn was last
+  std::string last_served_;                // GUARDED_BY(mutex_): whose turn was last
   std::vector<std::thread> threads_;
 };
 

@@ -19,8 +19,8 @@ std::string PeerHost(const std::string& peer) {
 
 }  // namespace
 
-absl::StatusOr<Caller> Authorizer::Check(const grpc::CallbackServerContext& context,
-                                         Access access, const char* method) const {
+absl::StatusOr<Caller> Authorizer::Check(const grpc::CallbackServerContext& context, Access access,
+                                         const char* method) const {
   if (!enabled()) return Caller{PeerHost(context.peer()), false, true};
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("authorization");
@@ -34,11 +34,12 @@ absl::StatusOr<Caller> Authorizer::Check(const grpc::CallbackServerContext& cont
                found != holder_by_token_.end()) {
       return Caller{found->second.name, true, found->second.is_operator};
     } else {
-      why = "the token sent is not one of this crestd's (a client sends only the TOKEN of a "
-            "'NAME TOKEN' line)";
+      why =
+          "the token sent is not one of this crestd's (a client sends only the TOKEN of a "
+          "'NAME TOKEN' line)";
     }
   }
-  const bool open = access == Access::kRead ? !protect_reads_
+  const bool open = access == Access::kRead        ? !protect_reads_
                     : access == Access::kSensitive ? public_export_ && !protect_reads_
                                                    : false;
   if (open) return Caller{PeerHost(context.peer()), false, false};
@@ -55,14 +56,15 @@ absl::Status CheckTokenFile(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
-  if (error) return absl::InvalidArgumentError(StrCat("--token-file ", path, ": ", error.message()));
+  if (error)
+    return absl::InvalidArgumentError(StrCat("--token-file ", path, ": ", error.message()));
   if (!fs::is_regular_file(status)) {
     return absl::InvalidArgumentError(StrCat("--token-file ", path, ": not a regular file"));
   }
   const auto bytes = fs::file_size(path, error);
   if (error || bytes > kMaxTokenFileBytes) {
-    return absl::InvalidArgumentError(StrCat("--token-file ", path, ": larger than ",
-                                             kMaxTokenFileBytes, " bytes"));
+    return absl::InvalidArgumentError(
+        StrCat("--token-file ", path, ": larger than ", kMaxTokenFileBytes, " bytes"));
   }
   const fs::perms open = fs::perms::others_all | fs::perms::group_write | fs::perms::group_exec;
   if ((status.permissions() & open) != fs::perms::none) {
@@ -86,7 +88,8 @@ absl::StatusOr<std::map<std::string, TokenHolder>> LoadTokens(const std::string&
                                                               const Env& env) {
   if (auto s = CheckTokenFile(path); !s.ok()) return s;
   auto text = env.ReadFile(path);
-  if (!text.ok()) return absl::InvalidArgumentError(StrCat("--token-file: ", text.status().message()));
+  if (!text.ok())
+    return absl::InvalidArgumentError(StrCat("--token-file: ", text.status().message()));
   std::istringstream in(*text);
   std::map<std::string, TokenHolder> tokens;
   std::string line;
@@ -109,8 +112,8 @@ absl::StatusOr<std::map<std::string, TokenHolder>> LoadTokens(const std::string&
           StrCat(where, "a token must be at least 16 characters and at most ", kMaxTokenBytes));
     }
     if (!SendableToken(token)) {
-      return absl::InvalidArgumentError(StrCat(
-          where, "a token may hold printable ASCII only (no client can send other bytes)"));
+      return absl::InvalidArgumentError(
+          StrCat(where, "a token may hold printable ASCII only (no client can send other bytes)"));
     }
     if (auto seen = tokens.find(token); seen != tokens.end()) {
       return absl::InvalidArgumentError(StrCat(where, "this token is also '", seen->second.name,

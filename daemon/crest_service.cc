@@ -17,8 +17,8 @@
 #include "export_stream.h"
 #include "job_stream.h"
 #include "log.h"
-#include "server_paths.h"
 #include "raw_message.h"
+#include "server_paths.h"
 
 namespace crest::crestd {
 using wire::DffQueryOf;
@@ -64,10 +64,10 @@ absl::Status CheckQueryCost(const DffQuery& query, int64_t max_gemms) {
   const int64_t per_candidate = (query.fuse_gate_up ? 2 : 3) * (query.train ? 3 : 1);
   const auto n = static_cast<int64_t>(candidates->values.size());
   if (n * per_candidate <= max_gemms) return absl::OkStatus();
-  return absl::InvalidArgumentError(StrCat(
-      "window: ±", query.dff.window, " gives ", n, " candidates of ", per_candidate,
-      " GEMMs each (", n * per_candidate, "), over crestd's limit of ", max_gemms,
-      " GEMMs for one query (--max-query-gemms); narrow the window or raise align"));
+  return absl::InvalidArgumentError(
+      StrCat("window: ±", query.dff.window, " gives ", n, " candidates of ", per_candidate,
+             " GEMMs each (", n * per_candidate, "), over crestd's limit of ", max_gemms,
+             " GEMMs for one query (--max-query-gemms); narrow the window or raise align"));
 }
 
 // Whose budget a call counts against: its token's name, or its address.
@@ -165,8 +165,8 @@ Stream* CrestService::ExportResults(Context* c, const Bytes* in) {
 }
 
 template <typename Request, typename Response>
-Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out,
-                                 MethodTraits traits, UnaryHandler<Request, Response> handler) {
+Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out, MethodTraits traits,
+                                 UnaryHandler<Request, Response> handler) {
   return Answer(context, traits, in->Length(), [&](const Caller& caller) -> FirstStep {
     auto read = Read<Request>(traits, *in);
     if (!read.ok()) return read.status();
@@ -230,7 +230,8 @@ absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const Cal
         StrCat(traits.name, ": the answer is ", answer.size(), " bytes, over crestd's limit of ",
                options_.max_answer_bytes,
                " for one answer (--max-answer-bytes; gRPC clients accept 4 MiB by default); ask "
-               "for a smaller one: ", traits.smaller));
+               "for a smaller one: ",
+               traits.smaller));
   }
   if (read.generation) cache_.Put(traits.name, read.bytes, *read.generation, answer);
   return answer;
@@ -279,9 +280,8 @@ grpc::ServerUnaryReactor* CrestService::Answer(
   return reactor;
 }
 
-void CrestService::Conclude(grpc::CallbackServerContext* context,
-                            grpc::ServerUnaryReactor* reactor, const char* method,
-                            std::chrono::steady_clock::time_point start,
+void CrestService::Conclude(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
+                            const char* method, std::chrono::steady_clock::time_point start,
                             const absl::Status& status) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -304,7 +304,7 @@ void CrestService::Conclude(grpc::CallbackServerContext* context,
 }
 
 absl::StatusOr<std::function<void()>> CrestService::TakeStream(const char* method,
-                                                                const Caller& caller) {
+                                                               const Caller& caller) {
   std::lock_guard<std::mutex> lock(streams_mutex_);
   // With tokens, operators' streams are not counted per caller, and the
   // last slots are theirs: no client, however many, starves the operator.
@@ -331,11 +331,10 @@ absl::StatusOr<std::function<void()>> CrestService::TakeStream(const char* metho
   const auto mine = streams_by_caller_.find(key);
   if (!operator_token && mine != streams_by_caller_.end() &&
       mine->second >= options_.max_streams_per_caller) {
-    return absl::ResourceExhaustedError(
-        StrCat(method, ": this caller (", caller.authenticated ? "token '" : "address ",
-               caller.name, caller.authenticated ? "'" : "", ") has ",
-               options_.max_streams_per_caller,
-               " streams open, its limit (--max-streams-per-caller); close one first"));
+    return absl::ResourceExhaustedError(StrCat(
+        method, ": this caller (", caller.authenticated ? "token '" : "address ", caller.name,
+        caller.authenticated ? "'" : "", ") has ", options_.max_streams_per_caller,
+        " streams open, its limit (--max-streams-per-caller); close one first"));
   }
   ++streams_;
   if (anonymous) ++anonymous_streams_;
@@ -401,8 +400,8 @@ absl::Status CrestService::List(const Caller&, const v1::ListJobsRequest& reques
                                              options_.max_list, " (got ", request.limit(), ")"));
   }
   if (request.before_id() < 0) {
-    return absl::InvalidArgumentError(
-        StrCat("before_id: must be 0 (the newest jobs) or a job id (got ", request.before_id(), ")"));
+    return absl::InvalidArgumentError(StrCat(
+        "before_id: must be 0 (the newest jobs) or a job id (got ", request.before_id(), ")"));
   }
   const int limit = request.limit() == 0 ? 100 : request.limit();
   auto jobs = queue_.List({.state = *state, .limit = limit, .before_id = request.before_id()});
@@ -433,7 +432,8 @@ absl::Status CrestService::Cancel(const Caller& caller, const v1::CancelJobReque
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Watch(
-    grpc::CallbackServerContext* context, const Caller& caller, const v1::WatchJobRequest& request) {
+    grpc::CallbackServerContext* context, const Caller& caller,
+    const v1::WatchJobRequest& request) {
   auto release = TakeStream("WatchJob", caller);
   if (!release.ok()) return Refuse("WatchJob", release.status());
   auto* stream = new JobStream(queue_, request.id(), /*cancel_job_if_client_leaves=*/false,
@@ -485,13 +485,13 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Export(
   const std::string snapshot = (std::filesystem::path(options_.state_dir) /
                                 StrCat(".export-", getpid(), "-", exports_.fetch_add(1), ".db"))
                                    .string();
-  auto* stream = new ExportStream(
-      pool_, *options_.env, snapshot,
-      std::make_unique<WatchedWrites>(watchdog_, context, "ExportResults"),
-      [this, release = *std::move(release)] {
-        exporting_.fetch_sub(1);
-        release();
-      });
+  auto* stream =
+      new ExportStream(pool_, *options_.env, snapshot,
+                       std::make_unique<WatchedWrites>(watchdog_, context, "ExportResults"),
+                       [this, release = *std::move(release)] {
+                         exporting_.fetch_sub(1);
+                         release();
+                       });
   stream->Begin();
   return stream;
 }
@@ -620,11 +620,12 @@ absl::Status CrestService::CompareRuns(const Caller&, const v1::CompareRequest& 
   if (!algo) return absl::InvalidArgumentError("algo: must be \"best\" or \"default\"");
   query.algo = *algo;
   if (request.limit() < 0) return absl::InvalidArgumentError("limit: must be 0 or more");
-  const size_t limit = request.limit() == 0 ? kMaxComparedGemms
-                                            : std::min(static_cast<size_t>(request.limit()),
-                                                       kMaxComparedGemms);
+  const size_t limit = request.limit() == 0
+                           ? kMaxComparedGemms
+                           : std::min(static_cast<size_t>(request.limit()), kMaxComparedGemms);
   if (!request.spec_json().empty()) {
-    auto spec = sweep::ParseSweepSpec(request.spec_json(), {kMaxCompareSpecGemms, "crestd's limit for a compare spec"});
+    auto spec = sweep::ParseSweepSpec(request.spec_json(),
+                                      {kMaxCompareSpecGemms, "crestd's limit for a compare spec"});
     if (!spec.ok()) return spec.status();
     auto studies = sweep::StudiesOf(*spec);
     if (!studies.ok()) return studies.status();

@@ -5,21 +5,21 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
-#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
 
 #include "answer_cache.h"
 #include "answer_pool.h"
-#include "result_counts.h"
 #include "auth.h"
 #include "crest/common/env.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "job_queue.h"
 #include "metrics.h"
+#include "result_counts.h"
 #include "store_pool.h"
 #include "write_watchdog.h"
 
@@ -63,7 +63,7 @@ struct ServiceOptions {
   // tokens are not counted, and with tokens on the last quarter of
   // max_streams (at most kOperatorStreams) is theirs alone.
   int max_streams_per_caller = 8;
-  double stream_write_timeout_s = 30;  // a write waiting longer ends its stream
+  double stream_write_timeout_s = 30;   // a write waiting longer ends its stream
   double stream_idle_timeout_s = 3600;  // a stream with nothing written this long ends; 0: never
   // Costly answers (QueryDff, TimeGemms, Compare): answer_pool.h.
   AnswerPoolOptions answers;
@@ -72,10 +72,10 @@ struct ServiceOptions {
   size_t max_answer_bytes = size_t{4} << 20;
   // A QueryDff ranks at most this many GEMMs (candidates × GEMMs of each).
   int64_t max_query_gemms = 50'000;
-  int max_list = 1000;    // ListJobs rows at most
+  int max_list = 1000;                      // ListJobs rows at most
   size_t max_list_bytes = size_t{1} << 20;  // a ListJobs page's size at most
-  std::string host;       // this node's name, as GetNodeInfo reports it
-  Env* env = nullptr;     // the filesystem for snapshots; never null once running
+  std::string host;                         // this node's name, as GetNodeInfo reports it
+  Env* env = nullptr;                       // the filesystem for snapshots; never null once running
   // Cached answers at most (entries, bytes); 0 entries: no cache.
   size_t cache_entries = 4096;
   size_t cache_bytes = size_t{64} << 20;
@@ -87,13 +87,13 @@ struct ServiceOptions {
 using RawCrestService = v1::Crest::WithRawCallbackMethod_GetNodeInfo<
     v1::Crest::WithRawCallbackMethod_QueryDff<v1::Crest::WithRawCallbackMethod_LookupGemm<
         v1::Crest::WithRawCallbackMethod_TimeGemms<v1::Crest::WithRawCallbackMethod_Predict<
-        v1::Crest::WithRawCallbackMethod_Compare<
-            v1::Crest::WithRawCallbackMethod_Sweep<v1::Crest::WithRawCallbackMethod_SubmitJob<
-                v1::Crest::WithRawCallbackMethod_GetJob<v1::Crest::WithRawCallbackMethod_ListJobs<
-                    v1::Crest::WithRawCallbackMethod_CancelJob<
-                        v1::Crest::WithRawCallbackMethod_WatchJob<
-                            v1::Crest::WithRawCallbackMethod_ExportResults<
-                                v1::Crest::Service>>>>>>>>>>>>>;
+            v1::Crest::WithRawCallbackMethod_Compare<v1::Crest::WithRawCallbackMethod_Sweep<
+                v1::Crest::WithRawCallbackMethod_SubmitJob<v1::Crest::WithRawCallbackMethod_GetJob<
+                    v1::Crest::WithRawCallbackMethod_ListJobs<
+                        v1::Crest::WithRawCallbackMethod_CancelJob<
+                            v1::Crest::WithRawCallbackMethod_WatchJob<
+                                v1::Crest::WithRawCallbackMethod_ExportResults<
+                                    v1::Crest::Service>>>>>>>>>>>>>;
 
 // The answers (QueryDff, LookupGemm, TimeGemms, Predict) come from the
 // node's database through answers::StoreAnswers, and are cached by results
@@ -111,19 +111,19 @@ class CrestService final : public RawCrestService {
   using Stream = grpc::ServerWriteReactor<grpc::ByteBuffer>;
   using Context = grpc::CallbackServerContext;
   using Bytes = grpc::ByteBuffer;
-  using RawCrestService::GetNodeInfo;
-  using RawCrestService::QueryDff;
-  using RawCrestService::LookupGemm;
-  using RawCrestService::TimeGemms;
-  using RawCrestService::Predict;
-  using RawCrestService::Compare;
-  using RawCrestService::Sweep;
-  using RawCrestService::SubmitJob;
-  using RawCrestService::GetJob;
-  using RawCrestService::ListJobs;
   using RawCrestService::CancelJob;
-  using RawCrestService::WatchJob;
+  using RawCrestService::Compare;
   using RawCrestService::ExportResults;
+  using RawCrestService::GetJob;
+  using RawCrestService::GetNodeInfo;
+  using RawCrestService::ListJobs;
+  using RawCrestService::LookupGemm;
+  using RawCrestService::Predict;
+  using RawCrestService::QueryDff;
+  using RawCrestService::SubmitJob;
+  using RawCrestService::Sweep;
+  using RawCrestService::TimeGemms;
+  using RawCrestService::WatchJob;
   Unary* GetNodeInfo(Context* c, const Bytes* in, Bytes* out) override;
   Unary* QueryDff(Context* c, const Bytes* in, Bytes* out) override;
   Unary* LookupGemm(Context* c, const Bytes* in, Bytes* out) override;
@@ -198,7 +198,7 @@ class CrestService final : public RawCrestService {
   // function gives it back.
   absl::StatusOr<std::function<void()>> TakeStream(const char* method, const Caller& caller);
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Refuse(const char* method,
-                                                      const absl::Status& status);
+                                                     const absl::Status& status);
 
   absl::Status NodeInfo(const Caller& caller, const v1::GetNodeInfoRequest& request,
                         v1::GetNodeInfoResponse* response);
@@ -214,12 +214,10 @@ class CrestService final : public RawCrestService {
                            v1::CompareResponse* response);
   absl::Status Submit(const Caller& caller, const v1::SubmitJobRequest& request,
                       v1::SubmitJobResponse* response);
-  absl::Status GetOneJob(const Caller& caller, const v1::GetJobRequest& request,
-                         v1::Job* response);
+  absl::Status GetOneJob(const Caller& caller, const v1::GetJobRequest& request, v1::Job* response);
   absl::Status List(const Caller& caller, const v1::ListJobsRequest& request,
                     v1::ListJobsResponse* response);
-  absl::Status Cancel(const Caller& caller, const v1::CancelJobRequest& request,
-                      v1::Job* response);
+  absl::Status Cancel(const Caller& caller, const v1::CancelJobRequest& request, v1::Job* response);
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Watch(grpc::CallbackServerContext* context,
                                                     const Caller& caller,
                                                     const v1::WatchJobRequest& request);
@@ -242,9 +240,9 @@ class CrestService final : public RawCrestService {
   int anonymous_streams_ = 0;                     // GUARDED_BY(streams_mutex_)
   std::map<std::string, int> streams_by_caller_;  // GUARDED_BY(streams_mutex_)
   WriteWatchdog watchdog_;
-  AnswerPool answer_pool_;  // last: its threads finish calls that use the rest
-  std::atomic<int64_t> exports_{0};    // snapshots started (names them)
-  std::atomic<int> exporting_{0};      // snapshots being written now
+  AnswerPool answer_pool_;           // last: its threads finish calls that use the rest
+  std::atomic<int64_t> exports_{0};  // snapshots started (names them)
+  std::atomic<int> exporting_{0};    // snapshots being written now
   static constexpr int kMaxExports = 1;
 };
 

@@ -196,8 +196,8 @@ absl::StatusOr<Submitted> JobQueue::Submit(const SubmitRequest& request) {
   }
   // The plan is refused over the per-job limit while it is expanded, never
   // built whole first.
-  auto spec = sweep::ParseSweepSpec(request.spec_json,
-                                    {options_.max_gemms_per_job, "--max-job-gemms"});
+  auto spec =
+      sweep::ParseSweepSpec(request.spec_json, {options_.max_gemms_per_job, "--max-job-gemms"});
   if (!spec.ok()) return spec.status();
   if (spec->gemms.empty()) {
     return absl::InvalidArgumentError("spec: the plan holds no GEMMs");
@@ -260,10 +260,10 @@ absl::Status JobQueue::CheckClientRoom(const std::string& client) const {
   auto mine = queued_by_client_.find(client);
   const size_t queued = mine == queued_by_client_.end() ? 0 : mine->second.size();
   if (static_cast<int>(queued) < options_.max_queued_per_client) return absl::OkStatus();
-  return absl::ResourceExhaustedError(
-      StrCat("client '", client, "' already has ", queued,
-             " queued jobs, the limit (--max-queued-per-client ", options_.max_queued_per_client,
-             "); wait for some to start or cancel them"));
+  return absl::ResourceExhaustedError(StrCat("client '", client, "' already has ", queued,
+                                             " queued jobs, the limit (--max-queued-per-client ",
+                                             options_.max_queued_per_client,
+                                             "); wait for some to start or cancel them"));
 }
 
 bool JobQueue::CancelIfOnlyWatcher(int64_t id, const JobWatcher* leaving) {
@@ -406,7 +406,7 @@ void JobQueue::ReportEnd(const sweep::SweepOutcome& outcome) {
   event.job = outcome.job;
   event.progress = outcome.progress;
   event.message = outcome.job.error.empty() ? std::string(store::JobStateName(outcome.job.state))
-                                             : outcome.job.error;
+                                            : outcome.job.error;
   event.final = true;
   Log(Level::kInfo, "job_ended",
       {{"job", id},
@@ -420,9 +420,8 @@ void JobQueue::ReportEnd(const sweep::SweepOutcome& outcome) {
 
 void JobQueue::Pause(LaneState* lane, store::Store& db, const store::JobRecord& job,
                      const absl::Status& why) {
-  const std::string message =
-      StrCat("paused: ", why.message(), "; tried again every ", options_.full_retry_s,
-             " s, it resumes when space returns");
+  const std::string message = StrCat("paused: ", why.message(), "; tried again every ",
+                                     options_.full_retry_s, " s, it resumes when space returns");
   Log(Level::kWarn, "job_paused", {{"job", std::to_string(job.id)}, {"error", message}});
   store::JobRecord now = job;
   if (auto j = db.GetJob(job.id); j.ok()) now = *j;
@@ -579,14 +578,16 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
     event.job = live;
     event.message = "running";
     event.news = outcome->plan_notes;  // an adaptive plan's account of each study
-    if (outcome->revalidation) {  // a revalidation's count and its comparison old vs new
+    if (outcome->revalidation) {       // a revalidation's count and its comparison old vs new
       for (const std::string& line : outcome->revalidation->lines) event.news.push_back(line);
     }
     for (const sweep::StudyRaceReport& race : outcome->races) {
       event.news.push_back(sweep::DescribeRace(race));
-      Log(Level::kInfo, "job_race", {{"job", id}, {"study", race.study},
-                                     {"race", std::to_string(race.race_id)},
-                                     {"summary", event.news.back()}});
+      Log(Level::kInfo, "job_race",
+          {{"job", id},
+           {"study", race.study},
+           {"race", std::to_string(race.race_id)},
+           {"summary", event.news.back()}});
     }
     Publish(std::move(event));
   }

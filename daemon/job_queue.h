@@ -27,9 +27,9 @@
 
 #include "absl/status/statusor.h"
 #include "crest/common/env.h"
+#include "crest/store/records.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
-#include "crest/store/records.h"
 #include "crest/tuner/backend.h"
 #include "crest/tuner/source.h"
 #include "store_pool.h"
@@ -46,7 +46,7 @@ struct JobResult {
 
 struct JobEventData {
   store::JobRecord job;
-  sweep::SweepProgress progress;  // this run of the job: counts, times, accounting
+  sweep::SweepProgress progress;   // this run of the job: counts, times, accounting
   std::string message;             // in words: "queued", "resumed", "cancelled", …
   std::vector<JobResult> results;  // results since the watcher's previous event
   std::vector<std::string> news;   // lines of news (a race starting, its standings)
@@ -199,7 +199,7 @@ class JobQueue final {
   std::atomic<bool> interrupt_{false};
   std::vector<std::unique_ptr<LaneState>> lanes_;
   std::map<std::string, std::set<int64_t>> queued_by_client_;  // GUARDED_BY(mutex_)
-  std::set<int64_t> forced_;              // queued jobs submitted with force; GUARDED_BY(mutex_)
+  std::set<int64_t> forced_;  // queued jobs submitted with force; GUARDED_BY(mutex_)
 
   // Submit's and Cancel's database writes hold this, not mutex_: the
   // runners take mutex_ to pick jobs, and SQLite may make a writer wait

@@ -102,10 +102,9 @@ void JobStream::Pump() {
   if (writing_ || finished_) return;
   if (pending_) {
     if (unsent_results_ > 0) {  // said once per write, with the newest state
-      pending_->add_news(StrCat(unsent_results_,
-                                " results were not sent to this reader, which fell more than ",
-                                kMaxPendingResultBytes >> 10,
-                                " KiB behind; they are in the node's database"));
+      pending_->add_news(
+          StrCat(unsent_results_, " results were not sent to this reader, which fell more than ",
+                 kMaxPendingResultBytes >> 10, " KiB behind; they are in the node's database"));
       unsent_results_ = 0;
     }
     const absl::Status serialized = ToBytes(*pending_, &writing_bytes_);

@@ -195,9 +195,9 @@ class PrometheusMetrics final : public Metrics {
       ratio.Set(d.ratio);
       slower.Set(d.verdict == answers::Verdict::kSlower ? 1 : 0);
       gemms.Set(static_cast<double>(d.gemms));
-      fleet_series_.insert(fleet_series_.end(), {{&fleet_ratio_, &ratio},
-                                                 {&fleet_slower_, &slower},
-                                                 {&fleet_gemms_, &gemms}});
+      fleet_series_.insert(
+          fleet_series_.end(),
+          {{&fleet_ratio_, &ratio}, {&fleet_slower_, &slower}, {&fleet_gemms_, &gemms}});
     }
     fleet_checked_.Set(checked_at_s);
   }

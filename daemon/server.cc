@@ -1,12 +1,11 @@
 #include "server.h"
 
+#include <arpa/inet.h>
 #include <google/protobuf/stubs/logging.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
-
-#include <arpa/inet.h>
 #include <malloc.h>
 #include <netinet/in.h>
 
@@ -27,8 +26,8 @@
 #include "crest_service.h"
 #include "fleet_gauges.h"
 #include "log.h"
-#include "server_paths.h"
 #include "metrics.h"
+#include "server_paths.h"
 #include "state_dir_lock.h"
 #include "store_pool.h"
 
@@ -112,8 +111,8 @@ absl::Status CheckBudgets(const ServerConfig& c) {
        {std::pair<const char*, double>{"--stream-idle-timeout", c.stream_idle_timeout_s},
         {"--max-job-seconds", c.max_job_seconds}}) {
     if (!(value >= 0 && value <= 86400.0 * 365)) {
-      return absl::InvalidArgumentError(StrCat(
-          name, " must be between 0 (none) and 31536000 seconds (got ", value, ")"));
+      return absl::InvalidArgumentError(
+          StrCat(name, " must be between 0 (none) and 31536000 seconds (got ", value, ")"));
     }
   }
   return absl::OkStatus();
@@ -218,8 +217,8 @@ absl::StatusOr<Authorizer> AuthorizerFor(const ServerConfig& c, const Env& env) 
 // <state-dir>/calibrations/*.json (a node's own refits), then --calibration
 // files; a later one replaces an earlier one for the same GPU and dtype.
 absl::Status LoadCalibrations(const ServerConfig& c, const Env& env) {
-  auto files = env.ListFiles((std::filesystem::path(c.state_dir) / "calibrations").string(),
-                             ".json");
+  auto files =
+      env.ListFiles((std::filesystem::path(c.state_dir) / "calibrations").string(), ".json");
   if (!files.ok() && !absl::IsNotFound(files.status())) return files.status();
   std::vector<std::string> all = files.ok() ? *std::move(files) : std::vector<std::string>{};
   all.insert(all.end(), c.calibrations.begin(), c.calibrations.end());
@@ -247,8 +246,9 @@ absl::StatusOr<std::string> PrepareDatabase(Server::Parts& p) {
     // SQLite would make a new database of it, hiding whatever emptied it.
     Log(Level::kError, "database_empty", {{"db", path}});
     return absl::DataLossError(
-        StrCat(path, " is empty (0 bytes): restore it from a snapshot, or remove it to start a "
-                     "new database (--no-check-on-start skips this check)"));
+        StrCat(path,
+               " is empty (0 bytes): restore it from a snapshot, or remove it to start a "
+               "new database (--no-check-on-start skips this check)"));
   }
   store::StoreOptions options;
   options.env = p.env;
@@ -485,7 +485,8 @@ void Server::Shutdown() {
   // next start; every job stream ends with UNAVAILABLE.
   if (p.queue != nullptr) p.queue->Stop();
   if (p.grpc != nullptr) {
-    const auto grace = std::chrono::milliseconds(static_cast<int64_t>(p.config.shutdown_grace_s * 1000));
+    const auto grace =
+        std::chrono::milliseconds(static_cast<int64_t>(p.config.shutdown_grace_s * 1000));
     p.grpc->Shutdown(std::chrono::system_clock::now() + grace);
     p.grpc->Wait();
   }

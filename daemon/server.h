@@ -35,10 +35,10 @@ struct ServerConfig {
   bool public_export = false;  // with tokens: ExportResults without one
   int64_t max_job_gemms = 200'000;
   int max_queued_per_client = 32;
-  int max_streams = 64;            // streams open at once, all callers
-  int max_anonymous_streams = 16;  // of which, with tokens on, callers without one
-  double stream_write_timeout_s = 30;  // a stream whose reader takes longer per write ends
-  int max_streams_per_caller = 8;      // streams one token or address may hold (operators: any)
+  int max_streams = 64;                 // streams open at once, all callers
+  int max_anonymous_streams = 16;       // of which, with tokens on, callers without one
+  double stream_write_timeout_s = 30;   // a stream whose reader takes longer per write ends
+  int max_streams_per_caller = 8;       // streams one token or address may hold (operators: any)
   double stream_idle_timeout_s = 3600;  // a stream with nothing to send this long ends; 0: never
   // Costly answers (QueryDff, TimeGemms, Compare) not in the cache:
   // computed on their own threads, callers in turn, so many per caller
@@ -49,12 +49,12 @@ struct ServerConfig {
   int64_t max_answer_bytes = 4 << 20;  // a larger answer is refused, naming the limit
   int64_t max_query_gemms = 50'000;    // GEMMs one QueryDff may rank
   double max_job_seconds = 86'400;     // a job's wall-time budget; 0: none
-  bool check_on_start = true;      // PRAGMA quick_check before serving; a 0-byte file refused
-  int64_t max_list_bytes = 1 << 20;  // a ListJobs page's size at most
-  int answer_cache = 4096;  // answers kept by results generation; 0: none
-  int64_t max_db_bytes = 0;  // the database's cap (0: the disk's); jobs pause at it
-  double full_retry_s = 30;  // a paused job's lane tries again after this long
-  std::string metrics_listen;  // empty: no metrics endpoint
+  bool check_on_start = true;          // PRAGMA quick_check before serving; a 0-byte file refused
+  int64_t max_list_bytes = 1 << 20;    // a ListJobs page's size at most
+  int answer_cache = 4096;             // answers kept by results generation; 0: none
+  int64_t max_db_bytes = 0;            // the database's cap (0: the disk's); jobs pause at it
+  double full_retry_s = 30;            // a paused job's lane tries again after this long
+  std::string metrics_listen;          // empty: no metrics endpoint
   std::string metrics_port_file;
   // With metrics: seconds between fleet checks (crest_fleet_*; 0: none).
   double fleet_check_s = 600;

@@ -60,7 +60,8 @@ void WriteWatchdog::Cut(Watched& s, const char* event, const std::string& why) {
 
 void WriteWatchdog::Run() {
   // Checked a few times per timeout, at least every 250 ms.
-  const auto tick = std::min<std::chrono::duration<double>>(timeout_ / 4, std::chrono::milliseconds(250));
+  const auto tick =
+      std::min<std::chrono::duration<double>>(timeout_ / 4, std::chrono::milliseconds(250));
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, tick, [this] { return stopping_; })) {
     const auto now = Clock::now();

@@ -58,9 +58,9 @@ class WriteWatchdog final {
   const std::chrono::duration<double> idle_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool stopping_ = false;                  // GUARDED_BY(mutex_)
-  int64_t next_id_ = 1;                    // GUARDED_BY(mutex_)
-  std::map<int64_t, Watched> streams_;     // GUARDED_BY(mutex_)
+  bool stopping_ = false;               // GUARDED_BY(mutex_)
+  int64_t next_id_ = 1;                 // GUARDED_BY(mutex_)
+  std::map<int64_t, Watched> streams_;  // GUARDED_BY(mutex_)
   std::thread thread_;
 };
 

@@ -9,6 +9,7 @@ set -euo pipefail
 readonly PACKAGES=(
   build-essential
   ccache
+  clang-format
   cmake
   pkgconf
   libabsl-dev

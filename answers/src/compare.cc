@@ -63,7 +63,8 @@ absl::Status ReadDates(std::string_view value, std::string_view flag, std::strin
     if (!end) return BadPart(flag, part, "needs days as YYYY-MM-DD (UTC)");
     f.to_us = *end + kDayUs;  // the whole last day
   }
-  if (f.from_us && f.to_us && *f.from_us >= *f.to_us) return BadPart(flag, part, "ends before it starts");
+  if (f.from_us && f.to_us && *f.from_us >= *f.to_us)
+    return BadPart(flag, part, "ends before it starts");
   return absl::OkStatus();
 }
 
@@ -122,10 +123,9 @@ absl::StatusOr<std::map<Key, store::SelectedBest>> SelectSide(store::Store& db,
   }
   if (!rows.ok()) return rows.status();
   if (rows->empty()) {
-    return absl::NotFoundError(StrCat(side, ": '", text, "' selects no run measured in ",
-                                      CacheModeName(query.mode.cache), " L2, ",
-                                      ClockPolicyName(query.mode.clocks), " clocks in ",
-                                      db.path()));
+    return absl::NotFoundError(
+        StrCat(side, ": '", text, "' selects no run measured in ", CacheModeName(query.mode.cache),
+               " L2, ", ClockPolicyName(query.mode.clocks), " clocks in ", db.path()));
   }
   std::map<Key, store::SelectedBest> out;
   for (store::SelectedBest& b : *rows) {
@@ -171,8 +171,8 @@ GemmComparison CompareOne(const Key& key, const CompareSide& base, const Compare
   c.ratio = now.median_us / base.median_us;
   c.ratio_low = now.low_us / base.high_us;
   c.ratio_high = now.high_us / base.low_us;
-  c.coverage = std::max(0.0, MedianIntervalCoverage(base.samples) +
-                                 MedianIntervalCoverage(now.samples) - 1);
+  c.coverage =
+      std::max(0.0, MedianIntervalCoverage(base.samples) + MedianIntervalCoverage(now.samples) - 1);
   c.verdict = Judge(c.ratio, c.ratio_low, c.ratio_high, query.threshold);
   c.algo_changed = algo_changed;
   return c;
@@ -184,10 +184,18 @@ CompareGroup Summarise(std::string name, const std::vector<const GemmComparison*
   for (const GemmComparison* c : gemms) {
     ++group.gemms;
     switch (c->verdict) {
-      case Verdict::kFaster: ++group.faster; break;
-      case Verdict::kSame: ++group.same; break;
-      case Verdict::kSlower: ++group.slower; break;
-      case Verdict::kUnresolved: ++group.unresolved; break;
+      case Verdict::kFaster:
+        ++group.faster;
+        break;
+      case Verdict::kSame:
+        ++group.same;
+        break;
+      case Verdict::kSlower:
+        ++group.slower;
+        break;
+      case Verdict::kUnresolved:
+        ++group.unresolved;
+        break;
     }
     if (c->algo_changed) ++group.algo_changes;
     log_sum += std::log(c->ratio);
@@ -238,10 +246,14 @@ absl::StatusOr<store::RunFilter> ParseRunSelector(std::string_view text, std::st
 
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kFaster: return "faster";
-    case Verdict::kSame: return "same";
-    case Verdict::kSlower: return "slower";
-    case Verdict::kUnresolved: return "unresolved";
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSame:
+      return "same";
+    case Verdict::kSlower:
+      return "slower";
+    case Verdict::kUnresolved:
+      return "unresolved";
   }
   return "?";
 }
@@ -258,8 +270,8 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
                                              const store::RunFilter& now,
                                              const CompareQuery& query) {
   if (!(query.threshold >= 0 && query.threshold <= kMaxCompareThreshold)) {
-    return absl::InvalidArgumentError(
-        StrCat("threshold: must be between 0 and ", kMaxCompareThreshold, " (a fraction: 0.03 is 3%)"));
+    return absl::InvalidArgumentError(StrCat("threshold: must be between 0 and ",
+                                             kMaxCompareThreshold, " (a fraction: 0.03 is 3%)"));
   }
   auto base_best = SelectSide(db, base, query, "base", query.base);
   if (!base_best.ok()) return base_best.status();
@@ -268,7 +280,8 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
   CompareReport report;
   report.query = query;
   // The GEMMs both sides answer from different runs, and those runs.
-  std::vector<std::pair<const Key*, std::pair<const store::SelectedBest*, const store::SelectedBest*>>>
+  std::vector<
+      std::pair<const Key*, std::pair<const store::SelectedBest*, const store::SelectedBest*>>>
       pairs;
   std::set<store::RunKey> base_used, now_used;
   for (const auto& [key, b] : *base_best) {
@@ -290,14 +303,15 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
   if (!runs.ok()) return runs.status();
   for (const auto& [key, sides] : pairs) {
     const auto& [b, n] = sides;
-    GemmComparison c = CompareOne(*key, SideOf(*b, runs->at(b->best.run)),
-                                  SideOf(*n, runs->at(n->best.run)),
-                                  !SameConfiguration(b->algo, n->algo), query);
+    GemmComparison c =
+        CompareOne(*key, SideOf(*b, runs->at(b->best.run)), SideOf(*n, runs->at(n->best.run)),
+                   !SameConfiguration(b->algo, n->algo), query);
     report.replayed = report.replayed || c.base.replayed || c.now.replayed;
     report.gemms.push_back(std::move(c));
   }
-  std::stable_sort(report.gemms.begin(), report.gemms.end(),
-                   [](const GemmComparison& x, const GemmComparison& y) { return x.ratio > y.ratio; });
+  std::stable_sort(
+      report.gemms.begin(), report.gemms.end(),
+      [](const GemmComparison& x, const GemmComparison& y) { return x.ratio > y.ratio; });
   std::vector<const GemmComparison*> all;
   for (const GemmComparison& c : report.gemms) all.push_back(&c);
   report.all = Summarise("all", all);
@@ -317,15 +331,15 @@ std::vector<std::string> SummarizeComparison(const CompareReport& r, size_t max_
   const CompareGroup& a = r.all;
   std::vector<std::string> lines;
   lines.push_back(StrCat(r.replayed ? "REPLAYED (not measured): " : "", a.slower, " slower, ",
-                         a.unresolved, " unresolved, ", a.same, " same, ", a.faster,
-                         " faster of ", a.gemms, " GEMMs at threshold ",
-                         Decimals(r.query.threshold * 100, 1), "%; geometric mean ratio ",
-                         Decimals(a.geomean_ratio, 4), "; best algorithm changed for ",
-                         a.algo_changes));
+                         a.unresolved, " unresolved, ", a.same, " same, ", a.faster, " faster of ",
+                         a.gemms, " GEMMs at threshold ", Decimals(r.query.threshold * 100, 1),
+                         "%; geometric mean ratio ", Decimals(a.geomean_ratio, 4),
+                         "; best algorithm changed for ", a.algo_changes));
   // Where the figures come from: each side's runs (device and software, or
   // the replayed table).
   constexpr size_t kRunsShown = 4;
-  for (const auto& [label, runs] : {std::pair("base", &r.base_runs), std::pair("new", &r.now_runs)}) {
+  for (const auto& [label, runs] :
+       {std::pair("base", &r.base_runs), std::pair("new", &r.now_runs)}) {
     for (size_t i = 0; i < runs->size() && i < kRunsShown; ++i) {
       lines.push_back(StrCat(label, " run: ", (*runs)[i]));
     }
@@ -337,9 +351,10 @@ std::vector<std::string> SummarizeComparison(const CompareReport& r, size_t max_
   for (const GemmComparison& c : r.gemms) {
     if (c.verdict != Verdict::kSlower || shown == max_gemms) continue;
     ++shown;
-    lines.push_back(StrCat("slower: ", DescribeGemm(c.key), " ", Decimals(c.base.median_us, 1), " -> ",
-                           Decimals(c.now.median_us, 1), " us, ratio ", Decimals(c.ratio, 4), " (",
-                           Decimals(c.ratio_low, 4), "-", Decimals(c.ratio_high, 4), ")"));
+    lines.push_back(StrCat("slower: ", DescribeGemm(c.key), " ", Decimals(c.base.median_us, 1),
+                           " -> ", Decimals(c.now.median_us, 1), " us, ratio ",
+                           Decimals(c.ratio, 4), " (", Decimals(c.ratio_low, 4), "-",
+                           Decimals(c.ratio_high, 4), ")"));
   }
   if (a.slower > static_cast<int64_t>(shown)) {
     lines.push_back(StrCat("… and ", a.slower - static_cast<int64_t>(shown),

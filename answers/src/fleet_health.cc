@@ -43,9 +43,8 @@ absl::StatusOr<std::map<GroupKey, Group>> ReadGroups(store::Store& db, const Fle
   filter.limit = q.max_answers;
   auto rows = db.NewestRunBests(filter);
   if (absl::IsResourceExhausted(rows.status())) {
-    return absl::ResourceExhaustedError(
-        StrCat("fleet: the database ", rows.status().message(),
-               " (GEMMs × devices); narrow it to one GPU model"));
+    return absl::ResourceExhaustedError(StrCat("fleet: the database ", rows.status().message(),
+                                               " (GEMMs × devices); narrow it to one GPU model"));
   }
   if (!rows.ok()) return rows.status();
   std::set<store::RunKey> runs;
@@ -193,8 +192,8 @@ std::vector<std::string> SummarizeFleet(const FleetHealth& h) {
                            " of them slower"));
     for (const FleetGemm& g : d.slowest) {
       lines.push_back(StrCat("  ", DescribeGemm(g.key), " ", Decimals(g.median_us, 1),
-                             " us against the fleet's ", Decimals(g.reference_us, 1),
-                             " us, ratio ", Decimals(g.ratio, 4)));
+                             " us against the fleet's ", Decimals(g.reference_us, 1), " us, ratio ",
+                             Decimals(g.ratio, 4)));
     }
   }
   return lines;

@@ -132,8 +132,8 @@ const RunTimer::Chosen* RunTimer::Prefetched(std::span<const GemmShape> set) con
 }
 
 absl::Status RunTimer::ReadRuns(Version& version, std::span<const store::GemmKey> keys) {
-  auto bests = db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode,
-                            options_.algo);
+  auto bests =
+      db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode, options_.algo);
   if (!bests.ok()) return bests.status();
   for (auto& [key, runs] : *bests) {
     std::sort(runs.begin(), runs.end(), Newer);
@@ -296,8 +296,8 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
   for (size_t i = 0; i < c.bests.size(); ++i) {
     auto p = PartOf(c, i);
     if (!p.ok()) return p.status();
-    Timing t = MeasuredTiming(p->median_us, p->low_us, p->high_us, p->run->device,
-                              p->run->software);
+    Timing t =
+        MeasuredTiming(p->median_us, p->low_us, p->high_us, p->run->device, p->run->software);
     t.provenance = *p->provenance;
     t.runs = *runs;
     t.pooled = c.pooled;
@@ -318,7 +318,7 @@ absl::StatusOr<Timing> RunTimer::MeasuredSum(const Choice& c) {
     const double high = p->high_us > 0 ? p->high_us : p->median_us;
     const Source source = p->run->device.replay.empty() ? Source::kMeasured : Source::kReplayed;
     sum.time_us += p->median_us;
-    sum.low_us += low > 0 ? low : p->median_us;    // LowOf
+    sum.low_us += low > 0 ? low : p->median_us;     // LowOf
     sum.high_us += high > 0 ? high : p->median_us;  // HighOf
     if (i == 0) {
       sum.source = source;
@@ -363,14 +363,14 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Predicted(std::span<const GemmShap
   out.reserve(set.size());
   for (const GemmShape& g : set) {
     if (auto it = predictions_.find(store::GemmKey::Of(g)); it != predictions_.end()) {
-      out.push_back(PredictedTiming(it->second.time_us, it->second.expected_error,
-                                    it->second.model_version));
+      out.push_back(
+          PredictedTiming(it->second.time_us, it->second.expected_error, it->second.model_version));
       continue;
     }
     auto live = crest::Predict(g, gpu_);  // the same model version, run now
     if (!live.ok()) return absl::NotFoundError(live.status().message());
-    out.push_back(PredictedTiming(live->time_us, live->expected_error,
-                                  std::string(live->model_version)));
+    out.push_back(
+        PredictedTiming(live->time_us, live->expected_error, std::string(live->model_version)));
   }
   return out;
 }

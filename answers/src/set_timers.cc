@@ -17,9 +17,9 @@ absl::StatusOr<DffRanking> RankDffWith(const DffQuery& query, const GpuSpec& gpu
   auto ranking = RankDff(q, *plan, timers.time, timers.predict, timers.races, timers.sum);
   if (!ranking.ok()) return ranking;
   if (ranking->rows.empty()) {
-    return absl::FailedPreconditionError(StrCat(
-        "no candidate of the window could be answered: ", DTypeName(q.dtype), " has no path on ",
-        gpu.name, " in ", DescribeModel(gpu, q.dtype)));
+    return absl::FailedPreconditionError(
+        StrCat("no candidate of the window could be answered: ", DTypeName(q.dtype),
+               " has no path on ", gpu.name, " in ", DescribeModel(gpu, q.dtype)));
   }
   if (timers.across_runs) ranking->measured_across_runs = timers.across_runs();
   return ranking;

@@ -6,10 +6,10 @@ namespace crest::cli {
 
 std::span<const Registrar> AllCommands() {
   static constexpr Registrar kAll[] = {
-      RegisterGpus,  RegisterShapes, RegisterExplain, RegisterDff,    RegisterSweep,
-      RegisterLookup, RegisterDb,    RegisterInfo,    RegisterJobs,   RegisterFleet,
-      RegisterDoctor, RegisterCalibrate, RegisterVocab, RegisterDesign, RegisterCompare,
-      RegisterPlot};
+      RegisterGpus,  RegisterShapes, RegisterExplain, RegisterDff,
+      RegisterSweep, RegisterLookup, RegisterDb,      RegisterInfo,
+      RegisterJobs,  RegisterFleet,  RegisterDoctor,  RegisterCalibrate,
+      RegisterVocab, RegisterDesign, RegisterCompare, RegisterPlot};
   return kAll;
 }
 

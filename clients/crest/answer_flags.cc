@@ -35,7 +35,8 @@ absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags&
   }
   if (flags.cublaslt > 0) options.pin.cublaslt = flags.cublaslt;
   auto runs = answers::ParseRunChoice(flags.runs);
-  if (!runs) return absl::InvalidArgumentError(StrCat("runs: '", flags.runs, "' is not latest or all"));
+  if (!runs)
+    return absl::InvalidArgumentError(StrCat("runs: '", flags.runs, "' is not latest or all"));
   options.runs = *runs;
   auto algo = ParseAlgoChoice(flags.algo);
   if (!algo) {

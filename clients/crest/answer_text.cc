@@ -46,13 +46,15 @@ std::string RunsLine(const std::vector<RunInfo>& runs, const answers::AnswerOpti
   for (const RunInfo& r : runs) names.push_back(DescribeRun(r));
   const std::string algo = StrCat("\nalgorithms: ", AlgoChoiceText(options.algo));
   if (options.runs == answers::RunChoice::kAll) {
-    return StrCat("runs pooled (--runs all): per GEMM the median of the runs' medians, the "
-                  "interval covering their spread; ",
-                  runs.size(), " run(s): ", StrJoin(names, ", "), algo);
+    return StrCat(
+        "runs pooled (--runs all): per GEMM the median of the runs' medians, the "
+        "interval covering their spread; ",
+        runs.size(), " run(s): ", StrJoin(names, ", "), algo);
   }
-  return StrCat("runs: each candidate from the most recent run that measured all of its GEMMs "
-                "(--runs latest): ",
-                StrJoin(names, ", "), algo);
+  return StrCat(
+      "runs: each candidate from the most recent run that measured all of its GEMMs "
+      "(--runs latest): ",
+      StrJoin(names, ", "), algo);
 }
 
 std::string SpeedupCell(double speedup, Source row, Source basis, bool plain) {

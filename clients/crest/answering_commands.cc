@@ -5,9 +5,9 @@
 namespace crest::cli {
 
 std::span<const Registrar> AnsweringCommands() {
-  static constexpr Registrar kAnswering[] = {RegisterGpus,    RegisterShapes,    RegisterExplain,
-                                             RegisterDff,     RegisterLookup,    RegisterCalibrate,
-                                             RegisterVocab,   RegisterDesign};
+  static constexpr Registrar kAnswering[] = {RegisterGpus,  RegisterShapes, RegisterExplain,
+                                             RegisterDff,   RegisterLookup, RegisterCalibrate,
+                                             RegisterVocab, RegisterDesign};
   return kAnswering;
 }
 

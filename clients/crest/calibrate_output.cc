@@ -30,13 +30,11 @@ std::string ResidueRange(const ModelParams& p, DType dtype, int class_bytes) {
 // The model's parameters before and after the fit, each fitted or kept.
 Table ParamsTable(const ModelParams& before, const Calibration& c) {
   const std::set<std::string> fitted(c.fitted.begin(), c.fitted.end());
-  Table table({{"parameter", Table::Align::kLeft},
-               {"before"},
-               {"after"},
-               {"status", Table::Align::kLeft}});
+  Table table(
+      {{"parameter", Table::Align::kLeft}, {"before"}, {"after"}, {"status", Table::Align::kLeft}});
   const auto row = [&](const std::string& name, double b, double a, int digits) {
-    table.AddRow({name, Fixed(b, digits), Fixed(a, digits),
-                  fitted.contains(name) ? "fitted" : "kept"});
+    table.AddRow(
+        {name, Fixed(b, digits), Fixed(a, digits), fitted.contains(name) ? "fitted" : "kept"});
   };
   const ModelParams& p = c.params;
   row("fast_tflops", before.fast_tflops, p.fast_tflops, 1);
@@ -52,7 +50,8 @@ Table ParamsTable(const ModelParams& before, const Calibration& c) {
                   fitted.contains(name) ? "fitted" : "kept"});
   }
   for (size_t i = 0; i < kErrorClasses.size(); ++i) {
-    row(StrCat("expected_error.", kErrorClasses[i]), before.expected_error[i], p.expected_error[i], 3);
+    row(StrCat("expected_error.", kErrorClasses[i]), before.expected_error[i], p.expected_error[i],
+        3);
   }
   row("memory_efficiency", before.memory_efficiency, p.memory_efficiency, 2);
   row("launch_us", before.launch_us, p.launch_us, 1);
@@ -87,7 +86,8 @@ Table MetricsTable(const std::vector<std::pair<std::string, const FitMetrics*>>&
   std::vector<Table::Column> header = {{"", Table::Align::kLeft}};
   for (const auto& [name, m] : columns) header.push_back({name});
   Table table(header);
-  const auto row = [&](std::string label, const std::function<std::string(const FitMetrics&)>& cell) {
+  const auto row = [&](std::string label,
+                       const std::function<std::string(const FitMetrics&)>& cell) {
     std::vector<std::string> cells = {std::move(label)};
     for (const auto& [name, m] : columns) cells.push_back(cell(*m));
     table.AddRow(cells);
@@ -100,7 +100,8 @@ Table MetricsTable(const std::vector<std::pair<std::string, const FitMetrics*>>&
       return i < m.studies.size() ? &m.studies[i] : nullptr;
     };
     const StudyFit& a = last.studies[i];
-    row(StrCat("SwiGLU MLP window tokens=", a.tokens, " h=", a.hidden, " (", a.candidates, " d_ff)"),
+    row(StrCat("SwiGLU MLP window tokens=", a.tokens, " h=", a.hidden, " (", a.candidates,
+               " d_ff)"),
         [](const FitMetrics&) { return std::string(); });
     row("  Spearman, MLP time", [&](const FitMetrics& m) {
       return study(m) ? Fixed(study(m)->spearman, 3) : std::string();
@@ -196,9 +197,17 @@ nlohmann::json Json(const CalibrationCheckReport& r) {
 
 // One row per SwiGLU MLP window.
 Table Csv(const CalibrationCheckReport& r) {
-  Table table({{"model_version", Table::Align::kLeft}, {"tokens"}, {"hidden"}, {"candidates"},
-               {"spearman"}, {"median_error"}, {"measured_best"}, {"predicted_best"}, {"best_gap"},
-               {"coverage"}, {"coverage_multiples_of_8"}});
+  Table table({{"model_version", Table::Align::kLeft},
+               {"tokens"},
+               {"hidden"},
+               {"candidates"},
+               {"spearman"},
+               {"median_error"},
+               {"measured_best"},
+               {"predicted_best"},
+               {"best_gap"},
+               {"coverage"},
+               {"coverage_multiples_of_8"}});
   for (const StudyFit& s : r.metrics.studies) {
     table.AddRow({r.model_version, std::to_string(s.tokens), std::to_string(s.hidden),
                   std::to_string(s.candidates), Fixed(s.spearman, 4), Fixed(s.median_error, 4),

@@ -38,14 +38,21 @@ void AddAttentionRows(const ShapesReport& r, Table& table) {
   const std::string d = std::to_string(c.HeadDim());
   table.AddRow({"attention.fwd", "fwd", batch, s, s, d, "fused", Fixed(r.attention.fwd / 1e9, 1)});
   if (r.train) {
-    table.AddRow({"attention.bwd", "bwd", batch, s, s, d, "fused", Fixed(r.attention.bwd / 1e9, 1)});
+    table.AddRow(
+        {"attention.bwd", "bwd", batch, s, s, d, "fused", Fixed(r.attention.bwd / 1e9, 1)});
   }
 }
 
 Table ShapesTable(const ShapesReport& r) {
   using A = Table::Align;
-  Table table({{"name", A::kLeft}, {"pass", A::kLeft}, {"batch"}, {"M"}, {"N"}, {"K"},
-               {"layout", A::kLeft}, {"GFLOP"}});
+  Table table({{"name", A::kLeft},
+               {"pass", A::kLeft},
+               {"batch"},
+               {"M"},
+               {"N"},
+               {"K"},
+               {"layout", A::kLeft},
+               {"GFLOP"}});
   for (size_t i = 0; i < r.gemms.size(); ++i) {
     if (r.fused_attention && i == r.attention_at) AddAttentionRows(r, table);
     const GemmShape& g = r.gemms[i];
@@ -61,18 +68,31 @@ Table ShapesTable(const ShapesReport& r) {
 
 Table Csv(const GpusReport& r) {
   using A = Table::Align;
-  Table table({{"name", A::kLeft}, {"arch", A::kLeft}, {"cc", A::kLeft}, {"SMs"}, {"L2_MiB"},
-               {"mem_GiB"}, {"GB/s"}, {"fp32"}, {"tf32"}, {"fp16"}, {"bf16"}, {"fp8"},
-               {"align_B"}, {"model", A::kLeft}, {"bf16_error"}, {"aliases", A::kLeft}});
+  Table table({{"name", A::kLeft},
+               {"arch", A::kLeft},
+               {"cc", A::kLeft},
+               {"SMs"},
+               {"L2_MiB"},
+               {"mem_GiB"},
+               {"GB/s"},
+               {"fp32"},
+               {"tf32"},
+               {"fp16"},
+               {"bf16"},
+               {"fp8"},
+               {"align_B"},
+               {"model", A::kLeft},
+               {"bf16_error"},
+               {"aliases", A::kLeft}});
   for (const GpuSpec* gpu : r.gpus) {
     const GpuSpec& g = *gpu;
-    table.AddRow(
-        {std::string(g.name), std::string(g.architecture), std::string(g.compute_capability),
-         std::to_string(g.sm_count), std::to_string(g.l2_bytes >> 20), Fixed(g.memory_gib, 0),
-         Fixed(g.memory_bandwidth_gbs, 0), Peak(g.peak_fp32), Peak(g.peak_tf32), Peak(g.peak_fp16),
-         Peak(g.peak_bf16), Peak(g.peak_fp8),
-         StrCat(g.min_alignment_bytes, "/", g.preferred_alignment_bytes), ModelColumn(g),
-         ErrorColumn(g), StrJoin(g.aliases, ",")});
+    table.AddRow({std::string(g.name), std::string(g.architecture),
+                  std::string(g.compute_capability), std::to_string(g.sm_count),
+                  std::to_string(g.l2_bytes >> 20), Fixed(g.memory_gib, 0),
+                  Fixed(g.memory_bandwidth_gbs, 0), Peak(g.peak_fp32), Peak(g.peak_tf32),
+                  Peak(g.peak_fp16), Peak(g.peak_bf16), Peak(g.peak_fp8),
+                  StrCat(g.min_alignment_bytes, "/", g.preferred_alignment_bytes), ModelColumn(g),
+                  ErrorColumn(g), StrJoin(g.aliases, ",")});
   }
   return table;
 }
@@ -88,7 +108,8 @@ void Text(const GpusReport& r, std::ostream& out) {
          "uncalibrated defaults on the datasheet's figures.\n"
          "bf16_error = the half-width of one bf16 GEMM's predicted interval (fast kernels, over "
          "their classes): the fit's "
-      << Fixed(100 * kIntervalQuantile, 0) << "th percentile of errors on held-out d_ff windows, that plus the "
+      << Fixed(100 * kIntervalQuantile, 0)
+      << "th percentile of errors on held-out d_ff windows, that plus the "
          "transfer's, or the defaults' assumed 25%.\n";
 }
 

@@ -7,13 +7,13 @@
 #include <set>
 
 #include "cli.h"
-#include "crest/common/str_cat.h"
 #include "crest/answers/answers.h"
+#include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/calibration_fit.h"
 #include "gemm_flags.h"
-#include "read_only_db.h"
 #include "printer.h"
+#include "read_only_db.h"
 
 namespace crest::cli {
 namespace {
@@ -41,8 +41,8 @@ absl::StatusOr<const GpuSpec*> ChooseGpu(const CalibrateFlags& f, store::Store& 
   if (models.size() != 1) {
     return absl::InvalidArgumentError(
         models.empty() ? StrCat("db: ", f.db, " holds no measured or imported GEMM times")
-                       : StrCat("gpu: ", f.db, " holds several GPU models (",
-                                StrJoin(models, ", "), "); choose one with --gpu"));
+                       : StrCat("gpu: ", f.db, " holds several GPU models (", StrJoin(models, ", "),
+                                "); choose one with --gpu"));
   }
   return FindGpu(*models.begin());
 }

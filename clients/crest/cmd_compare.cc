@@ -90,7 +90,8 @@ absl::Status RunCompare(const CompareFlags& f, Io& io) {
   auto threshold = ParseFraction("threshold", f.threshold);
   if (!threshold.ok()) return threshold.status();
   const auto algo = ParseAlgoChoice(f.algo);
-  if (!algo) return absl::InvalidArgumentError(StrCat("algo: '", f.algo, "' is not best or default"));
+  if (!algo)
+    return absl::InvalidArgumentError(StrCat("algo: '", f.algo, "' is not best or default"));
   if (f.fleet) return RunFleet(f, *threshold, *algo, io);
   if (!f.gpu.empty()) {
     return absl::InvalidArgumentError("gpu: --gpu goes with --fleet; select runs with gpu:MODEL");

@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "cli.h"
-#include "read_only_db.h"
 #include "crest/common/str_cat.h"
-#include "crest/store/timing_csv.h"
 #include "crest/store/store.h"
+#include "crest/store/timing_csv.h"
 #include "printer.h"
+#include "read_only_db.h"
 #include "remote.h"
 #include "remote_export.h"
 #include "table.h"

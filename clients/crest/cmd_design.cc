@@ -1,9 +1,8 @@
 // `crest design`: rank whole model configurations by training speed.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
-
-#include <algorithm>
 
 #include "answer_flags.h"
 #include "cli.h"
@@ -72,10 +71,10 @@ struct Dims {
 
 absl::Status ParseDims(const DesignFlags& f, Dims& d) {
   const std::pair<const char*, std::pair<const std::string*, std::vector<int64_t>*>> fields[] = {
-      {"hidden", {&f.hidden, &d.hidden}}, {"heads", {&f.heads, &d.heads}},
+      {"hidden", {&f.hidden, &d.hidden}},       {"heads", {&f.heads, &d.heads}},
       {"kv-heads", {&f.kv_heads, &d.kv_heads}}, {"d-ff", {&f.d_ff, &d.d_ff}},
-      {"vocab", {&f.vocab, &d.vocab}}, {"seq", {&f.seq, &d.seq}},
-      {"batch", {&f.batch, &d.batch}}, {"tp", {&f.tp, &d.tp}},
+      {"vocab", {&f.vocab, &d.vocab}},          {"seq", {&f.seq, &d.seq}},
+      {"batch", {&f.batch, &d.batch}},          {"tp", {&f.tp, &d.tp}},
       {"layers", {&f.layers, &d.layers}}};
   for (const auto& [name, field] : fields) {
     if (field.first->empty()) continue;
@@ -98,31 +97,38 @@ absl::Status Require(const std::vector<int64_t>& v, const char* field, const cha
 // Every combination of the explicit dimensions.
 absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtype,
                                                        const DesignConfig& shared) {
-  for (auto [v, name] : {std::pair{&d.hidden, "hidden"}, {&d.heads, "heads"},
-                         {&d.vocab, "vocab"}, {&d.seq, "seq"}, {&d.layers, "layers"}}) {
+  for (auto [v, name] : {std::pair{&d.hidden, "hidden"},
+                         {&d.heads, "heads"},
+                         {&d.vocab, "vocab"},
+                         {&d.seq, "seq"},
+                         {&d.layers, "layers"}}) {
     if (auto s = Require(*v, name, "(or --params to search)"); !s.ok()) return s;
   }
   std::vector<DesignConfig> out;
   double count = 1;
-  for (const auto* v : {&d.hidden, &d.heads, &d.kv_heads, &d.d_ff, &d.vocab, &d.seq, &d.batch,
-                        &d.tp, &d.layers}) {
+  for (const auto* v :
+       {&d.hidden, &d.heads, &d.kv_heads, &d.d_ff, &d.vocab, &d.seq, &d.batch, &d.tp, &d.layers}) {
     count *= static_cast<double>(std::max<size_t>(1, v->size()));
   }
   if (count > static_cast<double>(kMaxDesignConfigs)) {
-    return absl::InvalidArgumentError(StrCat("the dimensions give ", count,
-                                             " configurations; at most ", kMaxDesignConfigs));
+    return absl::InvalidArgumentError(
+        StrCat("the dimensions give ", count, " configurations; at most ", kMaxDesignConfigs));
   }
   const std::vector<int64_t> none = {0};
-  for (int64_t h : d.hidden) for (int64_t a : d.heads)
-  for (int64_t g : d.kv_heads.empty() ? none : d.kv_heads)
-  for (int64_t f : d.d_ff.empty() ? none : d.d_ff) for (int64_t v : d.vocab)
-  for (int64_t s : d.seq) for (int64_t b : d.batch) for (int64_t t : d.tp)
-  for (int64_t layers : d.layers) {
-    DesignConfig c = shared;
-    c.model = {h, a, g, f == 0 ? DefaultDff(h, shared.mlp) : f, v, s, b, t, dtype};
-    c.layers = layers;
-    out.push_back(c);
-  }
+  for (int64_t h : d.hidden)
+    for (int64_t a : d.heads)
+      for (int64_t g : d.kv_heads.empty() ? none : d.kv_heads)
+        for (int64_t f : d.d_ff.empty() ? none : d.d_ff)
+          for (int64_t v : d.vocab)
+            for (int64_t s : d.seq)
+              for (int64_t b : d.batch)
+                for (int64_t t : d.tp)
+                  for (int64_t layers : d.layers) {
+                    DesignConfig c = shared;
+                    c.model = {h, a, g, f == 0 ? DefaultDff(h, shared.mlp) : f, v, s, b, t, dtype};
+                    c.layers = layers;
+                    out.push_back(c);
+                  }
   return out;
 }
 
@@ -150,8 +156,7 @@ DffChooser BestTieGroup(answers::Answers& answers, const GpuSpec& gpu, const Mod
     const auto key = [target](int64_t d) {
       return std::pair(-(d & -d), std::abs(static_cast<double>(d) - target));
     };
-    std::sort(group.begin(), group.end(),
-              [&](int64_t a, int64_t b) { return key(a) < key(b); });
+    std::sort(group.begin(), group.end(), [&](int64_t a, int64_t b) { return key(a) < key(b); });
     if (group.size() > 3) group.resize(3);
     return group;
   };
@@ -164,15 +169,17 @@ absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dt
   auto shared = Shared(f);
   if (!shared.ok()) return shared.status();
   if (f.params.empty()) return Combinations(d, dtype, *shared);
-  for (auto [v, name] : {std::pair{&d.hidden, "hidden"}, {&d.heads, "heads"},
-                         {&d.kv_heads, "kv-heads"}, {&d.d_ff, "d-ff"}, {&d.layers, "layers"}}) {
+  for (auto [v, name] : {std::pair{&d.hidden, "hidden"},
+                         {&d.heads, "heads"},
+                         {&d.kv_heads, "kv-heads"},
+                         {&d.d_ff, "d-ff"},
+                         {&d.layers, "layers"}}) {
     if (!v->empty()) {
-      return absl::InvalidArgumentError(
-          StrCat(name, ": --params searches it; leave out --", name));
+      return absl::InvalidArgumentError(StrCat(name, ": --params searches it; leave out --", name));
     }
   }
-  for (auto [v, name] : {std::pair{&d.vocab, "vocab"}, {&d.seq, "seq"}, {&d.batch, "batch"},
-                         {&d.tp, "tp"}}) {
+  for (auto [v, name] :
+       {std::pair{&d.vocab, "vocab"}, {&d.seq, "seq"}, {&d.batch, "batch"}, {&d.tp, "tp"}}) {
     if (v->size() > 1) {
       return absl::InvalidArgumentError(StrCat(name, ": one value with --params"));
     }
@@ -225,16 +232,17 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
   auto rows = (*answers)->Design(*configs, options, **gpu);
   if (!rows.ok()) return rows.status();
   std::string search =
-      f.params.empty() ? "" : StrCat("searched near ", f.params, " parameters (+/-", f.tolerance, ")");
+      f.params.empty() ? ""
+                       : StrCat("searched near ", f.params, " parameters (+/-", f.tolerance, ")");
   if (BatchMax(f)) {
-    search += StrCat(search.empty() ? "" : ", ", "each at the largest micro-batch that fits (at most ",
-                     kMaxBatchSearched, ")");
+    search += StrCat(search.empty() ? "" : ", ",
+                     "each at the largest micro-batch that fits (at most ", kMaxBatchSearched, ")");
   }
   const bool none_ranked =
       std::none_of(rows->begin(), rows->end(), [](const DesignRow& r) { return r.rule.ok(); });
   const size_t configs_given = rows->size();
-  PrinterFor(io)->Print(DesignResult{
-      **gpu, *dtype, options, *std::move(rows), search, f.top, (*answers)->origin()});
+  PrinterFor(io)->Print(
+      DesignResult{**gpu, *dtype, options, *std::move(rows), search, f.top, (*answers)->origin()});
   if (none_ranked) {
     return absl::InvalidArgumentError(
         StrCat("every one of the ", configs_given,

@@ -46,12 +46,12 @@ void CheckCuda(std::vector<Check>& checks) {
     checks.push_back({"cuda-libs", Verdict::kFail, libs.load_error});
     return;
   }
-  checks.push_back({"cuda-libs", Verdict::kOk,
-                    StrCat("engine ", libs.backend_path, "; CUDA runtime ",
-                           CudaVersion(libs.runtime_version), " from ",
-                           libs.cudart_path.empty() ? "(linked in)" : libs.cudart_path,
-                           "; cuBLASLt ", CublasLtVersion(libs.cublaslt_version), " from ",
-                           libs.cublaslt_path.empty() ? "(linked in)" : libs.cublaslt_path)});
+  checks.push_back(
+      {"cuda-libs", Verdict::kOk,
+       StrCat("engine ", libs.backend_path, "; CUDA runtime ", CudaVersion(libs.runtime_version),
+              " from ", libs.cudart_path.empty() ? "(linked in)" : libs.cudart_path, "; cuBLASLt ",
+              CublasLtVersion(libs.cublaslt_version), " from ",
+              libs.cublaslt_path.empty() ? "(linked in)" : libs.cublaslt_path)});
   if (libs.cublaslt_version / 10000 != libs.runtime_version / 1000) {
     checks.back().verdict = Verdict::kWarn;
     checks.back().detail += " (cuBLASLt and the runtime come from different CUDA major versions)";
@@ -166,11 +166,10 @@ void CheckDaemon(std::vector<Check>& checks) {
 absl::Status RunDoctor(const DoctorFlags& f, Io& io) {
   std::vector<Check> checks;
   // A node that only predicts (--no-gpu) needs no CUDA parts.
-  checks.push_back(
-      {"build", build::kCudaEnabled || f.no_gpu ? Verdict::kOk : Verdict::kFail,
-       StrCat("crest ", build::kVersion, ", CUDA parts ",
-              build::kCudaEnabled ? "built" : "not built", " (", build::kCudaReason, ")",
-              f.no_gpu ? "; GPU checks skipped (--no-gpu)" : "")});
+  checks.push_back({"build", build::kCudaEnabled || f.no_gpu ? Verdict::kOk : Verdict::kFail,
+                    StrCat("crest ", build::kVersion, ", CUDA parts ",
+                           build::kCudaEnabled ? "built" : "not built", " (", build::kCudaReason,
+                           ")", f.no_gpu ? "; GPU checks skipped (--no-gpu)" : "")});
   if (measure::CublasLtBackendBuilt() && !f.no_gpu) CheckCuda(checks);
   CheckStateDir(f.state_dir, checks);
   if (!f.no_daemon) CheckDaemon(checks);

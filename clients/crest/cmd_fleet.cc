@@ -25,8 +25,8 @@
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
 #include "fleet_targets.h"
-#include "measure_flags.h"
 #include "interrupt.h"
+#include "measure_flags.h"
 #include "outputs.h"
 #include "printer.h"
 #include "progress.h"
@@ -187,8 +187,9 @@ bool WaitForJobs(const FleetFlags& f, std::vector<Node>& nodes, Io& io) {
       total += nodes[i].job.total();
     }
     if (open.empty() && total == 0) break;  // nothing was submitted
-    progress.Update(done, total,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    progress.Update(
+        done, total,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (open.empty()) break;
     const auto until = std::chrono::steady_clock::now() +
                        std::chrono::milliseconds(static_cast<int64_t>(f.poll_s * 1000));
@@ -217,7 +218,8 @@ FleetReport ReportOf(const std::vector<Node>& nodes, bool pull, const std::strin
   FleetReport r;
   r.pull = pull;
   r.into = into;
-  for (const Node& n : nodes) r.nodes.push_back({n.target, n.ok, n.error, n.job, n.bytes, n.merged});
+  for (const Node& n : nodes)
+    r.nodes.push_back({n.target, n.ok, n.error, n.job, n.bytes, n.merged});
   return r;
 }
 

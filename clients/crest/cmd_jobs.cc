@@ -9,9 +9,9 @@
 #include "crest/store/records.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
+#include "measure_flags.h"
 #include "outputs.h"
 #include "printer.h"
-#include "measure_flags.h"
 #include "remote.h"
 #include "remote_jobs.h"
 #include "sweep_input.h"
@@ -92,8 +92,8 @@ absl::Status List(const JobsFlags& f, Io& io) {
   request.set_before_id(f.before);
   v1::ListJobsResponse response;
   if (auto s = CallUnary(*c, &v1::Crest::Stub::ListJobs, request, &response); !s.ok()) return s;
-  PrinterFor(io)->Print(JobListReport{{response.jobs().begin(), response.jobs().end()},
-                                      response.next_before_id()});
+  PrinterFor(io)->Print(
+      JobListReport{{response.jobs().begin(), response.jobs().end()}, response.next_before_id()});
   return absl::OkStatus();
 }
 

@@ -32,11 +32,12 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
   if (!answer.ok()) return answer.status();
   if (!answer->measured && !answer->predicted) {
     const GemmShape& g = *gemm;
-    return absl::FailedPreconditionError(StrCat(
-        "no result in ", (*answers)->origin().description, " for m=", g.m, " n=", g.n, " k=", g.k,
-        " batch=", g.batch, " ", DTypeName(g.dtype), " ", g.Layout(), " on ", (*gpu)->name,
-        ", and the model has no path for ", DTypeName(g.dtype), " there (`crest gpus` lists each "
-        "GPU's dtypes)"));
+    return absl::FailedPreconditionError(
+        StrCat("no result in ", (*answers)->origin().description, " for m=", g.m, " n=", g.n,
+               " k=", g.k, " batch=", g.batch, " ", DTypeName(g.dtype), " ", g.Layout(), " on ",
+               (*gpu)->name, ", and the model has no path for ", DTypeName(g.dtype),
+               " there (`crest gpus` lists each "
+               "GPU's dtypes)"));
   }
   PrinterFor(io)->Print(LookupResult{**gpu, *gemm, *std::move(answer), (*answers)->origin()});
   return absl::OkStatus();

@@ -53,9 +53,10 @@ std::string SelfPath() {
 // prints its own errors and what it wrote).
 absl::Status RunPlot(const PlotFlags& f, const std::vector<std::string>& rest, Io& io) {
   if (access(kPython, X_OK) != 0) {
-    return absl::FailedPreconditionError(StrCat(
-        "plot: ", kPython, " is not installed: crest plot draws with Debian's python3 and "
-        "python3-matplotlib (scripts/install-deps.sh installs them)"));
+    return absl::FailedPreconditionError(
+        StrCat("plot: ", kPython,
+               " is not installed: crest plot draws with Debian's python3 and "
+               "python3-matplotlib (scripts/install-deps.sh installs them)"));
   }
   std::vector<std::string> args = {"python3", "-m", "crest", "plot", f.kind};
   if (!Remote().server.empty()) args.insert(args.end(), {"--server", Remote().server});

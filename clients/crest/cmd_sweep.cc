@@ -12,9 +12,9 @@
 #include "crest/sweep/runner.h"
 #include "dff_flags.h"
 #include "interrupt.h"
+#include "measure_flags.h"
 #include "outputs.h"
 #include "printer.h"
-#include "measure_flags.h"
 #include "progress.h"
 #include "remote.h"
 #include "remote_jobs.h"
@@ -96,8 +96,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, const CLI::App& app, Io& io) {
   if (backend_name != "replay" && replay_flag != nullptr) {
     return absl::InvalidArgumentError(StrCat("replay: ", replay_flag, " is for --backend replay"));
   }
-  auto backend = sweep::MakeBackend({backend_name,
-                                     f.window.gpu.empty() ? spec->gpu : f.window.gpu,
+  auto backend = sweep::MakeBackend({backend_name, f.window.gpu.empty() ? spec->gpu : f.window.gpu,
                                      f.measure.device, spec->measure, f.replay});
   if (!backend.ok()) return backend.status();
   store::StoreOptions options;
@@ -112,10 +111,10 @@ absl::Status RunSweepCommand(const SweepFlags& f, const CLI::App& app, Io& io) {
   const bool measures = (*backend)->Measures();
   const bool on_a_gpu = measures && (*backend)->Device().replay.empty();
   run.on_progress = [&](const sweep::SweepProgress& p) {
-    progress.Update(p.done, p.total, p.elapsed_s,
-                    on_a_gpu ? Accounting(p.GemmsPerMinute(), p.GpuBusyFraction(),
-                                          p.HostOverheadPerGemmS())
-                             : "");
+    progress.Update(
+        p.done, p.total, p.elapsed_s,
+        on_a_gpu ? Accounting(p.GemmsPerMinute(), p.GpuBusyFraction(), p.HostOverheadPerGemmS())
+                 : "");
   };
   run.on_stage = [&](std::string_view line) { progress.Note(std::string(line)); };
   absl::StatusOr<sweep::SweepOutcome> outcome;

@@ -48,7 +48,8 @@ Command RegisterVocab(CLI::App& root) {
   auto flags = std::make_shared<VocabFlags>();
   Command cmd;
   cmd.app = root.add_subcommand(
-      "vocab", "Rank vocabulary paddings (multiples of 8..1024 times tp) by the logits GEMM's time");
+      "vocab",
+      "Rank vocabulary paddings (multiples of 8..1024 times tp) by the logits GEMM's time");
   CLI::App& app = *cmd.app;
   app.add_option("--vocab", flags->vocab, "vocabulary size V as the tokenizer has it")->required();
   app.add_option("--hidden", flags->hidden, "hidden size h (K of the logits GEMM)")->required();

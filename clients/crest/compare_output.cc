@@ -22,8 +22,14 @@ void GroupTable(std::string_view title, const std::vector<CompareGroup>& groups,
                 std::ostream& out) {
   if (groups.empty()) return;
   out << title << ":\n";
-  Table t({{"", Table::Align::kLeft}, {"GEMMs"}, {"slower"}, {"unresolved"}, {"same"},
-           {"faster"}, {"algo changed"}, {"geomean ratio"}});
+  Table t({{"", Table::Align::kLeft},
+           {"GEMMs"},
+           {"slower"},
+           {"unresolved"},
+           {"same"},
+           {"faster"},
+           {"algo changed"},
+           {"geomean ratio"}});
   for (const CompareGroup& g : groups) {
     t.AddRow({g.name.empty() ? "-" : g.name, Grouped(g.gemms), Grouped(g.slower),
               Grouped(g.unresolved), Grouped(g.same), Grouped(g.faster), Grouped(g.algo_changes),
@@ -33,23 +39,28 @@ void GroupTable(std::string_view title, const std::vector<CompareGroup>& groups,
 }
 
 nlohmann::json GroupJson(const CompareGroup& g) {
-  return {{"name", g.name},         {"gemms", g.gemms},         {"slower", g.slower},
-          {"unresolved", g.unresolved}, {"same", g.same},     {"faster", g.faster},
-          {"algo_changes", g.algo_changes}, {"geomean_ratio", g.geomean_ratio}};
+  return {{"name", g.name},
+          {"gemms", g.gemms},
+          {"slower", g.slower},
+          {"unresolved", g.unresolved},
+          {"same", g.same},
+          {"faster", g.faster},
+          {"algo_changes", g.algo_changes},
+          {"geomean_ratio", g.geomean_ratio}};
 }
 
 nlohmann::json SideJson(const answers::CompareSide& s) {
-  return {{"median_us", s.median_us}, {"low_us", s.low_us},   {"high_us", s.high_us},
+  return {{"median_us", s.median_us}, {"low_us", s.low_us},     {"high_us", s.high_us},
           {"samples", s.samples},     {"job_id", s.run.job_id}, {"device_uuid", s.run.device_uuid},
-          {"host", s.run.host},       {"algo", s.algo},       {"replayed", s.replayed}};
+          {"host", s.run.host},       {"algo", s.algo},         {"replayed", s.replayed}};
 }
 
 }  // namespace
 
 void Text(const CompareResult& r, std::ostream& out) {
   const answers::CompareReport& c = r.report;
-  out << "compare in " << r.origin << ": new (" << c.query.now << ") against base ("
-      << c.query.base << "), " << Grouped(c.all.gemms) << " GEMMs measured on both sides ("
+  out << "compare in " << r.origin << ": new (" << c.query.now << ") against base (" << c.query.base
+      << "), " << Grouped(c.all.gemms) << " GEMMs measured on both sides ("
       << CacheModeName(c.query.mode.cache) << " L2, " << ClockPolicyName(c.query.mode.clocks)
       << " clocks; "
       << (c.query.algo == AlgoChoice::kBest ? "each GEMM's fastest verified algorithm"
@@ -64,7 +75,8 @@ void Text(const CompareResult& r, std::ostream& out) {
          "with the whole interval within it; otherwise unresolved (the interval holds when both "
          "medians' 95% intervals hold: coverage >= 90%, less where a row has fewer than 6 "
          "samples)\n";
-  for (const auto& [label, runs] : {std::pair("base", &c.base_runs), std::pair("new", &c.now_runs)}) {
+  for (const auto& [label, runs] :
+       {std::pair("base", &c.base_runs), std::pair("new", &c.now_runs)}) {
     for (const std::string& run : *runs) out << label << " run: " << run << "\n";
   }
   const CompareGroup& a = c.all;
@@ -72,8 +84,8 @@ void Text(const CompareResult& r, std::ostream& out) {
       << " same, " << a.faster << " faster; geometric mean ratio " << Decimals(a.geomean_ratio, 4)
       << "; best algorithm changed for " << a.algo_changes << "\n";
   if (c.only_base + c.only_now + c.same_run > 0) {
-    out << "left out: " << c.only_base << " GEMMs only in base, " << c.only_now
-        << " only in new, " << c.same_run << " whose newest run is the same on both sides\n";
+    out << "left out: " << c.only_base << " GEMMs only in base, " << c.only_now << " only in new, "
+        << c.same_run << " whose newest run is the same on both sides\n";
   }
   if (r.left_out > 0) {
     out << r.left_out << " GEMMs compared were not sent by the server (its answer's limit); the "
@@ -90,12 +102,18 @@ void Text(const CompareResult& r, std::ostream& out) {
     return;
   }
   out << "GEMMs that changed (slowest first):\n";
-  Table t({{"GEMM", Table::Align::kLeft}, {"base us"}, {"new us"}, {"ratio"}, {"interval"},
-           {"verdict", Table::Align::kLeft}, {"algorithm", Table::Align::kLeft}});
+  Table t({{"GEMM", Table::Align::kLeft},
+           {"base us"},
+           {"new us"},
+           {"ratio"},
+           {"interval"},
+           {"verdict", Table::Align::kLeft},
+           {"algorithm", Table::Align::kLeft}});
   for (size_t i = 0; i < shown.size() && i < kTextGemms; ++i) {
     const GemmComparison& g = *shown[i];
-    t.AddRow({answers::DescribeGemm(g.key), Decimals(g.base.median_us, 1), Decimals(g.now.median_us, 1),
-              Decimals(g.ratio, 4), RatioInterval(g.ratio_low, g.ratio_high),
+    t.AddRow({answers::DescribeGemm(g.key), Decimals(g.base.median_us, 1),
+              Decimals(g.now.median_us, 1), Decimals(g.ratio, 4),
+              RatioInterval(g.ratio_low, g.ratio_high),
               std::string(answers::VerdictName(g.verdict)),
               g.algo_changed ? StrCat(g.base.algo, " -> ", g.now.algo) : "same"});
   }
@@ -135,8 +153,9 @@ nlohmann::json Json(const CompareResult& r) {
           {"base", c.query.base},
           {"new", c.query.now},
           {"threshold", c.query.threshold},
-          {"mode", {{"cache", CacheModeName(c.query.mode.cache)},
-                    {"clocks", ClockPolicyName(c.query.mode.clocks)}}},
+          {"mode",
+           {{"cache", CacheModeName(c.query.mode.cache)},
+            {"clocks", ClockPolicyName(c.query.mode.clocks)}}},
           {"algo", AlgoChoiceName(c.query.algo)},
           {"replayed", c.replayed},
           {"base_runs", c.base_runs},
@@ -152,19 +171,54 @@ nlohmann::json Json(const CompareResult& r) {
 }
 
 Table Csv(const CompareResult& r) {
-  Table t({{"gpu_model"}, {"m"}, {"n"}, {"k"}, {"batch"}, {"dtype"}, {"layout"}, {"alignment"},
-           {"study"}, {"base_job"}, {"base_us"}, {"base_low_us"}, {"base_high_us"}, {"new_job"},
-           {"new_us"}, {"new_low_us"}, {"new_high_us"}, {"ratio"}, {"ratio_low"}, {"ratio_high"},
-           {"coverage"}, {"verdict"}, {"algo_changed"}, {"replayed"}});
+  Table t({{"gpu_model"},
+           {"m"},
+           {"n"},
+           {"k"},
+           {"batch"},
+           {"dtype"},
+           {"layout"},
+           {"alignment"},
+           {"study"},
+           {"base_job"},
+           {"base_us"},
+           {"base_low_us"},
+           {"base_high_us"},
+           {"new_job"},
+           {"new_us"},
+           {"new_low_us"},
+           {"new_high_us"},
+           {"ratio"},
+           {"ratio_low"},
+           {"ratio_high"},
+           {"coverage"},
+           {"verdict"},
+           {"algo_changed"},
+           {"replayed"}});
   for (const GemmComparison& g : r.report.gemms) {
-    t.AddRow({g.gpu_model, StrCat(g.key.m), StrCat(g.key.n), StrCat(g.key.k), StrCat(g.key.batch),
-              std::string(DTypeName(g.key.dtype)), Layout(g.key), g.alignment, g.study,
-              StrCat(g.base.run.job_id), Decimals(g.base.median_us, 3),
-              Decimals(g.base.low_us, 3), Decimals(g.base.high_us, 3), StrCat(g.now.run.job_id),
-              Decimals(g.now.median_us, 3), Decimals(g.now.low_us, 3),
-              Decimals(g.now.high_us, 3), Decimals(g.ratio, 5), Decimals(g.ratio_low, 5),
-              Decimals(g.ratio_high, 5), Decimals(g.coverage, 4),
-              std::string(answers::VerdictName(g.verdict)), g.algo_changed ? "true" : "false",
+    t.AddRow({g.gpu_model,
+              StrCat(g.key.m),
+              StrCat(g.key.n),
+              StrCat(g.key.k),
+              StrCat(g.key.batch),
+              std::string(DTypeName(g.key.dtype)),
+              Layout(g.key),
+              g.alignment,
+              g.study,
+              StrCat(g.base.run.job_id),
+              Decimals(g.base.median_us, 3),
+              Decimals(g.base.low_us, 3),
+              Decimals(g.base.high_us, 3),
+              StrCat(g.now.run.job_id),
+              Decimals(g.now.median_us, 3),
+              Decimals(g.now.low_us, 3),
+              Decimals(g.now.high_us, 3),
+              Decimals(g.ratio, 5),
+              Decimals(g.ratio_low, 5),
+              Decimals(g.ratio_high, 5),
+              Decimals(g.coverage, 4),
+              std::string(answers::VerdictName(g.verdict)),
+              g.algo_changed ? "true" : "false",
               g.base.replayed || g.now.replayed ? "true" : "false"});
   }
   return t;

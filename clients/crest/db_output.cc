@@ -11,9 +11,12 @@ namespace crest::cli {
 namespace {
 
 nlohmann::json MergeJson(const store::MergeReport& r) {
-  return {{"devices", r.devices},           {"software", r.software},
-          {"jobs", r.jobs},                 {"measurements", r.measurements},
-          {"predictions", r.predictions},   {"imported", r.imported},
+  return {{"devices", r.devices},
+          {"software", r.software},
+          {"jobs", r.jobs},
+          {"measurements", r.measurements},
+          {"predictions", r.predictions},
+          {"imported", r.imported},
           {"races", r.races}};
 }
 
@@ -22,7 +25,9 @@ nlohmann::json MergeJson(const store::MergeReport& r) {
 void Text(const DbExportReport& r, std::ostream& out) {
   out << "exported " << r.from << " to " << r.snapshot << "\n";
 }
-nlohmann::json Json(const DbExportReport& r) { return {{"from", r.from}, {"snapshot", r.snapshot}}; }
+nlohmann::json Json(const DbExportReport& r) {
+  return {{"from", r.from}, {"snapshot", r.snapshot}};
+}
 Table Csv(const DbExportReport& r) {
   Table table({{"from", Table::Align::kLeft}, {"snapshot", Table::Align::kLeft}});
   table.AddRow({r.from, r.snapshot});
@@ -30,8 +35,13 @@ Table Csv(const DbExportReport& r) {
 }
 
 Table Csv(const DbMergeReport& r) {
-  Table table({{"snapshot", Table::Align::kLeft}, {"+measurements"}, {"+predictions"},
-               {"+imported"}, {"+jobs"}, {"+devices"}, {"+software"}});
+  Table table({{"snapshot", Table::Align::kLeft},
+               {"+measurements"},
+               {"+predictions"},
+               {"+imported"},
+               {"+jobs"},
+               {"+devices"},
+               {"+software"}});
   for (const auto& [snapshot, m] : r.merged) {
     table.AddRow({snapshot, Grouped(m.measurements), Grouped(m.predictions), Grouped(m.imported),
                   Grouped(m.jobs), Grouped(m.devices), Grouped(m.software)});
@@ -40,10 +50,10 @@ Table Csv(const DbMergeReport& r) {
 }
 void Text(const DbMergeReport& r, std::ostream& out) {
   for (const auto& [snapshot, m] : r.merged) {
-    out << "merged " << snapshot << ": +" << m.measurements << " measurements, +"
-        << m.predictions << " predictions, +" << m.imported << " imported timings, +" << m.races
-        << " races, +" << m.jobs
-        << " jobs, +" << m.devices << " devices, +" << m.software << " software versions\n";
+    out << "merged " << snapshot << ": +" << m.measurements << " measurements, +" << m.predictions
+        << " predictions, +" << m.imported << " imported timings, +" << m.races << " races, +"
+        << m.jobs << " jobs, +" << m.devices << " devices, +" << m.software
+        << " software versions\n";
   }
 }
 nlohmann::json Json(const DbMergeReport& r) {
@@ -70,7 +80,9 @@ nlohmann::json Json(const DbCheckReport& r) {
           {"problems", r.check.problems}};
 }
 Table Csv(const DbCheckReport& r) {
-  Table table({{"db", Table::Align::kLeft}, {"ok", Table::Align::kLeft}, {"schema_version"},
+  Table table({{"db", Table::Align::kLeft},
+               {"ok", Table::Align::kLeft},
+               {"schema_version"},
                {"problems", Table::Align::kLeft}});
   table.AddRow({r.db, r.check.ok ? "true" : "false", std::to_string(r.check.schema_version),
                 StrJoin(r.check.problems, "; ")});
@@ -128,9 +140,9 @@ Table Csv(const DbStatsReport& r) {
 }
 
 void Text(const DbImportReport& r, std::ostream& out) {
-  out << "imported " << r.added << " GEMM timings (" << r.rows - r.added
-      << " already there) from " << r.file << " into " << r.db << "\n  device " << r.device
-      << " (" << r.gpu_model << "); tool: " << r.tool
+  out << "imported " << r.added << " GEMM timings (" << r.rows - r.added << " already there) from "
+      << r.file << " into " << r.db << "\n  device " << r.device << " (" << r.gpu_model
+      << "); tool: " << r.tool
       << "\n  imported, not measured by Crest: they never answer dff or lookup; "
          "`crest calibrate --db "
       << r.db << "` can fit the predictor to them\n";
@@ -147,9 +159,13 @@ nlohmann::json Json(const DbImportReport& r) {
           {"already_present", r.rows - r.added}};
 }
 Table Csv(const DbImportReport& r) {
-  Table table({{"file", Table::Align::kLeft}, {"gpu", Table::Align::kLeft},
-               {"device", Table::Align::kLeft}, {"tool", Table::Align::kLeft}, {"rows"},
-               {"added"}, {"source", Table::Align::kLeft}});
+  Table table({{"file", Table::Align::kLeft},
+               {"gpu", Table::Align::kLeft},
+               {"device", Table::Align::kLeft},
+               {"tool", Table::Align::kLeft},
+               {"rows"},
+               {"added"},
+               {"source", Table::Align::kLeft}});
   table.AddRow({r.file, r.gpu_model, r.device, r.tool, std::to_string(r.rows),
                 std::to_string(r.added), std::string(SourceName(Source::kImported))});
   return table;

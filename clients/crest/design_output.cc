@@ -33,30 +33,63 @@ std::string Percent(double part, double whole) {
 }
 
 Table DesignTable(const DesignResult& r, bool plain) {
-  Table table({{"rank"}, {"tie"}, {"h"}, {"a"}, {"g"}, {"f"}, {"v"}, {"s"}, {"b"}, {"t"}, {"dp"},
-               {"L"}, {"params_B"}, {"step_ms"}, {"gemm_%"}, {"attn_%"}, {"other_%"},
-               {"recomp_%"}, {"comm_%"}, {"optim_%"}, {"tokens/s/GPU"}, {"model_TFLOP/s"},
-               {"MFU_%"}, {"HFU_%"}, {"mem_GiB"}, {"source", Table::Align::kLeft},
+  Table table({{"rank"},
+               {"tie"},
+               {"h"},
+               {"a"},
+               {"g"},
+               {"f"},
+               {"v"},
+               {"s"},
+               {"b"},
+               {"t"},
+               {"dp"},
+               {"L"},
+               {"params_B"},
+               {"step_ms"},
+               {"gemm_%"},
+               {"attn_%"},
+               {"other_%"},
+               {"recomp_%"},
+               {"comm_%"},
+               {"optim_%"},
+               {"tokens/s/GPU"},
+               {"model_TFLOP/s"},
+               {"MFU_%"},
+               {"HFU_%"},
+               {"mem_GiB"},
+               {"source", Table::Align::kLeft},
                {"run", Table::Align::kLeft}});
   int rank = 0;
   for (const DesignRow* row : Shown(r)) {
     const ModelConfig& m = row->config.model;
     const StepBreakdown& s = row->step;
     const double total = s.total.time_us;
-    table.AddRow({std::to_string(++rank), std::to_string(row->tie_group),
-                  std::to_string(m.hidden), std::to_string(m.heads), std::to_string(m.KvHeads()),
-                  std::to_string(m.d_ff), std::to_string(m.vocab), std::to_string(m.seq),
-                  std::to_string(m.micro_batch), std::to_string(m.tp),
-                  std::to_string(row->config.layout.dp), std::to_string(row->config.layers),
-                  Billions(row->params.total), Fixed(total / 1e3, 1),
-                  Percent(s.gemm.time_us, total), Percent(s.attention.time_us, total),
-                  Percent(s.other.time_us, total), Percent(s.recompute.time_us, total),
+    table.AddRow({std::to_string(++rank),
+                  std::to_string(row->tie_group),
+                  std::to_string(m.hidden),
+                  std::to_string(m.heads),
+                  std::to_string(m.KvHeads()),
+                  std::to_string(m.d_ff),
+                  std::to_string(m.vocab),
+                  std::to_string(m.seq),
+                  std::to_string(m.micro_batch),
+                  std::to_string(m.tp),
+                  std::to_string(row->config.layout.dp),
+                  std::to_string(row->config.layers),
+                  Billions(row->params.total),
+                  Fixed(total / 1e3, 1),
+                  Percent(s.gemm.time_us, total),
+                  Percent(s.attention.time_us, total),
+                  Percent(s.other.time_us, total),
+                  Percent(s.recompute.time_us, total),
                   Percent(s.tp_comm.time_us + s.dp_comm.time_us, total),
                   Percent(s.optimizer.time_us, total),
                   plain ? Fixed(row->tokens_per_s_per_gpu, 1)
                         : Grouped(static_cast<int64_t>(row->tokens_per_s_per_gpu)),
                   Fixed(row->model_flops_per_s_per_gpu / 1e12, 1),
-                  Fixed(100 * row->mfu_peak, 1), Fixed(100 * row->hfu_peak, 1),
+                  Fixed(100 * row->mfu_peak, 1),
+                  Fixed(100 * row->hfu_peak, 1),
                   Fixed(Gib(row->memory.total), 1),
                   std::string(SourceName(row->step_train.source)),
                   RunColumn(row->step_train.runs, row->step_train.pooled)});
@@ -65,11 +98,16 @@ Table DesignTable(const DesignResult& r, bool plain) {
 }
 
 nlohmann::json MemoryJson(const TrainingMemory& m) {
-  return {{"total_gib", Gib(m.total)},         {"fits", m.fits},
-          {"capacity_gib", Gib(m.capacity)},   {"weights_gib", Gib(m.weights)},
-          {"gradients_gib", Gib(m.gradients)}, {"optimizer_gib", Gib(m.optimizer)},
-          {"activations_gib", Gib(m.activations)}, {"logits_gib", Gib(m.logits)},
-          {"reserve_gib", Gib(m.reserve)},     {"source", "predicted"},
+  return {{"total_gib", Gib(m.total)},
+          {"fits", m.fits},
+          {"capacity_gib", Gib(m.capacity)},
+          {"weights_gib", Gib(m.weights)},
+          {"gradients_gib", Gib(m.gradients)},
+          {"optimizer_gib", Gib(m.optimizer)},
+          {"activations_gib", Gib(m.activations)},
+          {"logits_gib", Gib(m.logits)},
+          {"reserve_gib", Gib(m.reserve)},
+          {"source", "predicted"},
           {"model_version", kStepModelVersion}};
 }
 
@@ -93,21 +131,36 @@ nlohmann::json StepJson(const DesignRow& row) {
 nlohmann::json ConfigJson(const DesignConfig& c) {
   const ModelConfig& m = c.model;
   const TrainingLayout& l = c.layout;
-  return {{"hidden", m.hidden}, {"heads", m.heads}, {"kv_heads", m.KvHeads()},
-          {"head_dim", m.HeadDim()}, {"d_ff", m.d_ff}, {"vocab", m.vocab},
-          {"seq", m.seq}, {"micro_batch", m.micro_batch}, {"tp", m.tp},
-          {"layers", c.layers}, {"tied_embeddings", c.tied_embeddings},
-          {"mlp", MlpName(c.mlp)}, {"norm", NormName(c.norm)}, {"rotary", c.rotary},
-          {"dropout", c.dropout}, {"dp", l.dp}, {"zero", l.zero},
-          {"grad_accum", l.grad_accum}, {"gpus_per_node", l.gpus_per_node},
+  return {{"hidden", m.hidden},
+          {"heads", m.heads},
+          {"kv_heads", m.KvHeads()},
+          {"head_dim", m.HeadDim()},
+          {"d_ff", m.d_ff},
+          {"vocab", m.vocab},
+          {"seq", m.seq},
+          {"micro_batch", m.micro_batch},
+          {"tp", m.tp},
+          {"layers", c.layers},
+          {"tied_embeddings", c.tied_embeddings},
+          {"mlp", MlpName(c.mlp)},
+          {"norm", NormName(c.norm)},
+          {"rotary", c.rotary},
+          {"dropout", c.dropout},
+          {"dp", l.dp},
+          {"zero", l.zero},
+          {"grad_accum", l.grad_accum},
+          {"gpus_per_node", l.gpus_per_node},
           {"recompute", RecomputeName(l.recompute)},
           {"grad_reduce", GradReduceName(l.grad_reduce_bytes)},
           {"global_batch", m.micro_batch * l.dp * l.grad_accum}};
 }
 
 nlohmann::json ParamsJson(const DesignParams& p) {
-  return {{"total", p.total}, {"per_layer", p.per_layer}, {"embedding", p.embedding},
-          {"per_tp_rank", p.per_rank}, {"matmul", p.matmul}};
+  return {{"total", p.total},
+          {"per_layer", p.per_layer},
+          {"embedding", p.embedding},
+          {"per_tp_rank", p.per_rank},
+          {"matmul", p.matmul}};
 }
 
 nlohmann::json RowJson(const DesignRow& row, int rank) {
@@ -184,30 +237,35 @@ std::string GemmSourceLines(const std::vector<const DesignRow*>& shown) {
 std::vector<std::string> Assumptions(const GpuSpec& gpu, DType dtype) {
   std::vector<std::string> out = {
       StrCat("memory-bound kernels (norms, activation, residuals, rotary, dropout, embedding, "
-             "loss): bytes each reads and writes at ", Decimals(gpu.memory_bandwidth_gbs, 0),
-             " GB/s HBM (datasheet) x ", Decimals(gpu.model.memory_efficiency, 2),
-             " (the catalogue's achievable fraction, assumed) + ",
-             Decimals(gpu.model.launch_us, 1), " us a kernel (the predictor's launch cost); one "
+             "loss): bytes each reads and writes at ",
+             Decimals(gpu.memory_bandwidth_gbs, 0), " GB/s HBM (datasheet) x ",
+             Decimals(gpu.model.memory_efficiency, 2),
+             " (the catalogue's achievable fraction, assumed) + ", Decimals(gpu.model.launch_us, 1),
+             " us a kernel (the predictor's launch cost); one "
              "fused kernel per operation"),
       StrCat("optimizer: AdamW in mixed precision moves ", Decimals(kAdamBytesPerParam, 0),
              " bytes a parameter (counted from the algorithm) at the same bandwidth"),
-      StrCat("tensor parallelism: ", kTpCommModelVersion, ", 4 ring collectives a layer (2 "
-             "forward, 2 backward) on ", gpu.link, " at ", Decimals(gpu.link_gbs, 0),
-             " GB/s x ", Decimals(kLinkEfficiency, 1),
+      StrCat("tensor parallelism: ", kTpCommModelVersion,
+             ", 4 ring collectives a layer (2 "
+             "forward, 2 backward) on ",
+             gpu.link, " at ", Decimals(gpu.link_gbs, 0), " GB/s x ", Decimals(kLinkEfficiency, 1),
              " (NCCL bus bandwidth, assumed), not overlapped; sequence parallelism assumed"),
       StrCat("data parallelism: ring collectives per ZeRO stage at the same efficiency, weights "
              "in bf16, gradients as --grad-reduce says (fp32 by default); within "
-             "a node on ", gpu.link, ", across nodes at ", Decimals(InterNodeGbs(gpu), 1),
+             "a node on ",
+             gpu.link, ", across nodes at ", Decimals(InterNodeGbs(gpu), 1),
              " GB/s a GPU (DGX reference design; --inter-node-gbs), one ring per NIC rail so a "
              "node's NICs together, capped by the GPU's link, ",
-             Decimals(kInterNodeLatencyUs, 0), " us a ring step (assumed); each layer's "
-             "collectives run beside the next layer's compute, which loses the ", kCollectiveSms,
+             Decimals(kInterNodeLatencyUs, 0),
+             " us a ring step (assumed); each layer's "
+             "collectives run beside the next layer's compute, which loses the ",
+             kCollectiveSms,
              " SMs a collective holds (an FSDP all-gather on an H100, NVIDIA developer forums "
              "2025; assumed)"),
       StrCat("memory: 16 bytes a parameter (Rajbhandari et al. 2020) sharded by tp and ZeRO; "
              "activations as Korthikanti et al. 2022 count them; logits with fp32 "
-             "probabilities; reserve ", Decimals(kContextReserveGiB, 0),
-             " GiB (CUDA context and workspaces, assumed) + ",
+             "probabilities; reserve ",
+             Decimals(kContextReserveGiB, 0), " GiB (CUDA context and workspaces, assumed) + ",
              Decimals(100 * kFragmentation, 0), "% (allocator, assumed); capacity ",
              Decimals(gpu.memory_gib, 0), " GiB (catalogue)"),
       "MFU = (6 x matmul weights + 12 x L x a x d x s) FLOPs a token x tokens/s / the datasheet "
@@ -230,16 +288,16 @@ std::string AttentionNote(const DesignOptions& o) {
            "P*V, one per head and sequence), writing the s*s scores (--attention unfused); "
            "fused kernels (FlashAttention), which training runs, never write them";
   }
-  return StrCat("attention's core is one fused kernel (FlashAttention",
-                o.attention == AttentionKernel::kFusedFa2 ? "-2 on every GPU, --attention fused-fa2" : "",
-                ", causal), PREDICTED by ",
-                kAttentionModelVersion,
-                " from published H100 SXM throughput at the config's head dim and sequence "
-                "(Shah et al. 2024, Fig. 5; FlashAttention-3 on Hopper, -2 elsewhere, scaled by "
-                "the GPU's GEMM rate; backward 2.5x the forward FLOPs at the same rate, assumed), "
-                "expected error +/-",
-                static_cast<int>(100 * kFusedAttentionError),
-                "%, whatever the GEMMs' source (--attention unfused: its two GEMMs)");
+  return StrCat(
+      "attention's core is one fused kernel (FlashAttention",
+      o.attention == AttentionKernel::kFusedFa2 ? "-2 on every GPU, --attention fused-fa2" : "",
+      ", causal), PREDICTED by ", kAttentionModelVersion,
+      " from published H100 SXM throughput at the config's head dim and sequence "
+      "(Shah et al. 2024, Fig. 5; FlashAttention-3 on Hopper, -2 elsewhere, scaled by "
+      "the GPU's GEMM rate; backward 2.5x the forward FLOPs at the same rate, assumed), "
+      "expected error +/-",
+      static_cast<int>(100 * kFusedAttentionError),
+      "%, whatever the GEMMs' source (--attention unfused: its two GEMMs)");
 }
 
 // The runs the shown rows' times come from, each once.
@@ -264,8 +322,9 @@ nlohmann::json Json(const DesignResult& r) {
           {"gpu", std::string(r.gpu.name)},
           {"dtype", std::string(DTypeName(r.dtype))},
           {"answered_by", r.origin.description},
-          {"run_choice", r.origin.database ? nlohmann::json(answers::RunChoiceName(r.origin.options.runs))
-                                           : nlohmann::json(nullptr)},
+          {"run_choice", r.origin.database
+                             ? nlohmann::json(answers::RunChoiceName(r.origin.options.runs))
+                             : nlohmann::json(nullptr)},
           {"algo_choice", r.origin.database ? nlohmann::json(AlgoChoiceName(r.origin.options.algo))
                                             : nlohmann::json(nullptr)},
           {"runs", RunsJson(RunsOf(r))},
@@ -294,8 +353,8 @@ std::string LayoutLine(const DesignResult& r) {
   const DesignConfig& c = r.rows.front().config;
   const TrainingLayout& l = c.layout;
   return StrCat(MlpName(c.mlp), " MLP, ", NormName(c.norm), c.rotary ? ", rotary" : "",
-                c.dropout ? ", dropout" : "", "; recompute ", RecomputeName(l.recompute),
-                "; dp ", l.dp, " (ZeRO ", l.zero, ", gradients reduced in ",
+                c.dropout ? ", dropout" : "", "; recompute ", RecomputeName(l.recompute), "; dp ",
+                l.dp, " (ZeRO ", l.zero, ", gradients reduced in ",
                 GradReduceName(l.grad_reduce_bytes), "), ", l.grad_accum,
                 " micro-batch(es) a step, ", l.gpus_per_node, " GPUs a node");
 }
@@ -342,8 +401,8 @@ void Text(const DesignResult& r, std::ostream& out) {
   }
   out << "\nRank 1 is the fastest of the first kind of number there is (measured, mixed, "
          "predicted). "
-      << kTieRule
-      << " (" << kStepIntervalNote << "). step_ms = one optimizer step; the % columns "
+      << kTieRule << " (" << kStepIntervalNote
+      << "). step_ms = one optimizer step; the % columns "
          "split it: GEMMs, attention core, other (memory-bound) kernels, recompute, comm "
          "(tensor-parallel + the data-parallel part compute does not hide), optimizer. "
          "mem_GiB = predicted memory per GPU. run = the sweep job measured GEMM times come "

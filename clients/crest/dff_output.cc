@@ -59,8 +59,9 @@ void AddRaceCells(const DffRow& row, bool plain, std::vector<std::string>& cells
 Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
   const DffQuery& q = res.query;
   const DffRanking& r = res.ranking;
-  std::vector<Table::Column> columns = {{"rank"}, {"tie"}, {"d_ff"}, {"pow2"}, {"time_us"},
-                                        {plain ? "time_low_us" : "interval_us", Table::Align::kLeft}};
+  std::vector<Table::Column> columns = {
+      {"rank"}, {"tie"},     {"d_ff"},
+      {"pow2"}, {"time_us"}, {plain ? "time_low_us" : "interval_us", Table::Align::kLeft}};
   if (plain) columns.push_back({"time_high_us"});
   for (Table::Column c : std::vector<Table::Column>{{"TFLOP/s"}, {"speedup"}}) columns.push_back(c);
   if (plain) columns.push_back({"speedup_basis", Table::Align::kLeft});
@@ -74,7 +75,8 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
   if (raced) {
     columns.push_back({"race", Table::Align::kLeft});
     if (plain) {
-      for (const char* c : {"race_ratio", "race_ratio_low", "race_ratio_high"}) columns.push_back({c});
+      for (const char* c : {"race_ratio", "race_ratio_low", "race_ratio_high"})
+        columns.push_back({c});
     }
   }
   Table table(std::move(columns));
@@ -84,15 +86,19 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
     const bool exact = row.time_low_us == row.time_high_us;
     const bool base = row.d_ff == r.candidates.baseline;
     std::vector<std::string> cells = {
-        std::to_string(i + 1), std::to_string(row.tie_group),
+        std::to_string(i + 1),
+        std::to_string(row.tie_group),
         std::to_string(row.d_ff) + (base && !plain ? "*" : ""),
-        std::to_string(PowerOfTwoFactor(row.d_ff, q.dff.tp)), Fixed(row.time_us, 1),
+        std::to_string(PowerOfTwoFactor(row.d_ff, q.dff.tp)),
+        Fixed(row.time_us, 1),
         plain ? Fixed(row.time_low_us, 1)
               : (exact ? "-" : Fixed(row.time_low_us, 1) + "-" + Fixed(row.time_high_us, 1))};
     if (plain) cells.push_back(Fixed(row.time_high_us, 1));
     cells.push_back(Fixed(row.tflops, 1));
     cells.push_back(SpeedupCell(row.speedup_vs_baseline, row.source, row.speedup_basis, plain));
-    if (plain) cells.push_back(row.speedup_vs_baseline > 0 ? std::string(SourceName(row.speedup_basis)) : "");
+    if (plain)
+      cells.push_back(row.speedup_vs_baseline > 0 ? std::string(SourceName(row.speedup_basis))
+                                                  : "");
     cells.push_back(Grouped(row.mlp_params));
     cells.push_back((row.params_delta > 0 && !plain ? "+" : "") + Grouped(row.params_delta));
     cells.push_back(std::string(SourceName(row.source)));
@@ -106,16 +112,22 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
 // How a race's verdicts were reached, and the error rate they hold at.
 std::string RaceMethod(const DffRaceInfo& race) {
   if (race.error_rate <= 0) {
-    return StrCat("paired ratios to its leader with 95% intervals tested at every round, "
-                  "uncorrected (a race stored by the first procedure: its \"slower\" verdicts "
-                  "hold at no stated error rate), tied within 1 +/- ",
-                  Fixed(race.resolution, 3));
+    return StrCat(
+        "paired ratios to its leader with 95% intervals tested at every round, "
+        "uncorrected (a race stored by the first procedure: its \"slower\" verdicts "
+        "hold at no stated error rate), tied within 1 +/- ",
+        Fixed(race.resolution, 3));
   }
-  return StrCat("paired ratios with intervals simultaneous over every pair and round, so that "
-                "all verdicts hold together at a ", Fixed(100 * race.error_rate, 0),
-                "% family-wise error rate: slower when the interval to some candidate lies "
-                "above 1 + ", Fixed(race.resolution, 3), ", tied when the interval to the leader "
-                "lies within 1 +/- ", Fixed(race.resolution, 3));
+  return StrCat(
+      "paired ratios with intervals simultaneous over every pair and round, so that "
+      "all verdicts hold together at a ",
+      Fixed(100 * race.error_rate, 0),
+      "% family-wise error rate: slower when the interval to some candidate lies "
+      "above 1 + ",
+      Fixed(race.resolution, 3),
+      ", tied when the interval to the leader "
+      "lies within 1 +/- ",
+      Fixed(race.resolution, 3));
 }
 
 void PrintSources(const DffResult& res, const std::string& model, std::ostream& out) {
@@ -159,9 +171,9 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
         << " timed again against each other, every GEMM with the run's algorithm, in "
         << race.rounds << " interleaved rounds (race " << race.race_id << ", "
         << Fixed(race.seconds, 1) << (simulated ? " s on the simulated device" : " s on the device")
-        << ", warm-up "
-        << (race.settled ? "settled" : "not settled: its rounds may weigh drift") << ", "
-        << race.retaken << " timing(s) retaken after an idle gap, stopped: " << race.stop_reason
+        << ", warm-up " << (race.settled ? "settled" : "not settled: its rounds may weigh drift")
+        << ", " << race.retaken
+        << " timing(s) retaken after an idle gap, stopped: " << race.stop_reason
         << "); among them the order and tie groups are the race's: " << RaceMethod(race) << "\n";
   } else if (!r.race_note.empty()) {
     out << "note: " << r.race_note << "; the ranking is the per-GEMM pass's\n";
@@ -228,17 +240,20 @@ void Text(const DffResult& res, std::ostream& out) {
   const DffRanking& r = res.ranking;
   const std::string model = DescribeModel(res.gpu, q.dtype);
   out << "d_ff near " << q.dff.ratio.text << "*" << q.dff.hidden << " on " << res.gpu.name
-      << ": SwiGLU MLP " << (q.train ? "forward+backward" : "forward") << ", "
-      << DTypeName(q.dtype) << ", " << q.tokens << " tokens, tp=" << q.dff.tp
+      << ": SwiGLU MLP " << (q.train ? "forward+backward" : "forward") << ", " << DTypeName(q.dtype)
+      << ", " << q.tokens << " tokens, tp=" << q.dff.tp
       << (q.fuse_gate_up ? ", gate+up fused" : ", gate and up separate") << "\n";
   PrintSources(res, model, out);
-  out << "baseline floor(" << q.dff.ratio.text << "*" << q.dff.hidden << ") = " << r.candidates.naive;
+  out << "baseline floor(" << q.dff.ratio.text << "*" << q.dff.hidden
+      << ") = " << r.candidates.naive;
   if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
   if (r.baseline_found) {
     out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
         << " TFLOP/s, " << SourceName(r.baseline.source);
-    if (FromRuns(r.baseline.source)) out << " (" << RunColumn(r.baseline.runs, r.baseline.pooled) << ")";
-    if (r.predicted_baseline_us > 0) out << "; predicted " << Fixed(r.predicted_baseline_us, 1) << " us";
+    if (FromRuns(r.baseline.source))
+      out << " (" << RunColumn(r.baseline.runs, r.baseline.pooled) << ")";
+    if (r.predicted_baseline_us > 0)
+      out << "; predicted " << Fixed(r.predicted_baseline_us, 1) << " us";
     out << "\n";
   } else {
     out << ": no answer (no speed-ups)\n";
@@ -247,8 +262,7 @@ void Text(const DffResult& res, std::ostream& out) {
   out << r.evaluated << " of " << r.candidates.values.size() << " candidates from "
       << r.candidates.values.front() << " to " << r.candidates.values.back() << " (window +/-"
       << q.dff.window << ", step " << std::lcm(q.dff.align, q.dff.tp) << ")"
-      << (q.top > 0 ? StrCat("; the best ", q.top, " of each kind shown") : std::string())
-      << "\n";
+      << (q.top > 0 ? StrCat("; the best ", q.top, " of each kind shown") : std::string()) << "\n";
   const std::vector<Source> kinds = Kinds(r);
   for (Source kind : kinds) {
     out << "\n";
@@ -258,22 +272,24 @@ void Text(const DffResult& res, std::ostream& out) {
                                                     : r.predicted;
       out << SourceName(kind) << " (" << n << " candidates"
           << (kind == Source::kPredicted ? StrCat(", by ", model) : std::string())
-          << "): times of different kinds (measured, replayed, predicted) are not the same kind of number, so they are "
+          << "): times of different kinds (measured, replayed, predicted) are not the same kind of "
+             "number, so they are "
              "never tied together; the headline is the row with the largest speed-up over a "
              "baseline of its own kind\n";
     }
     RowsTable(res, kind, false).Print(out);
   }
   bool other_basis = false;
-  for (const DffRow& row : r.rows) other_basis = other_basis || (row.speedup_vs_baseline > 0 && row.speedup_basis != row.source);
+  for (const DffRow& row : r.rows)
+    other_basis = other_basis || (row.speedup_vs_baseline > 0 && row.speedup_basis != row.source);
   out << "\n* = baseline. interval = for a measured or replayed time, the sum over the row's "
          "GEMMs of each median's interval (95% from 6 or more samples; from fewer, the samples' "
          "range, whose lower coverage `crest lookup` prints), holding whenever every GEMM's "
          "does (pooled: covering the runs' intervals); for a predicted one, the sum of its GEMMs' "
          "intervals, each the model's error for the GEMM's class (layout, kernel, alignment) on "
          "d_ff windows left out of its fit, "
-      << Fixed(100 * kIntervalQuantile, 0) << "th percentile (`crest calibrate` prints how often they held). "
-      << kTieRule
+      << Fixed(100 * kIntervalQuantile, 0)
+      << "th percentile (`crest calibrate` prints how often they held). " << kTieRule
       << ". pow2 = largest power of two dividing d_ff/tp. speedup = the baseline's time / time, "
          "both of the same kind"
       << (other_basis ? StrCat(" (", kPredictedBasisNote, ")") : std::string())
@@ -312,57 +328,62 @@ nlohmann::json Json(const DffResult& res) {
                 {"speedup_vs_baseline", best.speedup_vs_baseline},
                 {"speedup_basis", SourceName(best.speedup_basis)},
                 {"tied_with_it", r.tied_with_best - 1},
-                {"rule", "the row with the largest speed-up over a baseline of its own kind "
-                         "(measured wins an equal speed-up)"}};
+                {"rule",
+                 "the row with the largest speed-up over a baseline of its own kind "
+                 "(measured wins an equal speed-up)"}};
   }
-  return {{"schema_version", kJsonSchemaVersion},
-          {"gpu", std::string(res.gpu.name)},
-          {"hidden", q.dff.hidden},
-          {"ratio", q.dff.ratio.text},
-          {"tokens", q.tokens},
-          {"tp", q.dff.tp},
-          {"dtype", std::string(DTypeName(q.dtype))},
-          {"pass", Pass(q)},
-          {"fuse_gate_up", q.fuse_gate_up},
-          {"window", q.dff.window},
-          {"align", q.dff.align},
-          {"evaluated", r.evaluated},
-          {"answered_by", res.origin.description},
-          {"coverage",
-           {{"candidates", r.candidates.values.size()},
-            {"measured", r.measured},
-            {"predicted", r.predicted},
-            {"replayed", r.replayed},
-            {"missing", r.missing},
-            {"measured_across_runs", r.measured_across_runs}}},
-          {"measure_mode", db ? nlohmann::json{{"cache", CacheModeName(res.origin.options.mode.cache)},
-                                               {"clocks", ClockPolicyName(res.origin.options.mode.clocks)}}
-                              : null},
-          {"run_choice", db ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs)) : null},
-          {"algo_choice", db ? nlohmann::json(AlgoChoiceName(res.origin.options.algo)) : null},
-          {"runs", RunsJson(r.runs)},
-          {"race", RaceJson(r)},
-          {"headline", headline},
-          {"tied_with_best", r.tied_with_best},
-          {"tie_rule", kTieRule},
-          {"ranking", "rank 1 is the headline best; rows of its kind first, then the other kinds "
-                      "(measured, mixed, predicted), each listed tie group by tie group, fastest "
-                      "first; rank counts over the whole answer"},
-          {"mlp_params_scope", "per tensor-parallel rank: 3*hidden*d_ff/tp"},
-          {"baseline",
-           {{"d_ff", b.d_ff},
-            {"naive_d_ff", r.candidates.naive},
-            {"time_us", found ? nlohmann::json(b.time_us) : null},
-            {"tflops", found ? nlohmann::json(b.tflops) : null},
-            {"mlp_params", b.mlp_params},
-            {"source", found ? nlohmann::json(SourceName(b.source)) : null},
-            {"provenance", found ? nlohmann::json(b.provenance) : null},
-            {"time_low_us", found ? nlohmann::json(b.time_low_us) : null},
-            {"time_high_us", found ? nlohmann::json(b.time_high_us) : null},
-            {"pooled", found && b.pooled},
-            {"runs", RunsJson(b.runs)},
-            {"predicted_time_us", r.predicted_baseline_us > 0 ? nlohmann::json(r.predicted_baseline_us) : null}}},
-          {"candidates", rows}};
+  return {
+      {"schema_version", kJsonSchemaVersion},
+      {"gpu", std::string(res.gpu.name)},
+      {"hidden", q.dff.hidden},
+      {"ratio", q.dff.ratio.text},
+      {"tokens", q.tokens},
+      {"tp", q.dff.tp},
+      {"dtype", std::string(DTypeName(q.dtype))},
+      {"pass", Pass(q)},
+      {"fuse_gate_up", q.fuse_gate_up},
+      {"window", q.dff.window},
+      {"align", q.dff.align},
+      {"evaluated", r.evaluated},
+      {"answered_by", res.origin.description},
+      {"coverage",
+       {{"candidates", r.candidates.values.size()},
+        {"measured", r.measured},
+        {"predicted", r.predicted},
+        {"replayed", r.replayed},
+        {"missing", r.missing},
+        {"measured_across_runs", r.measured_across_runs}}},
+      {"measure_mode",
+       db ? nlohmann::json{{"cache", CacheModeName(res.origin.options.mode.cache)},
+                           {"clocks", ClockPolicyName(res.origin.options.mode.clocks)}}
+          : null},
+      {"run_choice", db ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs)) : null},
+      {"algo_choice", db ? nlohmann::json(AlgoChoiceName(res.origin.options.algo)) : null},
+      {"runs", RunsJson(r.runs)},
+      {"race", RaceJson(r)},
+      {"headline", headline},
+      {"tied_with_best", r.tied_with_best},
+      {"tie_rule", kTieRule},
+      {"ranking",
+       "rank 1 is the headline best; rows of its kind first, then the other kinds "
+       "(measured, mixed, predicted), each listed tie group by tie group, fastest "
+       "first; rank counts over the whole answer"},
+      {"mlp_params_scope", "per tensor-parallel rank: 3*hidden*d_ff/tp"},
+      {"baseline",
+       {{"d_ff", b.d_ff},
+        {"naive_d_ff", r.candidates.naive},
+        {"time_us", found ? nlohmann::json(b.time_us) : null},
+        {"tflops", found ? nlohmann::json(b.tflops) : null},
+        {"mlp_params", b.mlp_params},
+        {"source", found ? nlohmann::json(SourceName(b.source)) : null},
+        {"provenance", found ? nlohmann::json(b.provenance) : null},
+        {"time_low_us", found ? nlohmann::json(b.time_low_us) : null},
+        {"time_high_us", found ? nlohmann::json(b.time_high_us) : null},
+        {"pooled", found && b.pooled},
+        {"runs", RunsJson(b.runs)},
+        {"predicted_time_us",
+         r.predicted_baseline_us > 0 ? nlohmann::json(r.predicted_baseline_us) : null}}},
+      {"candidates", rows}};
 }
 
 }  // namespace crest::cli

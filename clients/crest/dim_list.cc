@@ -60,12 +60,11 @@ absl::StatusOr<std::vector<int64_t>> ParseDimList(const std::string& field,
         if (!v->ok()) return v->status();
       }
       if (*step < 1 || *to < *from) {
-        return absl::InvalidArgumentError(StrCat(field, ": range ", Quoted(part),
-                                                 " needs FROM <= TO and a positive STEP"));
+        return absl::InvalidArgumentError(
+            StrCat(field, ": range ", Quoted(part), " needs FROM <= TO and a positive STEP"));
       }
       if (static_cast<size_t>((*to - *from) / *step + 1) + out.size() > kMaxListValues) {
-        return absl::InvalidArgumentError(
-            StrCat(field, ": more than ", kMaxListValues, " values"));
+        return absl::InvalidArgumentError(StrCat(field, ": more than ", kMaxListValues, " values"));
       }
       for (int64_t v = *from; v <= *to; v += *step) out.push_back(v);
     } else {
@@ -84,11 +83,26 @@ absl::StatusOr<double> ParseCount(const std::string& field, const std::string& t
   std::string number = text;
   if (!number.empty()) {
     switch (number.back()) {
-      case 'K': case 'k': scale = 1e3; break;
-      case 'M': case 'm': scale = 1e6; break;
-      case 'B': case 'b': case 'G': case 'g': scale = 1e9; break;
-      case 'T': case 't': scale = 1e12; break;
-      default: break;
+      case 'K':
+      case 'k':
+        scale = 1e3;
+        break;
+      case 'M':
+      case 'm':
+        scale = 1e6;
+        break;
+      case 'B':
+      case 'b':
+      case 'G':
+      case 'g':
+        scale = 1e9;
+        break;
+      case 'T':
+      case 't':
+        scale = 1e12;
+        break;
+      default:
+        break;
     }
     if (scale != 1) number.pop_back();
   }

@@ -63,7 +63,8 @@ nlohmann::json Json(const DoctorReport& r) {
 }
 
 Table Csv(const DoctorReport& r) {
-  Table table({{"check", Table::Align::kLeft}, {"verdict", Table::Align::kLeft},
+  Table table({{"check", Table::Align::kLeft},
+               {"verdict", Table::Align::kLeft},
                {"detail", Table::Align::kLeft}});
   for (const auto& c : r.checks) table.AddRow({c.name, VerdictText(c.verdict), c.detail});
   return table;

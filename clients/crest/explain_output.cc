@@ -42,15 +42,15 @@ std::string FamilyLine(const Prediction& p) {
 // column (for --csv, where the report's PREDICTED header is not printed).
 Table TileTable(const Prediction& p, bool labelled) {
   std::vector<Table::Column> columns = {{"tile", Table::Align::kLeft},
-               {"CTA/SM"},
-               {"tiles"},
-               {"waves"},
-               {"tile_eff"},
-               {"wave_eff"},
-               {"reuse"},
-               {"compute_us"},
-               {"memory_us"},
-               {"time_us"}};
+                                        {"CTA/SM"},
+                                        {"tiles"},
+                                        {"waves"},
+                                        {"tile_eff"},
+                                        {"wave_eff"},
+                                        {"reuse"},
+                                        {"compute_us"},
+                                        {"memory_us"},
+                                        {"time_us"}};
   if (labelled) {
     columns.push_back({"source", Table::Align::kLeft});
     columns.push_back({"model", Table::Align::kLeft});
@@ -58,11 +58,16 @@ Table TileTable(const Prediction& p, bool labelled) {
   Table table(std::move(columns));
   for (const auto& e : p.tiles) {
     const bool best = e.tile.m == p.best.tile.m && e.tile.n == p.best.tile.n;
-    std::vector<std::string> row = {
-        StrCat(e.tile.m, "x", e.tile.n, best ? " *" : ""), std::to_string(e.ctas_per_sm),
-        std::to_string(e.tiles), std::to_string(e.waves), Fixed(e.tile_efficiency, 3),
-        Fixed(e.wave_efficiency, 3), Fixed(e.reuse_efficiency, 3), Fixed(e.compute_us, 1),
-        Fixed(e.memory_us, 1), Fixed(e.time_us, 1)};
+    std::vector<std::string> row = {StrCat(e.tile.m, "x", e.tile.n, best ? " *" : ""),
+                                    std::to_string(e.ctas_per_sm),
+                                    std::to_string(e.tiles),
+                                    std::to_string(e.waves),
+                                    Fixed(e.tile_efficiency, 3),
+                                    Fixed(e.wave_efficiency, 3),
+                                    Fixed(e.reuse_efficiency, 3),
+                                    Fixed(e.compute_us, 1),
+                                    Fixed(e.memory_us, 1),
+                                    Fixed(e.time_us, 1)};
     if (labelled) {
       row.push_back(std::string(SourceName(Source::kPredicted)));
       row.push_back(std::string(p.model_version));
@@ -100,7 +105,6 @@ void Text(const ExplainResult& r, std::ostream& out) {
   out << "\n* = chosen. time = max(compute, memory) + launch. Assumptions and parameters: "
          "docs/predictor.md\n";
 }
-
 
 nlohmann::json Json(const ExplainResult& r) {
   nlohmann::json doc = PredictionJson(r.gemm, r.gpu, r.prediction);

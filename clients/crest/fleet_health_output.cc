@@ -11,9 +11,15 @@ using answers::FleetGemm;
 using answers::Verdict;
 
 Table DeviceTable(const answers::FleetHealth& h) {
-  Table t({{"host", Table::Align::kLeft}, {"device", Table::Align::kLeft},
-           {"gpu", Table::Align::kLeft}, {"cuBLASLt"}, {"GEMMs"}, {"slower GEMMs"},
-           {"median ratio"}, {"interval"}, {"verdict", Table::Align::kLeft}});
+  Table t({{"host", Table::Align::kLeft},
+           {"device", Table::Align::kLeft},
+           {"gpu", Table::Align::kLeft},
+           {"cuBLASLt"},
+           {"GEMMs"},
+           {"slower GEMMs"},
+           {"median ratio"},
+           {"interval"},
+           {"verdict", Table::Align::kLeft}});
   for (const FleetDevice& d : h.devices) {
     const bool compared = d.gemms > 0;
     t.AddRow({d.host.empty() ? "-" : d.host, d.uuid, d.gpu_model, StrCat(d.cublaslt),
@@ -92,8 +98,9 @@ nlohmann::json FleetHealthJson(const answers::FleetHealth& h) {
   return {{"threshold", h.query.threshold},
           {"family_error", h.query.family_error},
           {"min_devices", answers::kMinFleetDevices},
-          {"mode", {{"cache", CacheModeName(h.query.mode.cache)},
-                    {"clocks", ClockPolicyName(h.query.mode.clocks)}}},
+          {"mode",
+           {{"cache", CacheModeName(h.query.mode.cache)},
+            {"clocks", ClockPolicyName(h.query.mode.clocks)}}},
           {"algo", AlgoChoiceName(h.query.algo)},
           {"replayed", h.replayed},
           {"groups", groups},
@@ -112,8 +119,18 @@ nlohmann::json Json(const FleetHealthResult& r) {
 }
 
 Table Csv(const FleetHealthResult& r) {
-  Table t({{"gpu_model"}, {"cublaslt"}, {"host"}, {"device_uuid"}, {"gemms"}, {"slower_gemms"},
-           {"faster_gemms"}, {"ratio"}, {"ratio_low"}, {"ratio_high"}, {"coverage"}, {"verdict"},
+  Table t({{"gpu_model"},
+           {"cublaslt"},
+           {"host"},
+           {"device_uuid"},
+           {"gemms"},
+           {"slower_gemms"},
+           {"faster_gemms"},
+           {"ratio"},
+           {"ratio_low"},
+           {"ratio_high"},
+           {"coverage"},
+           {"verdict"},
            {"replayed"}});
   for (const FleetDevice& d : r.health.devices) {
     t.AddRow({d.gpu_model, StrCat(d.cublaslt), d.host, d.uuid, StrCat(d.gemms), StrCat(d.slower),

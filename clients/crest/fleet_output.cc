@@ -31,8 +31,13 @@ nlohmann::json NodeJson(const FleetNodeReport& n, bool pull) {
 
 Table Csv(const FleetReport& r) {
   if (r.pull) {
-    Table table({{"node", Table::Align::kLeft}, {"bytes"}, {"+measurements"}, {"+predictions"},
-                 {"+jobs"}, {"+devices"}, {"problem", Table::Align::kLeft}});
+    Table table({{"node", Table::Align::kLeft},
+                 {"bytes"},
+                 {"+measurements"},
+                 {"+predictions"},
+                 {"+jobs"},
+                 {"+devices"},
+                 {"problem", Table::Align::kLeft}});
     for (const auto& n : r.nodes) {
       table.AddRow({n.target, n.ok ? Grouped(n.bytes) : "-", Grouped(n.merged.measurements),
                     Grouped(n.merged.predictions), Grouped(n.merged.jobs),
@@ -40,8 +45,12 @@ Table Csv(const FleetReport& r) {
     }
     return table;
   }
-  Table table({{"node", Table::Align::kLeft}, {"job"}, {"state", Table::Align::kLeft}, {"done"},
-               {"total"}, {"problem", Table::Align::kLeft}});
+  Table table({{"node", Table::Align::kLeft},
+               {"job"},
+               {"state", Table::Align::kLeft},
+               {"done"},
+               {"total"},
+               {"problem", Table::Align::kLeft}});
   for (const auto& n : r.nodes) {
     const bool has_job = n.job.id() != 0;
     table.AddRow({n.target, has_job ? std::to_string(n.job.id()) : "-",

@@ -7,9 +7,9 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
-#include "crest/tuner/measurement.h"
 #include "crest/tuner/defaults.h"
 #include "crest/tuner/gemm.h"
+#include "crest/tuner/measurement.h"
 
 namespace crest::cli {
 

@@ -12,10 +12,10 @@ using ordered_json = nlohmann::ordered_json;
 
 std::string DeviceLine(const DeviceEntry& e) {
   const DeviceInfo& d = e.device;
-  std::string line = StrCat("  ", e.index ? StrCat("[", *e.index, "] ") : std::string(), d.name,
-                            " ", d.uuid, " (", d.gpu_model, ", ", d.sm_count, " SMs, cc ",
-                            d.cc_major, ".", d.cc_minor, ", L2 ", d.l2_bytes >> 20, " MiB, ",
-                            d.memory_bytes >> 30, " GiB");
+  std::string line =
+      StrCat("  ", e.index ? StrCat("[", *e.index, "] ") : std::string(), d.name, " ", d.uuid, " (",
+             d.gpu_model, ", ", d.sm_count, " SMs, cc ", d.cc_major, ".", d.cc_minor, ", L2 ",
+             d.l2_bytes >> 20, " MiB, ", d.memory_bytes >> 30, " GiB");
   if (e.free_bytes > 0) line += StrCat(", ", e.free_bytes >> 30, " GiB free");
   line += StrCat(", SM ", d.sm_clock_mhz, " MHz)");
   if (e.software) {
@@ -100,8 +100,10 @@ ordered_json Json(const InfoReport& r) {
 
 // The backends, one row each.
 Table Csv(const InfoReport& r) {
-  Table table({{"name", Table::Align::kLeft}, {"built", Table::Align::kLeft},
-               {"measures", Table::Align::kLeft}, {"detail", Table::Align::kLeft}});
+  Table table({{"name", Table::Align::kLeft},
+               {"built", Table::Align::kLeft},
+               {"measures", Table::Align::kLeft},
+               {"detail", Table::Align::kLeft}});
   for (const auto& b : r.backends) {
     table.AddRow({b.name, b.built ? "true" : "false", b.measures ? "true" : "false", b.detail});
   }

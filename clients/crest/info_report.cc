@@ -17,8 +17,8 @@ InfoReport LocalInfo() {
   for (const auto& c : ActiveCalibrations()) {
     r.calibrations.push_back(StrCat(c->model_version, ": ", c->label));
   }
-  r.backends.push_back(
-      {"model", true, false, StrCat("analytic predictor ", kPredictorVersion, ", predictions only")});
+  r.backends.push_back({"model", true, false,
+                        StrCat("analytic predictor ", kPredictorVersion, ", predictions only")});
   r.backends.push_back({"cublaslt", measure::CublasLtBackendBuilt(), true,
                         std::string(measure::CublasLtBackendReason())});
   if (!measure::CublasLtBackendBuilt()) {
@@ -29,7 +29,8 @@ InfoReport LocalInfo() {
   if (!devices.ok()) {
     r.device_error = std::string(devices.status().message());
   } else {
-    for (const auto& d : *devices) r.devices.push_back({d.index, d.device, d.software, d.free_bytes});
+    for (const auto& d : *devices)
+      r.devices.push_back({d.index, d.device, d.software, d.free_bytes});
   }
   return r;
 }

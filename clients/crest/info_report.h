@@ -15,10 +15,10 @@
 namespace crest::cli {
 
 struct BackendEntry {
-  std::string name;     // "model" or "cublaslt"
-  bool built = false;   // compiled in
+  std::string name;    // "model" or "cublaslt"
+  bool built = false;  // compiled in
   bool measures = false;
-  std::string detail;   // why built or not
+  std::string detail;  // why built or not
 };
 
 struct DeviceEntry {
@@ -42,13 +42,13 @@ struct DatabaseEntry {
 struct InfoReport {
   std::string program;  // "crest" (this binary) or "crestd" (a daemon)
   std::string version;
-  std::string server;   // crestd only: the address asked
-  std::string host;     // crestd only: its host name
+  std::string server;  // crestd only: the address asked
+  std::string host;    // crestd only: its host name
   std::string predictor;
   std::vector<std::string> calibrations;  // in force: "<model_version>: <label>"
   std::vector<BackendEntry> backends;
   std::vector<DeviceEntry> devices;
-  std::string device_error;  // why devices is empty
+  std::string device_error;               // why devices is empty
   std::optional<DatabaseEntry> database;  // crestd only
 };
 

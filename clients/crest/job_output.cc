@@ -20,9 +20,15 @@ std::string Time(int64_t us) {
 }
 
 Table JobsTable(const std::vector<v1::Job>& jobs) {
-  Table table({{"id"}, {"state", Table::Align::kLeft}, {"done"}, {"total"}, {"priority"},
-               {"backend", Table::Align::kLeft}, {"target", Table::Align::kLeft},
-               {"created (UTC)", Table::Align::kLeft}, {"host", Table::Align::kLeft}});
+  Table table({{"id"},
+               {"state", Table::Align::kLeft},
+               {"done"},
+               {"total"},
+               {"priority"},
+               {"backend", Table::Align::kLeft},
+               {"target", Table::Align::kLeft},
+               {"created (UTC)", Table::Align::kLeft},
+               {"host", Table::Align::kLeft}});
   for (const auto& j : jobs) {
     table.AddRow({std::to_string(j.id()), wire::JobStateText(j.state()), std::to_string(j.done()),
                   std::to_string(j.total()), std::to_string(j.priority()), j.backend(), j.target(),
@@ -86,8 +92,8 @@ void Text(const JobEventReport& r, std::ostream& out) {
                                        : " new measurements, ")
       << e.failed() << " failed, " << Fixed(e.elapsed_s(), 2) << " s\n";
   if (e.kernel_s() > 0) {
-    out << "  " << Accounting(e.gemms_per_minute(), e.gpu_busy_fraction(),
-                              e.host_overhead_per_gemm_s())
+    out << "  "
+        << Accounting(e.gemms_per_minute(), e.gpu_busy_fraction(), e.host_overhead_per_gemm_s())
         << "\n";
   }
 }
@@ -102,21 +108,23 @@ std::string HostBreakdown(const sweep::SweepProgress& p) {
   const auto ms = [](double s) { return Fixed(1e3 * s, 1); };
   return StrCat("  host ms/GEMM: operands ", ms(h.host.operands_s), ", plan ", ms(h.host.plan_s),
                 ", graphs ", ms(h.host.graphs_s), ", verification ", ms(h.host.verify_s),
-                ", GPU readings ", ms(h.host.readings_s),
-                ", other engine ", ms(h.other_engine_s), ", database write ", ms(h.write_s),
-                ", between GEMMs ", ms(h.between_s), "\n",
-                "  device ms/GEMM keeping the load while the host works: ",
-                ms(h.keep_load_s), ", reloading after idle gaps: ", ms(h.reload_s),
-                " (untimed, counted busy)\n");
+                ", GPU readings ", ms(h.host.readings_s), ", other engine ", ms(h.other_engine_s),
+                ", database write ", ms(h.write_s), ", between GEMMs ", ms(h.between_s), "\n",
+                "  device ms/GEMM keeping the load while the host works: ", ms(h.keep_load_s),
+                ", reloading after idle gaps: ", ms(h.reload_s), " (untimed, counted busy)\n");
 }
 
 nlohmann::json HostBreakdownJson(const sweep::SweepProgress& p) {
   const auto h = p.HostPerGemm();
-  return {{"operands_s", h.host.operands_s},    {"plan_s", h.host.plan_s},
-          {"graphs_s", h.host.graphs_s},        {"verify_s", h.host.verify_s},
+  return {{"operands_s", h.host.operands_s},
+          {"plan_s", h.host.plan_s},
+          {"graphs_s", h.host.graphs_s},
+          {"verify_s", h.host.verify_s},
           {"readings_s", h.host.readings_s},
-          {"other_engine_s", h.other_engine_s}, {"write_s", h.write_s},
-          {"between_s", h.between_s},           {"reload_s", h.reload_s},
+          {"other_engine_s", h.other_engine_s},
+          {"write_s", h.write_s},
+          {"between_s", h.between_s},
+          {"reload_s", h.reload_s},
           {"keep_load_s", h.keep_load_s}};
 }
 
@@ -154,8 +162,9 @@ nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
 }
 
 double Rate(const sweep::SweepOutcome& o) {
-  return o.progress.elapsed_s > 0 ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
-                                  : 0;
+  return o.progress.elapsed_s > 0
+             ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
+             : 0;
 }
 }  // namespace
 
@@ -165,10 +174,12 @@ void Text(const SweepReport& r, std::ostream& out) {
   out << "job " << o.job.id << (o.resumed ? " (resumed)" : "") << ": "
       << store::JobStateName(o.job.state) << ", " << o.job.done << "/" << o.job.total
       << " GEMMs in " << r.db << "\n  " << o.progress.new_results << " new "
-      << (replayed ? "replayed results" : r.measures ? "measurements" : "predictions") << ", "
-      << o.already_present
-      << " already in the database, " << o.progress.failed << " failed\n  "
-      << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(Rate(o), 0) << " GEMMs/s\n";
+      << (replayed     ? "replayed results"
+          : r.measures ? "measurements"
+                       : "predictions")
+      << ", " << o.already_present << " already in the database, " << o.progress.failed
+      << " failed\n  " << Fixed(o.progress.elapsed_s, 2) << " s, " << Fixed(Rate(o), 0)
+      << " GEMMs/s\n";
   if (replayed) {
     // Simulated device time against wall time says nothing: no accounting.
     out << "  replayed (not measured): " << r.device->replay << ", on a simulated "
@@ -177,15 +188,16 @@ void Text(const SweepReport& r, std::ostream& out) {
   } else if (r.measures && o.progress.elapsed_s > 0) {
     out << "  measured";
     if (r.device && r.software) {
-      out << " on " << r.device->name << " " << r.device->uuid << " (driver "
-          << r.software->driver << ", CUDA runtime " << r.software->cuda_runtime
-          << ", cuBLASLt " << r.software->cublaslt << "),";
+      out << " on " << r.device->name << " " << r.device->uuid << " (driver " << r.software->driver
+          << ", CUDA runtime " << r.software->cuda_runtime << ", cuBLASLt " << r.software->cublaslt
+          << "),";
     }
-    out << " " << CacheModeName(r.mode.cache) << " L2, "
-        << ClockPolicyName(r.mode.clocks) << " clocks; "
+    out << " " << CacheModeName(r.mode.cache) << " L2, " << ClockPolicyName(r.mode.clocks)
+        << " clocks; "
         << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
                       o.progress.HostOverheadPerGemmS())
-        << "\n" << HostBreakdown(o.progress);
+        << "\n"
+        << HostBreakdown(o.progress);
   }
   for (const std::string& note : o.plan_notes) out << "  " << note << '\n';
   if (o.revalidation) {
@@ -227,9 +239,17 @@ nlohmann::json Json(const SweepReport& r) {
 
 Table Csv(const SweepReport& r) {
   const sweep::SweepOutcome& o = r.outcome;
-  Table table({{"job"}, {"state", Table::Align::kLeft}, {"done"}, {"total"}, {"new_results"},
-               {"already_present"}, {"failed"}, {"elapsed_s"}, {"gemms_per_minute"},
-               {"gpu_busy_fraction"}, {"host_overhead_per_gemm_s"}});
+  Table table({{"job"},
+               {"state", Table::Align::kLeft},
+               {"done"},
+               {"total"},
+               {"new_results"},
+               {"already_present"},
+               {"failed"},
+               {"elapsed_s"},
+               {"gemms_per_minute"},
+               {"gpu_busy_fraction"},
+               {"host_overhead_per_gemm_s"}});
   table.AddRow({std::to_string(o.job.id), std::string(store::JobStateName(o.job.state)),
                 std::to_string(o.job.done), std::to_string(o.job.total),
                 std::to_string(o.progress.new_results), std::to_string(o.already_present),

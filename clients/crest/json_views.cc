@@ -33,8 +33,8 @@ json Calibrations(const GpuSpec& gpu) {
     out.push_back({{"dtype", std::string(DTypeName(c->dtype))},
                    {"kind", c->transferred_from.empty() ? "calibrated" : "transferred"},
                    {"id", c->id},
-                   {"transferred_from", c->transferred_from.empty() ? json(nullptr)
-                                                                    : json(c->transferred_from)},
+                   {"transferred_from",
+                    c->transferred_from.empty() ? json(nullptr) : json(c->transferred_from)},
                    {"model_version", c->model_version},
                    {"expected_error", ErrorsJson(c->params)},
                    {"label", c->label}});
@@ -123,15 +123,15 @@ json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p)
 
 json DeviceJson(const DeviceInfo& d) {
   json out = {{"name", d.name},
-          {"uuid", d.uuid},
-          {"gpu_model", d.gpu_model},
-          {"host", d.host},
-          {"sm_count", d.sm_count},
-          {"compute_capability", StrCat(d.cc_major, ".", d.cc_minor)},
-          {"l2_bytes", d.l2_bytes},
-          {"memory_bytes", d.memory_bytes},
-          {"sm_clock_mhz", d.sm_clock_mhz},
-          {"memory_clock_mhz", d.memory_clock_mhz}};
+              {"uuid", d.uuid},
+              {"gpu_model", d.gpu_model},
+              {"host", d.host},
+              {"sm_count", d.sm_count},
+              {"compute_capability", StrCat(d.cc_major, ".", d.cc_minor)},
+              {"l2_bytes", d.l2_bytes},
+              {"memory_bytes", d.memory_bytes},
+              {"sm_clock_mhz", d.sm_clock_mhz},
+              {"memory_clock_mhz", d.memory_clock_mhz}};
   if (!d.replay.empty()) out["replay"] = d.replay;  // not a GPU: the replay backend's
   return out;
 }
@@ -143,8 +143,8 @@ json SoftwareJson(const SoftwareInfo& s) {
 json JobJson(const store::JobRecord& j) {
   const auto time = [](const std::optional<int64_t>& us) { return us ? json(*us) : json(nullptr); };
   // A listing leaves specs out (null here); GetJob has it.
-  json spec = j.spec.empty() ? json(nullptr)
-                             : json::parse(j.spec, nullptr, /*allow_exceptions=*/false);
+  json spec =
+      j.spec.empty() ? json(nullptr) : json::parse(j.spec, nullptr, /*allow_exceptions=*/false);
   return {{"id", j.id},
           {"uid", j.uid},
           {"host", j.host},
@@ -232,20 +232,19 @@ json DffRowJson(const DffRow& row) {
                row.speedup_vs_baseline > 0 ? json(row.speedup_vs_baseline) : json(nullptr)},
               {"mlp_params", row.mlp_params},
               {"params_delta", row.params_delta},
-              {"speedup_basis", row.speedup_vs_baseline > 0 ? json(SourceName(row.speedup_basis))
-                                                             : json(nullptr)},
+              {"speedup_basis",
+               row.speedup_vs_baseline > 0 ? json(SourceName(row.speedup_basis)) : json(nullptr)},
               {"source", SourceName(row.source)},
               {"provenance", row.provenance},
               {"pooled", row.pooled}};
   json runs = json::array();
   for (const RunInfo& r : row.runs) runs.push_back(r.job_id);
   out["runs"] = runs;  // job ids; the answer's "runs" describes each
-  out["race"] = row.race_verdict.empty()
-                    ? json(nullptr)
-                    : json{{"verdict", row.race_verdict},
-                           {"ratio", row.race_ratio},
-                           {"ratio_low", row.race_ratio_low},
-                           {"ratio_high", row.race_ratio_high}};
+  out["race"] = row.race_verdict.empty() ? json(nullptr)
+                                         : json{{"verdict", row.race_verdict},
+                                                {"ratio", row.race_ratio},
+                                                {"ratio_low", row.race_ratio_low},
+                                                {"ratio_high", row.race_ratio_high}};
   if (FromRuns(row.source)) {
     out["device"] = DeviceJson(row.device);
     out["software"] = SoftwareJson(row.software);

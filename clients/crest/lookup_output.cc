@@ -16,8 +16,9 @@ nlohmann::json MeasuredJson(const answers::GemmAnswer& answer) {
           {"tflops", r.result.tflops},
           {"runs", RunsJson(answer.runs)},
           {"pooled", answer.pooled},
-          {"pooled_interval_us", answer.pooled ? nlohmann::json{answer.pooled_low_us, answer.pooled_high_us}
-                                               : nlohmann::json(nullptr)},
+          {"pooled_interval_us", answer.pooled
+                                     ? nlohmann::json{answer.pooled_low_us, answer.pooled_high_us}
+                                     : nlohmann::json(nullptr)},
           {"stats",
            {{"median_us", s.median_us},
             {"mean_us", s.mean_us},
@@ -93,9 +94,8 @@ void MeasuredText(const answers::GemmAnswer& answer, std::ostream& out) {
   const bool full_coverage = MedianIntervalCoverage(s.samples) >= 0.95;
   out << "  median " << Fixed(s.median_us, 2) << " us (" << CoverageText(s.samples)
       << (full_coverage ? " interval " : " interval: the range of too few samples for 95%, ")
-      << Fixed(s.ci_low_us, 2)
-      << "-" << Fixed(s.ci_high_us, 2) << ", mean " << Fixed(s.mean_us, 2) << ", min "
-      << Fixed(s.min_us, 2) << ", stdev " << Fixed(s.stdev_us, 2) << ", " << s.samples
+      << Fixed(s.ci_low_us, 2) << "-" << Fixed(s.ci_high_us, 2) << ", mean " << Fixed(s.mean_us, 2)
+      << ", min " << Fixed(s.min_us, 2) << ", stdev " << Fixed(s.stdev_us, 2) << ", " << s.samples
       << " samples), " << Fixed(r.result.tflops, 1) << " TFLOP/s, verified\n"
       << "  algorithm " << a.algo_id << ": tile " << a.tile_m << "x" << a.tile_n << " (id "
       << a.tile << "), stages " << a.stages << ", split-K " << a.split_k << ", reduction "
@@ -130,21 +130,30 @@ void Text(const LookupResult& r, std::ostream& out) {
     return;
   }
   const auto& p = *r.answer.predicted;
-  out << "PREDICTED (model " << p.model_version << "; nothing measured in "
-      << r.origin.description << ")\n  " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1)
-      << " TFLOP/s, tile " << p.tile_m << "x" << p.tile_n << ", " << p.tiles << " tiles in "
-      << p.waves << " wave(s), " << p.bound << "-bound; expected error +/-"
-      << Fixed(100 * p.expected_error, 1) << "%\n";
+  out << "PREDICTED (model " << p.model_version << "; nothing measured in " << r.origin.description
+      << ")\n  " << Fixed(p.time_us, 1) << " us, " << Fixed(p.tflops, 1) << " TFLOP/s, tile "
+      << p.tile_m << "x" << p.tile_n << ", " << p.tiles << " tiles in " << p.waves << " wave(s), "
+      << p.bound << "-bound; expected error +/-" << Fixed(100 * p.expected_error, 1) << "%\n";
 }
 
 Table Csv(const LookupResult& r) {
-  Table table({{"m"}, {"n"}, {"k"}, {"batch"}, {"dtype", Table::Align::kLeft},
-               {"layout", Table::Align::kLeft}, {"time_us"}, {"time_low_us"}, {"time_high_us"},
-               {"TFLOP/s"}, {"source", Table::Align::kLeft}, {"provenance", Table::Align::kLeft},
+  Table table({{"m"},
+               {"n"},
+               {"k"},
+               {"batch"},
+               {"dtype", Table::Align::kLeft},
+               {"layout", Table::Align::kLeft},
+               {"time_us"},
+               {"time_low_us"},
+               {"time_high_us"},
+               {"TFLOP/s"},
+               {"source", Table::Align::kLeft},
+               {"provenance", Table::Align::kLeft},
                {"run", Table::Align::kLeft}});
   const GemmShape& g = r.gemm;
   auto timing = answers::TimingOf(r.answer, g);
-  const double tflops = r.answer.measured ? r.answer.measured->result.tflops : r.answer.predicted->tflops;
+  const double tflops =
+      r.answer.measured ? r.answer.measured->result.tflops : r.answer.predicted->tflops;
   table.AddRow({std::to_string(g.m), std::to_string(g.n), std::to_string(g.k),
                 std::to_string(g.batch), std::string(DTypeName(g.dtype)), g.Layout(),
                 Fixed(timing->time_us, 2), Fixed(timing->low_us, 2), Fixed(timing->high_us, 2),

@@ -1,6 +1,5 @@
 #include "measure_flags.h"
 
-
 namespace crest::cli {
 
 void AddMeasureFlags(CLI::App& app, MeasureFlags& f, bool with_device) {
@@ -23,9 +22,9 @@ void AddMeasureFlags(CLI::App& app, MeasureFlags& f, bool with_device) {
   given("exhaustive",
         app.add_flag("--exhaustive", v.exhaustive,
                      "cublaslt: walk algorithm capabilities instead of the heuristic's top K"));
-  given("max_algos",
-        app.add_option("--max-algos", v.max_algos, "cublaslt: cap on exhaustive candidates per GEMM")
-            ->capture_default_str());
+  given("max_algos", app.add_option("--max-algos", v.max_algos,
+                                    "cublaslt: cap on exhaustive candidates per GEMM")
+                         ->capture_default_str());
   given("max_noise", app.add_option("--max-noise", v.max_noise,
                                     "cublaslt: the race ends when every algorithm left has its "
                                     "median known within this fraction (95% interval half-width)")

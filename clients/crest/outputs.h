@@ -4,8 +4,8 @@
 
 #include <ostream>
 
-#include "nlohmann/json.hpp"
 #include "info_report.h"
+#include "nlohmann/json.hpp"
 #include "reports.h"
 #include "results.h"
 #include "table.h"

@@ -58,9 +58,12 @@ class DocumentKeeper final : public Printer {
 
 std::unique_ptr<Printer> MakePrinter(Format format, std::ostream& out) {
   switch (format) {
-    case Format::kJson: return std::make_unique<FormatPrinter<AsJson>>(out);
-    case Format::kCsv: return std::make_unique<FormatPrinter<AsCsv>>(out);
-    case Format::kTable: break;
+    case Format::kJson:
+      return std::make_unique<FormatPrinter<AsJson>>(out);
+    case Format::kCsv:
+      return std::make_unique<FormatPrinter<AsCsv>>(out);
+    case Format::kTable:
+      break;
   }
   return std::make_unique<FormatPrinter<AsText>>(out);
 }

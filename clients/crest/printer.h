@@ -20,13 +20,12 @@ namespace crest::cli {
 // Everything a command can print.
 using Printable =
     std::variant<const InfoReport*, const DffResult*, const VocabResult*, const DesignResult*,
-                 const LookupResult*, const ExplainResult*, const GpusReport*,
-                 const ShapesReport*, const JobReport*, const JobListReport*,
-                 const JobEventReport*, const SweepReport*, const DbExportReport*,
-                 const DbMergeReport*, const DbCheckReport*, const DbStatsReport*,
-                 const DbImportReport*, const FleetReport*, const CalibrateReport*,
-                 const CalibrationCheckReport*, const DoctorReport*, const CompareResult*,
-                 const FleetHealthResult*>;
+                 const LookupResult*, const ExplainResult*, const GpusReport*, const ShapesReport*,
+                 const JobReport*, const JobListReport*, const JobEventReport*, const SweepReport*,
+                 const DbExportReport*, const DbMergeReport*, const DbCheckReport*,
+                 const DbStatsReport*, const DbImportReport*, const FleetReport*,
+                 const CalibrateReport*, const CalibrationCheckReport*, const DoctorReport*,
+                 const CompareResult*, const FleetHealthResult*>;
 
 class Printer {
  public:

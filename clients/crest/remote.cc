@@ -1,6 +1,5 @@
 #include "remote.h"
 
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>

@@ -66,7 +66,8 @@ class DaemonChannel final {
 
 // Calls a unary method; the response, or the error from DaemonChannel::Error.
 template <typename Request, typename Response, typename Method>
-absl::Status CallUnary(DaemonChannel& c, Method method, const Request& request, Response* response) {
+absl::Status CallUnary(DaemonChannel& c, Method method, const Request& request,
+                       Response* response) {
   auto context = c.Context();
   return c.Error(((c.stub()).*method)(context.get(), request, response));
 }

@@ -9,8 +9,8 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/wire/convert.h"
-#include "outputs.h"
 #include "interrupt.h"
+#include "outputs.h"
 #include "progress.h"
 
 namespace crest::cli {
@@ -58,10 +58,10 @@ absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStr
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       progress.Update(event.job().done(), event.job().total(), elapsed,
-                      event.kernel_s() > 0 ? Accounting(event.gemms_per_minute(),
-                                                        event.gpu_busy_fraction(),
-                                                        event.host_overhead_per_gemm_s())
-                                           : "");
+                      event.kernel_s() > 0
+                          ? Accounting(event.gemms_per_minute(), event.gpu_busy_fraction(),
+                                       event.host_overhead_per_gemm_s())
+                          : "");
       out.last = event;
     }
     status = reader->Finish();

@@ -33,7 +33,7 @@ struct GpusReport {
 struct ShapesReport {
   ModelConfig config;
   bool train = false;
-  bool fused_attention = true;  // the attention core as one FlashAttention kernel
+  bool fused_attention = true;   // the attention core as one FlashAttention kernel
   std::vector<GemmShape> gemms;  // fused: without attn_score and attn_value
   // Fused: the core's FLOPs (causal; backward only with train), listed in
   // the table where its two GEMMs would be (before gemms[attention_at]).
@@ -70,8 +70,8 @@ struct SweepReport {
   std::string db;
   std::string backend;
   bool measures = false;
-  MeasureMode mode;          // measuring backends: how
-  nlohmann::json measure;    // measuring backends: the spec's "measure" section
+  MeasureMode mode;        // measuring backends: how
+  nlohmann::json measure;  // measuring backends: the spec's "measure" section
   std::vector<std::string> notes;
   // Measuring backends: the device and software every measured figure of
   // the summary (races included) comes from.
@@ -135,7 +135,7 @@ struct FleetHealthResult {
 // from a database or a crestd.
 struct CompareResult {
   answers::CompareReport report;
-  std::string origin;  // the database or "crestd at HOST:PORT"
+  std::string origin;    // the database or "crestd at HOST:PORT"
   int64_t left_out = 0;  // GEMMs a crestd compared but did not list (its limit)
 };
 

@@ -20,7 +20,8 @@ absl::StatusOr<std::string> BaseText(const std::string& spec_file, const DffFlag
     return absl::InvalidArgumentError("spec: give either --spec or the d_ff flags, not both");
   }
   auto text = ReadFileToString(spec_file);
-  if (!text.ok()) return absl::Status(text.status().code(), StrCat("spec: ", text.status().message()));
+  if (!text.ok())
+    return absl::Status(text.status().code(), StrCat("spec: ", text.status().message()));
   return *std::move(text);
 }
 
@@ -45,12 +46,12 @@ absl::StatusOr<nlohmann::json> ParseShard(const std::string& text) {
 }  // namespace
 
 absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
-                                          const nlohmann::json& measure,
-                                          const std::string& shard, const std::string& plan,
-                                          bool revalidate) {
+                                          const nlohmann::json& measure, const std::string& shard,
+                                          const std::string& plan, bool revalidate) {
   auto text = BaseText(spec_file, window);
   const bool gpu_flag = !spec_file.empty() && !window.gpu.empty();
-  if (!text.ok() || (measure.empty() && !gpu_flag && shard.empty() && plan.empty() && !revalidate)) {
+  if (!text.ok() ||
+      (measure.empty() && !gpu_flag && shard.empty() && plan.empty() && !revalidate)) {
     return text;
   }
   nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);

@@ -24,7 +24,6 @@ namespace crest::cli {
 absl::StatusOr<std::string> SweepSpecText(const std::string& spec_file, const DffFlags& window,
                                           const nlohmann::json& measure,
                                           const std::string& shard = "",
-                                          const std::string& plan = "",
-                                          bool revalidate = false);
+                                          const std::string& plan = "", bool revalidate = false);
 
 }  // namespace crest::cli

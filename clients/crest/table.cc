@@ -1,11 +1,11 @@
 #include "table.h"
 
-#include "crest/common/str_cat.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
+
+#include "crest/common/str_cat.h"
 
 namespace crest::cli {
 namespace {

@@ -8,12 +8,15 @@
 namespace crest::cli {
 namespace {
 
-const Timing& Ranked(const VocabQuery& q, const VocabRow& r) { return q.rank_by_train ? r.train : r.fwd; }
+const Timing& Ranked(const VocabQuery& q, const VocabRow& r) {
+  return q.rank_by_train ? r.train : r.fwd;
+}
 
 Table VocabTable(const VocabResult& res, bool plain) {
   const VocabQuery& q = res.query;
-  std::vector<Table::Column> columns = {{"rank"}, {"tie"}, {"vocab"}, {"multiple_of"},
-                                        {"fwd_us"}, {"train_us"}, {"train_TFLOP/s"}, {"speedup"}};
+  std::vector<Table::Column> columns = {{"rank"},          {"tie"},    {"vocab"},
+                                        {"multiple_of"},   {"fwd_us"}, {"train_us"},
+                                        {"train_TFLOP/s"}, {"speedup"}};
   if (plain) columns.push_back({"speedup_basis", Table::Align::kLeft});
   for (Table::Column c : std::vector<Table::Column>{{"extra_params"},
                                                     {"extra_params/rank"},
@@ -27,9 +30,13 @@ Table VocabTable(const VocabResult& res, bool plain) {
     const Timing& ranked = Ranked(q, row);
     const std::string mark = plain ? "" : (row.padded == res.ranking.baseline ? "*" : "");
     std::vector<std::string> cells = {
-        std::to_string(++rank), std::to_string(row.tie_group), std::to_string(row.padded) + mark,
+        std::to_string(++rank),
+        std::to_string(row.tie_group),
+        std::to_string(row.padded) + mark,
         row.multiple > 0 ? std::to_string(row.multiple) : (plain ? "" : "-"),
-        Fixed(row.fwd.time_us, 1), Fixed(row.train.time_us, 1), Fixed(row.train_tflops, 1),
+        Fixed(row.fwd.time_us, 1),
+        Fixed(row.train.time_us, 1),
+        Fixed(row.train_tflops, 1),
         SpeedupCell(row.speedup, ranked.source, row.speedup_basis, plain)};
     if (plain) cells.push_back(row.speedup > 0 ? std::string(SourceName(row.speedup_basis)) : "");
     cells.push_back(Grouped(row.extra_params));
@@ -40,7 +47,6 @@ Table VocabTable(const VocabResult& res, bool plain) {
   }
   return table;
 }
-
 
 }  // namespace
 
@@ -66,28 +72,29 @@ nlohmann::json Json(const VocabResult& res) {
                     {"extra_params_per_rank", row.extra_params_per_rank},
                     {"source", SourceName(ranked.source)}});
   }
-  return {{"schema_version", kJsonSchemaVersion},
-          {"gpu", std::string(res.gpu.name)},
-          {"vocab", q.vocab},
-          {"hidden", q.hidden},
-          {"tp", q.tp},
-          {"tokens", q.tokens},
-          {"dtype", std::string(DTypeName(q.dtype))},
-          {"rank_by", q.rank_by_train ? "train" : "fwd"},
-          {"answered_by", res.origin.description},
-          {"run_choice", res.origin.database
-                             ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs))
-                             : nlohmann::json(nullptr)},
-          {"algo_choice", res.origin.database
-                              ? nlohmann::json(AlgoChoiceName(res.origin.options.algo))
-                              : nlohmann::json(nullptr)},
-          {"runs", RunsJson(res.ranking.runs)},
-          {"baseline", res.ranking.baseline},
-          {"tie_rule", kTieRule},
-          {"ranking", "rank 1 is the headline best (the largest speed-up over a baseline of its "
-                      "own kind); rows of its kind first, then the other kinds, each listed tie "
-                      "group by tie group, fastest first"},
-          {"candidates", rows}};
+  return {
+      {"schema_version", kJsonSchemaVersion},
+      {"gpu", std::string(res.gpu.name)},
+      {"vocab", q.vocab},
+      {"hidden", q.hidden},
+      {"tp", q.tp},
+      {"tokens", q.tokens},
+      {"dtype", std::string(DTypeName(q.dtype))},
+      {"rank_by", q.rank_by_train ? "train" : "fwd"},
+      {"answered_by", res.origin.description},
+      {"run_choice", res.origin.database
+                         ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs))
+                         : nlohmann::json(nullptr)},
+      {"algo_choice", res.origin.database ? nlohmann::json(AlgoChoiceName(res.origin.options.algo))
+                                          : nlohmann::json(nullptr)},
+      {"runs", RunsJson(res.ranking.runs)},
+      {"baseline", res.ranking.baseline},
+      {"tie_rule", kTieRule},
+      {"ranking",
+       "rank 1 is the headline best (the largest speed-up over a baseline of its "
+       "own kind); rows of its kind first, then the other kinds, each listed tie "
+       "group by tie group, fastest first"},
+      {"candidates", rows}};
 }
 
 void Text(const VocabResult& res, std::ostream& out) {

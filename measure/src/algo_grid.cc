@@ -7,8 +7,7 @@ namespace {
 
 std::vector<AlgoConfig> ConfigsOf(const AlgoCaps& caps) {
   const std::vector<uint32_t> tiles = caps.tiles.empty() ? std::vector<uint32_t>{0} : caps.tiles;
-  const std::vector<uint32_t> stages =
-      caps.stages.empty() ? std::vector<uint32_t>{0} : caps.stages;
+  const std::vector<uint32_t> stages = caps.stages.empty() ? std::vector<uint32_t>{0} : caps.stages;
   // (split-K, reduction) pairs: none first, then each supported pair.
   std::vector<std::pair<int32_t, uint32_t>> splits = {{1, 0}};
   if (caps.split_k) {

@@ -131,7 +131,8 @@ bool AtLoad(const GpuReading& now, const GpuReading& settled, double tolerance) 
   const bool clock_known = now.sm_clock_mhz > 0 && settled.sm_clock_mhz > 0;
   const bool power_known = now.power_w > 0 && settled.power_w > 0;
   if (!clock_known && !power_known) return false;
-  const bool clock_down = !clock_known || now.sm_clock_mhz <= settled.sm_clock_mhz * (1 + tolerance);
+  const bool clock_down =
+      !clock_known || now.sm_clock_mhz <= settled.sm_clock_mhz * (1 + tolerance);
   const bool power_up = !power_known || now.power_w >= settled.power_w * (1 - tolerance);
   return clock_down && power_up;
 }

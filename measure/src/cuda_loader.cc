@@ -90,8 +90,8 @@ Loaded Load() {
     void* library = dlopen(l.path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) {
       const char* why = dlerror();
-      l.error = StrCat("the cuBLASLt engine ", l.path, " cannot be loaded: ",
-                       why ? why : "unknown reason",
+      l.error = StrCat("the cuBLASLt engine ", l.path,
+                       " cannot be loaded: ", why ? why : "unknown reason",
                        " (it needs the CUDA runtime and cuBLASLt on the library path)");
       return l;
     }
@@ -141,7 +141,8 @@ absl::Status DriverSeesDevices() {
     return absl::FailedPreconditionError(
         StrCat("no CUDA device: the driver says ", text, " (CUresult ", e, ")"));
   }
-  if (devices == 0) return absl::FailedPreconditionError("no CUDA device: the driver reports 0 devices");
+  if (devices == 0)
+    return absl::FailedPreconditionError("no CUDA device: the driver reports 0 devices");
   return absl::OkStatus();  // the driver stays loaded: the engine uses it next
 }
 
@@ -170,7 +171,8 @@ absl::StatusOr<std::vector<ProbedDevice>> ProbeDevices() {
 
 absl::StatusOr<std::unique_ptr<Backend>> MakeCublasLtBackend(const CublasLtOptions& options) {
   if (auto s = ValidateMeasureOptions(options.measure); !s.ok()) return s;
-  if (!CublasLtBackendBuilt()) return absl::FailedPreconditionError(StrCat("backend: ", Engine().error));
+  if (!CublasLtBackendBuilt())
+    return absl::FailedPreconditionError(StrCat("backend: ", Engine().error));
   if (auto devices = ProbeDevices(); !devices.ok()) return devices.status();
   const Loaded& engine = Engine();
   if (engine.api == nullptr) return absl::FailedPreconditionError(engine.error);

@@ -85,19 +85,18 @@ absl::Status ClockGovernor::Prepare(const std::function<absl::StatusOr<double>()
   return absl::OkStatus();
 }
 
-absl::StatusOr<double> ClockGovernor::KeepLoad(
-    HostWork what, double launch_us, const std::function<absl::StatusOr<int>(int)>& queue,
-    EngineClock& clock) {
+absl::StatusOr<double> ClockGovernor::KeepLoad(HostWork what, double launch_us,
+                                               const std::function<absl::StatusOr<int>(int)>& queue,
+                                               EngineClock& clock) {
   const auto k = static_cast<size_t>(what);
   const double now = clock.NowS();
   work_started_s_[k] = now;
   if (policy_ != ClockPolicy::kSustained || !tuning_.keep_load || !prepared_ || launch_us <= 0) {
     return 0.0;
   }
-  const double wanted_s =
-      std::min(tuning_.max_reload_s, work_s_[k].empty()
-                                         ? tuning_.keep_load_first_s
-                                         : tuning_.keep_load_factor * Median(work_s_[k]));
+  const double wanted_s = std::min(
+      tuning_.max_reload_s, work_s_[k].empty() ? tuning_.keep_load_first_s
+                                               : tuning_.keep_load_factor * Median(work_s_[k]));
   if (wanted_s <= tuning_.reload_after_idle_s) return 0.0;  // too short to let the GPU recover
   const double launches = std::clamp(std::ceil(wanted_s * 1e6 / launch_us), 1.0, 1e6);
   auto queued = queue(static_cast<int>(launches));
@@ -172,7 +171,8 @@ void ClockGovernor::CoolDown(GpuMonitor& monitor, EngineClock& clock) {
   };
   const auto cooled = [&] {
     const bool capped = r.reasons_known && (r.reasons & (kReasonSwPowerCap | kSlowdownReasons));
-    return !capped && (r.sm_clock_mhz <= 0 || r.sm_clock_mhz >= SampleFilter::kBurstFloor * boost());
+    return !capped &&
+           (r.sm_clock_mhz <= 0 || r.sm_clock_mhz >= SampleFilter::kBurstFloor * boost());
   };
   while (!cooled() && clock.NowS() < deadline) {
     clock.SleepS(tuning_.burst_cooldown_s / 5);
@@ -274,7 +274,8 @@ double MedianKnown(const std::vector<double>& values) {
   return Median(known);
 }
 
-AlgoResult SummarizeCandidate(const GemmShape& gemm, const RaceRun& run, int c, const AlgoIdentity& id) {
+AlgoResult SummarizeCandidate(const GemmShape& gemm, const RaceRun& run, int c,
+                              const AlgoIdentity& id) {
   AlgoResult r;
   r.algo = id;
   const CandidateLog& log = run.logs[static_cast<size_t>(c)];
@@ -298,8 +299,7 @@ AlgoResult SummarizeCandidate(const GemmShape& gemm, const RaceRun& run, int c, 
 absl::StatusOr<double> VerifyAll(const GemmShape& gemm, const GemmOperands& operands,
                                  GemmLauncher& launcher, std::vector<AlgoResult>& algos) {
   const std::vector<OutputIndex> elements = PickOutputElements(gemm);
-  const std::vector<SampledElement> references =
-      ReferenceElements(gemm, operands.source, elements);
+  const std::vector<SampledElement> references = ReferenceElements(gemm, operands.source, elements);
   double device_us = 0;
   for (size_t c = 0; c < algos.size(); ++c) {
     auto out = launcher.RunAndRead(static_cast<int>(c), elements);
@@ -342,8 +342,8 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   if (auto s = launcher.PrepareSamples(launches); !s.ok()) return s;
   const double graphs_s = clock.NowS() - preparing;
   governor.HostWorkDone(HostWork::kGraphs, clock);
-  const int rounds = std::max(
-      1, static_cast<int>(std::ceil(tuning.warmup_round_us / (*one * launches))));
+  const int rounds =
+      std::max(1, static_cast<int>(std::ceil(tuning.warmup_round_us / (*one * launches))));
   const std::vector<int> warm_order(static_cast<size_t>(std::min(rounds, 1000)), 0);
   const auto warm_round = [&]() -> absl::StatusOr<double> {
     auto times = launcher.Sample(warm_order);

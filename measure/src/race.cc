@@ -15,8 +15,8 @@ std::vector<int> Race::NextRound() const {
   const int n = Size();
   for (int i = 0; i < n; ++i) {
     const int c = static_cast<int>((rounds_ + i) % n);
-    if (in_race_[Index(c)] && static_cast<int64_t>(samples_[Index(c)].size()) <
-                                  options_.max_samples) {
+    if (in_race_[Index(c)] &&
+        static_cast<int64_t>(samples_[Index(c)].size()) < options_.max_samples) {
       order.push_back(c);
     }
   }

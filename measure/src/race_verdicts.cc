@@ -1,10 +1,9 @@
 #include "race_verdicts.h"
 
 #include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <numeric>
-
-#include <boost/math/distributions/students_t.hpp>
 
 namespace crest::measure::internal {
 
@@ -60,8 +59,6 @@ bool RaceJudge::Tied(const PairedRatio& r) const {
   return r.n > 1 && r.low >= log_down_ && r.high <= log_up_;
 }
 
-bool RaceJudge::Precise(const PairedRatio& r) const {
-  return r.n > 1 && r.high - r.low < log_up_;
-}
+bool RaceJudge::Precise(const PairedRatio& r) const { return r.n > 1 && r.high - r.low < log_up_; }
 
 }  // namespace crest::measure::internal

@@ -32,7 +32,7 @@ struct PairedRatio {
   double mean = 0;  // of the log ratios
   double low = 0;   // the simultaneous interval (log)
   double high = 0;
-  int n = 0;        // rounds both were timed in
+  int n = 0;  // rounds both were timed in
 };
 
 class RaceJudge {

@@ -63,7 +63,8 @@ absl::StatusOr<std::vector<TraceRow>> ParseTrace(std::string_view text, const st
     }
     rows.push_back({*mhz, *watts, *bits});
   }
-  if (rows.empty()) return absl::InvalidArgumentError(StrCat(path, ": the clock trace has no rows"));
+  if (rows.empty())
+    return absl::InvalidArgumentError(StrCat(path, ": the clock trace has no rows"));
   return rows;
 }
 
@@ -93,7 +94,7 @@ absl::StatusOr<TraceLoad> FindLoad(const std::vector<TraceRow>& trace) {
 }
 
 SimulatedGpu::SimulatedGpu(std::vector<TraceRow> trace, size_t idle_row, size_t load_row,
-                         size_t last_row)
+                           size_t last_row)
     : trace_(std::move(trace)), idle_row_(idle_row), load_row_(load_row), last_row_(last_row) {}
 
 SimulatedGpu SimulatedGpu::Steady(double clock_mhz, double power_w) {
@@ -203,7 +204,7 @@ double SimulatedGpu::Work(double burst_us) {
 }
 
 SimulatedLauncher::SimulatedLauncher(SimulatedGpu& gpu, const GemmShape& gemm, OperandSource source,
-                                   std::vector<double> burst_us, double noise, uint64_t seed)
+                                     std::vector<double> burst_us, double noise, uint64_t seed)
     : gpu_(gpu),
       gemm_(gemm),
       source_(source),

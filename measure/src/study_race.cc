@@ -165,8 +165,9 @@ absl::Status Reload(CandidateTimer& timer, int c, GpuMonitor& monitor, EngineClo
 // after an idle gap is retaken after a reload.
 absl::StatusOr<std::vector<double>> Round(CandidateTimer& timer, GpuMonitor& monitor,
                                           EngineClock& clock, const StudyRaceOptions& options,
-                                          const GpuReading& settled, const std::vector<bool>& racing,
-                                          double& last_end, StudyRaceResult& result) {
+                                          const GpuReading& settled,
+                                          const std::vector<bool>& racing, double& last_end,
+                                          StudyRaceResult& result) {
   const int n = timer.Candidates();
   std::vector<double> round(static_cast<size_t>(n), 0.0);
   for (int i = 0; i < n; ++i) {
@@ -180,7 +181,8 @@ absl::StatusOr<std::vector<double>> Round(CandidateTimer& timer, GpuMonitor& mon
     const bool idled = gap || (t.ok() && clock.NowS() - called - *t / 1e6 > options.max_idle_gap_s);
     if (t.ok() && idled) {
       ++result.retaken;
-      if (auto s = Reload(timer, c, monitor, clock, settled, options.settle, result); !s.ok()) return s;
+      if (auto s = Reload(timer, c, monitor, clock, settled, options.settle, result); !s.ok())
+        return s;
       t = timer.Time(c);
     }
     if (!t.ok()) return t.status();
@@ -221,10 +223,14 @@ Judgement JudgeRound(const RaceJudge& judge, const Rounds& times, int leader,
 
 std::string_view RaceVerdictName(RaceVerdict verdict) {
   switch (verdict) {
-    case RaceVerdict::kLeader: return "leader";
-    case RaceVerdict::kSlower: return "slower";
-    case RaceVerdict::kTied: return "tied";
-    case RaceVerdict::kUnresolved: return "unresolved";
+    case RaceVerdict::kLeader:
+      return "leader";
+    case RaceVerdict::kSlower:
+      return "slower";
+    case RaceVerdict::kTied:
+      return "tied";
+    case RaceVerdict::kUnresolved:
+      return "unresolved";
   }
   return "unresolved";
 }
@@ -271,9 +277,10 @@ absl::StatusOr<StudyRaceResult> RaceCandidates(CandidateTimer& timer, GpuMonitor
   if (result.unloaded > 0) {
     // Stored and printed with the race: its kept retakes may not be the
     // loaded GPU's.
-    result.stop_reason += StrCat("; ", result.unloaded, " retake(s) after a reload that ran ",
-                                 options.settle.max_s, " s without the clock and power back at "
-                                 "the settled load");
+    result.stop_reason +=
+        StrCat("; ", result.unloaded, " retake(s) after a reload that ran ", options.settle.max_s,
+               " s without the clock and power back at "
+               "the settled load");
   }
   result.standings = Standings(judge, result.times, verdicts, leader);
   return result;

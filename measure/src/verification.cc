@@ -54,8 +54,8 @@ std::vector<OutputIndex> PickOutputElements(const GemmShape& g) {
 namespace {
 
 // Row i of A (as used) in batch b, or column j of B, from the generator.
-std::vector<double> OperandVector(const GemmShape& g, const OperandSource& s, bool of_a,
-                                  int64_t b, int64_t index) {
+std::vector<double> OperandVector(const GemmShape& g, const OperandSource& s, bool of_a, int64_t b,
+                                  int64_t index) {
   const int bits = MantissaBits(g.dtype);
   std::vector<double> out(static_cast<size_t>(g.k));
   const int64_t base = of_a ? s.a_element + b * g.m * g.k : s.b_element + b * g.k * g.n;

@@ -40,9 +40,10 @@ constexpr const char* kPredictionColumns[] = {"uid",
                                               "created_us",
                                               "expected_error"};
 
-constexpr const char* kImportedColumns[] = {
-    "uid", "gpu_model", "device", "tool", "source_file", "source_hash", "host", "dtype",
-    "trans_a", "trans_b", "batch", "m", "n", "k", "time_us", "created_us"};
+constexpr const char* kImportedColumns[] = {"uid",         "gpu_model",   "device",  "tool",
+                                            "source_file", "source_hash", "host",    "dtype",
+                                            "trans_a",     "trans_b",     "batch",   "m",
+                                            "n",           "k",           "time_us", "created_us"};
 
 template <size_t N>
 std::string Columns(const char* const (&names)[N], const char* prefix) {
@@ -99,21 +100,22 @@ constexpr const char* kMergeJobs =
 // Measurements keep their uid; device, software and job ids are remapped
 // through the rows' natural keys.
 std::string MergeMeasurementsSql() {
-  return StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, uid, gpu_model, "
-                "dtype, trans_a, trans_b, batch, m, n, k, ",
-                MeasurementColumnList(""),
-                ") SELECT mj.id, md.id, ms.id, sm.uid, sm.gpu_model, sm.dtype, sm.trans_a, "
-                "sm.trans_b, sm.batch, sm.m, sm.n, sm.k, ",
-                MeasurementColumnList("sm."),
-                " FROM src.measurements AS sm "
-                "JOIN src.devices AS sd ON sd.id = sm.device_id "
-                "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
-                "JOIN src.software AS ss ON ss.id = sm.software_id "
-                "JOIN main.software AS ms ON ms.driver = ss.driver AND "
-                "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
-                "LEFT JOIN src.jobs AS sj ON sj.id = sm.job_id "
-                "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
-                "WHERE true ON CONFLICT(uid) DO NOTHING");
+  return StrCat(
+      "INSERT INTO main.measurements(job_id, device_id, software_id, uid, gpu_model, "
+      "dtype, trans_a, trans_b, batch, m, n, k, ",
+      MeasurementColumnList(""),
+      ") SELECT mj.id, md.id, ms.id, sm.uid, sm.gpu_model, sm.dtype, sm.trans_a, "
+      "sm.trans_b, sm.batch, sm.m, sm.n, sm.k, ",
+      MeasurementColumnList("sm."),
+      " FROM src.measurements AS sm "
+      "JOIN src.devices AS sd ON sd.id = sm.device_id "
+      "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
+      "JOIN src.software AS ss ON ss.id = sm.software_id "
+      "JOIN main.software AS ms ON ms.driver = ss.driver AND "
+      "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
+      "LEFT JOIN src.jobs AS sj ON sj.id = sm.job_id "
+      "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
+      "WHERE true ON CONFLICT(uid) DO NOTHING");
 }
 
 std::string MergeImportedSql() {
@@ -164,8 +166,8 @@ constexpr const char* kMergeRaceTimes =
 // The attached snapshot must be a Crest database of this schema version.
 absl::Status CheckSnapshotSchema(Connection& conn, const std::string& snapshot) {
   // The snapshot's own version: `src.pragma_user_version` would read main's.
-  auto version = QueryInt(conn, "PRAGMA src.user_version", "reading the snapshot's schema",
-                          "user_version");
+  auto version =
+      QueryInt(conn, "PRAGMA src.user_version", "reading the snapshot's schema", "user_version");
   if (!version.ok()) {
     return absl::FailedPreconditionError(
         StrCat(snapshot, ": not a Crest database (", version.status().message(), ")"));
@@ -194,7 +196,8 @@ absl::Status CheckSnapshotKinds(Connection& conn, const std::string& snapshot) {
   if (!mixed.ok()) return mixed.status();
   if (*mixed == 0) return absl::OkStatus();
   return absl::FailedPreconditionError(StrCat(
-      snapshot, ": holds replayed runs of a GPU model this database holds measured runs of (or "
+      snapshot,
+      ": holds replayed runs of a GPU model this database holds measured runs of (or "
       "the reverse); the two kinds are kept in databases of their own, so that no answer pools "
       "them"));
 }
@@ -217,7 +220,8 @@ absl::StatusOr<std::vector<std::string>> QuickCheckOf(Connection& conn, std::str
   if (!stmt.ok()) return stmt.status();
   std::vector<std::string> problems;
   for (;;) {
-    auto row = (*stmt)->Step(StrCat("checking the pages of ", schema == "src" ? "the snapshot" : "the database"));
+    auto row = (*stmt)->Step(
+        StrCat("checking the pages of ", schema == "src" ? "the snapshot" : "the database"));
     if (!row.ok()) return row.status();
     if (!*row) break;
     std::string line = (*stmt)->Text("quick_check");
@@ -232,12 +236,11 @@ absl::Status CheckSnapshotPages(Connection& conn, const std::string& snapshot) {
   auto problems = QuickCheckOf(conn, "src");
   if (!problems.ok()) return OfSnapshot(problems.status(), conn.path(), snapshot);
   if (problems->empty()) return absl::OkStatus();
-  return absl::DataLossError(StrCat(snapshot, ": snapshot is corrupt (", problems->front(),
-                                    problems->size() > 1 ? StrCat(", and ", problems->size() - 1,
-                                                                  " more problems")
-                                                         : std::string(),
-                                    "); nothing was merged into ", conn.path(),
-                                    "; export the node's database again"));
+  return absl::DataLossError(
+      StrCat(snapshot, ": snapshot is corrupt (", problems->front(),
+             problems->size() > 1 ? StrCat(", and ", problems->size() - 1, " more problems")
+                                  : std::string(),
+             "); nothing was merged into ", conn.path(), "; export the node's database again"));
 }
 
 // A merge that failed on corrupt data: which of the two files is at fault.
@@ -277,9 +280,9 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
       *count = conn_->Changes();
       return absl::OkStatus();
     };
-    for (const auto& [sql, count] : {std::pair{kMergeDevices, &report.devices},
-                                     std::pair{kMergeSoftware, &report.software},
-                                     std::pair{kMergeJobs, &report.jobs}}) {
+    for (const auto& [sql, count] :
+         {std::pair{kMergeDevices, &report.devices}, std::pair{kMergeSoftware, &report.software},
+          std::pair{kMergeJobs, &report.jobs}}) {
       if (auto s = run(sql, count); !s.ok()) return s;
     }
     auto last_id = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM main.measurements",
@@ -308,13 +311,13 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   }
   for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
                             "best_measurements", "best_answers", "run_bests", "imported",
-                            "generations", "job_counts", "races", "race_entries",
-                            "race_times"}) {
-    auto count = QueryInt(*conn_,
-                          StrCat("SELECT count(*) AS value FROM sqlite_master WHERE type = 'table' AND "
-                                 "name = '",
-                                 table, "'"),
-                          "reading the schema");
+                            "generations", "job_counts", "races", "race_entries", "race_times"}) {
+    auto count =
+        QueryInt(*conn_,
+                 StrCat("SELECT count(*) AS value FROM sqlite_master WHERE type = 'table' AND "
+                        "name = '",
+                        table, "'"),
+                 "reading the schema");
     if (!count.ok()) return count.status();
     if (*count != 1) report.problems.push_back(StrCat("table ", table, " is missing"));
   }
@@ -360,9 +363,10 @@ std::optional<WalIndexMark::Header> SqliteStore::ReadWalMark() {
     auto stmt = conn_->Prepare("PRAGMA journal_mode");
     std::string mode;
     if (stmt.ok() &&
-        (*stmt)->ForEachRow("reading the journal mode", [&](const Statement& row) {
-                 mode = row.Text("journal_mode");
-               }).ok() &&
+        (*stmt)
+            ->ForEachRow("reading the journal mode",
+                         [&](const Statement& row) { mode = row.Text("journal_mode"); })
+            .ok() &&
         mode == "wal") {
       // The file SQLite opened (a URI or relative path resolved), whose
       // WAL index sits next to it.
@@ -396,13 +400,14 @@ absl::StatusOr<ResultsGeneration> SqliteStore::Generation(const std::string& gpu
       "WHERE gpu_model = ?1");
   if (!stmt.ok()) return stmt.status();
   ResultsGeneration g;
-  auto s = (*stmt)->Bind(1, gpu_model).ForEachRow("reading the results generation",
-                                                  [&](const Statement& row) {
-                                                    g.measurement_id = row.Int("measurement_id");
-                                                    g.prediction_id = row.Int("prediction_id");
-                                                    g.deletions = row.Int("deletions");
-                                                    g.race_id = row.Int("race_id");
-                                                  });
+  auto s = (*stmt)
+               ->Bind(1, gpu_model)
+               .ForEachRow("reading the results generation", [&](const Statement& row) {
+                 g.measurement_id = row.Int("measurement_id");
+                 g.prediction_id = row.Int("prediction_id");
+                 g.deletions = row.Int("deletions");
+                 g.race_id = row.Int("race_id");
+               });
   if (!s.ok()) return s;
   if (generation_mark_ && known_generations_.size() < kMaxKnownGenerations) {
     known_generations_.emplace(gpu_model, g);
@@ -433,9 +438,8 @@ absl::StatusOr<std::map<std::string, int64_t>> SqliteStore::JobsByState() {
   auto stmt = conn_->Prepare("SELECT state AS name, jobs AS value FROM job_counts WHERE jobs > 0");
   if (!stmt.ok()) return stmt.status();
   std::map<std::string, int64_t> out;
-  auto s = (*stmt)->ForEachRow("counting jobs", [&](const Statement& row) {
-    out[row.Text("name")] = row.Int("value");
-  });
+  auto s = (*stmt)->ForEachRow(
+      "counting jobs", [&](const Statement& row) { out[row.Text("name")] = row.Int("value"); });
   if (!s.ok()) return s;
   return out;
 }
@@ -475,8 +479,9 @@ absl::StatusOr<DbStats> SqliteStore::Stats() {
   for (const auto& [sql, out] : groups) {
     auto stmt = conn_->Prepare(sql);
     if (!stmt.ok()) return stmt.status();
-    auto counted = (*stmt)->ForEachRow(
-        "counting rows", [out = out](const Statement& row) { (*out)[row.Text("name")] = row.Int("value"); });
+    auto counted = (*stmt)->ForEachRow("counting rows", [out = out](const Statement& row) {
+      (*out)[row.Text("name")] = row.Int("value");
+    });
     if (!counted.ok()) return counted;
   }
   return stats;

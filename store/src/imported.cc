@@ -41,13 +41,13 @@ absl::StatusOr<std::vector<Store::ImportedRow>> SqliteStore::ImportedTimings(
       "FROM imported WHERE gpu_model = ?1 ORDER BY id");
   if (!stmt.ok()) return stmt.status();
   std::vector<ImportedRow> out;
-  auto s = (*stmt)->Bind(1, gpu_model).ForEachRow("reading imported timings",
-                                                   [&](const Statement& row) {
-                                                     out.push_back({{ReadKey(row), row.Double("time_us")},
-                                                                    row.Text("device"),
-                                                                    row.Text("tool"),
-                                                                    row.Text("source_file")});
-                                                   });
+  auto s =
+      (*stmt)->Bind(1, gpu_model).ForEachRow("reading imported timings", [&](const Statement& row) {
+        out.push_back({{ReadKey(row), row.Double("time_us")},
+                       row.Text("device"),
+                       row.Text("tool"),
+                       row.Text("source_file")});
+      });
   if (!s.ok()) return s;
   return out;
 }

@@ -45,9 +45,9 @@ absl::StatusOr<JobRecord> SqliteStore::FindJob(const std::string& spec, const st
              "AND host = ?5 ORDER BY id DESC LIMIT 1"));
   if (!stmt.ok()) return stmt.status();
   // Unfinished jobs first (resumable), then finished ones; the newest of each.
-  for (const auto& states : {std::vector<JobState>{JobState::kQueued, JobState::kRunning,
-                                                   JobState::kFailed},
-                             std::vector<JobState>{JobState::kDone, JobState::kCancelled}}) {
+  for (const auto& states :
+       {std::vector<JobState>{JobState::kQueued, JobState::kRunning, JobState::kFailed},
+        std::vector<JobState>{JobState::kDone, JobState::kCancelled}}) {
     std::optional<JobRecord> newest;
     for (JobState state : states) {
       (*stmt)->Bind(1, backend).Bind(2, target).Bind(3, spec).Bind(4, JobStateName(state));
@@ -107,10 +107,10 @@ absl::StatusOr<JobRecord> SqliteStore::GetJob(int64_t id) {
 }
 
 absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs(const JobListing& listing) {
-  auto stmt = conn_->Prepare(
-      StrCat("SELECT ", listing.with_spec ? kJobColumns : kJobListColumns,
-             " FROM jobs WHERE (?1 IS NULL OR state = ?1) AND (?3 <= 0 OR id < ?3) "
-             "ORDER BY id DESC LIMIT ?2"));
+  auto stmt =
+      conn_->Prepare(StrCat("SELECT ", listing.with_spec ? kJobColumns : kJobListColumns,
+                            " FROM jobs WHERE (?1 IS NULL OR state = ?1) AND (?3 <= 0 OR id < ?3) "
+                            "ORDER BY id DESC LIMIT ?2"));
   if (!stmt.ok()) return stmt.status();
   if (listing.state) {
     (*stmt)->Bind(1, JobStateName(*listing.state));

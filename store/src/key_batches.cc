@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <tuple>
 #include <utility>
-#include <tuple>
 
 namespace crest::store::internal {
 namespace {

@@ -46,7 +46,9 @@ constexpr MeasurementColumn Field(std::string_view name) {
 }
 
 // The measurement mode's two columns, stored by name.
-void BindCache(Statement& s, int i, const MeasurementRow& r) { s.Bind(i, CacheModeName(r.mode.cache)); }
+void BindCache(Statement& s, int i, const MeasurementRow& r) {
+  s.Bind(i, CacheModeName(r.mode.cache));
+}
 void ReadCache(const Statement& s, std::string_view c, MeasurementRow& r) {
   r.mode.cache = ParseCacheMode(s.Text(c)).value_or(CacheMode::kCold);
 }
@@ -57,7 +59,8 @@ void ReadClocks(const Statement& s, std::string_view c, MeasurementRow& r) {
   r.mode.clocks = ParseClockPolicy(s.Text(c)).value_or(ClockPolicy::kBurst);
 }
 
-#define CREST_FIELD(path) [](auto& r) -> auto& { return r.path; }
+#define CREST_FIELD(path) \
+  [](auto& r) -> auto& { return r.path; }
 
 const auto kColumns = std::to_array<MeasurementColumn>({
     Field<CREST_FIELD(dtype_out)>("dtype_out"),

@@ -220,10 +220,10 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
     // uid, job, device, software, GPU model, the key (7), then the values.
     std::string params = "?1";
     for (size_t i = 2; i <= 12 + MeasurementColumns().size(); ++i) params += StrCat(", ?", i);
-    auto stmt = conn_->Prepare(StrCat(
-        "INSERT INTO measurements(uid, job_id, device_id, software_id, gpu_model, dtype, "
-        "trans_a, trans_b, batch, m, n, k, ",
-        MeasurementColumnList(""), ") VALUES (", params, ")"));
+    auto stmt = conn_->Prepare(
+        StrCat("INSERT INTO measurements(uid, job_id, device_id, software_id, gpu_model, dtype, "
+               "trans_a, trans_b, batch, m, n, k, ",
+               MeasurementColumnList(""), ") VALUES (", params, ")"));
     if (!stmt.ok()) return stmt.status();
     MeasurementRow row;
     row.key = GemmKey::Of(mg.gemm);
@@ -398,11 +398,12 @@ absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const
 
 absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   // Built once: a lookup reads one row, and building the text cost more.
-  static const std::string kSql = StrCat(
-      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, ",
-      MeasurementColumnList("m."), ", ", kDeviceColumns, ", s.driver, s.cuda_runtime, s.cublaslt "
-      "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
-      "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1");
+  static const std::string kSql =
+      StrCat("SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, ",
+             MeasurementColumnList("m."), ", ", kDeviceColumns,
+             ", s.driver, s.cuda_runtime, s.cublaslt "
+             "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
+             "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1");
   auto stmt = conn_->Prepare(kSql);
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
@@ -427,7 +428,10 @@ absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> SqliteStore::AllBestTi
       "ORDER BY b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k, s.cublaslt DESC, "
       "s.cuda_runtime DESC, s.driver DESC");
   if (!stmt.ok()) return stmt.status();
-  (*stmt)->Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache)).Bind(3, ClockPolicyName(mode.clocks));
+  (*stmt)
+      ->Bind(1, gpu_model)
+      .Bind(2, CacheModeName(mode.cache))
+      .Bind(3, ClockPolicyName(mode.clocks));
   (*stmt)->Bind(4, pin.cublaslt).Bind(5, pin.cuda_runtime).Bind(6, pin.driver);
   std::vector<std::pair<GemmKey, BestTime>> out;
   auto s = (*stmt)->ForEachRow("reading every answer", [&](const Statement& row) {

@@ -169,11 +169,10 @@ absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gp
   constexpr const char* kRuns =
       "SELECT job_id, device_id FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 "
       "AND cache_mode = ?2 AND clock_policy = ?3 AND software_id = ?4 AND ";
-  auto same_job = conn_->Prepare(
-      StrCat(kRuns, "job_id = ?5 AND device_id > ?6 ORDER BY device_id LIMIT 1"));
+  auto same_job =
+      conn_->Prepare(StrCat(kRuns, "job_id = ?5 AND device_id > ?6 ORDER BY device_id LIMIT 1"));
   if (!same_job.ok()) return same_job.status();
-  auto next_job =
-      conn_->Prepare(StrCat(kRuns, "job_id > ?5 ORDER BY job_id, device_id LIMIT 1"));
+  auto next_job = conn_->Prepare(StrCat(kRuns, "job_id > ?5 ORDER BY job_id, device_id LIMIT 1"));
   if (!next_job.ok()) return next_job.status();
   std::vector<RunBest> runs;
   JobStarts starts(*conn_);
@@ -182,7 +181,9 @@ absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gp
     std::optional<RunKey> found;
     for (Statement* s : {*same_job, *next_job}) {
       s->Reset();
-      s->Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache)).Bind(3, ClockPolicyName(mode.clocks));
+      s->Bind(1, gpu_model)
+          .Bind(2, CacheModeName(mode.cache))
+          .Bind(3, ClockPolicyName(mode.clocks));
       s->Bind(4, software_id).Bind(5, last.job_id).Bind(6, last.device_id);
       auto row = s->Step("listing runs");
       if (!row.ok()) return row.status();

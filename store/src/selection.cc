@@ -84,12 +84,13 @@ absl::StatusOr<std::vector<SelectedBest>> SqliteStore::NewestRunBests(const RunF
   return out;
 }
 
-absl::StatusOr<std::vector<AlgoIdentity>> SqliteStore::StoredTopAlgos(
-    const std::string& gpu_model, const GemmKey& key, const MeasureMode& mode,
-    int64_t except_software_id, int count) {
+absl::StatusOr<std::vector<AlgoIdentity>> SqliteStore::StoredTopAlgos(const std::string& gpu_model,
+                                                                      const GemmKey& key,
+                                                                      const MeasureMode& mode,
+                                                                      int64_t except_software_id,
+                                                                      int count) {
   auto stmt = conn_->Prepare(StrCat(
-      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, ",
-      MeasurementColumnList("m."),
+      "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, ", MeasurementColumnList("m."),
       " FROM measurements AS m WHERE m.gpu_model = ?1 AND m.cache_mode = ?2 AND "
       "m.clock_policy = ?3 AND m.software_id <> ?4 AND m.verified = 1 AND m.dtype = ?5 AND "
       "m.trans_a = ?6 AND m.trans_b = ?7 AND m.batch = ?8 AND m.m = ?9 AND m.n = ?10 AND "

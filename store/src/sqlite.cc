@@ -114,8 +114,8 @@ absl::Status Connection::Configure(const Options& options) {
   // (each holds a shared lock and wants the exclusive one); SQLite then
   // answers SQLITE_BUSY at once, without the busy handler. Retry it, within
   // the busy timeout.
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(options.busy_timeout_ms);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
   for (;;) {
     const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
     if (rc == SQLITE_OK) break;

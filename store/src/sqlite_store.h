@@ -18,9 +18,7 @@ class SqliteStore final : public Store {
   SqliteStore(std::unique_ptr<Connection> conn, StoreOptions options);
 
   const std::string& path() const override { return conn_->path(); }
-  int64_t NowUs() const override {
-    return static_cast<int64_t>(options_.env->NowSeconds() * 1e6);
-  }
+  int64_t NowUs() const override { return static_cast<int64_t>(options_.env->NowSeconds() * 1e6); }
 
   // jobs.cc
   absl::StatusOr<JobRecord> FindJob(const std::string& spec, const std::string& backend,
@@ -35,7 +33,7 @@ class SqliteStore final : public Store {
   absl::StatusOr<bool> HasPrediction(const std::string& gpu_model, std::string_view model_version,
                                      const GemmKey& key) override;
   absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
-                                const GemmShape& gemm, const Prediction& p) override;
+                                        const GemmShape& gemm, const Prediction& p) override;
   absl::StatusOr<int64_t> InsertPredictions(std::optional<int64_t> job_id,
                                             const std::string& gpu_model,
                                             std::span<const PredictionToWrite> batch) override;
@@ -58,12 +56,16 @@ class SqliteStore final : public Store {
                                                         const MeasureMode& mode) override;
   absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) override;
   absl::StatusOr<std::vector<int64_t>> SoftwareVersions(const SoftwarePin& pin) override;
-  absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
-      const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-      const MeasureMode& mode, AlgoChoice algo) override;
-  absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(
-      const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
-      const MeasureMode& mode, AlgoChoice algo) override;
+  absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(const std::string& gpu_model,
+                                                                   std::span<const GemmKey> keys,
+                                                                   int64_t software_id,
+                                                                   const MeasureMode& mode,
+                                                                   AlgoChoice algo) override;
+  absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(const std::string& gpu_model,
+                                                                 const RunKey& run,
+                                                                 std::span<const GemmKey> keys,
+                                                                 const MeasureMode& mode,
+                                                                 AlgoChoice algo) override;
   absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string& gpu_model, int64_t software_id,
                                                 const MeasureMode& mode) override;
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) override;

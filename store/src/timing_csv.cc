@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
-#include "crest/common/fnv1a.h"
 #include "crest/common/env.h"
+#include "crest/common/fnv1a.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
@@ -43,8 +43,8 @@ absl::StatusOr<std::vector<Row>> Records(const std::string& text, const std::str
   const std::string why = ok ? "" : csv_strerror(csv_error(&parser));
   csv_free(&parser);
   if (!ok) {
-    return absl::InvalidArgumentError(StrCat(path, ": not valid CSV after ", sink.rows.size() + 1,
-                                             " lines (", why, ")"));
+    return absl::InvalidArgumentError(
+        StrCat(path, ": not valid CSV after ", sink.rows.size() + 1, " lines (", why, ")"));
   }
   return sink.rows;
 }
@@ -113,12 +113,11 @@ absl::StatusOr<store::ImportedTiming> ParseRow(const Row& row, const Columns& co
 // The file's one value of `what` (device or tool): its column if it has one
 // (the same in every row), else the option.
 absl::StatusOr<std::string> OneValue(const std::vector<Row>& records, std::optional<size_t> col,
-                                     const std::string& option, const char* what,
-                                     const char* flag, const std::string& path) {
+                                     const std::string& option, const char* what, const char* flag,
+                                     const std::string& path) {
   if (!col) {
     if (option.empty()) {
-      return absl::InvalidArgumentError(
-          StrCat(path, ": no ", what, " column; say it with ", flag));
+      return absl::InvalidArgumentError(StrCat(path, ": no ", what, " column; say it with ", flag));
     }
     return option;
   }
@@ -139,7 +138,8 @@ absl::StatusOr<std::string> OneValue(const std::vector<Row>& records, std::optio
 absl::StatusOr<store::ImportBatch> ReadTimingCsv(const std::string& path,
                                                  const TimingCsvOptions& options) {
   auto text = ReadFileToString(path);
-  if (!text.ok()) return absl::Status(text.status().code(), StrCat("import: ", text.status().message()));
+  if (!text.ok())
+    return absl::Status(text.status().code(), StrCat("import: ", text.status().message()));
   auto records = Records(*text, path);
   if (!records.ok()) return records.status();
   if (records->size() < 2) {
@@ -170,8 +170,8 @@ absl::StatusOr<store::ImportBatch> ReadTimingCsv(const std::string& path,
   if (!tool.ok()) return tool.status();
   auto gpu = FindGpu(*device);
   if (!gpu.ok()) {
-    return absl::InvalidArgumentError(StrCat(path, ": device '", *device,
-                                             "' is not a catalogued GPU (crest gpus)"));
+    return absl::InvalidArgumentError(
+        StrCat(path, ": device '", *device, "' is not a catalogued GPU (crest gpus)"));
   }
   batch.device = *device;
   batch.tool = *tool;

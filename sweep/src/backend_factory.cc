@@ -2,8 +2,8 @@
 
 #include "crest/common/quoted.h"
 #include "crest/common/str_cat.h"
-#include "crest/tuner/gpu_catalogue.h"
 #include "crest/measure/cuda_backend.h"
+#include "crest/tuner/gpu_catalogue.h"
 #include "replay_backend.h"
 
 namespace crest::sweep {

@@ -53,10 +53,13 @@ absl::StatusOr<Drift> DriftOf(const std::string& trace_path, const GpuSpec& gpu)
   auto trace = measure::ParseTrace(*text, trace_path);
   if (!trace.ok()) return trace.status();
   auto load = measure::FindLoad(*trace);
-  if (!load.ok()) return absl::InvalidArgumentError(StrCat(trace_path, ": ", load.status().message()));
+  if (!load.ok())
+    return absl::InvalidArgumentError(StrCat(trace_path, ": ", load.status().message()));
   std::vector<double> clocks;
-  for (size_t i = load->load_row; i <= load->last_row; ++i) clocks.push_back((*trace)[i].sm_clock_mhz);
-  std::nth_element(clocks.begin(), clocks.begin() + static_cast<long>(clocks.size() / 2), clocks.end());
+  for (size_t i = load->load_row; i <= load->last_row; ++i)
+    clocks.push_back((*trace)[i].sm_clock_mhz);
+  std::nth_element(clocks.begin(), clocks.begin() + static_cast<long>(clocks.size() / 2),
+                   clocks.end());
   const double settled = clocks[clocks.size() / 2];
   drift.boost_mhz = (*trace)[load->idle_row].sm_clock_mhz;
   drift.time_scale = settled / drift.boost_mhz;
@@ -180,9 +183,9 @@ class ReplayBackend final : public Backend, public measure::SetRacer, public mea
     const auto row = table_.find(GemmKey::Of(gemm));
     if (row == table_.end()) {
       return absl::NotFoundError(
-          StrCat("replay: ", device_.replay, " has no row for ", gemm.name, " (", gemm.batch,
-                 "x", gemm.m, "x", gemm.n, "x", gemm.k, " ", DTypeName(gemm.dtype), " ",
-                 gemm.Layout(), "); the replay backend times only the GEMMs its table holds"));
+          StrCat("replay: ", device_.replay, " has no row for ", gemm.name, " (", gemm.batch, "x",
+                 gemm.m, "x", gemm.n, "x", gemm.k, " ", DTypeName(gemm.dtype), " ", gemm.Layout(),
+                 "); the replay backend times only the GEMMs its table holds"));
     }
     measure::SimulatedLauncher launcher(drift_.gpu, gemm, {kOperandSeed, 0, 0},
                                         {row->second * drift_.time_scale}, noise_, rng_());
@@ -196,7 +199,7 @@ class ReplayBackend final : public Backend, public measure::SetRacer, public mea
   DeviceInfo device_;
   measure::MeasureOptions measure_;
   double noise_ = 0;
-  std::mt19937_64 rng_;  // seeds each launcher's noise, in the order they are made
+  std::mt19937_64 rng_;   // seeds each launcher's noise, in the order they are made
   int64_t cublaslt_ = 0;  // the library version the table stands for
   measure::EngineTuning tuning_;
   measure::ClockGovernor governor_;
@@ -208,12 +211,15 @@ absl::Status ValidateReplay(const ReplayChoice& r) {
         "replay: the replay backend needs a recorded table (--replay FILE.csv)");
   }
   if (!(r.noise >= 0 && r.noise <= kMaxReplayNoise)) {
-    return absl::InvalidArgumentError(StrCat("replay.noise (--replay-noise): must be between 0 and ",
-                                             kMaxReplayNoise, " (got ", r.noise, ")"));
+    return absl::InvalidArgumentError(
+        StrCat("replay.noise (--replay-noise): must be between 0 and ", kMaxReplayNoise, " (got ",
+               r.noise, ")"));
   }
   if (r.cublaslt < 0) {
-    return absl::InvalidArgumentError(StrCat("replay.cublaslt (--replay-cublaslt): must be 0 or "
-                                             "a version number (got ", r.cublaslt, ")"));
+    return absl::InvalidArgumentError(
+        StrCat("replay.cublaslt (--replay-cublaslt): must be 0 or "
+               "a version number (got ",
+               r.cublaslt, ")"));
   }
   return absl::OkStatus();
 }
@@ -263,9 +269,8 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeReplayBackend(const BackendChoice& 
   Table table;
   for (const store::ImportedTiming& row : batch->rows) table.emplace(row.key, row.time_us);
   DeviceInfo device = ReplayDevice(**gpu, *batch, *drift, r);
-  return std::unique_ptr<Backend>(
-      std::make_unique<ReplayBackend>(std::move(table), **gpu, *std::move(drift), std::move(device),
-                                      choice));
+  return std::unique_ptr<Backend>(std::make_unique<ReplayBackend>(
+      std::move(table), **gpu, *std::move(drift), std::move(device), choice));
 }
 
 }  // namespace crest::sweep::internal

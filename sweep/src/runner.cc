@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-
 #include <map>
 #include <string_view>
 
@@ -42,7 +41,8 @@ class ResultWriter {
 
   absl::StatusOr<bool> Has(const GemmShape& g) {
     const auto key = store::GemmKey::Of(g);
-    if (backend_.Measures()) return db_.HasMeasurement(device_id_, software_id_, key, backend_.Mode());
+    if (backend_.Measures())
+      return db_.HasMeasurement(device_id_, software_id_, key, backend_.Mode());
     return db_.HasPrediction(std::string(backend_.Gpu().name),
                              ModelVersionFor(backend_.Gpu(), g.dtype), key);
   }
@@ -56,9 +56,9 @@ class ResultWriter {
     if (backend_.Measures()) {
       for (const auto& [g, outcome] : results) {
         if (!outcome.measured) return NoResult();
-        auto s = db_.InsertMeasurement(job_id, device_id_, software_id_,
-                                       std::string(backend_.Gpu().name), sm_count_,
-                                       *outcome.measured);
+        auto s =
+            db_.InsertMeasurement(job_id, device_id_, software_id_,
+                                  std::string(backend_.Gpu().name), sm_count_, *outcome.measured);
         if (!s.ok()) return s;
       }
       return static_cast<int64_t>(results.size());  // a measurement is always a new run's row
@@ -113,21 +113,18 @@ std::string DescribeRace(const StudyRaceReport& race) {
   }
   const measure::StudyRaceResult& r = race.result;
   return StrCat("race ", race.race_id, " of ", race.study, algo, ": ", race.d_ff.size(),
-                " candidates of job ", race.raced_job, " ", race.measured_on, "; ",
-                r.rounds, " rounds, ",
-                Decimals(r.seconds, 1), " s (warm-up ", Decimals(r.warmup_s, 1), " s, ",
-                r.settled ? "settled" : "not settled", "; ", r.retaken,
-                " retaken after an idle gap; stopped: ", r.stop_reason, "): ",
-                StrJoin(parts, "; "));
+                " candidates of job ", race.raced_job, " ", race.measured_on, "; ", r.rounds,
+                " rounds, ", Decimals(r.seconds, 1), " s (warm-up ", Decimals(r.warmup_s, 1),
+                " s, ", r.settled ? "settled" : "not settled", "; ", r.retaken,
+                " retaken after an idle gap; stopped: ", r.stop_reason,
+                "): ", StrJoin(parts, "; "));
 }
 
 double SweepProgress::GemmsPerMinute() const {
   return elapsed_s > 0 ? 60.0 * static_cast<double>(new_results + failed) / elapsed_s : 0;
 }
 
-double SweepProgress::GpuBusyFraction() const {
-  return elapsed_s > 0 ? kernel_s / elapsed_s : 0;
-}
+double SweepProgress::GpuBusyFraction() const { return elapsed_s > 0 ? kernel_s / elapsed_s : 0; }
 
 SweepProgress::PerGemm SweepProgress::HostPerGemm() const {
   PerGemm out;
@@ -229,14 +226,18 @@ class Committer {
  public:
   Committer(ResultWriter& writer, int64_t job_id, const SweepOptions& options, const Env& env,
             double start, SweepOutcome& out)
-      : writer_(writer), job_id_(job_id), options_(options), env_(env), start_(start),
-        out_(out), batch_(writer.BatchSize(options)) {}
+      : writer_(writer),
+        job_id_(job_id),
+        options_(options),
+        env_(env),
+        start_(start),
+        out_(out),
+        batch_(writer.BatchSize(options)) {}
 
   absl::Status Add(const GemmShape& g, GemmOutcome outcome) {
     if (waiting_.empty()) first_at_ = env_.MonotonicSeconds();
     waiting_.emplace_back(g, std::move(outcome));
-    if (waiting_.size() < batch_ &&
-        env_.MonotonicSeconds() - first_at_ < kPredictionBatchSeconds) {
+    if (waiting_.size() < batch_ && env_.MonotonicSeconds() - first_at_ < kPredictionBatchSeconds) {
       return absl::OkStatus();
     }
     return Commit();
@@ -358,9 +359,9 @@ absl::StatusOr<std::map<store::GemmKey, double>> StoredTimes(std::span<const Gem
 // `kind`: "measured", or "replayed" for the replay backend's simulated GPU.
 std::string DescribePlan(const DffQuery& study, const AdaptivePlan::StudyState& s, int rounds,
                          std::string_view kind) {
-  std::string out = StrCat("plan adaptive: ", DffStudyKey(study), ": timed ", s.timed, " of ",
-                           s.candidates, " candidates (", s.gemms_timed, " of ", s.gemms,
-                           " GEMMs) in ", rounds, " round(s); ");
+  std::string out =
+      StrCat("plan adaptive: ", DffStudyKey(study), ": timed ", s.timed, " of ", s.candidates,
+             " candidates (", s.gemms_timed, " of ", s.gemms, " GEMMs) in ", rounds, " round(s); ");
   if (s.leader == 0) return out + "no candidate was timed whole; the model answers them all";
   return StrCat(out, kind, " leader d_ff ", s.leader, " (", Decimals(s.leader_us, 1),
                 " us): no untimed candidate's optimistic bound is below it; the untimed are "
@@ -433,7 +434,8 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
       !s.ok()) {
     return s;
   }
-  auto state = RunMissing(others, others_present, backend, writer, job_id, options, env, start, out);
+  auto state =
+      RunMissing(others, others_present, backend, writer, job_id, options, env, start, out);
   if (!state.ok() || *state != store::JobState::kDone) return state;
   const Seen seen = [&](const GemmShape& g, const absl::StatusOr<GemmOutcome>& outcome) {
     const double t = outcome.ok() && outcome->measured ? FastestVerified(*outcome->measured) : 0;
@@ -460,8 +462,8 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
   }
   const auto states = plan->States();
   for (size_t i = 0; i < states.size(); ++i) {
-    out.plan_notes.push_back(DescribePlan(spec.dff[i], states[i], rounds,
-                                          backend.Device().replay.empty() ? "measured" : "replayed"));
+    out.plan_notes.push_back(DescribePlan(
+        spec.dff[i], states[i], rounds, backend.Device().replay.empty() ? "measured" : "replayed"));
   }
   return store::JobState::kDone;
 }
@@ -472,8 +474,8 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
 // in full.
 RunOne Revalidating(Backend& backend, measure::Retimer& retimer, store::Store& db,
                     int64_t software_id, SweepOutcome::Revalidation& counts) {
-  return [&backend, &retimer, &db, software_id, &counts](const GemmShape& g)
-             -> absl::StatusOr<GemmOutcome> {
+  return [&backend, &retimer, &db, software_id,
+          &counts](const GemmShape& g) -> absl::StatusOr<GemmOutcome> {
     auto stored = db.StoredTopAlgos(std::string(backend.Gpu().name), store::GemmKey::Of(g),
                                     backend.Mode(), software_id, kRevalidateAlgos);
     if (!stored.ok()) return stored.status();
@@ -489,8 +491,8 @@ RunOne Revalidating(Backend& backend, measure::Retimer& retimer, store::Store& d
 // The revalidation's report: this job against the newest run of each of the
 // spec's GEMMs on this GPU model under any other software version (where the
 // stored algorithms came from).
-absl::Status CompareRevalidation(const SweepSpec& spec, const Backend& backend,
-                                 store::Store& db, int64_t job_id, int64_t software_id,
+absl::Status CompareRevalidation(const SweepSpec& spec, const Backend& backend, store::Store& db,
+                                 int64_t job_id, int64_t software_id,
                                  SweepOutcome::Revalidation& r) {
   answers::CompareQuery query;
   query.base = StrCat("gpu:", backend.Gpu().name, " under other software versions");
@@ -512,7 +514,8 @@ absl::Status CompareRevalidation(const SweepSpec& spec, const Backend& backend,
     return absl::OkStatus();
   }
   if (!report.ok()) return report.status();
-  r.lines.push_back(StrCat("compare new (job ", job_id, ") against base (the newest run of each "
+  r.lines.push_back(StrCat("compare new (job ", job_id,
+                           ") against base (the newest run of each "
                            "GEMM on this GPU model under another software version; `crest "
                            "compare --base cublaslt:OLD --new job:",
                            job_id, "` lists every GEMM):"));
@@ -559,7 +562,8 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
   SweepProgress& p = out.progress;
   absl::StatusOr<store::JobState> final_state;
   if (spec.adaptive) {
-    final_state = RunAdaptive(spec, *present, backend, writer, db, job_id, options, env, start, out);
+    final_state =
+        RunAdaptive(spec, *present, backend, writer, db, job_id, options, env, start, out);
   } else if (auto s = BeginPass(static_cast<int64_t>(spec.gemms.size()), *present, db, job_id, out);
              !s.ok()) {
     return s;
@@ -568,8 +572,8 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
     if (spec.revalidate) {
       auto* retimer = dynamic_cast<measure::Retimer*>(&backend);
       if (retimer == nullptr) {
-        return absl::InvalidArgumentError(StrCat("revalidate: the ", backend.Name(),
-                                                 " backend cannot time given algorithms"));
+        return absl::InvalidArgumentError(
+            StrCat("revalidate: the ", backend.Name(), " backend cannot time given algorithms"));
       }
       out.revalidation.emplace();
       run_one = Revalidating(backend, *retimer, db, writer.software_id(), *out.revalidation);
@@ -590,12 +594,15 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
     out.revalidation->lines.insert(
         out.revalidation->lines.begin(),
         StrCat("revalidate: re-timed ", out.revalidation->retimed, " GEMMs with up to ",
-               kRevalidateAlgos, " of their fastest stored algorithms and the library's first "
+               kRevalidateAlgos,
+               " of their fastest stored algorithms and the library's first "
                "choice; ",
-               out.revalidation->searched, " searched in full (no other software version had "
-               "stored them); ", out.already_present, " already measured under this version"));
-    if (auto s = CompareRevalidation(spec, backend, db, job_id, writer.software_id(),
-                                     *out.revalidation);
+               out.revalidation->searched,
+               " searched in full (no other software version had "
+               "stored them); ",
+               out.already_present, " already measured under this version"));
+    if (auto s =
+            CompareRevalidation(spec, backend, db, job_id, writer.software_id(), *out.revalidation);
         !s.ok()) {
       return s;
     }

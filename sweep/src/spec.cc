@@ -43,9 +43,11 @@ std::string Quoted(const json& v) {
 // A whole number. One beyond int64 is refused as the user wrote it, never wrapped.
 absl::StatusOr<int64_t> Int(const json& v, const std::string& path) {
   if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) {
-    return Bad(path, StrCat("is ", Quoted(v), ", beyond the largest whole number (", INT64_MAX, ")"));
+    return Bad(path,
+               StrCat("is ", Quoted(v), ", beyond the largest whole number (", INT64_MAX, ")"));
   }
-  if (!v.is_number_integer()) return Bad(path, StrCat("must be a whole number (got ", Quoted(v), ")"));
+  if (!v.is_number_integer())
+    return Bad(path, StrCat("must be a whole number (got ", Quoted(v), ")"));
   return v.get<int64_t>();
 }
 
@@ -227,9 +229,14 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
   study.train = pass->options.include_backward;
   study.fuse_gate_up = pass->options.fuse_gate_up;
   studies.push_back(std::move(study));
-  canonical = {{"hidden", *hidden}, {"ratio", ratio->text},  {"window", *window},
-               {"align", *align},   {"tokens", *tokens},     {"tp", *tp},
-               {"pass", pass->pass}, {"fuse_gate_up", pass->options.fuse_gate_up},
+  canonical = {{"hidden", *hidden},
+               {"ratio", ratio->text},
+               {"window", *window},
+               {"align", *align},
+               {"tokens", *tokens},
+               {"tp", *tp},
+               {"pass", pass->pass},
+               {"fuse_gate_up", pass->options.fuse_gate_up},
                {"dtype", DTypeName(pass->dtype)}};
   return absl::OkStatus();
 }
@@ -406,9 +413,8 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
 
 // "measure": {"race": {…}}: the race of each d_ff study's leaders.
 absl::Status ExpandRace(const json& r, const std::string& path, measure::RaceSettings& race) {
-  if (auto s = OnlyKnownFields(r, path,
-                               {"enabled", "window", "max_candidates", "resolution", "max_seconds",
-                                "algos"});
+  if (auto s = OnlyKnownFields(
+          r, path, {"enabled", "window", "max_candidates", "resolution", "max_seconds", "algos"});
       !s.ok()) {
     return s;
   }
@@ -421,9 +427,9 @@ absl::Status ExpandRace(const json& r, const std::string& path, measure::RaceSet
     if (*v < 0 || *v > 1'000'000) return Bad(path + ".max_candidates", "is out of range");
     race.max_candidates = static_cast<int>(*v);
   }
-  for (auto [key, field] : {std::pair{"window", &race.window},
-                            std::pair{"resolution", &race.resolution},
-                            std::pair{"max_seconds", &race.max_seconds}}) {
+  for (auto [key, field] :
+       {std::pair{"window", &race.window}, std::pair{"resolution", &race.resolution},
+        std::pair{"max_seconds", &race.max_seconds}}) {
     if (!r.contains(key)) continue;
     if (!r[key].is_number()) return Bad(StrCat(path, ".", key), "must be a number");
     *field = r[key].get<double>();
@@ -447,8 +453,8 @@ absl::Status ExpandRace(const json& r, const std::string& path, measure::RaceSet
 absl::StatusOr<measure::MeasureOptions> ExpandMeasure(const json& m, json& canonical) {
   const std::string path = "spec.measure";
   if (auto s = OnlyKnownFields(m, path,
-                               {"cache", "clocks", "top_k", "exhaustive", "max_algos",
-                                "max_noise", "min_samples", "max_seconds", "race"});
+                               {"cache", "clocks", "top_k", "exhaustive", "max_algos", "max_noise",
+                                "min_samples", "max_seconds", "race"});
       !s.ok()) {
     return s;
   }
@@ -553,10 +559,12 @@ absl::Status ReadPlan(const json& doc, SweepSpec& spec, json& canonical) {
   }
   if (plan == "full") return absl::OkStatus();
   if (spec.dff.empty()) {
-    return Bad("spec.plan", "\"adaptive\" chooses among d_ff candidates; the spec has no \"dff\" study");
+    return Bad("spec.plan",
+               "\"adaptive\" chooses among d_ff candidates; the spec has no \"dff\" study");
   }
   if (doc.contains("shard")) {
-    return Bad("spec.plan", "\"adaptive\" decides its GEMMs as it times them; it cannot be sharded");
+    return Bad("spec.plan",
+               "\"adaptive\" decides its GEMMs as it times them; it cannot be sharded");
   }
   spec.adaptive = true;
   canonical["plan"] = "adaptive";
@@ -666,10 +674,14 @@ nlohmann::json AlgoNames(const std::vector<AlgoChoice>& algos) {
 }  // namespace
 
 nlohmann::json MeasureJson(const measure::MeasureOptions& o) {
-  return {{"cache", CacheModeName(o.mode.cache)}, {"clocks", ClockPolicyName(o.mode.clocks)},
-          {"top_k", o.top_k},                     {"exhaustive", o.exhaustive},
-          {"max_algos", o.max_algos},             {"max_noise", o.max_noise},
-          {"min_samples", o.min_samples},         {"max_seconds", o.max_seconds},
+  return {{"cache", CacheModeName(o.mode.cache)},
+          {"clocks", ClockPolicyName(o.mode.clocks)},
+          {"top_k", o.top_k},
+          {"exhaustive", o.exhaustive},
+          {"max_algos", o.max_algos},
+          {"max_noise", o.max_noise},
+          {"min_samples", o.min_samples},
+          {"max_seconds", o.max_seconds},
           {"race",
            {{"enabled", o.race.enabled},
             {"window", o.race.window},

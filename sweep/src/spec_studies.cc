@@ -15,8 +15,8 @@ absl::StatusOr<std::map<store::GemmKey, std::string>> StudiesOf(const SweepSpec&
       for (const GemmShape& g : gemms) out.try_emplace(store::GemmKey::Of(g), study);
     }
   }
-  const std::string other =
-      spec.name.empty() ? std::string("other GEMMs of the spec") : StrCat("other GEMMs of ", spec.name);
+  const std::string other = spec.name.empty() ? std::string("other GEMMs of the spec")
+                                              : StrCat("other GEMMs of ", spec.name);
   for (const GemmShape& g : spec.gemms) out.try_emplace(store::GemmKey::Of(g), other);
   return out;
 }

@@ -76,8 +76,8 @@ std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string&
     out.push_back(&r);
   }
   if (out.size() < 2) {
-    why = StrCat("only the leader (d_ff ", lead->d_ff, ") lies within ",
-                 100 * settings.window, "% of its time");
+    why = StrCat("only the leader (d_ff ", lead->d_ff, ") lies within ", 100 * settings.window,
+                 "% of its time");
     return {};
   }
   return out;
@@ -97,8 +97,8 @@ absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
     gemms.push_back(*std::move(set));
   }
   const std::vector<store::GemmKey> wanted(keys.begin(), keys.end());
-  auto bests = db.RunBests(std::string(backend.Gpu().name), wanted, run.software_id,
-                           backend.Mode(), algo);
+  auto bests =
+      db.RunBests(std::string(backend.Gpu().name), wanted, run.software_id, backend.Mode(), algo);
   if (!bests.ok()) return bests.status();
   std::vector<std::vector<measure::PinnedGemm>> sets;
   for (const std::vector<GemmShape>& set : gemms) {
@@ -112,9 +112,9 @@ absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
         }
       }
       if (best == nullptr) {
-        return absl::NotFoundError(StrCat("the run's ", AlgoChoiceName(algo),
-                                          " algorithm for ", g.name, " (m=", g.m,
-                                          " n=", g.n, " k=", g.k, ") is not in the database"));
+        return absl::NotFoundError(StrCat("the run's ", AlgoChoiceName(algo), " algorithm for ",
+                                          g.name, " (m=", g.m, " n=", g.n, " k=", g.k,
+                                          ") is not in the database"));
       }
       auto row = db.GetMeasurement(best->measurement_id);
       if (!row.ok()) return row.status();
@@ -169,11 +169,10 @@ absl::Status RaceStudy(const DffQuery& study, const measure::RaceSettings& setti
                           context.software_id};
   report.raced_job = run.job_id;
   const DeviceInfo device = backend.Device();
-  report.measured_on =
-      device.replay.empty()
-          ? StrCat("measured on ", device.name, " ", device.uuid, ", cuBLASLt ",
-                   backend.Software().cublaslt)
-          : StrCat("replayed (not measured) on a simulated ", device.gpu_model, ": ", device.replay);
+  report.measured_on = device.replay.empty() ? StrCat("measured on ", device.name, " ", device.uuid,
+                                                      ", cuBLASLt ", backend.Software().cublaslt)
+                                             : StrCat("replayed (not measured) on a simulated ",
+                                                      device.gpu_model, ": ", device.replay);
   for (const DffRow* r : leaders) report.d_ff.push_back(r->d_ff);
   auto sets = PinnedSets(study, report.algo, leaders, backend, db, run);
   if (!sets.ok()) {
@@ -182,9 +181,8 @@ absl::Status RaceStudy(const DffQuery& study, const measure::RaceSettings& setti
   }
   if (context.on_stage) {
     context.on_stage(StrCat("racing ", report.study, RaceAlgoNote(report.algo), ": ",
-                            leaders.size(),
-                            " candidates within ", 100 * settings.window, "% of d_ff ",
-                            leaders.front()->d_ff, " (job ", run.job_id, ")"));
+                            leaders.size(), " candidates within ", 100 * settings.window,
+                            "% of d_ff ", leaders.front()->d_ff, " (job ", run.job_id, ")"));
   }
   measure::StudyRaceOptions options;
   options.resolution = settings.resolution;

@@ -18,7 +18,7 @@ namespace crest::sweep::internal {
 struct RaceContext {
   int64_t device_id = 0;  // the backend's device and software in the store
   int64_t software_id = 0;
-  std::function<bool()> stop;                    // cancel or interrupt
+  std::function<bool()> stop;                      // cancel or interrupt
   std::function<void(std::string_view)> on_stage;  // progress, in words
 };
 

@@ -19,7 +19,8 @@ using crest::testing::OpenSweepDb;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
-const std::string kTable = std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/torch-mlp-h4096.csv";
+const std::string kTable =
+    std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/torch-mlp-h4096.csv";
 constexpr char kWindowSpec[] =
     R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}], "measure": {"race": {"enabled": false}}})";
 constexpr int64_t kWindowGemms = 2 * (2 * 64 + 1);

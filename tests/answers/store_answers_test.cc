@@ -7,17 +7,17 @@
 #include "crest/sweep/spec.h"
 #include "crest/tuner/predictor.h"
 #include "fake_backend.h"
-#include "sweep_testing.h"
 #include "fake_env.h"
-#include "run_timer.h"
 #include "gtest/gtest.h"
+#include "run_timer.h"
+#include "sweep_testing.h"
 #include "temp_dir.h"
 
 namespace crest::answers {
 namespace {
 
-using crest::testing::FakeMeasuringBackend;
 using crest::testing::EveryCandidate;
+using crest::testing::FakeMeasuringBackend;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
@@ -105,7 +105,8 @@ TEST_F(StoreAnswersTest, GemmsMeasuredOnlyByDifferentRunsAreNotStitchedUnlessPoo
 }
 
 TEST_F(StoreAnswersTest, PoolingTakesTheMedianOfTheRunsNeverTheBest) {
-  for (double slowdown : {1.0, 3.0, 2.0}) Sweep(R"({"dff":[{"hidden":4096,"window":0}]})", slowdown);
+  for (double slowdown : {1.0, 3.0, 2.0})
+    Sweep(R"({"dff":[{"hidden":4096,"window":0}]})", slowdown);
   auto three = Dff(EveryCandidate(4096, 0), RunChoice::kAll);
   ASSERT_TRUE(three.ok());
   const DffRow& row = three->rows[0];
@@ -203,7 +204,8 @@ TEST_F(StoreAnswersTest, MixedKindsHaveOneHeadlineAndSpeedupsAgainstTheirOwnKind
   // One rank over the answer: the headline's kind first, never interleaved.
   EXPECT_EQ(r->headline, r->rows.front().source);
   size_t switches = 0;
-  for (size_t i = 1; i < r->rows.size(); ++i) switches += r->rows[i].source != r->rows[i - 1].source;
+  for (size_t i = 1; i < r->rows.size(); ++i)
+    switches += r->rows[i].source != r->rows[i - 1].source;
   EXPECT_EQ(switches, 1u);
   EXPECT_EQ(r->rows.front().tie_group, 1);
 }
@@ -284,8 +286,7 @@ TEST_F(StoreAnswersTest, VocabAndDesignTimeEachCandidatesGemmsFromOneRun) {
 TEST_F(StoreAnswersTest, ASetsSumIsTheSumOfItsTimedPartsLatestPooledAndPredicted) {
   Sweep(R"({"name":"a","dff":[{"hidden":4096,"window":4,"pass":"train"}]})", 1.0);
   Sweep(R"({"name":"b","dff":[{"hidden":4096,"window":4,"pass":"train"}]})", 1.3);
-  Sweep(R"({"name":"c","dff":[{"hidden":4096,"window":2,"pass":"train"}]})", 0.9,
-        "GPU-fake-1");
+  Sweep(R"({"name":"c","dff":[{"hidden":4096,"window":2,"pass":"train"}]})", 0.9, "GPU-fake-1");
   DffQuery q = EveryCandidate(4096, 6);
   q.train = true;
   auto plan = PlanDff(q);

@@ -9,10 +9,10 @@
 
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
+#include "crest_cli.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "crest_cli.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -115,16 +115,18 @@ TEST(CrestDesign, RanksExplicitConfigsListsTheBrokenOnesAndWarnsOfHeadDims) {
                 std::string::npos);
     }
   }
-  const auto human = Crest("design --hidden 4096,4100 --heads 32 --vocab 32000 --seq 4096 "
-                           "--layers 32 --dp 8 --zero 3 --gpu h100");
+  const auto human = Crest(
+      "design --hidden 4096,4100 --heads 32 --vocab 32000 --seq 4096 "
+      "--layers 32 --dp 8 --zero 3 --gpu h100");
   EXPECT_EQ(human.exit_code, 0) << human.err;
   EXPECT_NE(human.out.find("not ranked, each breaks a rule:"), std::string::npos) << human.out;
   EXPECT_NE(human.out.find("h=4100 a=32"), std::string::npos) << human.out;
 }
 
 TEST(CrestDesign, SearchesNearAParameterBudget) {
-  const auto doc = Json(Crest("design --params 7B --tolerance 5% --vocab 32000 --seq 4096 "
-                              "--dp 8 --zero 3 --gpu h100 --top 0 --json"));
+  const auto doc =
+      Json(Crest("design --params 7B --tolerance 5% --vocab 32000 --seq 4096 "
+                 "--dp 8 --zero 3 --gpu h100 --top 0 --json"));
   ASSERT_FALSE(doc.is_discarded());
   ASSERT_GT(doc["configs"].size(), 5u);
   EXPECT_EQ(doc["rank_by"], "model_flops_per_s_per_gpu") << "sizes differ: equal work";
@@ -146,8 +148,8 @@ TEST(CrestDesign, SearchesNearAParameterBudget) {
     }
     last = tps;
     const auto& k = c["config"];
-    llama |= k["hidden"] == 4096 && k["heads"] == 32 && k["kv_heads"] == 32 &&
-             k["d_ff"] == 11008 && k["layers"] == 32;
+    llama |= k["hidden"] == 4096 && k["heads"] == 32 && k["kv_heads"] == 32 && k["d_ff"] == 11008 &&
+             k["layers"] == 32;
   }
   EXPECT_TRUE(llama) << "Llama-2-7B's own shape is among a 7B search's configurations";
 }
@@ -186,7 +188,8 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"design --hidden 1:100000:1 --heads 1 --vocab 8 --seq 8 --layers 1 --gpu h100",
                 "hidden: more than 4096 values"},
         Refusal{"design --hidden 128:4096:128 --heads 1:32:1 --vocab 8 --seq 8 --layers 1:30:1 "
-                "--gpu h100", "the dimensions give 30720 configurations; at most 20000"},
+                "--gpu h100",
+                "the dimensions give 30720 configurations; at most 20000"},
         Refusal{"--csv --json gpus", "excludes"},
         Refusal{"dff --hidden 4096 --gpu h100 --windw 4",
                 "crest dff: error: The following arguments were not expected: 4 --windw"}));
@@ -194,29 +197,33 @@ INSTANTIATE_TEST_SUITE_P(
 // Nothing ranked is not a success: every configuration the user gave breaks
 // a rule (listed with its rule), so the exit says bad input.
 TEST(CrestDesign, EveryConfigurationBreakingARuleExitsTwoAfterListingThem) {
-  const auto r = Crest("design --hidden 4100 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
-                       "--gpu h100");
+  const auto r = Crest(
+      "design --hidden 4100 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
+      "--gpu h100");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("hidden (4100) must be divisible by heads (32)"), std::string::npos)
       << r.out;
   EXPECT_NE(r.err.find("every one of the 1 configurations breaks a rule"), std::string::npos)
       << r.err;
-  const auto json = Crest("--json design --hidden 4100,4096 --heads 32 --vocab 32000 --seq 4096 "
-                          "--layers 32 --dp 8 --zero 3 --gpu h100");
+  const auto json = Crest(
+      "--json design --hidden 4100,4096 --heads 32 --vocab 32000 --seq 4096 "
+      "--layers 32 --dp 8 --zero 3 --gpu h100");
   EXPECT_EQ(json.exit_code, 0) << "one of two ranks: a success";
 }
 
 // A design answer says where its GEMM times come from, and what its
 // intervals are not.
 TEST(CrestDesign, SaysWhereItsGemmTimesComeFromAndWhatItsIntervalIsNot) {
-  const auto r = Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
-                       "--dp 8 --zero 3 --gpu h100");
+  const auto r = Crest(
+      "design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
+      "--dp 8 --zero 3 --gpu h100");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("GEMMs predicted by: tilewave-2"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("GEMMs measured on:"), std::string::npos) << "nothing measured here";
   EXPECT_NE(r.out.find("is not a coverage interval for a real run's step"), std::string::npos);
-  const auto doc = Json(Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 "
-                              "--layers 32 --dp 8 --zero 3 --gpu h100 --json"));
+  const auto doc =
+      Json(Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 "
+                 "--layers 32 --dp 8 --zero 3 --gpu h100 --json"));
   EXPECT_NE(doc["interval_note"].get<std::string>().find("not a coverage interval"),
             std::string::npos);
 }
@@ -224,8 +231,9 @@ TEST(CrestDesign, SaysWhereItsGemmTimesComeFromAndWhatItsIntervalIsNot) {
 // Sizes past the limits are refused by name, never computed with first, and
 // a huge argument is not echoed back whole.
 TEST(CrestDesign, HugeInputIsRefusedByNameWithoutEchoingIt) {
-  const auto big = Crest("design --hidden 9223372036854775807 --heads 1 --vocab 1 --seq 1 "
-                         "--layers 1 --gpu h100 --mlp gelu");
+  const auto big = Crest(
+      "design --hidden 9223372036854775807 --heads 1 --vocab 1 --seq 1 "
+      "--layers 1 --gpu h100 --mlp gelu");
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_NE(big.out.find("hidden must be at most 262144"), std::string::npos) << big.out;
   const auto echo = Crest("design --hidden " + std::string(100000, '9') +
@@ -248,7 +256,8 @@ TEST(CrestCsv, EveryLocalCommandPrintsCsv) {
   const std::string db = dir.File("node.db");
   ASSERT_EQ(Crest("sweep --db " + db + " --hidden 4096 --gpu h100 --window 1").exit_code, 0);
   for (const std::string& args :
-       {std::string("gpus"), std::string("info"), std::string("dff --hidden 4096 --gpu h100 --window 8"),
+       {std::string("gpus"), std::string("info"),
+        std::string("dff --hidden 4096 --gpu h100 --window 8"),
         std::string("explain --m 4096 --n 4096 --k 4096 --gpu h100"),
         std::string("shapes --hidden 4096 --heads 32 --d-ff 11008 --vocab 32000 --seq 4096"),
         std::string("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 --layers 32 "
@@ -278,16 +287,18 @@ TEST(CrestDb, VocabAndDesignAnswerFromADatabaseAndFillGapsWithTheModel) {
   testing::TempDir dir;
   const std::string db = dir.File("node.db");
   ASSERT_EQ(Crest("sweep --db " + db + " --hidden 4096 --gpu h100 --window 0").exit_code, 0);
-  const auto vocab = Json(Crest("vocab --vocab 50257 --hidden 4096 --gpu h100 --db " + db +
-                                " --json"));
+  const auto vocab =
+      Json(Crest("vocab --vocab 50257 --hidden 4096 --gpu h100 --db " + db + " --json"));
   EXPECT_EQ(vocab["answered_by"], db);
   EXPECT_EQ(vocab["candidates"].size(), 7u) << "nothing of the logits is in the file";
-  const auto design = Json(Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 "
-                                 "--layers 32 --dp 8 --zero 3 --gpu h100 --json --db " + db));
+  const auto design =
+      Json(Crest("design --hidden 4096 --heads 32 --vocab 32000 --seq 4096 "
+                 "--layers 32 --dp 8 --zero 3 --gpu h100 --json --db " +
+                 db));
   ASSERT_EQ(design["configs"].size(), 1u);
   EXPECT_EQ(design["configs"][0]["source"], "predicted");
-  EXPECT_EQ(Crest("vocab --vocab 8 --hidden 8 --gpu h100 --db " + dir.File("typo.db")).exit_code,
-            1) << "a database problem";
+  EXPECT_EQ(Crest("vocab --vocab 8 --hidden 8 --gpu h100 --db " + dir.File("typo.db")).exit_code, 1)
+      << "a database problem";
 }
 
 // A database with measurements (a scripted device) for d_ff 10920..10924 of
@@ -310,8 +321,9 @@ TEST(CrestDb, APartlyMeasuredWindowHasOneHeadlineAndKindsNeverMix) {
       ASSERT_TRUE(gemms.ok());
       for (const GemmShape& g : *gemms) {
         // Slow enough (10 ms per GEMM) to be slower than every prediction.
-        ASSERT_TRUE((*db)->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM",
-                                             132, testing::FakeMeasurement(g, 10000))
+        ASSERT_TRUE((*db)
+                        ->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                            testing::FakeMeasurement(g, 10000))
                         .ok());
       }
     }
@@ -328,8 +340,8 @@ TEST(CrestDb, APartlyMeasuredWindowHasOneHeadlineAndKindsNeverMix) {
   ASSERT_NE(measured, std::string::npos) << r.out;
   ASSERT_NE(predicted, std::string::npos) << r.out;
   EXPECT_LT(predicted, measured) << "the headline's kind first";
-  const auto doc = Json(Crest("dff --hidden 4096 --gpu h100 --window 8 --top 0 --json --db " +
-                              path));
+  const auto doc =
+      Json(Crest("dff --hidden 4096 --gpu h100 --window 8 --top 0 --json --db " + path));
   std::vector<std::pair<std::string, int>> order;
   for (const auto& row : doc["candidates"]) {
     order.emplace_back(row["source"].get<std::string>(), row["rank"].get<int>());

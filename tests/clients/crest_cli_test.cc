@@ -1,10 +1,11 @@
 // End-to-end tests of the `crest` binary: flags, exit codes, messages, JSON.
+#include "crest_cli.h"
+
 #include <string>
 
 #include "crest/tuner/defaults.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "crest_cli.h"
 #include "run_command.h"
 
 namespace crest {
@@ -42,7 +43,8 @@ TEST(CrestDff, DefaultRankingIsPredictedAndBestFirst) {
 TEST(CrestDff, HumanTableSaysPredicted) {
   const auto r = Crest("dff --hidden 4096 --gpu h100 --top 3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("answered by: this build's model, predicted by tilewave-2"), std::string::npos)
+  EXPECT_NE(r.out.find("answered by: this build's model, predicted by tilewave-2"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("not measured"), std::string::npos);
   EXPECT_NE(r.out.find("floor(8/3*4096) = 10922"), std::string::npos);

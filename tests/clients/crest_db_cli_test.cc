@@ -24,7 +24,6 @@ crest::testing::CommandResult Crest(const std::string& args) {
   return RunCommand(std::string(CREST_BIN) + " " + args);
 }
 
-
 // The shipped table before and after a replayed upgrade, revalidated.
 void ReplayUpgrade(const std::string& db, const std::string& slowed) {
   crest::testing::WriteSlowedMlpTable(slowed);
@@ -134,7 +133,8 @@ TEST(CrestSweep, ABadMeasureFlagIsRefusedNamingIt) {
   EXPECT_NE(r.err.find("measure.top_k (--top-k): must be between 1 and 64 (got 0)"),
             std::string::npos)
       << r.err;
-  auto clocks = Crest("sweep --db " + dir.File("x.db") + " --hidden 4096 --gpu h100 --clocks boost");
+  auto clocks =
+      Crest("sweep --db " + dir.File("x.db") + " --hidden 4096 --gpu h100 --clocks boost");
   EXPECT_EQ(clocks.exit_code, 2);
   EXPECT_NE(clocks.err.find("--clocks"), std::string::npos) << clocks.err;
 }
@@ -145,13 +145,13 @@ const std::string kDevice = "--device 'NVIDIA H100 80GB HBM3' --tool 'torch.matm
 TEST(CrestDbImport, TheSharedPyTorchCsvsImportAsTheyAreOnceAndNeverAnswerAsMeasured) {
   TempDir dir;
   const std::string db = dir.File("h100.db");
-  auto first = Json(Crest("--json db import --db " + db + " --csv " + kData +
-                          "torch-mlp-h4096.csv " + kDevice));
+  auto first = Json(
+      Crest("--json db import --db " + db + " --csv " + kData + "torch-mlp-h4096.csv " + kDevice));
   EXPECT_EQ(first["added"], 514);
   EXPECT_EQ(first["gpu"], "H100-SXM");
   EXPECT_EQ(first["source"], "imported");
-  auto again = Json(Crest("--json db import --db " + db + " --csv " + kData +
-                          "torch-mlp-h4096.csv " + kDevice));
+  auto again = Json(
+      Crest("--json db import --db " + db + " --csv " + kData + "torch-mlp-h4096.csv " + kDevice));
   EXPECT_EQ(again["added"], 0);
   EXPECT_EQ(again["already_present"], 514);
   auto stats = Json(Crest("db stats --json --db " + db));
@@ -168,16 +168,17 @@ TEST(CrestDbImport, TheSharedPyTorchCsvsImportAsTheyAreOnceAndNeverAnswerAsMeasu
 TEST(CrestCalibrate, FitsTheSharedDataWritesTheFileAndCrestAnswersWithIt) {
   TempDir dir;
   const std::string db = dir.File("h100.db");
-  for (const char* csv : {"torch-mlp-h4096.csv", "torch-mlp-h4096-repeat.csv", "torch-seed-bmm.csv"}) {
+  for (const char* csv :
+       {"torch-mlp-h4096.csv", "torch-mlp-h4096-repeat.csv", "torch-seed-bmm.csv"}) {
     ASSERT_EQ(Crest("db import --db " + db + " --csv " + kData + csv + " " + kDevice).exit_code, 0);
   }
   auto several = Crest("calibrate --db " + db);
   EXPECT_EQ(several.exit_code, 2);
-  EXPECT_NE(several.err.find("several dtypes: bf16 (1028 rows), fp16 (52 rows)"),
-            std::string::npos)
+  EXPECT_NE(several.err.find("several dtypes: bf16 (1028 rows), fp16 (52 rows)"), std::string::npos)
       << several.err;
   const std::string out = dir.File("cal.json");
-  auto c = Json(Crest("--json calibrate --db " + db + " --dtype bf16 --from-defaults --out " + out));
+  auto c =
+      Json(Crest("--json calibrate --db " + db + " --dtype bf16 --from-defaults --out " + out));
   EXPECT_EQ(c["gpu"], "H100-SXM");
   EXPECT_EQ(c["provenance"]["source"], "imported");
   EXPECT_EQ(c["provenance"]["rows"], 514);
@@ -197,8 +198,8 @@ TEST(CrestCalibrate, FitsTheSharedDataWritesTheFileAndCrestAnswersWithIt) {
   EXPECT_EQ(csv.rfind("parameter,before,after,status\n", 0), 0u) << csv;
   EXPECT_NE(csv.find("\nfast_tflops,"), std::string::npos) << csv;
   // A loaded calibration is the model crest answers with.
-  auto explained = Json(Crest("--json --calibration " + out +
-                              " explain --m 8192 --n 4096 --k 10922 --gpu h100"));
+  auto explained = Json(
+      Crest("--json --calibration " + out + " explain --m 8192 --n 4096 --k 10922 --gpu h100"));
   EXPECT_EQ(explained["model_version"], "tilewave-2+" + c["id"].get<std::string>());
   EXPECT_EQ(explained["kernel_family"], "fallback");
 }
@@ -400,11 +401,12 @@ TEST(CrestCompare, ARevalidatedUpgradeIsComparedAndFailsOnRegressionWithExitCode
   auto text = Crest("compare --db " + db + " --base cublaslt:130100 --new cublaslt:130200");
   EXPECT_EQ(text.exit_code, 0) << "a regression alone is not an error: " << text.err;
   EXPECT_NE(text.out.find("REPLAYED (not measured)"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("summary: 4 slower, 0 unresolved, 510 same, 0 faster"),
-            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("summary: 4 slower, 0 unresolved, 510 same, 0 faster"), std::string::npos)
+      << text.out;
   auto gate = Crest("compare --db " + db + " --base job:1 --new job:2 --fail-on-regression");
   EXPECT_EQ(gate.exit_code, 3) << gate.err;
-  auto loose = Crest("compare --db " + db + " --base job:1 --new job:2 --threshold 10% "
+  auto loose = Crest("compare --db " + db +
+                     " --base job:1 --new job:2 --threshold 10% "
                      "--fail-on-regression");
   EXPECT_EQ(loose.exit_code, 0) << "8% is below a 10% threshold: " << loose.out;
   auto json = Json(Crest("--json compare --db " + db + " --base job:1 --new job:2"));

@@ -27,8 +27,8 @@ TEST(CrestDoctor, AWritableStateDirAndARunningDaemonPassAndTheExitIsZero) {
   std::string why;
   ASSERT_TRUE(daemon.Start(CRESTD_BIN, dir.path(), {}, &why)) << why;
   // --no-gpu: this machine may have no GPU; every remaining check must pass.
-  const auto r = testing::RunCommand(Crest("--json --server " + daemon.address() +
-                                           " doctor --no-gpu --state-dir " + dir.path()));
+  const auto r = testing::RunCommand(
+      Crest("--json --server " + daemon.address() + " doctor --no-gpu --state-dir " + dir.path()));
   const auto report = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_TRUE(report.is_object()) << r.out << r.err;
   EXPECT_EQ(Find(report, "state-dir")["verdict"], "ok") << r.out;
@@ -62,12 +62,11 @@ TEST(CrestDoctor, AMissingStateDirAndAnUnreachableDaemonFailNamingThem) {
 // never "cannot measure", which --no-gpu did not check.
 TEST(CrestDoctor, NoGpuSaysThePurposeItChecked) {
   testing::TempDir dir;
-  const auto failed = testing::RunCommand(
-      Crest("doctor --no-gpu --no-daemon --state-dir " + dir.File("missing")));
+  const auto failed =
+      testing::RunCommand(Crest("doctor --no-gpu --no-daemon --state-dir " + dir.File("missing")));
   EXPECT_EQ(failed.exit_code, 1);
   EXPECT_EQ(failed.err.find("measure"), std::string::npos) << failed.err;
-  EXPECT_NE(failed.err.find("cannot predict (GPU checks skipped: --no-gpu) yet"),
-            std::string::npos)
+  EXPECT_NE(failed.err.find("cannot predict (GPU checks skipped: --no-gpu) yet"), std::string::npos)
       << failed.err;
   const auto ok =
       testing::RunCommand(Crest("--json doctor --no-gpu --no-daemon --state-dir " + dir.path()));

@@ -65,7 +65,8 @@ TEST(CrestFleet, SubmitAndPullMergeTheSurvivorsReportTheDeadNodeAndMergeIdempote
   for (int i = 0; i < 3; ++i) {
     const std::string state = dir.File("node" + std::to_string(i));
     std::filesystem::create_directories(state);
-    ASSERT_TRUE(nodes[i].Start(CRESTD_TESTING_BIN, state, {"--model-gemm-delay-ms", delays[i]}, &why))
+    ASSERT_TRUE(
+        nodes[i].Start(CRESTD_TESTING_BIN, state, {"--model-gemm-delay-ms", delays[i]}, &why))
         << why;
   }
   const std::string targets =
@@ -141,10 +142,10 @@ TEST(CrestFleet, PullNamesTheNodeWhoseGpuIsSlowerThanTheFleetAndNoOther) {
   for (int i = 0; i < 4; ++i) {
     const std::string state = dir.File("node" + std::to_string(i));
     std::filesystem::create_directories(state);
-    const auto sweep = testing::RunCommand(Crest(
-        testing::ReplaySweepArgs(state + "/crest.db", i == 3 ? throttled : testing::kMlpTable,
-                                 130100) +
-        " --replay-seed " + std::to_string(i + 1)));
+    const auto sweep = testing::RunCommand(
+        Crest(testing::ReplaySweepArgs(state + "/crest.db", i == 3 ? throttled : testing::kMlpTable,
+                                       130100) +
+              " --replay-seed " + std::to_string(i + 1)));
     ASSERT_EQ(sweep.exit_code, 0) << sweep.out << sweep.err;
     std::string why;
     ASSERT_TRUE(nodes[i].Start(CRESTD_TESTING_BIN, state, {}, &why)) << why;
@@ -167,8 +168,8 @@ TEST(CrestFleet, PullNamesTheNodeWhoseGpuIsSlowerThanTheFleetAndNoOther) {
   }
   const std::string slow = devices[0]["device_uuid"];
 
-  const auto text = testing::RunCommand(
-      Crest("compare --fleet --db " + catalogue + " --fail-on-regression"));
+  const auto text =
+      testing::RunCommand(Crest("compare --fleet --db " + catalogue + " --fail-on-regression"));
   EXPECT_EQ(text.exit_code, 3) << text.out << text.err;
   EXPECT_NE(text.out.find("REPLAYED (not measured): 1 of 4 devices slower"), std::string::npos)
       << text.out;
@@ -185,17 +186,17 @@ TEST(CrestFleet, PullNamesTheNodeWhoseGpuIsSlowerThanTheFleetAndNoOther) {
   EXPECT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.rfind("gpu_model,cublaslt,host,device_uuid,gemms,", 0), 0u) << csv.out;
 
-  const auto bad = testing::RunCommand(Crest("compare --fleet --db " + catalogue +
-                                             " --base all --new all"));
+  const auto bad =
+      testing::RunCommand(Crest("compare --fleet --db " + catalogue + " --base all --new all"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("fleet: --fleet sets every device"), std::string::npos) << bad.err;
-  const auto unknown = testing::RunCommand(Crest("compare --fleet --db " + catalogue +
-                                                 " --gpu nope"));
+  const auto unknown =
+      testing::RunCommand(Crest("compare --fleet --db " + catalogue + " --gpu nope"));
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("error: gpu: unknown GPU 'nope' (known: "), std::string::npos)
       << unknown.err;
-  const auto gpu = testing::RunCommand(Crest("compare --db " + catalogue +
-                                             " --base all --new all --gpu h100"));
+  const auto gpu =
+      testing::RunCommand(Crest("compare --db " + catalogue + " --base all --new all --gpu h100"));
   EXPECT_EQ(gpu.exit_code, 2);
   EXPECT_NE(gpu.err.find("gpu: --gpu goes with --fleet"), std::string::npos) << gpu.err;
 }

@@ -37,7 +37,9 @@ std::string Measured(const TempDir& dir, const std::string& name, FakeMeasuringB
   backend.script = Script;
   // 10918 is 0.8% behind: slower only at a resolution finer than that.
   auto out = sweep::RunSweep(
-      Spec(R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"resolution": 0.005}}})"), backend, **db, {});
+      Spec(
+          R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"resolution": 0.005}}})"),
+      backend, **db, {});
   EXPECT_TRUE(out.ok()) << out.status();
   return path;
 }
@@ -51,7 +53,8 @@ TEST(CrestRace, TheAnswerSaysItsLeadersWereRacedAndShowsEachOnesStanding) {
 
   const auto text = Crest(kQuery + db);
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("race: the 3 leading candidates of job 1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("race: the 3 leading candidates of job 1"), std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("all verdicts hold together at a 5% family-wise error rate"),
             std::string::npos)
       << text.out;
@@ -117,8 +120,8 @@ TEST(CrestRace, BadAlgoAndRaceFlagsAreRefusedNamingTheField) {
   const auto bad = Crest(std::string(kQuery) + db + " --algo fastest");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("algo: 'fastest' is not best or default"), std::string::npos) << bad.err;
-  const auto window = Crest("sweep --hidden 4096 --window 4 --gpu h100 --race-window 2 --db " +
-                            dir.File("s.db"));
+  const auto window =
+      Crest("sweep --hidden 4096 --window 4 --gpu h100 --race-window 2 --db " + dir.File("s.db"));
   EXPECT_EQ(window.exit_code, 2);
   EXPECT_NE(window.err.find("measure.race.window (--race-window): must be in (0, 0.5]"),
             std::string::npos)
@@ -168,7 +171,8 @@ TEST(CrestRace, ARaceOfTheFirstProcedureSaysItsVerdictsHoldAtNoStatedRate) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("hold at no stated error rate"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("family-wise"), std::string::npos) << text.out;
-  EXPECT_DOUBLE_EQ(Json(Crest("--json " + std::string(kQuery) + db))["race"]["error_rate"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(
+      Json(Crest("--json " + std::string(kQuery) + db))["race"]["error_rate"].get<double>(), 0.0);
 }
 
 TEST(CrestReplay, ASweepOfARecordedTableIsAnsweredAsReplayedInEveryOutput) {
@@ -209,7 +213,8 @@ TEST(CrestReplay, ASweepOfARecordedTableIsAnsweredAsReplayedInEveryOutput) {
   const auto stray = Crest("sweep --db " + db + " --replay " + table + " --gpu h100 --hidden 4096");
   EXPECT_NE(stray.exit_code, 0);
   EXPECT_NE(stray.err.find("--replay is for --backend replay"), std::string::npos) << stray.err;
-  const auto stray_noise = Crest("sweep --db " + db + " --replay-noise 0.1 --gpu h100 --hidden 4096");
+  const auto stray_noise =
+      Crest("sweep --db " + db + " --replay-noise 0.1 --gpu h100 --hidden 4096");
   EXPECT_NE(stray_noise.exit_code, 0);
   EXPECT_NE(stray_noise.err.find("--replay-noise is for --backend replay"), std::string::npos)
       << stray_noise.err;

@@ -7,8 +7,8 @@
 
 #include "crestd_process.h"
 #include "gtest/gtest.h"
-#include "replay_tables.h"
 #include "nlohmann/json.hpp"
+#include "replay_tables.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -41,9 +41,9 @@ TEST_F(CrestRemote, SweepThroughTheDaemonThenTheSameRankingRemoteAndFromTheFile)
 
   const auto remote = Crest("dff --hidden 4096 --gpu h100 --window 16 --top 5");
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
-  const auto local = testing::RunCommand(std::string(CREST_BIN) + " dff --db " +
-                                         dir_.File("crest.db") +
-                                         " --hidden 4096 --gpu h100 --window 16 --top 5");
+  const auto local =
+      testing::RunCommand(std::string(CREST_BIN) + " dff --db " + dir_.File("crest.db") +
+                          " --hidden 4096 --gpu h100 --window 16 --top 5");
   ASSERT_EQ(local.exit_code, 0) << local.err;
   EXPECT_EQ(Table(remote.out), Table(local.out));
   EXPECT_NE(remote.out.find("answered by: crestd at " + daemon_.address()), std::string::npos);
@@ -154,8 +154,8 @@ TEST_F(CrestRemote, JobsSubmitListShowWatchCancelAndExportAndInfo) {
 
   const auto exported = Crest("db export --out " + dir_.File("snap.db"));
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  const auto stats = testing::RunCommand(std::string(CREST_BIN) + " --json db stats --db " +
-                                         dir_.File("snap.db"));
+  const auto stats =
+      testing::RunCommand(std::string(CREST_BIN) + " --json db stats --db " + dir_.File("snap.db"));
   EXPECT_NE(stats.out.find("\"predictions\": 34"), std::string::npos) << stats.out;
   const auto again = Crest("db export --out " + dir_.File("snap.db"));
   EXPECT_NE(again.exit_code, 0) << "an existing file is never overwritten";
@@ -218,7 +218,8 @@ TEST_F(CrestRemote, CompareThroughTheDaemonEqualsTheLocalComparison) {
   const std::string query = " compare --base cublaslt:130100 --new cublaslt:130200";
   const auto remote = Crest("--json" + query + " --fail-on-regression");
   EXPECT_EQ(remote.exit_code, 3) << remote.err;
-  const auto local = testing::RunCommand(std::string(CREST_BIN) + " --json" + query + " --db " + db);
+  const auto local =
+      testing::RunCommand(std::string(CREST_BIN) + " --json" + query + " --db " + db);
   ASSERT_EQ(local.exit_code, 0) << local.err;
   auto r = nlohmann::json::parse(remote.out);
   auto l = nlohmann::json::parse(local.out);
@@ -247,8 +248,7 @@ namespace {
 TEST_F(CrestRemote, WatchingAJobQueuedLongerThanTheIdleTimeoutWatchesAgainUntilItEnds) {
   ASSERT_NE(daemon_.Stop(SIGTERM), -1);
   std::string why;
-  ASSERT_TRUE(daemon_.Start(CRESTD_BIN, dir_.path(), {"--stream-idle-timeout", "1"}, &why))
-      << why;
+  ASSERT_TRUE(daemon_.Start(CRESTD_BIN, dir_.path(), {"--stream-idle-timeout", "1"}, &why)) << why;
   // 180,000 model GEMMs ahead: seconds of work even with batched commits,
   // while job 2 waits.
   testing::WriteBytes(dir_.File("ahead.json"),

@@ -1,12 +1,13 @@
 // The printers' output, byte for byte, against files under
 // tests/data/golden/. A change of format shows up as a diff of those files:
 // regenerate them with CREST_UPDATE_GOLDEN=1 and review the diff.
+#include "printer.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "gtest/gtest.h"
-#include "printer.h"
 
 namespace crest::cli {
 namespace {
@@ -67,7 +68,7 @@ InfoReport DaemonWithAnH100() {
   d.sm_clock_mhz = 1980;
   d.memory_clock_mhz = 2619;
   r.devices.push_back({std::nullopt, d, std::nullopt, int64_t{79} << 30});
-  r.database = DatabaseEntry{"/var/lib/crestd/crest.db", 9, 1234567, 3300, 3298, 66, 1,
+  r.database = DatabaseEntry{"/var/lib/crestd/crest.db",  9, 1234567, 3300, 3298, 66, 1,
                              {{"done", 3}, {"failed", 1}}};
   return r;
 }
@@ -126,7 +127,8 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
   EXPECT_NE(text.str().find("measured on NVIDIA H100 80GB HBM3 GPU-1 (driver 580.159.04, CUDA "
                             "runtime 13000, cuBLASLt 130100), cold L2, sustained clocks"),
             std::string::npos)
-      << "the measured figures name their device and software:\n" << text.str();
+      << "the measured figures name their device and software:\n"
+      << text.str();
   EXPECT_NE(text.str().find("host ms/GEMM: operands 10.0, plan 20.0, graphs 30.0, verification "
                             "40.0, GPU readings 20.0, other engine 30.0, database write 50.0, "
                             "between GEMMs 50.0"),

@@ -67,8 +67,7 @@ TEST(DefaultEnv, ListsOnlyMatchingRegularFilesSortedAndSaysWhenTheDirectoryIsMis
   const auto files = env.ListFiles(dir.File("cal"), ".json");
   ASSERT_TRUE(files.ok()) << files.status();
   EXPECT_EQ(*files, (std::vector<std::string>{dir.File("cal/a.json"), dir.File("cal/b.json")}));
-  EXPECT_EQ(env.ListFiles(dir.File("none"), ".json").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(env.ListFiles(dir.File("none"), ".json").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(DefaultEnv, RemovingAFileThatIsNotThereIsFine) {

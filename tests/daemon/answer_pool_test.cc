@@ -85,8 +85,11 @@ TEST(AnswerPool, CallersTakeTurnsSoOnesBacklogDelaysAnotherByOneComputation) {
 }
 
 TEST(AnswerPool, ACallerPastItsCountOrBytesIsRefusedAndOthersAreNot) {
-  AnswerPool pool({.threads = 1, .max_waiting = 64, .per_caller = 3,
-                   .max_waiting_bytes = 100, .per_caller_bytes = 40});
+  AnswerPool pool({.threads = 1,
+                   .max_waiting = 64,
+                   .per_caller = 3,
+                   .max_waiting_bytes = 100,
+                   .per_caller_bytes = 40});
   Recorder r;
   ASSERT_TRUE(pool.Post("m", r.Make("a", "holder")).ok());
   ASSERT_TRUE(pool.Post("m", r.Make("a", "a1", 30)).ok());

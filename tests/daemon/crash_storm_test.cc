@@ -120,8 +120,8 @@ TEST(CrashStorm, FiftySigkillsAcrossDaemonSweepsLoseNothingAndDuplicateNothing) 
   for (int kill = 0; kill < Kills(); ++kill) {
     testing::CrestdProcess daemon;
     std::string why;
-    ASSERT_TRUE(daemon.Start(CRESTD_TESTING_BIN, state, slow, &why)) << "start " << kill << ": "
-                                                                     << why;
+    ASSERT_TRUE(daemon.Start(CRESTD_TESTING_BIN, state, slow, &why))
+        << "start " << kill << ": " << why;
     if (kill == 0) SubmitAll(daemon);
     auto watchers = Watchers(daemon);
     std::this_thread::sleep_for(

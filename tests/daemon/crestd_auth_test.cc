@@ -5,8 +5,8 @@
 #include <chrono>
 
 #include "crest/v1/crest.grpc.pb.h"
-#include "in_process_crestd.h"
 #include "gtest/gtest.h"
+#include "in_process_crestd.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -18,7 +18,8 @@ constexpr const char* kToken = "nightly-0123456789abcdef";
 class CrestdAuth : public ::testing::Test {
  protected:
   void SetUp() override {
-    testing::WriteSecret(dir_.File("tokens"), std::string("# name token\nnightly ") + kToken + "\n");
+    testing::WriteSecret(dir_.File("tokens"),
+                         std::string("# name token\nnightly ") + kToken + "\n");
   }
 
   void StartDaemon(const std::vector<std::string>& args) {

@@ -23,9 +23,9 @@
 #include "crest/v1/crest.grpc.pb.h"
 #include "crestd_process.h"
 #include "fake_backend.h"
+#include "gtest/gtest.h"
 #include "in_process_crestd.h"
 #include "replay_tables.h"
-#include "gtest/gtest.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -149,8 +149,8 @@ class CrestdJobs : public ::testing::Test {
 TEST_F(CrestdJobs, AMeasuringSweepRacesItsLeadersAndStreamsTheRaceAsNews) {
   // A scripted device: d_ff 10920 and 10924 within 0.05%, 10918 0.8% behind,
   // the rest 20% (CloseLeadersScript).
-  daemon_.make_backend = [](const crestd::Lane&, const sweep::SweepSpec&)
-      -> absl::StatusOr<std::unique_ptr<Backend>> {
+  daemon_.make_backend = [](const crestd::Lane&,
+                            const sweep::SweepSpec&) -> absl::StatusOr<std::unique_ptr<Backend>> {
     auto fake = std::make_unique<testing::FakeMeasuringBackend>();
     fake->script = testing::CloseLeadersScript;
     return std::unique_ptr<Backend>(std::move(fake));
@@ -173,8 +173,8 @@ TEST_F(CrestdJobs, AMeasuringSweepRacesItsLeadersAndStreamsTheRaceAsNews) {
   ASSERT_TRUE(reader->Finish().ok());
   EXPECT_EQ(last.job().state(), v1::JOB_STATE_DONE);
   ASSERT_EQ(news.size(), 2u) << "the race's start and its standings";
-  EXPECT_EQ(news[0].rfind("racing dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused: 3 candidates", 0),
-            0u)
+  EXPECT_EQ(
+      news[0].rfind("racing dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused: 3 candidates", 0), 0u)
       << news[0];
   EXPECT_EQ(news[1].rfind("race 1 of dff hidden=4096", 0), 0u) << news[1];
   EXPECT_NE(news[1].find("slower 10918"), std::string::npos) << news[1];
@@ -498,10 +498,10 @@ TEST_F(CrestdJobs, ExportResultsServesOneSnapshotAtATimeAndTellsTheNextClientToR
   StartDaemon();
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(dir_.File("crest.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "CREATE TABLE padding(b); INSERT INTO padding VALUES (zeroblob(3145728))",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
+  ASSERT_EQ(
+      sqlite3_exec(db, "CREATE TABLE padding(b); INSERT INTO padding VALUES (zeroblob(3145728))",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK)
       << "a database of several 1 MiB chunks, so the first export stays open";
   sqlite3_close(db);
   const auto read_all = [](grpc::ClientReader<v1::ExportChunk>& reader) {
@@ -610,8 +610,7 @@ TEST_F(CrestdJobs, FleetMetricsNameTheThrottledDeviceAndNoOther) {
   EXPECT_EQ(same, 4) << text;
   EXPECT_NE(text.find("crest_fleet_device_gemms{"), std::string::npos);
   EXPECT_NE(text.find("cublaslt=\"130100\""), std::string::npos);
-  EXPECT_NE(daemon_.log().find("event=fleet_device_slower"), std::string::npos)
-      << daemon_.log();
+  EXPECT_NE(daemon_.log().find("event=fleet_device_slower"), std::string::npos) << daemon_.log();
 }
 
 TEST_F(CrestdJobs, QueriesWhileASweepWritesAllAnswerWithoutBusyErrors) {
@@ -697,9 +696,9 @@ TEST_F(CrestdJobs, AWriteByAnotherProcessMakesTheNextAnswerNew) {
   q.set_window(8);
   v1::QueryDffResponse r;
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &r).ok());
-  const auto sweep = testing::RunCommand(std::string(CREST_BIN) + " sweep --db " +
-                                         dir_.File("crest.db") +
-                                         " --gpu h100 --hidden 4096 --window 8 --tokens 4096");
+  const auto sweep =
+      testing::RunCommand(std::string(CREST_BIN) + " sweep --db " + dir_.File("crest.db") +
+                          " --gpu h100 --hidden 4096 --window 8 --tokens 4096");
   ASSERT_EQ(sweep.exit_code, 0) << sweep.out << sweep.err;
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(Call(&v1::Crest::Stub::QueryDff, q, &r).ok());
   const int port = MetricsPort();
@@ -737,8 +736,8 @@ TEST_F(CrestdJobs, AFullDiskPausesTheJobKeepsTheDatabaseIntactAndItResumesWhenSp
     EXPECT_FALSE(Ended(j)) << j.error();
     EXPECT_LT(j.done(), j.total());
   }
-  const auto check = testing::RunCommand(std::string(CREST_BIN) + " db check --db " +
-                                         dir_.File("crest.db"));
+  const auto check =
+      testing::RunCommand(std::string(CREST_BIN) + " db check --db " + dir_.File("crest.db"));
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   process_.Stop(SIGTERM);
 

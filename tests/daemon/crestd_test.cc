@@ -13,8 +13,8 @@
 
 #include "crest/v1/crest.grpc.pb.h"
 #include "crestd_process.h"
-#include "in_process_crestd.h"
 #include "gtest/gtest.h"
+#include "in_process_crestd.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -237,8 +237,8 @@ namespace {
 
 // A calibration file for another GPU, made from the shipped H100 one.
 std::string CalibrationFor(const testing::TempDir& dir, const std::string& gpu) {
-  std::string text = testing::ReadBytes(std::string(CREST_SOURCE_DIR) +
-                                        "/tuner/calibrations/h100-sxm-bf16.json");
+  std::string text =
+      testing::ReadBytes(std::string(CREST_SOURCE_DIR) + "/tuner/calibrations/h100-sxm-bf16.json");
   const std::string from = "\"gpu\": \"H100-SXM\"";
   text.replace(text.find(from), from.size(), "\"gpu\": \"" + gpu + "\"");
   const std::string path = dir.File(gpu + ".json");
@@ -277,8 +277,9 @@ TEST(CrestdCalibrations, LoadsTheStateDirsAndTheFlagsAndAnswersWithThem) {
 TEST(CrestdCalibrations, ABadCalibrationIsRefusedAtStartNamingIt) {
   testing::TempDir dir;
   testing::WriteBytes(dir.File("bad.json"), "{\"schema_version\": 1, \"model\": \"tilewave-1\"}");
-  const auto r = testing::RunCommand(std::string(CRESTD_BIN) + " --listen 127.0.0.1:0 --state-dir " +
-                                     dir.path() + " --calibration " + dir.File("bad.json"));
+  const auto r =
+      testing::RunCommand(std::string(CRESTD_BIN) + " --listen 127.0.0.1:0 --state-dir " +
+                          dir.path() + " --calibration " + dir.File("bad.json"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(dir.File("bad.json") + ": a calibration of model 'tilewave-1'"),
             std::string::npos)

@@ -16,10 +16,10 @@
 #include <thread>
 
 #include "crest/store/store.h"
-#include "hostile_requests.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
+#include "hostile_requests.h"
 #include "in_process_crestd.h"
 #include "run_command.h"
 #include "temp_dir.h"
@@ -66,7 +66,7 @@ class HostileClients : public ::testing::Test {
   }
   void StartWithTokens(std::vector<std::string> args = {}) {
     testing::WriteSecret(dir_.File("tokens"), std::string("alice ") + kAlice + "\nbob " + kBob +
-                                                 "\nops " + kOps + " operator\n");
+                                                  "\nops " + kOps + " operator\n");
     args.insert(args.end(), {"--token-file", dir_.File("tokens")});
     Start(args);
   }
@@ -262,7 +262,8 @@ TEST_F(HostileClients, NamesAreBoundedAtSubmitAndListingsPageWithoutSpecs) {
     before = response.next_before_id();
     if (before == 0) break;
   }
-  EXPECT_EQ(listed, std::vector<int64_t>(ids.rbegin(), ids.rend())) << "every job once, newest first";
+  EXPECT_EQ(listed, std::vector<int64_t>(ids.rbegin(), ids.rend()))
+      << "every job once, newest first";
   EXPECT_FALSE(Get(ids[0]).spec_json().empty()) << "GetJob has the spec";
 }
 
@@ -280,8 +281,8 @@ TEST_F(HostileClients, AListingPageEndsAtItsByteBudgetAndSaysWhereTheNextStarts)
 
 // 5. Tokenless WatchJob streams left authorised Sweeps RESOURCE_EXHAUSTED.
 TEST_F(HostileClients, CallersWithoutATokenCannotTakeTheStreamsOfAuthorisedOnes) {
-  StartWithTokens({"--model-gemm-delay-ms", "20", "--max-streams", "4",
-                   "--max-anonymous-streams", "2"});
+  StartWithTokens(
+      {"--model-gemm-delay-ms", "20", "--max-streams", "4", "--max-anonymous-streams", "2"});
   v1::Job job;
   ASSERT_TRUE(Submit(DffSpec(64), kAlice, &job).ok());
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
@@ -340,8 +341,9 @@ TEST_F(HostileClients, AnExportReaderThatStopsReadingIsCutOffAndOthersExport) {
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(dir_.File("crest.db").c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "CREATE TABLE ballast(b BLOB); INSERT INTO ballast VALUES "
-                              "(randomblob(48000000));",
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "CREATE TABLE ballast(b BLOB); INSERT INTO ballast VALUES "
+                         "(randomblob(48000000));",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(raw);
@@ -404,11 +406,10 @@ TEST_F(HostileClients, AUserWithoutWriteAccessReadsWhatCrestdLeft) {
   EXPECT_EQ(WaitEnded(job.id()).state(), v1::JOB_STATE_DONE);
   daemon_.Stop();  // cleanly: no -wal, no -shm left
   std::filesystem::copy_file(dir_.File("crest.db"), share + "/crest.db");
-  std::filesystem::permissions(share, std::filesystem::perms::owner_all |
-                                          std::filesystem::perms::group_read |
-                                          std::filesystem::perms::group_exec |
-                                          std::filesystem::perms::others_read |
-                                          std::filesystem::perms::others_exec);
+  std::filesystem::permissions(
+      share, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                 std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                 std::filesystem::perms::others_exec);
   for (const std::string command :
        {"db check", "db stats", "lookup --gpu h100 --m 8192 --n 4096 --k 10816",
         "dff --gpu h100 --hidden 4096 --window 2"}) {
@@ -434,14 +435,17 @@ TEST_F(HostileClients, ClientTokensAreTrimmedAndCheckedAndNeverAbortTheClient) {
                                        crest + submit);
   EXPECT_EQ(env.exit_code, 0) << env.err;
   testing::WriteBytes(dir_.File("server-line"), std::string("alice ") + kAlice + "\n");
-  const auto line = testing::RunCommand(crest + " --token-file " + dir_.File("server-line") + submit);
+  const auto line =
+      testing::RunCommand(crest + " --token-file " + dir_.File("server-line") + submit);
   EXPECT_EQ(line.exit_code, 2) << line.err;
   EXPECT_NE(line.err.find("give the client only the token"), std::string::npos) << line.err;
   testing::WriteBytes(dir_.File("control"), std::string("alice\x01") + kAlice + "\n");
-  const auto control = testing::RunCommand(crest + " --token-file " + dir_.File("control") + submit);
+  const auto control =
+      testing::RunCommand(crest + " --token-file " + dir_.File("control") + submit);
   EXPECT_EQ(control.exit_code, 2) << control.err;
   EXPECT_NE(control.err.find("not printable ASCII"), std::string::npos) << control.err;
-  const auto wrong = testing::RunCommand("CREST_TOKEN=" + std::string(kAlice) + "x " + crest + submit);
+  const auto wrong =
+      testing::RunCommand("CREST_TOKEN=" + std::string(kAlice) + "x " + crest + submit);
   EXPECT_NE(wrong.exit_code, 0);
   EXPECT_NE(wrong.err.find("not one of this crestd's"), std::string::npos) << wrong.err;
 }
@@ -449,8 +453,8 @@ TEST_F(HostileClients, ClientTokensAreTrimmedAndCheckedAndNeverAbortTheClient) {
 // 9. Two `crest sweep` into one file each reported every row as new.
 TEST_F(HostileClients, TwoSweepsIntoOneFileCountOnlyTheRowsEachAdded) {
   const std::string db = dir_.File("shared.db");
-  const std::string sweep = std::string(CREST_BIN) +
-                            " sweep --gpu h100 --hidden 4096 --window 512 --json --db " + db;
+  const std::string sweep =
+      std::string(CREST_BIN) + " sweep --gpu h100 --hidden 4096 --window 512 --json --db " + db;
   const auto two = testing::RunCommand("(" + sweep + " > " + dir_.File("a.json") + ") & (" + sweep +
                                        " > " + dir_.File("b.json") + "); wait");
   ASSERT_EQ(two.exit_code, 0) << two.err;
@@ -531,7 +535,7 @@ TEST_F(HostileClients, UnknownEnumsAreRefusedAndErrorsShowNoServerPaths) {
 
 TEST_F(HostileClients, ATokenGivenTwoNamesIsRefusedAtStart) {
   testing::WriteSecret(dir_.File("tokens"),
-                      std::string("alice ") + kAlice + "\nmallory " + kAlice + "\n");
+                       std::string("alice ") + kAlice + "\nmallory " + kAlice + "\n");
   std::string why;
   EXPECT_FALSE(daemon_.Start(dir_.path(), {"--token-file", dir_.File("tokens")}, &why));
   EXPECT_NE(why.find(":2: this token is also 'alice''s"), std::string::npos) << why;
@@ -654,8 +658,7 @@ TEST_F(HostileClients, NoServerPathReachesAClient) {
   EXPECT_EQ(s.error_message().find(dir_.path()), std::string::npos) << s.error_message();
   v1::GetNodeInfoResponse info;
   ASSERT_TRUE(stub_->GetNodeInfo(Context().get(), v1::GetNodeInfoRequest(), &info).ok());
-  EXPECT_EQ(info.database().path().find(dir_.path()), std::string::npos)
-      << info.database().path();
+  EXPECT_EQ(info.database().path().find(dir_.path()), std::string::npos) << info.database().path();
 }
 
 // The heap this process has in use [MB]: what held plans would add to.
@@ -687,8 +690,8 @@ TEST_F(HostileClients, QueuedJobsDoNotHoldTheirExpandedPlans) {
   const double four = HeapInUseMb();
   queue(4, 16);
   const double sixteen = HeapInUseMb();
-  std::cerr << "heap in use with 4 queued jobs of 200,000 GEMMs: " << four << " MB; with 16: "
-            << sixteen << " MB\n";
+  std::cerr << "heap in use with 4 queued jobs of 200,000 GEMMs: " << four
+            << " MB; with 16: " << sixteen << " MB\n";
   EXPECT_LT(sixteen - four, 24) << "a held plan is about 16 MB a job (200,000 GemmShapes)";
 }
 
@@ -744,8 +747,8 @@ struct Watcher {
 
 // Item 5: one token holder took every stream slot, the operator's too.
 TEST_F(HostileClients, EachCallerHasAStreamBudgetAndTheLastSlotsAreTheOperators) {
-  StartWithTokens({"--model-gemm-delay-ms", "2000", "--max-streams", "8",
-                   "--max-streams-per-caller", "2"});
+  StartWithTokens(
+      {"--model-gemm-delay-ms", "2000", "--max-streams", "8", "--max-streams-per-caller", "2"});
   v1::Job job;
   ASSERT_TRUE(Submit(DffSpec(64), kAlice, &job).ok());
   const auto open = [&](const std::string& token) {
@@ -863,8 +866,8 @@ TEST_F(HostileClients, ACostlyQueryIsBoundedByItsCostAndItsAnswersSize) {
 }
 
 TEST_F(HostileClients, CostlyAnswersWaitTheirTurnOffTheServingThreadsWithinEachCallersBudget) {
-  StartWithTokens({"--answer-threads", "1", "--answers-per-caller", "1", "--max-query-gemms",
-                   "2000000"});
+  StartWithTokens(
+      {"--answer-threads", "1", "--answers-per-caller", "1", "--max-query-gemms", "2000000"});
   // Alice's query holds the one answer thread for a while.
   auto alice_context = Context(kAlice);
   v1::QueryDffResponse alice_answer;
@@ -873,13 +876,12 @@ TEST_F(HostileClients, CostlyAnswersWaitTheirTurnOffTheServingThreadsWithinEachC
   bool alice_done = false;
   grpc::Status alice_status;
   const v1::QueryDffRequest alice_query = CostlyQuery(65'536);
-  stub_->async()->QueryDff(alice_context.get(), &alice_query, &alice_answer,
-                           [&](grpc::Status s) {
-                             std::lock_guard<std::mutex> lock(mu);
-                             alice_status = s;
-                             alice_done = true;
-                             cv.notify_all();
-                           });
+  stub_->async()->QueryDff(alice_context.get(), &alice_query, &alice_answer, [&](grpc::Status s) {
+    std::lock_guard<std::mutex> lock(mu);
+    alice_status = s;
+    alice_done = true;
+    cv.notify_all();
+  });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // it reaches the thread
   // Her second waits for nothing: her budget is one.
   v1::QueryDffResponse answer;
@@ -957,9 +959,9 @@ TEST_F(HostileClients, SubmitAndCancelAreAnsweredWhileASweepWritesAsFastAsItCan)
   }
   const v1::Job after = Get(writer.id());
   std::sort(seconds_each.begin(), seconds_each.end());
-  std::cerr << "submit + cancel while a sweep writes: p50 " << seconds_each[10] * 1e3
-            << " ms, max " << seconds_each.back() * 1e3 << " ms; the sweep had written "
-            << after.done() << " of " << after.total() << "\n";
+  std::cerr << "submit + cancel while a sweep writes: p50 " << seconds_each[10] * 1e3 << " ms, max "
+            << seconds_each.back() * 1e3 << " ms; the sweep had written " << after.done() << " of "
+            << after.total() << "\n";
   EXPECT_LT(seconds_each.back(), 5) << "no queue call waits seconds on the sweep's writes";
   EXPECT_TRUE(Cancel(writer.id(), "").ok());
 }

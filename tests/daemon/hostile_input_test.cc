@@ -33,7 +33,8 @@ TEST_F(HostileInput, BytesThatAreNotARequestAreInvalidArgumentNamingTheTypeOnEve
   for (int i = 0; i < service->method_count(); ++i) {
     const auto* method = service->method(i);
     // An invalid tag, and a field that claims more bytes than follow.
-    for (const std::string& bytes : {std::string("\xff\xff\xff"), std::string("\x0a\x05" "ab")}) {
+    for (const std::string& bytes : {std::string("\xff\xff\xff"), std::string("\x0a\x05"
+                                                                              "ab")}) {
       const grpc::Status s = testing::RequestFuzzer::Send(*channel, method->name(),
                                                           method->server_streaming(), bytes, 10);
       EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << method->name();
@@ -108,8 +109,8 @@ bool Acceptable(const testing::FuzzAnswer& a, std::string* why) {
   };
   static const std::set<std::string> kFields = RequestFieldNames();
   static const std::regex kLeadingField(R"(^([a-z_][a-z0-9_]*)[.\[: ])");
-  *why = a.method + " (" + a.kind + "): code " + std::to_string(static_cast<int>(a.code)) +
-         " \"" + a.message.substr(0, 300) + "\"";
+  *why = a.method + " (" + a.kind + "): code " + std::to_string(static_cast<int>(a.code)) + " \"" +
+         a.message.substr(0, 300) + "\"";
   if (kCodes.count(a.code) == 0) return false;
   if (a.code == grpc::StatusCode::OK) return true;
   if (a.message.empty() || a.message.size() > 2048) return false;
@@ -130,7 +131,8 @@ TEST_F(HostileInput, TwentyThousandFuzzedRequestsNeverCrashAndGetActionableAnswe
   std::vector<std::thread> clients;
   for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
-      testing::RequestFuzzer fuzzer(daemon_.Channel(), /*seed=*/20261123u + static_cast<uint64_t>(c));
+      testing::RequestFuzzer fuzzer(daemon_.Channel(),
+                                    /*seed=*/20261123u + static_cast<uint64_t>(c));
       auto& mine = answers[static_cast<size_t>(c)];
       for (int64_t i = c; i < total; i += kClients) mine.push_back(fuzzer.SendOne());
     });

@@ -31,9 +31,10 @@ void AddPrediction(store::Store& db, int64_t k) {
 void DeleteOnePrediction(const std::string& path) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "DELETE FROM predictions WHERE id = (SELECT min(id) FROM predictions)",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(raw, "DELETE FROM predictions WHERE id = (SELECT min(id) FROM predictions)",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(raw);
 }
 

@@ -72,8 +72,8 @@ TEST(Server, AStateDirectoryThatCannotBeMadeIsAnErrorNamingIt) {
   testing::TempDir dir;
   testing::FakeEnv env;
   crestd::ServerConfig config = Config(dir, &env);
-  env.FailCreateDirectories(config.state_dir,
-                            PosixError(EACCES, "cannot create directory '" + config.state_dir + "'"));
+  env.FailCreateDirectories(
+      config.state_dir, PosixError(EACCES, "cannot create directory '" + config.state_dir + "'"));
   auto server = crestd::Server::Start(config);
   ASSERT_FALSE(server.ok());
   EXPECT_EQ(server.status().code(), absl::StatusCode::kPermissionDenied);

@@ -15,7 +15,7 @@ GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16) {
 }
 
 TEST(Arena, ColdModeRotatesCopiesToTwiceTheL2) {
-  const GemmShape small = Gemm(1024, 1024, 1024);  // 6 MiB of bf16 operands
+  const GemmShape small = Gemm(1024, 1024, 1024);                   // 6 MiB of bf16 operands
   EXPECT_EQ(OperandCopies(small, 50 << 20, CacheMode::kCold), 17);  // ⌈100 MiB / 6 MiB⌉
   EXPECT_EQ(OperandCopies(small, 50 << 20, CacheMode::kWarm), 1);
   EXPECT_EQ(OperandCopies(Gemm(8192, 22016, 4096), 50 << 20, CacheMode::kCold), 1);

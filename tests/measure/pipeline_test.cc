@@ -200,7 +200,8 @@ TEST(Pipeline, SamplesAfterTheHostsPauseMatchABackToBackLoopsSteadyState) {
   reload_only.keep_load = false;
   const AfterPauses with = MeasureAfterHostPauses(reload_only);
   EXPECT_GE(with.reloads, 7) << "each pause after the first GEMM's warm-up is made up";
-  EXPECT_NEAR(with.median_us, steady, 0.03 * steady) << "within 3% of the back-to-back steady state";
+  EXPECT_NEAR(with.median_us, steady, 0.03 * steady)
+      << "within 3% of the back-to-back steady state";
 }
 
 TEST(Pipeline, LoadQueuedBeforeTheHostsWorkKeepsTheGpuLoadedAtLessWallTimeThanReloads) {
@@ -209,7 +210,8 @@ TEST(Pipeline, LoadQueuedBeforeTheHostsWorkKeepsTheGpuLoadedAtLessWallTimeThanRe
   reload_only.keep_load = false;
   const AfterPauses reloaded = MeasureAfterHostPauses(reload_only);
   const AfterPauses kept = MeasureAfterHostPauses(EngineTuning{});
-  EXPECT_NEAR(kept.median_us, steady, 0.03 * steady) << "within 3% of the back-to-back steady state";
+  EXPECT_NEAR(kept.median_us, steady, 0.03 * steady)
+      << "within 3% of the back-to-back steady state";
   // Only the first pause, before any was timed, outlasts its load (50 ms
   // queued for 150 ms); each later one is covered by 1.25 times the last
   // (whole launches of 2.7 ms). The first GEMM queues nothing before its
@@ -395,8 +397,7 @@ TEST(Pipeline, AnAlgorithmIsNeverLeftWithoutATimeBecauseOfClocks) {
     EXPECT_GT(a.stats.samples, 0);
     EXPECT_GT(a.stats.median_us, 0);
     EXPECT_TRUE(a.verified) << "clocks never unverify an algorithm";
-    EXPECT_NE(a.clock_note.find("thermal or hardware slowdown"), std::string::npos)
-        << a.clock_note;
+    EXPECT_NE(a.clock_note.find("thermal or hardware slowdown"), std::string::npos) << a.clock_note;
   }
 }
 

@@ -49,7 +49,8 @@ const std::vector<double> kOnePercentApart = {3000, 3030, 3060, 3090};
 std::vector<int> ByTime(const std::vector<double>& us) {
   std::vector<int> order(us.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return us[static_cast<size_t>(a)] < us[static_cast<size_t>(b)]; });
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return us[static_cast<size_t>(a)] < us[static_cast<size_t>(b)]; });
   return order;
 }
 
@@ -88,7 +89,8 @@ TEST(StudyRace, SequentialTimingUnderDriftMisordersWhatTheRaceOrders) {
       EXPECT_GE(s.tie_group, race->standings[static_cast<size_t>(i - 1)].tie_group) << i;
     }
     // The paired ratio recovers the 1% steps the drift hid.
-    EXPECT_NEAR(s.ratio, kOnePercentApart[static_cast<size_t>(i)] / kOnePercentApart[0], 0.004) << i;
+    EXPECT_NEAR(s.ratio, kOnePercentApart[static_cast<size_t>(i)] / kOnePercentApart[0], 0.004)
+        << i;
   }
   EXPECT_TRUE(race->settled);
   EXPECT_GE(race->warmup_s, 1.0) << "rounds only once the GPU sits at its power cap";
@@ -178,13 +180,15 @@ TEST(StudyRace, ARetakeWhoseReloadNeverReachesTheLoadSaysSoInTheStopReason) {
   StudyRaceOptions options;
   options.settle.max_s = 3;
   bool after_pause = false;
-  const PausedRace r = RaceWithAPause([&] {
-    ScriptedGpu gpu = H100();
-    gpu.tamper = [&after_pause](GpuReading& reading) {
-      if (after_pause) reading.power_w = 80;
-    };
-    return gpu;
-  }, options, &after_pause);
+  const PausedRace r = RaceWithAPause(
+      [&] {
+        ScriptedGpu gpu = H100();
+        gpu.tamper = [&after_pause](GpuReading& reading) {
+          if (after_pause) reading.power_w = 80;
+        };
+        return gpu;
+      },
+      options, &after_pause);
   ASSERT_TRUE(r.paused);
   EXPECT_EQ(r.race.unloaded, 1);
   EXPECT_GE(r.race.reload_s, 3.0);
@@ -209,8 +213,9 @@ TEST(StudyRace, EqualCandidatesAreCalledSlowerInAtMostTheStatedShareOfRaces) {
     auto race = RaceCandidates(candidates, gpu, gpu);
     ASSERT_TRUE(race.ok()) << race.status();
     ++races;
-    const bool any_slower = std::any_of(race->standings.begin(), race->standings.end(),
-                                        [](const RaceStanding& s) { return s.verdict == RaceVerdict::kSlower; });
+    const bool any_slower =
+        std::any_of(race->standings.begin(), race->standings.end(),
+                    [](const RaceStanding& s) { return s.verdict == RaceVerdict::kSlower; });
     wrong += any_slower ? 1 : 0;
     for (const RaceStanding& s : race->standings) EXPECT_EQ(s.tie_group, 1) << "seed " << seed;
   }

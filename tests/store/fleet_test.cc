@@ -171,13 +171,13 @@ TEST(StoreFleet, MergeRefusesASnapshotOfANewerSchemaByItsOwnVersion) {
   TempDir dir;
   auto db = OpenOk(dir.File("catalogue.db"));
   auto node = OpenOk(dir.File("node.db"));
-  ASSERT_TRUE(node->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware()).ok());
+  ASSERT_TRUE(
+      node->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware()).ok());
   ASSERT_TRUE(node->ExportTo(dir.File("future.db")).ok());
   SetUserVersion(dir.File("future.db"), 99);
   auto merged = db->MergeFrom(dir.File("future.db"));
   ASSERT_FALSE(merged.ok()) << "the catalogue's own version was read, not the snapshot's";
-  EXPECT_NE(merged.status().message().find("future.db: newer schema version 99"),
-            std::string::npos)
+  EXPECT_NE(merged.status().message().find("future.db: newer schema version 99"), std::string::npos)
       << merged.status();
   EXPECT_EQ(db->Stats()->devices, 0) << "nothing was merged";
 }
@@ -239,8 +239,8 @@ TEST(StoreFleet, ReplayedAndMeasuredRunsOfOneGpuModelAreKeptApartWhenRegisteredA
   ASSERT_TRUE(replayed->RegisterDevice(ReplayedH100(), crest::testing::FakeSoftware(0)).ok());
   ASSERT_TRUE(replayed->RegisterDevice(ReplayedH100(), crest::testing::FakeSoftware(0)).ok())
       << "the same replay device again is not a mix";
-  auto measured = replayed->RegisterDevice(crest::testing::FakeH100(),
-                                           crest::testing::FakeSoftware(130100));
+  auto measured =
+      replayed->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100));
   ASSERT_FALSE(measured.ok());
   EXPECT_EQ(measured.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(measured.status().message().find("holds replayed runs of H100-SXM"), std::string::npos)
@@ -248,7 +248,8 @@ TEST(StoreFleet, ReplayedAndMeasuredRunsOfOneGpuModelAreKeptApartWhenRegisteredA
   ASSERT_TRUE(replayed->ExportTo(dir.File("replayed-snapshot.db")).ok());
 
   auto real = OpenOk(dir.File("real.db"));
-  ASSERT_TRUE(real->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100)).ok());
+  ASSERT_TRUE(
+      real->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100)).ok());
   auto merged = real->MergeFrom(dir.File("replayed-snapshot.db"));
   ASSERT_FALSE(merged.ok());
   EXPECT_NE(merged.status().message().find("replayed-snapshot.db"), std::string::npos)

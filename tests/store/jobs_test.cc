@@ -67,8 +67,8 @@ TEST(StoreJobs, ASpecRunManyTimesFindsItsUnfinishedJobElseItsNewestAndCountsBySt
     auto created = db->CreateJob(job);
     ASSERT_TRUE(created.ok());
     ids.push_back(created->id);
-    ASSERT_TRUE(db->UpdateJob(created->id, i == 7 ? JobState::kFailed : JobState::kDone, 0, 0, "")
-                    .ok());
+    ASSERT_TRUE(
+        db->UpdateJob(created->id, i == 7 ? JobState::kFailed : JobState::kDone, 0, 0, "").ok());
   }
   EXPECT_EQ(db->FindJob(job.spec, "model", "H100-SXM")->id, ids[7]) << "failed: resumable";
   ASSERT_TRUE(db->UpdateJob(ids[7], JobState::kDone, 0, 0, "").ok());

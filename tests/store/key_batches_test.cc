@@ -78,16 +78,17 @@ TEST(BatchKeys, KeysOfManyBatchesAreAllCovered) {
   // neighbours when batches differ: each still lies in a range.
   std::vector<GemmKey> keys;
   for (int64_t k = 100; k < 104; ++k) {
-    for (int64_t batch = 1; batch <= 3; ++batch) keys.push_back({DType::kBf16, false, true, 8, 16, k, batch});
+    for (int64_t batch = 1; batch <= 3; ++batch)
+      keys.push_back({DType::kBf16, false, true, 8, 16, k, batch});
   }
   keys = SortedUnique(keys);
   const auto ranges = internal::BatchKeys(keys);
   for (const auto& key : keys) {
     bool covered = false;
     for (const auto& r : ranges) {
-      covered = covered || (r.prefix.batch == key.batch && key.k >= r.k_lo && key.k <= r.k_hi &&
-                            key.m >= r.m_lo && key.m <= r.m_hi && key.n >= r.n_lo &&
-                            key.n <= r.n_hi);
+      covered =
+          covered || (r.prefix.batch == key.batch && key.k >= r.k_lo && key.k <= r.k_hi &&
+                      key.m >= r.m_lo && key.m <= r.m_hi && key.n >= r.n_lo && key.n <= r.n_hi);
     }
     EXPECT_TRUE(covered) << key.k << " batch " << key.batch;
   }
@@ -140,8 +141,10 @@ TEST(Want, SortsUniquesAndMapsEveryCallersKeyToItsSlot) {
 TEST(Want, KeysTooWideToPackSortFieldByField) {
   // 2^40 elements and a negative batch (a merged database is not bound by
   // the CLI's limits): no 64-bit code holds them.
-  std::vector<GemmKey> keys = {Key(int64_t{1} << 40, 2, 3), Key(5, 6, 7),
-                               {DType::kBf16, false, true, 1, 1, 1, -3}, Key(5, 6, 7),
+  std::vector<GemmKey> keys = {Key(int64_t{1} << 40, 2, 3),
+                               Key(5, 6, 7),
+                               {DType::kBf16, false, true, 1, 1, 1, -3},
+                               Key(5, 6, 7),
                                Key(int64_t{1} << 39, 9, 9)};
   ExpectWantMatchesSortedUnique(keys);
 }

@@ -36,8 +36,8 @@ TEST(MeasurementColumns, TheTableDeclaresEveryValueColumnTheSchemaHas) {
       &schema, nullptr);
   sqlite3_close(raw);
   // Ids, references, the GPU model and the GemmKey are bound apart.
-  for (const char* apart : {"id", "uid", "job_id", "device_id", "software_id", "gpu_model",
-                            "dtype", "trans_a", "trans_b", "batch", "m", "n", "k"}) {
+  for (const char* apart : {"id", "uid", "job_id", "device_id", "software_id", "gpu_model", "dtype",
+                            "trans_a", "trans_b", "batch", "m", "n", "k"}) {
     EXPECT_EQ(schema.erase(apart), 1u) << apart;
   }
   std::set<std::string> declared;
@@ -63,8 +63,8 @@ TEST(MeasurementColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {
   a.verify_note = "";
   a.clock_note = "a note";
   a.tflops = 123.5;
-  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132, mg)
-                  .ok());
+  ASSERT_TRUE(
+      db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132, mg).ok());
   const GemmKey key = GemmKey::Of(mg.gemm);
   const auto check = [&](Store& store, const char* where) {
     auto best = store.BestMeasurements("H100-SXM", {&key, 1}, {}, mg.mode);

@@ -20,8 +20,8 @@ constexpr MeasureMode kDefaultMode{};
 // A job whose spec says whether its algorithms came from the exhaustive grid.
 int64_t NewJob(Store& db, bool exhaustive) {
   JobRecord job;
-  job.spec = exhaustive ? R"({"measure":{"exhaustive":true},"name":"grid"})"
-                        : R"({"name":"heuristic"})";
+  job.spec =
+      exhaustive ? R"({"measure":{"exhaustive":true},"name":"grid"})" : R"({"name":"heuristic"})";
   job.backend = "cublaslt";
   job.target = "GPU-1";
   auto created = db.CreateJob(job);
@@ -79,7 +79,8 @@ TEST(StoreAlgoChoice, DefaultAnswersWithTheHeuristicsFirstChoiceBestWithTheFaste
   MeasuredGemm grid = crest::testing::FakeMeasurement(h, 500, 3);
   for (AlgoResult& a : grid.algos) a.heuristic_rank = -1;
   ASSERT_TRUE(
-      db->InsertMeasurement(NewJob(*db, true), ids->first, ids->second, "H100-SXM", 132, grid).ok());
+      db->InsertMeasurement(NewJob(*db, true), ids->first, ids->second, "H100-SXM", 132, grid)
+          .ok());
   auto none = db->RunBests("H100-SXM", {&other, 1}, software, kDefaultMode, AlgoChoice::kDefault);
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->contains(other));
@@ -96,8 +97,8 @@ TEST(StoreAlgoChoice, UpgradingFromVersion9PlacesRowsInTheOrderTheEngineWroteThe
     auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
                                   crest::testing::FakeSoftware());
     ASSERT_TRUE(ids.ok());
-    ASSERT_TRUE(db->InsertMeasurement(NewJob(*db, false), ids->first, ids->second, "H100-SXM",
-                                      132, crest::testing::FakeMeasurement(g, 500, 3))
+    ASSERT_TRUE(db->InsertMeasurement(NewJob(*db, false), ids->first, ids->second, "H100-SXM", 132,
+                                      crest::testing::FakeMeasurement(g, 500, 3))
                     .ok());
     ASSERT_TRUE(db->InsertMeasurement(NewJob(*db, true), ids->first, ids->second, "H100-SXM", 132,
                                       crest::testing::FakeMeasurement(h, 500, 3))
@@ -105,7 +106,8 @@ TEST(StoreAlgoChoice, UpgradingFromVersion9PlacesRowsInTheOrderTheEngineWroteThe
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  const std::string downgrade = std::string(store_tests::kDowngradeTo9) + "PRAGMA user_version = 9;";
+  const std::string downgrade =
+      std::string(store_tests::kDowngradeTo9) + "PRAGMA user_version = 9;";
   ASSERT_EQ(sqlite3_exec(raw, downgrade.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);
@@ -174,13 +176,14 @@ TEST(StoreRaces, ARunsNewestRaceOfAStudyComesBackWithItsStandingsAndTimes) {
   EXPECT_EQ(r.gpu_model, "H100-SXM");
   EXPECT_FALSE(db->FindRace(job, "GPU-1", study, burst, AlgoChoice::kBest, false)->has_value())
       << "another mode's race does not answer";
-  EXPECT_FALSE(db->FindRace(job, "GPU-1", study, kDefaultMode, AlgoChoice::kDefault, false)->has_value())
+  EXPECT_FALSE(
+      db->FindRace(job, "GPU-1", study, kDefaultMode, AlgoChoice::kDefault, false)->has_value())
       << "nor one run with the other algorithm choice";
-  EXPECT_FALSE(db->FindRace(job + 7, "GPU-1", study, kDefaultMode, AlgoChoice::kBest, false)
-                   ->has_value())
+  EXPECT_FALSE(
+      db->FindRace(job + 7, "GPU-1", study, kDefaultMode, AlgoChoice::kBest, false)->has_value())
       << "nor another job's";
-  EXPECT_FALSE(db->FindRace(job, "GPU-2", study, kDefaultMode, AlgoChoice::kBest, false)
-                   ->has_value())
+  EXPECT_FALSE(
+      db->FindRace(job, "GPU-2", study, kDefaultMode, AlgoChoice::kBest, false)->has_value())
       << "nor another device's";
 }
 
@@ -232,8 +235,8 @@ TEST(StoreRaces, AMergeCarriesARaceWithItsRunRemappedAndOnlyOnce) {
   ASSERT_TRUE(jobs.ok());
   const int64_t merged_job = jobs->front().id;  // newest first: the merged one
   EXPECT_EQ(merged_job, 4);
-  auto race = catalogue->FindRace(merged_job, "GPU-1", study, kDefaultMode, AlgoChoice::kBest,
-                                  true);
+  auto race =
+      catalogue->FindRace(merged_job, "GPU-1", study, kDefaultMode, AlgoChoice::kBest, true);
   ASSERT_TRUE(race.ok() && race->has_value());
   EXPECT_EQ((*race)->entries.size(), 2u);
   EXPECT_EQ((*race)->times, (std::vector<std::vector<double>>{{1050, 1000}, {0, 1000}}));

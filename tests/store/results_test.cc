@@ -196,24 +196,26 @@ TEST(StoreGeneration, MovesWithEveryResultForItsGpuOnly) {
   EXPECT_GT(db->Generation("A100-SXM-80GB")->prediction_id, 0);
   // Another connection's write moves it too.
   auto other = OpenOk(dir.File("g.db"));
-  ASSERT_TRUE(other->InsertPrediction(std::nullopt, "H100-SXM", g, *Predict(g, **FindGpu("h100")))
-                  .ok());
+  ASSERT_TRUE(
+      other->InsertPrediction(std::nullopt, "H100-SXM", g, *Predict(g, **FindGpu("h100"))).ok());
   EXPECT_GT(db->Generation("H100-SXM")->prediction_id, 0);
 }
 
 TEST(StoreLookup, AllBestTimesGivesEveryKeysAnswerOnItsNewestSoftware) {
   TempDir dir;
   auto db = OpenOk(dir.File("a.db"));
-  auto old_ids = db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(120900));
-  auto new_ids = db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100));
+  auto old_ids =
+      db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(120900));
+  auto new_ids =
+      db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100));
   ASSERT_TRUE(old_ids.ok() && new_ids.ok());
   for (int64_t k : {4096, 8192}) {
     ASSERT_TRUE(db->InsertMeasurement(std::nullopt, old_ids->first, old_ids->second, "H100-SXM",
                                       132, crest::testing::FakeMeasurement(Gemm(64, 64, k), 50))
                     .ok());
   }
-  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, new_ids->first, new_ids->second, "H100-SXM",
-                                    132, crest::testing::FakeMeasurement(Gemm(64, 64, 4096), 70))
+  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, new_ids->first, new_ids->second, "H100-SXM", 132,
+                                    crest::testing::FakeMeasurement(Gemm(64, 64, 4096), 70))
                   .ok());
   auto all = db->AllBestTimes("H100-SXM", {}, kDefaultMode);
   ASSERT_TRUE(all.ok()) << all.status();
@@ -222,8 +224,8 @@ TEST(StoreLookup, AllBestTimesGivesEveryKeysAnswerOnItsNewestSoftware) {
     EXPECT_DOUBLE_EQ(t.median_us, key.k == 4096 ? 70 : 50) << "newest software per key";
     EXPECT_GT(t.ci_high_us, t.ci_low_us);
   }
-  EXPECT_TRUE(db->AllBestTimes("H100-SXM", {}, {CacheMode::kWarm, ClockPolicy::kSustained})
-                  ->empty());
+  EXPECT_TRUE(
+      db->AllBestTimes("H100-SXM", {}, {CacheMode::kWarm, ClockPolicy::kSustained})->empty());
 }
 
 }  // namespace

@@ -127,7 +127,8 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
 TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasured) {
   TempDir dir;
   const std::string path = dir.File("seed-bmm.db");
-  WriteBytes(path, ReadBytes(std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/crest-seed-bmm.db"));
+  WriteBytes(path,
+             ReadBytes(std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/crest-seed-bmm.db"));
   auto db = OpenOk(path);
   EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
   EXPECT_TRUE(db->Check()->ok);
@@ -139,8 +140,8 @@ TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasure
   bmm.dtype = DType::kFp16;
   bmm.b_transposed = false;  // the common script's row-major NN
   const GemmKey key = GemmKey::Of(bmm);
-  auto burst = db->BestMeasurements("H100-SXM", {&key, 1}, {},
-                                    {CacheMode::kCold, ClockPolicy::kBurst});
+  auto burst =
+      db->BestMeasurements("H100-SXM", {&key, 1}, {}, {CacheMode::kCold, ClockPolicy::kBurst});
   ASSERT_TRUE(burst.ok());
   ASSERT_EQ(burst->count(key), 1u);
   const MeasurementRow& row = burst->at(key);

@@ -34,7 +34,8 @@ TEST(TimingCsv, TheSharedPyTorchFilesImportAsTheyAre) {
   EXPECT_EQ(mlp->rows.size(), 514u);
   EXPECT_EQ(mlp->gpu_model, "H100-SXM");
   EXPECT_EQ(mlp->source_file, "torch-mlp-h4096.csv");
-  const store::ImportedTiming& first = mlp->rows.front();  // gate_up_10794,1,8192,21588,4096,bf16,NT,5066.56
+  const store::ImportedTiming& first =
+      mlp->rows.front();  // gate_up_10794,1,8192,21588,4096,bf16,NT,5066.56
   EXPECT_EQ(first.key.m, 8192);
   EXPECT_EQ(first.key.n, 21588);
   EXPECT_EQ(first.key.k, 4096);
@@ -48,8 +49,7 @@ TEST(TimingCsv, TheSharedPyTorchFilesImportAsTheyAre) {
   EXPECT_EQ(bmm->rows.front().key.batch, 4);
   EXPECT_FALSE(bmm->rows.front().key.b_transposed) << "NN";
   EXPECT_DOUBLE_EQ(bmm->rows.front().time_us, 6038.50);
-  auto seed = ReadTimingCsv(kData + "torch-seed-bmm.csv",
-                            {kH100.device, kH100.tool, "seed_us"});
+  auto seed = ReadTimingCsv(kData + "torch-seed-bmm.csv", {kH100.device, kH100.tool, "seed_us"});
   ASSERT_TRUE(seed.ok());
   EXPECT_DOUBLE_EQ(seed->rows.front().time_us, 5260.85);
   EXPECT_NE(seed->source_hash, "");
@@ -58,9 +58,10 @@ TEST(TimingCsv, TheSharedPyTorchFilesImportAsTheyAre) {
 TEST(TimingCsv, ColumnsForDeviceAndToolAndQuotedFields) {
   TempDir dir;
   auto batch = ReadTimingCsv(
-      Write(dir, "m,n,k,dtype,time_us,device,note\n"
-                 "64,128,256,fp16,12.5,NVIDIA A100-SXM4-80GB,\"cublas, warm, mean of 100\"\n"
-                 "64,128,512,fp16,20,NVIDIA A100-SXM4-80GB,\"cublas, warm, mean of 100\"\n"),
+      Write(dir,
+            "m,n,k,dtype,time_us,device,note\n"
+            "64,128,256,fp16,12.5,NVIDIA A100-SXM4-80GB,\"cublas, warm, mean of 100\"\n"
+            "64,128,512,fp16,20,NVIDIA A100-SXM4-80GB,\"cublas, warm, mean of 100\"\n"),
       {});
   ASSERT_TRUE(batch.ok()) << batch.status();
   EXPECT_EQ(batch->gpu_model, "A100-SXM-80GB");

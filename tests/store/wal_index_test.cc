@@ -86,10 +86,10 @@ TEST(StoreGeneration, AReaderThatSkipsItsQuerySeesEveryCommitAtOnce) {
     last = now;
     // Another GPU's write moves the mark, not this GPU's generation.
     const GemmShape g = Gemm(4096, 4096, 8192);
-    ASSERT_TRUE(other_gpu_writer
-                    ->InsertPrediction(std::nullopt, "A100-SXM-80GB", g,
-                                       *Predict(g, **FindGpu("a100")))
-                    .ok());
+    ASSERT_TRUE(
+        other_gpu_writer
+            ->InsertPrediction(std::nullopt, "A100-SXM-80GB", g, *Predict(g, **FindGpu("a100")))
+            .ok());
     EXPECT_EQ(reader->Generation("H100-SXM")->prediction_id, last);
   }
 }
@@ -109,11 +109,12 @@ TEST(StoreGeneration, ADatabaseInRollbackModeIsReadEveryTime) {
   options.read_only = true;
   auto reader = OpenOk(path, options);
   for (int i = 1; i <= 3; ++i) {
-    RawExec(path,
-            ("INSERT INTO generations (gpu_model, measurement_id, prediction_id) "
-             "VALUES ('H100-SXM', 0, " + std::to_string(i) + ") "
-             "ON CONFLICT (gpu_model) DO UPDATE SET prediction_id = excluded.prediction_id")
-                .c_str());
+    RawExec(path, ("INSERT INTO generations (gpu_model, measurement_id, prediction_id) "
+                   "VALUES ('H100-SXM', 0, " +
+                   std::to_string(i) +
+                   ") "
+                   "ON CONFLICT (gpu_model) DO UPDATE SET prediction_id = excluded.prediction_id")
+                      .c_str());
     EXPECT_EQ(reader->Generation("H100-SXM")->prediction_id, i);
   }
 }
@@ -132,9 +133,10 @@ TEST(StoreOptions, MemoryMapFalseReadsWithoutAMap) {
     auto stmt = (*conn)->Prepare("PRAGMA mmap_size");
     ASSERT_TRUE(stmt.ok());
     int64_t bytes = -1;
-    ASSERT_TRUE((*stmt)->ForEachRow("reading mmap_size", [&](const Statement& row) {
-                         bytes = row.Int("mmap_size");
-                       }).ok());
+    ASSERT_TRUE((*stmt)
+                    ->ForEachRow("reading mmap_size",
+                                 [&](const Statement& row) { bytes = row.Int("mmap_size"); })
+                    .ok());
     if (map) {
       EXPECT_GT(bytes, 0);
     } else {

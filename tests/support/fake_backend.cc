@@ -1,8 +1,8 @@
 #include "fake_backend.h"
 
-#include "fake_results.h"
-
 #include <random>
+
+#include "fake_results.h"
 
 namespace crest::testing {
 
@@ -18,10 +18,14 @@ absl::Status FakeMeasuringBackend::Reserve(std::span<const GemmShape> plan) {
 double CloseLeadersScript(const GemmShape& g) {
   if (g.k == 4096) return 1000;  // up
   switch (g.k) {
-    case 10920: return 1000;
-    case 10924: return 1001;
-    case 10918: return 1016;
-    default: return 1400;
+    case 10920:
+      return 1000;
+    case 10924:
+      return 1001;
+    case 10918:
+      return 1016;
+    default:
+      return 1400;
   }
 }
 
@@ -46,7 +50,7 @@ absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Run(const GemmShape& g) {
 }
 
 absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Retime(const GemmShape& g,
-                                                          std::span<const AlgoIdentity> stored) {
+                                                         std::span<const AlgoIdentity> stored) {
   std::vector<int64_t>& ids = retimed_algos.emplace_back();
   for (const AlgoIdentity& a : stored) ids.push_back(a.algo_id);
   auto out = Run(g);

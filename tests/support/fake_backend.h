@@ -38,11 +38,11 @@ class FakeMeasuringBackend final : public Backend,
   int runs = 0;
 
   std::string uuid = "GPU-fake-0";
-  double slowdown = 1;  // this device's times, relative to the script
-  int64_t cublaslt = 130100;  // the software it reports
-  MeasureMode mode;     // what its results are keyed by
-  std::vector<GemmShape> reserved;  // the plan of the last Reserve
-  HostStages host;      // the engine steps each measurement reports
+  double slowdown = 1;                             // this device's times, relative to the script
+  int64_t cublaslt = 130100;                       // the software it reports
+  MeasureMode mode;                                // what its results are keyed by
+  std::vector<GemmShape> reserved;                 // the plan of the last Reserve
+  HostStages host;                                 // the engine steps each measurement reports
   std::function<double(const GemmShape&)> script;  // a GEMM's time [µs], if set
   double race_noise = 0.001;
   // cuBLASLt's first choice is the slower of the two algorithms (else the faster).

@@ -35,7 +35,9 @@ class FakeEnv final : public Env {
                                                      std::string_view suffix) const override {
     return DefaultEnv().ListFiles(dir, suffix);
   }
-  absl::Status RemoveFile(const std::string& path) override { return DefaultEnv().RemoveFile(path); }
+  absl::Status RemoveFile(const std::string& path) override {
+    return DefaultEnv().RemoveFile(path);
+  }
   absl::StatusOr<bool> Exists(const std::string& path) const override {
     return DefaultEnv().Exists(path);
   }

@@ -26,9 +26,8 @@ inline v1::QueryDffRequest CostlyDffQuery(int64_t window) {
 // ~300 bytes each.
 inline std::string NamedGemmsSpec(int64_t m_to, int64_t n_to, int64_t k) {
   return R"({"gpu": "h100", "gemms": [{"name": ")" + std::string(256, 'g') +
-         R"(", "m": {"from": 1, "to": )" + std::to_string(m_to) +
-         R"(}, "n": {"from": 1, "to": )" + std::to_string(n_to) +
-         R"(}, "k": )" + std::to_string(k) + "}]}";
+         R"(", "m": {"from": 1, "to": )" + std::to_string(m_to) + R"(}, "n": {"from": 1, "to": )" +
+         std::to_string(n_to) + R"(}, "k": )" + std::to_string(k) + "}]}";
 }
 
 }  // namespace crest::testing

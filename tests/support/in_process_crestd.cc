@@ -1,7 +1,6 @@
 #include "in_process_crestd.h"
 
 #include <algorithm>
-
 #include <cstdio>
 
 #include "delayed_backend.h"
@@ -19,8 +18,8 @@ bool InProcessCrestd::Start(const std::string& state_dir, const std::vector<std:
   crestd::AddDaemonFlags(app, flags);
   double delay_ms = 0;
   app.add_option("--model-gemm-delay-ms", delay_ms);
-  std::vector<std::string> argv = {"--listen", "127.0.0.1:0", "--state-dir", state_dir,
-                                   "--shutdown-grace", "2"};
+  std::vector<std::string> argv = {"--listen", "127.0.0.1:0",      "--state-dir",
+                                   state_dir,  "--shutdown-grace", "2"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::reverse(argv.begin(), argv.end());  // CLI11 takes a vector in reverse order
   try {

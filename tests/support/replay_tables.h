@@ -15,8 +15,8 @@ inline const std::string kMlpTable =
 
 // The table at `path` with each row's time multiplied by `factor(cells)`
 // (the row's CSV cells: name, dtype, m, n, k, …, time in cells[7]).
-inline void WriteScaledMlpTable(const std::string& path,
-                                const std::function<double(const std::vector<std::string>&)>& factor) {
+inline void WriteScaledMlpTable(
+    const std::string& path, const std::function<double(const std::vector<std::string>&)>& factor) {
   std::ifstream in(kMlpTable);
   std::ofstream out(path);
   std::string line;
@@ -42,10 +42,11 @@ inline void WriteSlowedMlpTable(const std::string& path) {
 
 // `crest` arguments: a replayed sweep of the window of ±128 at h 4096 from
 // `table`, labelled cuBLASLt `cublaslt`, into `db`, without races.
-inline std::string ReplaySweepArgs(const std::string& db, const std::string& table,
-                                   long cublaslt) {
-  return "sweep --db " + db + " --backend replay --gpu h100 --hidden 4096 --window 128 "
-         "--no-race --replay " + table + " --replay-cublaslt " + std::to_string(cublaslt);
+inline std::string ReplaySweepArgs(const std::string& db, const std::string& table, long cublaslt) {
+  return "sweep --db " + db +
+         " --backend replay --gpu h100 --hidden 4096 --window 128 "
+         "--no-race --replay " +
+         table + " --replay-cublaslt " + std::to_string(cublaslt);
 }
 
 }  // namespace crest::testing

@@ -116,7 +116,14 @@ int64_t ExtremeInt(std::mt19937_64& rng) {
 }
 
 std::string AbsurdText(std::mt19937_64& rng) {
-  const std::string kValues[] = {"", "h100", "8/3", "0/0", "1e308", "-1", "{", "null",
+  const std::string kValues[] = {"",
+                                 "h100",
+                                 "8/3",
+                                 "0/0",
+                                 "1e308",
+                                 "-1",
+                                 "{",
+                                 "null",
                                  R"({"version": 1, "gpu": "h100", "dff": [{"hidden": -5}]})",
                                  R"({"version": 1, "gpu": "h100", "gemms": [{"m": 0}]})",
                                  std::string(100000, 'x')};
@@ -128,7 +135,8 @@ std::string AbsurdText(std::mt19937_64& rng) {
 void SetRandomField(Message* m, std::mt19937_64& rng, int depth = 0) {
   const auto* d = m->GetDescriptor();
   if (d->field_count() == 0) return;
-  const FieldDescriptor* f = d->field(static_cast<int>(rng() % static_cast<uint64_t>(d->field_count())));
+  const FieldDescriptor* f =
+      d->field(static_cast<int>(rng() % static_cast<uint64_t>(d->field_count())));
   const auto* r = m->GetReflection();
   if (f->is_repeated() || f->is_map()) return;
   switch (f->cpp_type()) {
@@ -186,8 +194,8 @@ RequestFuzzer::RequestFuzzer(std::shared_ptr<grpc::Channel> channel, uint64_t se
 }
 
 std::string RequestFuzzer::MutateField(const Target& target) {
-  const auto* type = google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(
-      target.type);
+  const auto* type =
+      google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(target.type);
   google::protobuf::DynamicMessageFactory factory;
   std::unique_ptr<Message> m(factory.GetPrototype(type)->New());
   m->ParseFromString(target.seeds[rng_() % target.seeds.size()]);

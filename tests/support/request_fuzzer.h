@@ -18,8 +18,8 @@
 namespace crest::testing {
 
 struct FuzzAnswer {
-  std::string method;   // e.g. "QueryDff"
-  std::string kind;     // "random", "flipped", "cut", "appended", "field"
+  std::string method;  // e.g. "QueryDff"
+  std::string kind;    // "random", "flipped", "cut", "appended", "field"
   grpc::StatusCode code = grpc::StatusCode::OK;
   std::string message;
 };

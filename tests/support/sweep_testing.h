@@ -44,8 +44,8 @@ inline DffQuery EveryCandidate(int64_t hidden, int64_t window) {
 // A replayed run of `spec` from the recorded `table` on an H100 of its own
 // (the replay device's UUID follows the table and the noise's seed): that
 // UUID. Every GEMM of the spec must be done.
-inline std::string ReplayDevice(store::Store& db, const std::string& spec,
-                                const std::string& table, uint64_t seed) {
+inline std::string ReplayDevice(store::Store& db, const std::string& spec, const std::string& table,
+                                uint64_t seed) {
   sweep::BackendChoice choice;
   choice.name = "replay";
   choice.gpu = "h100";

@@ -34,8 +34,8 @@ void WriteBytes(const std::string& path, const std::string& bytes) {
 
 void WriteSecret(const std::string& path, const std::string& bytes) {
   WriteBytes(path, bytes);
-  std::filesystem::permissions(path, std::filesystem::perms::owner_read |
-                                         std::filesystem::perms::owner_write);
+  std::filesystem::permissions(
+      path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
 }  // namespace crest::testing

@@ -23,7 +23,8 @@ using crest::testing::OpenSweepDb;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
-const std::string kTable = std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/torch-mlp-h4096.csv";
+const std::string kTable =
+    std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/torch-mlp-h4096.csv";
 const std::string kTrace =
     std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/nvidia-smi-clock-trace.csv";
 // d_ff 10858 … 10986 (the table holds 10794 … 11050): 16 multiples of 8 within
@@ -41,7 +42,8 @@ BackendChoice Replay(ReplayChoice replay = {}) {
 }
 
 absl::StatusOr<DffRanking> Answer(store::Store& db) {
-  return answers::StoreAnswers(db, "r.db", {})->Dff(EveryCandidate(4096, kWindow), **FindGpu("h100"));
+  return answers::StoreAnswers(db, "r.db", {})
+      ->Dff(EveryCandidate(4096, kWindow), **FindGpu("h100"));
 }
 
 // The table's time of each GEMM of the window's d_ff, both GEMMs together.
@@ -107,7 +109,8 @@ TEST(ReplayBackend, AnAdaptivePlanTimesAQuarterOfTheWindowAndFindsItsBest) {
   auto db = OpenSweepDb(dir);
   auto backend = MakeBackend(Replay());
   ASSERT_TRUE(backend.ok()) << backend.status();
-  auto spec = Spec(R"({"gpu": "h100", "plan": "adaptive", "dff": [{"hidden": 4096, "window": 128}]})");
+  auto spec =
+      Spec(R"({"gpu": "h100", "plan": "adaptive", "dff": [{"hidden": 4096, "window": 128}]})");
   std::vector<std::string> stages;
   SweepOptions options;
   options.on_stage = [&](std::string_view line) { stages.emplace_back(line); };
@@ -134,7 +137,8 @@ TEST(ReplayBackend, AnAdaptivePlanTimesAQuarterOfTheWindowAndFindsItsBest) {
   auto batch = store::ReadTimingCsv(kTable, csv);
   ASSERT_TRUE(batch.ok());
   std::map<int64_t, double> table;
-  for (const store::ImportedTiming& t : batch->rows) table[t.key.n == 4096 ? t.key.k : t.key.n / 2] += t.time_us;
+  for (const store::ImportedTiming& t : batch->rows)
+    table[t.key.n == 4096 ? t.key.k : t.key.n / 2] += t.time_us;
   double best = 1e300;
   for (const auto& [d_ff, us] : table) best = std::min(best, us);
   const DffRow* lead = nullptr;
@@ -142,7 +146,8 @@ TEST(ReplayBackend, AnAdaptivePlanTimesAQuarterOfTheWindowAndFindsItsBest) {
     if (r.source == Source::kReplayed && (lead == nullptr || r.time_us < lead->time_us)) lead = &r;
   }
   ASSERT_NE(lead, nullptr);
-  EXPECT_LT(table.at(lead->d_ff) / best, 1.01) << "the timed leader is within 1% of the table's best";
+  EXPECT_LT(table.at(lead->d_ff) / best, 1.01)
+      << "the timed leader is within 1% of the table's best";
 
   // Run again: the plan takes the stored times and times nothing new.
   auto again = RunSweep(spec, **backend, *db, {});
@@ -175,8 +180,8 @@ TEST(ReplayBackend, TheSameSeedReplaysTheSameTimesAndAnotherDoesNot) {
     auto out = RunSweep(Spec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 0}]})"),
                         **backend, *db, {});
     EXPECT_TRUE(out.ok()) << out.status();
-    auto answer = answers::StoreAnswers(*db, "r.db", {})
-                      ->Dff(EveryCandidate(4096, 0), **FindGpu("h100"));
+    auto answer =
+        answers::StoreAnswers(*db, "r.db", {})->Dff(EveryCandidate(4096, 0), **FindGpu("h100"));
     EXPECT_TRUE(answer.ok()) << answer.status();
     return answer->rows.front().time_us;
   };
@@ -192,8 +197,7 @@ TEST(ReplayBackend, WithTheClockTraceItRunsAtBoostFirstAndAtTheTableUnderLoad) {
   replay.noise = 0;
   auto backend = MakeBackend(Replay(replay));
   ASSERT_TRUE(backend.ok()) << backend.status();
-  EXPECT_NE((*backend)->Device().replay.find("drift nvidia-smi-clock-trace.csv"),
-            std::string::npos)
+  EXPECT_NE((*backend)->Device().replay.find("drift nvidia-smi-clock-trace.csv"), std::string::npos)
       << (*backend)->Device().replay;
   auto out = RunSweep(Spec(kWindowSpec), **backend, *db, {});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -242,7 +246,8 @@ TEST(ReplayBackend, BadOptionsAreRefusedByName) {
 
   TempDir dir;
   const std::string with_device = dir.path() + "/h100.csv";
-  std::ofstream(with_device) << "device,m,n,k,dtype,layout,median_us\nh100,8192,4096,10794,bf16,NT,3161\n";
+  std::ofstream(with_device)
+      << "device,m,n,k,dtype,layout,median_us\nh100,8192,4096,10794,bf16,NT,3161\n";
   ReplayChoice h100_table;
   h100_table.file = with_device;
   BackendChoice other_gpu = Replay(h100_table);

@@ -81,7 +81,8 @@ TEST(Revalidate, IsRefusedWhereNothingIsMeasuredAndWithAnAdaptivePlan) {
       R"({"gpu": "h100", "plan": "adaptive", "revalidate": true, "dff": [{"hidden": 4096}]})");
   ASSERT_FALSE(adaptive.ok());
   EXPECT_NE(std::string(adaptive.status().message()).find("spec.revalidate"), std::string::npos);
-  EXPECT_FALSE(ParseSweepSpec(R"({"gpu": "h100", "revalidate": 1, "dff": [{"hidden": 4096}]})").ok());
+  EXPECT_FALSE(
+      ParseSweepSpec(R"({"gpu": "h100", "revalidate": 1, "dff": [{"hidden": 4096}]})").ok());
 }
 
 }  // namespace

@@ -6,16 +6,16 @@
 #include "crest/answers/answers.h"
 #include "crest/tuner/predictor.h"
 #include "fake_backend.h"
-#include "sweep_testing.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
+#include "sweep_testing.h"
 #include "temp_dir.h"
 
 namespace crest::sweep {
 namespace {
 
-using crest::testing::FakeMeasuringBackend;
 using crest::testing::EveryCandidate;
+using crest::testing::FakeMeasuringBackend;
 using crest::testing::OpenSweepDb;
 using crest::testing::Spec;
 using crest::testing::TempDir;
@@ -202,8 +202,8 @@ TEST(SweepProgress, BreaksTheHostTimePerGemmDownByStep) {
   EXPECT_DOUBLE_EQ(h.write_s, 0.05);
   EXPECT_NEAR(h.between_s, (2.0 - 1.6 - 0.2) / 4, 1e-12);
   // The parts add up to the host overhead per GEMM.
-  EXPECT_NEAR(h.host.Total() + h.other_engine_s + h.write_s + h.between_s,
-              p.HostOverheadPerGemmS(), 1e-12);
+  EXPECT_NEAR(h.host.Total() + h.other_engine_s + h.write_s + h.between_s, p.HostOverheadPerGemmS(),
+              1e-12);
 }
 
 TEST(RunSweep, SumsTheEnginesHostStepsAndTimesTheDatabaseWrites) {

@@ -39,8 +39,8 @@ TEST(SweepSpec, ShardsSplitThePlanSoTheTasksHoldEveryGemmOnce) {
   std::vector<std::string> seen;
   std::set<std::string> identities;
   for (int i = 0; i < 3; ++i) {
-    auto part = ParseSweepSpec(
-        "{" + dff + R"(, "shard": {"index": )" + std::to_string(i) + R"(, "count": 3}})");
+    auto part = ParseSweepSpec("{" + dff + R"(, "shard": {"index": )" + std::to_string(i) +
+                               R"(, "count": 3}})");
     ASSERT_TRUE(part.ok()) << part.status();
     EXPECT_NEAR(static_cast<double>(part->gemms.size()),
                 static_cast<double>(whole->gemms.size()) / 3.0, 1.0);
@@ -59,8 +59,9 @@ TEST(SweepSpec, ShardsSplitThePlanSoTheTasksHoldEveryGemmOnce) {
             "spec.shard.count: is 0; it must be from 1 to 65536");
   EXPECT_EQ(Message("{" + dff + R"(, "shard": {"index": 0}})"),
             "spec.shard: must give both index and count");
-  EXPECT_EQ(Message(R"({"gemms": [{"m": 64, "n": 64, "k": 64}], "shard": {"index": 1, "count": 2}})"),
-            "spec.shard: task 1 of 2 has no GEMMs: the plan holds 1; use at most 1 tasks");
+  EXPECT_EQ(
+      Message(R"({"gemms": [{"m": 64, "n": 64, "k": 64}], "shard": {"index": 1, "count": 2}})"),
+      "spec.shard: task 1 of 2 has no GEMMs: the plan holds 1; use at most 1 tasks");
 }
 
 TEST(SweepSpec, AnAdaptivePlanIsItsOwnJobAndNeedsDffStudiesUnsharded) {
@@ -187,7 +188,8 @@ TEST(SweepSpec, AKeyGivenTwiceInOneObjectIsRefused) {
             "spec: gives the key \"m\" twice in one object; give each key once");
   // The same key in different objects is fine.
   EXPECT_TRUE(ParseSweepSpec(R"({"gemms": [{"m": 64, "n": 64, "k": 64}, {"m": 8, "n": 8,
-      "k": 8}]})").ok());
+      "k": 8}]})")
+                  .ok());
 }
 
 TEST(SweepSpec, NamesAndTheWholeTextAreBounded) {
@@ -196,8 +198,8 @@ TEST(SweepSpec, NamesAndTheWholeTextAreBounded) {
             "spec.name: is 257 bytes long; at most 256");
   EXPECT_EQ(Message(R"({"gemms": [{"name": ")" + long_name + R"(", "m": 8, "n": 8, "k": 8}]})"),
             "spec.gemms[0].name: is 257 bytes long; at most 256");
-  const std::string huge = R"({"dff": [{"hidden": 4096}], "gpu": ")" +
-                           std::string(kMaxSpecBytes, 'h') + R"("})";
+  const std::string huge =
+      R"({"dff": [{"hidden": 4096}], "gpu": ")" + std::string(kMaxSpecBytes, 'h') + R"("})";
   EXPECT_EQ(Message(huge).find("spec: is 1048"), 0u) << Message(huge).substr(0, 80);
 }
 
@@ -226,8 +228,8 @@ TEST(SweepSpec, TheMeasureSectionSaysHowAndIsPartOfTheJobOnlyWhenNotTheDefault) 
 TEST(SweepSpec, TheRaceIsOnByDefaultKeepsItsStudiesAndIsRefusedOutOfRangeByName) {
   const std::string dff = R"("dff": [{"hidden": 4096, "window": 1, "pass": "train"}])";
   auto plain = ParseSweepSpec("{" + dff + "}");
-  auto same = ParseSweepSpec(R"({"measure": {"race": {"enabled": true, "window": 0.03}}, )" +
-                             dff + "}");
+  auto same =
+      ParseSweepSpec(R"({"measure": {"race": {"enabled": true, "window": 0.03}}, )" + dff + "}");
   auto tuned = ParseSweepSpec(
       R"({"measure": {"race": {"window": 0.05, "resolution": 0.005, "max_candidates": 4}}, )" +
       dff + "}");
@@ -242,8 +244,9 @@ TEST(SweepSpec, TheRaceIsOnByDefaultKeepsItsStudiesAndIsRefusedOutOfRangeByName)
   const std::string tail = ", " + dff + "}";
   EXPECT_EQ(Message(R"({"measure": {"race": {"windw": 0.1}})" + tail),
             "spec.measure.race: unknown field 'windw'");
-  EXPECT_EQ(Message(R"({"measure": {"race": {"max_candidates": 1}})" + tail),
-            "spec.measure.race.max_candidates (--race-candidates): must be between 2 and 32 (got 1)");
+  EXPECT_EQ(
+      Message(R"({"measure": {"race": {"max_candidates": 1}})" + tail),
+      "spec.measure.race.max_candidates (--race-candidates): must be between 2 and 32 (got 1)");
   EXPECT_EQ(Message(R"({"measure": {"race": {"resolution": 0.5}})" + tail),
             "spec.measure.race.resolution (--race-resolution): must be in (0, 0.2] (got 0.5)");
   EXPECT_EQ(Message(R"({"measure": {"race": {"enabled": "yes"}})" + tail),

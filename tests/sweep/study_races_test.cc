@@ -34,7 +34,8 @@ absl::StatusOr<DffRanking> Answer(store::Store& db, bool races,
   answers::AnswerOptions options;
   options.races = races;
   options.algo = algo;
-  return answers::StoreAnswers(db, "s.db", options)->Dff(EveryCandidate(4096, 4), **FindGpu("h100"));
+  return answers::StoreAnswers(db, "s.db", options)
+      ->Dff(EveryCandidate(4096, 4), **FindGpu("h100"));
 }
 
 // A fresh database and a fake measuring backend timing CloseLeadersScript.
@@ -48,7 +49,8 @@ class StudyRaces : public ::testing::Test {
 
 TEST_F(StudyRaces, TheRaceSplitsWhatThePassTiedAndTheAnswerUsesIt) {
   // 10918 is 0.8% behind: slower only at a resolution finer than that.
-  const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"resolution": 0.005}}})");
+  const SweepSpec spec = Spec(
+      R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"resolution": 0.005}}})");
   auto out = RunSweep(spec, backend, *db, {});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->job.state, store::JobState::kDone);
@@ -105,8 +107,8 @@ TEST_F(StudyRaces, NoRaceWhenDisabledOrWhenOnlyTheLeaderIsClose) {
   EXPECT_TRUE(off->races.empty());
 
   FakeMeasuringBackend plain;  // 10944 twice as fast as every other candidate
-  auto alone = RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 24, "align": 8}]})"), plain,
-                        *db, {});
+  auto alone =
+      RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 24, "align": 8}]})"), plain, *db, {});
   ASSERT_TRUE(alone.ok()) << alone.status();
   ASSERT_EQ(alone->races.size(), 1u);
   EXPECT_EQ(alone->races.front().race_id, 0);
@@ -131,9 +133,9 @@ TEST_F(StudyRaces, ATieGroupLargerThanARaceCanOrderIsNotRacedAndSaysWhy) {
 }
 
 TEST_F(StudyRaces, AStudyGivenTwiceIsRacedOnce) {
-  auto out = RunSweep(
-      Spec(R"({"dff": [{"hidden": 4096, "window": 4}, {"hidden": 4096, "window": 4}]})"),
-      backend, *db, {});
+  auto out =
+      RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 4}, {"hidden": 4096, "window": 4}]})"),
+               backend, *db, {});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->races.size(), 1u);
 }
@@ -142,8 +144,8 @@ TEST_F(StudyRaces, ASweepRunsSixtyFourRacesAtMost) {
   std::string studies;
   for (int tokens = 1; tokens <= 66; ++tokens) {
     studies += (studies.empty() ? "" : ", ") +
-               std::string(R"({"hidden": 4096, "window": 4, "tokens": )") +
-               std::to_string(tokens) + "}";
+               std::string(R"({"hidden": 4096, "window": 4, "tokens": )") + std::to_string(tokens) +
+               "}";
   }
   auto out = RunSweep(Spec(R"({"dff": [)" + studies + "]}"), backend, *db, {});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -155,7 +157,8 @@ TEST_F(StudyRaces, ASweepRunsSixtyFourRacesAtMost) {
 
 TEST_F(StudyRaces, AnAnswerFromANewerRunDoesNotUseAnOlderRunsRace) {
   // 10918 is 0.8% behind: slower only at a resolution finer than that.
-  const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"resolution": 0.005}}})");
+  const SweepSpec spec = Spec(
+      R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"resolution": 0.005}}})");
   auto first = RunSweep(spec, backend, *db, {});
   ASSERT_TRUE(first.ok() && first->races.front().race_id > 0);
   // Measured again, not raced: the answer now comes from the new run.
@@ -192,7 +195,8 @@ TEST_F(StudyRaces, TheFirstChoicesAnswerIsRacedAsItsOwnRaceWhenAsked) {
   EXPECT_NE(DescribeRace(first).find("(cuBLASLt's first-choice algorithms)"), std::string::npos)
       << DescribeRace(first);
   EXPECT_EQ(DescribeRace(best).find("first-choice"), std::string::npos);
-  EXPECT_NE(DescribeRace(best).find(" measured on " + backend.Device().name + " GPU-fake-0, "
+  EXPECT_NE(DescribeRace(best).find(" measured on " + backend.Device().name +
+                                    " GPU-fake-0, "
                                     "cuBLASLt 130100; "),
             std::string::npos)
       << "a race's figures name their device and software: " << DescribeRace(best);

@@ -77,8 +77,9 @@ TEST(FitCalibration, RecoversTheRatesAndFactorsTheDataWereMadeWith) {
   const GpuSpec& h100 = **FindGpu("h100");
   const ModelParams truth = Truth(h100);
   const auto rows = MlpWindow(h100, truth, 0.02);
-  auto c = FitCalibration(rows, {&h100, DType::kBf16, h100.model, {"imported", "script", "", "",
-                                                                     "2026-11-22", "t.db", 0}});
+  auto c = FitCalibration(
+      rows,
+      {&h100, DType::kBf16, h100.model, {"imported", "script", "", "", "2026-11-22", "t.db", 0}});
   ASSERT_TRUE(c.ok()) << c.status();
   const ModelParams& p = c->params;
   EXPECT_NEAR(p.fast_tflops, 700, 0.02 * 700);
@@ -118,7 +119,8 @@ TEST(FitCalibration, IntervalsComeFromWindowsLeftOutOfTheFitAndCoverThem) {
   // In sample the fit splits the 6% between the windows (errors about 3%);
   // a window left out is off by the whole 6%, and so are the intervals.
   const GpuSpec& h100 = **FindGpu("h100");
-  auto c = FitCalibration(TwoWindows(h100, Truth(h100), 0.06), {&h100, DType::kBf16, h100.model, {}});
+  auto c =
+      FitCalibration(TwoWindows(h100, Truth(h100), 0.06), {&h100, DType::kBf16, h100.model, {}});
   ASSERT_TRUE(c.ok()) << c.status();
   const IntervalFit& f = c->interval;
   EXPECT_EQ(f.basis, "held-out d_ff windows");
@@ -242,7 +244,8 @@ TEST(FitCalibration, FitsTheRateByKResidueWhereItReplicates) {
 TEST(FitCalibration, KeepsKResidueFactorsThatDoNotReplicate) {
   const GpuSpec& h100 = **FindGpu("h100");
   // No pattern by residue, only 3% noise per GEMM: the halves disagree.
-  auto c = FitCalibration(MlpWindow(h100, Truth(h100), 0.03), {&h100, DType::kBf16, h100.model, {}});
+  auto c =
+      FitCalibration(MlpWindow(h100, Truth(h100), 0.03), {&h100, DType::kBf16, h100.model, {}});
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->k_residue.size(), 3u);
   for (const KResidueFit& k : c->k_residue) {
@@ -288,10 +291,12 @@ TEST(CalibrationFile, KResidueFactorsRoundTripAndAnOlderFileKeepsItsId) {
 
 TEST(CalibrationFile, RoundTripsEveryField) {
   const GpuSpec& h100 = **FindGpu("h100");
-  auto c = FitCalibration(MlpWindow(h100, Truth(h100), 0.01),
-                          {&h100, DType::kBf16, h100.model,
-                           {"imported", "torch", "NVIDIA H100 80GB HBM3", "", "2026-11-22",
-                            "x.db", 0}});
+  auto c =
+      FitCalibration(MlpWindow(h100, Truth(h100), 0.01),
+                     {&h100,
+                      DType::kBf16,
+                      h100.model,
+                      {"imported", "torch", "NVIDIA H100 80GB HBM3", "", "2026-11-22", "x.db", 0}});
   ASSERT_TRUE(c.ok());
   auto back = ParseCalibration(CalibrationJson(*c), "round trip");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -312,7 +317,8 @@ TEST(CalibrationFile, RoundTripsEveryField) {
 
 TEST(CalibrationFile, AnOlderFilesTwoErrorsReadForEveryClassOfTheirFamily) {
   const GpuSpec& h100 = **FindGpu("h100");
-  auto c = FitCalibration(MlpWindow(h100, Truth(h100), 0.01), {&h100, DType::kBf16, h100.model, {}});
+  auto c =
+      FitCalibration(MlpWindow(h100, Truth(h100), 0.01), {&h100, DType::kBf16, h100.model, {}});
   ASSERT_TRUE(c.ok());
   std::string text = CalibrationJson(*c);
   const size_t at = text.find("\"expected_error\": {");
@@ -342,9 +348,10 @@ TEST(CalibrationFile, ABadFileNamesItselfAndTheField) {
             "cal.json: calibration schema_version 9 (this crest reads 3)");
   EXPECT_EQ(message(R"({"schema_version": 1, "model": "tilewave-1"})"),
             "cal.json: a calibration of model 'tilewave-1'; this crest runs tilewave-2");
-  EXPECT_NE(message(R"({"schema_version": 1, "model": "tilewave-2", "gpu": "tpu", "dtype": "bf16"})")
-                .find("unknown GPU 'tpu'"),
-            std::string::npos);
+  EXPECT_NE(
+      message(R"({"schema_version": 1, "model": "tilewave-2", "gpu": "tpu", "dtype": "bf16"})")
+          .find("unknown GPU 'tpu'"),
+      std::string::npos);
   EXPECT_EQ(message(R"({"schema_version": 1, "model": "tilewave-2", "gpu": "h100",
                         "dtype": "bf16", "parameters": {"fast_tflops": 700}})"),
             "cal.json: parameters.fast_full_rate_intensity: must be a number");
@@ -365,7 +372,8 @@ TEST(CalibrationFile, ABadFileNamesItselfAndTheField) {
   EXPECT_EQ(message(with_residues(R"([1, 2])")),
             "cal.json: parameters.fallback_k_residue: must be an object by K mod 128");
   const std::string bad_value = with_residues(R"({"3": -1})");
-  EXPECT_EQ(message(bad_value), "cal.json: parameters.fallback_k_residue.3: must be a positive number");
+  EXPECT_EQ(message(bad_value),
+            "cal.json: parameters.fallback_k_residue.3: must be a positive number");
   std::string errors = text;
   const size_t e = errors.find("\"nt.fast.64\": ");
   ASSERT_NE(e, std::string::npos);
@@ -399,8 +407,9 @@ TEST(Calibrations, TheShippedH100OnesAreInForceAndMeetTheirTargets) {
 TEST(Calibrations, ALoadedFileReplacesTheOneForItsGpuAndDtypeOnly) {
   // L40S fp8: a GPU and dtype no other test predicts.
   const GpuSpec& l40s = **FindGpu("l40s");
-  auto fit = FitCalibration(MlpWindow(l40s, Truth(l40s), 0.01, DType::kFp8E4M3),
-                            {&l40s, DType::kFp8E4M3, l40s.model, {"imported", "t", "", "", "2026-11-22", "", 0}});
+  auto fit = FitCalibration(
+      MlpWindow(l40s, Truth(l40s), 0.01, DType::kFp8E4M3),
+      {&l40s, DType::kFp8E4M3, l40s.model, {"imported", "t", "", "", "2026-11-22", "", 0}});
   ASSERT_TRUE(fit.ok()) << fit.status();
   const std::string path = testing::TempDir() + "/l40s-fp8.json";
   std::ofstream(path) << CalibrationJson(*fit);

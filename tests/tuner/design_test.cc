@@ -84,7 +84,8 @@ TEST(Design, TimesEveryGemmAndDerivesTokensPerSecondAndMfu) {
   EXPECT_NEAR(row->mfu_peak, row->model_flops_per_token * row->tokens_per_s_per_gpu / 989.4e12,
               1e-12);
   EXPECT_NEAR(row->hfu_peak, row->train_flops_per_token * row->tokens_per_s_per_gpu / 989.4e12,
-              1e-12) << "nothing recomputed: HFU counts the FLOPs executed";
+              1e-12)
+      << "nothing recomputed: HFU counts the FLOPs executed";
   EXPECT_GT(row->attention_core_fwd.time_us, 0);
   EXPECT_LT(row->attention_core_fwd.time_us, row->layer_fwd.time_us);
   EXPECT_EQ(row->step_train.source, Source::kPredicted);
@@ -133,8 +134,9 @@ TEST(Design, FusedAttentionRanksHeadDimsAsPublishedKernelsRunThem) {
   const double d256 = tokens_per_s(16, AttentionKernel::kFused);
   EXPECT_GT(d128, d64);
   EXPECT_NEAR(d128 / d256, 1.0, 0.03);
-  EXPECT_LT(tokens_per_s(32, AttentionKernel::kUnfused) / tokens_per_s(16, AttentionKernel::kUnfused),
-            0.92);
+  EXPECT_LT(
+      tokens_per_s(32, AttentionKernel::kUnfused) / tokens_per_s(16, AttentionKernel::kUnfused),
+      0.92);
 }
 
 TEST(Design, TensorParallelCommunicationIsPredictedFromTheGpusLinkAndAddedOrOverlapped) {
@@ -235,8 +237,8 @@ TEST(Design, SearchFindsSensibleConfigsWithinTheBudget) {
     EXPECT_LE(std::abs(static_cast<double>(CountParams(c).total) - 7e9), 0.05 * 7e9);
     EXPECT_GE(m.hidden, 64 * c.layers);
     EXPECT_LE(m.hidden, 192 * c.layers);
-    llama_like |= m.hidden == 4096 && m.heads == 32 && m.KvHeads() == 32 && m.d_ff == 11008 &&
-                  c.layers == 32;
+    llama_like |=
+        m.hidden == 4096 && m.heads == 32 && m.KvHeads() == 32 && m.d_ff == 11008 && c.layers == 32;
   }
   EXPECT_TRUE(llama_like) << "Llama 2 7B's own shape (h 4096, 32 layers, 32 heads, d_ff 11008)";
   // A chooser (crest design: the d_ff answer's best tie group) gives the d_ff

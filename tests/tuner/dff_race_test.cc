@@ -49,7 +49,7 @@ std::vector<int> Groups(const std::vector<DffRow>& rows) {
 
 TEST(ApplyRace, RacedRowsLeadInTheRacesOrderAndGroupsAreRenumberedInListingOrder) {
   // The pass: 100, 200, 300 tied; 400 next; then predicted rows.
-  std::vector<DffRow> rows = {Measured(100, 1), Measured(200, 1), Measured(300, 1),
+  std::vector<DffRow> rows = {Measured(100, 1), Measured(200, 1),  Measured(300, 1),
                               Measured(400, 2), Predicted(500, 3), Predicted(600, 4)};
   const DffRace race = Race({{300, "leader", 1, 1, 1, 1},
                              {100, "tied", 1, 1.002, 0.996, 1.008},
@@ -65,8 +65,8 @@ TEST(ApplyRace, RacedRowsLeadInTheRacesOrderAndGroupsAreRenumberedInListingOrder
 TEST(ApplyRace, ARaceThatMissedARowTiedWithTheBestOrTimedAnotherRunIsNotUsed) {
   const std::vector<DffRow> pass = {Measured(100, 1), Measured(200, 1), Measured(300, 1)};
   std::vector<DffRow> rows = pass;
-  const std::string missed = ApplyRace(
-      Race({{100, "leader", 1, 1, 1, 1}, {200, "slower", 2, 1.02, 1.01, 1.03}}), rows);
+  const std::string missed =
+      ApplyRace(Race({{100, "leader", 1, 1, 1, 1}, {200, "slower", 2, 1.02, 1.01, 1.03}}), rows);
   EXPECT_EQ(missed, "race 4 (of job 1) did not time d_ff 300, which is tied with the best here");
   EXPECT_EQ(Order(rows), Order(pass)) << "left as it was";
   EXPECT_EQ(Groups(rows), Groups(pass));

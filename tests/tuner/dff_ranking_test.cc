@@ -240,7 +240,8 @@ TEST(RankDff, KindsAreNeverTiedTogetherAndTheHeadlineIsTheLargestSpeedupOfItsOwn
 }
 
 TEST(RankDff, TheAnswerNamesTheRunsItsRowsComeFrom) {
-  const GemmSetTimer timer = [](std::span<const GemmShape> gemms) -> absl::StatusOr<std::vector<Timing>> {
+  const GemmSetTimer timer =
+      [](std::span<const GemmShape> gemms) -> absl::StatusOr<std::vector<Timing>> {
     std::vector<Timing> parts(gemms.size());
     RunInfo run;
     run.job_id = gemms.back().k % 2 == 0 ? 1 : 2;

@@ -8,9 +8,9 @@ namespace crest {
 namespace {
 
 TEST(GpuCatalogue, HoldsEveryGpuTheIssueNames) {
-  for (const char* name : {"V100", "A100-SXM-40GB", "A100-SXM-80GB", "A100-PCIe", "A10", "L4",
-                           "L40S", "RTX-4090", "H100-SXM", "H100-PCIe", "H200", "GH200", "H800",
-                           "B200"}) {
+  for (const char* name :
+       {"V100", "A100-SXM-40GB", "A100-SXM-80GB", "A100-PCIe", "A10", "L4", "L40S", "RTX-4090",
+        "H100-SXM", "H100-PCIe", "H200", "GH200", "H800", "B200"}) {
     auto gpu = FindGpu(name);
     ASSERT_TRUE(gpu.ok()) << name;
     EXPECT_EQ((*gpu)->name, name);

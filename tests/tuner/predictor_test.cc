@@ -78,8 +78,8 @@ TEST(Predict, MisalignedContiguousDimensionFallsBackToTheSlowerFamily) {
 TEST(Predict, TheKResidueFactorAppliesOnlyWithBothInputsAlongAMisalignedK) {
   const GpuSpec& h100 = **FindGpu("h100");
   ModelParams p = h100.model;
-  p.fallback_k_residue[10922 % kKResiduePeriod] = 1.25;  // K = 10922: residue 42
-  p.fallback_k_residue[10923 % kKResiduePeriod] = 0.8;   // the neighbour: residue 43
+  p.fallback_k_residue[10922 % kKResiduePeriod] = 1.25;       // K = 10922: residue 42
+  p.fallback_k_residue[10923 % kKResiduePeriod] = 0.8;        // the neighbour: residue 43
   auto down = PredictWith(Gemm(8192, 4096, 10922), h100, p);  // NT: A and B along K
   auto plain = PredictWith(Gemm(8192, 4096, 10922), h100, h100.model);
   ASSERT_TRUE(down.ok() && plain.ok());
@@ -153,8 +153,11 @@ TEST(Predict, LayoutDecidesWhichDimensionMustAlign) {
 TEST(Predict, TheIntervalIsTheErrorOfTheGemmsLayoutKernelAndAlignment) {
   const GpuSpec& h100 = **FindGpu("h100");
   ModelParams params = ExplicitRates(h100.model, h100, DType::kBf16);
-  for (size_t i = 0; i < kErrorClasses.size(); ++i) params.expected_error[i] = 0.01 * static_cast<double>(i + 1);
-  const auto error = [&](const GemmShape& g) { return PredictWith(g, h100, params)->expected_error; };
+  for (size_t i = 0; i < kErrorClasses.size(); ++i)
+    params.expected_error[i] = 0.01 * static_cast<double>(i + 1);
+  const auto error = [&](const GemmShape& g) {
+    return PredictWith(g, h100, params)->expected_error;
+  };
   EXPECT_DOUBLE_EQ(error(Gemm(8192, 4096, 4096)), 0.04) << "nt.fast.128";
   EXPECT_DOUBLE_EQ(error(Gemm(8192, 4096, 10824)), 0.01) << "nt.fast.16: K a multiple of 8 only";
   EXPECT_DOUBLE_EQ(error(Gemm(8192, 4096, 10832)), 0.02) << "nt.fast.32";

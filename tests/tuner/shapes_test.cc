@@ -140,40 +140,41 @@ ModelConfig With(auto mutate) {
 
 INSTANTIATE_TEST_SUITE_P(
     Config, RefusesBadConfig,
-    testing::Values(Refusal{"hidden_not_divisible", With([](auto& c) { c.hidden = 4095; }),
-                            "hidden (4095) must be divisible by heads (32)"},
-                    Refusal{"zero_hidden", With([](auto& c) { c.hidden = 0; }),
-                            "hidden must be positive (got 0)"},
-                    Refusal{"negative_seq", With([](auto& c) { c.seq = -1; }),
-                            "seq must be positive (got -1)"},
-                    Refusal{"huge_vocab", With([](auto& c) { c.vocab = int64_t{1} << 40; }),
-                            "vocab must be at most 8388608 (got 1099511627776)"},
-                    Refusal{"heads_not_divisible_by_kv", With([](auto& c) { c.kv_heads = 5; }),
-                            "heads (32) must be divisible by kv-heads (5)"},
-                    Refusal{"kv_more_than_heads", With([](auto& c) { c.kv_heads = 64; }),
-                            "kv-heads (64) must be at most heads (32)"},
-                    Refusal{"heads_not_divisible_by_tp", With([](auto& c) { c.tp = 3; }),
-                            "heads (32) must be divisible by tp (3)"},
-                    Refusal{"kv_not_divisible_by_tp", With([](auto& c) {
-                              c.kv_heads = 4;
-                              c.tp = 8;
-                            }),
-                            "kv-heads (4) must be divisible by tp (8)"},
-                    Refusal{"vocab_not_divisible_by_tp", With([](auto& c) {
-                              c.vocab = 32001;
-                              c.tp = 2;
-                            }),
-                            "vocab (32001) must be divisible by tp (2): pad it, e.g. to 32256 (a multiple of 128*tp, as Megatron does); `crest vocab --vocab 32001 --tp 2` ranks the paddings"},
-                    Refusal{"dff_not_divisible_by_tp", With([](auto& c) {
-                              c.d_ff = 11006;
-                              c.tp = 4;
-                            }),
-                            "d-ff (11006) must be divisible by tp (4)"},
-                    Refusal{"too_many_tokens", With([](auto& c) {
-                              c.micro_batch = 65536;
-                              c.seq = 2048;
-                            }),
-                            "batch·seq (134217728 tokens) must be at most 16777216"}),
+    testing::Values(
+        Refusal{"hidden_not_divisible", With([](auto& c) { c.hidden = 4095; }),
+                "hidden (4095) must be divisible by heads (32)"},
+        Refusal{"zero_hidden", With([](auto& c) { c.hidden = 0; }),
+                "hidden must be positive (got 0)"},
+        Refusal{"negative_seq", With([](auto& c) { c.seq = -1; }), "seq must be positive (got -1)"},
+        Refusal{"huge_vocab", With([](auto& c) { c.vocab = int64_t{1} << 40; }),
+                "vocab must be at most 8388608 (got 1099511627776)"},
+        Refusal{"heads_not_divisible_by_kv", With([](auto& c) { c.kv_heads = 5; }),
+                "heads (32) must be divisible by kv-heads (5)"},
+        Refusal{"kv_more_than_heads", With([](auto& c) { c.kv_heads = 64; }),
+                "kv-heads (64) must be at most heads (32)"},
+        Refusal{"heads_not_divisible_by_tp", With([](auto& c) { c.tp = 3; }),
+                "heads (32) must be divisible by tp (3)"},
+        Refusal{"kv_not_divisible_by_tp", With([](auto& c) {
+                  c.kv_heads = 4;
+                  c.tp = 8;
+                }),
+                "kv-heads (4) must be divisible by tp (8)"},
+        Refusal{"vocab_not_divisible_by_tp", With([](auto& c) {
+                  c.vocab = 32001;
+                  c.tp = 2;
+                }),
+                "vocab (32001) must be divisible by tp (2): pad it, e.g. to 32256 (a multiple of "
+                "128*tp, as Megatron does); `crest vocab --vocab 32001 --tp 2` ranks the paddings"},
+        Refusal{"dff_not_divisible_by_tp", With([](auto& c) {
+                  c.d_ff = 11006;
+                  c.tp = 4;
+                }),
+                "d-ff (11006) must be divisible by tp (4)"},
+        Refusal{"too_many_tokens", With([](auto& c) {
+                  c.micro_batch = 65536;
+                  c.seq = 2048;
+                }),
+                "batch·seq (134217728 tokens) must be at most 16777216"}),
     [](const testing::TestParamInfo<Refusal>& p) { return p.param.what; });
 
 TEST(MlpGemms, RefusesDffThatTpDoesNotDivide) {

@@ -1,17 +1,19 @@
 // The training step's parts beyond the GEMMs and its memory per GPU, on
 // hand-computed cases (training_step.h, training_memory.h, design.h).
+#include "crest/tuner/training_step.h"
+
 #include <cmath>
 
 #include "crest/tuner/design.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/training_memory.h"
-#include "crest/tuner/training_step.h"
 #include "gtest/gtest.h"
 
 namespace crest {
 namespace {
 
-constexpr double kTh = 4096.0 * 4096;  // Llama 2 7B: tokens × hidden of one micro-batch (b 1, s 4096)
+constexpr double kTh =
+    4096.0 * 4096;  // Llama 2 7B: tokens × hidden of one micro-batch (b 1, s 4096)
 constexpr double kTf = 4096.0 * 11008;  // tokens × d_ff
 
 DesignConfig Llama7B() {
@@ -181,14 +183,17 @@ TEST(TrainingMemory, AGptLayerKeeps34SbhPlus5As2bAsKorthikantiCountsIt) {
   EXPECT_DOUBLE_EQ(LayerActivationBytes(c, AttentionKernel::kUnfused, Recompute::kNone),
                    34 * sbh + 5 * as2b);
   EXPECT_DOUBLE_EQ(LayerActivationBytes(c, AttentionKernel::kUnfused, Recompute::kSelective),
-                   34 * sbh) << "selective recompute drops the s^2 terms";
+                   34 * sbh)
+      << "selective recompute drops the s^2 terms";
   EXPECT_DOUBLE_EQ(LayerActivationBytes(c, AttentionKernel::kUnfused, Recompute::kFull), 2 * sbh);
   EXPECT_DOUBLE_EQ(LayerActivationBytes(c, AttentionKernel::kFused, Recompute::kNone),
-                   34 * sbh + 4.0 * 2048 * 32) << "fused: a log-sum-exp per row, no scores";
+                   34 * sbh + 4.0 * 2048 * 32)
+      << "fused: a log-sum-exp per row, no scores";
   DesignConfig tp = c;
   tp.model.tp = 8;
   EXPECT_DOUBLE_EQ(LayerActivationBytes(tp, AttentionKernel::kUnfused, Recompute::kNone),
-                   (34 * sbh + 5 * as2b) / 8) << "tensor and sequence parallel: all of it / t";
+                   (34 * sbh + 5 * as2b) / 8)
+      << "tensor and sequence parallel: all of it / t";
 }
 
 TEST(TrainingMemory, Llama7BOnEightGpusWithZero3) {
@@ -226,7 +231,8 @@ TEST(TrainingMemory, SevenBOnOneGpuAnd70BAtTp1AreRefusedWithTheirFigures) {
   ASSERT_TRUE(row.ok());
   EXPECT_EQ(row->rule.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(row->rule.message().find("needs 124.1 GiB of H100-SXM's 80.0 GiB per GPU"),
-            std::string::npos) << row->rule.message();
+            std::string::npos)
+      << row->rule.message();
   EXPECT_NE(row->rule.message().find("--zero"), std::string::npos) << "says what would help";
   DesignConfig llama70 = Llama7B();
   llama70.model = {8192, 64, 8, 28672, 32000, 4096, 1, 1, DType::kBf16};

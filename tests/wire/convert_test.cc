@@ -1,7 +1,8 @@
 #include "crest/wire/convert.h"
 
-#include "crest/tuner/defaults.h"
 #include <gtest/gtest.h>
+
+#include "crest/tuner/defaults.h"
 
 namespace crest::wire {
 namespace {

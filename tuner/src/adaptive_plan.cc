@@ -15,8 +15,7 @@ absl::StatusOr<AdaptivePlan> AdaptivePlan::Make(std::span<const DffQuery> studie
   for (const DffQuery& query : studies) {
     auto plan = PlanDff(query);
     if (!plan.ok()) {
-      return absl::InvalidArgumentError(
-          StrCat(DffStudyKey(query), ": ", plan.status().message()));
+      return absl::InvalidArgumentError(StrCat(DffStudyKey(query), ": ", plan.status().message()));
     }
     Study study{*std::move(plan), 0};
     const auto& values = study.plan.candidates.values;
@@ -82,7 +81,8 @@ double AdaptivePlan::Optimistic(const std::vector<GemmShape>& gemms) const {
 std::vector<size_t> AdaptivePlan::Wanted(const Study& study) const {
   const auto& sets = study.plan.gemms;
   std::vector<size_t> out;
-  if (!Timed(sets[study.baseline]) && !AnyFailed(sets[study.baseline])) out.push_back(study.baseline);
+  if (!Timed(sets[study.baseline]) && !AnyFailed(sets[study.baseline]))
+    out.push_back(study.baseline);
   double leader = std::numeric_limits<double>::infinity();
   for (const auto& gemms : sets) {
     if (Timed(gemms)) leader = std::min(leader, Sum(gemms));

@@ -16,12 +16,10 @@ namespace {
 // at sequence lengths 512, 1k, 2k, 4k, 8k, 16k; rows: head dim 64, 128, 256.
 constexpr std::array<double, 6> kSeqs = {512, 1024, 2048, 4096, 8192, 16384};
 constexpr std::array<double, 3> kHeadDims = {64, 128, 256};
-constexpr double kFa3[3][6] = {{197, 265, 371, 420, 460, 473},
-                               {292, 423, 521, 579, 602, 616},
-                               {286, 427, 537, 612, 628, 642}};
-constexpr double kFa2[3][6] = {{180, 229, 262, 284, 295, 299},
-                               {191, 260, 298, 319, 333, 335},
-                               {208, 251, 278, 293, 297, 298}};
+constexpr double kFa3[3][6] = {
+    {197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}, {286, 427, 537, 612, 628, 642}};
+constexpr double kFa2[3][6] = {
+    {180, 229, 262, 284, 295, 299}, {191, 260, 298, 319, 333, 335}, {208, 251, 278, 293, 297, 298}};
 
 // Where x lies among `points` (ascending), in log2: the lower index and the
 // fraction towards the next; held at the ends.
@@ -92,10 +90,9 @@ absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const
   a.fwd_flops = flops.fwd;
   a.bwd_flops = flops.bwd;
   a.basis = StrCat("fused attention (", hopper ? "FlashAttention-3" : "FlashAttention-2",
-                   " figures, causal, head dim ", c.HeadDim(), ", sequence ", c.seq, "): ",
-                   Decimals(a.tflops, 0), " TFLOP/s",
-                   scale == 1.0 ? "" : StrCat(" (x", Decimals(scale, 3),
-                                              " of the H100 SXM's)"));
+                   " figures, causal, head dim ", c.HeadDim(), ", sequence ", c.seq,
+                   "): ", Decimals(a.tflops, 0), " TFLOP/s",
+                   scale == 1.0 ? "" : StrCat(" (x", Decimals(scale, 3), " of the H100 SXM's)"));
   const std::string version(kAttentionModelVersion);
   a.fwd = PredictedTiming(a.fwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);
   a.bwd = PredictedTiming(a.bwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <utility>
 
-#include "crest/common/fnv1a.h"
 #include "crest/common/env.h"
+#include "crest/common/fnv1a.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration_transfer.h"
 #include "crest/tuner/predictor.h"
@@ -61,7 +61,8 @@ std::pair<double, double> ErrorRange(const ModelParams& p, bool fallback) {
   std::pair<double, double> range = {1e300, 0};
   for (size_t i = 0; i < kErrorClasses.size(); ++i) {
     if (IsFallbackClass(i) != fallback) continue;
-    range = {std::min(range.first, p.expected_error[i]), std::max(range.second, p.expected_error[i])};
+    range = {std::min(range.first, p.expected_error[i]),
+             std::max(range.second, p.expected_error[i])};
   }
   return range;
 }
@@ -103,19 +104,19 @@ bool TwoErrors(const ModelParams& p) {
 json FitMetricsJson(const FitMetrics& m) {
   json studies = json::array();
   for (const StudyFit& s : m.studies) {
-    studies.push_back({{"tokens", s.tokens},
-                       {"hidden", s.hidden},
-                       {"candidates", s.candidates},
-                       {"measured_best", s.measured_best},
-                       {"predicted_best", s.predicted_best},
-                       {"best_gap", s.best_gap},
-                       {"spearman", s.spearman},
-                       {"median_error", s.median_error},
-                       {"coverage", s.coverage},
-                       {"multiples_of_8", s.multiples_of_8},
-                       {"coverage_multiples_of_8",
-                        s.coverage_multiples_of_8 < 0 ? json(nullptr)
-                                                      : json(s.coverage_multiples_of_8)}});
+    studies.push_back(
+        {{"tokens", s.tokens},
+         {"hidden", s.hidden},
+         {"candidates", s.candidates},
+         {"measured_best", s.measured_best},
+         {"predicted_best", s.predicted_best},
+         {"best_gap", s.best_gap},
+         {"spearman", s.spearman},
+         {"median_error", s.median_error},
+         {"coverage", s.coverage},
+         {"multiples_of_8", s.multiples_of_8},
+         {"coverage_multiples_of_8",
+          s.coverage_multiples_of_8 < 0 ? json(nullptr) : json(s.coverage_multiples_of_8)}});
   }
   return {{"rows", m.rows},
           {"spearman", m.spearman},
@@ -181,13 +182,15 @@ absl::Status ParseResidues(const json& p, const std::string& path, ModelParams* 
   if (!p.contains("fallback_k_residue")) return absl::OkStatus();
   const json& residues = p["fallback_k_residue"];
   const std::string where = path + ".fallback_k_residue";
-  if (!residues.is_object()) return absl::InvalidArgumentError(where + ": must be an object by K mod 128");
+  if (!residues.is_object())
+    return absl::InvalidArgumentError(where + ": must be an object by K mod 128");
   for (const auto& [key, value] : residues.items()) {
     int r = -1;
     const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), r);
     if (ec != std::errc() || end != key.data() + key.size() || !MisalignedResidue(r)) {
       return absl::InvalidArgumentError(
-          StrCat(where, ": key \"", key.substr(0, 16), "\" is not a residue 1..127 that is not a multiple of 8"));
+          StrCat(where, ": key \"", key.substr(0, 16),
+                 "\" is not a residue 1..127 that is not a multiple of 8"));
     }
     if (!value.is_number() || value.get<double>() <= 0) {
       return absl::InvalidArgumentError(StrCat(where, ".", key, ": must be a positive number"));
@@ -276,9 +279,9 @@ json IntervalJson(const IntervalFit& f) {
 
 IntervalFit ParseInterval(const json& f) {
   if (!f.is_object()) return {};
-  return {f.value("basis", std::string()),   f.value("windows", int64_t{0}),
-          f.value("gemms", int64_t{0}),      f.value("quantile", 0.0),
-          f.value("candidates", int64_t{0}), f.value("coverage", 0.0),
+  return {f.value("basis", std::string()),       f.value("windows", int64_t{0}),
+          f.value("gemms", int64_t{0}),          f.value("quantile", 0.0),
+          f.value("candidates", int64_t{0}),     f.value("coverage", 0.0),
           f.value("multiples_of_8", int64_t{0}), f.value("coverage_multiples_of_8", 0.0)};
 }
 
@@ -315,9 +318,9 @@ absl::StatusOr<Calibration> Parse(const json& doc, std::string_view origin) {
   ParseKResidue(fit.value("k_residue", json::array()), &c.k_residue);
   c.interval = ParseInterval(fit.value("interval", json::object()));
   const json prov = doc.value("provenance", json::object());
-  c.provenance = {prov.value("source", std::string()),   prov.value("tool", std::string()),
-                  prov.value("device", std::string()),   prov.value("software", std::string()),
-                  prov.value("date", std::string()),     prov.value("database", std::string()),
+  c.provenance = {prov.value("source", std::string()), prov.value("tool", std::string()),
+                  prov.value("device", std::string()), prov.value("software", std::string()),
+                  prov.value("date", std::string()),   prov.value("database", std::string()),
                   prov.value("rows", int64_t{0})};
   NameCalibration(c);
   return c;
@@ -478,9 +481,7 @@ std::shared_ptr<const Calibration> ActiveCalibration(std::string_view gpu, DType
   return TheRegistry().Get(gpu, dtype);
 }
 
-std::vector<std::shared_ptr<const Calibration>> ActiveCalibrations() {
-  return TheRegistry().All();
-}
+std::vector<std::shared_ptr<const Calibration>> ActiveCalibrations() { return TheRegistry().All(); }
 
 std::string DescribeModel(const GpuSpec& gpu, const Calibration* c) {
   return c == nullptr ? StrCat(kPredictorVersion, " (", gpu.model.calibration, ")")

@@ -4,11 +4,11 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <functional>
 #include <ctime>
+#include <functional>
 #include <map>
-#include <set>
 #include <numeric>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -18,9 +18,9 @@
 namespace crest {
 namespace {
 
-constexpr double kPull = 1.0;             // weight of the model in force, in rows
-constexpr double kHold = 1e9;             // a parameter the rows cannot separate stays
-constexpr double kMinComputeRatio = 10;   // usable: compute time >= this × launch cost
+constexpr double kPull = 1.0;            // weight of the model in force, in rows
+constexpr double kHold = 1e9;            // a parameter the rows cannot separate stays
+constexpr double kMinComputeRatio = 10;  // usable: compute time >= this × launch cost
 constexpr int64_t kMinStudyCandidates = 8;
 // Candidates further apart than this belong to different windows (a window
 // aligned to 64 still counts).
@@ -72,8 +72,8 @@ struct Observation {
   double weight = 0;
 };
 
-std::vector<double> RidgeSolve(const std::vector<Observation>& obs, const std::vector<double>& prior,
-                               const std::vector<double>& pull) {
+std::vector<double> RidgeSolve(const std::vector<Observation>& obs,
+                               const std::vector<double>& prior, const std::vector<double>& pull) {
   const size_t n = prior.size();
   std::vector<std::vector<double>> m(n, std::vector<double>(n + 1, 0));
   for (size_t i = 0; i < n; ++i) {
@@ -157,7 +157,7 @@ struct Timed {
 };
 
 std::map<GemmIdentity, Timed> Collapse(std::span<const TimedGemm> rows, const GpuSpec& gpu,
-                                   const ModelParams& params) {
+                                       const ModelParams& params) {
   std::map<GemmIdentity, std::pair<GemmShape, std::vector<double>>> times;
   for (const TimedGemm& r : rows) {
     if (r.time_us <= 0) continue;
@@ -169,8 +169,7 @@ std::map<GemmIdentity, Timed> Collapse(std::span<const TimedGemm> rows, const Gp
   for (auto& [key, entry] : times) {
     auto p = PredictWith(entry.first, gpu, params);
     if (!p.ok()) continue;
-    out[key] = {entry.first, MedianOf(entry.second), p->time_us, p->expected_error,
-                p->error_class};
+    out[key] = {entry.first, MedianOf(entry.second), p->time_us, p->expected_error, p->error_class};
   }
   return out;
 }
@@ -256,10 +255,9 @@ std::vector<StudyFit> Studies(const std::map<GemmIdentity, Timed>& timed) {
     const auto down = timed.find({g.m, g.k, f, 1, false, true, g.dtype});
     if (down == timed.end()) continue;
     const Timed& dn = down->second;
-    windows[{g.m, g.k}].push_back(
-        {f, up.measured + dn.measured, up.predicted + dn.predicted,
-         up.predicted * (1 - up.error) + dn.predicted * (1 - dn.error),
-         up.predicted * (1 + up.error) + dn.predicted * (1 + dn.error)});
+    windows[{g.m, g.k}].push_back({f, up.measured + dn.measured, up.predicted + dn.predicted,
+                                   up.predicted * (1 - up.error) + dn.predicted * (1 - dn.error),
+                                   up.predicted * (1 + up.error) + dn.predicted * (1 + dn.error)});
   }
   std::vector<StudyFit> out;
   for (auto& [key, all] : windows) {
@@ -286,17 +284,15 @@ FitMetrics Evaluate(std::span<const TimedGemm> rows, const GpuSpec& gpu,
   return m;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 ModelParams ExplicitRates(const ModelParams& p, const GpuSpec& gpu, DType dtype) {
   ModelParams out = p;
-  out.fast_tflops = p.fast_tflops > 0 ? p.fast_tflops
-                                      : gpu.PeakTflops(dtype) * p.compute_efficiency *
-                                            p.sustained_clock_ratio;
-  out.fallback_tflops = p.fallback_tflops > 0 ? p.fallback_tflops
-                                              : out.fast_tflops * p.fallback_ratio;
+  out.fast_tflops = p.fast_tflops > 0
+                        ? p.fast_tflops
+                        : gpu.PeakTflops(dtype) * p.compute_efficiency * p.sustained_clock_ratio;
+  out.fallback_tflops =
+      p.fallback_tflops > 0 ? p.fallback_tflops : out.fast_tflops * p.fallback_ratio;
   return out;
 }
 
@@ -322,7 +318,8 @@ struct Usable {
   int64_t other_dtype = 0;
 };
 
-Usable Prepare(std::span<const TimedGemm> all, const FitRequest& request, const ModelParams& start) {
+Usable Prepare(std::span<const TimedGemm> all, const FitRequest& request,
+               const ModelParams& start) {
   Usable out;
   std::vector<TimedGemm> mine;
   for (const TimedGemm& r : all) {
@@ -344,12 +341,11 @@ Usable Prepare(std::span<const TimedGemm> all, const FitRequest& request, const 
     } else if (compute_us < kMinComputeRatio * start.launch_us) {
       ++out.too_short;
     } else {
-      out.rows.push_back({work->family,
-                          std::min({work->a.alignment, work->b.alignment, work->c.alignment}),
-                          work->a.alignment, work->b.alignment,
-                          work->family == KernelFamily::kFallback &&
-                              BothInputsAlongMisalignedK(t.gemm, gpu),
-                          t.gemm.k, std::log(work->best.compute_us / compute_us)});
+      out.rows.push_back(
+          {work->family, std::min({work->a.alignment, work->b.alignment, work->c.alignment}),
+           work->a.alignment, work->b.alignment,
+           work->family == KernelFamily::kFallback && BothInputsAlongMisalignedK(t.gemm, gpu),
+           t.gemm.k, std::log(work->best.compute_us / compute_us)});
     }
   }
   return out;
@@ -498,7 +494,8 @@ std::pair<double, int> HalvesAgree(const std::vector<const FitRow*>& rows) {
 // were. A factor is the residue's rate against the class factors' product
 // (both inputs count), its departure from the class's typical residue
 // shrunk by the split-half reliability.
-KResidueFit FitResidueClass(int class_bytes, const std::vector<const FitRow*>& rows, ModelParams& p) {
+KResidueFit FitResidueClass(int class_bytes, const std::vector<const FitRow*>& rows,
+                            ModelParams& p) {
   KResidueFit fit;
   fit.class_bytes = class_bytes;
   fit.rows = static_cast<int64_t>(rows.size());
@@ -526,7 +523,8 @@ std::vector<std::string> FitKResidue(const std::vector<FitRow>& rows, ModelParam
                                      std::vector<KResidueFit>& report) {
   std::map<int, std::vector<const FitRow*>> by_class;
   for (const FitRow& r : rows) {
-    if (r.along_misaligned_k) by_class[static_cast<int>(std::max<int64_t>(r.a_alignment, 2))].push_back(&r);
+    if (r.along_misaligned_k)
+      by_class[static_cast<int>(std::max<int64_t>(r.a_alignment, 2))].push_back(&r);
   }
   std::vector<std::string> fitted;
   for (const auto& [class_bytes, members] : by_class) {
@@ -580,7 +578,8 @@ struct LeftOut {
 };
 
 std::vector<LeftOut> LeaveWindowsOut(std::span<const TimedGemm> mine, const FitRequest& request,
-                                     const ModelParams& start, const std::vector<StudyFit>& studies) {
+                                     const ModelParams& start,
+                                     const std::vector<StudyFit>& studies) {
   std::set<std::pair<int64_t, int64_t>> windows;
   for (const StudyFit& st : studies) windows.insert({st.tokens, st.hidden});
   std::vector<LeftOut> out;
@@ -641,7 +640,8 @@ void SetIntervals(Calibration& c, std::span<const TimedGemm> mine, const FitRequ
   for (const LeftOut& w : left) AddErrors(w.rows, gpu, w.params, held);
   AddErrors(mine, gpu, c.params, in_sample);
   IntervalFit& fit = c.interval;
-  fit.basis = left.empty() ? "the fit's own rows (no d_ff window to leave out)" : "held-out d_ff windows";
+  fit.basis =
+      left.empty() ? "the fit's own rows (no d_ff window to leave out)" : "held-out d_ff windows";
   fit.windows = static_cast<int64_t>(left.size());
   fit.quantile = kIntervalQuantile;
   for (size_t cls = 0; cls < kErrorClasses.size(); ++cls) {
@@ -663,7 +663,8 @@ void SetIntervals(Calibration& c, std::span<const TimedGemm> mine, const FitRequ
                                         static_cast<double>(st.multiples_of_8));
     }
   }
-  if (fit.candidates > 0) fit.coverage = static_cast<double>(covered) / static_cast<double>(fit.candidates);
+  if (fit.candidates > 0)
+    fit.coverage = static_cast<double>(covered) / static_cast<double>(fit.candidates);
   if (fit.multiples_of_8 > 0) {
     fit.coverage_multiples_of_8 =
         static_cast<double>(multiples_covered) / static_cast<double>(fit.multiples_of_8);
@@ -685,11 +686,11 @@ absl::StatusOr<Calibration> FitCalibration(std::span<const TimedGemm> rows,
   const ModelParams start = ExplicitRates(request.before, gpu, request.dtype);
   const Usable usable = Prepare(rows, request, start);
   if (static_cast<int64_t>(usable.rows.size()) < kMinFitRows) {
-    return absl::FailedPreconditionError(StrCat(
-        "calibrate: ", usable.rows.size(), " usable ", DTypeName(request.dtype), " GEMMs on ",
-        gpu.name, "; at least ", kMinFitRows, " are needed (left out: ", usable.memory_bound,
-        " memory-bound, ", usable.too_short, " too short against the launch cost, ",
-        usable.other_dtype, " of other dtypes)"));
+    return absl::FailedPreconditionError(
+        StrCat("calibrate: ", usable.rows.size(), " usable ", DTypeName(request.dtype),
+               " GEMMs on ", gpu.name, "; at least ", kMinFitRows,
+               " are needed (left out: ", usable.memory_bound, " memory-bound, ", usable.too_short,
+               " too short against the launch cost, ", usable.other_dtype, " of other dtypes)"));
   }
   Calibration c;
   c.gpu = std::string(gpu.name);

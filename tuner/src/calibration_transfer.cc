@@ -46,11 +46,11 @@ Calibration TransferCalibration(const Calibration& from, const GpuSpec& source,
   c.transferred_from = from.id;
   c.id = StrCat(lower, "-", DTypeName(c.dtype), "-from-", from.id);
   c.model_version = StrCat(kPredictorVersion, "+", c.id);
-  c.label = StrCat("transferred to ", target.name, " from ", source.name, "'s calibration (",
-                   from.id, "): rates x", Decimals(t.rate_scale, 3), " (", target.sm_count,
-                   " SMs at a sustained ", Decimals(t.target_clock_mhz, 0), " MHz against ",
-                   source.sm_count, " at ", Decimals(t.source_clock_mhz, 0),
-                   " MHz); expected error ", DescribeErrors(p));
+  c.label =
+      StrCat("transferred to ", target.name, " from ", source.name, "'s calibration (", from.id,
+             "): rates x", Decimals(t.rate_scale, 3), " (", target.sm_count, " SMs at a sustained ",
+             Decimals(t.target_clock_mhz, 0), " MHz against ", source.sm_count, " at ",
+             Decimals(t.source_clock_mhz, 0), " MHz); expected error ", DescribeErrors(p));
   return c;
 }
 

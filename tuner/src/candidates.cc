@@ -34,10 +34,10 @@ absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
   // Every candidate must be a multiple of both align and tp.
   const int64_t step = std::lcm(w.align, w.tp);
   if (w.window > 0 && step > w.window) {
-    return absl::InvalidArgumentError(StrCat(
-        "align (", w.align, w.tp > 1 ? StrCat(", stepping by lcm(align, tp) = ", step) : "",
-        ") must be at most window (", w.window,
-        "): a larger step leaves no candidate but the baseline"));
+    return absl::InvalidArgumentError(
+        StrCat("align (", w.align, w.tp > 1 ? StrCat(", stepping by lcm(align, tp) = ", step) : "",
+               ") must be at most window (", w.window,
+               "): a larger step leaves no candidate but the baseline"));
   }
   const int64_t lo = std::max<int64_t>(1, out.baseline - w.window);
   const int64_t hi = std::min(kMaxDff, out.baseline + w.window);

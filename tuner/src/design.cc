@@ -49,7 +49,6 @@ GemmSets Split(const std::vector<GemmShape>& gemms) {
   return s;
 }
 
-
 double Flops(const std::vector<GemmShape>& gemms, const std::vector<size_t>& set) {
   double f = 0;
   for (size_t i : set) f += gemms[i].Flops();
@@ -71,11 +70,13 @@ std::vector<std::string> HeadDimWarnings(const ModelConfig& c) {
   std::vector<std::string> out;
   const int64_t d = c.HeadDim();
   if (d % 8 != 0) {
-    out.push_back(StrCat("head dim ", d, " is not a multiple of 8: tensor cores want multiples "
+    out.push_back(StrCat("head dim ", d,
+                         " is not a multiple of 8: tensor cores want multiples "
                          "of 8 and fused attention kernels (FlashAttention) require it"));
   }
   if (d > 256) {
-    out.push_back(StrCat("head dim ", d, " is above 256: fused attention kernels "
+    out.push_back(StrCat("head dim ", d,
+                         " is above 256: fused attention kernels "
                          "(FlashAttention 2 and 3) stop at 256, so attention would run unfused"));
   }
   if (d < 32) {
@@ -93,7 +94,7 @@ Timing Zero() { return PredictedTiming(0, 0, std::string(kStepModelVersion)); }
 struct Timed {
   Timing gemm_layer_fwd, gemm_layer_train;  // one layer's GEMMs, the attention core's left out
   Timing logits_train;
-  Timing attention_fwd, attention_bwd;      // one layer's core
+  Timing attention_fwd, attention_bwd;  // one layer's core
 };
 
 // Times every GEMM of the config in one call of `timer` (one run answers
@@ -190,20 +191,18 @@ void ComposeStep(const DesignConfig& c, const GpuSpec& gpu, const Timed& t, cons
   s.tp_comm = Scaled(tp.layer_train, per_step);
   s.optimizer = OptimizerTiming(c, row.params, gpu);
   // Each layer's collectives run beside the next layer's compute.
-  const double fwd_us =
-      t.gemm_layer_fwd.time_us + t.attention_fwd.time_us + other_fwd.time_us;
+  const double fwd_us = t.gemm_layer_fwd.time_us + t.attention_fwd.time_us + other_fwd.time_us;
   const double bwd_us = t.gemm_layer_train.time_us - t.gemm_layer_fwd.time_us +
                         t.attention_bwd.time_us + other_bwd.time_us + again.time_us;
   const double share = CollectiveShare(gpu);
-  const double exposed =
-      static_cast<double>(dp.fwd_micro_batches) *
-          ExposedComm(dp.layer_fwd_us, fwd_us, c.layers, share) +
-      static_cast<double>(dp.bwd_micro_batches) *
-          ExposedComm(dp.layer_bwd_us, bwd_us, c.layers, share) +
-      dp.rest_us;
+  const double exposed = static_cast<double>(dp.fwd_micro_batches) *
+                             ExposedComm(dp.layer_fwd_us, fwd_us, c.layers, share) +
+                         static_cast<double>(dp.bwd_micro_batches) *
+                             ExposedComm(dp.layer_bwd_us, bwd_us, c.layers, share) +
+                         dp.rest_us;
   s.dp_comm = PredictedTiming(exposed, kStepPartError, std::string(kStepModelVersion));
   s.dp_comm_total_us = dp.total_us;
-  const Timing all[] = {s.gemm, s.attention, s.other, s.recompute,
+  const Timing all[] = {s.gemm,    s.attention, s.other,  s.recompute,
                         s.tp_comm, s.optimizer, s.dp_comm};
   s.total = SumTimings(all);
   s.no_overlap_us = s.total.time_us - exposed + dp.total_us;
@@ -285,8 +284,7 @@ DesignRankBy RankByOf(std::span<const DesignRow> rows) {
 }
 
 std::string_view RankByName(DesignRankBy by) {
-  return by == DesignRankBy::kModelFlopsPerS ? "model_flops_per_s_per_gpu"
-                                             : "tokens_per_s_per_gpu";
+  return by == DesignRankBy::kModelFlopsPerS ? "model_flops_per_s_per_gpu" : "tokens_per_s_per_gpu";
 }
 
 void RankDesigns(std::vector<DesignRow>& rows) {
@@ -323,9 +321,9 @@ int64_t LargestFittingBatch(DesignConfig c, const GpuSpec& gpu, AttentionKernel 
   };
   if (!fits(1)) return 0;
   if (fits(kMaxBatchSearched)) return kMaxBatchSearched;
-  int64_t lo = 1;               // fits
+  int64_t lo = 1;                  // fits
   int64_t hi = kMaxBatchSearched;  // does not
-  while (hi - lo > 1) {  // memory grows with b
+  while (hi - lo > 1) {            // memory grows with b
     const int64_t mid = lo + (hi - lo) / 2;
     (fits(mid) ? lo : hi) = mid;
   }
@@ -343,10 +341,10 @@ std::vector<int64_t> LayerCounts(DesignConfig c, const DesignSearch& s) {
   const double per_layer = static_cast<double>(one.per_layer);
   const int64_t h = c.model.hidden;
   std::vector<int64_t> out;
-  const auto lo = static_cast<int64_t>(
-      std::ceil((s.params * (1 - s.tolerance) - fixed) / per_layer));
-  const auto hi = static_cast<int64_t>(
-      std::floor((s.params * (1 + s.tolerance) - fixed) / per_layer));
+  const auto lo =
+      static_cast<int64_t>(std::ceil((s.params * (1 - s.tolerance) - fixed) / per_layer));
+  const auto hi =
+      static_cast<int64_t>(std::floor((s.params * (1 + s.tolerance) - fixed) / per_layer));
   for (int64_t layers = std::max<int64_t>(1, lo); layers <= hi; ++layers) {
     if (h >= 64 * layers && h <= 192 * layers) out.push_back(layers);
   }

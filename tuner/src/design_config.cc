@@ -40,9 +40,7 @@ std::string_view NormName(NormKind norm) { return NameOf(kNorms, norm); }
 std::string_view RecomputeName(Recompute mode) { return NameOf(kRecomputes, mode); }
 std::optional<MlpKind> ParseMlp(std::string_view text) { return Parse(kMlps, text); }
 std::optional<NormKind> ParseNorm(std::string_view text) { return Parse(kNorms, text); }
-std::optional<Recompute> ParseRecompute(std::string_view text) {
-  return Parse(kRecomputes, text);
-}
+std::optional<Recompute> ParseRecompute(std::string_view text) { return Parse(kRecomputes, text); }
 
 DesignParams CountParams(const DesignConfig& c) {
   const ModelConfig& m = c.model;
@@ -70,8 +68,10 @@ std::optional<int> ParseGradReduce(std::string_view text) {
 
 absl::Status ValidateLayout(const TrainingLayout& l, int64_t tp) {
   if (l.grad_reduce_bytes != 2 && l.grad_reduce_bytes != 4) {
-    return absl::InvalidArgumentError(StrCat("grad-reduce: gradients are reduced in fp32 or "
-                                             "bf16 (got ", l.grad_reduce_bytes, " bytes)"));
+    return absl::InvalidArgumentError(
+        StrCat("grad-reduce: gradients are reduced in fp32 or "
+               "bf16 (got ",
+               l.grad_reduce_bytes, " bytes)"));
   }
   const absl::Status checks[] = {
       Range("dp", static_cast<double>(l.dp), 1, 1048576),

@@ -19,10 +19,11 @@ namespace {
 // Why the race cannot order these rows; "" when it can.
 std::string Misfit(const DffRace& race, const std::vector<DffRow>& rows,
                    const std::map<int64_t, size_t>& raced) {
-  const std::string which = StrCat("race ", race.info.race_id, " (of job ", race.info.run.job_id, ")");
+  const std::string which =
+      StrCat("race ", race.info.race_id, " (of job ", race.info.run.job_id, ")");
   for (const DffRace::Standing& s : race.standings) {
-    const auto row = std::find_if(rows.begin(), rows.end(),
-                                  [&](const DffRow& r) { return r.d_ff == s.d_ff; });
+    const auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const DffRow& r) { return r.d_ff == s.d_ff; });
     if (row == rows.end()) {
       return StrCat(which, " timed d_ff ", s.d_ff, ", which this answer does not hold");
     }
@@ -47,10 +48,10 @@ std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows) {
   if (std::string why = Misfit(race, rows, raced); !why.empty()) return why;
 
   // The measured block: where the ranking lists measured rows.
-  const auto first = std::find_if(rows.begin(), rows.end(),
-                                  [](const DffRow& r) { return FromRuns(r.source); });
-  const auto last = std::find_if(first, rows.end(),
-                                 [](const DffRow& r) { return !FromRuns(r.source); });
+  const auto first =
+      std::find_if(rows.begin(), rows.end(), [](const DffRow& r) { return FromRuns(r.source); });
+  const auto last =
+      std::find_if(first, rows.end(), [](const DffRow& r) { return !FromRuns(r.source); });
   std::stable_partition(first, last, [&](const DffRow& r) { return raced.contains(r.d_ff); });
   const auto raced_end = first + static_cast<std::ptrdiff_t>(raced.size());
   std::stable_sort(first, raced_end, [&](const DffRow& a, const DffRow& b) {

@@ -69,8 +69,8 @@ std::vector<RunInfo> RunsOf(const std::vector<DffRow>& rows) {
 // The race of the measured headline's run, applied when it fits.
 absl::Status UseRace(const DffRaceFinder& races, std::vector<DffRow>& rows, DffRanking& out) {
   if (!races) return absl::OkStatus();
-  const auto lead = std::find_if(rows.begin(), rows.end(),
-                                 [](const DffRow& r) { return FromRuns(r.source); });
+  const auto lead =
+      std::find_if(rows.begin(), rows.end(), [](const DffRow& r) { return FromRuns(r.source); });
   if (lead == rows.end() || lead->pooled || lead->runs.size() != 1) return absl::OkStatus();
   auto race = races(lead->runs.front());
   if (!race.ok()) return race.status();

@@ -41,10 +41,9 @@ namespace {
 
 // Mass of X = i for X ~ Binomial(n, 1/2), in log space (no overflow).
 double BinomialMass(int64_t n, int64_t i) {
-  return std::exp(std::lgamma(static_cast<double>(n) + 1) -
-                  std::lgamma(static_cast<double>(i) + 1) -
-                  std::lgamma(static_cast<double>(n - i) + 1) -
-                  static_cast<double>(n) * std::log(2.0));
+  return std::exp(
+      std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+      std::lgamma(static_cast<double>(n - i) + 1) - static_cast<double>(n) * std::log(2.0));
 }
 
 }  // namespace

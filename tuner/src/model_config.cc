@@ -45,10 +45,10 @@ absl::Status ValidateModelConfig(const ModelConfig& c) {
   if (auto s = MustDivide("d-ff", c.d_ff, "tp", c.tp); !s.ok()) return s;
   if (c.vocab % c.tp != 0) {
     const int64_t padded = (c.vocab + 128 * c.tp - 1) / (128 * c.tp) * (128 * c.tp);
-    return absl::InvalidArgumentError(StrCat(
-        "vocab (", c.vocab, ") must be divisible by tp (", c.tp, "): pad it, e.g. to ", padded,
-        " (a multiple of 128*tp, as Megatron does); `crest vocab --vocab ", c.vocab, " --tp ",
-        c.tp, "` ranks the paddings"));
+    return absl::InvalidArgumentError(
+        StrCat("vocab (", c.vocab, ") must be divisible by tp (", c.tp, "): pad it, e.g. to ",
+               padded, " (a multiple of 128*tp, as Megatron does); `crest vocab --vocab ", c.vocab,
+               " --tp ", c.tp, "` ranks the paddings"));
   }
   return absl::OkStatus();
 }

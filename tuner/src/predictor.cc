@@ -30,14 +30,16 @@ OperandAlignment Align(int64_t elements, int element_bytes) {
 // Index of a fast-family class (16, 32, 64, 128 B) or a fallback input
 // class (≤2, 4, 8 B).
 size_t FastClass(int64_t alignment) {
-  return static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(std::max<int64_t>(alignment, 16))) - 4);
+  return static_cast<size_t>(
+      std::countr_zero(static_cast<uint64_t>(std::max<int64_t>(alignment, 16))) - 4);
 }
 size_t FallbackClass(int64_t alignment) {
   return static_cast<size_t>(std::max(std::countr_zero(static_cast<uint64_t>(alignment)), 1) - 1);
 }
 
 // The family, its rate and each operand's factor.
-void ChooseFamily(const GemmShape& g, Prediction& p, const GpuSpec& gpu, const ModelParams& params) {
+void ChooseFamily(const GemmShape& g, Prediction& p, const GpuSpec& gpu,
+                  const ModelParams& params) {
   p.k_residue = static_cast<int>(g.k % kKResiduePeriod);
   const int64_t min_alignment = std::min({p.a.alignment, p.b.alignment, p.c.alignment});
   const double fast = params.fast_tflops > 0 ? params.fast_tflops
@@ -61,8 +63,9 @@ void ChooseFamily(const GemmShape& g, Prediction& p, const GpuSpec& gpu, const M
                     : params.fallback_input[FallbackClass(o->alignment)];
   }
   p.c.factor = 1.0;  // C's alignment only chooses the family
-  p.k_residue_factor =
-      BothInputsAlongMisalignedK(g, gpu) ? params.fallback_k_residue[static_cast<size_t>(g.k % kKResiduePeriod)] : 1.0;
+  p.k_residue_factor = BothInputsAlongMisalignedK(g, gpu)
+                           ? params.fallback_k_residue[static_cast<size_t>(g.k % kKResiduePeriod)]
+                           : 1.0;
   p.alignment_factor = p.a.factor * p.b.factor * p.k_residue_factor;
 }
 

@@ -6,12 +6,18 @@ namespace crest {
 
 int KindOrder(Source source) {
   switch (source) {
-    case Source::kMeasured: return 0;
-    case Source::kReplayed: return 1;
-    case Source::kMixed: return 2;
-    case Source::kPredicted: return 3;
-    case Source::kImported: return 4;
-    case Source::kUnknown: return 5;
+    case Source::kMeasured:
+      return 0;
+    case Source::kReplayed:
+      return 1;
+    case Source::kMixed:
+      return 2;
+    case Source::kPredicted:
+      return 3;
+    case Source::kImported:
+      return 4;
+    case Source::kUnknown:
+      return 5;
   }
   return 5;
 }

@@ -9,15 +9,15 @@
 namespace crest::internal {
 
 struct StepElements {
-  double tokens = 0;  // T = b·s, on the tensor-parallel group
-  double hidden = 0;  // T·h/t (sequence parallel when t > 1)
-  double ff = 0;      // T·f/t, one MLP intermediate
-  double qk = 0;      // T·(a+g)·d/t, the rotated q and k
-  double logits = 0;  // T·v/t
-  double heads = 0;   // a/t
+  double tokens = 0;    // T = b·s, on the tensor-parallel group
+  double hidden = 0;    // T·h/t (sequence parallel when t > 1)
+  double ff = 0;        // T·f/t, one MLP intermediate
+  double qk = 0;        // T·(a+g)·d/t, the rotated q and k
+  double logits = 0;    // T·v/t
+  double heads = 0;     // a/t
   double kv_heads = 0;  // g/t
   double head_dim = 0;  // d
-  double bytes = 2;   // of one activation element (16-bit, fp8 training too)
+  double bytes = 2;     // of one activation element (16-bit, fp8 training too)
 };
 
 inline StepElements CountElements(const DesignConfig& c) {

@@ -22,7 +22,8 @@ absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& c, const GpuSpec& gpu) {
     return out;
   }
   if (gpu.link_gbs <= 0) {
-    return absl::FailedPreconditionError(StrCat(gpu.name, " has no GPU-to-GPU link in the catalogue"));
+    return absl::FailedPreconditionError(
+        StrCat(gpu.name, " has no GPU-to-GPU link in the catalogue"));
   }
   const double t = static_cast<double>(c.tp);
   const bool nvlink = gpu.link.starts_with("NVLink");
@@ -32,13 +33,11 @@ absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& c, const GpuSpec& gpu) {
   out.allreduce_us = 2 * RingCollectiveUs(out.bytes_per_allreduce, t, gpu.link_gbs, latency_us);
   out.layer_fwd = PredictedTiming(2 * out.allreduce_us, kTpCommError, version);
   out.layer_train = PredictedTiming(4 * out.allreduce_us, kTpCommError, version);
-  out.basis = StrCat("ring all-reduce over ", c.tp, " GPUs on ", gpu.link, " (",
-                     Decimals(gpu.link_gbs, 0), " GB/s a direction x ",
-                     Decimals(kLinkEfficiency, 1), ", ",
-                     Decimals(latency_us, 0), " us a step; assumed): ",
-                     Decimals(out.allreduce_us, 1), " us per all-reduce of ",
-                     Decimals(out.bytes_per_allreduce / 1e6, 1),
-                     " MB, 2 a layer forward, 4 a train step");
+  out.basis =
+      StrCat("ring all-reduce over ", c.tp, " GPUs on ", gpu.link, " (", Decimals(gpu.link_gbs, 0),
+             " GB/s a direction x ", Decimals(kLinkEfficiency, 1), ", ", Decimals(latency_us, 0),
+             " us a step; assumed): ", Decimals(out.allreduce_us, 1), " us per all-reduce of ",
+             Decimals(out.bytes_per_allreduce / 1e6, 1), " MB, 2 a layer forward, 4 a train step");
   return out;
 }
 

@@ -17,20 +17,20 @@ double LayerActivationBytes(const DesignConfig& c, AttentionKernel attention, Re
   const double ff = n.ff;
   if (mode == Recompute::kFull) return e * hidden;  // the layer's input
   double bytes = 0;
-  bytes += 2 * e * hidden;                        // norm 1's input, the qkv GEMM's input
-  bytes += e * tokens * (heads + 2 * kv) * d;     // q, k, v
-  bytes += e * tokens * heads * d;                // the attention output (attn_out's input)
-  bytes += 2 * e * hidden;                        // norm 2's input, the MLP's input
+  bytes += 2 * e * hidden;                                // norm 1's input, the qkv GEMM's input
+  bytes += e * tokens * (heads + 2 * kv) * d;             // q, k, v
+  bytes += e * tokens * heads * d;                        // the attention output (attn_out's input)
+  bytes += 2 * e * hidden;                                // norm 2's input, the MLP's input
   bytes += (c.mlp == MlpKind::kSwiGlu ? 3 : 2) * e * ff;  // gate and up (or fc1) out, down's in
-  if (c.dropout) bytes += 2 * hidden;             // two one-byte masks
-  if (mode == Recompute::kSelective) return bytes;  // the core re-runs: none of its own kept
+  if (c.dropout) bytes += 2 * hidden;                     // two one-byte masks
+  if (mode == Recompute::kSelective) return bytes;        // the core re-runs: none of its own kept
   if (IsFused(attention)) {
     bytes += 4 * tokens * heads;  // fp32 log-sum-exp per row and head
   } else {
-    const double scores = static_cast<double>(m.micro_batch) * heads *
-                          static_cast<double>(m.seq) * static_cast<double>(m.seq);
-    bytes += e * scores;                          // softmax output
-    if (c.dropout) bytes += (1 + e) * scores;     // its mask and dropped output
+    const double scores = static_cast<double>(m.micro_batch) * heads * static_cast<double>(m.seq) *
+                          static_cast<double>(m.seq);
+    bytes += e * scores;                       // softmax output
+    if (c.dropout) bytes += (1 + e) * scores;  // its mask and dropped output
   }
   return bytes;
 }
@@ -67,8 +67,8 @@ std::string DescribeMemory(const TrainingMemory& m, const GpuSpec& gpu) {
   const auto gib = [](double bytes) { return Decimals(Gib(bytes), 1); };
   return StrCat("needs ", gib(m.total), " GiB of ", gpu.name, "'s ", gib(m.capacity),
                 " GiB per GPU (weights ", gib(m.weights), ", gradients ", gib(m.gradients),
-                ", optimizer ", gib(m.optimizer), ", activations ", gib(m.activations),
-                ", logits ", gib(m.logits), ", reserve ", gib(m.reserve), ")");
+                ", optimizer ", gib(m.optimizer), ", activations ", gib(m.activations), ", logits ",
+                gib(m.logits), ", reserve ", gib(m.reserve), ")");
 }
 
 }  // namespace crest

@@ -116,10 +116,11 @@ std::string DpBasis(const DesignConfig& c, const GpuSpec& gpu, const std::string
   const TrainingLayout& l = c.layout;
   return StrCat("ZeRO ", l.zero, " over dp=", l.dp, ": ", what, " (gradients in ",
                 GradReduceName(l.grad_reduce_bytes), ", weights in bf16); rings ",
-                one_node ? StrCat("within a node on ", gpu.link)
-                         : StrCat("across nodes, one ring per NIC rail: ", l.gpus_per_node,
-                                  " GPUs a node x ", Decimals(inter, 1), " GB/s a GPU between nodes",
-                                  l.inter_node_gbs > 0 ? " (given)" : " (DGX reference design)"),
+                one_node
+                    ? StrCat("within a node on ", gpu.link)
+                    : StrCat("across nodes, one ring per NIC rail: ", l.gpus_per_node,
+                             " GPUs a node x ", Decimals(inter, 1), " GB/s a GPU between nodes",
+                             l.inter_node_gbs > 0 ? " (given)" : " (DGX reference design)"),
                 " (", Decimals(out.link_gbs, 0), " GB/s x ", Decimals(kLinkEfficiency, 1), ", ",
                 Decimals(latency, 0), " us a step; assumed), ", Decimals(out.total_us / 1e3, 2),
                 " ms a step");
@@ -153,7 +154,8 @@ absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& 
     out.link_gbs = gpu.link_gbs > 0 ? std::min(gpu.link_gbs, node_share) : node_share;
   }
   const bool nvlink = one_node && gpu.link.starts_with("NVLink");
-  const double latency = one_node ? (nvlink ? kNvlinkLatencyUs : kPcieLatencyUs) : kInterNodeLatencyUs;
+  const double latency =
+      one_node ? (nvlink ? kNvlinkLatencyUs : kPcieLatencyUs) : kInterNodeLatencyUs;
   // One layer's and the rest's weights (16-bit) and gradients (the layout's
   // width) on one TP rank: one ring each.
   const double t = static_cast<double>(c.model.tp);
@@ -161,9 +163,7 @@ absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& 
   const double rest_params =
       static_cast<double>(p.per_rank) - static_cast<double>(c.layers) * layer_params;
   const double grad_bytes = l.grad_reduce_bytes;
-  const auto ring = [&](double bytes) {
-    return RingCollectiveUs(bytes, n, out.link_gbs, latency);
-  };
+  const auto ring = [&](double bytes) { return RingCollectiveUs(bytes, n, out.link_gbs, latency); };
   const double layer_w = ring(2 * layer_params);
   const double layer_g = ring(grad_bytes * layer_params);
   const double rest_w = ring(2 * rest_params);
@@ -185,8 +185,9 @@ absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& 
       out.layer_fwd_us = layer_w;
       out.fwd_micro_batches = 1;
       out.rest_us = rest_g + rest_w;
-      what = l.zero == 1 ? "gradients reduce-scattered once a step, weights all-gathered once"
-                         : "gradients reduce-scattered every micro-batch, weights all-gathered once";
+      what = l.zero == 1
+                 ? "gradients reduce-scattered once a step, weights all-gathered once"
+                 : "gradients reduce-scattered every micro-batch, weights all-gathered once";
       break;
     default:
       out.layer_fwd_us = layer_w;
@@ -194,8 +195,9 @@ absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& c, const DesignParams& 
       out.layer_bwd_us = layer_w + layer_g;
       out.bwd_micro_batches = accum;
       out.rest_us = static_cast<double>(accum) * (2 * rest_w + rest_g);
-      what = "weights all-gathered in every forward and backward, gradients reduce-scattered "
-             "in every backward (FSDP)";
+      what =
+          "weights all-gathered in every forward and backward, gradients reduce-scattered "
+          "in every backward (FSDP)";
       break;
   }
   out.total_us = layers * (out.layer_fwd_us * static_cast<double>(out.fwd_micro_batches) +

@@ -60,7 +60,9 @@ absl::Status Time(const VocabQuery& q, const GemmSetTimer& timer, VocabRow& row)
   return absl::OkStatus();
 }
 
-const Timing& Ranked(const VocabQuery& q, const VocabRow& r) { return q.rank_by_train ? r.train : r.fwd; }
+const Timing& Ranked(const VocabQuery& q, const VocabRow& r) {
+  return q.rank_by_train ? r.train : r.fwd;
+}
 
 // The baseline's ranked time predicted; 0 when the model has none.
 double PredictedBaseline(const VocabQuery& q, const GemmSetTimer& predict, int64_t baseline) {

@@ -28,9 +28,9 @@ absl::StatusOr<DType> DTypeOf(v1::DType d, std::string_view field) {
   for (const auto& [proto, dtype] : kDTypes) {
     if (proto == d) return dtype;
   }
-  return absl::InvalidArgumentError(
-      StrCat(field, ": unknown dtype value ", static_cast<int>(d), " (this crestd knows ",
-             v1::DType_descriptor()->value_count() - 1, ")"));
+  return absl::InvalidArgumentError(StrCat(field, ": unknown dtype value ", static_cast<int>(d),
+                                           " (this crestd knows ",
+                                           v1::DType_descriptor()->value_count() - 1, ")"));
 }
 
 // Imported timings never answer, so they have no crest.v1 value.
@@ -99,8 +99,8 @@ class RunTable {
     for (const RunInfo& r : runs) out->Add(Index(r));
   }
   int32_t Index(const RunInfo& r) {
-    auto known = std::find_if(known_.begin(), known_.end(),
-                              [&](const RunInfo& k) { return SameRun(k, r); });
+    auto known =
+        std::find_if(known_.begin(), known_.end(), [&](const RunInfo& k) { return SameRun(k, r); });
     if (known != known_.end()) return static_cast<int32_t>(known - known_.begin());
     known_.push_back(r);
     FillRun(r, runs_->Add());
@@ -246,8 +246,7 @@ void Fill(const MeasureMode& mode, v1::MeasureMode* out) {
 
 absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
                                                  const v1::MeasureMode& mode,
-                                                 const std::string& runs,
-                                                 const std::string& algo) {
+                                                 const std::string& runs, const std::string& algo) {
   answers::AnswerOptions o;
   o.pin = PinOf(pin);
   auto m = ModeOf(mode);
@@ -519,7 +518,6 @@ SoftwareInfo SoftwareOf(const v1::Software& in) {
 }
 
 namespace {
-
 
 DffRow RowOf(const v1::DffRow& in, const google::protobuf::RepeatedPtrField<v1::Run>& runs) {
   DffRow r;
@@ -793,8 +791,8 @@ void FillGroup(const answers::CompareGroup& g, v1::CompareGroup* out) {
 }
 
 answers::CompareGroup GroupOf(const v1::CompareGroup& in) {
-  return {in.name(),         in.gemms(),        in.faster(),       in.same(), in.slower(),
-          in.unresolved(),   in.algo_changes(), in.geomean_ratio()};
+  return {in.name(),   in.gemms(),      in.faster(),       in.same(),
+          in.slower(), in.unresolved(), in.algo_changes(), in.geomean_ratio()};
 }
 
 // A verdict a crestd sent; an unknown word is an error, never "same".
@@ -803,8 +801,8 @@ absl::StatusOr<answers::Verdict> VerdictOf(std::string_view text) {
                              answers::Verdict::kSlower, answers::Verdict::kUnresolved}) {
     if (answers::VerdictName(v) == text) return v;
   }
-  return absl::InvalidArgumentError(StrCat("gemms.verdict: '", text,
-                                           "' is not faster, same, slower or unresolved"));
+  return absl::InvalidArgumentError(
+      StrCat("gemms.verdict: '", text, "' is not faster, same, slower or unresolved"));
 }
 
 }  // namespace

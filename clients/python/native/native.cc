@@ -19,12 +19,18 @@ namespace {
 // A JSON value as Python's json module would read it.
 py::object ToPython(const nlohmann::ordered_json& j) {
   switch (j.type()) {
-    case nlohmann::ordered_json::value_t::null: return py::none();
-    case nlohmann::ordered_json::value_t::boolean: return py::bool_(j.get<bool>());
-    case nlohmann::ordered_json::value_t::number_integer: return py::int_(j.get<int64_t>());
-    case nlohmann::ordered_json::value_t::number_unsigned: return py::int_(j.get<uint64_t>());
-    case nlohmann::ordered_json::value_t::number_float: return py::float_(j.get<double>());
-    case nlohmann::ordered_json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case nlohmann::ordered_json::value_t::null:
+      return py::none();
+    case nlohmann::ordered_json::value_t::boolean:
+      return py::bool_(j.get<bool>());
+    case nlohmann::ordered_json::value_t::number_integer:
+      return py::int_(j.get<int64_t>());
+    case nlohmann::ordered_json::value_t::number_unsigned:
+      return py::int_(j.get<uint64_t>());
+    case nlohmann::ordered_json::value_t::number_float:
+      return py::float_(j.get<double>());
+    case nlohmann::ordered_json::value_t::string:
+      return py::str(j.get_ref<const std::string&>());
     case nlohmann::ordered_json::value_t::array: {
       py::list out(j.size());
       for (size_t i = 0; i < j.size(); ++i) out[i] = ToPython(j[i]);
@@ -35,7 +41,8 @@ py::object ToPython(const nlohmann::ordered_json& j) {
       for (auto it = j.begin(); it != j.end(); ++it) out[py::str(it.key())] = ToPython(*it);
       return out;
     }
-    default: return py::none();  // binary and discarded values: no JSON document has them
+    default:
+      return py::none();  // binary and discarded values: no JSON document has them
   }
 }
 
@@ -52,8 +59,9 @@ py::tuple RowTuple(const nlohmann::ordered_json& row, const std::vector<std::str
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
-  m.doc() = "Crest's answering commands (dff, vocab, design, explain, shapes, gpus, lookup, "
-            "calibrate) run in process";
+  m.doc() =
+      "Crest's answering commands (dff, vocab, design, explain, shapes, gpus, lookup, "
+      "calibrate) run in process";
   m.def(
       "run",
       [](const std::vector<std::string>& args) {

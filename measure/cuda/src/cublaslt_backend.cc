@@ -2,14 +2,14 @@
 // pipeline (crest/measure/pipeline.h) makes every decision; this file
 // owns the device: the cuBLASLt handle, the stream, one operand arena for
 // the sweep, NVML, and for each GEMM its descriptors and candidates.
-#include <algorithm>
-
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "crest/common/str_cat.h"
-#include "crest/measure/cuda_backend.h"
 #include "crest/measure/arena.h"
+#include "crest/measure/cuda_backend.h"
 #include "crest/measure/retimer.h"
 #include "crest/measure/set_racer.h"
 #include "crest/tuner/shapes.h"
@@ -92,10 +92,8 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
     }
     CREST_CUDA(cudaSetDevice(options_.device));
     if (auto s = arena_.Hold(PlanFor(all)); !s.ok()) return s;
-    const internal::PinnedRaceDevice device{Context(),
-                                            probed_.device.l2_bytes,
-                                            options_.measure.mode.cache,
-                                            options_.workspace_bytes,
+    const internal::PinnedRaceDevice device{Context(), probed_.device.l2_bytes,
+                                            options_.measure.mode.cache, options_.workspace_bytes,
                                             arena_.plan()};
     EngineClock& clock = SteadyEngineClock();
     auto result = internal::RacePinnedSets(device, sets, options, stop, monitor_, clock);
@@ -113,27 +111,28 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
   // accepts (cublasLtMatmulAlgoCheck) that is not that choice.
   absl::StatusOr<GemmOutcome> Retime(const GemmShape& gemm,
                                      std::span<const AlgoIdentity> stored) override {
-    return Measure(gemm, [this, stored](const LtProblem& problem)
-                             -> absl::StatusOr<internal::Candidates> {
-      internal::CandidateSearch first = Search();
-      first.top_k = 1;
-      first.exhaustive = false;
-      auto found = internal::FindCandidates(handle_, problem, first);
-      if (!found.ok()) return found.status();
-      for (const AlgoIdentity& a : stored) {
-        auto algo = internal::AlgoFromBytes(handle_, problem, a.bytes, options_.workspace_bytes);
-        if (!algo.ok()) continue;  // this library no longer runs it
-        const AlgoIdentity id = internal::Identify(*algo);
-        const bool known = std::any_of(found->algos.begin(), found->algos.end(),
-                                       [&id](const cublasLtMatmulAlgo_t& seen) {
-                                         return internal::Identify(seen).bytes == id.bytes;
-                                       });
-        if (known) continue;
-        found->algos.push_back(*algo);
-        found->heuristic_ranks.push_back(-1);
-      }
-      return found;
-    });
+    return Measure(
+        gemm, [this, stored](const LtProblem& problem) -> absl::StatusOr<internal::Candidates> {
+          internal::CandidateSearch first = Search();
+          first.top_k = 1;
+          first.exhaustive = false;
+          auto found = internal::FindCandidates(handle_, problem, first);
+          if (!found.ok()) return found.status();
+          for (const AlgoIdentity& a : stored) {
+            auto algo =
+                internal::AlgoFromBytes(handle_, problem, a.bytes, options_.workspace_bytes);
+            if (!algo.ok()) continue;  // this library no longer runs it
+            const AlgoIdentity id = internal::Identify(*algo);
+            const bool known = std::any_of(found->algos.begin(), found->algos.end(),
+                                           [&id](const cublasLtMatmulAlgo_t& seen) {
+                                             return internal::Identify(seen).bytes == id.bytes;
+                                           });
+            if (known) continue;
+            found->algos.push_back(*algo);
+            found->heuristic_ranks.push_back(-1);
+          }
+          return found;
+        });
   }
 
  private:
@@ -163,10 +162,8 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
         LayOut(gemm, probed_.device.l2_bytes, options_.measure.mode.cache, arena_.plan());
     const int64_t element = ElementBytes(gemm.dtype);
     const GemmOperands operands{
-        {arena_.seed(), layout.a_offset[0] / element, layout.b_offset[0] / element},
-        layout.copies};
-    CudaGemmLauncher launcher(Context(), **problem, layout,
-                              algos->algos);
+        {arena_.seed(), layout.a_offset[0] / element, layout.b_offset[0] / element}, layout.copies};
+    CudaGemmLauncher launcher(Context(), **problem, layout, algos->algos);
     auto measured = MeasureGemm(gemm, options_.measure, operands, launcher, monitor_, clock,
                                 governor_, options_.tuning);
     if (!measured.ok()) return measured.status();
@@ -211,10 +208,10 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
     const DeviceInfo& d = probed_.device;
     if (gemm.dtype == DType::kFp8E4M3 &&
         (d.cc_major * 10 + d.cc_minor < 89 || gemm.Layout() != kFp8Layout)) {
-      return absl::InvalidArgumentError(StrCat(
-          "dtype: fp8 runs on compute capability 8.9+ and only in the ", kFp8Layout,
-          " layout (Crest's fp8 shapes are all ", kFp8Layout, "; this GEMM is ", gemm.Layout(),
-          ")"));
+      return absl::InvalidArgumentError(
+          StrCat("dtype: fp8 runs on compute capability 8.9+ and only in the ", kFp8Layout,
+                 " layout (Crest's fp8 shapes are all ", kFp8Layout, "; this GEMM is ",
+                 gemm.Layout(), ")"));
     }
     return absl::OkStatus();
   }
@@ -233,7 +230,8 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Backend>> device_side::MakeCublasLtBackend(const CublasLtOptions& options) {
+absl::StatusOr<std::unique_ptr<Backend>> device_side::MakeCublasLtBackend(
+    const CublasLtOptions& options) {
   if (auto s = ValidateMeasureOptions(options.measure); !s.ok()) return s;
   auto devices = device_side::ProbeDevices();
   if (!devices.ok()) return devices.status();

@@ -266,8 +266,8 @@ absl::StatusOr<GemmLauncher::ReadBack> CudaGemmLauncher::RunAndRead(
   CREST_CUDA(cudaEventRecord(ev[1], ctx_.stream));  // the device's part: poison and run
   for (size_t i = 0; i < elements.size(); ++i) {
     const auto offset = static_cast<size_t>(elements[i].Offset(g)) * bytes;
-    CREST_CUDA(cudaMemcpyAsync(host + i * bytes, c0 + offset, bytes, cudaMemcpyDeviceToHost,
-                               ctx_.stream));
+    CREST_CUDA(
+        cudaMemcpyAsync(host + i * bytes, c0 + offset, bytes, cudaMemcpyDeviceToHost, ctx_.stream));
   }
   if (auto s = ctx_.scratch->Mark(ctx_.stream); !s.ok()) return s;
   CREST_CUDA(cudaStreamSynchronize(ctx_.stream));

@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "absl/status/status.h"
-#include "crest/tuner/dtype.h"
 #include "crest/measure/arena.h"
+#include "crest/tuner/dtype.h"
 
 namespace crest::measure::internal {
 

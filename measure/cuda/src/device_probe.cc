@@ -62,7 +62,8 @@ absl::StatusOr<std::vector<ProbedDevice>> Probe() {
     if (auto gpu = FindGpu(p.name); gpu.ok()) d.device.gpu_model = std::string((*gpu)->name);
     // The driver's own version (NVML) names it; the CUDA driver API's number
     // only says which CUDA it supports, and is the fallback.
-    d.software.driver = driver_version.empty() ? StrCat("CUDA driver API ", driver) : driver_version;
+    d.software.driver =
+        driver_version.empty() ? StrCat("CUDA driver API ", driver) : driver_version;
     d.software.cuda_runtime = runtime;
     d.software.cublaslt = static_cast<int64_t>(cublasLtGetVersion());
     size_t free_bytes = 0;

@@ -42,8 +42,9 @@ Nvml Open() {
     n.reasons = Symbol<Reasons>(library, "nvmlDeviceGetCurrentClocksThrottleReasons");
   }
   if (init == nullptr || n.by_uuid == nullptr || n.clock == nullptr) {
-    n.error = "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetHandleByUUID or "
-              "nvmlDeviceGetClockInfo";
+    n.error =
+        "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetHandleByUUID or "
+        "nvmlDeviceGetClockInfo";
     return n;
   }
   if (const int e = init(); e != kNvmlSuccess) {

@@ -36,9 +36,12 @@ CudaLibraries ProbeLibrariesCaught() {
 }
 
 constexpr internal::CudaPlugin kPlugin{
-    internal::kCudaPluginAbi, __VERSION__, internal::CudaPluginLayout(),
+    internal::kCudaPluginAbi,
+    __VERSION__,
+    internal::CudaPluginLayout(),
     &Caught<&device_side::ProbeDevices>,
-    &Caught<&device_side::MakeCublasLtBackend, const CublasLtOptions&>, &ProbeLibrariesCaught};
+    &Caught<&device_side::MakeCublasLtBackend, const CublasLtOptions&>,
+    &ProbeLibrariesCaught};
 
 }  // namespace
 }  // namespace crest::measure

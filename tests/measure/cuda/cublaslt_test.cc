@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "crest/measure/cuda_backend.h"
@@ -212,10 +212,11 @@ TEST(CublasLt, SustainedMedianIsWithinThreePercentOfABackToBackLoop) {
   std::sort(steady.begin(), steady.end());
   const double loop_us = steady[steady.size() / 2];
   const double measured_us = best->stats.median_us;
-  std::printf("sustained median %.1f us, back-to-back steady %.1f us (%d rounds, %.1f s), "
-              "ratio %.4f, keep-load %.3f s, reload %.3f s\n",
-              measured_us, loop_us, race->rounds, race->seconds, measured_us / loop_us,
-              out->measured->keep_load_seconds, out->measured->reload_seconds);
+  std::printf(
+      "sustained median %.1f us, back-to-back steady %.1f us (%d rounds, %.1f s), "
+      "ratio %.4f, keep-load %.3f s, reload %.3f s\n",
+      measured_us, loop_us, race->rounds, race->seconds, measured_us / loop_us,
+      out->measured->keep_load_seconds, out->measured->reload_seconds);
   EXPECT_NEAR(measured_us, loop_us, 0.03 * loop_us);
 }
 
@@ -236,10 +237,11 @@ TEST(CublasLt, HostWorkBetweenGemmsRunsBesideQueuedLoad) {
     const MeasuredGemm& m = *out->measured;
     int64_t discarded = 0;
     for (const auto& a : m.algos) discarded += a.stats.discarded;
-    std::printf("after a 100 ms pause: keep-load %.3f s, reload %.3f s, %lld samples discarded, "
-                "first algorithm %.1f us\n",
-                m.keep_load_seconds, m.reload_seconds, static_cast<long long>(discarded),
-                m.algos.front().stats.median_us);
+    std::printf(
+        "after a 100 ms pause: keep-load %.3f s, reload %.3f s, %lld samples discarded, "
+        "first algorithm %.1f us\n",
+        m.keep_load_seconds, m.reload_seconds, static_cast<long long>(discarded),
+        m.algos.front().stats.median_us);
     EXPECT_GT(m.keep_load_seconds, 0.05) << "no load queued for the host's work";
     if (i >= 1) {
       EXPECT_LT(m.reload_seconds, 0.02) << "the queued load did not cover the pause";

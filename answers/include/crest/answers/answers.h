@@ -69,8 +69,8 @@ struct GemmAnswer {
   std::optional<store::PredictionRow> predicted;
   std::vector<RunInfo> runs;  // measured: the run, or every run pooled
   bool pooled = false;
-  double pooled_us = 0;       // pooled: the median of the runs' medians
-  double pooled_low_us = 0;   // pooled: the interval covering the runs' intervals
+  double pooled_us = 0;      // pooled: the median of the runs' medians
+  double pooled_low_us = 0;  // pooled: the interval covering the runs' intervals
   double pooled_high_us = 0;
 };
 

@@ -122,9 +122,9 @@ struct CompareReport {
   CompareGroup all;
   std::vector<CompareGroup> by_alignment;
   std::vector<CompareGroup> by_study;  // with study_of only
-  int64_t only_base = 0;  // GEMMs one side measured and the other did not
+  int64_t only_base = 0;               // GEMMs one side measured and the other did not
   int64_t only_now = 0;
-  int64_t same_run = 0;  // GEMMs whose newest run is the same on both sides (left out)
+  int64_t same_run = 0;   // GEMMs whose newest run is the same on both sides (left out)
   bool replayed = false;  // a side holds replayed runs: no figure is a measurement
   std::vector<std::string> base_runs;  // "job 3 (nightly) on <provenance>", one per run used
   std::vector<std::string> now_runs;

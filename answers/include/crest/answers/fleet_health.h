@@ -57,8 +57,8 @@ struct FleetQuery {
   AlgoChoice algo = AlgoChoice::kBest;
   double threshold = kDefaultCompareThreshold;
   double family_error = kDefaultFleetError;  // per group of devices (above)
-  int64_t max_answers = kMaxFleetAnswers;   // more is ResourceExhausted
-  size_t slowest_listed = 5;                // per device: its slowest GEMMs judged slower
+  int64_t max_answers = kMaxFleetAnswers;    // more is ResourceExhausted
+  size_t slowest_listed = 5;                 // per device: its slowest GEMMs judged slower
 };
 
 // One GEMM of a device against the fleet.
@@ -79,7 +79,7 @@ struct FleetDevice {
   std::string host;
   std::string provenance;  // DescribeProvenance of the device and software
   bool replayed = false;
-  int64_t gemms = 0;  // GEMMs set against the fleet
+  int64_t gemms = 0;   // GEMMs set against the fleet
   int64_t slower = 0;  // of them, judged slower / faster (per GEMM, as compare.h)
   int64_t faster = 0;
   double ratio = 1;  // the median of its GEMMs' ratios
@@ -102,7 +102,7 @@ struct FleetHealth {
   FleetQuery query;
   std::vector<FleetGroup> groups;
   std::vector<FleetDevice> devices;  // slowest first; devices of groups too small included
-  bool replayed = false;  // some figure is replayed, not measured
+  bool replayed = false;             // some figure is replayed, not measured
 };
 
 // The fleet in `db`. InvalidArgument for a bad threshold or error rate;

@@ -44,7 +44,6 @@ absl::StatusOr<VocabRanking> RankVocabWith(const VocabQuery& query, const SetTim
 // too, whatever options.gpu says), then ranked (RankDesigns).
 absl::StatusOr<std::vector<DesignRow>> RankDesignsWith(std::span<const DesignConfig> configs,
                                                        const DesignOptions& options,
-                                                       const GpuSpec& gpu,
-                                                       const SetTimers& timers);
+                                                       const GpuSpec& gpu, const SetTimers& timers);
 
 }  // namespace crest::answers

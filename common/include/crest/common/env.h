@@ -35,8 +35,7 @@ class Env {
   virtual absl::StatusOr<std::string> ReadFile(const std::string& path) const = 0;
   // Writes `contents` to a temporary beside `path` and renames it over `path`,
   // so a reader sees the old file or the new one, never a part.
-  virtual absl::Status WriteFileAtomically(const std::string& path,
-                                           std::string_view contents) = 0;
+  virtual absl::Status WriteFileAtomically(const std::string& path, std::string_view contents) = 0;
   // Creates `path` and its parents; OK when it already is a directory.
   virtual absl::Status CreateDirectories(const std::string& path) = 0;
   // The paths of the regular files in `dir` whose names end with `suffix`,

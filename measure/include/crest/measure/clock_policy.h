@@ -50,9 +50,9 @@ struct GpuReading {
 };
 
 struct SettleOptions {
-  double min_s = 1.0;    // warm up at least this long
-  double max_s = 10.0;   // give up waiting after this long (and say so)
-  double window_s = 0.5;  // stability is judged over two windows this long
+  double min_s = 1.0;             // warm up at least this long
+  double max_s = 10.0;            // give up waiting after this long (and say so)
+  double window_s = 0.5;          // stability is judged over two windows this long
   double power_tolerance = 0.05;  // power range within the last window / its median
   double clock_tolerance = 0.03;  // change of the median clock between the windows
 };

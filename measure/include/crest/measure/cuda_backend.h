@@ -49,7 +49,7 @@ struct CublasLtOptions {
   MeasureOptions measure;  // the method: one type for the CLI, crestd and specs
   int64_t workspace_bytes = 32 << 20;
   double max_search_seconds = 30;  // exhaustive mode: time for checking candidates, per GEMM
-  EngineTuning tuning;             // the engine's fixed knobs (boost clock filled in from the device)
+  EngineTuning tuning;  // the engine's fixed knobs (boost clock filled in from the device)
 };
 
 // A Backend that measures on `options.device`. Fails with FailedPrecondition

@@ -135,7 +135,7 @@ class SimulatedGpu final : public GpuMonitor, public EngineClock {
 class SimulatedLauncher final : public GemmLauncher {
  public:
   SimulatedLauncher(SimulatedGpu& gpu, const GemmShape& gemm, OperandSource source,
-                   std::vector<double> burst_us, double noise = 0.005, uint64_t seed = 1);
+                    std::vector<double> burst_us, double noise = 0.005, uint64_t seed = 1);
 
   int Candidates() const override { return static_cast<int>(burst_us_.size()); }
   const AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
@@ -147,7 +147,7 @@ class SimulatedLauncher final : public GemmLauncher {
   absl::StatusOr<ReadBack> RunAndRead(int c, std::span<const OutputIndex> elements) override;
 
   std::vector<int> wrong;
-  std::function<void()> before_sample;  // called as each Sample starts
+  std::function<void()> before_sample;          // called as each Sample starts
   absl::Status fail_sample = absl::OkStatus();  // returned by Sample when set
   std::optional<double> IdleBeforeLastSample() const override { return idle_before_us_; }
   absl::StatusOr<int> QueueLoad(int c, int launches) override;

@@ -84,24 +84,24 @@ std::string_view RaceVerdictName(RaceVerdict verdict);  // "leader", "slower", �
 struct RaceStanding {
   int candidate = 0;
   RaceVerdict verdict = RaceVerdict::kUnresolved;
-  int tie_group = 0;       // 1: the leader and every candidate it cannot be told from
-  int rounds = 0;          // rounds this candidate was timed in
-  double median_us = 0;    // of its own times
-  double ratio = 1;        // geometric mean of its paired ratios to the leader
-  double ratio_low = 1;    // their simultaneous interval (see kRaceErrorRate)
+  int tie_group = 0;     // 1: the leader and every candidate it cannot be told from
+  int rounds = 0;        // rounds this candidate was timed in
+  double median_us = 0;  // of its own times
+  double ratio = 1;      // geometric mean of its paired ratios to the leader
+  double ratio_low = 1;  // their simultaneous interval (see kRaceErrorRate)
   double ratio_high = 1;
 };
 
 struct StudyRaceResult {
-  std::vector<RaceStanding> standings;  // leader first, then by ratio
+  std::vector<RaceStanding> standings;     // leader first, then by ratio
   std::vector<std::vector<double>> times;  // [round][candidate] µs; 0 = not timed that round
   int rounds = 0;
-  int retaken = 0;          // timings dropped for an idle gap before them
-  double reload_s = 0;      // untimed load before the retakes
-  int unloaded = 0;         // retakes whose reload hit settle.max_s short of the load
-  double warmup_s = 0;      // untimed load before the first round
-  bool settled = false;     // false: the warm-up reached settle.max_s unsettled
-  double seconds = 0;       // on the engine's clock, warm-up included
+  int retaken = 0;       // timings dropped for an idle gap before them
+  double reload_s = 0;   // untimed load before the retakes
+  int unloaded = 0;      // retakes whose reload hit settle.max_s short of the load
+  double warmup_s = 0;   // untimed load before the first round
+  bool settled = false;  // false: the warm-up reached settle.max_s unsettled
+  double seconds = 0;    // on the engine's clock, warm-up included
   // "resolved", "resolution reached", "round budget", "time budget"; with
   // "; N retake(s) after a reload that ran … without … the settled load"
   // appended when a reload ran out (unloaded > 0).

@@ -36,12 +36,12 @@ std::optional<JobState> ParseJobState(std::string_view text);
 
 struct JobRecord {
   int64_t id = 0;
-  std::string uid;      // globally unique; survives merges
-  std::string host;     // where the job ran
-  std::string spec;     // canonical JSON of the sweep spec (empty in listings)
+  std::string uid;           // globally unique; survives merges
+  std::string host;          // where the job ran
+  std::string spec;          // canonical JSON of the sweep spec (empty in listings)
   std::string submitted_by;  // the client that created it: a token's name, or a peer address
-  std::string backend;  // "model", "cublaslt"
-  std::string target;   // catalogue GPU (model) or device UUID (measured)
+  std::string backend;       // "model", "cublaslt"
+  std::string target;        // catalogue GPU (model) or device UUID (measured)
   JobState state = JobState::kQueued;
   int64_t total = 0;  // GEMMs in the plan
   int64_t done = 0;   // GEMMs with a committed result
@@ -66,7 +66,7 @@ struct PredictionRow {
   double wave_efficiency = 0;
   double alignment_factor = 0;
   double expected_error = 0;  // the model's typical relative error (0: not recorded)
-  std::string bound;  // "compute" or "memory"
+  std::string bound;          // "compute" or "memory"
   std::string host;
   int64_t created_us = 0;
 };
@@ -87,8 +87,8 @@ struct MeasurementRow {
   int64_t waves = 0;
   double tile_efficiency = 0;
   double wave_efficiency = 0;
-  MeasureMode mode;               // cache mode and clock policy
-  double settled_clock_mhz = 0;   // the clock the policy judged samples by; 0 unknown
+  MeasureMode mode;              // cache mode and clock policy
+  double settled_clock_mhz = 0;  // the clock the policy judged samples by; 0 unknown
   int64_t created_us = 0;
 };
 
@@ -127,8 +127,8 @@ struct RunBest {
 
 // One candidate's standing in a race (measure/study_race.h's RaceStanding).
 struct RaceEntry {
-  int candidate = 0;   // its index in the race (the order it was entered in)
-  int64_t value = 0;   // what it is in the study (a d_ff)
+  int candidate = 0;    // its index in the race (the order it was entered in)
+  int64_t value = 0;    // what it is in the study (a d_ff)
   std::string verdict;  // "leader", "slower", "tied", "unresolved"
   int tie_group = 0;
   int rounds = 0;

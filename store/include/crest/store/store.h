@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "crest/common/env.h"
 #include "crest/store/records.h"
 #include "crest/tuner/gemm.h"
-#include "crest/common/env.h"
 #include "crest/tuner/measurement.h"
 #include "crest/tuner/predictor.h"
 
@@ -162,8 +162,9 @@ class Store {
   // transaction. An existing identical key is left as is (no duplicate):
   // false then, true when this call added the row (another writer may have
   // added the same key since the caller looked).
-  virtual absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
-                                        const GemmShape& gemm, const Prediction& p) = 0;
+  virtual absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id,
+                                                const std::string& gpu_model, const GemmShape& gemm,
+                                                const Prediction& p) = 0;
   // InsertPrediction for many GEMMs in one transaction (one commit, one
   // sync): all of them and the job's progress (+ their count), or none.
   // Returns how many rows this call added.
@@ -268,8 +269,7 @@ class Store {
                                                              const std::string& device_uuid,
                                                              const std::string& study,
                                                              const MeasureMode& mode,
-                                                             AlgoChoice algo,
-                                                             bool with_times) = 0;
+                                                             AlgoChoice algo, bool with_times) = 0;
 
   // ---- timings imported from other tools (never answers; calibration input)
   // Inserts a batch in one transaction; returns the rows added (a batch

@@ -14,9 +14,9 @@
 namespace crest::store {
 
 struct TimingCsvOptions {
-  std::string device;       // used when the file has no device column
-  std::string tool;         // used when the file has no tool/note column
-  std::string time_column;  // empty: time_us, else median_us
+  std::string device;                    // used when the file has no device column
+  std::string tool;                      // used when the file has no tool/note column
+  std::string time_column;               // empty: time_us, else median_us
   std::string device_flag = "--device";  // how the caller's user gives `device`
 };
 

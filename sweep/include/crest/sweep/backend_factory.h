@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "crest/tuner/backend.h"
 #include "crest/measure/options.h"
+#include "crest/tuner/backend.h"
 
 namespace crest::sweep {
 

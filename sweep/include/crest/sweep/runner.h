@@ -54,15 +54,15 @@ struct SweepProgress {
 // A d_ff study's race after the per-GEMM pass (measuring backends;
 // docs/measurement.md, "Racing a study's leaders").
 struct StudyRaceReport {
-  std::string study;              // DffStudyKey of the spec's study
+  std::string study;                    // DffStudyKey of the spec's study
   AlgoChoice algo = AlgoChoice::kBest;  // whose answer was raced
-  int64_t race_id = 0;            // the stored race; 0 when not raced
-  std::string why_not;            // when not raced (or the race failed)
-  int64_t raced_job = 0;          // the run whose candidates and algorithms were raced
+  int64_t race_id = 0;                  // the stored race; 0 when not raced
+  std::string why_not;                  // when not raced (or the race failed)
+  int64_t raced_job = 0;                // the run whose candidates and algorithms were raced
   // "measured on NVIDIA H100 80GB HBM3 GPU-…, cuBLASLt 130100", or "replayed
   // (not measured) on a simulated H100-SXM: <table, hash, noise, seed, drift>"
   std::string measured_on;
-  std::vector<int64_t> d_ff;      // the candidates, in the order entered
+  std::vector<int64_t> d_ff;        // the candidates, in the order entered
   measure::StudyRaceResult result;  // when raced
 };
 

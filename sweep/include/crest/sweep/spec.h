@@ -9,29 +9,29 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "nlohmann/json.hpp"
+#include "crest/measure/options.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gemm.h"
-#include "crest/measure/options.h"
+#include "nlohmann/json.hpp"
 
 namespace crest::sweep {
 
 inline constexpr int kSweepSpecVersion = 1;
-inline constexpr int64_t kMaxPlanGemms = 2'000'000;  // the default plan limit
+inline constexpr int64_t kMaxPlanGemms = 2'000'000;       // the default plan limit
 inline constexpr size_t kMaxSpecBytes = size_t{1} << 20;  // the spec's JSON text
 inline constexpr size_t kMaxSpecNameBytes = 256;          // each "name" in it
-inline constexpr int64_t kMaxShards = 65536;               // "shard": {"count"} at most
+inline constexpr int64_t kMaxShards = 65536;              // "shard": {"count"} at most
 
 // The parsed spec, kept as canonical JSON (sorted keys, defaults filled)
 // so the same sweep always has the same text: that text identifies its job.
 struct SweepSpec {
   std::string canonical_json;
-  std::string name;                // optional label
-  std::string gpu;                 // catalogue GPU for predictions (the model backend)
+  std::string name;                 // optional label
+  std::string gpu;                  // catalogue GPU for predictions (the model backend)
   measure::MeasureOptions measure;  // how a measuring backend measures ("measure")
-  std::vector<GemmShape> gemms;    // the plan: deduplicated, in spec order
-  std::vector<DffQuery> dff;       // the d_ff studies ("dff"), for their races
-  std::vector<std::string> notes;  // combinations skipped, and why
+  std::vector<GemmShape> gemms;     // the plan: deduplicated, in spec order
+  std::vector<DffQuery> dff;        // the d_ff studies ("dff"), for their races
+  std::vector<std::string> notes;   // combinations skipped, and why
   // "plan": "full" (every GEMM; the default) or "adaptive" (the d_ff
   // studies' candidates the model cannot rule out: tuner/adaptive_plan.h;
   // every other GEMM in full). Adaptive needs d_ff studies, a measuring

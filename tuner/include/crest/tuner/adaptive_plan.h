@@ -20,8 +20,8 @@
 // candidates it leaves are answered by the model (predicted rows).
 #pragma once
 
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <span>
@@ -55,10 +55,10 @@ class AdaptivePlan {
 
   struct StudyState {
     int64_t candidates = 0;
-    int64_t timed = 0;          // candidates whose every GEMM is timed
-    int64_t gemms = 0;          // distinct GEMMs of the study
+    int64_t timed = 0;  // candidates whose every GEMM is timed
+    int64_t gemms = 0;  // distinct GEMMs of the study
     int64_t gemms_timed = 0;
-    int64_t leader = 0;         // the measured leader's d_ff (0: none yet)
+    int64_t leader = 0;  // the measured leader's d_ff (0: none yet)
     double leader_us = 0;
   };
   // Where each study stands, in the order given.

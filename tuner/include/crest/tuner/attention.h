@@ -36,7 +36,6 @@ inline bool IsFused(AttentionKernel k) { return k != AttentionKernel::kUnfused; 
 std::string_view AttentionKernelName(AttentionKernel k);  // "fused", "unfused", "fused-fa2"
 std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text);  // nullopt: unknown
 
-
 inline constexpr std::string_view kAttentionModelVersion = "flash-attn-fig5";
 // What one predicted fused attention time misses by: figures of one GPU,
 // interpolated and scaled to others.
@@ -45,10 +44,10 @@ inline constexpr double kFusedAttentionError = 0.15;
 struct FusedAttention {
   double fwd_flops = 0;  // per rank, one micro-batch
   double bwd_flops = 0;
-  double tflops = 0;     // the throughput used
-  Timing fwd;            // predicted
+  double tflops = 0;  // the throughput used
+  Timing fwd;         // predicted
   Timing bwd;
-  std::string basis;     // in words: kernel, head dim, sequence, scale
+  std::string basis;  // in words: kernel, head dim, sequence, scale
 };
 
 // The FLOPs of one layer's fused causal attention core on one tensor-

@@ -7,9 +7,9 @@
 #pragma once
 
 #include <memory>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -59,13 +59,13 @@ struct FitMetrics {
 // splitting the rows into two halves of different K (K/128 even, odd) and
 // correlating the factors each half gives by residue.
 struct KResidueFit {
-  int class_bytes = 0;    // the inputs' alignment: 2, 4 or 8 bytes
-  int64_t rows = 0;       // fallback rows with both inputs along this class's K
-  int residues = 0;       // residues mod 128 seen in both halves
-  double agreement = 0;   // Pearson correlation of the halves' log factors
-  bool fitted = false;    // agreement >= the threshold over enough residues
-  double shrink = 0;      // the log factors' multiplier: split-half reliability 2r/(1+r)
-  double low = 1;         // the fitted factors' range
+  int class_bytes = 0;   // the inputs' alignment: 2, 4 or 8 bytes
+  int64_t rows = 0;      // fallback rows with both inputs along this class's K
+  int residues = 0;      // residues mod 128 seen in both halves
+  double agreement = 0;  // Pearson correlation of the halves' log factors
+  bool fitted = false;   // agreement >= the threshold over enough residues
+  double shrink = 0;     // the log factors' multiplier: split-half reliability 2r/(1+r)
+  double low = 1;        // the fitted factors' range
   double high = 1;
 };
 
@@ -78,7 +78,8 @@ struct KResidueFit {
 // errors'). `coverage` is how often the intervals so set held the left-out
 // windows' MLP times: an estimate from the same windows, not a guarantee.
 struct IntervalFit {
-  std::string basis;       // "held-out d_ff windows", or "the fit's own rows (no d_ff window to leave out)"
+  std::string
+      basis;  // "held-out d_ff windows", or "the fit's own rows (no d_ff window to leave out)"
   int64_t windows = 0;     // windows left out
   int64_t gemms = 0;       // held-out GEMMs whose errors set the classes
   double quantile = 0;     // of |predicted - measured| / measured, per class
@@ -102,10 +103,10 @@ struct Calibration {
   int schema_version = kCalibrationSchemaVersion;
   std::string gpu;  // catalogue name, e.g. "H100-SXM"
   DType dtype = DType::kBf16;
-  std::string id;             // "<gpu>-<dtype>-<YYYYMMDD>-<8 hex of the parameters>"
-  std::string model_version;  // "tilewave-2+<id>": stored with its predictions
-  std::string label;          // in words, as predictions cite it
-  ModelParams params;         // every parameter, fitted or kept
+  std::string id;                   // "<gpu>-<dtype>-<YYYYMMDD>-<8 hex of the parameters>"
+  std::string model_version;        // "tilewave-2+<id>": stored with its predictions
+  std::string label;                // in words, as predictions cite it
+  ModelParams params;               // every parameter, fitted or kept
   std::vector<std::string> fitted;  // the parameters the fit set; the rest are the defaults
   FitMetrics before;                // the model in force before the fit, on the same rows
   FitMetrics after;

@@ -10,8 +10,8 @@
 namespace crest {
 
 inline constexpr std::string_view kDefaultRatio = "8/3";  // SwiGLU's d_ff = 8/3·h
-inline constexpr int64_t kDefaultWindow = 128;  // d_ff candidates within ±128 of ⌊r·h⌋
-inline constexpr int64_t kDefaultAlign = 1;     // every integer
+inline constexpr int64_t kDefaultWindow = 128;   // d_ff candidates within ±128 of ⌊r·h⌋
+inline constexpr int64_t kDefaultAlign = 1;      // every integer
 inline constexpr int64_t kDefaultTokens = 8192;  // M of the MLP and logits GEMMs (b·s per rank)
 inline constexpr int64_t kDefaultTp = 1;
 inline constexpr std::string_view kDefaultDtype = "bf16";

@@ -42,7 +42,7 @@ struct StepBreakdown {
   Timing optimizer;  // AdamW on this GPU's shard
   Timing dp_comm;    // the data-parallel collectives compute does not hide
   double dp_comm_total_us = 0;  // all of them
-  Timing total;      // the sum: the step
+  Timing total;                 // the sum: the step
   double no_overlap_us = 0;     // the step with every data-parallel collective exposed
 };
 
@@ -62,13 +62,13 @@ struct DesignRow {
   // attention (not halved for causal masking).
   double model_flops_per_token = 0;
   double hardware_flops_per_token = 0;  // executed, recompute included (HFU)
-  Timing layer_fwd;    // one layer's GEMMs and attention core on one rank, one micro-batch
+  Timing layer_fwd;  // one layer's GEMMs and attention core on one rank, one micro-batch
   Timing layer_train;
   // The attention core's forward: fused (attention.h, predicted) or its two
   // batched GEMMs (attn_score, attn_value) when unfused.
   Timing attention_core_fwd;
   std::string attention_basis;  // how it was timed, in words
-  Timing logits_fwd;     // the logits GEMM, once per micro-batch
+  Timing logits_fwd;            // the logits GEMM, once per micro-batch
   Timing logits_train;
   // Tensor parallelism's communication for one layer's train step (tp_comm.h,
   // predicted; zero at t = 1) and how it was modelled.
@@ -76,14 +76,14 @@ struct DesignRow {
   std::string comm_basis;
   std::string dp_basis;  // data parallelism's, in words
   StepBreakdown step;
-  Timing step_train;     // = step.total: what ranks, with its kind and runs
+  Timing step_train;                   // = step.total: what ranks, with its kind and runs
   double tokens_per_step_per_gpu = 0;  // grad_accum·b·s / t
   double tokens_per_s_per_gpu = 0;
   double tokens_per_s_per_gpu_no_overlap = 0;  // every data-parallel collective exposed
-  double model_flops_per_s_per_gpu = 0;  // model_flops_per_token × tokens/s per GPU
-  double mfu_peak = 0;  // model FLOP/s per GPU / the datasheet dense peak
-  double hfu_peak = 0;  // hardware FLOP/s per GPU / the same peak
-  int tie_group = 0;    // ranking.h
+  double model_flops_per_s_per_gpu = 0;        // model_flops_per_token × tokens/s per GPU
+  double mfu_peak = 0;                         // model FLOP/s per GPU / the datasheet dense peak
+  double hfu_peak = 0;                         // hardware FLOP/s per GPU / the same peak
+  int tie_group = 0;                           // ranking.h
 };
 
 struct DesignOptions {
@@ -110,7 +110,8 @@ absl::StatusOr<DesignRow> EvaluateDesign(const DesignConfig& config, const Desig
 // given model on a given token budget).
 enum class DesignRankBy { kTokensPerS, kModelFlopsPerS };
 DesignRankBy RankByOf(std::span<const DesignRow> rows);
-std::string_view RankByName(DesignRankBy by);  // "tokens_per_s_per_gpu", "model_flops_per_s_per_gpu"
+std::string_view RankByName(
+    DesignRankBy by);  // "tokens_per_s_per_gpu", "model_flops_per_s_per_gpu"
 
 // Orders rows by the rule of ranking.h over RankByOf's figure (the step's
 // interval scaled alike): the first kind of number present (measured,

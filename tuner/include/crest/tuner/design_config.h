@@ -26,9 +26,9 @@ enum class Recompute {
   kFull,       // each layer's forward is re-run from its stored input
 };
 
-std::string_view MlpName(MlpKind mlp);            // "swiglu", "gelu"
-std::string_view NormName(NormKind norm);         // "rmsnorm", "layernorm"
-std::string_view RecomputeName(Recompute mode);   // "none", "selective", "full"
+std::string_view MlpName(MlpKind mlp);           // "swiglu", "gelu"
+std::string_view NormName(NormKind norm);        // "rmsnorm", "layernorm"
+std::string_view RecomputeName(Recompute mode);  // "none", "selective", "full"
 std::optional<MlpKind> ParseMlp(std::string_view text);
 std::optional<NormKind> ParseNorm(std::string_view text);
 std::optional<Recompute> ParseRecompute(std::string_view text);
@@ -37,7 +37,7 @@ std::optional<Recompute> ParseRecompute(std::string_view text);
 // Data-parallel ranks each run a tensor-parallel group's share; pipeline
 // parallelism is not modelled.
 struct TrainingLayout {
-  int64_t dp = 1;          // data-parallel ranks
+  int64_t dp = 1;  // data-parallel ranks
   // ZeRO stage over the dp ranks (Rajbhandari et al. 2020): 0 none, 1 the
   // optimizer states sharded, 2 and the gradients, 3 and the weights (FSDP's
   // full shard).
@@ -55,7 +55,7 @@ struct TrainingLayout {
   int grad_reduce_bytes = 4;
 };
 
-std::string_view GradReduceName(int bytes);              // "fp32", "bf16"
+std::string_view GradReduceName(int bytes);                 // "fp32", "bf16"
 std::optional<int> ParseGradReduce(std::string_view text);  // bytes; nullopt: unknown
 
 struct DesignConfig {

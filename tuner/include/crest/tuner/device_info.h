@@ -33,10 +33,10 @@ struct SoftwareInfo {
 // answered knows it. Figures of different runs were measured minutes or days
 // apart, in different GPU states; an answer says which run each comes from.
 struct RunInfo {
-  int64_t job_id = 0;      // in the answering database; 0: measured outside any job
-  std::string job_uid;     // the job's globally unique id (survives merges); empty for job 0
-  std::string name;        // the sweep spec's name; may be empty
-  int64_t started_us = 0;  // when the job was created [µs since the epoch]; 0 unknown
+  int64_t job_id = 0;       // in the answering database; 0: measured outside any job
+  std::string job_uid;      // the job's globally unique id (survives merges); empty for job 0
+  std::string name;         // the sweep spec's name; may be empty
+  int64_t started_us = 0;   // when the job was created [µs since the epoch]; 0 unknown
   std::string device_uuid;  // the GPU it ran on
   std::string host;         // the node the GPU is in
 };

@@ -24,7 +24,7 @@
 namespace crest {
 
 struct DffQuery {
-  DffWindow dff;  // the candidates: hidden, ratio, ±window, align, tp
+  DffWindow dff;                    // the candidates: hidden, ratio, ±window, align, tp
   int64_t tokens = kDefaultTokens;  // M of every MLP GEMM (b·s per rank)
   DType dtype = DType::kBf16;
   bool train = false;  // add dgrad and wgrad GEMMs
@@ -37,8 +37,8 @@ struct DffQuery {
 
 struct DffRow {
   int64_t d_ff = 0;
-  double time_us = 0;  // whole MLP, all GEMMs summed
-  double time_low_us = 0;   // the interval time_us is known within (= time_us when exact)
+  double time_us = 0;      // whole MLP, all GEMMs summed
+  double time_low_us = 0;  // the interval time_us is known within (= time_us when exact)
   double time_high_us = 0;
   int tie_group = 0;  // ranking.h: rows of one group cannot be told apart; 1 = the best's
   double tflops = 0;
@@ -47,12 +47,12 @@ struct DffRow {
   // 0 only when the baseline has no answer at all.
   double speedup_vs_baseline = 0;
   Source speedup_basis = Source::kUnknown;
-  int64_t mlp_params = 0;          // 3·h·d_ff / t
-  int64_t params_delta = 0;        // against the baseline
+  int64_t mlp_params = 0;    // 3·h·d_ff / t
+  int64_t params_delta = 0;  // against the baseline
   Source source = Source::kPredicted;
   std::string provenance;
-  DeviceInfo device;      // measured rows
-  SoftwareInfo software;  // measured rows
+  DeviceInfo device;          // measured rows
+  SoftwareInfo software;      // measured rows
   std::vector<RunInfo> runs;  // measured rows: the run, or the runs pooled
   bool pooled = false;
   // Set when the answer's race (DffRanking::race) timed this candidate: its
@@ -69,17 +69,17 @@ struct DffRow {
 // per-GEMM pass, timed again against each other in interleaved rounds.
 struct DffRaceInfo {
   int64_t race_id = 0;
-  RunInfo run;               // the run whose candidates and algorithms it raced
+  RunInfo run;  // the run whose candidates and algorithms it raced
   int candidates = 0;
   int rounds = 0;
-  int retaken = 0;           // timings retaken after an idle gap
-  double resolution = 0;     // ties: ratio intervals within 1 ± this
+  int retaken = 0;        // timings retaken after an idle gap
+  double resolution = 0;  // ties: ratio intervals within 1 ± this
   // The family-wise error rate its verdicts hold at; 0: a race of the first
   // procedure (uncorrected 95% tests round by round), at no stated rate.
   double error_rate = 0;
-  double seconds = 0;        // on the device, warm-up included
-  bool settled = false;      // the warm-up reached a settled clock and power
-  std::string stop_reason;   // "resolved", "round budget", "time budget"
+  double seconds = 0;       // on the device, warm-up included
+  bool settled = false;     // the warm-up reached a settled clock and power
+  std::string stop_reason;  // "resolved", "round budget", "time budget"
   int64_t created_us = 0;
 };
 
@@ -95,12 +95,12 @@ struct DffRanking {
   // keeps that many rows of each kind.
   std::vector<DffRow> rows;
   Source headline = Source::kUnknown;  // rows.front().source when rows is not empty
-  int64_t tied_with_best = 0;  // rows (of all evaluated, not only `top`) in tie group 1
-  int64_t evaluated = 0;     // candidates timed
-  int64_t measured = 0;      // of those, answered from measurements
-  int64_t predicted = 0;     // … from predictions
-  int64_t replayed = 0;      // … from replayed runs (the replay backend's)
-  int64_t missing = 0;       // candidates with no answer (skip_missing)
+  int64_t tied_with_best = 0;          // rows (of all evaluated, not only `top`) in tie group 1
+  int64_t evaluated = 0;               // candidates timed
+  int64_t measured = 0;                // of those, answered from measurements
+  int64_t predicted = 0;               // … from predictions
+  int64_t replayed = 0;                // … from replayed runs (the replay backend's)
+  int64_t missing = 0;                 // candidates with no answer (skip_missing)
   // Of the predicted: candidates whose every GEMM was measured, but by no
   // one run (pooling runs would answer them measured).
   int64_t measured_across_runs = 0;
@@ -142,8 +142,7 @@ struct DffRace {
 };
 // Finds the race that `run` (the measured headline's run) made of the
 // query's study; nullopt when it made none.
-using DffRaceFinder =
-    std::function<absl::StatusOr<std::optional<DffRace>>(const RunInfo& run)>;
+using DffRaceFinder = std::function<absl::StatusOr<std::optional<DffRace>>(const RunInfo& run)>;
 
 // Whether `row` is measured whole by `run` alone (not pooled, not
 // predicted): the rows a race of that run may time and order.
@@ -167,8 +166,7 @@ std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows);
 // (NotFound skips a candidate when the query says skip_missing).
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const DffPlan& plan,
                                    const GemmSetTimer& timer, const GemmSetTimer& predict = {},
-                                   const DffRaceFinder& races = {},
-                                   const GemmSetSummer& sum = {});
+                                   const DffRaceFinder& races = {}, const GemmSetSummer& sum = {});
 // PlanDff, then the ranking.
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmSetTimer& timer,
                                    const GemmSetTimer& predict = {});

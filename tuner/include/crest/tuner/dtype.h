@@ -12,8 +12,8 @@ namespace crest {
 enum class DType { kFp32, kTf32, kFp16, kBf16, kFp8E4M3 };
 
 // Every DType, in the order of their names (as listings show them).
-inline constexpr DType kDTypesByName[] = {DType::kBf16, DType::kFp16, DType::kFp32,
-                                          DType::kFp8E4M3, DType::kTf32};
+inline constexpr DType kDTypesByName[] = {DType::kBf16, DType::kFp16, DType::kFp32, DType::kFp8E4M3,
+                                          DType::kTf32};
 
 // Bytes one element occupies in memory [bytes]. tf32 is stored as fp32.
 int ElementBytes(DType dtype);

@@ -39,7 +39,9 @@ inline constexpr size_t kErrorKinds = 5;  // fast.16, fast.32, fast.64, fast.128
 inline constexpr std::array<std::string_view, 2 * kErrorKinds> kErrorClasses = {
     "nt.fast.16",    "nt.fast.32",    "nt.fast.64",    "nt.fast.128",    "nt.fallback",
     "other.fast.16", "other.fast.32", "other.fast.64", "other.fast.128", "other.fallback"};
-constexpr bool IsFallbackClass(size_t error_class) { return error_class % kErrorKinds == kErrorKinds - 1; }
+constexpr bool IsFallbackClass(size_t error_class) {
+  return error_class % kErrorKinds == kErrorKinds - 1;
+}
 
 struct ModelParams {
   // Fast family: the sustained rate of a full-rate tile [TFLOP/s]; 0 means

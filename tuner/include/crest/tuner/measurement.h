@@ -156,7 +156,7 @@ struct MeasuredGemm {
   // worked (graph building, and the host's work until the next GEMM: the
   // keep-load) [s]; counted at the GEMM's own launch time.
   double keep_load_seconds = 0;
-  HostStages host;            // the engine's steps outside them
+  HostStages host;  // the engine's steps outside them
 };
 
 }  // namespace crest

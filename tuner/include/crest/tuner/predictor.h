@@ -74,8 +74,8 @@ struct Prediction {
   // Within alignment_factor: the factor of K's residue mod 128 when both
   // inputs run along a misaligned K (ModelParams::fallback_k_residue), else 1.
   double k_residue_factor = 1;
-  int k_residue = 0;  // K mod kKResiduePeriod
-  double peak_tflops = 0;       // dense datasheet peak for the dtype (boost clock)
+  int k_residue = 0;       // K mod kKResiduePeriod
+  double peak_tflops = 0;  // dense datasheet peak for the dtype (boost clock)
   bool memory_bound = false;
   // The relative half-width of the prediction's interval: the model's error
   // for the GEMM's error class (ModelParams::expected_error[error_class]).
@@ -83,8 +83,8 @@ struct Prediction {
   // Its index in kErrorClasses: the layout (NT or other), then the fast
   // family by the operands' smallest alignment, or the fallback family.
   size_t error_class = 0;
-  std::string_view model_version;   // "tilewave-2", or "tilewave-2+<calibration id>"
-  std::string_view calibration;     // the model in force, in words
+  std::string_view model_version;  // "tilewave-2", or "tilewave-2+<calibration id>"
+  std::string_view calibration;    // the model in force, in words
   std::shared_ptr<const Calibration> calibration_ref;  // keeps the two strings alive
 };
 

@@ -43,8 +43,7 @@ using GemmTimer = std::function<absl::StatusOr<Timing>(const GemmShape&)>;
 // Times GEMMs that belong together: one Timing per GEMM, in the order
 // given. An answering source gives every measured Timing of one call from
 // one run (or one pool of runs). NotFound: nothing answers the set.
-using GemmSetTimer =
-    std::function<absl::StatusOr<std::vector<Timing>>(std::span<const GemmShape>)>;
+using GemmSetTimer = std::function<absl::StatusOr<std::vector<Timing>>(std::span<const GemmShape>)>;
 
 // The sum of a set's times: exactly SumTimings(timer(set)) of the source's
 // GemmSetTimer, for a source that can give it without a Timing per GEMM.

@@ -42,13 +42,12 @@ struct TrainingMemory {  // [bytes] on one GPU
   double logits = 0;
   double reserve = 0;
   double total = 0;
-  double capacity = 0;     // the GPU's memory (catalogue)
-  bool fits = false;       // total ≤ capacity
+  double capacity = 0;  // the GPU's memory (catalogue)
+  bool fits = false;    // total ≤ capacity
 };
 
 // Bytes one layer keeps for its backward: one micro-batch on one GPU.
-double LayerActivationBytes(const DesignConfig& config, AttentionKernel attention,
-                            Recompute mode);
+double LayerActivationBytes(const DesignConfig& config, AttentionKernel attention, Recompute mode);
 
 TrainingMemory PredictTrainingMemory(const DesignConfig& config, const DesignParams& params,
                                      const GpuSpec& gpu, AttentionKernel attention);

@@ -78,8 +78,7 @@ Timing MemoryBoundTiming(double bytes, int kernels, const GpuSpec& gpu);
 
 // The optimizer step on one GPU: kAdamBytesPerParam for each parameter it
 // updates (its tensor-parallel share, divided over dp from ZeRO stage 1).
-Timing OptimizerTiming(const DesignConfig& config, const DesignParams& params,
-                       const GpuSpec& gpu);
+Timing OptimizerTiming(const DesignConfig& config, const DesignParams& params, const GpuSpec& gpu);
 
 // Bandwidth between nodes per GPU and direction [GB/s] for `gpu`'s
 // architecture, from the DGX reference designs (one NIC per GPU): Ampere
@@ -100,14 +99,14 @@ double InterNodeGbs(const GpuSpec& gpu);
 // of the next layer (prefetch one layer ahead); the embeddings' and final
 // norm's never hide.
 struct DpComm {
-  double layer_fwd_us = 0;  // one layer's collectives beside a forward that has them
-  double layer_bwd_us = 0;  // … beside a backward that has them
+  double layer_fwd_us = 0;        // one layer's collectives beside a forward that has them
+  double layer_bwd_us = 0;        // … beside a backward that has them
   int64_t fwd_micro_batches = 0;  // micro-batches of a step whose forward has them
   int64_t bwd_micro_batches = 0;
-  double rest_us = 0;       // the embeddings' and final norm's, once a step
-  double total_us = 0;      // everything one step communicates
-  double link_gbs = 0;      // the bandwidth the ring runs at, per direction
-  std::string basis;        // in words, with the assumptions
+  double rest_us = 0;   // the embeddings' and final norm's, once a step
+  double total_us = 0;  // everything one step communicates
+  double link_gbs = 0;  // the bandwidth the ring runs at, per direction
+  std::string basis;    // in words, with the assumptions
 };
 absl::StatusOr<DpComm> PredictDpComm(const DesignConfig& config, const DesignParams& params,
                                      const GpuSpec& gpu);

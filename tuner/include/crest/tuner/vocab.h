@@ -14,9 +14,9 @@
 namespace crest {
 
 struct VocabQuery {
-  int64_t vocab = 0;   // V, as the tokenizer has it
-  int64_t hidden = 0;  // h
-  int64_t tp = 1;      // t: the logits GEMM's N is V_padded / t
+  int64_t vocab = 0;                // V, as the tokenizer has it
+  int64_t hidden = 0;               // h
+  int64_t tp = 1;                   // t: the logits GEMM's N is V_padded / t
   int64_t tokens = kDefaultTokens;  // M: tokens per rank
   DType dtype = DType::kBf16;
   bool rank_by_train = true;  // rank by the train time (false: forward)
@@ -36,9 +36,9 @@ struct VocabRow {
   // predicted baseline's (speedup_basis); 0 only when nothing answers it.
   double speedup = 0;
   Source speedup_basis = Source::kUnknown;
-  int64_t extra_params = 0;           // (V_padded − V)·h: per V×h table (embedding, output layer)
+  int64_t extra_params = 0;  // (V_padded − V)·h: per V×h table (embedding, output layer)
   int64_t extra_params_per_rank = 0;  // extra_params / t
-  int tie_group = 0;  // ranking.h
+  int tie_group = 0;                  // ranking.h
 };
 
 struct VocabRanking {

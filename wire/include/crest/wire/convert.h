@@ -31,8 +31,7 @@ void Fill(const MeasureMode& mode, v1::MeasureMode* out);
 // choice ("" is "best"; an unknown one is InvalidArgument naming `algo`).
 absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
                                                  const v1::MeasureMode& mode,
-                                                 const std::string& runs,
-                                                 const std::string& algo);
+                                                 const std::string& runs, const std::string& algo);
 void Fill(const answers::AnswerOptions& options, v1::SoftwarePin* pin, v1::MeasureMode* mode,
           std::string* runs, std::string* algo);
 

@@ -1,19 +1,8 @@
 // Many nodes' databases (fleet.cc): export, merge, and the catalogue's answers.
-#include <sqlite3.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <filesystem>
-#include <map>
-#include <mutex>
-#include <set>
-#include <thread>
 
 #include "crest/store/store.h"
-#include "fake_env.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
-#include "readonly_vfs.h"
 #include "store_testing.h"
 #include "temp_dir.h"
 
@@ -21,7 +10,6 @@ namespace crest::store {
 namespace {
 
 using crest::store_tests::AddPrediction;
-using crest::store_tests::EmptyDffJob;
 using crest::store_tests::Gemm;
 using crest::store_tests::kDefaultMode;
 using crest::store_tests::OpenOk;

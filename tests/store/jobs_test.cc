@@ -1,34 +1,20 @@
 // The job table (jobs.cc): creating, finding by spec, progress, listings.
 #include <sqlite3.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <filesystem>
 #include <map>
-#include <mutex>
-#include <set>
-#include <thread>
 
 #include "crest/store/store.h"
-#include "fake_env.h"
-#include "fake_results.h"
 #include "gtest/gtest.h"
-#include "readonly_vfs.h"
 #include "store_testing.h"
 #include "temp_dir.h"
 
 namespace crest::store {
 namespace {
 
-using crest::store_tests::AddPrediction;
 using crest::store_tests::EmptyDffJob;
 using crest::store_tests::Gemm;
-using crest::store_tests::kDefaultMode;
 using crest::store_tests::OpenOk;
-using crest::store_tests::SetUserVersion;
-using crest::testing::ReadBytes;
 using crest::testing::TempDir;
-using crest::testing::WriteBytes;
 
 // Is the same sweep already queued? That lookup is one probe of an index on
 // the spec's text and state, in id order, with no sort: not every job of the

@@ -1,20 +1,12 @@
 // Results (results.cc, run_bests.cc): runs and their bests, predictions,
 // measurements, the generation that moves with them, lookups.
-#include <sqlite3.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <filesystem>
 #include <map>
-#include <mutex>
 #include <set>
-#include <thread>
 
 #include "crest/store/store.h"
-#include "fake_env.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
-#include "readonly_vfs.h"
 #include "store_testing.h"
 #include "temp_dir.h"
 
@@ -26,10 +18,7 @@ using crest::store_tests::EmptyDffJob;
 using crest::store_tests::Gemm;
 using crest::store_tests::kDefaultMode;
 using crest::store_tests::OpenOk;
-using crest::store_tests::SetUserVersion;
-using crest::testing::ReadBytes;
 using crest::testing::TempDir;
-using crest::testing::WriteBytes;
 
 TEST(StoreRuns, EachJobOnEachDeviceIsARunWithItsOwnBestAndItsNameAndSurvivesAMerge) {
   TempDir dir;

@@ -5,14 +5,11 @@
 
 #include <atomic>
 #include <filesystem>
-#include <map>
 #include <mutex>
-#include <set>
 #include <thread>
 
 #include "crest/store/store.h"
 #include "fake_env.h"
-#include "fake_results.h"
 #include "gtest/gtest.h"
 #include "readonly_vfs.h"
 #include "store_testing.h"
@@ -22,7 +19,6 @@ namespace crest::store {
 namespace {
 
 using crest::store_tests::AddPrediction;
-using crest::store_tests::EmptyDffJob;
 using crest::store_tests::Gemm;
 using crest::store_tests::kDefaultMode;
 using crest::store_tests::OpenOk;

@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char** environ;  // POSIX: this process's environment
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli.h"
@@ -63,24 +66,37 @@ absl::Status RunPlot(const PlotFlags& f, const std::vector<std::string>& rest, I
   args.insert(args.end(), rest.begin(), rest.end());
   args.insert(args.end(), {"--out", f.out});
   if (!f.title.empty()) args.insert(args.end(), {"--title", f.title});
+  // The child's environment, built here: after fork() it only execs.
+  std::vector<std::string> env;
   const std::string package = PackageDir();
   const std::string self = SelfPath();
+  bool mpl_backend = false;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.starts_with("PYTHONPATH=") && !package.empty()) continue;
+    if (entry.starts_with("CREST_BIN=") && !self.empty()) continue;
+    mpl_backend = mpl_backend || entry.starts_with("MPLBACKEND=");
+    env.emplace_back(entry);
+  }
+  if (!package.empty()) {
+    const char* old = std::getenv("PYTHONPATH");
+    env.push_back(StrCat("PYTHONPATH=", package,
+                         old != nullptr && *old != '\0' ? StrCat(":", old) : std::string()));
+  }
+  if (!self.empty()) env.push_back(StrCat("CREST_BIN=", self));
+  if (!mpl_backend) env.emplace_back("MPLBACKEND=Agg");  // files only: no display needed
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   io.out.flush();
   io.err.flush();
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError(StrCat("plot: fork: ", std::strerror(errno)));
   if (pid == 0) {
-    if (!package.empty()) {
-      const char* old = std::getenv("PYTHONPATH");
-      const std::string path = old != nullptr && *old != '\0' ? package + ":" + old : package;
-      setenv("PYTHONPATH", path.c_str(), 1);
-    }
-    if (!self.empty()) setenv("CREST_BIN", self.c_str(), 1);
-    setenv("MPLBACKEND", "Agg", 0);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(kPython, argv.data());
+    execve(kPython, argv.data(), envp.data());
     _exit(127);
   }
   int status = 0;

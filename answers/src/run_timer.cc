@@ -313,23 +313,18 @@ absl::StatusOr<Timing> RunTimer::MeasuredSum(const Choice& c) {
   for (size_t i = 0; i < c.bests.size(); ++i) {
     auto p = PartOf(c, i);
     if (!p.ok()) return p.status();
-    // The part as MeasuredTiming makes it, without its strings.
-    const double low = p->high_us > 0 ? p->low_us : p->median_us;
-    const double high = p->high_us > 0 ? p->high_us : p->median_us;
-    const Source source = p->run->device.replay.empty() ? Source::kMeasured : Source::kReplayed;
-    sum.time_us += p->median_us;
-    sum.low_us += low > 0 ? low : p->median_us;     // LowOf
-    sum.high_us += high > 0 ? high : p->median_us;  // HighOf
+    // The part as Measured makes it, but for its strings: the sum takes the
+    // first part's once, below, and the choice's runs once.
+    Timing part = MeasuredTiming(p->median_us, p->low_us, p->high_us);
+    part.source = MeasuredSource(p->run->device);
+    part.pooled = c.pooled;
+    AddTiming(sum, part, i == 0);
     if (i == 0) {
-      sum.source = source;
       sum.provenance = *p->provenance;
       sum.device = p->run->device;
       sum.software = p->run->software;
-    } else if (sum.source != source) {
-      sum.source = Source::kMixed;
     }
   }
-  sum.pooled = c.pooled && !c.bests.empty();
   if (!c.bests.empty()) MergeRuns(sum.runs, *runs);
   return sum;
 }

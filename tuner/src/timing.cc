@@ -12,22 +12,26 @@ Timing SumTimings(std::span<const Timing> parts) {
   Timing sum;
   bool first = true;
   for (const Timing& t : parts) {
-    sum.time_us += t.time_us;
-    sum.low_us += LowOf(t);
-    sum.high_us += HighOf(t);
-    sum.pooled = sum.pooled || t.pooled;
-    MergeRuns(sum.runs, t.runs);
-    if (first) {
-      first = false;
-      sum.source = t.source;
-      sum.provenance = t.provenance;
-      sum.device = t.device;
-      sum.software = t.software;
-    } else if (sum.source != t.source) {
-      sum.source = Source::kMixed;
-    }
+    AddTiming(sum, t, first);
+    first = false;
   }
   return sum;
+}
+
+void AddTiming(Timing& sum, const Timing& t, bool first) {
+  sum.time_us += t.time_us;
+  sum.low_us += LowOf(t);
+  sum.high_us += HighOf(t);
+  sum.pooled = sum.pooled || t.pooled;
+  MergeRuns(sum.runs, t.runs);
+  if (first) {
+    sum.source = t.source;
+    sum.provenance = t.provenance;
+    sum.device = t.device;
+    sum.software = t.software;
+  } else if (sum.source != t.source) {
+    sum.source = Source::kMixed;
+  }
 }
 
 void MergeRuns(std::vector<RunInfo>& into, std::span<const RunInfo> runs) {
@@ -42,13 +46,17 @@ bool SameRun(const RunInfo& a, const RunInfo& b) {
   return a.job_id == b.job_id && a.job_uid == b.job_uid && a.device_uuid == b.device_uuid;
 }
 
+Source MeasuredSource(const DeviceInfo& device) {
+  return device.replay.empty() ? Source::kMeasured : Source::kReplayed;
+}
+
 Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us,
                       const DeviceInfo& device, const SoftwareInfo& software) {
   Timing t;
   t.time_us = median_us;
   t.low_us = ci_high_us > 0 ? ci_low_us : median_us;
   t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
-  t.source = device.replay.empty() ? Source::kMeasured : Source::kReplayed;
+  t.source = MeasuredSource(device);
   t.device = device;
   t.software = software;
   return t;

@@ -54,11 +54,17 @@ using GemmSetSummer = std::function<absl::StatusOr<Timing>(std::span<const GemmS
 // first part's provenance, device and software are kept; runs are the union,
 // in order of first appearance.
 Timing SumTimings(std::span<const Timing> parts);
+// One step of SumTimings: adds `part` to `sum` (`first`: it is the sum's
+// first part, whose kind, provenance, device and software the sum takes).
+void AddTiming(Timing& sum, const Timing& part, bool first);
 
 // A run's time: the median and its 95% interval (a measurement without
 // one, ci_high_us 0, is exact: the median itself), on `device` with
 // `software`: measured, or replayed when the device is the replay backend's
 // simulated GPU (DeviceInfo::replay).
+// The kind of a time measured on `device`: replayed on the replay backend's
+// simulated GPU (DeviceInfo::replay), else measured.
+Source MeasuredSource(const DeviceInfo& device);
 Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us,
                       const DeviceInfo& device = {}, const SoftwareInfo& software = {});
 

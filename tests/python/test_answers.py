@@ -244,3 +244,5 @@ def test_crest_plot_draws_each_answer_from_the_command_line(tmp_path):
     assert bad.returncode == 2 and "gpu: unknown GPU 'h999'" in bad.stderr
     assert plot("dff", "--hidden", "4096", "--gpu", "h100", "--out", "x.txt").returncode == 2
     assert plot("heatmap", "--out", "x.png").returncode == 2
+    not_a_number = plot("study", "--gpu", "h100", "--hidden", "abc", "--out", "s.png")
+    assert not_a_number.returncode == 2 and "hidden: 'abc' is not a list of integers" in not_a_number.stderr

@@ -73,12 +73,16 @@ def _study(args, flags, plt) -> int:
     parser.add_argument("--db")
     grid = parser.parse_args(flags)
 
-    def split(text, kind=str):
-        return [kind(v) for v in text.split(",") if v]
+    def split(text, kind=str, name=""):
+        try:
+            return [kind(v) for v in text.split(",") if v]
+        except ValueError:
+            raise ValueError(f"{name}: '{text}' is not a list of integers (e.g. 4096,8192)") \
+                from None
 
     try:
-        frame = answers.study(gpu=split(grid.gpu), hidden=split(grid.hidden, int),
-                              tp=split(grid.tp, int), pass_=split(getattr(grid, "pass")),
+        frame = answers.study(gpu=split(grid.gpu), hidden=split(grid.hidden, int, "hidden"),
+                              tp=split(grid.tp, int, "tp"), pass_=split(getattr(grid, "pass")),
                               ratio=split(grid.ratio), dtype=split(grid.dtype),
                               window=grid.window, tokens=grid.tokens, db=grid.db,
                               server=args.server)

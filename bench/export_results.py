@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Export a Crest database's measured answers as text: one CSV row per GEMM.
 
-Each row is the GEMM's answer (the median-device best algorithm, as `crest
-lookup` serves it) with its 95% interval, the algorithm, the GPU's state while
+Each row is the GEMM's answer (its newest run's fastest verified algorithm, as
+`crest compare` takes it) with its 95% interval, the algorithm, the GPU's state while
 it ran (median SM clock, power, clock-event reasons, discarded samples) and
 full provenance (device, driver, CUDA runtime, cuBLASLt, cache mode, clock
-policy, UTC time). Rows are measured by Crest's engine; nothing is predicted.
+policy, UTC time), and how many runs measured the GEMM (`runs`; files exported
+before schema 14 have `devices` there: the devices a median was taken over).
+Rows are measured by Crest's engine; nothing is predicted.
 
 Usage: export_results.py CREST.db --out FILE.csv [--name-from SPEC_NAME]
 """
@@ -19,16 +21,17 @@ import sqlite3
 import sys
 from typing import List
 
-from gpu_check_summary import read_only
+from gpu_check_summary import ANSWERS, read_only
 
-QUERY = """
+QUERY = f"""
+WITH {ANSWERS}
 SELECT d.name AS device, d.gpu_model, d.uuid, d.sm_count, s.driver, s.cuda_runtime, s.cublaslt,
        b.cache_mode, b.clock_policy, m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k,
        b.median_us, b.ci_low_us, b.ci_high_us, m.tflops, m.samples, m.discarded,
        m.tile_m, m.tile_n, m.stages, m.split_k, m.swizzle, m.cluster_shape, m.algo_id,
        m.tiles, m.waves, m.sm_clock_mhz, m.settled_clock_mhz, m.power_w, m.throttle_reasons,
-       m.verified, m.created_us, b.devices
-FROM best_answers AS b
+       m.verified, m.created_us, b.runs
+FROM answers AS b
 JOIN measurements AS m ON m.id = b.measurement_id
 JOIN devices AS d ON d.id = b.device_id
 JOIN software AS s ON s.id = b.software_id
@@ -40,7 +43,7 @@ FIELDS = ["source", "device", "gpu_model", "uuid", "sm_count", "driver", "cuda_r
           "median_us", "ci_low_us", "ci_high_us", "tflops", "samples", "discarded", "tile_m",
           "tile_n", "stages", "split_k", "swizzle", "cluster_shape", "algo_id", "tiles", "waves",
           "sm_clock_mhz", "settled_clock_mhz", "power_w", "throttle_reasons", "verified",
-          "measured_at_utc", "devices"]
+          "measured_at_utc", "runs"]
 
 
 def rows(db_path: str) -> List[dict]:

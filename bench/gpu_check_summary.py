@@ -41,12 +41,33 @@ def read_only(db_path: str) -> Iterator[sqlite3.Connection]:
         con.close()
 
 
+# Each GEMM's answer in a Crest database, as a table `answers` for a WITH
+# clause: its newest run's fastest verified algorithm (the rule `crest compare`
+# reads by: store.h's NewestRunBests), with `runs`, how
+# many runs measured the GEMM in that mode. A database of one sweep has one run.
+ANSWERS = """answers AS (
+  SELECT * FROM (
+    SELECT rb.*,
+           row_number() OVER gemm_runs AS newest,
+           count(*) OVER (PARTITION BY rb.gpu_model, rb.cache_mode, rb.clock_policy, rb.dtype,
+                                       rb.trans_a, rb.trans_b, rb.batch, rb.m, rb.n, rb.k) AS runs
+    FROM run_bests AS rb JOIN measurements AS m ON m.id = rb.measurement_id
+    LEFT JOIN jobs AS j ON rb.job_id <> 0 AND j.id = rb.job_id
+    WINDOW gemm_runs AS (
+      PARTITION BY rb.gpu_model, rb.cache_mode, rb.clock_policy, rb.dtype, rb.trans_a,
+                   rb.trans_b, rb.batch, rb.m, rb.n, rb.k
+      ORDER BY coalesce(j.created_us, m.created_us) DESC, rb.job_id DESC, rb.device_id DESC,
+               rb.software_id DESC, rb.median_us))
+  WHERE newest = 1)"""
+
+
 def best_times(db_path: str, cache: str = "cold", clocks: str = "sustained") -> Dict[Key, Dict]:
-    """Each GEMM's answer in a Crest database (schema 4): median and interval [µs]."""
+    """Each GEMM's answer in a Crest database (ANSWERS): median and interval [µs]."""
     with read_only(db_path) as con:
         rows = con.execute(
+            f"WITH {ANSWERS} "
             "SELECT b.m, b.n, b.k, b.batch, b.dtype, b.trans_a, b.trans_b, b.median_us, "
-            "b.ci_low_us, b.ci_high_us, m.sm_clock_mhz FROM best_answers AS b "
+            "b.ci_low_us, b.ci_high_us, m.sm_clock_mhz FROM answers AS b "
             "JOIN measurements AS m ON m.id = b.measurement_id "
             "WHERE b.cache_mode = ? AND b.clock_policy = ?",
             (cache, clocks)).fetchall()

@@ -101,15 +101,17 @@ def versus_torch(results: str, study: str) -> Optional[Dict]:
             "least": sorted(pairs, key=lambda p: p["ratio"])[:3]}
 
 
-SEARCH_GAIN = """
+SEARCH_GAIN = f"""
+WITH {check.ANSWERS}
 SELECT b.median_us AS best_us, b.ci_high_us AS best_high, f.median_us AS first_us,
        f.ci_low_us AS first_low, b.measurement_id = f.id AS first_is_best,
        b.m, b.n, b.k, b.batch, b.trans_a, b.trans_b
-FROM best_answers AS b JOIN measurements AS f ON f.id = (
+FROM answers AS b JOIN measurements AS f ON f.id = (
   SELECT min(id) FROM measurements AS x
   WHERE x.m = b.m AND x.n = b.n AND x.k = b.k AND x.batch = b.batch AND x.trans_a = b.trans_a
     AND x.trans_b = b.trans_b AND x.dtype = b.dtype AND x.cache_mode = b.cache_mode
-    AND x.clock_policy = b.clock_policy AND x.software_id = b.software_id)
+    AND x.clock_policy = b.clock_policy AND x.software_id = b.software_id
+    AND coalesce(x.job_id, 0) = b.job_id AND x.device_id = b.device_id)
 WHERE b.cache_mode = 'cold' AND b.clock_policy = 'sustained'
 """
 

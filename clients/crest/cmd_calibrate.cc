@@ -1,10 +1,12 @@
 // `crest calibrate`: fit the predictor to a database's measured (and
 // imported) GEMM times for one GPU model and dtype, print the fit and write
 // the calibration file.
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 
 #include "cli.h"
 #include "crest/answers/answers.h"
@@ -61,35 +63,107 @@ struct Rows {
   std::string software;         // of the measured rows
 };
 
-// Measured answers (the engine's, in the chosen mode) and imported timings.
+// One measured GEMM to fit: the run whose best it is.
+struct MeasuredRow {
+  store::GemmKey key;
+  store::RunBest best;
+};
+
+// Of a GEMM's runs on one software version, each device's fastest run (the
+// first stored on a tie), then the lower median of those across devices (a
+// merged catalogue's nodes): always one run's real measurement, never an
+// average. A database of one node gives its fastest run.
+store::RunBest DeviceMedian(const std::vector<store::RunBest>& runs) {
+  std::map<int64_t, store::RunBest> fastest;  // by device
+  for (const store::RunBest& r : runs) {
+    auto [it, added] = fastest.emplace(r.run.device_id, r);
+    const bool faster =
+        r.median_us < it->second.median_us ||
+        (r.median_us == it->second.median_us && r.measurement_id < it->second.measurement_id);
+    if (!added && faster) it->second = r;
+  }
+  std::vector<store::RunBest> devices;
+  for (const auto& [device, r] : fastest) devices.push_back(r);
+  std::sort(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.median_us, a.run.device_id) < std::tie(b.median_us, b.run.device_id);
+  });
+  return devices[(devices.size() + 1) / 2 - 1];
+}
+
+// The measured GEMMs to fit (the engine's, in the chosen mode), from each
+// run's best (run_bests): per GEMM, on the newest software version that
+// measured it (or the --cublaslt one), DeviceMedian of its runs; in the
+// order of the GEMM's columns, so a fit reads them in one order.
+absl::StatusOr<std::vector<MeasuredRow>> MeasuredToFit(const CalibrateFlags& f,
+                                                       const std::string& model, store::Store& db) {
+  const MeasureMode mode = ToMode(f.mode);
+  store::RunFilter every;  // every GEMM measured, once each
+  every.gpu_model = model;
+  every.mode = mode;
+  store::SoftwarePin pin;
+  if (f.cublaslt > 0) every.cublaslt = pin.cublaslt = f.cublaslt;
+  auto measured = db.NewestRunBests(every);
+  if (!measured.ok()) return measured.status();
+  std::vector<store::GemmKey> wanted;
+  for (const store::SelectedBest& b : *measured) wanted.push_back(b.key);
+  auto versions = db.SoftwareVersions(pin);
+  if (!versions.ok()) return versions.status();
+  std::vector<MeasuredRow> out;
+  for (int64_t software_id : *versions) {  // newest first
+    if (wanted.empty()) break;
+    auto runs = db.RunBests(model, wanted, software_id, mode);
+    if (!runs.ok()) return runs.status();
+    for (const auto& [key, list] : *runs) out.push_back({key, DeviceMedian(list)});
+    std::erase_if(wanted, [&](const store::GemmKey& k) { return runs->contains(k); });
+  }
+  const auto order = [](const store::GemmKey& k) {
+    return std::tuple(DTypeName(k.dtype), k.a_transposed, k.b_transposed, k.batch, k.m, k.n, k.k);
+  };
+  std::sort(out.begin(), out.end(),
+            [&](const auto& a, const auto& b) { return order(a.key) < order(b.key); });
+  return out;
+}
+
+// The device and software of each run the answers came from.
+absl::StatusOr<std::map<store::RunKey, store::RunRecord>> RunsOf(
+    const std::vector<MeasuredRow>& rows, store::Store& db) {
+  std::set<store::RunKey> keys;
+  for (const MeasuredRow& r : rows) keys.insert(r.best.run);
+  const std::vector<store::RunKey> listed(keys.begin(), keys.end());
+  auto described = db.DescribeRuns(listed);
+  if (!described.ok()) return described.status();
+  std::map<store::RunKey, store::RunRecord> out;
+  for (store::RunRecord& r : *described) out.emplace(r.key, std::move(r));
+  return out;
+}
+
+// Measured answers and imported timings.
 absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, store::Store& db) {
   Rows out;
   const std::string model(gpu.name);
   if (f.source != "imported") {
-    store::SoftwarePin pin;
-    if (f.cublaslt > 0) pin.cublaslt = f.cublaslt;
-    auto best = db.AllBestTimes(model, pin, ToMode(f.mode));
+    auto best = MeasuredToFit(f, model, db);
     if (!best.ok()) return best.status();
-    RowSource measured;
-    if (!best->empty()) {
-      auto row = db.GetMeasurement(best->front().second.measurement_id);
-      if (!row.ok()) return row.status();
-      if (!row->device.replay.empty()) {
+    auto runs = RunsOf(*best, db);
+    if (!runs.ok()) return runs.status();
+    const MeasureMode mode = ToMode(f.mode);
+    const std::string tool = StrCat("Crest's cuBLASLt engine, ", CacheModeName(mode.cache), " L2, ",
+                                    ClockPolicyName(mode.clocks), " clocks");
+    std::set<std::string> software;
+    for (const auto& [key, run] : *runs) {
+      if (!run.device.replay.empty()) {
         // A database holds one kind of run per GPU model: these are all replayed.
         return absl::FailedPreconditionError(StrCat(
-            "db: ", db.path(), " holds replayed runs of ", model, " (", row->device.replay,
+            "db: ", db.path(), " holds replayed runs of ", model, " (", run.device.replay,
             "), not measurements; calibrate from the recorded table itself (crest db import, "
             "then --source imported)"));
       }
-      measured = {"measured",
-                  StrCat("Crest's cuBLASLt engine, ", CacheModeName(row->mode.cache), " L2, ",
-                         ClockPolicyName(row->mode.clocks), " clocks"),
-                  row->device.name, ""};
-      out.software = answers::DescribeProvenance(row->device, row->software);
+      software.insert(answers::DescribeProvenance(run.device, run.software));
     }
-    for (const auto& [key, t] : *best) {
-      out.timed.push_back({key.Shape(), t.median_us});
-      out.from.push_back(measured);
+    out.software = StrJoin(software, "; ");
+    for (const MeasuredRow& b : *best) {
+      out.timed.push_back({b.key.Shape(), b.best.median_us});
+      out.from.push_back({"measured", tool, runs->at(b.best.run).device.name, ""});
     }
   }
   if (f.source != "measured") {
@@ -212,8 +286,9 @@ Command RegisterCalibrate(CLI::App& root) {
                  "rows to fit: all, measured (Crest's engine) or imported (other tools)")
       ->capture_default_str();
   app.add_option("--out", flags->out, "calibration file to write (default: <id>.json)");
-  app.add_option("--cublaslt", flags->cublaslt,
-                 "measured rows of this cuBLASLt version only (default: newest)");
+  app.add_option(
+      "--cublaslt", flags->cublaslt,
+      "measured rows of this cuBLASLt version only (default: each GEMM's newest version)");
   app.add_flag("--from-defaults", flags->from_defaults,
                "start from the catalogue's defaults, not the calibration in force (and report "
                "'before' against them)");

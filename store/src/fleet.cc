@@ -289,7 +289,7 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
                             "reading the newest measurement");
     if (!last_id.ok()) return last_id.status();
     if (auto s = run(MergeMeasurementsSql(), &report.measurements); !s.ok()) return s;
-    if (auto s = UpdateBest(*last_id); !s.ok()) return s;
+    if (auto s = UpdateRunBests(*last_id); !s.ok()) return s;
     if (auto s = run(MergeImportedSql(), &report.imported); !s.ok()) return s;
     if (auto s = run(kMergeRaces, &report.races); !s.ok()) return s;
     int64_t rows = 0;
@@ -309,9 +309,9 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   if (*version != kSchemaVersion) {
     report.problems.push_back(StrCat("schema version ", *version, ", expected ", kSchemaVersion));
   }
-  for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
-                            "best_measurements", "best_answers", "run_bests", "imported",
-                            "generations", "job_counts", "races", "race_entries", "race_times"}) {
+  for (const char* table :
+       {"devices", "software", "jobs", "measurements", "predictions", "run_bests", "imported",
+        "generations", "job_counts", "races", "race_entries", "race_times"}) {
     auto count =
         QueryInt(*conn_,
                  StrCat("SELECT count(*) AS value FROM sqlite_master WHERE type = 'table' AND "

@@ -15,21 +15,6 @@
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
-namespace {
-
-BestTime ReadBestTime(const Statement& s, int64_t software_id) {
-  BestTime b;
-  b.median_us = s.Double("median_us");
-  b.ci_low_us = s.Double("ci_low_us");
-  b.ci_high_us = s.Double("ci_high_us");
-  b.measurement_id = s.Int("measurement_id");
-  b.device_id = s.Int("device_id");
-  b.software_id = software_id;
-  b.devices = static_cast<int>(s.Int("devices"));
-  return b;
-}
-
-}  // namespace
 
 absl::StatusOr<bool> SqliteStore::HasPrediction(const std::string& gpu_model,
                                                 std::string_view model_version,
@@ -255,14 +240,13 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
       if (first_id == 0) first_id = conn_->LastInsertRowId();
     }
     if (first_id > 0) {
-      if (auto st = UpdateBest(first_id - 1); !st.ok()) return st;
+      if (auto st = UpdateRunBests(first_id - 1); !st.ok()) return st;
     }
     return CountProgress(job_id, 1);
   });
 }
 
-absl::Status SqliteStore::UpdateBest(int64_t after_id) {
-  // Each run's best for the keys of the new rows...
+absl::Status SqliteStore::UpdateRunBests(int64_t after_id) {
   auto runs = conn_->Prepare(
       "INSERT INTO run_bests(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, "
       "trans_b, batch, m, n, k, job_id, device_id, measurement_id, median_us, ci_low_us, "
@@ -274,41 +258,7 @@ absl::Status SqliteStore::UpdateBest(int64_t after_id) {
       "median_us = excluded.median_us, ci_low_us = excluded.ci_low_us, "
       "ci_high_us = excluded.ci_high_us WHERE excluded.median_us < run_bests.median_us");
   if (!runs.ok()) return runs.status();
-  if (auto s = (*runs)->Bind(1, after_id).Run("updating each run's best"); !s.ok()) return s;
-  // ...each device's best across runs...
-  auto best = conn_->Prepare(
-      "INSERT INTO best_measurements(gpu_model, cache_mode, clock_policy, software_id, dtype, "
-      "trans_a, trans_b, batch, m, n, k, device_id, measurement_id, median_us) "
-      "SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, "
-      "m, n, k, device_id, id, median_us FROM measurements WHERE id > ?1 AND verified = 1 "
-      "ON CONFLICT DO UPDATE SET device_id = excluded.device_id, "
-      "measurement_id = excluded.measurement_id, median_us = excluded.median_us "
-      "WHERE excluded.median_us < best_measurements.median_us");
-  if (!best.ok()) return best.status();
-  if (auto s = (*best)->Bind(1, after_id).Run("updating the best measurements"); !s.ok()) return s;
-  if (conn_->Changes() == 0) return absl::OkStatus();  // no device's best moved: answers stand
-  // ...then the median device of those keys again, reading only their rows.
-  auto answers = conn_->Prepare(
-      "WITH touched AS (SELECT DISTINCT gpu_model, cache_mode, clock_policy, software_id, dtype, "
-      "trans_a, trans_b, batch, m, n, k FROM measurements WHERE id > ?1 AND verified = 1), "
-      "ranked AS (SELECT b.*, row_number() OVER (PARTITION BY b.gpu_model, b.cache_mode, "
-      "b.clock_policy, b.software_id, b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k "
-      "ORDER BY b.median_us, b.device_id) AS rank, count(*) OVER (PARTITION BY b.gpu_model, "
-      "b.cache_mode, b.clock_policy, b.software_id, b.dtype, b.trans_a, b.trans_b, b.batch, b.m, "
-      "b.n, b.k) AS devices "
-      "FROM touched AS t JOIN best_measurements AS b ON b.gpu_model = t.gpu_model AND "
-      "b.cache_mode = t.cache_mode AND b.clock_policy = t.clock_policy AND "
-      "b.software_id = t.software_id AND b.dtype = t.dtype AND b.trans_a = t.trans_a AND "
-      "b.trans_b = t.trans_b AND b.batch = t.batch AND b.m = t.m AND b.n = t.n AND b.k = t.k) "
-      "INSERT OR REPLACE INTO best_answers(gpu_model, cache_mode, clock_policy, software_id, "
-      "dtype, trans_a, trans_b, batch, m, n, k, device_id, measurement_id, median_us, ci_low_us, "
-      "ci_high_us, devices) "
-      "SELECT r.gpu_model, r.cache_mode, r.clock_policy, r.software_id, r.dtype, r.trans_a, "
-      "r.trans_b, r.batch, r.m, r.n, r.k, r.device_id, r.measurement_id, r.median_us, "
-      "m.ci_low_us, m.ci_high_us, r.devices FROM ranked AS r "
-      "JOIN measurements AS m ON m.id = r.measurement_id WHERE r.rank = (r.devices + 1) / 2");
-  if (!answers.ok()) return answers.status();
-  return (*answers)->Bind(1, after_id).Run("updating the answers across devices");
+  return (*runs)->Bind(1, after_id).Run("updating each run's best");
 }
 
 absl::StatusOr<std::vector<int64_t>> SqliteStore::SoftwareVersions(const SoftwarePin& pin) {
@@ -325,37 +275,6 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::SoftwareVersions(const Softwar
   });
   if (!listed.ok()) return listed;
   return software_ids;
-}
-
-absl::StatusOr<std::map<GemmKey, BestTime>> SqliteStore::BestTimes(const std::string& gpu_model,
-                                                                   std::span<const GemmKey> keys,
-                                                                   const SoftwarePin& pin,
-                                                                   const MeasureMode& mode) {
-  std::vector<GemmKey> wanted = SortedUnique(keys);
-  auto software_ids = SoftwareVersions(pin);
-  if (!software_ids.ok()) return software_ids.status();
-  // Each key takes the newest version that has it: probe versions newest
-  // first and drop keys as they are found.
-  std::map<GemmKey, BestTime> best;
-  for (int64_t software_id : *software_ids) {
-    if (wanted.empty()) break;
-    auto status = ScanKeyRanges(
-        *conn_, "median_us, ci_low_us, ci_high_us, measurement_id, device_id, devices",
-        "FROM best_answers WHERE gpu_model = ?1 AND software_id = ?2 AND cache_mode = ?13 AND "
-        "clock_policy = ?14",
-        wanted,
-        [&](Statement& s) {
-          s.Bind(1, gpu_model).Bind(2, software_id);
-          s.Bind(13, CacheModeName(mode.cache)).Bind(14, ClockPolicyName(mode.clocks));
-        },
-        [&](size_t i, const Statement& s) {
-          best.emplace(wanted[i], ReadBestTime(s, software_id));
-        },
-        "looking up measurements");
-    if (!status.ok()) return status;
-    std::erase_if(wanted, [&](const GemmKey& key) { return best.contains(key); });
-  }
-  return best;
 }
 
 absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const RunKey> runs) {
@@ -413,48 +332,6 @@ absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   MeasurementRow r = ReadMeasurement(s);
   s.Reset();
   return r;
-}
-
-absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> SqliteStore::AllBestTimes(
-    const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) {
-  // Every key's answers, newest software first; the first of each key wins.
-  auto stmt = conn_->Prepare(
-      "SELECT b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k, b.median_us, b.ci_low_us, "
-      "b.ci_high_us, b.measurement_id, b.device_id, b.software_id, b.devices "
-      "FROM best_answers AS b JOIN software AS s ON s.id = b.software_id "
-      "WHERE b.gpu_model = ?1 AND b.cache_mode = ?2 AND b.clock_policy = ?3 AND "
-      "(?4 IS NULL OR s.cublaslt = ?4) AND (?5 IS NULL OR s.cuda_runtime = ?5) AND "
-      "(?6 IS NULL OR s.driver = ?6) "
-      "ORDER BY b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k, s.cublaslt DESC, "
-      "s.cuda_runtime DESC, s.driver DESC");
-  if (!stmt.ok()) return stmt.status();
-  (*stmt)
-      ->Bind(1, gpu_model)
-      .Bind(2, CacheModeName(mode.cache))
-      .Bind(3, ClockPolicyName(mode.clocks));
-  (*stmt)->Bind(4, pin.cublaslt).Bind(5, pin.cuda_runtime).Bind(6, pin.driver);
-  std::vector<std::pair<GemmKey, BestTime>> out;
-  auto s = (*stmt)->ForEachRow("reading every answer", [&](const Statement& row) {
-    GemmKey key = ReadKey(row);
-    if (!out.empty() && out.back().first == key) return;  // an older software version
-    out.emplace_back(key, ReadBestTime(row, row.Int("software_id")));
-  });
-  if (!s.ok()) return s;
-  return out;
-}
-
-absl::StatusOr<std::map<GemmKey, MeasurementRow>> SqliteStore::BestMeasurements(
-    const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
-    const MeasureMode& mode) {
-  auto times = BestTimes(gpu_model, keys, pin, mode);
-  if (!times.ok()) return times.status();
-  std::map<GemmKey, MeasurementRow> out;
-  for (const auto& [key, t] : *times) {
-    auto row = GetMeasurement(t.measurement_id);
-    if (!row.ok()) return row.status();
-    out.emplace(key, *std::move(row));
-  }
-  return out;
 }
 
 }  // namespace crest::store::internal

@@ -547,6 +547,31 @@ CREATE INDEX run_bests_by_run ON run_bests(gpu_model, cache_mode, clock_policy, 
                                            job_id, device_id, dtype, trans_a, trans_b, batch, m,
                                            n, k, measurement_id, median_us, ci_low_us, ci_high_us);
 )sql",
+    // 13 → 14: the tables of the first answer rule go: best_measurements
+    // (each device's fastest across its runs) and best_answers (the median
+    // device of those) were kept on every insert but no answer read them
+    // since answers take each GEMM from one run (run_bests). A deleted
+    // measurement now re-derives its run's best alone.
+    R"sql(
+DROP TRIGGER measurements_deleted;
+DROP TABLE best_answers;
+DROP TABLE best_measurements;
+CREATE TRIGGER measurements_deleted AFTER DELETE ON measurements BEGIN
+  UPDATE generations SET deletions = deletions + 1 WHERE gpu_model = OLD.gpu_model;
+  DELETE FROM run_bests WHERE measurement_id = OLD.id;
+  INSERT INTO run_bests
+    SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, m,
+           n, k, coalesce(job_id, 0), device_id, id, min(median_us), ci_low_us, ci_high_us
+    FROM measurements
+    WHERE verified = 1 AND gpu_model = OLD.gpu_model AND cache_mode = OLD.cache_mode
+      AND clock_policy = OLD.clock_policy AND software_id = OLD.software_id
+      AND dtype = OLD.dtype AND trans_a = OLD.trans_a AND trans_b = OLD.trans_b
+      AND batch = OLD.batch AND m = OLD.m AND n = OLD.n AND k = OLD.k
+      AND coalesce(job_id, 0) = coalesce(OLD.job_id, 0) AND device_id = OLD.device_id
+    GROUP BY gpu_model
+    ON CONFLICT DO NOTHING;
+END;
+)sql",
 };
 
 }  // namespace

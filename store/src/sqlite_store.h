@@ -47,13 +47,6 @@ class SqliteStore final : public Store {
   absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
                                  int64_t software_id, const std::string& gpu_model, int sm_count,
                                  const MeasuredGemm& measured) override;
-  absl::StatusOr<std::map<GemmKey, MeasurementRow>> BestMeasurements(
-      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
-      const MeasureMode& mode) override;
-  absl::StatusOr<std::map<GemmKey, BestTime>> BestTimes(const std::string& gpu_model,
-                                                        std::span<const GemmKey> keys,
-                                                        const SoftwarePin& pin,
-                                                        const MeasureMode& mode) override;
   absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) override;
   absl::StatusOr<std::vector<int64_t>> SoftwareVersions(const SoftwarePin& pin) override;
   absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(const std::string& gpu_model,
@@ -69,9 +62,6 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string& gpu_model, int64_t software_id,
                                                 const MeasureMode& mode) override;
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) override;
-  absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
-      const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) override;
-
   // selection.cc
   absl::StatusOr<std::vector<SelectedBest>> NewestRunBests(const RunFilter& filter) override;
   absl::StatusOr<std::vector<AlgoIdentity>> StoredTopAlgos(const std::string& gpu_model,
@@ -107,8 +97,8 @@ class SqliteStore final : public Store {
   // Runs `body` inside BEGIN IMMEDIATE … COMMIT; rolls back on error.
   absl::Status InTransaction(std::string_view doing, const std::function<absl::Status()>& body);
   // Folds verified measurement rows with id > `after_id` into run_bests
-  // and best_measurements (inside a transaction).
-  absl::Status UpdateBest(int64_t after_id);
+  // (inside a transaction).
+  absl::Status UpdateRunBests(int64_t after_id);
   // Adds `count` to a job's done counter (inside a transaction).
   absl::Status CountProgress(std::optional<int64_t> job_id, int64_t count);
   absl::Status WriteAllowed() const;

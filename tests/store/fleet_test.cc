@@ -1,5 +1,8 @@
 // Many nodes' databases (fleet.cc): export, merge, and the catalogue's answers.
 
+#include <map>
+#include <set>
+
 #include "crest/store/store.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
@@ -63,19 +66,22 @@ TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
   EXPECT_EQ(stats->devices, 2);
   EXPECT_EQ(stats->software, 1);
   const GemmKey key = GemmKey::Of(g);
-  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {}, kDefaultMode);
-  ASSERT_TRUE(best.ok());
-  EXPECT_EQ(best->at(key).device.host, "node1");
+  auto runs = catalogue->RunBests("H100-SXM", {&key, 1}, catalogue->SoftwareVersions({})->front(),
+                                  kDefaultMode);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  std::multiset<double> medians;
+  for (const RunBest& b : runs->at(key)) medians.insert(b.median_us);
+  EXPECT_EQ(medians, (std::multiset<double>{900, 950})) << "each node's run kept apart";
   EXPECT_TRUE(catalogue->Check()->ok);
 }
 
-TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftware) {
+// Each node's run stays its own in a catalogue, on its own software: an
+// answer takes a GEMM from one run, never a figure mixed across nodes.
+TEST(StoreFleet, ACatalogueKeepsEachNodesRunOnItsOwnSoftware) {
   TempDir dir;
   const GemmShape g = Gemm(8192, 4096, 11008);
   const GemmKey key = GemmKey::Of(g);
   auto catalogue = OpenOk(dir.File("catalogue.db"));
-  // Each node's best (first algorithm) time; node4 runs older software and
-  // was fastest, node2 is the luckiest chip on the newest software.
   struct Node {
     const char* host;
     double best_us;
@@ -85,7 +91,7 @@ TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftwar
                         {"node2", 700, 130100},
                         {"node3", 1000, 130100},
                         {"node4", 100, 120900}};
-  auto add_node = [&](const Node& n) {
+  for (const Node& n : nodes) {
     StoreOptions options;
     options.host = n.host;
     auto db = OpenOk(dir.File(std::string(n.host) + ".db"), options);
@@ -98,40 +104,37 @@ TEST(StoreFleet, ACatalogueAnswersTheMedianOfTheNodesBestTimesOnTheNewestSoftwar
     const std::string snapshot = dir.File(std::string(n.host) + ".snapshot");
     ASSERT_TRUE(db->ExportTo(snapshot).ok());
     ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
+  }
+  const auto runs_on = [&](int64_t cublaslt) {
+    SoftwarePin pin;
+    pin.cublaslt = cublaslt;
+    auto runs = catalogue->RunBests("H100-SXM", {&key, 1},
+                                    catalogue->SoftwareVersions(pin)->front(), kDefaultMode);
+    std::map<std::string, double> by_host;
+    if (!runs.ok() || !runs->contains(key)) return by_host;
+    auto described = [&] {
+      std::vector<RunKey> keys;
+      for (const RunBest& b : runs->at(key)) keys.push_back(b.run);
+      return *catalogue->DescribeRuns(keys);
+    }();
+    for (size_t i = 0; i < described.size(); ++i) {
+      by_host[described[i].device.host] = runs->at(key)[i].median_us;
+    }
+    return by_host;
   };
-  for (const Node& n : nodes) add_node(n);
-
-  auto times = catalogue->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode);
-  ASSERT_TRUE(times.ok());
-  EXPECT_DOUBLE_EQ(times->at(key).median_us, 900) << "median of 700, 900, 1000";
-  EXPECT_EQ(times->at(key).devices, 3) << "node4's older software is not mixed in";
-  auto best = catalogue->BestMeasurements("H100-SXM", {&key, 1}, {}, kDefaultMode);
-  ASSERT_TRUE(best.ok());
-  EXPECT_EQ(best->at(key).device.host, "node1") << "the row shown is the median node's own";
-
-  // An even count takes the lower middle: a real measurement, not an average.
-  add_node({"node5", 800, 130100});
-  times = catalogue->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode);
-  ASSERT_TRUE(times.ok());
-  EXPECT_DOUBLE_EQ(times->at(key).median_us, 800) << "lower middle of 700, 800, 900, 1000";
-  EXPECT_EQ(times->at(key).devices, 4);
-
-  // Pinning the older software gives its one node.
-  SoftwarePin pin;
-  pin.cublaslt = 120900;
-  auto pinned = catalogue->BestTimes("H100-SXM", {&key, 1}, pin, kDefaultMode);
-  ASSERT_TRUE(pinned.ok());
-  EXPECT_DOUBLE_EQ(pinned->at(key).median_us, 100);
-  EXPECT_EQ(pinned->at(key).devices, 1);
+  EXPECT_EQ(runs_on(130100),
+            (std::map<std::string, double>{{"node1", 900}, {"node2", 700}, {"node3", 1000}}));
+  EXPECT_EQ(runs_on(120900), (std::map<std::string, double>{{"node4", 100}}))
+      << "the older software's run is not mixed in";
 }
 
-TEST(StoreFleet, TheAnswerFollowsAFasterRemeasurementAndIgnoresASlowerOne) {
+TEST(StoreFleet, ARunsBestFollowsAFasterRemeasurementAndIgnoresASlowerOne) {
   TempDir dir;
   auto db = OpenOk(dir.File("m.db"));
   const GemmShape g = Gemm(2048, 2048, 2048);
   const GemmKey key = GemmKey::Of(g);
   std::vector<std::pair<int64_t, int64_t>> ids;
-  for (const char* host : {"node1", "node2", "node3"}) {
+  for (const char* host : {"node1", "node2"}) {
     auto id = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
                                  crest::testing::FakeSoftware());
     ASSERT_TRUE(id.ok());
@@ -142,17 +145,20 @@ TEST(StoreFleet, TheAnswerFollowsAFasterRemeasurementAndIgnoresASlowerOne) {
                                       "H100-SXM", 132, crest::testing::FakeMeasurement(g, us))
                     .ok());
   };
-  measure(0, 500);
-  measure(1, 600);
-  measure(2, 700);
-  const auto median = [&] {
-    return db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->at(key).median_us;
+  // Rows written outside any job: one run per device and software.
+  const auto best_of = [&](size_t device) {
+    const RunKey run{0, ids[device].first, ids[device].second};
+    auto best = db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode);
+    return best.ok() && best->front() ? best->front()->median_us : -1.0;
   };
-  EXPECT_DOUBLE_EQ(median(), 600);
-  measure(2, 900);  // slower than node3's best: nothing moves
-  EXPECT_DOUBLE_EQ(median(), 600);
-  measure(2, 400);  // node3 is now the fastest: node1's 500 is the median
-  EXPECT_DOUBLE_EQ(median(), 500);
+  measure(0, 500);
+  measure(1, 700);
+  EXPECT_DOUBLE_EQ(best_of(1), 700);
+  measure(1, 900);  // slower than node2's best: nothing moves
+  EXPECT_DOUBLE_EQ(best_of(1), 700);
+  measure(1, 400);  // faster: it is node2's run's best now
+  EXPECT_DOUBLE_EQ(best_of(1), 400);
+  EXPECT_DOUBLE_EQ(best_of(0), 500) << "another device's run is its own";
 }
 
 TEST(StoreFleet, MergeRefusesASnapshotOfANewerSchemaByItsOwnVersion) {

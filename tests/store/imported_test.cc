@@ -10,6 +10,7 @@ namespace {
 
 using crest::store_tests::Gemm;
 using crest::store_tests::kDefaultMode;
+using crest::store_tests::NewestRow;
 using crest::store_tests::OpenOk;
 using crest::testing::TempDir;
 
@@ -48,8 +49,9 @@ TEST(StoreImported, ImportedTimingsNeverAnswerALookup) {
   auto db = OpenOk(dir.File("a.db"));
   ASSERT_TRUE(db->InsertImported(Imported("h1", {10920})).ok());
   const GemmKey key = GemmKey::Of(Gemm(8192, 4096, 10920));
-  EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty());
-  EXPECT_TRUE(db->AllBestTimes("H100-SXM", {}, kDefaultMode)->empty());
+  EXPECT_FALSE(NewestRow(*db, "H100-SXM", key)->has_value());
+  store::RunFilter every;
+  EXPECT_TRUE(db->NewestRunBests(every)->empty());
   EXPECT_EQ(db->Stats()->measurements, 0);
 }
 

@@ -67,9 +67,9 @@ TEST(MeasurementColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {
       db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132, mg).ok());
   const GemmKey key = GemmKey::Of(mg.gemm);
   const auto check = [&](Store& store, const char* where) {
-    auto best = store.BestMeasurements("H100-SXM", {&key, 1}, {}, mg.mode);
-    ASSERT_TRUE(best.ok() && best->count(key) == 1) << where;
-    const MeasurementRow& r = best->at(key);
+    auto best = crest::store_tests::NewestRow(store, "H100-SXM", key, mg.mode);
+    ASSERT_TRUE(best.ok() && best->has_value()) << where;
+    const MeasurementRow& r = **best;
     EXPECT_EQ(r.lda, 2048) << where;
     EXPECT_EQ(r.ldc, 8192) << where;
     EXPECT_EQ(r.dtype_out, "bf16") << where;

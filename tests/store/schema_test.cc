@@ -2,6 +2,8 @@
 // migration derives.
 #include <sqlite3.h>
 
+#include <set>
+
 #include "crest/store/store.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
@@ -13,6 +15,7 @@ namespace {
 
 using crest::store_tests::Gemm;
 using crest::store_tests::kDefaultMode;
+using crest::store_tests::NewestRow;
 using crest::store_tests::OpenOk;
 using crest::testing::ReadBytes;
 using crest::testing::TempDir;
@@ -85,18 +88,20 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   const GemmKey key = GemmKey::Of(g);
   // Rows of versions before 4 were taken under the old burst clock rule.
   const MeasureMode burst{CacheMode::kCold, ClockPolicy::kBurst};
-  auto times = db->BestTimes("H100-SXM", {&key, 1}, {}, burst);
-  ASSERT_TRUE(times.ok());
-  ASSERT_EQ(times->count(key), 1u);
-  EXPECT_DOUBLE_EQ(times->at(key).median_us, 600);
-  EXPECT_EQ(times->at(key).devices, 3);
-  EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty())
-      << "a burst row answered a sustained query";
-  // Each device's rows (written outside any job) are one run each.
-  auto runs = db->RunBests("H100-SXM", {&key, 1}, db->SoftwareVersions({})->front(), burst);
+  // Each device's rows (written outside any job) are one run each, with
+  // that device's best.
+  const int64_t software = db->SoftwareVersions({})->front();
+  auto runs = db->RunBests("H100-SXM", {&key, 1}, software, burst);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->at(key).size(), 3u);
-  for (const RunBest& b : runs->at(key)) EXPECT_EQ(b.run.job_id, 0);
+  std::multiset<double> medians;
+  for (const RunBest& b : runs->at(key)) {
+    EXPECT_EQ(b.run.job_id, 0);
+    medians.insert(b.median_us);
+  }
+  EXPECT_EQ(medians, (std::multiset<double>{500, 600, 700}));
+  EXPECT_TRUE(db->RunBests("H100-SXM", {&key, 1}, software, kDefaultMode)->empty())
+      << "a burst row answered a sustained query";
   int64_t newest = 0;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   sqlite3_exec(
@@ -109,6 +114,49 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   sqlite3_close(raw);
   EXPECT_GT(newest, 0);
   EXPECT_EQ(db->Generation("H100-SXM")->measurement_id, newest) << "the upgrade fills generations";
+}
+
+// Version 14 drops the first answer rule's tables (each device's best, the
+// median device), which no answer read; a deleted measurement still takes
+// its run's best with it, found again from the rows that remain.
+TEST(StoreSchema, TheDormantBestTablesAreGoneAndADeletedRowStillLeavesItsRunsBest) {
+  TempDir dir;
+  const std::string path = dir.File("d.db");
+  const GemmShape g = Gemm(4096, 4096, 4096);
+  const GemmKey key = GemmKey::Of(g);
+  auto db = OpenOk(path);
+  auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
+                                crest::testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  for (double us : {500.0, 600.0}) {
+    ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                      crest::testing::FakeMeasurement(g, us, 1))
+                    .ok());
+  }
+  const RunKey run{0, ids->first, ids->second};
+  const auto best = [&] {
+    auto b = db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode);
+    return b.ok() && b->front() ? b->front()->median_us : -1.0;
+  };
+  EXPECT_DOUBLE_EQ(best(), 500);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  int tables = -1;
+  sqlite3_exec(
+      raw, "SELECT count(*) FROM sqlite_master WHERE name IN ('best_measurements', 'best_answers')",
+      [](void* out, int, char** values, char**) {
+        *static_cast<int*>(out) = std::atoi(values[0]);
+        return 0;
+      },
+      &tables, nullptr);
+  EXPECT_EQ(tables, 0);
+  ASSERT_EQ(sqlite3_exec(raw, "DELETE FROM measurements WHERE median_us = 500", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  EXPECT_DOUBLE_EQ(best(), 600) << "the run's best is the fastest row left";
+  EXPECT_TRUE(db->Check()->ok);
 }
 
 TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasured) {
@@ -127,15 +175,13 @@ TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasure
   bmm.dtype = DType::kFp16;
   bmm.b_transposed = false;  // the common script's row-major NN
   const GemmKey key = GemmKey::Of(bmm);
-  auto burst =
-      db->BestMeasurements("H100-SXM", {&key, 1}, {}, {CacheMode::kCold, ClockPolicy::kBurst});
-  ASSERT_TRUE(burst.ok());
-  ASSERT_EQ(burst->count(key), 1u);
-  const MeasurementRow& row = burst->at(key);
+  auto burst = NewestRow(*db, "H100-SXM", key, {CacheMode::kCold, ClockPolicy::kBurst});
+  ASSERT_TRUE(burst.ok() && burst->has_value());
+  const MeasurementRow& row = **burst;
   EXPECT_EQ(row.mode.clocks, ClockPolicy::kBurst);
   EXPECT_GT(row.result.stats.median_us, 0);
   EXPECT_EQ(row.result.stats.ci_high_us, 0) << "an interval invented for an old row";
-  EXPECT_TRUE(db->BestTimes("H100-SXM", {&key, 1}, {}, kDefaultMode)->empty());
+  EXPECT_FALSE(NewestRow(*db, "H100-SXM", key)->has_value());
 }
 
 }  // namespace

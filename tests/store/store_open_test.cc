@@ -339,7 +339,9 @@ TEST(StoreConcurrency, ReadersKeepAnsweringWhileASweepWrites) {
       for (int64_t k = 1; k < 300; ++k) keys.push_back(GemmKey::Of(Gemm(8192, 4096, k)));
       while (!stop.load()) {
         auto found = (*db)->FindPredictions("H100-SXM", kPredictorVersion, keys);
-        auto best = (*db)->BestMeasurements("H100-SXM", keys, {}, kDefaultMode);
+        store::RunFilter filter;
+        filter.gpu_model = "H100-SXM";
+        auto best = (*db)->NewestRunBests(filter);
         if (found.ok() && best.ok()) {
           answers.fetch_add(1);
         } else {

@@ -64,10 +64,45 @@ inline store::JobRecord EmptyDffJob() {
   return job;
 }
 
+// The newest run's fastest verified row of `key` on `gpu_model` in `mode`
+// (NewestRunBests, then the row itself); nullopt when no run measured it.
+inline absl::StatusOr<std::optional<store::MeasurementRow>> NewestRow(
+    store::Store& db, const std::string& gpu_model, const store::GemmKey& key,
+    const MeasureMode& mode = kDefaultMode, std::optional<int64_t> cublaslt = std::nullopt) {
+  store::RunFilter filter;
+  filter.gpu_model = gpu_model;
+  filter.cublaslt = cublaslt;
+  filter.mode = mode;
+  auto best = db.NewestRunBests(filter);
+  if (!best.ok()) return best.status();
+  for (const store::SelectedBest& b : *best) {
+    if (b.key == key) return db.GetMeasurement(b.best.measurement_id);
+  }
+  return std::nullopt;
+}
+
 // SQL taking a database at the current schema back to 9 as version 9 wrote
-// it (no replay devices, no races, no heuristic ranks), for the tests of
-// upgrades from older versions.
+// it (no replay devices, no races, no heuristic ranks; the first answer
+// rule's tables, left empty: the upgrade to 14 drops them unread), for the
+// tests of upgrades from older versions.
 inline constexpr const char* kDowngradeTo9 = R"sql(
+    CREATE TABLE best_measurements(
+      gpu_model TEXT NOT NULL, cache_mode TEXT NOT NULL, clock_policy TEXT NOT NULL,
+      software_id INTEGER NOT NULL, dtype TEXT NOT NULL, trans_a INTEGER NOT NULL,
+      trans_b INTEGER NOT NULL, batch INTEGER NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL,
+      k INTEGER NOT NULL, device_id INTEGER NOT NULL, measurement_id INTEGER NOT NULL,
+      median_us REAL NOT NULL,
+      PRIMARY KEY(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b,
+                  batch, m, n, k, device_id)) WITHOUT ROWID;
+    CREATE TABLE best_answers(
+      gpu_model TEXT NOT NULL, cache_mode TEXT NOT NULL, clock_policy TEXT NOT NULL,
+      software_id INTEGER NOT NULL, dtype TEXT NOT NULL, trans_a INTEGER NOT NULL,
+      trans_b INTEGER NOT NULL, batch INTEGER NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL,
+      k INTEGER NOT NULL, device_id INTEGER NOT NULL, measurement_id INTEGER NOT NULL,
+      median_us REAL NOT NULL, ci_low_us REAL NOT NULL, ci_high_us REAL NOT NULL,
+      devices INTEGER NOT NULL,
+      PRIMARY KEY(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b,
+                  batch, m, n, k)) WITHOUT ROWID;
     DROP INDEX run_bests_by_run;
     ALTER TABLE devices DROP COLUMN replay;
     DROP TRIGGER races_move_generation;

@@ -92,18 +92,6 @@ struct MeasurementRow {
   int64_t created_us = 0;
 };
 
-// The winning measurement of a key, without its details.
-struct BestTime {
-  double median_us = 0;
-  // The 95% interval of that median (0 when the row predates intervals).
-  double ci_low_us = 0;
-  double ci_high_us = 0;
-  int64_t measurement_id = 0;
-  int64_t device_id = 0;
-  int64_t software_id = 0;
-  int devices = 1;  // devices whose bests the median was taken over
-};
-
 // One run: the measurements one job made on one device with one software
 // version. Rows written outside any job (job_id 0) form one run per device
 // and software. A run's figures were taken together, in one GPU state;

@@ -30,7 +30,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 13;
+inline constexpr int kSchemaVersion = 14;
 
 // SQLite's page size (its default) for the files a store creates: what
 // StoreOptions::max_pages counts.
@@ -188,22 +188,6 @@ class Store {
   virtual absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
                                          int64_t software_id, const std::string& gpu_model,
                                          int sm_count, const MeasuredGemm& measured) = 0;
-  // The answer for each key on `gpu_model`, from verified rows measured in
-  // `mode` only (cold and warm, sustained and burst are never mixed):
-  //  1. software: the newest version that has the key (or the pinned one);
-  //  2. per device on that software: its fastest algorithm's median;
-  //  3. across devices (the nodes of a merged catalogue): the median of those
-  //     per-device times; with an even count the lower middle one, so the
-  //     answer is always one device's real measurement, never an average.
-  // A database of one node gives that node's fastest algorithm.
-  virtual absl::StatusOr<std::map<GemmKey, MeasurementRow>> BestMeasurements(
-      const std::string& gpu_model, std::span<const GemmKey> keys, const SoftwarePin& pin,
-      const MeasureMode& mode) = 0;
-  // The same choice, as times and row ids only: what a ranking needs.
-  virtual absl::StatusOr<std::map<GemmKey, BestTime>> BestTimes(const std::string& gpu_model,
-                                                                std::span<const GemmKey> keys,
-                                                                const SoftwarePin& pin,
-                                                                const MeasureMode& mode) = 0;
   virtual absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) = 0;
   // The software versions `pin` allows, newest first (cuBLASLt, then CUDA
   // runtime, then driver): the order answers try them in.
@@ -234,10 +218,6 @@ class Store {
   // The job, device and software of each run, in the order given. NotFound
   // names a run whose device or software is not in the database.
   virtual absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) = 0;
-  // Every GEMM's answer on `gpu_model` measured in `mode`, as BestTimes
-  // would give it (newest software that has the key, or the pinned one).
-  virtual absl::StatusOr<std::vector<std::pair<GemmKey, BestTime>>> AllBestTimes(
-      const std::string& gpu_model, const SoftwarePin& pin, const MeasureMode& mode) = 0;
 
   // ---- comparisons and revalidation (crest compare, sweep --revalidate)
   // For each GPU model and GEMM that the runs `filter` selects measured in

@@ -143,12 +143,14 @@ void JobStream::OnWriteDone(bool ok) {
 
 void JobStream::OnCancel() {
   bool cancel_job = false;
+  bool left_running_job = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     // A write that failed because the client left may have set close_
     // already: only the job's end or the server's own close spare the job
     // (the watchdog cutting an idle or unread stream is crestd's doing).
-    cancel_job = cancel_job_if_client_leaves_ && !job_ended_ && !server_closed_ && !writes_->Cut();
+    left_running_job = !job_ended_ && !server_closed_ && !writes_->Cut();
+    cancel_job = cancel_job_if_client_leaves_ && left_running_job;
     pending_.reset();
     if (!close_) close_ = grpc::Status(grpc::StatusCode::CANCELLED, "the client left");
   }
@@ -157,6 +159,10 @@ void JobStream::OnCancel() {
     Log(Level::kInfo, "sweep_client_left",
         {{"job", std::to_string(job_id_)},
          {"job_cancelled", cancelled ? "true" : "false (another client waits on it)"}});
+  } else if (left_running_job) {
+    Log(Level::kInfo, "job_client_left",
+        {{"job", std::to_string(job_id_)},
+         {"job_cancelled", "false (a watcher, or a sweep that attached to another's job)"}});
   }
   Pump();
 }

@@ -25,6 +25,7 @@
 #include "fake_backend.h"
 #include "gtest/gtest.h"
 #include "in_process_crestd.h"
+#include "log_wait.h"
 #include "replay_tables.h"
 #include "run_command.h"
 #include "temp_dir.h"
@@ -730,12 +731,14 @@ TEST_F(CrestdJobs, AFullDiskPausesTheJobKeepsTheDatabaseIntactAndItResumesWhenSp
   const int64_t written = Predictions();
   EXPECT_GT(written, 0);
   // Retried every 0.2 s: running a moment, paused again; never failed.
-  for (int i = 0; i < 10; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const v1::Job j = Get(job.id());
-    EXPECT_FALSE(Ended(j)) << j.error();
-    EXPECT_LT(j.done(), j.total());
-  }
+  const std::string paused_again = "event=job_paused job=" + std::to_string(job.id()) + " ";
+  ASSERT_TRUE(testing::WaitForLog(process_, paused_again, 4)) << "not retried:\n" << process_.log();
+  const v1::Job j = Get(job.id());
+  EXPECT_FALSE(Ended(j)) << j.error();
+  EXPECT_LT(j.done(), j.total());
+  EXPECT_EQ(process_.log().find("event=job_failed job=" + std::to_string(job.id()) + " "),
+            std::string::npos)
+      << process_.log();
   const auto check =
       testing::RunCommand(std::string(CREST_BIN) + " db check --db " + dir_.File("crest.db"));
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;

@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "hostile_requests.h"
 #include "in_process_crestd.h"
+#include "log_wait.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -186,7 +187,10 @@ TEST_F(HostileClients, LeavingASweepCancelsOnlyAJobItCreatedAndNoOneElseWaitsOn)
   OpenSweep attached = Sweep(spec, 1);
   ASSERT_EQ(attached.job, submitted.id()) << "the same spec attaches to the queued job";
   Close(attached);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(testing::WaitForLog(
+      daemon_, "event=job_client_left job=" + std::to_string(submitted.id()) + " "))
+      << "crestd never saw the client leave:\n"
+      << daemon_.log();
   EXPECT_FALSE(Ended(Get(submitted.id()))) << "another client's job was cancelled";
   ASSERT_TRUE(Cancel(submitted.id(), "").ok());
 
@@ -199,7 +203,10 @@ TEST_F(HostileClients, LeavingASweepCancelsOnlyAJobItCreatedAndNoOneElseWaitsOn)
   v1::JobEvent first;
   ASSERT_TRUE(watcher->Read(&first));
   Close(own);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(
+      testing::WaitForLog(daemon_, "event=sweep_client_left job=" + std::to_string(own.job) + " "))
+      << "crestd never saw the client leave:\n"
+      << daemon_.log();
   EXPECT_FALSE(Ended(Get(own.job))) << "a job someone else waits on was cancelled";
   watch_context->TryCancel();
   (void)watcher->Finish();
@@ -913,10 +920,7 @@ TEST_F(HostileClients, CostlyAnswersWaitTheirTurnOffTheServingThreadsWithinEachC
   }
   EXPECT_TRUE(alice_status.ok()) << alice_status.error_message();
   // The pool's next turn finds Bob gone.
-  for (int i = 0; i < 100 && daemon_.log().find("the caller left before") == std::string::npos;
-       ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  EXPECT_TRUE(testing::WaitForLog(daemon_, "the caller left before", 1, 5));
   EXPECT_NE(daemon_.log().find("the caller left before its answer was computed"),
             std::string::npos);
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "crest/common/host_port.h"
+#include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
 
 namespace crest::crestd {
@@ -259,7 +260,7 @@ absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Serve(const std::string& liste
   if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
       bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 16) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const std::string why = std::strerror(errno);
+    const std::string why = PosixErrorText(errno);
     if (fd >= 0) close(fd);
     return absl::UnavailableError(StrCat("--metrics-listen ", listen, ": ", why));
   }

@@ -106,7 +106,7 @@ void CheckStateDir(const std::string& dir, std::vector<Check>& checks) {
     }
     checks.push_back(
         {"state-dir", Verdict::kFail,
-         StrCat(dir, ": cannot write there as uid ", getuid(), " (", std::strerror(errno), ")")});
+         StrCat(dir, ": cannot write there as uid ", getuid(), " (", PosixErrorText(errno), ")")});
     return;
   }
   close(fd);

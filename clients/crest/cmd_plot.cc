@@ -18,6 +18,7 @@ extern char** environ;  // POSIX: this process's environment
 #include <vector>
 
 #include "cli.h"
+#include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
 #include "remote.h"
 
@@ -94,14 +95,14 @@ absl::Status RunPlot(const PlotFlags& f, const std::vector<std::string>& rest, I
   io.out.flush();
   io.err.flush();
   const pid_t pid = fork();
-  if (pid < 0) return absl::InternalError(StrCat("plot: fork: ", std::strerror(errno)));
+  if (pid < 0) return PosixError(errno, "plot: fork");
   if (pid == 0) {
     execve(kPython, argv.data(), envp.data());
     _exit(127);
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return absl::InternalError(StrCat("plot: wait: ", std::strerror(errno)));
+    if (errno != EINTR) return PosixError(errno, "plot: wait");
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   if (code == 1 && package.empty()) {

@@ -39,12 +39,12 @@ absl::StatusCode CodeOf(int errno_value) {
 
 }  // namespace
 
+std::string PosixErrorText(int errno_value) {
+  return std::string(std::strerror(errno_value)) + " (errno " + std::to_string(errno_value) + ")";
+}
+
 absl::Status PosixError(int errno_value, std::string_view what) {
-  std::string message(what);
-  message += ": ";
-  message += std::strerror(errno_value);
-  message += " (errno " + std::to_string(errno_value) + ")";
-  return absl::Status(CodeOf(errno_value), message);
+  return absl::Status(CodeOf(errno_value), std::string(what) + ": " + PosixErrorText(errno_value));
 }
 
 absl::Status FromErrorCode(const std::error_code& ec, std::string_view what) {

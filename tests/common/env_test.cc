@@ -24,6 +24,11 @@ TEST(PosixError, MapsErrnoToACodeAndNamesWhatFailedWithTheSystemsWords) {
   EXPECT_EQ(PosixError(EIO, "w").code(), absl::StatusCode::kUnknown);
 }
 
+TEST(PosixError, TheSystemsWordsAloneReadAsInAStatus) {
+  EXPECT_EQ(PosixErrorText(EACCES), "Permission denied (errno 13)");
+  EXPECT_EQ(PosixError(EACCES, "w").message(), "w: " + PosixErrorText(EACCES));
+}
+
 TEST(PosixError, AnErrorCodeTranslatesTheSameWayAndNoErrorIsOk) {
   EXPECT_TRUE(FromErrorCode(std::error_code(), "anything").ok());
   const absl::Status s =

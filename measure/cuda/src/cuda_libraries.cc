@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "crest/common/str_cat.h"
+#include "cuda_status.h"
 #include "device_side.h"
 
 namespace crest::measure {
@@ -33,7 +34,7 @@ CudaLibraries device_side::ProbeCudaLibraries() {
   const cudaError_t e = cudaDriverGetVersion(&libs.driver_version);
   if (e != cudaSuccess) {
     libs.driver_version = 0;
-    libs.driver_error = StrCat(cudaGetErrorName(e), " (", cudaGetErrorString(e), ")");
+    libs.driver_error = internal::CudaErrorText(e);
   } else if (libs.driver_version == 0) {
     libs.driver_error = "no NVIDIA driver is loaded (libcuda.so.1 not found)";
   }

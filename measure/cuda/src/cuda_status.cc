@@ -4,9 +4,13 @@
 
 namespace crest::measure::internal {
 
+std::string CudaErrorText(cudaError_t error) {
+  return StrCat(cudaGetErrorName(error), " (", cudaGetErrorString(error), ")");
+}
+
 absl::Status CudaStatus(cudaError_t error, const char* call, const char* file, int line) {
-  std::string message = StrCat("CUDA: ", cudaGetErrorName(error), " (", cudaGetErrorString(error),
-                               ") in ", call, " at ", file, ":", line);
+  std::string message =
+      StrCat("CUDA: ", CudaErrorText(error), " in ", call, " at ", file, ":", line);
   switch (error) {
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:

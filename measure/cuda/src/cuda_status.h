@@ -5,10 +5,15 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "absl/status/status.h"
 
 namespace crest::measure::internal {
 
+// "cudaErrorNoDevice (no CUDA-capable device is detected)": the error's
+// name and the runtime's words, for a message that is not a Status of its own.
+std::string CudaErrorText(cudaError_t error);
 absl::Status CudaStatus(cudaError_t error, const char* call, const char* file, int line);
 absl::Status CublasStatus(cublasStatus_t status, const char* call, const char* file, int line);
 

@@ -29,10 +29,9 @@ absl::StatusOr<std::vector<ProbedDevice>> Probe() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    return absl::FailedPreconditionError(StrCat(
-        "no CUDA device: ", e == cudaSuccess
-                                ? std::string("the driver reports 0 devices")
-                                : StrCat(cudaGetErrorName(e), " (", cudaGetErrorString(e), ")")));
+    return absl::FailedPreconditionError(
+        StrCat("no CUDA device: ", e == cudaSuccess ? std::string("the driver reports 0 devices")
+                                                    : internal::CudaErrorText(e)));
   }
   int driver = 0;
   int runtime = 0;

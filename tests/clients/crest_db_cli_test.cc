@@ -358,22 +358,27 @@ TEST(CrestDb, CheckExitsOneOnACorruptFile) {
 }
 
 TEST(CrestSweep, CublasLtWithoutADeviceExitsNonZeroAndTouchesNoDatabase) {
-  auto info = Json(Crest("info --json"));
-  if (!info["devices"].empty()) GTEST_SKIP() << "this machine has a CUDA device";
+  // The machine's GPUs are hidden (CUDA_VISIBLE_DEVICES=""), so this runs
+  // where a GPU is present too.
+  const auto Hidden = [](const std::string& args) {
+    return RunCommand("CUDA_VISIBLE_DEVICES= " + std::string(CREST_BIN) + " " + args);
+  };
+  auto info = Json(Hidden("info --json"));
+  ASSERT_TRUE(info["devices"].empty()) << "a hidden device was listed";
   TempDir dir;
   const std::string db = dir.File("gpu.db");
-  auto r = Crest("sweep --db " + db + " --backend cublaslt --hidden 4096");
+  auto r = Hidden("sweep --db " + db + " --backend cublaslt --hidden 4096");
   EXPECT_EQ(r.exit_code, 1);
   const bool says_why = r.err.find("no CUDA device") != std::string::npos ||
                         r.err.find("not built into this crest") != std::string::npos;
   EXPECT_TRUE(says_why) << r.err;
   EXPECT_NE(access(db.c_str(), F_OK), 0) << "the database was created";
   // An existing database is left exactly as it was.
-  ASSERT_EQ(Crest("sweep --db " + db + " --hidden 4096 --gpu h100 --window 2").exit_code, 0);
+  ASSERT_EQ(Hidden("sweep --db " + db + " --hidden 4096 --gpu h100 --window 2").exit_code, 0);
   const std::string before = ReadBytes(db);
-  EXPECT_EQ(Crest("sweep --db " + db + " --backend cublaslt --hidden 4096").exit_code, 1);
+  EXPECT_EQ(Hidden("sweep --db " + db + " --backend cublaslt --hidden 4096").exit_code, 1);
   EXPECT_TRUE(ReadBytes(db) == before);
-  const auto text = Crest("info");
+  const auto text = Hidden("info");
   EXPECT_NE(text.out.find("devices: none"), std::string::npos) << text.out;
 }
 

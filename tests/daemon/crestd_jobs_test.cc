@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -407,10 +408,14 @@ TEST_F(CrestdJobs, BadJobRequestsNameTheFieldAndTheDaemonKeepsServing) {
 }
 
 TEST_F(CrestdJobs, CublasltWithoutADeviceIsRefusedAsAPrecondition) {
+  // The machine's GPUs are hidden from crestd (CUDA_VISIBLE_DEVICES=""), so
+  // this runs where a GPU is present too.
+  ASSERT_EQ(setenv("CUDA_VISIBLE_DEVICES", "", 1), 0);
   StartDaemon();
+  unsetenv("CUDA_VISIBLE_DEVICES");
   v1::GetNodeInfoResponse info;
   ASSERT_TRUE(Call(&v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &info).ok());
-  if (info.devices_size() > 0) GTEST_SKIP() << "this machine has a CUDA device";
+  ASSERT_EQ(info.devices_size(), 0) << "a hidden device was listed";
   v1::SubmitJobRequest request;
   request.mutable_spec()->set_json(DffSpec(4));
   request.set_backend("cublaslt");

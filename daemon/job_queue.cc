@@ -54,11 +54,18 @@ std::string JobQueue::DefaultBackend() const {
   return "model";
 }
 
-absl::Status JobQueue::Start() {
+absl::StatusOr<std::unique_ptr<store::JobStore>> JobQueue::OpenJobStore() const {
+  if (options_.open_job_store) return options_.open_job_store();
   store::StoreOptions writer_options;
   if (!options_.host.empty()) writer_options.host = options_.host;
   writer_options.env = options_.env;
   auto writer = store::Store::Open(options_.db_path, writer_options);
+  if (!writer.ok()) return writer.status();
+  return std::unique_ptr<store::JobStore>(std::move(*writer));
+}
+
+absl::Status JobQueue::Start() {
+  auto writer = OpenJobStore();
   if (!writer.ok()) return writer.status();
   std::lock_guard<std::mutex> lock(mutex_);
   writer_ = std::move(*writer);
@@ -85,6 +92,7 @@ absl::Status JobQueue::Start() {
            {"done", StrCat(job.done, "/", job.total)}});
     }
   }
+  if (!options_.run_lanes) return absl::OkStatus();
   for (auto& lane : lanes_) {
     LaneState* l = lane.get();
     l->thread = std::thread([this, l] { RunLane(l); });
@@ -337,7 +345,7 @@ absl::StatusOr<store::JobRecord> JobQueue::Get(int64_t id) {
 }
 
 absl::StatusOr<std::vector<store::JobRecord>> JobQueue::List(
-    const store::Store::JobListing& listing) {
+    const store::JobStore::JobListing& listing) {
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
   return (*db)->ListJobs(listing);

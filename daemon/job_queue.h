@@ -88,6 +88,12 @@ struct JobQueueOptions {
   // A job running longer than this fails between two GEMMs, saying so (its
   // results so far are kept; resubmitting it runs the rest). 0: no budget.
   double max_job_seconds = 86'400;
+  // Opens the queue's job store, its one writer of jobs; empty: a Store at
+  // db_path (as the lanes open theirs). Tests give a fake.
+  std::function<absl::StatusOr<std::unique_ptr<store::JobStore>>()> open_job_store;
+  // false: jobs are queued, cancelled and listed, but no lane runner takes
+  // them (tests of the queue's own bookkeeping, over a fake job store).
+  bool run_lanes = true;
   // Makes the backend a job runs on in `lane`.
   std::function<absl::StatusOr<std::unique_ptr<Backend>>(const Lane& lane,
                                                          const sweep::SweepSpec& spec)>
@@ -141,7 +147,7 @@ class JobQueue final {
   // one attaches between). True when it was cancelled.
   bool CancelIfOnlyWatcher(int64_t id, const JobWatcher* leaving);
   absl::StatusOr<store::JobRecord> Get(int64_t id);
-  absl::StatusOr<std::vector<store::JobRecord>> List(const store::Store::JobListing& listing);
+  absl::StatusOr<std::vector<store::JobRecord>> List(const store::JobStore::JobListing& listing);
 
   // Registers a watcher of job `id` and sends it the job's current state at
   // once (final already when the job has ended). NotFound for no such job.
@@ -168,6 +174,8 @@ class JobQueue final {
     std::thread thread;
   };
 
+  // options_.open_job_store's, or a Store at db_path.
+  absl::StatusOr<std::unique_ptr<store::JobStore>> OpenJobStore() const;
   void RunLane(LaneState* lane);
   // Expands the job's plan from its stored spec and runs it; true when the
   // job was paused because the disk or database is full.
@@ -208,7 +216,7 @@ class JobQueue final {
   // predictions), so a queue write waits for at most one commit, never
   // polls SQLite's lock against a sweep that commits many times a second.
   std::mutex db_gate_;
-  std::unique_ptr<store::Store> writer_;  // GUARDED_BY(db_gate_)
+  std::unique_ptr<store::JobStore> writer_;  // GUARDED_BY(db_gate_)
 
   // Recursive: a watcher may unwatch from inside its own callback.
   std::recursive_mutex watch_mutex_;

@@ -118,19 +118,12 @@ struct ResultsGeneration {
   bool operator==(const ResultsGeneration&) const = default;
 };
 
-class Store {
+// The jobs of a node's sweeps: what crestd's queue reads and writes, and
+// all it needs of a store (its tests give it a fake). Store is one.
+class JobStore {
  public:
-  // Opens (and, for writers, creates and migrates) the database at `path`.
-  // Errors name the file and the problem: not a database, corrupt, a newer
-  // schema than this build knows, unwritable location.
-  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path,
-                                                     const StoreOptions& options = {});
-  virtual ~Store() = default;
+  virtual ~JobStore() = default;
 
-  virtual const std::string& path() const = 0;
-  virtual int64_t NowUs() const = 0;
-
-  // ---- jobs
   // This host's newest job with this spec, backend and target that has not
   // finished (queued, running or failed), else its newest finished one;
   // NotFound if none. Jobs merged from other hosts are never returned.
@@ -153,6 +146,22 @@ class Store {
   // transaction.
   virtual absl::Status UpdateJob(int64_t id, JobState state, int64_t total, int64_t done,
                                  const std::string& error) = 0;
+  // Jobs by state ("queued", "done", …): what Stats reports as jobs_by_state,
+  // alone (cheap: an index scan).
+  virtual absl::StatusOr<std::map<std::string, int64_t>> JobsByState() = 0;
+};
+
+class Store : public JobStore {
+ public:
+  // Opens (and, for writers, creates and migrates) the database at `path`.
+  // Errors name the file and the problem: not a database, corrupt, a newer
+  // schema than this build knows, unwritable location.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path,
+                                                     const StoreOptions& options = {});
+  ~Store() override = default;
+
+  virtual const std::string& path() const = 0;
+  virtual int64_t NowUs() const = 0;
 
   // ---- predictions
   virtual absl::StatusOr<bool> HasPrediction(const std::string& gpu_model,
@@ -289,9 +298,6 @@ class Store {
   // or prediction added, by any connection. Stats' result counts computed at
   // one latest generation hold until it moves (crestd keeps them so).
   virtual absl::StatusOr<ResultsGeneration> LatestGeneration() = 0;
-  // Jobs by state ("queued", "done", …): what Stats reports as jobs_by_state,
-  // alone (cheap: an index scan).
-  virtual absl::StatusOr<std::map<std::string, int64_t>> JobsByState() = 0;
 };
 
 }  // namespace crest::store

@@ -299,6 +299,13 @@ absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
       out.interrupted = true;
       return store::JobState::kQueued;
     }
+    if (options.fail_reason) {
+      if (std::string why = options.fail_reason(); !why.empty()) {
+        if (auto s = committer.Commit(); !s.ok()) return s;
+        out.stopped_because = std::move(why);
+        return store::JobState::kFailed;
+      }
+    }
     const GemmShape& g = gemms[i];
     const double before = env.MonotonicSeconds();
     auto outcome = run_one ? run_one(g) : backend.Run(g);
@@ -588,6 +595,10 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
   if (*final_state == store::JobState::kDone && p.failed > 0) {
     *final_state = store::JobState::kFailed;
     error = StrCat(p.failed, " of ", planned, " GEMMs failed; first: ", out.first_error);
+  }
+  if (!out.stopped_because.empty()) {
+    error = StrCat(out.stopped_because, " after ", p.done, " of ", planned,
+                   " GEMMs; their results are kept, and running the job again runs the rest");
   }
   if (auto s = db.UpdateJob(job_id, *final_state, planned, p.done, error); !s.ok()) return s;
   if (out.revalidation && *final_state == store::JobState::kDone) {

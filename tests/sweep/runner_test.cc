@@ -140,6 +140,40 @@ TEST(RunSweep, ForceMeasuresAgainAndCancelStopsBetweenGemms) {
   EXPECT_EQ(cancelled->progress.new_results, 3);
 }
 
+// crestd's wall-time budget: the run stops between GEMMs and the job goes
+// straight from running to failed with the reason; no reader of the job
+// ever sees it "cancelled" first. What it wrote is kept; a rerun resumes.
+TEST(RunSweep, AFailReasonStopsBetweenGemmsAndLeavesTheJobFailedSayingWhy) {
+  TempDir dir;
+  auto db = OpenSweepDb(dir);
+  FakeMeasuringBackend backend;
+  const SweepSpec spec = Spec(R"({"dff": [{"hidden": 4096, "window": 2}]})");
+  int results = 0;
+  std::vector<store::JobState> seen;
+  SweepOptions budget;
+  budget.on_progress = [&](const SweepProgress& p) { results = static_cast<int>(p.new_results); };
+  budget.fail_reason = [&]() -> std::string {
+    if (auto jobs = db->ListJobs({}); jobs.ok() && !jobs->empty()) {
+      seen.push_back(jobs->front().state);
+    }
+    return results >= 4 ? "ran past its budget" : "";
+  };
+  auto stopped = RunSweep(spec, backend, *db, budget);
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_EQ(stopped->job.state, store::JobState::kFailed);
+  EXPECT_EQ(stopped->job.error,
+            "ran past its budget after 4 of 10 GEMMs; their results are kept, and running the "
+            "job again runs the rest");
+  EXPECT_EQ(stopped->job.done, 4);
+  for (store::JobState s : seen) EXPECT_EQ(s, store::JobState::kRunning);
+  EXPECT_TRUE(stopped->races.empty()) << "a stopped job raced its studies";
+  auto rest = RunSweep(spec, backend, *db, {});
+  ASSERT_TRUE(rest.ok()) << rest.status();
+  EXPECT_TRUE(rest->resumed);
+  EXPECT_EQ(rest->job.state, store::JobState::kDone);
+  EXPECT_EQ(rest->progress.new_results, 6) << "only the rest ran";
+}
+
 TEST(RunSweep, AWarmSweepAfterAColdOneMeasuresEverythingAndTheModesNeverMix) {
   TempDir dir;
   auto db = OpenSweepDb(dir);

@@ -99,6 +99,10 @@ struct SweepOptions {
   // Polled between GEMMs; when it becomes true the run stops and the job is
   // left "queued", to be resumed later (a daemon shutting down).
   const std::atomic<bool>* interrupt = nullptr;
+  // Polled between GEMMs, after cancel and interrupt: a reason to stop
+  // (crestd's wall-time budget), which leaves the job "failed" with that
+  // reason in one write, never "cancelled" first; empty: go on.
+  std::function<std::string()> fail_reason;
   // Run this existing job (queued, or left unfinished) instead of finding or
   // creating one; it must hold this spec.
   std::optional<int64_t> job_id;
@@ -113,6 +117,7 @@ struct SweepOutcome {
   bool resumed = false;         // continued an unfinished job
   bool interrupted = false;     // stopped by `interrupt`; the job is queued again
   std::string first_error;      // the first GEMM failure, if any
+  std::string stopped_because;  // fail_reason's reason, when it stopped the run
   // Each d_ff study's race (spec.measure.race), after the pass; empty for
   // the model backend, a spec without d_ff studies, or races disabled.
   std::vector<StudyRaceReport> races;

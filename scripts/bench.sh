@@ -18,7 +18,7 @@ echo "== engine host work per GEMM (null device; target on a GPU: <= 20 ms per G
 "$build/bench/engine_bench"
 echo
 echo "== start-up: what a CLI answer and an idle crestd cost beside crest --version (targets: crest dff <= 64 MB and <= 3x --version; crestd <= 64 MB)"
-"$build/bench/startup_bench" "$build/clients/crest/crest" "$build/daemon/crestd"
+"$build/bench/startup_bench" "$build/clients/crest/crest" "$build/service/crestd"
 echo
 echo "== a window's history: ranking cost at 1-64 runs of it (targets: --runs latest <= 1.5x at 16 runs; --runs all linear)"
 "$build/bench/history_bench"
@@ -31,10 +31,10 @@ echo "== result store (builds a >= 1,000,000-row database)"
 echo
 echo "== crestd under load (the same database, served over loopback)"
 mv "$work/bench.db" "$work/crest.db"
-"$build/bench/crestd_load_bench" "$build/daemon/crestd" "$work"
+"$build/bench/crestd_load_bench" "$build/service/crestd" "$work"
 echo
 echo "== crestd under one greedy client (never-read streams, queued jobs, costly queries)"
-"$build/bench/crestd_hostile_bench" "$build/daemon/crestd" "$work/hostile"
+"$build/bench/crestd_hostile_bench" "$build/service/crestd" "$work/hostile"
 echo
 echo "== fleet: crest fleet pull of 4 crestd into a catalogue; one node's ranking vs the catalogue's"
-"$build/bench/fleet_bench" "$build/daemon/crestd" "$build/clients/crest/crest" 4
+"$build/bench/fleet_bench" "$build/service/crestd" "$build/clients/crest/crest" 4

@@ -10,7 +10,7 @@
 set -euo pipefail
 build=${1:-build}
 crest="$build/clients/crest/crest"
-crestd="$build/daemon/crestd"
+crestd="$build/service/crestd"
 mkdir -p var
 "$crest" --version
 echo

@@ -63,7 +63,7 @@ if [[ -n $make_bundle ]]; then
     exit 1
   }
   rm -rf "$make_bundle" && mkdir -p "$make_bundle/bin" "$make_bundle/lib"
-  cp "$build/clients/crest/crest" "$build/daemon/crestd" "$build/tests/cublaslt_test" \
+  cp "$build/clients/crest/crest" "$build/service/crestd" "$build/tests/cublaslt_test" \
     "$make_bundle/bin/"
   # The measuring engine, found by the binaries in ../lib.
   cp "$build/lib/libcrest_cublaslt.so" "$make_bundle/lib/"

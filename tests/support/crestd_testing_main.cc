@@ -6,14 +6,14 @@
 
 int main(int argc, char** argv) {
   double delay_ms = 0;
-  crest::crestd::MainExtension testing;
+  crest::service::MainExtension testing;
   testing.add_flags = [&delay_ms](CLI::App& app) {
     app.add_option("--model-gemm-delay-ms", delay_ms,
                    "sleep this long before each model-backend GEMM (results unchanged)")
         ->group("Testing");
   };
-  testing.adjust = [&delay_ms](crest::crestd::ServerConfig& config) {
+  testing.adjust = [&delay_ms](crest::service::ServerConfig& config) {
     if (delay_ms > 0) config.make_backend = crest::testing::DelayedModelBackends(delay_ms);
   };
-  return crest::crestd::CrestdMain(argc, argv, testing);
+  return crest::service::CrestdMain(argc, argv, testing);
 }

@@ -15,8 +15,8 @@ absl::StatusOr<GemmOutcome> DelayedBackend::Run(const GemmShape& gemm) {
   return inner_->Run(gemm);
 }
 
-crestd::BackendMaker DelayedModelBackends(double delay_ms) {
-  return [delay_ms](const crestd::Lane& lane,
+service::BackendMaker DelayedModelBackends(double delay_ms) {
+  return [delay_ms](const service::Lane& lane,
                     const sweep::SweepSpec& spec) -> absl::StatusOr<std::unique_ptr<Backend>> {
     auto backend = sweep::MakeBackend({lane.backend, spec.gpu, lane.device, spec.measure, {}});
     if (!backend.ok() || lane.backend != "model" || delay_ms <= 0) return backend;

@@ -25,6 +25,6 @@ class DelayedBackend final : public Backend {
 
 // crestd's default backends, with every model-lane GEMM delayed `delay_ms`
 // (none when delay_ms <= 0).
-crestd::BackendMaker DelayedModelBackends(double delay_ms);
+service::BackendMaker DelayedModelBackends(double delay_ms);
 
 }  // namespace crest::testing

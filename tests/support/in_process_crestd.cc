@@ -14,8 +14,8 @@ InProcessCrestd::~InProcessCrestd() { Stop(); }
 bool InProcessCrestd::Start(const std::string& state_dir, const std::vector<std::string>& args,
                             std::string* why, Env* env) {
   CLI::App app;
-  crestd::DaemonFlags flags;
-  crestd::AddDaemonFlags(app, flags);
+  service::DaemonFlags flags;
+  service::AddDaemonFlags(app, flags);
   double delay_ms = 0;
   app.add_option("--model-gemm-delay-ms", delay_ms);
   std::vector<std::string> argv = {"--listen", "127.0.0.1:0",      "--state-dir",
@@ -29,14 +29,14 @@ bool InProcessCrestd::Start(const std::string& state_dir, const std::vector<std:
     return false;
   }
   flags.server.env = env;
-  crestd::SetLogSink([log = log_](std::string_view line) {
+  service::SetLogSink([log = log_](std::string_view line) {
     std::lock_guard<std::mutex> lock(log->mutex);
     log->text.append(line);
     std::fwrite(line.data(), 1, line.size(), stderr);
   });
   if (delay_ms > 0) flags.server.make_backend = DelayedModelBackends(delay_ms);
   if (make_backend) flags.server.make_backend = make_backend;
-  auto server = crestd::Server::Start(std::move(flags.server));
+  auto server = service::Server::Start(std::move(flags.server));
   if (!server.ok()) {
     *why = std::string(server.status().message());
     return false;
@@ -48,7 +48,7 @@ bool InProcessCrestd::Start(const std::string& state_dir, const std::vector<std:
 void InProcessCrestd::Stop() {
   if (server_ != nullptr) server_->Shutdown();
   server_.reset();
-  crestd::SetLogSink(nullptr);
+  service::SetLogSink(nullptr);
 }
 
 std::string InProcessCrestd::log() const {

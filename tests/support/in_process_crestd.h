@@ -28,7 +28,7 @@ class InProcessCrestd final {
              Env* env = nullptr);
   // Set before Start: makes every lane's backend (a scripted device) instead
   // of the flags' choice.
-  crestd::BackendMaker make_backend;
+  service::BackendMaker make_backend;
 
   // Shuts the server down as SIGTERM would.
   void Stop();
@@ -43,7 +43,7 @@ class InProcessCrestd final {
   std::unique_ptr<v1::Crest::Stub> Stub() const { return v1::Crest::NewStub(Channel()); }
 
  private:
-  std::unique_ptr<crestd::Server> server_;
+  std::unique_ptr<service::Server> server_;
   struct CapturedLog {
     std::mutex mutex;
     std::string text;

@@ -42,7 +42,7 @@ inline constexpr double kDefaultCompareThreshold = 0.03;
 inline constexpr double kMaxCompareThreshold = 1.0;
 inline constexpr size_t kMaxSelectorBytes = 512;
 // GEMMs one side of a comparison may answer (each a few hundred bytes while
-// compared); crestd allows fewer (daemon/crest_service.h).
+// compared); crestd allows fewer (service/crest_service.h).
 inline constexpr int64_t kMaxCompareGemms = 2'000'000;
 
 // Parses a selector: parts joined by ',' that all hold —

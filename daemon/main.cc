@@ -1,5 +1,0 @@
-// crestd: the Crest daemon (docs/crestd.md). Everything but this line lives
-// in crest::daemon (server.h, crestd_main.h).
-#include "crestd_main.h"
-
-int main(int argc, char** argv) { return crest::crestd::CrestdMain(argc, argv); }

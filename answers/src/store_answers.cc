@@ -4,7 +4,7 @@
 #include "crest/answers/answers.h"
 #include "crest/answers/set_timers.h"
 #include "crest/common/str_cat.h"
-#include "run_timer.h"
+#include "stored_times.h"
 
 namespace crest::answers {
 namespace {
@@ -38,22 +38,22 @@ class StoreAnswersImpl final : public Answers {
   const AnswerOrigin& origin() const override { return origin_; }
 
   absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
-    internal::RunTimer timer(db_, gpu, origin_.options);
-    SetTimers timers = TimersOf(timer);
+    internal::StoredTimes stored(db_, gpu, origin_.options);
+    SetTimers timers = TimersOf(stored);
     if (origin_.options.races) timers.races = RaceFinder(query);
     return RankDffWith(query, gpu, timers);
   }
 
   absl::StatusOr<VocabRanking> Vocab(const VocabQuery& query, const GpuSpec& gpu) override {
-    internal::RunTimer timer(db_, gpu, origin_.options);
-    return RankVocabWith(query, TimersOf(timer));
+    internal::StoredTimes stored(db_, gpu, origin_.options);
+    return RankVocabWith(query, TimersOf(stored));
   }
 
   absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
                                                 const DesignOptions& options,
                                                 const GpuSpec& gpu) override {
-    internal::RunTimer timer(db_, gpu, origin_.options);
-    return RankDesignsWith(configs, options, gpu, TimersOf(timer));
+    internal::StoredTimes stored(db_, gpu, origin_.options);
+    return RankDesignsWith(configs, options, gpu, TimersOf(stored));
   }
 
   absl::StatusOr<GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) override;
@@ -63,15 +63,15 @@ class StoreAnswersImpl final : public Answers {
   }
 
  private:
-  static SetTimers TimersOf(internal::RunTimer& timer) {
+  static SetTimers TimersOf(internal::StoredTimes& stored) {
     SetTimers t;
-    t.time = [&timer](std::span<const GemmShape> set) { return timer.Time(set); };
-    t.predict = [&timer](std::span<const GemmShape> set) { return timer.Predicted(set); };
-    t.sum = [&timer](std::span<const GemmShape> set) { return timer.Sum(set); };
-    t.prefetch = [&timer](std::span<const std::vector<GemmShape>> sets) {
-      return timer.Prefetch(sets);
+    t.time = [&stored](std::span<const GemmShape> set) { return stored.Time(set); };
+    t.predict = [&stored](std::span<const GemmShape> set) { return stored.Predicted(set); };
+    t.sum = [&stored](std::span<const GemmShape> set) { return stored.Sum(set); };
+    t.prefetch = [&stored](std::span<const std::vector<GemmShape>> sets) {
+      return stored.Prefetch(sets);
     };
-    t.across_runs = [&timer] { return timer.across_runs(); };
+    t.across_runs = [&stored] { return stored.across_runs(); };
     return t;
   }
 
@@ -94,17 +94,17 @@ class StoreAnswersImpl final : public Answers {
 
 absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const GemmShape& gemm, const GpuSpec& gpu) {
   if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
-  internal::RunTimer timer(db_, gpu, origin_.options);
+  internal::StoredTimes stored(db_, gpu, origin_.options);
   GemmAnswer answer;
-  auto choice = timer.Choose({&gemm, 1});
+  auto choice = stored.Choose({&gemm, 1});
   if (!choice.ok()) return choice.status();
   if (choice->has_value()) {
-    const internal::RunTimer::Choice& c = **choice;
+    const internal::StoredTimes::Choice& c = **choice;
     auto row = db_.GetMeasurement(c.bests.front().measurement_id);
     if (!row.ok()) return row.status();
     answer.measured = *std::move(row);
     for (const store::RunKey& key : c.runs) {
-      auto run = timer.Run(key);
+      auto run = stored.Run(key);
       if (!run.ok()) return run.status();
       answer.runs.push_back((*run)->info);
     }
@@ -163,8 +163,8 @@ absl::StatusOr<std::vector<Timing>> TimeGemmSet(store::Store& db, const GpuSpec&
                                                 const AnswerOptions& options,
                                                 std::span<const GemmShape> gemms,
                                                 bool predict_only) {
-  internal::RunTimer timer(db, gpu, options);
-  return predict_only ? timer.Predicted(gemms) : timer.Time(gemms);
+  internal::StoredTimes stored(db, gpu, options);
+  return predict_only ? stored.Predicted(gemms) : stored.Time(gemms);
 }
 
 std::string DescribeProvenance(const DeviceInfo& d, const SoftwareInfo& s) {

@@ -9,7 +9,7 @@
 #include "fake_backend.h"
 #include "fake_env.h"
 #include "gtest/gtest.h"
-#include "run_timer.h"
+#include "stored_times.h"
 #include "sweep_testing.h"
 #include "temp_dir.h"
 
@@ -281,7 +281,7 @@ TEST_F(StoreAnswersTest, VocabAndDesignTimeEachCandidatesGemmsFromOneRun) {
   EXPECT_EQ(unpadded->fwd.runs[0].name, "all") << "the forward of the same run, not the faster one";
 }
 
-// RunTimer::Sum is the d_ff answer's shortcut: it must be exactly the sum
+// StoredTimes::Sum is the d_ff answer's shortcut: it must be exactly the sum
 // of Time's parts, whatever answers the set (one run, a pool, the model).
 TEST_F(StoreAnswersTest, ASetsSumIsTheSumOfItsTimedPartsLatestPooledAndPredicted) {
   Sweep(R"({"name":"a","dff":[{"hidden":4096,"window":4,"pass":"train"}]})", 1.0);
@@ -294,12 +294,12 @@ TEST_F(StoreAnswersTest, ASetsSumIsTheSumOfItsTimedPartsLatestPooledAndPredicted
   for (RunChoice runs : {RunChoice::kLatest, RunChoice::kAll}) {
     AnswerOptions options;
     options.runs = runs;
-    internal::RunTimer timer(*db_, **FindGpu("h100"), options);
-    ASSERT_TRUE(timer.Prefetch(plan->gemms).ok());
+    internal::StoredTimes stored(*db_, **FindGpu("h100"), options);
+    ASSERT_TRUE(stored.Prefetch(plan->gemms).ok());
     std::map<Source, int> kinds;
     for (const std::vector<GemmShape>& set : plan->gemms) {
-      auto parts = timer.Time(set);
-      auto sum = timer.Sum(set);
+      auto parts = stored.Time(set);
+      auto sum = stored.Sum(set);
       ASSERT_TRUE(parts.ok() && sum.ok());
       const Timing want = SumTimings(*parts);
       ++kinds[want.source];

@@ -1,7 +1,7 @@
-// Internal to crest::answers: times sets of GEMMs from a result store, each
-// set's measured figures from one run (RunChoice::kLatest) or the pool of
-// every run (kAll), else predicted (the store's predictions, or the model
-// run now).
+// Internal to crest::answers: the stored times of sets of GEMMs, looked up
+// in a result store (nothing is run): each set's measured figures from one
+// run (RunChoice::kLatest) or the pool of every run (kAll), else predicted
+// (the store's predictions, or the model run now).
 #pragma once
 
 #include <map>
@@ -17,10 +17,10 @@
 
 namespace crest::answers::internal {
 
-class RunTimer {
+class StoredTimes {
  public:
-  // `db`, `gpu` and `options` must outlive the timer.
-  RunTimer(store::Store& db, const GpuSpec& gpu, const AnswerOptions& options)
+  // `db`, `gpu` and `options` must outlive it.
+  StoredTimes(store::Store& db, const GpuSpec& gpu, const AnswerOptions& options)
       : db_(db), gpu_(gpu), options_(options) {}
 
   // Reads what `sets` need in a few queries (each run's bests of every key,

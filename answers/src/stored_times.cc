@@ -1,4 +1,4 @@
-#include "run_timer.h"
+#include "stored_times.h"
 
 #include <algorithm>
 #include <limits>
@@ -25,7 +25,7 @@ bool Newer(const store::RunBest& a, const store::RunBest& b) {
 
 }  // namespace
 
-absl::Status RunTimer::LoadVersions() {
+absl::Status StoredTimes::LoadVersions() {
   if (versions_) return absl::OkStatus();
   auto ids = db_.SoftwareVersions(options_.pin);
   if (!ids.ok()) return ids.status();
@@ -34,7 +34,7 @@ absl::Status RunTimer::LoadVersions() {
   return absl::OkStatus();
 }
 
-absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
+absl::Status StoredTimes::Prefetch(std::span<const std::vector<GemmShape>> sets) {
   if (auto s = LoadVersions(); !s.ok()) return s;
   // Version by version, newest first, the runs of the sets not yet answered.
   OpenSets open;
@@ -78,7 +78,7 @@ absl::Status RunTimer::Prefetch(std::span<const std::vector<GemmShape>> sets) {
   return ReadPredictions(unanswered);
 }
 
-absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open) {
+absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open) {
   // A set no one of these answers is read whole (every run) after them:
   // the runs listed may be other windows'.
   constexpr size_t kNewestRunsTried = 4;
@@ -121,7 +121,7 @@ absl::Status RunTimer::ChooseFromNewestRuns(Version& version, OpenSets& open) {
   return absl::OkStatus();
 }
 
-const RunTimer::Chosen* RunTimer::Prefetched(std::span<const GemmShape> set) const {
+const StoredTimes::Chosen* StoredTimes::Prefetched(std::span<const GemmShape> set) const {
   if (set.empty()) return nullptr;
   auto it = chosen_.find(set.data());
   if (it == chosen_.end() || it->second.size != set.size() ||
@@ -131,7 +131,7 @@ const RunTimer::Chosen* RunTimer::Prefetched(std::span<const GemmShape> set) con
   return &it->second;
 }
 
-absl::Status RunTimer::ReadRuns(Version& version, std::span<const store::GemmKey> keys) {
+absl::Status StoredTimes::ReadRuns(Version& version, std::span<const store::GemmKey> keys) {
   auto bests =
       db_.RunBests(std::string(gpu_.name), keys, version.software_id, options_.mode, options_.algo);
   if (!bests.ok()) return bests.status();
@@ -142,7 +142,7 @@ absl::Status RunTimer::ReadRuns(Version& version, std::span<const store::GemmKey
   return absl::OkStatus();
 }
 
-absl::Status RunTimer::FetchRuns(Version& version, std::span<const store::GemmKey> keys) {
+absl::Status StoredTimes::FetchRuns(Version& version, std::span<const store::GemmKey> keys) {
   std::vector<store::GemmKey> wanted;
   for (const auto& key : keys) {
     if (!version.bests.contains(key) && version.fetched.insert(key).second) wanted.push_back(key);
@@ -151,7 +151,7 @@ absl::Status RunTimer::FetchRuns(Version& version, std::span<const store::GemmKe
   return ReadRuns(version, wanted);
 }
 
-absl::Status RunTimer::ReadPredictions(std::span<const store::GemmKey> keys) {
+absl::Status StoredTimes::ReadPredictions(std::span<const store::GemmKey> keys) {
   // One query per model version (the dtype picks the calibration).
   std::map<std::string, std::vector<store::GemmKey>> by_version;
   for (const store::GemmKey& key : keys) {
@@ -165,7 +165,7 @@ absl::Status RunTimer::ReadPredictions(std::span<const store::GemmKey> keys) {
   return absl::OkStatus();
 }
 
-absl::Status RunTimer::FetchPredictions(std::span<const GemmShape> gemms) {
+absl::Status StoredTimes::FetchPredictions(std::span<const GemmShape> gemms) {
   std::vector<store::GemmKey> unread;
   for (const GemmShape& g : gemms) {
     const store::GemmKey key = store::GemmKey::Of(g);
@@ -174,16 +174,16 @@ absl::Status RunTimer::FetchPredictions(std::span<const GemmShape> gemms) {
   return ReadPredictions(unread);
 }
 
-absl::StatusOr<const store::RunRecord*> RunTimer::Run(const store::RunKey& run) {
+absl::StatusOr<const store::RunRecord*> StoredTimes::Run(const store::RunKey& run) {
   if (auto it = runs_.find(run); it != runs_.end()) return &it->second;
   auto records = db_.DescribeRuns({&run, 1});
   if (!records.ok()) return records.status();
   return &runs_.emplace(run, std::move(records->front())).first->second;
 }
 
-std::optional<RunTimer::Choice> RunTimer::ChooseIn(const Version& version,
-                                                   const std::vector<store::GemmKey>& keys,
-                                                   bool& whole) const {
+std::optional<StoredTimes::Choice> StoredTimes::ChooseIn(const Version& version,
+                                                         const std::vector<store::GemmKey>& keys,
+                                                         bool& whole) const {
   whole = std::all_of(keys.begin(), keys.end(),
                       [&](const store::GemmKey& k) { return version.bests.contains(k); });
   if (!whole) return std::nullopt;
@@ -191,8 +191,8 @@ std::optional<RunTimer::Choice> RunTimer::ChooseIn(const Version& version,
   return Latest(version, keys);
 }
 
-std::optional<RunTimer::Choice> RunTimer::Latest(const Version& version,
-                                                 const std::vector<store::GemmKey>& keys) {
+std::optional<StoredTimes::Choice> StoredTimes::Latest(const Version& version,
+                                                       const std::vector<store::GemmKey>& keys) {
   // The runs that measured the first key, newest first; the first of them
   // that measured every other key answers. A key's runs are newest first,
   // and a run's start is its job's: found by binary search.
@@ -213,7 +213,8 @@ std::optional<RunTimer::Choice> RunTimer::Latest(const Version& version,
   return std::nullopt;
 }
 
-RunTimer::Choice RunTimer::Pooled(const Version& version, const std::vector<store::GemmKey>& keys) {
+StoredTimes::Choice StoredTimes::Pooled(const Version& version,
+                                        const std::vector<store::GemmKey>& keys) {
   Choice c;
   std::set<store::RunKey> seen;  // c.runs, in the order first met
   for (const store::GemmKey& key : keys) {
@@ -240,8 +241,8 @@ RunTimer::Choice RunTimer::Pooled(const Version& version, const std::vector<stor
   return c;
 }
 
-absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const GemmShape> set,
-                                                                 bool* across_runs) {
+absl::StatusOr<std::optional<StoredTimes::Choice>> StoredTimes::Choose(
+    std::span<const GemmShape> set, bool* across_runs) {
   if (across_runs != nullptr) *across_runs = false;
   if (set.empty()) return std::nullopt;
   if (const Chosen* chosen = Prefetched(set)) {
@@ -261,7 +262,7 @@ absl::StatusOr<std::optional<RunTimer::Choice>> RunTimer::Choose(std::span<const
   return std::nullopt;
 }
 
-absl::StatusOr<std::vector<RunInfo>> RunTimer::RunsOf(const Choice& c) {
+absl::StatusOr<std::vector<RunInfo>> StoredTimes::RunsOf(const Choice& c) {
   std::vector<RunInfo> runs;
   for (const store::RunKey& key : c.runs) {
     auto run = Run(key);
@@ -271,7 +272,7 @@ absl::StatusOr<std::vector<RunInfo>> RunTimer::RunsOf(const Choice& c) {
   return runs;
 }
 
-absl::StatusOr<RunTimer::Part> RunTimer::PartOf(const Choice& c, size_t i) {
+absl::StatusOr<StoredTimes::Part> StoredTimes::PartOf(const Choice& c, size_t i) {
   const store::RunBest& b = c.bests[i];
   auto run = Run(b.run);
   if (!run.ok()) return run.status();
@@ -288,7 +289,7 @@ absl::StatusOr<RunTimer::Part> RunTimer::PartOf(const Choice& c, size_t i) {
   return p;
 }
 
-absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
+absl::StatusOr<std::vector<Timing>> StoredTimes::Measured(const Choice& c) {
   auto runs = RunsOf(c);
   if (!runs.ok()) return runs.status();
   std::vector<Timing> out;
@@ -306,7 +307,7 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Measured(const Choice& c) {
   return out;
 }
 
-absl::StatusOr<Timing> RunTimer::MeasuredSum(const Choice& c) {
+absl::StatusOr<Timing> StoredTimes::MeasuredSum(const Choice& c) {
   auto runs = RunsOf(c);
   if (!runs.ok()) return runs.status();
   Timing sum;
@@ -329,7 +330,7 @@ absl::StatusOr<Timing> RunTimer::MeasuredSum(const Choice& c) {
   return sum;
 }
 
-absl::StatusOr<Timing> RunTimer::Sum(std::span<const GemmShape> set) {
+absl::StatusOr<Timing> StoredTimes::Sum(std::span<const GemmShape> set) {
   bool across_runs = false;
   auto choice = Choose(set, &across_runs);
   if (!choice.ok()) return choice.status();
@@ -340,7 +341,7 @@ absl::StatusOr<Timing> RunTimer::Sum(std::span<const GemmShape> set) {
   return SumTimings(*parts);
 }
 
-absl::StatusOr<std::vector<Timing>> RunTimer::Time(std::span<const GemmShape> set) {
+absl::StatusOr<std::vector<Timing>> StoredTimes::Time(std::span<const GemmShape> set) {
   bool across_runs = false;
   auto choice = Choose(set, &across_runs);
   if (!choice.ok()) return choice.status();
@@ -349,7 +350,7 @@ absl::StatusOr<std::vector<Timing>> RunTimer::Time(std::span<const GemmShape> se
   return Predicted(set);
 }
 
-absl::StatusOr<std::vector<Timing>> RunTimer::Predicted(std::span<const GemmShape> set) {
+absl::StatusOr<std::vector<Timing>> StoredTimes::Predicted(std::span<const GemmShape> set) {
   const Chosen* chosen = Prefetched(set);
   if (chosen == nullptr || !chosen->predictions_read) {
     if (auto s = FetchPredictions(set); !s.ok()) return s;

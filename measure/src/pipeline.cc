@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "crest/common/str_cat.h"
-#include "crest/measure/race.h"
+#include "crest/measure/algo_race.h"
 #include "crest/measure/sampling.h"
 
 namespace crest::measure {
@@ -50,7 +50,7 @@ namespace {
 
 // The race and what each candidate's samples were taken in.
 struct RaceRun {
-  Race race;
+  AlgoRace race;
   std::vector<CandidateLog> logs;
   double kernel_us = 0;
 };
@@ -187,7 +187,7 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
   const int n = launcher.Candidates();
   if (n == 0) return absl::InvalidArgumentError("no candidate algorithm to measure");
   const double reloaded_before = governor.reload_s();
-  RaceRun run{Race(n, {options.min_samples, 10000, options.max_noise, options.max_seconds}),
+  RaceRun run{AlgoRace(n, {options.min_samples, 10000, options.max_noise, options.max_seconds}),
               std::vector<CandidateLog>(static_cast<size_t>(n)), 0};
   const auto queue_load = [&](int count) { return launcher.QueueLoad(0, count); };
   governor.HostWorkDone(HostWork::kBetweenGemms, clock);

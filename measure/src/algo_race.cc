@@ -1,16 +1,16 @@
-#include "crest/measure/race.h"
+#include "crest/measure/algo_race.h"
 
 #include <algorithm>
 
 namespace crest::measure {
 
-Race::Race(int candidates, RaceOptions options)
+AlgoRace::AlgoRace(int candidates, AlgoRaceOptions options)
     : options_(options),
       samples_(static_cast<size_t>(std::max(candidates, 0))),
       discarded_(samples_.size(), 0),
       in_race_(samples_.size(), true) {}
 
-std::vector<int> Race::NextRound() const {
+std::vector<int> AlgoRace::NextRound() const {
   std::vector<int> order;
   const int n = Size();
   for (int i = 0; i < n; ++i) {
@@ -23,13 +23,15 @@ std::vector<int> Race::NextRound() const {
   return order;
 }
 
-void Race::Add(int candidate, double sample_us) { samples_[Index(candidate)].push_back(sample_us); }
+void AlgoRace::Add(int candidate, double sample_us) {
+  samples_[Index(candidate)].push_back(sample_us);
+}
 
-void Race::CountDiscarded(int candidate) { ++discarded_[Index(candidate)]; }
+void AlgoRace::CountDiscarded(int candidate) { ++discarded_[Index(candidate)]; }
 
-Interval Race::IntervalOf(int candidate) const { return MedianInterval(Samples(candidate)); }
+Interval AlgoRace::IntervalOf(int candidate) const { return MedianInterval(Samples(candidate)); }
 
-int Race::Leader() const {
+int AlgoRace::Leader() const {
   int leader = -1;
   double best = 0;
   for (int c = 0; c < Size(); ++c) {
@@ -43,7 +45,7 @@ int Race::Leader() const {
   return leader;
 }
 
-void Race::EndRound() {
+void AlgoRace::EndRound() {
   ++rounds_;
   const int leader = Leader();
   if (leader < 0) return;
@@ -55,7 +57,7 @@ void Race::EndRound() {
   }
 }
 
-bool Race::Converged(int c) const {
+bool AlgoRace::Converged(int c) const {
   const auto& s = samples_[Index(c)];
   if (static_cast<int64_t>(s.size()) < options_.min_samples) return false;
   const double median = Median(s);
@@ -63,7 +65,7 @@ bool Race::Converged(int c) const {
   return median > 0 && (ci.high - ci.low) / 2 <= options_.max_noise * median;
 }
 
-std::string Race::StopReason(double sampling_s) const {
+std::string AlgoRace::StopReason(double sampling_s) const {
   if (Size() == 0) return "no candidates";
   bool all_converged = true;
   bool floor_met = true;  // every candidate left has had min_samples tries
@@ -82,6 +84,6 @@ std::string Race::StopReason(double sampling_s) const {
   return "";
 }
 
-bool Race::Finished(double sampling_s) const { return !StopReason(sampling_s).empty(); }
+bool AlgoRace::Finished(double sampling_s) const { return !StopReason(sampling_s).empty(); }
 
 }  // namespace crest::measure

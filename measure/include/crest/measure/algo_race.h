@@ -1,4 +1,5 @@
-// Racing the candidate algorithms of one GEMM, instead of a fixed budget
+// Racing the candidate algorithms of one GEMM (the algorithm race; a d_ff
+// study's race of its leading candidates is study_race.h), instead of a fixed budget
 // each. Candidates are sampled round-robin, so drift in clocks or power falls
 // on all alike. Once a candidate has min_samples, it leaves the race when
 // the 95% interval of its median lies wholly above the leader's: it is
@@ -17,16 +18,16 @@
 
 namespace crest::measure {
 
-struct RaceOptions {
+struct AlgoRaceOptions {
   int64_t min_samples = 5;
   int64_t max_samples = 10000;  // per candidate
   double max_noise = 0.01;      // interval half-width / median
   double max_seconds = 0.25;    // sampling time, all candidates together [s]
 };
 
-class Race final {
+class AlgoRace final {
  public:
-  Race(int candidates, RaceOptions options);
+  AlgoRace(int candidates, AlgoRaceOptions options);
 
   // The candidates to sample next round, in round-robin order (rotated each
   // round so no candidate always runs first).
@@ -53,7 +54,7 @@ class Race final {
   bool Converged(int candidate) const;
   int Size() const { return static_cast<int>(samples_.size()); }
 
-  RaceOptions options_;
+  AlgoRaceOptions options_;
   std::vector<std::vector<double>> samples_;
   std::vector<int64_t> discarded_;
   std::vector<bool> in_race_;

@@ -23,9 +23,7 @@ DffRace DffRaceOf(const store::RaceRecord& r, const RunInfo& run) {
   race.info.settled = r.settled;
   race.info.stop_reason = r.stop_reason;
   race.info.created_us = r.created_us;
-  for (const store::RaceEntry& e : r.entries) {
-    race.standings.push_back({e.value, e.verdict, e.tie_group, e.ratio, e.ratio_low, e.ratio_high});
-  }
+  race.standings = r.entries;
   return race;
 }
 

@@ -132,9 +132,9 @@ nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
   nlohmann::json out = nlohmann::json::array();
   for (const sweep::StudyRaceReport& race : races) {
     nlohmann::json standings = nlohmann::json::array();
-    for (const measure::RaceStanding& s : race.result.standings) {
+    for (const RaceStanding& s : race.result.standings) {
       standings.push_back({{"d_ff", race.d_ff[static_cast<size_t>(s.candidate)]},
-                           {"verdict", measure::RaceVerdictName(s.verdict)},
+                           {"verdict", RaceVerdictName(s.verdict)},
                            {"tie_group", s.tie_group},
                            {"rounds", s.rounds},
                            {"median_us", s.median_us},

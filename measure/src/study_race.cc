@@ -221,20 +221,6 @@ Judgement JudgeRound(const RaceJudge& judge, const Rounds& times, int leader,
 
 }  // namespace
 
-std::string_view RaceVerdictName(RaceVerdict verdict) {
-  switch (verdict) {
-    case RaceVerdict::kLeader:
-      return "leader";
-    case RaceVerdict::kSlower:
-      return "slower";
-    case RaceVerdict::kTied:
-      return "tied";
-    case RaceVerdict::kUnresolved:
-      return "unresolved";
-  }
-  return "unresolved";
-}
-
 absl::StatusOr<StudyRaceResult> RaceCandidates(CandidateTimer& timer, GpuMonitor& monitor,
                                                EngineClock& clock,
                                                const StudyRaceOptions& options) {

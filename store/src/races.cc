@@ -11,9 +11,10 @@ absl::Status InsertEntries(Connection& conn, int64_t race_id, const RaceRecord& 
       "INSERT INTO race_entries(race_id, candidate, value, verdict, tie_group, rounds, "
       "median_us, ratio, ratio_low, ratio_high) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   if (!entry.ok()) return entry.status();
-  for (const RaceEntry& e : race.entries) {
+  for (const RaceStanding& e : race.entries) {
     Statement& s = (*entry)->Reset();
-    s.Bind(1, race_id).Bind(2, e.candidate).Bind(3, e.value).Bind(4, e.verdict);
+    s.Bind(1, race_id).Bind(2, e.candidate).Bind(3, e.value);
+    s.Bind(4, std::string(RaceVerdictName(e.verdict)));
     s.Bind(5, e.tie_group).Bind(6, e.rounds).Bind(7, e.median_us).Bind(8, e.ratio);
     s.Bind(9, e.ratio_low).Bind(10, e.ratio_high);
     if (auto st = s.Run("writing a race's standing"); !st.ok()) return st;
@@ -39,11 +40,17 @@ absl::Status ReadEntries(Connection& conn, RaceRecord& race, bool with_times) {
       "ratio_high FROM race_entries WHERE race_id = ?1 ORDER BY tie_group, ratio, candidate");
   if (!entry.ok()) return entry.status();
   (*entry)->Bind(1, race.id);
+  std::string unknown;  // a verdict this build does not know
   auto s = (*entry)->ForEachRow("reading a race's standings", [&](const Statement& row) {
-    RaceEntry e;
+    RaceStanding e;
     e.candidate = static_cast<int>(row.Int("candidate"));
     e.value = row.Int("value");
-    e.verdict = row.Text("verdict");
+    const std::string verdict = row.Text("verdict");
+    if (auto v = ParseRaceVerdict(verdict)) {
+      e.verdict = *v;
+    } else if (unknown.empty()) {
+      unknown = verdict;
+    }
     e.tie_group = static_cast<int>(row.Int("tie_group"));
     e.rounds = static_cast<int>(row.Int("rounds"));
     e.median_us = row.Double("median_us");
@@ -52,6 +59,11 @@ absl::Status ReadEntries(Connection& conn, RaceRecord& race, bool with_times) {
     e.ratio_high = row.Double("ratio_high");
     race.entries.push_back(std::move(e));
   });
+  if (s.ok() && !unknown.empty()) {
+    return absl::DataLossError(StrCat("race ", race.id, " in ", conn.path(),
+                                      ": race_entries.verdict '", unknown.substr(0, 32),
+                                      "' is not leader, slower, tied or unresolved"));
+  }
   if (!s.ok() || !with_times) return s;
   auto time = conn.Prepare(
       "SELECT round, candidate, time_us FROM race_times WHERE race_id = ?1 "

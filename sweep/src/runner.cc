@@ -101,15 +101,14 @@ std::string DescribeRace(const StudyRaceReport& race) {
     return StrCat("race of ", race.study, algo, ": not raced: ", race.why_not);
   }
   std::vector<std::string> parts;
-  for (const measure::RaceStanding& s : race.result.standings) {
+  for (const RaceStanding& s : race.result.standings) {
     const int64_t d_ff = race.d_ff[static_cast<size_t>(s.candidate)];
-    if (s.verdict == measure::RaceVerdict::kLeader) {
+    if (s.verdict == RaceVerdict::kLeader) {
       parts.push_back(StrCat("leader d_ff ", d_ff, " (", Decimals(s.median_us, 1), " us)"));
       continue;
     }
-    parts.push_back(StrCat(measure::RaceVerdictName(s.verdict), " ", d_ff, " (",
-                           Decimals(s.ratio, 4), ", ", Decimals(s.ratio_low, 4), "-",
-                           Decimals(s.ratio_high, 4), ")"));
+    parts.push_back(StrCat(RaceVerdictName(s.verdict), " ", d_ff, " (", Decimals(s.ratio, 4), ", ",
+                           Decimals(s.ratio_low, 4), "-", Decimals(s.ratio_high, 4), ")"));
   }
   const measure::StudyRaceResult& r = race.result;
   return StrCat("race ", race.race_id, " of ", race.study, algo, ": ", race.d_ff.size(),

@@ -143,10 +143,9 @@ store::RaceRecord RecordOf(const StudyRaceReport& report, Backend& backend,
   r.settled = res.settled;
   r.seconds = res.seconds;
   r.stop_reason = res.stop_reason;
-  for (const measure::RaceStanding& s : res.standings) {
-    r.entries.push_back({s.candidate, report.d_ff[static_cast<size_t>(s.candidate)],
-                         std::string(measure::RaceVerdictName(s.verdict)), s.tie_group, s.rounds,
-                         s.median_us, s.ratio, s.ratio_low, s.ratio_high});
+  for (RaceStanding s : res.standings) {
+    s.value = report.d_ff[static_cast<size_t>(s.candidate)];
+    r.entries.push_back(s);
   }
   r.times = res.times;
   return r;

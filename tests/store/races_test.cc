@@ -137,8 +137,8 @@ RaceRecord SomeRace(int64_t job, int64_t device, int64_t software, std::string s
   race.rounds = 2;
   race.stop_reason = "resolved";
   race.settled = true;
-  race.entries = {{1, 11008, "leader", 1, 2, leader_us, 1, 1, 1},
-                  {0, 10944, "slower", 2, 1, 1.05 * leader_us, 1.05, 1.04, 1.06}};
+  race.entries = {{1, 11008, RaceVerdict::kLeader, 1, 2, leader_us, 1, 1, 1},
+                  {0, 10944, RaceVerdict::kSlower, 2, 1, 1.05 * leader_us, 1.05, 1.04, 1.06}};
   race.times = {{1.05 * leader_us, leader_us}, {0, leader_us}};
   return race;
 }
@@ -165,7 +165,8 @@ TEST(StoreRaces, ARunsNewestRaceOfAStudyComesBackWithItsStandingsAndTimes) {
   EXPECT_EQ(r.id, *second);
   ASSERT_EQ(r.entries.size(), 2u);
   EXPECT_EQ(r.entries[0].value, 11008);
-  EXPECT_EQ(r.entries[0].verdict, "leader");
+  EXPECT_EQ(r.entries[0].verdict, RaceVerdict::kLeader);
+  EXPECT_EQ(r.entries[1].verdict, RaceVerdict::kSlower);
   EXPECT_DOUBLE_EQ(r.entries[0].median_us, 1000);
   EXPECT_DOUBLE_EQ(r.entries[1].ratio_low, 1.04);
   EXPECT_EQ(r.times, (std::vector<std::vector<double>>{{1050, 1000}, {0, 1000}}))
@@ -185,6 +186,30 @@ TEST(StoreRaces, ARunsNewestRaceOfAStudyComesBackWithItsStandingsAndTimes) {
   EXPECT_FALSE(
       db->FindRace(job, "GPU-2", study, kDefaultMode, AlgoChoice::kBest, false)->has_value())
       << "nor another device's";
+}
+
+// A verdict is stored as its word; a word this build does not know (a
+// hand edit, a newer crest) is an error naming the field, never a verdict.
+TEST(StoreRaces, AnUnknownStoredVerdictIsRefusedNamingTheField) {
+  TempDir dir;
+  const std::string path = dir.File("r.db");
+  auto db = OpenOk(path);
+  auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
+                                crest::testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  const int64_t job = NewJob(*db, false);
+  ASSERT_TRUE(db->InsertRace(SomeRace(job, ids->first, ids->second, "s", 900)).ok());
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE race_entries SET verdict = 'faster' WHERE value = 10944",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  auto race = db->FindRace(job, "GPU-1", "s", kDefaultMode, AlgoChoice::kBest, false);
+  ASSERT_FALSE(race.ok());
+  EXPECT_EQ(race.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(race.status().message().find("race_entries.verdict 'faster'"), std::string::npos)
+      << race.status();
 }
 
 TEST(StoreRaces, ARaceMovesItsGpuModelsGenerationSoCachedAnswersGo) {

@@ -27,11 +27,29 @@ DffRow Predicted(int64_t d_ff, int tie_group) {
   return r;
 }
 
-DffRace Race(std::vector<DffRace::Standing> standings) {
+// A standing as these tests write it: d_ff, verdict, tie group, ratio and
+// its interval.
+struct Given {
+  int64_t d_ff;
+  const char* verdict;
+  int tie_group;
+  double ratio, ratio_low, ratio_high;
+};
+
+DffRace Race(const std::vector<Given>& given) {
   DffRace race;
   race.info.race_id = 4;
   race.info.run = kRun;
-  race.standings = std::move(standings);
+  for (const Given& g : given) {
+    RaceStanding s;
+    s.value = g.d_ff;
+    s.verdict = ParseRaceVerdict(g.verdict).value();
+    s.tie_group = g.tie_group;
+    s.ratio = g.ratio;
+    s.ratio_low = g.ratio_low;
+    s.ratio_high = g.ratio_high;
+    race.standings.push_back(s);
+  }
   return race;
 }
 
@@ -45,6 +63,15 @@ std::vector<int> Groups(const std::vector<DffRow>& rows) {
   std::vector<int> out;
   for (const DffRow& r : rows) out.push_back(r.tie_group);
   return out;
+}
+
+TEST(RaceVerdict, EachNameReadsBackAsItsVerdictAndNoOtherWordDoes) {
+  for (RaceVerdict v :
+       {RaceVerdict::kLeader, RaceVerdict::kSlower, RaceVerdict::kTied, RaceVerdict::kUnresolved}) {
+    EXPECT_EQ(ParseRaceVerdict(RaceVerdictName(v)), v);
+  }
+  EXPECT_EQ(ParseRaceVerdict("faster"), std::nullopt);
+  EXPECT_EQ(ParseRaceVerdict(""), std::nullopt);
 }
 
 TEST(ApplyRace, RacedRowsLeadInTheRacesOrderAndGroupsAreRenumberedInListingOrder) {

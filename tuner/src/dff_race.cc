@@ -21,14 +21,14 @@ std::string Misfit(const DffRace& race, const std::vector<DffRow>& rows,
                    const std::map<int64_t, size_t>& raced) {
   const std::string which =
       StrCat("race ", race.info.race_id, " (of job ", race.info.run.job_id, ")");
-  for (const DffRace::Standing& s : race.standings) {
+  for (const RaceStanding& s : race.standings) {
     const auto row =
-        std::find_if(rows.begin(), rows.end(), [&](const DffRow& r) { return r.d_ff == s.d_ff; });
+        std::find_if(rows.begin(), rows.end(), [&](const DffRow& r) { return r.d_ff == s.value; });
     if (row == rows.end()) {
-      return StrCat(which, " timed d_ff ", s.d_ff, ", which this answer does not hold");
+      return StrCat(which, " timed d_ff ", s.value, ", which this answer does not hold");
     }
     if (!MeasuredByRun(*row, race.info.run)) {
-      return StrCat(which, " timed d_ff ", s.d_ff,
+      return StrCat(which, " timed d_ff ", s.value,
                     ", which this answer takes from another run (or predicts)");
     }
   }
@@ -44,7 +44,7 @@ std::string Misfit(const DffRace& race, const std::vector<DffRow>& rows,
 
 std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows) {
   std::map<int64_t, size_t> raced;  // d_ff → place in the race
-  for (size_t i = 0; i < race.standings.size(); ++i) raced[race.standings[i].d_ff] = i;
+  for (size_t i = 0; i < race.standings.size(); ++i) raced[race.standings[i].value] = i;
   if (std::string why = Misfit(race, rows, raced); !why.empty()) return why;
 
   // The measured block: where the ranking lists measured rows.
@@ -67,9 +67,9 @@ std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows) {
     const bool in_race = place != raced.end() && FromRuns(r.source);
     std::pair<bool, int> key{in_race, r.tie_group};
     if (in_race) {
-      const DffRace::Standing& s = race.standings[place->second];
+      const RaceStanding& s = race.standings[place->second];
       key.second = s.tie_group;
-      r.race_verdict = s.verdict;
+      r.race_verdict = std::string(RaceVerdictName(s.verdict));
       r.race_ratio = s.ratio;
       r.race_ratio_low = s.ratio_low;
       r.race_ratio_high = s.ratio_high;

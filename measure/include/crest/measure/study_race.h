@@ -50,6 +50,7 @@
 #include "absl/status/statusor.h"
 #include "crest/measure/clock_policy.h"
 #include "crest/measure/launcher.h"
+#include "crest/tuner/race_standing.h"
 
 namespace crest::measure {
 
@@ -73,27 +74,8 @@ struct StudyRaceOptions {
   SettleOptions settle;          // the warm-up before the first round
 };
 
-enum class RaceVerdict {
-  kLeader,      // the fastest (least geometric-mean time)
-  kSlower,      // its ratio's interval to some candidate lies wholly above 1 + resolution
-  kTied,        // its ratio's interval to the leader lies within 1 ± resolution
-  kUnresolved,  // neither when the race ended: tied with the leader, undecided
-};
-std::string_view RaceVerdictName(RaceVerdict verdict);  // "leader", "slower", …
-
-struct RaceStanding {
-  int candidate = 0;
-  RaceVerdict verdict = RaceVerdict::kUnresolved;
-  int tie_group = 0;     // 1: the leader and every candidate it cannot be told from
-  int rounds = 0;        // rounds this candidate was timed in
-  double median_us = 0;  // of its own times
-  double ratio = 1;      // geometric mean of its paired ratios to the leader
-  double ratio_low = 1;  // their simultaneous interval (see kRaceErrorRate)
-  double ratio_high = 1;
-};
-
 struct StudyRaceResult {
-  std::vector<RaceStanding> standings;     // leader first, then by ratio
+  std::vector<RaceStanding> standings;     // leader first, then by ratio; value left 0
   std::vector<std::vector<double>> times;  // [round][candidate] µs; 0 = not timed that round
   int rounds = 0;
   int retaken = 0;       // timings dropped for an idle gap before them

@@ -10,6 +10,7 @@
 #include "crest/tuner/device_info.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/measurement.h"
+#include "crest/tuner/race_standing.h"
 
 namespace crest::store {
 
@@ -113,19 +114,6 @@ struct RunBest {
   int64_t started_us = 0;  // when the run's job was created (0: outside any job): newer first
 };
 
-// One candidate's standing in a race (measure/study_race.h's RaceStanding).
-struct RaceEntry {
-  int candidate = 0;    // its index in the race (the order it was entered in)
-  int64_t value = 0;    // what it is in the study (a d_ff)
-  std::string verdict;  // "leader", "slower", "tied", "unresolved"
-  int tie_group = 0;
-  int rounds = 0;
-  double median_us = 0;
-  double ratio = 1;  // geometric mean of its paired ratios to the leader
-  double ratio_low = 1;
-  double ratio_high = 1;
-};
-
 // A study's leading candidates timed against each other in interleaved
 // rounds on one device, after a sweep's per-GEMM pass.
 struct RaceRecord {
@@ -147,7 +135,7 @@ struct RaceRecord {
   double seconds = 0;
   std::string stop_reason;
   int64_t created_us = 0;
-  std::vector<RaceEntry> entries;          // leader first, then by ratio
+  std::vector<RaceStanding> entries;       // leader first, then by ratio
   std::vector<std::vector<double>> times;  // [round][candidate] µs; 0 = not timed
 };
 

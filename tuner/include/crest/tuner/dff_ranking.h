@@ -17,6 +17,7 @@
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/measurement.h"
+#include "crest/tuner/race_standing.h"
 #include "crest/tuner/ranking.h"
 #include "crest/tuner/source.h"
 #include "crest/tuner/timing.h"
@@ -130,15 +131,8 @@ absl::StatusOr<DffPlan> PlanDff(const DffQuery& query);
 // A stored race of a study's candidates, as the ranking uses it.
 struct DffRace {
   DffRaceInfo info;
-  struct Standing {
-    int64_t d_ff = 0;
-    std::string verdict;
-    int tie_group = 0;  // the race's: 1 = the leader and those tied with it
-    double ratio = 1;
-    double ratio_low = 1;
-    double ratio_high = 1;
-  };
-  std::vector<Standing> standings;  // leader first, then by group and ratio
+  // Each raced d_ff (its value), leader first, then by group and ratio.
+  std::vector<RaceStanding> standings;
 };
 // Finds the race that `run` (the measured headline's run) made of the
 // query's study; nullopt when it made none.

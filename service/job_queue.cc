@@ -54,12 +54,16 @@ std::string JobQueue::DefaultBackend() const {
   return "model";
 }
 
+store::StoreOptions JobQueue::StoreOptionsOf() const {
+  store::StoreOptions options;
+  if (!options_.host.empty()) options.host = options_.host;
+  options.env = options_.env;
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<store::JobStore>> JobQueue::OpenJobStore() const {
   if (options_.open_job_store) return options_.open_job_store();
-  store::StoreOptions writer_options;
-  if (!options_.host.empty()) writer_options.host = options_.host;
-  writer_options.env = options_.env;
-  auto writer = store::Store::Open(options_.db_path, writer_options);
+  auto writer = store::Store::Open(options_.db_path, StoreOptionsOf());
   if (!writer.ok()) return writer.status();
   return std::unique_ptr<store::JobStore>(std::move(*writer));
 }
@@ -447,9 +451,7 @@ void JobQueue::Pause(LaneState* lane, store::Store& db, const store::JobRecord& 
 }
 
 void JobQueue::RunLane(LaneState* lane) {
-  store::StoreOptions options;
-  if (!options_.host.empty()) options.host = options_.host;
-  options.env = options_.env;
+  store::StoreOptions options = StoreOptionsOf();
   options.max_pages = options_.max_db_pages;
   std::unique_ptr<store::Store> db;
   while (true) {

@@ -174,6 +174,8 @@ class JobQueue final {
     std::thread thread;
   };
 
+  // What every store the queue opens shares: this node's host name, the clock.
+  store::StoreOptions StoreOptionsOf() const;
   // options_.open_job_store's, or a Store at db_path.
   absl::StatusOr<std::unique_ptr<store::JobStore>> OpenJobStore() const;
   void RunLane(LaneState* lane);

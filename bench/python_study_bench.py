@@ -1,10 +1,14 @@
 """How fast crest.study() ranks a grid, in process and by the crest binary.
 
 Runs one grid of d_ff rankings (GPUs x hidden sizes x TP degrees x passes,
-every candidate of each window, predicted) three ways in one run, side by
-side: in process (crest._native) on one thread and on one thread per CPU,
-and by starting the `crest` binary once per ranking (how the package
-answered before crest._native; on a subset of the grid, scaled per ranking).
+every candidate of each window, predicted) several ways in one run, side by
+side: study() in process (crest._native) on one thread and on one thread per
+CPU; the answers alone (no frame) on one thread, as rows read from each
+answer (study()'s route) and as the JSON document's objects flattened to
+rows in Python (the route before rows); and by starting the `crest` binary
+once per ranking (how the package answered before crest._native; on a
+subset of the grid, scaled per ranking). Target (issue 39): <= 1 ms a
+ranking in process.
 Prints rankings per second and the ratios.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_study_bench.py \
@@ -39,6 +43,21 @@ def by_binary(binary, cells):
         json.loads(done.stdout)
 
 
+def answered(cells, rows: bool):
+    """The grid's answers alone (no frame), one thread: as rows read from the
+    answer (what study() takes), or as the JSON document's objects with each
+    candidate flattened to a row in Python (the route before rows)."""
+    from crest.answers import _STUDY_FIELDS, _dff_args, _flat, run_crest  # noqa: PLC0415
+    for gpu, hidden, tp, p in cells:
+        args = _dff_args(hidden, gpu, ratio="8/3", window=128, align=1, tokens=8192, tp=tp,
+                         dtype="bf16", top=0, runs=None, pass_=p)
+        if rows:
+            run_crest(args, row_fields=_STUDY_FIELDS)
+        else:
+            doc = run_crest(args)
+            [tuple(_flat(c).get(k) for k in _STUDY_FIELDS) for c in doc["candidates"]]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--crest", default=os.environ.get("CREST_BIN", "build/clients/crest/crest"))
@@ -52,13 +71,18 @@ def main():
     crest.study(gpu="h100", hidden=4096)  # warm: the calibrations, the first import
     frame, one = timed(lambda: crest.study(**grid, threads=1))
     _, many = timed(lambda: crest.study(**grid))
-    cells = [(g, h, t, p) for g in GPUS for h in HIDDEN for t in TPS for p in PASSES][:args.subset]
+    grid_cells = [(g, h, t, p) for g in GPUS for h in HIDDEN for t in TPS for p in PASSES]
+    _, rows_only = timed(lambda: answered(grid_cells, True))
+    _, objects_only = timed(lambda: answered(grid_cells, False))
+    cells = grid_cells[:args.subset]
     _, binary = timed(lambda: by_binary(args.crest, cells))
     per_binary = binary / len(cells)
     print(f"grid: {n} rankings ({len(GPUS)} GPUs x {len(HIDDEN)} hidden x {len(TPS)} tp x "
           f"{len(PASSES)} passes), {len(frame)} candidate rows; {os.cpu_count()} CPUs")
     print(f"{'way':34} {'s for the grid':>15} {'ms/ranking':>11} {'rankings/s':>11} {'ratio':>7}")
     rows = [("in process, 1 thread", one, n), (f"in process, {os.cpu_count()} threads", many, n),
+            ("answers alone: rows, 1 thread", rows_only, n),
+            ("answers alone: JSON objects", objects_only, n),
             (f"crest binary per ranking ({len(cells)} run)", per_binary * n, n)]
     for name, seconds, count in rows:
         print(f"{name:34} {seconds:15.2f} {1e3 * seconds / count:11.2f} {count / seconds:11.0f} "

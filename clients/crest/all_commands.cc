@@ -6,10 +6,12 @@ namespace crest::cli {
 
 std::span<const Registrar> AllCommands() {
   static constexpr Registrar kAll[] = {
-      RegisterGpus,  RegisterShapes, RegisterExplain, RegisterDff,
-      RegisterSweep, RegisterLookup, RegisterDb,      RegisterInfo,
-      RegisterJobs,  RegisterFleet,  RegisterDoctor,  RegisterCalibrate,
-      RegisterVocab, RegisterDesign, RegisterCompare, RegisterPlot};
+      {"gpus", RegisterGpus},   {"shapes", RegisterShapes}, {"explain", RegisterExplain},
+      {"dff", RegisterDff},     {"sweep", RegisterSweep},   {"lookup", RegisterLookup},
+      {"db", RegisterDb},       {"info", RegisterInfo},     {"jobs", RegisterJobs},
+      {"fleet", RegisterFleet}, {"doctor", RegisterDoctor}, {"calibrate", RegisterCalibrate},
+      {"vocab", RegisterVocab}, {"design", RegisterDesign}, {"compare", RegisterCompare},
+      {"plot", RegisterPlot}};
   return kAll;
 }
 

@@ -5,9 +5,10 @@
 namespace crest::cli {
 
 std::span<const Registrar> AnsweringCommands() {
-  static constexpr Registrar kAnswering[] = {RegisterGpus,  RegisterShapes, RegisterExplain,
-                                             RegisterDff,   RegisterLookup, RegisterCalibrate,
-                                             RegisterVocab, RegisterDesign};
+  static constexpr Registrar kAnswering[] = {
+      {"gpus", RegisterGpus},   {"shapes", RegisterShapes}, {"explain", RegisterExplain},
+      {"dff", RegisterDff},     {"lookup", RegisterLookup}, {"calibrate", RegisterCalibrate},
+      {"vocab", RegisterVocab}, {"design", RegisterDesign}};
   return kAnswering;
 }
 

@@ -4,10 +4,15 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "nlohmann/json_fwd.hpp"
+
+namespace crest {
+struct DffRow;  // crest/tuner/dff_ranking.h
+}
 
 namespace crest::cli {
 
@@ -20,6 +25,10 @@ struct Io {
   // With json: each document is kept here instead of written to `out` (the
   // Python extension hands it over as objects, not text).
   nlohmann::ordered_json* document = nullptr;
+  // With document: a d_ff answer's rows are moved here instead, and the
+  // document's "candidates" is left empty (the extension reads each row's
+  // fields from DffRowFields, as tuples).
+  std::vector<DffRow>* dff_rows = nullptr;
   // The exit code of a command that succeeded but has a verdict to report
   // (kExitRegression: compare --fail-on-regression, fleet pull
   // --fail-on-slow); 0 otherwise.

@@ -306,14 +306,14 @@ void Text(const DffResult& res, std::ostream& out) {
 
 Table Csv(const DffResult& res) { return RowsTable(res, std::nullopt, true); }
 
-nlohmann::json Json(const DffResult& res) {
+nlohmann::json Json(const DffResult& res) { return Json(res, DffRowsIn::kDocument); }
+
+nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
   const DffQuery& q = res.query;
   const DffRanking& r = res.ranking;
   nlohmann::json rows = nlohmann::json::array();
-  for (size_t i = 0; i < r.rows.size(); ++i) {
-    nlohmann::json row = DffRowJson(r.rows[i]);
-    row["rank"] = i + 1;
-    rows.push_back(std::move(row));
+  for (size_t i = 0; rows_in == DffRowsIn::kDocument && i < r.rows.size(); ++i) {
+    rows.push_back(DffRowJson(r.rows[i], static_cast<int64_t>(i + 1)));
   }
   const DffRow& b = r.baseline;
   const bool found = r.baseline_found;

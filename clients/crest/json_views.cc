@@ -1,10 +1,13 @@
 #include "json_views.h"
 
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
 #include "crest/wire/convert.h"
+#include "dff_row_fields.h"
 
 namespace crest::cli {
 
@@ -221,25 +224,21 @@ nlohmann::ordered_json DocumentJson(const nlohmann::ordered_json& fields) {
 std::string Document(const json& fields) { return DocumentOf(fields).dump(2); }
 std::string Document(const nlohmann::ordered_json& fields) { return DocumentOf(fields).dump(2); }
 
-json DffRowJson(const DffRow& row) {
-  json out = {{"d_ff", row.d_ff},
-              {"time_us", row.time_us},
-              {"time_low_us", row.time_low_us},
-              {"time_high_us", row.time_high_us},
-              {"tie_group", row.tie_group},
-              {"tflops", row.tflops},
-              {"speedup_vs_baseline",
-               row.speedup_vs_baseline > 0 ? json(row.speedup_vs_baseline) : json(nullptr)},
-              {"mlp_params", row.mlp_params},
-              {"params_delta", row.params_delta},
-              {"speedup_basis",
-               row.speedup_vs_baseline > 0 ? json(SourceName(row.speedup_basis)) : json(nullptr)},
-              {"source", SourceName(row.source)},
-              {"provenance", row.provenance},
-              {"pooled", row.pooled}};
-  json runs = json::array();
-  for (const RunInfo& r : row.runs) runs.push_back(r.job_id);
-  out["runs"] = runs;  // job ids; the answer's "runs" describes each
+json DffRowJson(const DffRow& row, int64_t rank) {
+  json out = json::object();
+  for (const DffRowField& field : DffRowFields()) {
+    if (!field.in_json) continue;
+    out[std::string(field.name)] = std::visit(
+        [](const auto& v) -> json {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::monostate>) {
+            return nullptr;
+          } else {
+            return v;  // job ids: an array of them; the answer's "runs" describes each
+          }
+        },
+        field.get(row, rank));
+  }
   out["race"] = row.race_verdict.empty() ? json(nullptr)
                                          : json{{"verdict", row.race_verdict},
                                                 {"ratio", row.race_ratio},

@@ -19,7 +19,9 @@ nlohmann::json GemmJson(const GemmShape& g);
 nlohmann::json GpuJson(const GpuSpec& gpu);
 nlohmann::json TileJson(const TileEstimate& e);
 nlohmann::json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p);
-nlohmann::json DffRowJson(const DffRow& row);
+// A candidate row as the dff document lists it (DffRowFields' fields, the
+// race nested, the device and software of a measured row); `rank`: its place.
+nlohmann::json DffRowJson(const DffRow& row, int64_t rank);
 nlohmann::json DeviceJson(const DeviceInfo& device);
 nlohmann::json SoftwareJson(const SoftwareInfo& software);
 // A job as every document shows one: numbers as numbers, the state by its

@@ -16,6 +16,10 @@ namespace crest::cli {
 // CSV table of each answer.
 void Text(const DffResult& r, std::ostream& out);
 nlohmann::json Json(const DffResult& r);
+// kKeptApart: "candidates" is left empty; the caller takes the rows
+// themselves (Io::dff_rows).
+enum class DffRowsIn { kDocument, kKeptApart };
+nlohmann::json Json(const DffResult& r, DffRowsIn rows);
 Table Csv(const DffResult& r);
 
 void Text(const VocabResult& r, std::ostream& out);

@@ -41,17 +41,33 @@ class FormatPrinter final : public Printer {
   std::ostream& out_;
 };
 
-// Keeps the JSON document instead of writing it (Io::document).
+// Keeps the JSON document instead of writing it (Io::document), and with
+// Io::dff_rows a d_ff answer's rows apart from it.
 class DocumentKeeper final : public Printer {
  public:
-  explicit DocumentKeeper(nlohmann::ordered_json& document) : document_(document) {}
+  DocumentKeeper(nlohmann::ordered_json& document, std::vector<DffRow>* dff_rows)
+      : document_(document), dff_rows_(dff_rows) {}
   using Printer::Print;
   void Print(Printable what) override {
-    std::visit([this](const auto* result) { document_ = DocumentJson(Json(*result)); }, what);
+    std::visit([this](const auto* result) { Keep(*result); }, what);
   }
 
  private:
+  template <typename Result>
+  void Keep(const Result& result) {
+    document_ = DocumentJson(Json(result));
+  }
+  void Keep(const DffResult& result) {
+    if (dff_rows_ == nullptr) {
+      document_ = DocumentJson(Json(result));
+      return;
+    }
+    *dff_rows_ = result.ranking.rows;
+    document_ = DocumentJson(Json(result, DffRowsIn::kKeptApart));
+  }
+
   nlohmann::ordered_json& document_;
+  std::vector<DffRow>* dff_rows_;
 };
 
 }  // namespace
@@ -69,7 +85,9 @@ std::unique_ptr<Printer> MakePrinter(Format format, std::ostream& out) {
 }
 
 std::unique_ptr<Printer> PrinterFor(const Io& io) {
-  if (io.json && io.document != nullptr) return std::make_unique<DocumentKeeper>(*io.document);
+  if (io.json && io.document != nullptr) {
+    return std::make_unique<DocumentKeeper>(*io.document, io.dff_rows);
+  }
   return MakePrinter(io.json ? Format::kJson : (io.csv ? Format::kCsv : Format::kTable), io.out);
 }
 

@@ -1,6 +1,8 @@
 #include "run_cli.h"
 
+#include <algorithm>
 #include <exception>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -35,8 +37,23 @@ std::string ParsedPrefix(const CLI::App& app) {
   return prefix;
 }
 
+// The one command named among `args`, or every command when none or more
+// than one is (the parse then says what is wrong): building a command's
+// options costs more than the answer of a small question.
+std::span<const Registrar> NamedCommands(const std::vector<std::string>& args,
+                                         std::span<const Registrar> registrars) {
+  std::optional<size_t> named;
+  for (size_t i = 0; i < registrars.size(); ++i) {
+    if (std::find(args.begin(), args.end(), registrars[i].name) == args.end()) continue;
+    if (named) return registrars;
+    named = i;
+  }
+  return named ? registrars.subspan(*named, 1) : registrars;
+}
+
 int Run(const std::vector<std::string>& args, std::span<const Registrar> registrars,
-        std::ostream& out, std::ostream& err, nlohmann::ordered_json* document) {
+        std::ostream& out, std::ostream& err, nlohmann::ordered_json* document,
+        std::vector<DffRow>* dff_rows) {
   CLI::App app{
       "crest: find the GEMM shapes a GPU likes (predicted today; measured with "
       "the cuBLASLt backend)"};
@@ -56,7 +73,9 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
                  "load a predictor calibration (crest calibrate --out FILE); repeatable; it "
                  "replaces the shipped one for its GPU and dtype");
   std::vector<Command> commands;
-  for (const Registrar registrar : registrars) commands.push_back(registrar(app));
+  for (const Registrar& registrar : NamedCommands(args, registrars)) {
+    commands.push_back(registrar.add(app));
+  }
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
@@ -77,6 +96,7 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
   }
   Io io{out, err, json, csv};
   io.document = document;
+  io.dff_rows = dff_rows;
   for (auto& command : commands) {
     if (!command.app->parsed()) continue;
     const absl::Status status = command.run(io);
@@ -92,9 +112,10 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
 }  // namespace
 
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
-           std::ostream& out, std::ostream& err, nlohmann::ordered_json* document) {
+           std::ostream& out, std::ostream& err, nlohmann::ordered_json* document,
+           std::vector<DffRow>* dff_rows) {
   try {
-    return Run(args, commands, out, err, document);
+    return Run(args, commands, out, err, document, dff_rows);
   } catch (const std::exception& e) {
     err << "crest: error: " << e.what() << "\n";
   } catch (...) {

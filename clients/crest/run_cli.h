@@ -5,13 +5,18 @@
 #include <iosfwd>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli.h"
 
 namespace crest::cli {
 
-using Registrar = Command (*)(CLI::App& root);
+// A command by the name it registers (`crest NAME …`).
+struct Registrar {
+  std::string_view name;
+  Command (*add)(CLI::App& root);
+};
 
 // Every command of the `crest` binary, in help order.
 std::span<const Registrar> AllCommands();
@@ -28,11 +33,15 @@ inline constexpr int kExitRegression = 3;
 inline constexpr int kExitInterrupted = 130;
 
 // Parses `args` (without the program name) as `crest ARGS…` with the given
-// commands, runs the one named, writes to `out` and `err`, and returns the
-// exit code: 0, 1 failure, 2 bad input, 3 a slower verdict asked to fail
+// commands, runs the one named (registering only it when exactly one of the
+// commands' names appears among `args`, all of them otherwise), writes to `out` and `err`, and
+// returns the exit code: 0, 1 failure, 2 bad input, 3 a slower verdict asked to fail
 // (kExitRegression), 130 interrupted. Never throws. With `document` and
-// --json, the JSON document is kept there instead of written to `out`.
+// --json, the JSON document is kept there instead of written to `out`; with
+// `dff_rows` too, a d_ff answer's rows are kept there, apart from it
+// (Io::dff_rows).
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
-           std::ostream& out, std::ostream& err, nlohmann::ordered_json* document = nullptr);
+           std::ostream& out, std::ostream& err, nlohmann::ordered_json* document = nullptr,
+           std::vector<DffRow>* dff_rows = nullptr);
 
 }  // namespace crest::cli

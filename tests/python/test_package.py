@@ -139,3 +139,31 @@ def test_the_in_process_document_is_the_commands_json_as_objects_not_text():
         {k: v for k, v in doc.items() if k != "candidates"}
     code, doc, err = native.answer(["--json", "dff", "--hidden", "-5", "--gpu", "h100"], None)
     assert code == 2 and doc is None and "hidden" in err
+
+
+def test_in_process_rows_are_every_field_the_json_candidate_gives(tmp_path):
+    """The rows study() reads come from the answer's rows, not its JSON: each
+    field of each row equals the JSON candidate's (race flat, runs a tuple), on
+    a measured answer (device, runs) and a predicted one."""
+    native = pytest.importorskip("crest._native", reason="crest._native was not built")
+    import gzip  # noqa: PLC0415
+    import json  # noqa: PLC0415
+    import shutil  # noqa: PLC0415
+    from crest.answers import _STUDY_FIELDS, _flat  # noqa: PLC0415
+    db = tmp_path / "reference.db"
+    with gzip.open(os.path.join(os.environ["CREST_ROOT"], "bench", "results", "h100",
+                                "reference.db.gz")) as src, \
+            open(db, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    for extra in (["--db", str(db), "--window", "200"], ["--pass", "train", "--tp", "2"]):
+        args = ["--json", "dff", "--hidden", "4096", "--gpu", "h100", "--top", "0", *extra]
+        code, text, err = native.run(args)
+        assert code == 0, err
+        candidates = json.loads(text)["candidates"]
+        code, doc, err = native.answer(args, list(_STUDY_FIELDS))
+        assert code == 0, err
+        assert len(doc["candidates"]) == len(candidates) > 100
+        for row, c in zip(doc["candidates"], candidates):
+            assert row == tuple(_flat(c).get(k) for k in _STUDY_FIELDS), c["d_ff"]
+        kinds = {row[_STUDY_FIELDS.index("source")] for row in doc["candidates"]}
+        assert kinds == ({"measured", "predicted"} if "--db" in extra else {"predicted"})

@@ -76,8 +76,16 @@ def run_crest(args: Sequence[str], *, server: Optional[str] = None,
         raise CrestCommandError(done.returncode, done.stderr.strip())
     doc = json.loads(done.stdout)
     if row_fields and isinstance(doc.get("candidates"), list):
-        doc["candidates"] = [tuple(c.get(k) for k in row_fields) for c in doc["candidates"]]
+        doc["candidates"] = [tuple(_flat(c).get(k) for k in row_fields) for c in doc["candidates"]]
     return doc
+
+
+def _flat(candidate: dict) -> dict:
+    """A dff candidate's fields as DffRow and the in-process rows hold them:
+    the race's verdict and ratio as race_verdict and race_ratio, runs a tuple."""
+    race = candidate.get("race") if isinstance(candidate.get("race"), dict) else {}
+    return {**candidate, "race_verdict": race.get("verdict"), "race_ratio": race.get("ratio"),
+            "runs": tuple(candidate.get("runs") or ())}
 
 
 def _flags(**kwargs) -> List[str]:
@@ -522,9 +530,7 @@ def study(*, gpu, hidden, tp=1, pass_="fwd", ratio="8/3", window: int = 128,
             records.append((*keys, *row, _pow2(f // tp_) if f % tp_ == 0 else 0, base))
     columns = ["gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio", *_STUDY_FIELDS,
                "pow2", "baseline_d_ff"]
-    frame = pandas.DataFrame.from_records(records, columns=columns)
-    frame["runs"] = frame["runs"].map(tuple)
-    return frame
+    return pandas.DataFrame.from_records(records, columns=columns)
 
 
 def plot_study(frame, *, facet="gpu", axes=None):

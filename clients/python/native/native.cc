@@ -5,8 +5,12 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
+#include "crest/tuner/dff_ranking.h"
+#include "dff_row_fields.h"
 #include "nlohmann/json.hpp"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
@@ -56,6 +60,51 @@ py::tuple RowTuple(const nlohmann::ordered_json& row, const std::vector<std::str
   return out;
 }
 
+// A d_ff row's field as Python's DffRow holds it (job ids as a tuple).
+py::object ToPython(const crest::cli::DffFieldValue& value) {
+  return std::visit(
+      [](const auto& v) -> py::object {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return py::none();
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+          return py::int_(v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          return py::float_(v);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return py::bool_(v);
+        } else if constexpr (std::is_same_v<T, std::string_view>) {
+          return py::str(v.data(), v.size());
+        } else {
+          py::tuple ids(v.size());
+          for (size_t i = 0; i < v.size(); ++i) ids[i] = py::int_(v[i]);
+          return ids;
+        }
+      },
+      value);
+}
+
+// The rows as tuples of `fields`, each read from DffRowFields (None for a
+// name it lacks).
+py::list RowTuples(const std::vector<crest::DffRow>& rows, const std::vector<std::string>& fields) {
+  std::vector<const crest::cli::DffRowField*> table(fields.size(), nullptr);
+  for (size_t f = 0; f < fields.size(); ++f) {
+    for (const crest::cli::DffRowField& field : crest::cli::DffRowFields()) {
+      if (field.name == fields[f]) table[f] = &field;
+    }
+  }
+  py::list out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    py::tuple row(fields.size());
+    for (size_t f = 0; f < fields.size(); ++f) {
+      row[f] = table[f] == nullptr ? py::none()
+                                   : ToPython(table[f]->get(rows[i], static_cast<int64_t>(i + 1)));
+    }
+    out[i] = std::move(row);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -84,10 +133,12 @@ PYBIND11_MODULE(_native, m) {
         std::ostringstream out;
         std::ostringstream err;
         nlohmann::ordered_json document;
+        std::vector<crest::DffRow> dff_rows;
         int code = 0;
         {
           py::gil_scoped_release release;
-          code = crest::cli::RunCli(args, crest::cli::AnsweringCommands(), out, err, &document);
+          code = crest::cli::RunCli(args, crest::cli::AnsweringCommands(), out, err, &document,
+                                    row_fields ? &dff_rows : nullptr);
         }
         if (code != 0 || document.is_null()) return py::make_tuple(code, py::none(), err.str());
         if (!document.is_object()) return py::make_tuple(code, ToPython(document), err.str());
@@ -95,7 +146,9 @@ PYBIND11_MODULE(_native, m) {
         for (auto it = document.begin(); it != document.end(); ++it) {
           const std::string& key = it.key();
           const nlohmann::ordered_json& value = *it;
-          if (row_fields && key == "candidates" && value.is_array()) {
+          if (row_fields && key == "candidates" && !dff_rows.empty()) {
+            doc[py::str(key)] = RowTuples(dff_rows, *row_fields);
+          } else if (row_fields && key == "candidates" && value.is_array()) {
             py::list rows(value.size());
             for (size_t i = 0; i < value.size(); ++i) rows[i] = RowTuple(value[i], *row_fields);
             doc[py::str(key)] = std::move(rows);
@@ -109,5 +162,7 @@ PYBIND11_MODULE(_native, m) {
       "Runs `crest --json ARGS…` in process and returns (exit code, document, stderr): the "
       "document as Python objects (as json.loads would give it; None on failure), never as "
       "text. With row_fields, each of its 'candidates' is a tuple of those fields, in order "
-      "(None where a row has none).");
+      "(None where a row has none); a d_ff answer's are read from its rows, with no JSON "
+      "between: race_verdict and race_ratio flat, runs a tuple of job ids, as DffRow holds "
+      "them.");
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "crest/common/str_cat.h"
+#include "key_columns.h"
 #include "measurement_columns.h"
 #include "schema.h"
 #include "sqlite_store.h"
@@ -100,22 +101,19 @@ constexpr const char* kMergeJobs =
 // Measurements keep their uid; device, software and job ids are remapped
 // through the rows' natural keys.
 std::string MergeMeasurementsSql() {
-  return StrCat(
-      "INSERT INTO main.measurements(job_id, device_id, software_id, uid, gpu_model, "
-      "dtype, trans_a, trans_b, batch, m, n, k, ",
-      MeasurementColumnList(""),
-      ") SELECT mj.id, md.id, ms.id, sm.uid, sm.gpu_model, sm.dtype, sm.trans_a, "
-      "sm.trans_b, sm.batch, sm.m, sm.n, sm.k, ",
-      MeasurementColumnList("sm."),
-      " FROM src.measurements AS sm "
-      "JOIN src.devices AS sd ON sd.id = sm.device_id "
-      "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
-      "JOIN src.software AS ss ON ss.id = sm.software_id "
-      "JOIN main.software AS ms ON ms.driver = ss.driver AND "
-      "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
-      "LEFT JOIN src.jobs AS sj ON sj.id = sm.job_id "
-      "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
-      "WHERE true ON CONFLICT(uid) DO NOTHING");
+  return StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, uid, gpu_model, ",
+                KeyColumnList(), ", ", MeasurementColumnList(""),
+                ") SELECT mj.id, md.id, ms.id, sm.uid, sm.gpu_model, ", KeyColumnList("sm."), ", ",
+                MeasurementColumnList("sm."),
+                " FROM src.measurements AS sm "
+                "JOIN src.devices AS sd ON sd.id = sm.device_id "
+                "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
+                "JOIN src.software AS ss ON ss.id = sm.software_id "
+                "JOIN main.software AS ms ON ms.driver = ss.driver AND "
+                "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
+                "LEFT JOIN src.jobs AS sj ON sj.id = sm.job_id "
+                "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
+                "WHERE true ON CONFLICT(uid) DO NOTHING");
 }
 
 std::string MergeImportedSql() {

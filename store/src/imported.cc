@@ -8,10 +8,11 @@ namespace crest::store::internal {
 absl::StatusOr<int64_t> SqliteStore::InsertImported(const ImportBatch& batch) {
   int64_t added = 0;
   absl::Status status = InTransaction("importing timings", [&]() -> absl::Status {
-    auto stmt = conn_->Prepare(
-        "INSERT INTO imported(uid, gpu_model, device, tool, source_file, source_hash, host, dtype, "
-        "trans_a, trans_b, batch, m, n, k, time_us, created_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-        "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON CONFLICT DO NOTHING");
+    auto stmt = conn_->Prepare(StrCat(
+        "INSERT INTO imported(uid, gpu_model, device, tool, source_file, source_hash, host, ",
+        KeyColumnList(),
+        ", time_us, created_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+        "?13, ?14, ?15, ?16) ON CONFLICT DO NOTHING"));
     if (!stmt.ok()) return stmt.status();
     const int64_t now = NowUs();
     for (const ImportedTiming& row : batch.rows) {
@@ -36,9 +37,9 @@ absl::StatusOr<int64_t> SqliteStore::InsertImported(const ImportBatch& batch) {
 
 absl::StatusOr<std::vector<Store::ImportedRow>> SqliteStore::ImportedTimings(
     const std::string& gpu_model) {
-  auto stmt = conn_->Prepare(
-      "SELECT dtype, trans_a, trans_b, batch, m, n, k, time_us, device, tool, source_file "
-      "FROM imported WHERE gpu_model = ?1 ORDER BY id");
+  auto stmt = conn_->Prepare(StrCat("SELECT ", KeyColumnList(),
+                                    ", time_us, device, tool, source_file FROM imported WHERE "
+                                    "gpu_model = ?1 ORDER BY id"));
   if (!stmt.ok()) return stmt.status();
   std::vector<ImportedRow> out;
   auto s =

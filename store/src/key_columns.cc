@@ -1,6 +1,21 @@
 #include "key_columns.h"
 
+#include <array>
+
+#include "crest/common/str_cat.h"
+
 namespace crest::store::internal {
+
+std::string KeyColumnList(std::string_view prefix) {
+  static constexpr std::array<std::string_view, 7> kNames = {"dtype", "trans_a", "trans_b", "batch",
+                                                             "m",     "n",       "k"};
+  std::string out;
+  for (std::string_view name : kNames) {
+    if (!out.empty()) out += ", ";
+    out += StrCat(prefix, name);
+  }
+  return out;
+}
 
 void BindKey(Statement& s, int first, const GemmKey& k) {
   s.Bind(first, DTypeName(k.dtype))

@@ -2,10 +2,18 @@
 // (dtype, trans_a, trans_b, batch, m, n, k), bound and read in one place.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "crest/store/records.h"
 #include "sqlite.h"
 
 namespace crest::store::internal {
+
+// "dtype, trans_a, trans_b, batch, m, n, k", each name preceded by `prefix`
+// ("sm."): the key's columns as every statement but the migrations names
+// them.
+std::string KeyColumnList(std::string_view prefix = "");
 
 // Binds dtype, trans_a, trans_b, batch, m, n, k at `first`..first+6.
 void BindKey(Statement& s, int first, const GemmKey& key);

@@ -46,12 +46,12 @@ absl::StatusOr<int64_t> SqliteStore::InsertPredictions(std::optional<int64_t> jo
   if (batch.empty()) return 0;
   int64_t inserted = 0;
   auto status = InTransaction("writing predictions", [&]() -> absl::Status {
-    auto stmt = conn_->Prepare(
-        "INSERT INTO predictions(uid, job_id, host, gpu_model, model_version, dtype, trans_a, "
-        "trans_b, batch, m, n, k, time_us, tflops, tile_m, tile_n, tiles, waves, "
-        "tile_efficiency, wave_efficiency, alignment_factor, bound, created_us, expected_error) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?20, ?21, ?22, ?23, ?24) ON CONFLICT DO NOTHING");
+    auto stmt = conn_->Prepare(StrCat(
+        "INSERT INTO predictions(uid, job_id, host, gpu_model, model_version, ", KeyColumnList(),
+        ", time_us, tflops, tile_m, tile_n, tiles, waves, tile_efficiency, wave_efficiency, "
+        "alignment_factor, bound, created_us, expected_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+        "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24) "
+        "ON CONFLICT DO NOTHING"));
     if (!stmt.ok()) return stmt.status();
     Statement& s = **stmt;
     for (const PredictionToWrite& w : batch) {
@@ -206,9 +206,8 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
     std::string params = "?1";
     for (size_t i = 2; i <= 12 + MeasurementColumns().size(); ++i) params += StrCat(", ?", i);
     auto stmt = conn_->Prepare(
-        StrCat("INSERT INTO measurements(uid, job_id, device_id, software_id, gpu_model, dtype, "
-               "trans_a, trans_b, batch, m, n, k, ",
-               MeasurementColumnList(""), ") VALUES (", params, ")"));
+        StrCat("INSERT INTO measurements(uid, job_id, device_id, software_id, gpu_model, ",
+               KeyColumnList(), ", ", MeasurementColumnList(""), ") VALUES (", params, ")"));
     if (!stmt.ok()) return stmt.status();
     MeasurementRow row;
     row.key = GemmKey::Of(mg.gemm);
@@ -247,16 +246,16 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
 }
 
 absl::Status SqliteStore::UpdateRunBests(int64_t after_id) {
-  auto runs = conn_->Prepare(
-      "INSERT INTO run_bests(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, "
-      "trans_b, batch, m, n, k, job_id, device_id, measurement_id, median_us, ci_low_us, "
-      "ci_high_us) "
-      "SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b, batch, "
-      "m, n, k, coalesce(job_id, 0), device_id, id, median_us, ci_low_us, ci_high_us "
+  auto runs = conn_->Prepare(StrCat(
+      "INSERT INTO run_bests(gpu_model, cache_mode, clock_policy, software_id, ", KeyColumnList(),
+      ", job_id, device_id, measurement_id, median_us, ci_low_us, ci_high_us) "
+      "SELECT gpu_model, cache_mode, clock_policy, software_id, ",
+      KeyColumnList(),
+      ", coalesce(job_id, 0), device_id, id, median_us, ci_low_us, ci_high_us "
       "FROM measurements WHERE id > ?1 AND verified = 1 "
       "ON CONFLICT DO UPDATE SET measurement_id = excluded.measurement_id, "
       "median_us = excluded.median_us, ci_low_us = excluded.ci_low_us, "
-      "ci_high_us = excluded.ci_high_us WHERE excluded.median_us < run_bests.median_us");
+      "ci_high_us = excluded.ci_high_us WHERE excluded.median_us < run_bests.median_us"));
   if (!runs.ok()) return runs.status();
   return (*runs)->Bind(1, after_id).Run("updating each run's best");
 }

@@ -12,12 +12,11 @@ namespace {
 // fastest verified algorithm) or, for cuBLASLt's first choice, its verified
 // rows (more than one when a run measured a GEMM twice: the fastest kept).
 std::string RunAnswers(AlgoChoice algo) {
-  return algo == AlgoChoice::kBest
-             ? "run_bests"
-             : "(SELECT gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, "
-               "trans_b, batch, m, n, k, coalesce(job_id, 0) AS job_id, device_id, id AS "
-               "measurement_id, median_us, ci_low_us, ci_high_us FROM measurements WHERE "
-               "verified = 1 AND heuristic_rank = 0)";
+  if (algo == AlgoChoice::kBest) return "run_bests";
+  return StrCat("(SELECT gpu_model, cache_mode, clock_policy, software_id, ", KeyColumnList(),
+                ", coalesce(job_id, 0) AS job_id, device_id, id AS measurement_id, median_us, "
+                "ci_low_us, ci_high_us FROM measurements WHERE verified = 1 AND "
+                "heuristic_rank = 0)");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "fake_results.h"
 #include "gtest/gtest.h"
+#include "key_columns.h"
 #include "store_testing.h"
 #include "temp_dir.h"
 
@@ -43,6 +44,39 @@ TEST(MeasurementColumns, TheTableDeclaresEveryValueColumnTheSchemaHas) {
   std::set<std::string> declared;
   for (const auto& c : internal::MeasurementColumns()) declared.insert(std::string(c.name));
   EXPECT_EQ(declared, schema) << "a column the schema has and the table lacks, or the reverse";
+}
+
+TEST(KeyColumns, TheKeyListNamesTheSevenKeyColumnsEveryResultTableHas) {
+  EXPECT_EQ(internal::KeyColumnList("sm."),
+            "sm.dtype, sm.trans_a, sm.trans_b, sm.batch, sm.m, sm.n, sm.k");
+  TempDir dir;
+  const std::string path = dir.File("k.db");
+  OpenOk(path);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  for (const char* table : {"measurements", "run_bests", "predictions", "imported"}) {
+    // The key's columns (measurements and predictions gained batch last).
+    std::set<std::string> names;
+    const std::string sql = std::string("SELECT name FROM pragma_table_info('") + table +
+                            "') WHERE name IN ('dtype','trans_a','trans_b','batch','m','n','k')";
+    sqlite3_exec(
+        raw, sql.c_str(),
+        [](void* out, int, char** values, char**) {
+          static_cast<std::set<std::string>*>(out)->insert(values[0]);
+          return 0;
+        },
+        &names, nullptr);
+    std::set<std::string> listed;
+    std::string list = internal::KeyColumnList();
+    for (size_t at = 0; at != std::string::npos;) {
+      const size_t comma = list.find(", ", at);
+      listed.insert(list.substr(at, comma == std::string::npos ? comma : comma - at));
+      at = comma == std::string::npos ? comma : comma + 2;
+    }
+    EXPECT_EQ(listed.size(), 7u);
+    EXPECT_EQ(names, listed) << table;
+  }
+  sqlite3_close(raw);
 }
 
 TEST(MeasurementColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "crest/store/admin.h"
 #include "crest_service.h"
 #include "log.h"
 #include "raw_message.h"
@@ -29,7 +30,7 @@ void ExportStream::Begin() {
     absl::Status status;
     {
       auto db = pool_.Acquire();
-      status = db.ok() ? (*db)->ExportTo(snapshot_path_) : db.status();
+      status = db.ok() ? store::ExportTo(**db, snapshot_path_) : db.status();
     }
     if (status.ok()) {
       std::error_code ec;

@@ -15,7 +15,7 @@ absl::StatusOr<store::DbStats> ResultCounts::Get(store::Store& db, double now_s)
   const double since_s = now_s - counted_at_s_;
   if (!generation_ ||
       (!(*generation_ == *generation) && (since_s >= kMinRecountSeconds || since_s < 0))) {
-    auto stats = db.Stats();
+    auto stats = store::Stats(db);
     if (!stats.ok()) return stats.status();
     stats_ = *std::move(stats);
     generation_ = *generation;

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 
 namespace crest::service {

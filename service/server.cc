@@ -20,6 +20,7 @@
 #include "crest/common/host_port.h"
 #include "crest/common/str_cat.h"
 #include "crest/measure/cuda_backend.h"
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/sweep/backend_factory.h"
 #include "crest/tuner/calibration.h"
@@ -255,7 +256,7 @@ absl::StatusOr<std::string> PrepareDatabase(Server::Parts& p) {
   auto db = store::Store::Open(path, options);
   if (!db.ok()) return db.status();
   if (c.check_on_start) {
-    auto problems = (*db)->QuickCheck();
+    auto problems = store::QuickCheck(**db);
     if (!problems.ok()) return problems.status();
     if (!problems->empty()) {
       Log(Level::kError, "database_corrupt", {{"db", path}, {"first_problem", problems->front()}});

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "crest/answers/answers.h"
 #include "crest/common/str_cat.h"
+#include "crest/store/admin.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/calibration_fit.h"
 #include "gemm_flags.h"
@@ -35,7 +36,7 @@ struct CalibrateFlags {
 // The one GPU model the database holds rows of, unless --gpu names one.
 absl::StatusOr<const GpuSpec*> ChooseGpu(const CalibrateFlags& f, store::Store& db) {
   if (!f.gpu.empty()) return FindGpu(f.gpu);
-  auto stats = db.Stats();
+  auto stats = store::Stats(db);
   if (!stats.ok()) return stats.status();
   std::set<std::string> models;
   for (const auto& [gpu, n] : stats->measurements_by_gpu) models.insert(gpu);

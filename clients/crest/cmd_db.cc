@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/store/timing_csv.h"
 #include "printer.h"
@@ -39,7 +40,7 @@ absl::Status RunExport(const DbFlags& f, Io& io) {
     if (f.db.empty()) return absl::InvalidArgumentError("db: give --db FILE or --server HOST:PORT");
     auto db = OpenExisting(f.db, /*read_only=*/true);
     if (!db.ok()) return db.status();
-    if (auto s = (*db)->ExportTo(f.out); !s.ok()) return s;
+    if (auto s = store::ExportTo(**db, f.out); !s.ok()) return s;
   }
   PrinterFor(io)->Print(DbExportReport{from, f.out});
   return absl::OkStatus();
@@ -51,7 +52,7 @@ absl::Status RunMerge(const DbFlags& f, Io& io) {
   if (!db.ok()) return db.status();
   DbMergeReport report{f.into, {}};
   for (const auto& snapshot : f.snapshots) {
-    auto r = (*db)->MergeFrom(snapshot);
+    auto r = store::MergeFrom(**db, snapshot);
     if (!r.ok()) return r.status();
     report.merged.emplace_back(snapshot, *r);
   }
@@ -62,7 +63,7 @@ absl::Status RunMerge(const DbFlags& f, Io& io) {
 absl::Status RunCheck(const DbFlags& f, Io& io) {
   auto db = OpenExisting(f.db, /*read_only=*/!f.upgrade);
   if (!db.ok()) return db.status();
-  auto r = (*db)->Check();
+  auto r = store::Check(**db);
   if (!r.ok()) return r.status();
   PrinterFor(io)->Print(DbCheckReport{f.db, *r});
   if (!r->ok) return absl::DataLossError(StrCat(f.db, ": check failed"));
@@ -72,7 +73,7 @@ absl::Status RunCheck(const DbFlags& f, Io& io) {
 absl::Status RunStats(const DbFlags& f, Io& io) {
   auto db = OpenExisting(f.db, /*read_only=*/true);
   if (!db.ok()) return db.status();
-  auto s = (*db)->Stats();
+  auto s = store::Stats(**db);
   if (!s.ok()) return s.status();
   PrinterFor(io)->Print(DbStatsReport{f.db, *s});
   return absl::OkStatus();
@@ -84,7 +85,7 @@ absl::Status RunImport(const DbFlags& f, Io& io) {
   store::StoreOptions options;
   auto db = store::Store::Open(f.db, options);
   if (!db.ok()) return db.status();
-  auto added = (*db)->InsertImported(*batch);
+  auto added = store::Import(**db, *batch);
   if (!added.ok()) return added.status();
   PrinterFor(io)->Print(DbImportReport{f.db, f.csv, batch->gpu_model, batch->device, batch->tool,
                                        static_cast<int64_t>(batch->rows.size()), *added});

@@ -17,6 +17,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/measure/cuda_backend.h"
 #include "crest/measure/cuda_libraries.h"
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "fleet_targets.h"
 #include "outputs.h"
@@ -125,7 +126,7 @@ void CheckStateDir(const std::string& dir, std::vector<Check>& checks) {
     options.read_only = true;
     options.create = false;
     auto store = store::Store::Open(db, options);
-    auto stats = store.ok() ? (*store)->Stats() : store.status();
+    auto stats = store.ok() ? store::Stats(**store) : store.status();
     if (stats.ok()) {
       check.detail +=
           StrCat("; crest.db: schema ", stats->schema_version, ", ", Grouped(stats->measurements),

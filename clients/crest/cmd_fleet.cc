@@ -20,6 +20,7 @@
 #include "crest/common/env.h"
 #include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/sweep/spec.h"
 #include "crest/wire/convert.h"
@@ -318,7 +319,7 @@ class CatalogueMerger {
         open_error_ = opened.status();
       }
     }
-    auto merged = catalogue_ ? catalogue_->MergeFrom(snapshot) : open_error_;
+    auto merged = catalogue_ ? store::MergeFrom(*catalogue_, snapshot) : open_error_;
     if (auto removed = DefaultEnv().RemoveFile(snapshot); !removed.ok()) {
       std::cerr << "crest: warning: " << removed.message() << "\n";
     }

@@ -12,6 +12,7 @@
 
 #include "crest/answers/compare.h"
 #include "crest/answers/fleet_health.h"
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "sqlite.h"
 #include "wal_index.h"
@@ -78,15 +79,15 @@ class SqliteStore final : public Store {
                                                      bool with_times) override;
 
   // imported.cc
-  absl::StatusOr<int64_t> InsertImported(const ImportBatch& batch) override;
+  absl::StatusOr<int64_t> InsertImported(const ImportBatch& batch);  // admin.h's Import
   absl::StatusOr<std::vector<ImportedRow>> ImportedTimings(const std::string& gpu_model) override;
 
-  // fleet.cc
-  absl::Status ExportTo(const std::string& out_path) override;
-  absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path) override;
-  absl::StatusOr<CheckReport> Check() override;
-  absl::StatusOr<std::vector<std::string>> QuickCheck() override;
-  absl::StatusOr<DbStats> Stats() override;
+  // fleet.cc: admin.h's functions, outside the Store interface
+  absl::Status ExportTo(const std::string& out_path);
+  absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path);
+  absl::StatusOr<CheckReport> Check();
+  absl::StatusOr<std::vector<std::string>> QuickCheck();
+  absl::StatusOr<DbStats> Stats();
   absl::StatusOr<ResultsGeneration> Generation(const std::string& gpu_model) override;
   absl::StatusOr<ResultsGeneration> LatestGeneration() override;
   absl::StatusOr<std::map<std::string, int64_t>> JobsByState() override;

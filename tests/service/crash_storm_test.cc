@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "crestd_process.h"
@@ -131,7 +132,7 @@ TEST(CrashStorm, FiftySigkillsAcrossDaemonSweepsLoseNothingAndDuplicateNothing) 
 
     auto store = store::Store::Open(db);
     ASSERT_TRUE(store.ok()) << "after kill " << kill << ": " << store.status();
-    auto check = (*store)->Check();
+    auto check = store::Check(**store);
     ASSERT_TRUE(check.ok() && check->ok) << "after kill " << kill;
     const int64_t rows = Keys(db).second;
     EXPECT_GE(rows, rows_before) << "rows were lost by kill " << kill;

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "fake_results.h"
@@ -476,7 +477,7 @@ TEST_F(HostileClients, TwoSweepsIntoOneFileCountOnlyTheRowsEachAdded) {
   read_only.read_only = true;
   auto store = store::Store::Open(db, read_only);
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_EQ(total, (*store)->Stats()->predictions) << "each counts what it inserted";
+  EXPECT_EQ(total, store::Stats(**store)->predictions) << "each counts what it inserted";
 }
 
 // 10. Rows deleted by another process still answered as measured.

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
@@ -99,7 +100,7 @@ TEST(SweepCrash, KilledAtRandomPointsLosesNothingAndResumesWithoutDuplicates) {
     {  // Recovery happens on the next open; then the file must check clean.
       auto store = store::Store::Open(path);
       ASSERT_TRUE(store.ok()) << "round " << round << ": " << store.status();
-      auto check = (*store)->Check();
+      auto check = store::Check(**store);
       ASSERT_TRUE(check.ok());
       ASSERT_TRUE(check->ok) << "round " << round << ": " << check->problems.front();
     }

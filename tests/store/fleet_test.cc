@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
@@ -41,26 +42,26 @@ TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
     auto writer = OpenOk(dir.File(std::string(host) + ".db"), options);
     ASSERT_TRUE(AddPrediction(*writer, Gemm(128, 128, 128)).ok());
     const std::string snapshot = dir.File(std::string(host) + ".snapshot");
-    ASSERT_TRUE(db->ExportTo(snapshot).ok());
-    EXPECT_EQ(db->ExportTo(snapshot).code(), absl::StatusCode::kAlreadyExists);
+    ASSERT_TRUE(store::ExportTo(*db, snapshot).ok());
+    EXPECT_EQ(store::ExportTo(*db, snapshot).code(), absl::StatusCode::kAlreadyExists);
     snapshots.push_back(snapshot);
   }
   auto catalogue = OpenOk(dir.File("catalogue.db"));
   for (const auto& snapshot : snapshots) {
-    auto r = catalogue->MergeFrom(snapshot);
+    auto r = store::MergeFrom(*catalogue, snapshot);
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->measurements, 3);
     EXPECT_EQ(r->devices, 1);
   }
   const auto before = ReadBytes(dir.File("catalogue.db"));
   for (const auto& snapshot : snapshots) {
-    auto again = catalogue->MergeFrom(snapshot);
+    auto again = store::MergeFrom(*catalogue, snapshot);
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(
         again->measurements + again->predictions + again->devices + again->jobs + again->software,
         0);
   }
-  auto stats = catalogue->Stats();
+  auto stats = store::Stats(*catalogue);
   EXPECT_EQ(stats->measurements, 6);
   EXPECT_EQ(stats->predictions, 2);  // identical predictions merge into one
   EXPECT_EQ(stats->devices, 2);
@@ -72,7 +73,7 @@ TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
   std::multiset<double> medians;
   for (const RunBest& b : runs->at(key)) medians.insert(b.median_us);
   EXPECT_EQ(medians, (std::multiset<double>{900, 950})) << "each node's run kept apart";
-  EXPECT_TRUE(catalogue->Check()->ok);
+  EXPECT_TRUE(store::Check(*catalogue)->ok);
 }
 
 // Each node's run stays its own in a catalogue, on its own software: an
@@ -102,8 +103,8 @@ TEST(StoreFleet, ACatalogueKeepsEachNodesRunOnItsOwnSoftware) {
                                       crest::testing::FakeMeasurement(g, n.best_us))
                     .ok());
     const std::string snapshot = dir.File(std::string(n.host) + ".snapshot");
-    ASSERT_TRUE(db->ExportTo(snapshot).ok());
-    ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
+    ASSERT_TRUE(store::ExportTo(*db, snapshot).ok());
+    ASSERT_TRUE(store::MergeFrom(*catalogue, snapshot).ok());
   }
   const auto runs_on = [&](int64_t cublaslt) {
     SoftwarePin pin;
@@ -167,21 +168,22 @@ TEST(StoreFleet, MergeRefusesASnapshotOfANewerSchemaByItsOwnVersion) {
   auto node = OpenOk(dir.File("node.db"));
   ASSERT_TRUE(
       node->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware()).ok());
-  ASSERT_TRUE(node->ExportTo(dir.File("future.db")).ok());
+  ASSERT_TRUE(store::ExportTo(*node, dir.File("future.db")).ok());
   SetUserVersion(dir.File("future.db"), 99);
-  auto merged = db->MergeFrom(dir.File("future.db"));
+  auto merged = store::MergeFrom(*db, dir.File("future.db"));
   ASSERT_FALSE(merged.ok()) << "the catalogue's own version was read, not the snapshot's";
   EXPECT_NE(merged.status().message().find("future.db: newer schema version 99"), std::string::npos)
       << merged.status();
-  EXPECT_EQ(db->Stats()->devices, 0) << "nothing was merged";
+  EXPECT_EQ(store::Stats(*db)->devices, 0) << "nothing was merged";
 }
 
 TEST(StoreFleet, MergeRefusesWhatIsNotASnapshot) {
   TempDir dir;
   auto db = OpenOk(dir.File("a.db"));
-  EXPECT_EQ(db->MergeFrom(dir.File("missing.db")).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store::MergeFrom(*db, dir.File("missing.db")).status().code(),
+            absl::StatusCode::kNotFound);
   WriteBytes(dir.File("junk.db"), std::string(5000, 'j'));
-  auto r = db->MergeFrom(dir.File("junk.db"));
+  auto r = store::MergeFrom(*db, dir.File("junk.db"));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(std::string(r.status().message()).find("junk.db"), std::string::npos) << r.status();
 }
@@ -191,8 +193,8 @@ TEST(StoreFleet, MergeErrorsNameTheSnapshotAtFaultAndLeaveTheTargetByteIdentical
   {
     auto node = OpenOk(dir.File("node.db"));
     ASSERT_TRUE(AddPrediction(*node, Gemm(4096, 4096, 4096)).ok());
-    ASSERT_TRUE(node->ExportTo(dir.File("good.db")).ok());
-    ASSERT_TRUE(node->ExportTo(dir.File("future.db")).ok());
+    ASSERT_TRUE(store::ExportTo(*node, dir.File("good.db")).ok());
+    ASSERT_TRUE(store::ExportTo(*node, dir.File("future.db")).ok());
   }
   SetUserVersion(dir.File("future.db"), 99);
   std::string bad = ReadBytes(dir.File("good.db"));
@@ -206,7 +208,7 @@ TEST(StoreFleet, MergeErrorsNameTheSnapshotAtFaultAndLeaveTheTargetByteIdentical
   const std::string before = ReadBytes(dir.File("cat.db"));
   for (const char* name : {"text.db", "corrupt.db", "future.db"}) {
     auto target = OpenOk(dir.File("cat.db"));
-    auto r = target->MergeFrom(dir.File(name));
+    auto r = store::MergeFrom(*target, dir.File(name));
     ASSERT_FALSE(r.ok()) << name;
     const std::string message(r.status().message());
     EXPECT_EQ(message.find(dir.File(name)), 0u) << "the snapshot leads the message: " << message;
@@ -214,7 +216,7 @@ TEST(StoreFleet, MergeErrorsNameTheSnapshotAtFaultAndLeaveTheTargetByteIdentical
         << "the target is not blamed: " << message;
     target.reset();
     EXPECT_EQ(ReadBytes(dir.File("cat.db")), before) << name << " left the target as it was";
-    auto check = OpenOk(dir.File("cat.db"))->Check();
+    auto check = store::Check(*OpenOk(dir.File("cat.db")));
     ASSERT_TRUE(check.ok());
     EXPECT_TRUE(check->ok);
   }
@@ -239,19 +241,19 @@ TEST(StoreFleet, ReplayedAndMeasuredRunsOfOneGpuModelAreKeptApartWhenRegisteredA
   EXPECT_EQ(measured.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(measured.status().message().find("holds replayed runs of H100-SXM"), std::string::npos)
       << measured.status();
-  ASSERT_TRUE(replayed->ExportTo(dir.File("replayed-snapshot.db")).ok());
+  ASSERT_TRUE(store::ExportTo(*replayed, dir.File("replayed-snapshot.db")).ok());
 
   auto real = OpenOk(dir.File("real.db"));
   ASSERT_TRUE(
       real->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(130100)).ok());
-  auto merged = real->MergeFrom(dir.File("replayed-snapshot.db"));
+  auto merged = store::MergeFrom(*real, dir.File("replayed-snapshot.db"));
   ASSERT_FALSE(merged.ok());
   EXPECT_NE(merged.status().message().find("replayed-snapshot.db"), std::string::npos)
       << merged.status();
 
   // Into a database of its own kind the merge carries the replay column.
   auto other = OpenOk(dir.File("other.db"));
-  ASSERT_TRUE(other->MergeFrom(dir.File("replayed-snapshot.db")).ok());
+  ASSERT_TRUE(store::MergeFrom(*other, dir.File("replayed-snapshot.db")).ok());
   auto again = other->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(1));
   EXPECT_FALSE(again.ok()) << "the merged device is still a replay device";
 }

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "crest/store/admin.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "key_columns.h"
@@ -124,9 +125,9 @@ TEST(MeasurementColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {
   };
   check(*db, "as written");
   const std::string snapshot = dir.File("node.snapshot");
-  ASSERT_TRUE(db->ExportTo(snapshot).ok());
+  ASSERT_TRUE(store::ExportTo(*db, snapshot).ok());
   auto catalogue = OpenOk(dir.File("catalogue.db"));
-  ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
+  ASSERT_TRUE(store::MergeFrom(*catalogue, snapshot).ok());
   check(*catalogue, "after a merge");
 }
 

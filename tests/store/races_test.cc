@@ -2,6 +2,7 @@
 // (AlgoChoice::kDefault) beside its fastest, and the races of a study.
 #include <sqlite3.h>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
@@ -113,7 +114,7 @@ TEST(StoreAlgoChoice, UpgradingFromVersion9PlacesRowsInTheOrderTheEngineWroteThe
   sqlite3_close(raw);
 
   auto db = OpenOk(path);  // upgrades to the current schema
-  ASSERT_EQ(db->Check()->schema_version, kSchemaVersion);
+  ASSERT_EQ(store::Check(*db)->schema_version, kSchemaVersion);
   std::vector<int> heuristic;
   std::vector<int> grid;
   for (int64_t id = 1; id <= 6; ++id) {
@@ -248,14 +249,14 @@ TEST(StoreRaces, AMergeCarriesARaceWithItsRunRemappedAndOnlyOnce) {
     ASSERT_TRUE(ids.ok());
     const int64_t job = NewJob(*node, false);
     ASSERT_TRUE(node->InsertRace(SomeRace(job, ids->first, ids->second, study, 1000)).ok());
-    ASSERT_TRUE(node->ExportTo(snapshot).ok());
+    ASSERT_TRUE(store::ExportTo(*node, snapshot).ok());
   }
   auto catalogue = OpenOk(dir.File("catalogue.db"));
   for (int i = 0; i < 3; ++i) NewJob(*catalogue, false);  // its own jobs: the ids differ
-  auto first = catalogue->MergeFrom(snapshot);
+  auto first = store::MergeFrom(*catalogue, snapshot);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->races, 1);
-  EXPECT_EQ(catalogue->MergeFrom(snapshot)->races, 0) << "merged again: nothing new";
+  EXPECT_EQ(store::MergeFrom(*catalogue, snapshot)->races, 0) << "merged again: nothing new";
   auto jobs = catalogue->ListJobs({});
   ASSERT_TRUE(jobs.ok());
   const int64_t merged_job = jobs->front().id;  // newest first: the merged one

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
@@ -75,11 +76,11 @@ TEST(StoreRuns, EachJobOnEachDeviceIsARunWithItsOwnBestAndItsNameAndSurvivesAMer
     EXPECT_TRUE(db->RunBests("H100-SXM", {&key, 1}, versions->front() + 1, kDefaultMode)->empty())
         << "another version's runs are not this one's";
     const std::string snapshot = dir.File(std::string(host) + ".snapshot");
-    ASSERT_TRUE(db->ExportTo(snapshot).ok());
+    ASSERT_TRUE(store::ExportTo(*db, snapshot).ok());
     snapshots.push_back(snapshot);
   }
   auto catalogue = OpenOk(dir.File("catalogue.db"));
-  for (const auto& snapshot : snapshots) ASSERT_TRUE(catalogue->MergeFrom(snapshot).ok());
+  for (const auto& snapshot : snapshots) ASSERT_TRUE(store::MergeFrom(*catalogue, snapshot).ok());
   auto runs = catalogue->RunBests("H100-SXM", {&key, 1}, catalogue->SoftwareVersions({})->front(),
                                   kDefaultMode);
   ASSERT_TRUE(runs.ok());
@@ -106,7 +107,7 @@ TEST(StorePredictions, SameKeyIsStoredOnceAndFoundInBatches) {
     keys.push_back(GemmKey::Of(Gemm(8192, n, 4096)));
   }
   ASSERT_TRUE(AddPrediction(*db, Gemm(8192, 4096, 1000)).ok());  // again
-  EXPECT_EQ(db->Stats()->predictions, 200);
+  EXPECT_EQ(store::Stats(*db)->predictions, 200);
   keys.push_back(GemmKey::Of(Gemm(1, 2, 3)));  // not stored
   // Stored under the version of the model in force (a calibrated one here).
   const std::string version = ModelVersionFor(**FindGpu("h100"), DType::kBf16);
@@ -158,8 +159,8 @@ TEST(StoreMeasurements, TheNewestRunsAnswerIsItsFastestVerifiedRow) {
                                    {CacheMode::kWarm, ClockPolicy::kSustained}));
   EXPECT_FALSE(*db->HasMeasurement(new_ids->first, new_ids->second, key,
                                    {CacheMode::kCold, ClockPolicy::kBurst}));
-  EXPECT_EQ(db->Stats()->measurements, 3 + 4);
-  EXPECT_EQ(db->Stats()->verified_measurements, 3 + 3);
+  EXPECT_EQ(store::Stats(*db)->measurements, 3 + 4);
+  EXPECT_EQ(store::Stats(*db)->verified_measurements, 3 + 3);
 }
 
 // Answers are cached by a GPU's generation: it moves with every result for

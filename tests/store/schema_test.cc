@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
@@ -84,7 +85,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   sqlite3_close(raw);
 
   auto db = OpenOk(path);  // upgrades to the current schema
-  EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
+  EXPECT_EQ(store::Check(*db)->schema_version, kSchemaVersion);
   const GemmKey key = GemmKey::Of(g);
   // Rows of versions before 4 were taken under the old burst clock rule.
   const MeasureMode burst{CacheMode::kCold, ClockPolicy::kBurst};
@@ -156,7 +157,7 @@ TEST(StoreSchema, TheDormantBestTablesAreGoneAndADeletedRowStillLeavesItsRunsBes
       << sqlite3_errmsg(raw);
   sqlite3_close(raw);
   EXPECT_DOUBLE_EQ(best(), 600) << "the run's best is the fastest row left";
-  EXPECT_TRUE(db->Check()->ok);
+  EXPECT_TRUE(store::Check(*db)->ok);
 }
 
 TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasured) {
@@ -165,9 +166,9 @@ TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasure
   WriteBytes(path,
              ReadBytes(std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/crest-seed-bmm.db"));
   auto db = OpenOk(path);
-  EXPECT_EQ(db->Check()->schema_version, kSchemaVersion);
-  EXPECT_TRUE(db->Check()->ok);
-  const DbStats stats = *db->Stats();
+  EXPECT_EQ(store::Check(*db)->schema_version, kSchemaVersion);
+  EXPECT_TRUE(store::Check(*db)->ok);
+  const DbStats stats = *store::Stats(*db);
   EXPECT_EQ(stats.measurements, 120) << "rows were lost in the upgrade";
   EXPECT_EQ(stats.verified_measurements, 86);
   GemmShape bmm = Gemm(4096, 4096, 10820);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "fake_env.h"
 #include "gtest/gtest.h"
@@ -31,7 +32,7 @@ TEST(StoreOpen, CreatesTheCurrentSchemaInWalMode) {
   TempDir dir;
   auto db = OpenOk(dir.File("a.db"));
   ASSERT_NE(db, nullptr);
-  auto check = db->Check();
+  auto check = store::Check(*db);
   ASSERT_TRUE(check.ok());
   EXPECT_TRUE(check->ok);
   EXPECT_EQ(check->schema_version, kSchemaVersion);
@@ -62,7 +63,7 @@ TEST(StoreOpen, UpgradesAnOlderFileAndKeepsItsRows) {
     sqlite3_close(raw);
   }
   auto db = OpenOk(path);
-  auto stats = db->Stats();
+  auto stats = store::Stats(*db);
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->schema_version, kSchemaVersion);
   EXPECT_EQ(stats->predictions, 1);
@@ -187,7 +188,7 @@ TEST(StoreOpen, CorruptFileFailsCheckAndIsLeftAsItWas) {
   auto db = Store::Open(path, ro);
   bool reported = !db.ok();
   if (db.ok()) {
-    auto check = (*db)->Check();
+    auto check = store::Check(**db);
     reported = !check.ok() || !check->ok;
   }
   EXPECT_TRUE(reported) << "corruption went unnoticed";
@@ -233,10 +234,10 @@ TEST(StoreRead, AWalFileOnAReadOnlyShareOpensForReading) {
   options.vfs = crest::testing::ReadOnlyVfsName();
   auto db = Store::Open(path, options);
   ASSERT_TRUE(db.ok()) << db.status();
-  auto stats = (*db)->Stats();
+  auto stats = store::Stats(**db);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->predictions, 1);
-  auto check = (*db)->Check();
+  auto check = store::Check(**db);
   ASSERT_TRUE(check.ok()) << check.status();
   EXPECT_TRUE(check->ok);
   EXPECT_TRUE(ReadBytes(path) == before) << "the file changed";
@@ -291,10 +292,10 @@ TEST(StoreWrite, FullDiskFailsCleanlyAndKeepsCommittedRows) {
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(std::string(s.message()).find(path), std::string::npos) << s;
   EXPECT_NE(std::string(s.message()).find("full"), std::string::npos) << s;
-  auto stats = db->Stats();
+  auto stats = store::Stats(*db);
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->predictions, committed);
-  auto check = db->Check();
+  auto check = store::Check(*db);
   ASSERT_TRUE(check.ok());
   EXPECT_TRUE(check->ok);
 }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "crest/answers/answers.h"
+#include "crest/store/admin.h"
 #include "crest/tuner/predictor.h"
 #include "fake_backend.h"
 #include "fake_results.h"
@@ -34,7 +35,7 @@ TEST(RunSweep, ModelBackendWritesEveryPredictionOnceAndResumesToNothing) {
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->progress.new_results, 0);
   EXPECT_EQ(second->already_present, 34);
-  EXPECT_EQ(db->Stats()->predictions, 34);
+  EXPECT_EQ(store::Stats(*db)->predictions, 34);
 }
 
 TEST(RunSweep, ModelPredictionsCommitInBatchesEachReportedOnlyOnceCommitted) {
@@ -48,12 +49,12 @@ TEST(RunSweep, ModelPredictionsCommitInBatchesEachReportedOnlyOnceCommitted) {
   int progress_reports = 0;
   options.on_result = [&](const GemmShape&, const GemmOutcome&) {
     ++reported;
-    EXPECT_GE(db->Stats()->predictions, reported) << "reported before its commit";
+    EXPECT_GE(store::Stats(*db)->predictions, reported) << "reported before its commit";
   };
   options.on_progress = [&](const SweepProgress& p) {
     ++progress_reports;
     EXPECT_EQ(db->GetJob(1)->done, p.done) << "the job's progress commits with its batch";
-    EXPECT_EQ(db->Stats()->predictions, p.done);
+    EXPECT_EQ(store::Stats(*db)->predictions, p.done);
   };
   auto run = RunSweep(spec, *backend, *db, options);
   ASSERT_TRUE(run.ok()) << run.status();
@@ -80,7 +81,7 @@ TEST(RunSweep, AModelSweepInterruptedAfterABatchResumesExactly) {
   const int64_t committed = first->job.done;
   EXPECT_GT(committed, 0);
   EXPECT_LT(committed, 258);
-  EXPECT_EQ(db->Stats()->predictions, committed) << "the job counts exactly what committed";
+  EXPECT_EQ(store::Stats(*db)->predictions, committed) << "the job counts exactly what committed";
 
   auto second = RunSweep(spec, *backend, *db, {});
   ASSERT_TRUE(second.ok());
@@ -88,7 +89,7 @@ TEST(RunSweep, AModelSweepInterruptedAfterABatchResumesExactly) {
   EXPECT_EQ(second->already_present, committed);
   EXPECT_EQ(second->progress.new_results, 258 - committed);
   EXPECT_EQ(second->job.done, 258);
-  EXPECT_EQ(db->Stats()->predictions, 258) << "nothing written twice";
+  EXPECT_EQ(store::Stats(*db)->predictions, 258) << "nothing written twice";
 }
 
 TEST(RunSweep, FailedGemmsLeaveTheJobFailedAndTheRerunResumesIt) {
@@ -113,7 +114,7 @@ TEST(RunSweep, FailedGemmsLeaveTheJobFailedAndTheRerunResumesIt) {
   EXPECT_EQ(second->job.state, store::JobState::kDone);
   EXPECT_EQ(backend.runs, 2) << "only the two failed GEMMs run again";
   EXPECT_EQ(second->job.done, 18);
-  EXPECT_EQ(db->Stats()->measurements, 18 * 2);
+  EXPECT_EQ(store::Stats(*db)->measurements, 18 * 2);
 }
 
 TEST(RunSweep, ForceMeasuresAgainAndCancelStopsBetweenGemms) {
@@ -125,7 +126,7 @@ TEST(RunSweep, ForceMeasuresAgainAndCancelStopsBetweenGemms) {
   SweepOptions force;
   force.force = true;
   ASSERT_TRUE(RunSweep(spec, backend, *db, force).ok());
-  EXPECT_EQ(db->Stats()->measurements, 2 * 10 * 2);
+  EXPECT_EQ(store::Stats(*db)->measurements, 2 * 10 * 2);
 
   std::atomic<bool> cancel{false};
   SweepOptions cancelling;

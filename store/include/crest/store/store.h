@@ -78,37 +78,6 @@ struct StoreOptions {
   int migrate_to_for_test = 0;
 };
 
-struct MergeReport {
-  int64_t devices = 0;
-  int64_t software = 0;
-  int64_t jobs = 0;
-  int64_t measurements = 0;
-  int64_t predictions = 0;
-  int64_t imported = 0;
-  int64_t races = 0;
-};
-
-struct CheckReport {
-  bool ok = false;
-  int schema_version = 0;
-  std::vector<std::string> problems;  // empty when ok
-};
-
-struct DbStats {
-  int schema_version = 0;
-  int64_t file_bytes = 0;
-  int64_t devices = 0;
-  int64_t software = 0;
-  int64_t measurements = 0;
-  int64_t verified_measurements = 0;
-  int64_t predictions = 0;
-  int64_t imported = 0;
-  std::map<std::string, int64_t> jobs_by_state;
-  std::map<std::string, int64_t> measurements_by_gpu;
-  std::map<std::string, int64_t> predictions_by_gpu;
-  std::map<std::string, int64_t> imported_by_gpu;
-};
-
 // The newest result ids of one GPU model: see Store::Generation.
 struct ResultsGeneration {
   int64_t measurement_id = 0;
@@ -260,10 +229,8 @@ class Store : public JobStore {
                                                              const MeasureMode& mode,
                                                              AlgoChoice algo, bool with_times) = 0;
 
-  // ---- timings imported from other tools (never answers; calibration input)
-  // Inserts a batch in one transaction; returns the rows added (a batch
-  // already imported adds none).
-  virtual absl::StatusOr<int64_t> InsertImported(const ImportBatch& batch) = 0;
+  // ---- timings imported from other tools (never answers; calibration input;
+  // admin.h's Import adds them)
   // Every imported timing on `gpu_model`, with where it came from.
   struct ImportedRow {
     ImportedTiming timing;
@@ -274,20 +241,7 @@ class Store : public JobStore {
   virtual absl::StatusOr<std::vector<ImportedRow>> ImportedTimings(
       const std::string& gpu_model) = 0;
 
-  // ---- fleet
-  // Writes a consistent snapshot to `out_path` (VACUUM INTO), while other
-  // connections keep writing. Refuses an existing `out_path`.
-  virtual absl::Status ExportTo(const std::string& out_path) = 0;
-  // Merges a snapshot in one transaction. Idempotent: merging the same
-  // snapshot again adds nothing. Devices, software and jobs are matched by
-  // identity; results by their uid (and predictions by their key).
-  virtual absl::StatusOr<MergeReport> MergeFrom(const std::string& snapshot_path) = 0;
-  virtual absl::StatusOr<CheckReport> Check() = 0;
-  // SQLite's quick check (pages and b-trees, not index contents): what is
-  // wrong, empty when nothing is. For a check at start, where Check() would
-  // take too long on a large file.
-  virtual absl::StatusOr<std::vector<std::string>> QuickCheck() = 0;
-  virtual absl::StatusOr<DbStats> Stats() = 0;
+  // (Export, merge, check, stats and import: admin.h, beside the store.)
 
   // Moves whenever a measurement or a prediction for `gpu_model` is added or
   // deleted, by this or any other connection or process (triggers keep it;

@@ -1,9 +1,9 @@
 #include "answer_flags.h"
 
 #include "crest/common/str_cat.h"
+#include "crest/remote/remote_answers.h"
 #include "read_only_db.h"
 #include "remote.h"
-#include "remote_answers.h"
 
 namespace crest::cli {
 
@@ -47,7 +47,7 @@ absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags&
     if (!flags.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
     auto channel = DaemonChannel::Open(Remote());
     if (!channel.ok()) return channel.status();
-    return RemoteAnswers(*std::move(channel), options);
+    return remote::RemoteAnswers(*std::move(channel), options);
   }
   if (flags.db.empty()) {
     if (flags.cublaslt != 0) {

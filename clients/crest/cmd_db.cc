@@ -5,13 +5,13 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/remote/snapshot.h"
 #include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/store/timing_csv.h"
 #include "printer.h"
 #include "read_only_db.h"
 #include "remote.h"
-#include "remote_export.h"
 #include "table.h"
 
 namespace crest::cli {
@@ -33,7 +33,7 @@ absl::Status RunExport(const DbFlags& f, Io& io) {
     if (!f.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
     auto connection = DaemonChannel::Open(Remote());
     if (!connection.ok()) return connection.status();
-    auto bytes = DownloadSnapshot(*connection, f.out);
+    auto bytes = remote::DownloadSnapshot(*connection, f.out);
     if (!bytes.ok()) return bytes.status();
     from = StrCat("crestd at ", Remote().server, " (", Grouped(*bytes), " bytes)");
   } else {

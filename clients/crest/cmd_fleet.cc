@@ -20,6 +20,7 @@
 #include "crest/common/env.h"
 #include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
+#include "crest/remote/snapshot.h"
 #include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/sweep/spec.h"
@@ -32,7 +33,6 @@
 #include "printer.h"
 #include "progress.h"
 #include "remote.h"
-#include "remote_export.h"
 #include "remote_jobs.h"
 #include "run_cli.h"
 #include "sweep_input.h"
@@ -356,7 +356,7 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
   ForEachParallel(nodes.size(), f.parallel, [&](size_t i) {
     Node& n = nodes[i];
     const std::string snapshot = ((*downloads)->dir() / StrCat("node-", i, ".db")).string();
-    auto bytes = DownloadSnapshot(*n.connection, snapshot);
+    auto bytes = remote::DownloadSnapshot(*n.connection, snapshot);
     if (!bytes.ok()) {
       n.error = std::string(bytes.status().message());
       return;

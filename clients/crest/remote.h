@@ -1,75 +1,22 @@
-// Internal to the crest CLI: talking to a crestd. The global flags
-// --server, --tls-ca, --tls-cert, --tls-key and --token-file (or the
-// CREST_TOKEN environment variable) say where and how; commands that can run
-// remotely call Remote() and, when it is set, ask the daemon instead of a
-// local database. gRPC errors become absl errors naming the server.
+// Internal to the crest CLI: the global flags that send a command to a
+// crestd (--server, --tls-ca, --tls-cert, --tls-key, --token-file or the
+// CREST_TOKEN environment variable, --timeout). Commands that can run
+// remotely call Remote() and, when its server is set, ask the daemon through
+// crest::remote (remote/) instead of a local database.
 #pragma once
 
-#include <grpcpp/grpcpp.h>
-
-#include <chrono>
-#include <memory>
-#include <string>
-
 #include "CLI/CLI.hpp"
-#include "absl/status/statusor.h"
-#include "crest/v1/crest.grpc.pb.h"
+#include "crest/remote/channel.h"
 
 namespace crest::cli {
 
-struct RemoteFlags {
-  std::string server;  // HOST:PORT or unix:PATH; empty: work locally
-  std::string tls_ca;
-  std::string tls_cert;
-  std::string tls_key;
-  std::string token_file;
-  double timeout_s = 30;
-};
+using RemoteFlags = remote::ConnectOptions;
+using remote::CallUnary;
+using remote::Credentials;
+using remote::DaemonChannel;
+using remote::LoadCredentials;
 
 void AddRemoteFlags(CLI::App& root);
 const RemoteFlags& Remote();
-
-// How to reach any crestd: the token, the channel credentials (TLS files
-// read) and the call timeout. Loaded once, shared by every connection a
-// command opens (`crest fleet` opens one per node).
-struct Credentials {
-  std::string token;
-  std::shared_ptr<grpc::ChannelCredentials> channel;
-  double timeout_s = 30;
-};
-
-// Validates the flags and reads the files they name. InvalidArgument names
-// the flag.
-absl::StatusOr<Credentials> LoadCredentials(const RemoteFlags& flags);
-
-class DaemonChannel final {
- public:
-  // Validates the flags and reads the files they name; does not connect yet.
-  static absl::StatusOr<DaemonChannel> Open(const RemoteFlags& flags);
-  // A channel to `server` with credentials already loaded; does not connect yet.
-  static DaemonChannel Open(const std::string& server, const Credentials& credentials);
-
-  v1::Crest::Stub& stub() { return *stub_; }
-  const std::string& server() const { return server_; }
-  // A context with the token and, for unary calls, the deadline.
-  std::unique_ptr<grpc::ClientContext> Context(bool with_deadline = true) const;
-  // "crestd at HOST:PORT: <message>", with the gRPC code mapped onto absl's.
-  absl::Status Error(const grpc::Status& status) const;
-
- private:
-  std::string server_;
-  std::string token_;
-  double timeout_s_ = 30;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Crest::Stub> stub_;
-};
-
-// Calls a unary method; the response, or the error from DaemonChannel::Error.
-template <typename Request, typename Response, typename Method>
-absl::Status CallUnary(DaemonChannel& c, Method method, const Request& request,
-                       Response* response) {
-  auto context = c.Context();
-  return c.Error(((c.stub()).*method)(context.get(), request, response));
-}
 
 }  // namespace crest::cli

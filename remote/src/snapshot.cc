@@ -1,4 +1,4 @@
-#include "remote_export.h"
+#include "crest/remote/snapshot.h"
 
 #include <filesystem>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
 
-namespace crest::cli {
+namespace crest::remote {
 
 absl::StatusOr<int64_t> DownloadSnapshot(DaemonChannel& connection, const std::string& out_path) {
   auto exists = DefaultEnv().Exists(out_path);
@@ -55,4 +55,4 @@ absl::StatusOr<int64_t> DownloadSnapshot(DaemonChannel& connection, const std::s
   return written;
 }
 
-}  // namespace crest::cli
+}  // namespace crest::remote

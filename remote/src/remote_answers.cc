@@ -1,4 +1,4 @@
-#include "remote_answers.h"
+#include "crest/remote/remote_answers.h"
 
 #include <map>
 
@@ -6,7 +6,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/wire/convert.h"
 
-namespace crest::cli {
+namespace crest::remote {
 namespace {
 
 class DaemonAnswers final : public answers::Answers {
@@ -114,4 +114,4 @@ std::unique_ptr<answers::Answers> RemoteAnswers(DaemonChannel channel,
   return std::make_unique<DaemonAnswers>(std::move(channel), options);
 }
 
-}  // namespace crest::cli
+}  // namespace crest::remote

@@ -3,9 +3,9 @@
 Runs one grid of d_ff rankings (GPUs x hidden sizes x TP degrees x passes,
 every candidate of each window, predicted) several ways in one run, side by
 side: study() in process (crest._native) on one thread and on one thread per
-CPU; the answers alone (no frame) on one thread, as rows read from each
-answer (study()'s route) and as the JSON document's objects flattened to
-rows in Python (the route before rows); and by starting the `crest` binary
+CPU; the answers alone (no frame) on one thread, as each answer's columns
+(study()'s route), as rows read from each answer, and as the JSON
+document's objects flattened to rows in Python (the route before rows); and by starting the `crest` binary
 once per ranking (how the package answered before crest._native; on a
 subset of the grid, scaled per ranking). Target (issue 39): <= 1 ms a
 ranking in process.
@@ -43,15 +43,18 @@ def by_binary(binary, cells):
         json.loads(done.stdout)
 
 
-def answered(cells, rows: bool):
-    """The grid's answers alone (no frame), one thread: as rows read from the
-    answer (what study() takes), or as the JSON document's objects with each
-    candidate flattened to a row in Python (the route before rows)."""
+def answered(cells, route: str):
+    """The grid's answers alone (no frame), one thread: as each answer's
+    columns (what study() takes), as its rows (tuples), or as the JSON
+    document's objects with each candidate flattened to a row in Python (the
+    route before rows)."""
     from crest.answers import _STUDY_FIELDS, _dff_args, _flat, run_crest  # noqa: PLC0415
     for gpu, hidden, tp, p in cells:
         args = _dff_args(hidden, gpu, ratio="8/3", window=128, align=1, tokens=8192, tp=tp,
                          dtype="bf16", top=0, runs=None, pass_=p)
-        if rows:
+        if route == "columns":
+            run_crest(args, columns=True)
+        elif route == "rows":
             run_crest(args, row_fields=_STUDY_FIELDS)
         else:
             doc = run_crest(args)
@@ -72,8 +75,9 @@ def main():
     frame, one = timed(lambda: crest.study(**grid, threads=1))
     _, many = timed(lambda: crest.study(**grid))
     grid_cells = [(g, h, t, p) for g in GPUS for h in HIDDEN for t in TPS for p in PASSES]
-    _, rows_only = timed(lambda: answered(grid_cells, True))
-    _, objects_only = timed(lambda: answered(grid_cells, False))
+    _, columns_only = timed(lambda: answered(grid_cells, "columns"))
+    _, rows_only = timed(lambda: answered(grid_cells, "rows"))
+    _, objects_only = timed(lambda: answered(grid_cells, "objects"))
     cells = grid_cells[:args.subset]
     _, binary = timed(lambda: by_binary(args.crest, cells))
     per_binary = binary / len(cells)
@@ -81,7 +85,8 @@ def main():
           f"{len(PASSES)} passes), {len(frame)} candidate rows; {os.cpu_count()} CPUs")
     print(f"{'way':34} {'s for the grid':>15} {'ms/ranking':>11} {'rankings/s':>11} {'ratio':>7}")
     rows = [("in process, 1 thread", one, n), (f"in process, {os.cpu_count()} threads", many, n),
-            ("answers alone: rows, 1 thread", rows_only, n),
+            ("answers alone: columns, 1 thread", columns_only, n),
+            ("answers alone: rows", rows_only, n),
             ("answers alone: JSON objects", objects_only, n),
             (f"crest binary per ranking ({len(cells)} run)", per_binary * n, n)]
     for name, seconds, count in rows:

@@ -8,6 +8,7 @@ namespace crest::cli {
 namespace {
 
 using V = DffFieldValue;
+using K = DffFieldKind;
 
 // speedup_vs_baseline and its basis are null where no baseline answered.
 bool HasSpeedup(const DffRow& r) { return r.speedup_vs_baseline > 0; }
@@ -20,34 +21,38 @@ std::vector<int64_t> JobIds(const DffRow& r) {
 }
 
 constexpr std::array kFields{
-    DffRowField{"d_ff", [](const DffRow& r, int64_t) { return V(r.d_ff); }},
-    DffRowField{"time_us", [](const DffRow& r, int64_t) { return V(r.time_us); }},
-    DffRowField{"tflops", [](const DffRow& r, int64_t) { return V(r.tflops); }},
+    DffRowField{"d_ff", K::kInt, [](const DffRow& r, int64_t) { return V(r.d_ff); }},
+    DffRowField{"time_us", K::kReal, [](const DffRow& r, int64_t) { return V(r.time_us); }},
+    DffRowField{"tflops", K::kReal, [](const DffRow& r, int64_t) { return V(r.tflops); }},
     DffRowField{
-        "speedup_vs_baseline",
+        "speedup_vs_baseline", K::kReal,
         [](const DffRow& r, int64_t) { return HasSpeedup(r) ? V(r.speedup_vs_baseline) : V(); }},
-    DffRowField{"mlp_params", [](const DffRow& r, int64_t) { return V(r.mlp_params); }},
-    DffRowField{"params_delta", [](const DffRow& r, int64_t) { return V(r.params_delta); }},
-    DffRowField{"source", [](const DffRow& r, int64_t) { return V(SourceName(r.source)); }},
-    DffRowField{"provenance",
+    DffRowField{"mlp_params", K::kInt, [](const DffRow& r, int64_t) { return V(r.mlp_params); }},
+    DffRowField{"params_delta", K::kInt,
+                [](const DffRow& r, int64_t) { return V(r.params_delta); }},
+    DffRowField{"source", K::kText,
+                [](const DffRow& r, int64_t) { return V(SourceName(r.source)); }},
+    DffRowField{"provenance", K::kText,
                 [](const DffRow& r, int64_t) { return V(std::string_view(r.provenance)); }},
-    DffRowField{"time_low_us", [](const DffRow& r, int64_t) { return V(r.time_low_us); }},
-    DffRowField{"time_high_us", [](const DffRow& r, int64_t) { return V(r.time_high_us); }},
-    DffRowField{"tie_group", [](const DffRow& r, int64_t) { return V(int64_t{r.tie_group}); }},
-    DffRowField{"rank", [](const DffRow&, int64_t rank) { return V(rank); }},
-    DffRowField{"speedup_basis",
+    DffRowField{"time_low_us", K::kReal, [](const DffRow& r, int64_t) { return V(r.time_low_us); }},
+    DffRowField{"time_high_us", K::kReal,
+                [](const DffRow& r, int64_t) { return V(r.time_high_us); }},
+    DffRowField{"tie_group", K::kInt,
+                [](const DffRow& r, int64_t) { return V(int64_t{r.tie_group}); }},
+    DffRowField{"rank", K::kInt, [](const DffRow&, int64_t rank) { return V(rank); }},
+    DffRowField{"speedup_basis", K::kText,
                 [](const DffRow& r, int64_t) {
                   return HasSpeedup(r) ? V(SourceName(r.speedup_basis)) : V();
                 }},
-    DffRowField{"runs", [](const DffRow& r, int64_t) { return V(JobIds(r)); }},
-    DffRowField{"pooled", [](const DffRow& r, int64_t) { return V(r.pooled); }},
-    DffRowField{"race_verdict",
+    DffRowField{"runs", K::kJobIds, [](const DffRow& r, int64_t) { return V(JobIds(r)); }},
+    DffRowField{"pooled", K::kFlag, [](const DffRow& r, int64_t) { return V(r.pooled); }},
+    DffRowField{"race_verdict", K::kText,
                 [](const DffRow& r, int64_t) {
                   return r.race_verdict.empty() ? V() : V(std::string_view(r.race_verdict));
                 },
                 false},
     DffRowField{
-        "race_ratio",
+        "race_ratio", K::kReal,
         [](const DffRow& r, int64_t) { return r.race_verdict.empty() ? V() : V(r.race_ratio); },
         false},
 };

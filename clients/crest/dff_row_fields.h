@@ -1,7 +1,8 @@
 // Internal to the crest CLI: a d_ff answer's row as named fields, declared
 // once. The JSON candidate (DffRowJson) writes the fields marked `in_json`
 // under these names; the Python extension hands a row over as a tuple of the
-// fields its DffRow names, read from the same table (no JSON between).
+// fields its DffRow names, or as one column per field, read from the same
+// table (no JSON between).
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,13 @@ namespace crest::cli {
 using DffFieldValue =
     std::variant<std::monostate, int64_t, double, bool, std::string_view, std::vector<int64_t>>;
 
+// What a field holds, whatever the row: an integer, a real (null: no value,
+// NaN in a column), a flag, text (null: None) or job ids.
+enum class DffFieldKind { kInt, kReal, kFlag, kText, kJobIds };
+
 struct DffRowField {
   std::string_view name;
+  DffFieldKind kind;
   // `rank`: the row's place in its answer, 1 the headline best.
   DffFieldValue (*get)(const DffRow& row, int64_t rank);
   // The JSON candidate carries it under `name` (race_verdict and race_ratio

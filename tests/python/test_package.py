@@ -167,3 +167,25 @@ def test_in_process_rows_are_every_field_the_json_candidate_gives(tmp_path):
             assert row == tuple(_flat(c).get(k) for k in _STUDY_FIELDS), c["d_ff"]
         kinds = {row[_STUDY_FIELDS.index("source")] for row in doc["candidates"]}
         assert kinds == ({"measured", "predicted"} if "--db" in extra else {"predicted"})
+
+
+def test_a_study_in_process_is_the_frame_the_binary_route_gives(tmp_path, monkeypatch):
+    """study() in process joins each cell's columns (arrays, no JSON); the
+    route without crest._native builds rows from the binary's JSON. One frame,
+    every dtype included, on a measured-and-predicted grid."""
+    pytest.importorskip("crest._native", reason="crest._native was not built")
+    import gzip  # noqa: PLC0415
+    import pandas  # noqa: PLC0415
+    from crest import answers  # noqa: PLC0415
+    db = tmp_path / "reference.db"
+    with gzip.open(os.path.join(os.environ["CREST_ROOT"], "bench", "results", "h100",
+                                "reference.db.gz")) as src, open(db, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    grid = dict(gpu="h100", hidden=[4096], tp=[1, 2], pass_=["fwd", "train"], window=160,
+                db=str(db))
+    in_process = crest.study(**grid)
+    assert set(in_process["source"]) == {"measured", "predicted"}
+    assert in_process["speedup_vs_baseline"].dtype == "float64"
+    monkeypatch.setattr(answers, "_native", lambda: None)
+    by_binary = crest.study(**grid)
+    pandas.testing.assert_frame_equal(in_process, by_binary)

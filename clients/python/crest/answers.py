@@ -53,7 +53,8 @@ def in_process() -> bool:
 
 
 def run_crest(args: Sequence[str], *, server: Optional[str] = None,
-              db: Optional[str] = None, row_fields: Optional[Sequence[str]] = None) -> dict:
+              db: Optional[str] = None, row_fields: Optional[Sequence[str]] = None,
+              columns: bool = False) -> dict:
     """Runs `crest [--server S] --json ARGS [--db DB]` and returns its document.
 
     In process, as the binary would: $CREST_SERVER (when set) sends local
@@ -61,13 +62,15 @@ def run_crest(args: Sequence[str], *, server: Optional[str] = None,
     force for the rest of the process (the binary forgets it at exit). The
     document comes over as Python objects, not JSON text. With row_fields,
     each of the document's "candidates" is a tuple of those fields in order
-    (None where absent), whichever way the command ran."""
+    (None where absent), whichever way the command ran; with columns (in
+    process only), a d_ff answer's "candidates" is a dict of every DffRow
+    field's column (NumPy arrays for numbers, NaN where a row has none)."""
     argv = (["--server", server] if server else []) + ["--json", *map(str, args)]
     if db:
         argv += ["--db", db]
     native = _native()
     if native is not None:
-        code, doc, err = native.answer(argv, list(row_fields) if row_fields else None)
+        code, doc, err = native.answer(argv, list(row_fields) if row_fields else None, columns)
         if code != 0:
             raise CrestCommandError(code, err.strip())
         return doc
@@ -474,6 +477,42 @@ def _pow2(n: int) -> int:
 
 # A study's row fields: DffRow's, which are the dff document's candidate keys.
 _STUDY_FIELDS = tuple(f.name for f in dataclasses.fields(DffRow))
+# Its real-valued fields: float64 columns (NaN where a row has none) by either route.
+_REAL_FIELDS = tuple(f.name for f in dataclasses.fields(DffRow)
+                     if f.type in ("float", "Optional[float]"))
+_STUDY_KEYS = ("gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio")
+
+
+def _cell_keys(doc: dict) -> tuple:
+    return (doc["gpu"], doc["dtype"], int(doc["hidden"]), int(doc["tp"]), doc["pass"],
+            int(doc["tokens"]), doc["ratio"])
+
+
+def _study_frame_of_columns(docs, pandas):
+    """The study frame from each cell's columns (crest._native, columns=True):
+    arrays joined, no Python object per number."""
+    import numpy  # noqa: PLC0415  (pandas' own dependency)
+    cells = [(doc, doc["candidates"]) for doc in docs]
+    counts = [len(c["d_ff"]) if isinstance(c, dict) else 0 for _, c in cells]
+    data = {}
+    for i, key in enumerate(_STUDY_KEYS):
+        values = [_cell_keys(doc)[i] for doc, _ in cells]
+        kind = numpy.int64 if isinstance(values[0], int) else object
+        data[key] = numpy.repeat(numpy.array(values, dtype=kind), counts)
+    full = [c for _, c in cells if isinstance(c, dict)]
+    for name in _STUDY_FIELDS:
+        parts = [c[name] for c in full]
+        if parts and isinstance(parts[0], numpy.ndarray):
+            data[name] = numpy.concatenate(parts)
+        else:
+            joined = [v for part in parts for v in part]
+            data[name] = numpy.fromiter(joined, dtype=object, count=len(joined))
+    d_ff, tp = data["d_ff"], data["tp"]
+    whole = d_ff // tp
+    data["pow2"] = numpy.where(d_ff % tp == 0, whole & -whole, 0).astype(numpy.int64)
+    bases = [int(doc["baseline"]["d_ff"]) for doc, _ in cells]
+    data["baseline_d_ff"] = numpy.repeat(numpy.array(bases, dtype=numpy.int64), counts)
+    return pandas.DataFrame(data)
 
 
 def study(*, gpu, hidden, tp=1, pass_="fwd", ratio="8/3", window: int = 128,
@@ -510,27 +549,32 @@ def study(*, gpu, hidden, tp=1, pass_="fwd", ratio="8/3", window: int = 128,
         if cell[3] not in _PASSES:
             raise ValueError(f"pass_: '{cell[3]}' is not fwd or train")
 
+    native = _native()
+
     def answer(cell):
         g, h, t, p, r, d = cell
-        return run_crest(_dff_args(int(h), g, ratio=str(r), window=window, align=align,
-                                   tokens=tokens, tp=int(t), dtype=d, top=0, runs=runs,
-                                   pass_=p), server=server, db=db, row_fields=_STUDY_FIELDS)
+        args = _dff_args(int(h), g, ratio=str(r), window=window, align=align, tokens=tokens,
+                         tp=int(t), dtype=d, top=0, runs=runs, pass_=p)
+        if native is not None:  # each cell's columns, as arrays
+            return run_crest(args, server=server, db=db, columns=True)
+        return run_crest(args, server=server, db=db, row_fields=_STUDY_FIELDS)
 
     workers = threads or os.cpu_count() or 1
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         docs = list(pool.map(answer, cells))
+    if native is not None:
+        return _study_frame_of_columns(docs, pandas)
     records = []
     for doc in docs:
-        keys = (doc["gpu"], doc["dtype"], int(doc["hidden"]), int(doc["tp"]), doc["pass"],
-                int(doc["tokens"]), doc["ratio"])
+        keys = _cell_keys(doc)
         tp_ = keys[3]
         base = int(doc["baseline"]["d_ff"])
         for row in doc["candidates"]:  # tuples of _STUDY_FIELDS, d_ff first
             f = row[0]
             records.append((*keys, *row, _pow2(f // tp_) if f % tp_ == 0 else 0, base))
-    columns = ["gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio", *_STUDY_FIELDS,
-               "pow2", "baseline_d_ff"]
-    return pandas.DataFrame.from_records(records, columns=columns)
+    columns = [*_STUDY_KEYS, *_STUDY_FIELDS, "pow2", "baseline_d_ff"]
+    frame = pandas.DataFrame.from_records(records, columns=columns)
+    return frame.astype({name: "float64" for name in _REAL_FIELDS})
 
 
 def plot_study(frame, *, facet="gpu", axes=None):

@@ -2,6 +2,8 @@
 // process (no subprocess, no binary on PATH). Each call is one invocation of
 // `crest ARGS…` (run_cli.h) with its output captured; the GIL is released
 // while it runs. Exceptions never cross into Python: RunCli catches them.
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -12,6 +14,7 @@
 #include "crest/tuner/dff_ranking.h"
 #include "dff_row_fields.h"
 #include "nlohmann/json.hpp"
+#include "pybind11/numpy.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "run_cli.h"
@@ -105,6 +108,54 @@ py::list RowTuples(const std::vector<crest::DffRow>& rows, const std::vector<std
   return out;
 }
 
+// One column of `rows` as its kind wants it: a NumPy array of int64,
+// float64 (NaN where the row has no value) or bool, else a list (text or
+// None; job ids as tuples).
+py::object Column(const std::vector<crest::DffRow>& rows, const crest::cli::DffRowField& field) {
+  using crest::cli::DffFieldKind;
+  const auto n = static_cast<py::ssize_t>(rows.size());
+  const auto at = [&](py::ssize_t i) { return field.get(rows[i], i + 1); };
+  switch (field.kind) {
+    case DffFieldKind::kInt: {
+      py::array_t<int64_t> out(n);
+      auto v = out.mutable_unchecked<1>();
+      for (py::ssize_t i = 0; i < n; ++i) v(i) = std::get<int64_t>(at(i));
+      return std::move(out);
+    }
+    case DffFieldKind::kReal: {
+      py::array_t<double> out(n);
+      auto v = out.mutable_unchecked<1>();
+      for (py::ssize_t i = 0; i < n; ++i) {
+        const auto value = at(i);
+        const double* real = std::get_if<double>(&value);
+        v(i) = real != nullptr ? *real : std::numeric_limits<double>::quiet_NaN();
+      }
+      return std::move(out);
+    }
+    case DffFieldKind::kFlag: {
+      py::array_t<bool> out(n);
+      auto v = out.mutable_unchecked<1>();
+      for (py::ssize_t i = 0; i < n; ++i) v(i) = std::get<bool>(at(i));
+      return std::move(out);
+    }
+    case DffFieldKind::kText:
+    case DffFieldKind::kJobIds:
+      break;
+  }
+  py::list out(n);
+  for (py::ssize_t i = 0; i < n; ++i) out[i] = ToPython(at(i));
+  return std::move(out);
+}
+
+// Every field of DffRowFields as a column, by name.
+py::dict Columns(const std::vector<crest::DffRow>& rows) {
+  py::dict out;
+  for (const crest::cli::DffRowField& field : crest::cli::DffRowFields()) {
+    out[py::str(field.name.data(), field.name.size())] = Column(rows, field);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -129,7 +180,7 @@ PYBIND11_MODULE(_native, m) {
   m.def(
       "answer",
       [](const std::vector<std::string>& args,
-         const std::optional<std::vector<std::string>>& row_fields) {
+         const std::optional<std::vector<std::string>>& row_fields, bool columns) {
         std::ostringstream out;
         std::ostringstream err;
         nlohmann::ordered_json document;
@@ -138,7 +189,7 @@ PYBIND11_MODULE(_native, m) {
         {
           py::gil_scoped_release release;
           code = crest::cli::RunCli(args, crest::cli::AnsweringCommands(), out, err, &document,
-                                    row_fields ? &dff_rows : nullptr);
+                                    row_fields || columns ? &dff_rows : nullptr);
         }
         if (code != 0 || document.is_null()) return py::make_tuple(code, py::none(), err.str());
         if (!document.is_object()) return py::make_tuple(code, ToPython(document), err.str());
@@ -146,7 +197,9 @@ PYBIND11_MODULE(_native, m) {
         for (auto it = document.begin(); it != document.end(); ++it) {
           const std::string& key = it.key();
           const nlohmann::ordered_json& value = *it;
-          if (row_fields && key == "candidates" && !dff_rows.empty()) {
+          if (columns && key == "candidates" && !dff_rows.empty()) {
+            doc[py::str(key)] = Columns(dff_rows);
+          } else if (row_fields && key == "candidates" && !dff_rows.empty()) {
             doc[py::str(key)] = RowTuples(dff_rows, *row_fields);
           } else if (row_fields && key == "candidates" && value.is_array()) {
             py::list rows(value.size());
@@ -158,11 +211,13 @@ PYBIND11_MODULE(_native, m) {
         }
         return py::make_tuple(code, std::move(doc), err.str());
       },
-      py::arg("args"), py::arg("row_fields") = py::none(),
+      py::arg("args"), py::arg("row_fields") = py::none(), py::arg("columns") = false,
       "Runs `crest --json ARGS…` in process and returns (exit code, document, stderr): the "
       "document as Python objects (as json.loads would give it; None on failure), never as "
       "text. With row_fields, each of its 'candidates' is a tuple of those fields, in order "
       "(None where a row has none); a d_ff answer's are read from its rows, with no JSON "
       "between: race_verdict and race_ratio flat, runs a tuple of job ids, as DffRow holds "
-      "them.");
+      "them. With columns, a d_ff answer's 'candidates' is a dict of every field's column "
+      "instead: NumPy arrays of int64, float64 (NaN where a row has no value) and bool, "
+      "lists of text (None where absent) and of job-id tuples.");
 }

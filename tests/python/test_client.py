@@ -142,3 +142,26 @@ def test_the_baseline_row_is_the_same_in_process_and_through_grpc(daemon):
     assert trained.query["pass"] == "train"
     assert daemon.best_dff(hidden=4096, gpu="h100", window=4, pass_="train").query["pass"] == "train"
 
+
+
+def test_best_dff_through_grpc_is_the_answer_crest_dff_gives_through_the_same_crestd(daemon):
+    """Two routes to one crestd (this client's gRPC stubs, and crest.dff's
+    server= through the C++ remote answers): every row, every field, and the
+    answer's bookkeeping agree, before and after a sweep stores predictions."""
+    import dataclasses  # noqa: PLC0415
+    for sweep_first in (False, True):
+        if sweep_first:
+            assert list(daemon.sweep(SPEC))[-1].job.state == "done"
+        for pass_ in ("fwd", "train"):
+            grpc_route = daemon.best_dff(hidden=4096, gpu="h100", window=16, top=0, pass_=pass_)
+            cli_route = crest.dff(4096, "h100", window=16, top=0, pass_=pass_,
+                                  server=daemon.target)
+            assert len(grpc_route) == len(cli_route) == 33
+            for a, b in zip(grpc_route, cli_route):
+                for field in dataclasses.fields(crest.DffRow):
+                    x, y = getattr(a, field.name), getattr(b, field.name)
+                    assert x == (pytest.approx(y) if isinstance(y, float) else y), \
+                        (pass_, a.d_ff, field.name, x, y)
+            for attr in ("gpu", "baseline_d_ff", "candidates", "measured", "predicted", "missing",
+                         "tied_with_best", "run_choice", "algo_choice", "race"):
+                assert getattr(grpc_route, attr) == getattr(cli_route, attr), attr

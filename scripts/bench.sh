@@ -23,6 +23,14 @@ echo
 echo "== a window's history: ranking cost at 1-64 runs of it (targets: --runs latest <= 1.5x at 16 runs; --runs all linear)"
 "$build/bench/history_bench"
 echo
+echo "== crest.study in process beside the crest binary per ranking and the JSON route (target: <= 1 ms a ranking in process)"
+if ls "$build"/python/crest/_native*.so > /dev/null 2>&1; then
+  PYTHONPATH="$build/python" /usr/bin/python3 "$(dirname "$0")/../bench/python_study_bench.py" \
+    --crest "$build/clients/crest/crest"
+else
+  echo "crest._native was not built (pybind11-dev missing at configure time): nothing to time in process"
+fi
+echo
 echo "== model-backend sweeps: batched commits beside one per GEMM (target: >= 20,000 GEMMs/s)"
 "$build/bench/sweep_bench"
 echo

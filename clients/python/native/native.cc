@@ -2,7 +2,6 @@
 // process (no subprocess, no binary on PATH). Each call is one invocation of
 // `crest ARGS…` (run_cli.h) with its output captured; the GIL is released
 // while it runs. Exceptions never cross into Python: RunCli catches them.
-#include <cmath>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -113,38 +112,39 @@ py::list RowTuples(const std::vector<crest::DffRow>& rows, const std::vector<std
 // None; job ids as tuples).
 py::object Column(const std::vector<crest::DffRow>& rows, const crest::cli::DffRowField& field) {
   using crest::cli::DffFieldKind;
-  const auto n = static_cast<py::ssize_t>(rows.size());
-  const auto at = [&](py::ssize_t i) { return field.get(rows[i], i + 1); };
+  const size_t n = rows.size();
+  const auto at = [&](size_t i) { return field.get(rows[i], static_cast<int64_t>(i + 1)); };
+  const auto shape = static_cast<py::ssize_t>(n);
   switch (field.kind) {
     case DffFieldKind::kInt: {
-      py::array_t<int64_t> out(n);
-      auto v = out.mutable_unchecked<1>();
-      for (py::ssize_t i = 0; i < n; ++i) v(i) = std::get<int64_t>(at(i));
-      return std::move(out);
+      py::array_t<int64_t> out(shape);
+      int64_t* v = out.mutable_data();
+      for (size_t i = 0; i < n; ++i) v[i] = std::get<int64_t>(at(i));
+      return out;
     }
     case DffFieldKind::kReal: {
-      py::array_t<double> out(n);
-      auto v = out.mutable_unchecked<1>();
-      for (py::ssize_t i = 0; i < n; ++i) {
+      py::array_t<double> out(shape);
+      double* v = out.mutable_data();
+      for (size_t i = 0; i < n; ++i) {
         const auto value = at(i);
         const double* real = std::get_if<double>(&value);
-        v(i) = real != nullptr ? *real : std::numeric_limits<double>::quiet_NaN();
+        v[i] = real != nullptr ? *real : std::numeric_limits<double>::quiet_NaN();
       }
-      return std::move(out);
+      return out;
     }
     case DffFieldKind::kFlag: {
-      py::array_t<bool> out(n);
-      auto v = out.mutable_unchecked<1>();
-      for (py::ssize_t i = 0; i < n; ++i) v(i) = std::get<bool>(at(i));
-      return std::move(out);
+      py::array_t<bool> out(shape);
+      bool* v = out.mutable_data();
+      for (size_t i = 0; i < n; ++i) v[i] = std::get<bool>(at(i));
+      return out;
     }
     case DffFieldKind::kText:
     case DffFieldKind::kJobIds:
       break;
   }
   py::list out(n);
-  for (py::ssize_t i = 0; i < n; ++i) out[i] = ToPython(at(i));
-  return std::move(out);
+  for (size_t i = 0; i < n; ++i) out[i] = ToPython(at(i));
+  return out;
 }
 
 // Every field of DffRowFields as a column, by name.

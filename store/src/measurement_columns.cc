@@ -111,6 +111,19 @@ const auto kColumns = std::to_array<MeasurementColumn>({
 
 std::span<const MeasurementColumn> MeasurementColumns() { return kColumns; }
 
+MeasurementRow MeasurementRowOf(const MeasuredGemm& measured) {
+  MeasurementRow row;
+  row.key = GemmKey::Of(measured.gemm);
+  row.lda = measured.lda;
+  row.ldb = measured.ldb;
+  row.ldc = measured.ldc;
+  row.dtype_out = std::string(DTypeName(OutputDType(measured.gemm.dtype)));
+  row.compute_type = measured.compute_type;
+  row.mode = measured.mode;
+  row.settled_clock_mhz = measured.settled_clock_mhz;
+  return row;
+}
+
 std::string MeasurementColumnList(std::string_view prefix) {
   std::string out;
   for (const MeasurementColumn& c : kColumns) {

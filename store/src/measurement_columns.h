@@ -3,8 +3,10 @@
 // references, its GPU model and its GemmKey, which key_columns.h binds) is
 // one entry here: its name, how a row's value is bound and how it is read.
 // The insert, the select, the merge and `crest db export`'s text export are
-// all made from this table; adding a column is an entry here, a migration
-// (schema.cc) and the code that fills the MeasurementRow.
+// all made from this table; adding a column touches three files of the
+// store: the MeasurementRow's field (records.h), an entry here (and the line
+// of MeasurementRowOf that fills it from the MeasuredGemm), and a migration
+// (schema.cc).
 #pragma once
 
 #include <span>
@@ -27,6 +29,11 @@ std::span<const MeasurementColumn> MeasurementColumns();
 
 // "a, b, c" of the value columns, each name preceded by `prefix` ("m.").
 std::string MeasurementColumnList(std::string_view prefix);
+
+// The GEMM's row as a measurement records it: its key and every value its
+// MeasuredGemm gives (not the algorithm's figures, the tile arithmetic or
+// the time it was written, which InsertMeasurement sets per algorithm).
+MeasurementRow MeasurementRowOf(const MeasuredGemm& measured);
 
 // Binds every value column of `row` from parameter `first` on; returns the
 // next free index.

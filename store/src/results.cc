@@ -209,15 +209,7 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
         StrCat("INSERT INTO measurements(uid, job_id, device_id, software_id, gpu_model, ",
                KeyColumnList(), ", ", MeasurementColumnList(""), ") VALUES (", params, ")"));
     if (!stmt.ok()) return stmt.status();
-    MeasurementRow row;
-    row.key = GemmKey::Of(mg.gemm);
-    row.lda = mg.lda;
-    row.ldb = mg.ldb;
-    row.ldc = mg.ldc;
-    row.dtype_out = std::string(DTypeName(OutputDType(mg.gemm.dtype)));
-    row.compute_type = mg.compute_type;
-    row.mode = mg.mode;
-    row.settled_clock_mhz = mg.settled_clock_mhz;
+    MeasurementRow row = MeasurementRowOf(mg);
     row.created_us = NowUs();
     int64_t first_id = 0;
     for (const AlgoResult& r : mg.algos) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "crest/common/str_cat.h"
+#include "job_columns.h"
 #include "key_columns.h"
 #include "measurement_columns.h"
 #include "schema.h"
@@ -91,12 +92,12 @@ constexpr const char* kMergeSoftware =
     "INSERT INTO main.software(driver, cuda_runtime, cublaslt) "
     "SELECT driver, cuda_runtime, cublaslt FROM src.software WHERE true "
     "ON CONFLICT DO NOTHING";
-constexpr const char* kMergeJobs =
-    "INSERT INTO main.jobs(uid, host, spec, backend, target, state, total, done, priority, "
-    "created_us, started_us, finished_us, error, submitted_by) "
-    "SELECT uid, host, spec, backend, target, state, total, done, priority, created_us, "
-    "started_us, finished_us, error, submitted_by FROM src.jobs WHERE true "
-    "ON CONFLICT(uid) DO NOTHING";
+// Jobs keep their uid; every column but the id is copied (job_columns.h).
+std::string MergeJobsSql() {
+  const std::string columns = JobColumnList(/*with_id=*/false);
+  return StrCat("INSERT INTO main.jobs(", columns, ") SELECT ", columns,
+                " FROM src.jobs WHERE true ON CONFLICT(uid) DO NOTHING");
+}
 
 // Measurements keep their uid; device, software and job ids are remapped
 // through the rows' natural keys.
@@ -278,9 +279,10 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
       *count = conn_->Changes();
       return absl::OkStatus();
     };
+    const std::string merge_jobs = MergeJobsSql();
     for (const auto& [sql, count] :
          {std::pair{kMergeDevices, &report.devices}, std::pair{kMergeSoftware, &report.software},
-          std::pair{kMergeJobs, &report.jobs}}) {
+          std::pair{merge_jobs.c_str(), &report.jobs}}) {
       if (auto s = run(sql, count); !s.ok()) return s;
     }
     auto last_id = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM main.measurements",

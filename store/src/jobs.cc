@@ -1,46 +1,16 @@
 // Jobs: a sweep's plan size, state and progress.
 #include "crest/common/str_cat.h"
+#include "job_columns.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
-namespace {
-
-constexpr const char* kJobColumns =
-    "id, uid, host, spec, backend, target, state, total, done, priority, created_us, started_us, "
-    "finished_us, error, submitted_by";
-// The same without the spec's text (listings: a spec may be large).
-constexpr const char* kJobListColumns =
-    "id, uid, host, '' AS spec, backend, target, state, total, done, priority, created_us, "
-    "started_us, finished_us, error, submitted_by";
-
-JobRecord ReadJob(const Statement& s) {
-  JobRecord j;
-  j.id = s.Int("id");
-  j.uid = s.Text("uid");
-  j.host = s.Text("host");
-  j.spec = s.Text("spec");
-  j.backend = s.Text("backend");
-  j.target = s.Text("target");
-  j.state = ParseJobState(s.Text("state")).value_or(JobState::kFailed);
-  j.total = s.Int("total");
-  j.done = s.Int("done");
-  j.priority = static_cast<int>(s.Int("priority"));
-  j.created_us = s.Int("created_us");
-  if (!s.IsNull("started_us")) j.started_us = s.Int("started_us");
-  if (!s.IsNull("finished_us")) j.finished_us = s.Int("finished_us");
-  j.error = s.Text("error");
-  j.submitted_by = s.Text("submitted_by");
-  return j;
-}
-
-}  // namespace
 
 absl::StatusOr<JobRecord> SqliteStore::FindJob(const std::string& spec, const std::string& backend,
                                                const std::string& target) {
   // The newest job of the spec in one state: one probe of jobs_by_spec_state
   // (rows of an equal key lie in id order), however many runs it has had.
   auto stmt = conn_->Prepare(
-      StrCat("SELECT ", kJobColumns,
+      StrCat("SELECT ", JobColumnList(),
              " FROM jobs WHERE backend = ?1 AND target = ?2 AND spec = ?3 AND state = ?4 "
              "AND host = ?5 ORDER BY id DESC LIMIT 1"));
   if (!stmt.ok()) return stmt.status();
@@ -96,7 +66,7 @@ absl::StatusOr<JobRecord> SqliteStore::CreateJob(const JobRecord& in) {
 }
 
 absl::StatusOr<JobRecord> SqliteStore::GetJob(int64_t id) {
-  auto stmt = conn_->Prepare(StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?1"));
+  auto stmt = conn_->Prepare(StrCat("SELECT ", JobColumnList(), " FROM jobs WHERE id = ?1"));
   if (!stmt.ok()) return stmt.status();
   auto row = (*stmt)->Bind(1, id).Step("reading a job");
   if (!row.ok()) return row.status();
@@ -108,7 +78,7 @@ absl::StatusOr<JobRecord> SqliteStore::GetJob(int64_t id) {
 
 absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs(const JobListing& listing) {
   auto stmt =
-      conn_->Prepare(StrCat("SELECT ", listing.with_spec ? kJobColumns : kJobListColumns,
+      conn_->Prepare(StrCat("SELECT ", JobColumnList(true, listing.with_spec),
                             " FROM jobs WHERE (?1 IS NULL OR state = ?1) AND (?3 <= 0 OR id < ?3) "
                             "ORDER BY id DESC LIMIT ?2"));
   if (!stmt.ok()) return stmt.status();

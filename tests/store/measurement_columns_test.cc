@@ -11,6 +11,7 @@
 #include "crest/store/admin.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
+#include "job_columns.h"
 #include "key_columns.h"
 #include "store_testing.h"
 #include "temp_dir.h"
@@ -78,6 +79,80 @@ TEST(KeyColumns, TheKeyListNamesTheSevenKeyColumnsEveryResultTableHas) {
     EXPECT_EQ(names, listed) << table;
   }
   sqlite3_close(raw);
+}
+
+TEST(JobColumns, TheTableDeclaresEveryColumnTheSchemaHas) {
+  TempDir dir;
+  const std::string path = dir.File("j.db");
+  OpenOk(path);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  std::set<std::string> schema;
+  sqlite3_exec(
+      raw, "SELECT name FROM pragma_table_info('jobs')",
+      [](void* out, int, char** values, char**) {
+        static_cast<std::set<std::string>*>(out)->insert(values[0]);
+        return 0;
+      },
+      &schema, nullptr);
+  sqlite3_close(raw);
+  std::set<std::string> declared;
+  for (const auto& c : internal::JobColumns()) declared.insert(std::string(c.name));
+  EXPECT_EQ(declared, schema) << "a column the schema has and the table lacks, or the reverse";
+  EXPECT_TRUE(internal::JobColumnList(false, false).starts_with("uid, host, '' AS spec, backend"));
+  EXPECT_NE(internal::JobColumnList(true, false).find("'' AS spec"), std::string::npos);
+}
+
+TEST(JobColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("node.db"));
+  JobRecord in;
+  in.spec = R"({"version":1})";
+  in.backend = "model";
+  in.target = "H100-SXM";
+  in.total = 12;
+  in.priority = 3;
+  in.submitted_by = "alice";
+  auto job = db->CreateJob(in);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(db->UpdateJob(job->id, JobState::kRunning, 12, 0, "").ok());
+  ASSERT_TRUE(db->UpdateJob(job->id, JobState::kFailed, 12, 5, "out of time").ok());
+  const auto same = [](const JobRecord& a, const JobRecord& b) {
+    EXPECT_EQ(a.uid, b.uid);
+    EXPECT_EQ(a.host, b.host);
+    EXPECT_EQ(a.spec, b.spec);
+    EXPECT_EQ(a.submitted_by, "alice");
+    EXPECT_EQ(a.submitted_by, b.submitted_by);
+    EXPECT_EQ(a.backend, b.backend);
+    EXPECT_EQ(a.target, b.target);
+    EXPECT_EQ(a.state, JobState::kFailed);
+    EXPECT_EQ(a.state, b.state);
+    EXPECT_EQ(a.total, b.total);
+    EXPECT_EQ(a.done, 5);
+    EXPECT_EQ(a.done, b.done);
+    EXPECT_EQ(a.priority, 3);
+    EXPECT_EQ(a.priority, b.priority);
+    EXPECT_EQ(a.created_us, b.created_us);
+    EXPECT_TRUE(a.started_us.has_value() && a.finished_us.has_value());
+    EXPECT_EQ(a.started_us, b.started_us);
+    EXPECT_EQ(a.finished_us, b.finished_us);
+    EXPECT_EQ(a.error, "out of time");
+    EXPECT_EQ(a.error, b.error);
+  };
+  auto read = db->GetJob(job->id);
+  ASSERT_TRUE(read.ok());
+  const std::string snapshot = dir.File("snap.db");
+  ASSERT_TRUE(store::ExportTo(*db, snapshot).ok());
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  ASSERT_EQ(store::MergeFrom(*catalogue, snapshot)->jobs, 1);
+  Store::JobListing all;
+  all.with_spec = true;
+  auto merged = catalogue->ListJobs(all);
+  ASSERT_TRUE(merged.ok());
+  ASSERT_EQ(merged->size(), 1u);
+  same(*read, merged->front());
+  Store::JobListing listing;  // without the spec's text
+  EXPECT_EQ(catalogue->ListJobs(listing)->front().spec, "");
 }
 
 TEST(MeasurementColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {

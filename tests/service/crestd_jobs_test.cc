@@ -238,6 +238,9 @@ TEST_F(CrestdJobs, SweepStreamsProgressAndEveryResultThenEndsWithTheJobDone) {
 TEST_F(CrestdJobs, SubmittedJobsRunByPriorityThenOrderAndAnIdenticalSpecIsNotQueuedTwice) {
   StartDaemon({"--model-gemm-delay-ms", "5"});
   const v1::Job blocker = Submit(DffSpec(24));  // 98 GEMMs: ~0.5 s holding the lane
+  // The others queue behind it (submitted before the lane took it, the
+  // priority-10 job would rightly run first, and nothing would be tested).
+  WaitFor(blocker.id(), [](const v1::Job& j) { return j.state() == v1::JOB_STATE_RUNNING; });
   const v1::Job low = Submit(DffSpec(2));
   const v1::Job high = Submit(DffSpec(3), 10);
   const v1::Job duplicate = Submit(DffSpec(2));

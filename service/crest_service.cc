@@ -9,7 +9,7 @@
 #include "crest/answers/answers.h"
 #include "crest/answers/compare.h"
 #include "crest/common/str_cat.h"
-#include "crest/measure/cuda_backend.h"
+#include "crest/measure/node_facts.h"
 #include "crest/sweep/spec_studies.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/candidates.h"
@@ -29,21 +29,6 @@ using wire::JobStateOf;
 using wire::OptionsOf;
 
 namespace {
-
-// The node's CUDA devices, or why there are none (probing loads the
-// engine only when the driver sees a device).
-void FillDevices(v1::GetNodeInfoResponse* r) {
-  auto devices = measure::ProbeDevices();
-  if (!devices.ok()) {
-    r->set_device_error(std::string(devices.status().message()));
-    return;
-  }
-  for (const auto& d : *devices) {
-    auto* out = r->add_devices();
-    Fill(d.device, out);
-    out->set_free_bytes(d.free_bytes);
-  }
-}
 
 // A unary call answered on the answer pool: it notes when its caller leaves.
 class PooledAnswer final : public grpc::ServerUnaryReactor {
@@ -499,27 +484,23 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Export(
 absl::Status CrestService::NodeInfo(const Caller&, const v1::GetNodeInfoRequest&,
                                     v1::GetNodeInfoResponse* r) {
   r->set_version(CREST_VERSION);
-  r->set_model_version(std::string(kPredictorVersion));
-  for (const auto& c : ActiveCalibrations()) {
-    r->add_calibrations(StrCat(c->model_version, ": ", c->label));
-  }
   r->set_host(options_.host);
-  auto* model = r->add_backends();
-  model->set_name("model");
-  model->set_built(true);
-  model->set_detail("analytic predictor; predictions only");
-  auto* lt = r->add_backends();
-  lt->set_name("cublaslt");
-  lt->set_measures(true);
-  if (!measure::CublasLtBackendBuilt()) {
-    lt->set_built(false);
-    lt->set_detail("built without CUDA");
-    r->set_device_error("no CUDA device: this crestd was built without CUDA");
-  } else {
-    lt->set_built(true);
-    lt->set_detail("built with CUDA");
-    FillDevices(r);
+  const measure::NodeFacts node = measure::ProbeNode("crestd");
+  r->set_model_version(node.predictor);
+  for (const std::string& c : node.calibrations) r->add_calibrations(c);
+  for (const measure::BackendFacts& b : node.backends) {
+    auto* out = r->add_backends();
+    out->set_name(b.name);
+    out->set_built(b.built);
+    out->set_measures(b.measures);
+    out->set_detail(b.detail);
   }
+  for (const measure::ProbedDevice& d : node.devices) {
+    auto* out = r->add_devices();
+    Fill(d.device, out);
+    out->set_free_bytes(d.free_bytes);
+  }
+  r->set_device_error(node.device_error);
   auto db = pool_.Acquire();
   if (!db.ok()) return db.status();
   auto stats = counts_.Get(**db, options_.env->MonotonicSeconds());

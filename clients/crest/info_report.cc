@@ -2,36 +2,23 @@
 
 #include "build_info.h"
 #include "crest/common/str_cat.h"
-#include "crest/measure/cuda_backend.h"
-#include "crest/tuner/calibration.h"
-#include "crest/tuner/predictor.h"
+#include "crest/measure/node_facts.h"
 #include "crest/wire/convert.h"
 
 namespace crest::cli {
 
 InfoReport LocalInfo() {
+  measure::NodeFacts node = measure::ProbeNode("crest");
   InfoReport r;
   r.program = "crest";
   r.version = build::kVersion;
-  r.predictor = std::string(kPredictorVersion);
-  for (const auto& c : ActiveCalibrations()) {
-    r.calibrations.push_back(StrCat(c->model_version, ": ", c->label));
+  r.predictor = std::move(node.predictor);
+  r.calibrations = std::move(node.calibrations);
+  r.backends = std::move(node.backends);
+  for (const auto& d : node.devices) {
+    r.devices.push_back({d.index, d.device, d.software, d.free_bytes});
   }
-  r.backends.push_back({"model", true, false,
-                        StrCat("analytic predictor ", kPredictorVersion, ", predictions only")});
-  r.backends.push_back({"cublaslt", measure::CublasLtBackendBuilt(), true,
-                        std::string(measure::CublasLtBackendReason())});
-  if (!measure::CublasLtBackendBuilt()) {
-    r.device_error = "this crest was built without CUDA, so it cannot look for devices";
-    return r;
-  }
-  auto devices = measure::ProbeDevices();
-  if (!devices.ok()) {
-    r.device_error = std::string(devices.status().message());
-  } else {
-    for (const auto& d : *devices)
-      r.devices.push_back({d.index, d.device, d.software, d.free_bytes});
-  }
+  r.device_error = std::move(node.device_error);
   return r;
 }
 

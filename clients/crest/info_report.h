@@ -9,17 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "crest/measure/node_facts.h"
 #include "crest/tuner/device_info.h"
 #include "crest/v1/crest.pb.h"
 
 namespace crest::cli {
 
-struct BackendEntry {
-  std::string name;    // "model" or "cublaslt"
-  bool built = false;  // compiled in
-  bool measures = false;
-  std::string detail;  // why built or not
-};
+// A backend as the node reports it (measure::ProbeNode makes them).
+using BackendEntry = measure::BackendFacts;
 
 struct DeviceEntry {
   std::optional<int> index;  // the CUDA index (local probes only)

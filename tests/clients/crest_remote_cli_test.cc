@@ -96,6 +96,33 @@ TEST_F(CrestRemote, VocabAndDesignThroughTheDaemonEqualTheLocalAnswer) {
   }
 }
 
+// One producer of a node's facts (measure::ProbeNode): `crest info` of this
+// machine and of a crestd on it report the same predictor, calibrations,
+// backends and devices (or the same reason there are none).
+TEST_F(CrestRemote, InfoOfThisMachineAndOfItsCrestdAgreeOnTheNodesFacts) {
+  const auto remote = Crest("--json info");
+  const auto local = testing::RunCommand(std::string(CREST_BIN) + " --json info");
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  const auto r = nlohmann::json::parse(remote.out);
+  const auto l = nlohmann::json::parse(local.out);
+  EXPECT_EQ(r["program"], "crestd");
+  EXPECT_EQ(l["program"], "crest");
+  for (const char* key : {"predictor", "calibrations", "backends"}) {
+    EXPECT_EQ(r[key], l[key]) << key;
+  }
+  EXPECT_EQ(r["devices"].size(), l["devices"].size());
+  // The same reason, naming its program where the build has no CUDA.
+  std::string expected = l["device_error"];
+  if (const size_t at = expected.find("this crest "); at != std::string::npos) {
+    expected.replace(at, 11, "this crestd ");
+  }
+  EXPECT_EQ(std::string(r["device_error"]), expected);
+  if (l["devices"].empty()) {
+    EXPECT_NE(expected.find("no CUDA device"), std::string::npos) << expected;
+  }
+}
+
 // --gpu names the target of a spec that leaves it out, on every remote path.
 TEST_F(CrestRemote, GpuFlagWorksWithASpecFileThroughTheDaemon) {
   const std::string spec = dir_.File("no-gpu.json");

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "crest/common/str_cat.h"
+#include "device_columns.h"
 #include "job_columns.h"
 #include "key_columns.h"
 #include "measurement_columns.h"
@@ -82,12 +83,12 @@ absl::Status SqliteStore::ExportTo(const std::string& out_path) {
 
 namespace {
 
-constexpr const char* kMergeDevices =
-    "INSERT INTO main.devices(uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, "
-    "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz, replay) "
-    "SELECT uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, l2_bytes, "
-    "memory_bytes, sm_clock_mhz, memory_clock_mhz, replay FROM src.devices WHERE true "
-    "ON CONFLICT(uuid, host) DO NOTHING";
+// Devices are matched by (uuid, host); every column but the id is copied.
+std::string MergeDevicesSql() {
+  const std::string columns = DeviceColumnList();
+  return StrCat("INSERT INTO main.devices(", columns, ") SELECT ", columns,
+                " FROM src.devices WHERE true ON CONFLICT(uuid, host) DO NOTHING");
+}
 constexpr const char* kMergeSoftware =
     "INSERT INTO main.software(driver, cuda_runtime, cublaslt) "
     "SELECT driver, cuda_runtime, cublaslt FROM src.software WHERE true "
@@ -279,10 +280,11 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
       *count = conn_->Changes();
       return absl::OkStatus();
     };
+    const std::string merge_devices = MergeDevicesSql();
     const std::string merge_jobs = MergeJobsSql();
-    for (const auto& [sql, count] :
-         {std::pair{kMergeDevices, &report.devices}, std::pair{kMergeSoftware, &report.software},
-          std::pair{merge_jobs.c_str(), &report.jobs}}) {
+    for (const auto& [sql, count] : {std::pair{merge_devices.c_str(), &report.devices},
+                                     std::pair{kMergeSoftware, &report.software},
+                                     std::pair{merge_jobs.c_str(), &report.jobs}}) {
       if (auto s = run(sql, count); !s.ok()) return s;
     }
     auto last_id = QueryInt(*conn_, "SELECT coalesce(max(id), 0) AS value FROM main.measurements",

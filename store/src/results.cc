@@ -8,6 +8,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
+#include "device_columns.h"
 #include "key_columns.h"
 #include "key_scan.h"
 #include "measurement_columns.h"
@@ -142,27 +143,17 @@ absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const De
   const std::string host = d.host.empty() ? options_.host : d.host;
   absl::Status status = InTransaction("registering a device", [&]() -> absl::Status {
     if (auto s = RefuseMixedKinds(d, host); !s.ok()) return s;
+    std::string params = "?1";
+    for (size_t i = 2; i <= DeviceColumns().size(); ++i) params += StrCat(", ?", i);
     auto dev = conn_->Prepare(
-        "INSERT INTO devices(uuid, host, name, gpu_model, sm_count, cc_major, cc_minor, "
-        "l2_bytes, memory_bytes, sm_clock_mhz, memory_clock_mhz, replay) VALUES "
-        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(uuid, host) DO UPDATE "
-        "SET name = excluded.name, gpu_model = excluded.gpu_model, sm_clock_mhz = "
-        "excluded.sm_clock_mhz, memory_clock_mhz = excluded.memory_clock_mhz, replay = "
-        "excluded.replay RETURNING id");
+        StrCat("INSERT INTO devices(", DeviceColumnList(), ") VALUES (", params,
+               ") ON CONFLICT(uuid, host) DO UPDATE SET name = excluded.name, gpu_model = "
+               "excluded.gpu_model, sm_clock_mhz = excluded.sm_clock_mhz, memory_clock_mhz = "
+               "excluded.memory_clock_mhz, replay = excluded.replay RETURNING id"));
     if (!dev.ok()) return dev.status();
-    (*dev)
-        ->Bind(1, d.uuid)
-        .Bind(2, host)
-        .Bind(3, d.name)
-        .Bind(4, d.gpu_model)
-        .Bind(5, d.sm_count)
-        .Bind(6, d.cc_major)
-        .Bind(7, d.cc_minor)
-        .Bind(8, d.l2_bytes)
-        .Bind(9, d.memory_bytes)
-        .Bind(10, d.sm_clock_mhz)
-        .Bind(11, d.memory_clock_mhz)
-        .Bind(12, d.replay);
+    DeviceInfo registered = d;
+    registered.host = host;
+    BindDeviceColumns(**dev, 1, registered);
     auto row = (*dev)->Step("registering a device");
     if (!row.ok()) return row.status();
     ids.first = (*dev)->Int("id");
@@ -272,7 +263,7 @@ absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const
   auto stmt = conn_->Prepare(StrCat(
       "SELECT j.uid AS job_uid, j.created_us AS job_created_us, "
       "CASE WHEN json_valid(j.spec) THEN json_extract(j.spec, '$.name') END AS job_name, ",
-      kDeviceColumns,
+      JoinedDeviceColumns(),
       ", s.driver, s.cuda_runtime, s.cublaslt FROM devices AS d JOIN software AS s ON s.id = ?3 "
       "LEFT JOIN jobs AS j ON j.id = ?1 WHERE d.id = ?2"));
   if (!stmt.ok()) return stmt.status();
@@ -310,7 +301,7 @@ absl::StatusOr<MeasurementRow> SqliteStore::GetMeasurement(int64_t id) {
   // Built once: a lookup reads one row, and building the text cost more.
   static const std::string kSql =
       StrCat("SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, m.id, m.job_id, ",
-             MeasurementColumnList("m."), ", ", kDeviceColumns,
+             MeasurementColumnList("m."), ", ", JoinedDeviceColumns(),
              ", s.driver, s.cuda_runtime, s.cublaslt "
              "FROM measurements AS m JOIN devices AS d ON d.id = m.device_id "
              "JOIN software AS s ON s.id = m.software_id WHERE m.id = ?1");

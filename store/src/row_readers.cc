@@ -5,31 +5,6 @@
 
 namespace crest::store::internal {
 
-const char* const kDeviceColumns =
-    "d.uuid AS device_uuid, d.host AS device_host, d.name AS device_name, "
-    "d.gpu_model AS device_gpu_model, d.sm_count AS device_sm_count, "
-    "d.cc_major AS device_cc_major, d.cc_minor AS device_cc_minor, "
-    "d.l2_bytes AS device_l2_bytes, d.memory_bytes AS device_memory_bytes, "
-    "d.sm_clock_mhz AS device_sm_clock_mhz, d.memory_clock_mhz AS device_memory_clock_mhz, "
-    "d.replay AS device_replay";
-
-DeviceInfo ReadDevice(const Statement& s) {
-  DeviceInfo d;
-  d.uuid = s.Text("device_uuid");
-  d.host = s.Text("device_host");
-  d.name = s.Text("device_name");
-  d.gpu_model = s.Text("device_gpu_model");
-  d.sm_count = static_cast<int>(s.Int("device_sm_count"));
-  d.cc_major = static_cast<int>(s.Int("device_cc_major"));
-  d.cc_minor = static_cast<int>(s.Int("device_cc_minor"));
-  d.l2_bytes = s.Int("device_l2_bytes");
-  d.memory_bytes = s.Int("device_memory_bytes");
-  d.sm_clock_mhz = static_cast<int>(s.Int("device_sm_clock_mhz"));
-  d.memory_clock_mhz = static_cast<int>(s.Int("device_memory_clock_mhz"));
-  d.replay = s.Text("device_replay");
-  return d;
-}
-
 MeasurementRow ReadMeasurement(const Statement& s) {
   MeasurementRow r;
   r.key = ReadKey(s);

@@ -3,15 +3,10 @@
 #pragma once
 
 #include "crest/store/records.h"
+#include "device_columns.h"
 #include "sqlite.h"
 
 namespace crest::store::internal {
-
-// A device's columns as ReadDevice reads them (the table aliased d).
-extern const char* const kDeviceColumns;
-
-// The device_* columns of a measurement joined with its device.
-DeviceInfo ReadDevice(const Statement& s);
 
 // A measurement's key, id, job_id, value columns (measurement_columns.h),
 // device_* columns and the software's driver, cuda_runtime and cublaslt.

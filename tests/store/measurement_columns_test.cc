@@ -9,6 +9,7 @@
 #include <string>
 
 #include "crest/store/admin.h"
+#include "device_columns.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
 #include "job_columns.h"
@@ -153,6 +154,64 @@ TEST(JobColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {
   same(*read, merged->front());
   Store::JobListing listing;  // without the spec's text
   EXPECT_EQ(catalogue->ListJobs(listing)->front().spec, "");
+}
+
+TEST(DeviceColumns, TheTableDeclaresEveryColumnTheSchemaHasButTheId) {
+  TempDir dir;
+  const std::string path = dir.File("d.db");
+  OpenOk(path);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  std::set<std::string> schema;
+  sqlite3_exec(
+      raw, "SELECT name FROM pragma_table_info('devices') WHERE name != 'id'",
+      [](void* out, int, char** values, char**) {
+        static_cast<std::set<std::string>*>(out)->insert(values[0]);
+        return 0;
+      },
+      &schema, nullptr);
+  sqlite3_close(raw);
+  std::set<std::string> declared;
+  for (const auto& c : internal::DeviceColumns()) {
+    declared.insert(std::string(c.name));
+    EXPECT_EQ(c.joined, "device_" + std::string(c.name));
+  }
+  EXPECT_EQ(declared, schema) << "a column the schema has and the table lacks, or the reverse";
+}
+
+TEST(DeviceColumns, EveryFieldReadsBackAsRegisteredAndAfterAMerge) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("node.db"));
+  DeviceInfo in = crest::testing::FakeH100("GPU-every-field", "node-7");
+  in.replay = "replay of h100.csv (sha256 0f1e), noise 0.5%, seed 7, drift 0";
+  auto ids = db->RegisterDevice(in, crest::testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                    crest::testing::FakeMeasurement(Gemm(4096, 4096, 4096), 500))
+                  .ok());
+  const auto same = [&](const DeviceInfo& d) {
+    EXPECT_EQ(d.uuid, in.uuid);
+    EXPECT_EQ(d.host, in.host);
+    EXPECT_EQ(d.name, in.name);
+    EXPECT_EQ(d.gpu_model, in.gpu_model);
+    EXPECT_EQ(d.sm_count, in.sm_count);
+    EXPECT_EQ(d.cc_major, in.cc_major);
+    EXPECT_EQ(d.cc_minor, in.cc_minor);
+    EXPECT_EQ(d.l2_bytes, in.l2_bytes);
+    EXPECT_EQ(d.memory_bytes, in.memory_bytes);
+    EXPECT_EQ(d.sm_clock_mhz, in.sm_clock_mhz);
+    EXPECT_EQ(d.memory_clock_mhz, in.memory_clock_mhz);
+    EXPECT_EQ(d.replay, in.replay);
+  };
+  auto row = db->GetMeasurement(1);
+  ASSERT_TRUE(row.ok()) << row.status();
+  same(row->device);
+  ASSERT_TRUE(store::ExportTo(*db, dir.File("snap.db")).ok());
+  auto catalogue = OpenOk(dir.File("catalogue.db"));
+  ASSERT_EQ(store::MergeFrom(*catalogue, dir.File("snap.db"))->devices, 1);
+  auto merged = catalogue->GetMeasurement(1);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  same(merged->device);
 }
 
 TEST(MeasurementColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {

@@ -24,44 +24,15 @@ using crest::store_tests::Gemm;
 using crest::store_tests::OpenOk;
 using crest::testing::TempDir;
 
-TEST(MeasurementColumns, TheTableDeclaresEveryValueColumnTheSchemaHas) {
+// The columns a fresh database's `table` has, as SQLite lists them.
+std::set<std::string> SchemaColumns(const std::string& table) {
   TempDir dir;
-  const std::string path = dir.File("m.db");
+  const std::string path = dir.File("schema.db");
   OpenOk(path);
   sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  std::set<std::string> schema;
-  sqlite3_exec(
-      raw, "SELECT name FROM pragma_table_info('measurements')",
-      [](void* out, int, char** values, char**) {
-        static_cast<std::set<std::string>*>(out)->insert(values[0]);
-        return 0;
-      },
-      &schema, nullptr);
-  sqlite3_close(raw);
-  // Ids, references, the GPU model and the GemmKey are bound apart.
-  for (const char* apart : {"id", "uid", "job_id", "device_id", "software_id", "gpu_model", "dtype",
-                            "trans_a", "trans_b", "batch", "m", "n", "k"}) {
-    EXPECT_EQ(schema.erase(apart), 1u) << apart;
-  }
-  std::set<std::string> declared;
-  for (const auto& c : internal::MeasurementColumns()) declared.insert(std::string(c.name));
-  EXPECT_EQ(declared, schema) << "a column the schema has and the table lacks, or the reverse";
-}
-
-TEST(KeyColumns, TheKeyListNamesTheSevenKeyColumnsEveryResultTableHas) {
-  EXPECT_EQ(internal::KeyColumnList("sm."),
-            "sm.dtype, sm.trans_a, sm.trans_b, sm.batch, sm.m, sm.n, sm.k");
-  TempDir dir;
-  const std::string path = dir.File("k.db");
-  OpenOk(path);
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  for (const char* table : {"measurements", "run_bests", "predictions", "imported"}) {
-    // The key's columns (measurements and predictions gained batch last).
-    std::set<std::string> names;
-    const std::string sql = std::string("SELECT name FROM pragma_table_info('") + table +
-                            "') WHERE name IN ('dtype','trans_a','trans_b','batch','m','n','k')";
+  std::set<std::string> names;
+  if (sqlite3_open(path.c_str(), &raw) == SQLITE_OK) {
+    const std::string sql = "SELECT name FROM pragma_table_info('" + table + "')";
     sqlite3_exec(
         raw, sql.c_str(),
         [](void* out, int, char** values, char**) {
@@ -69,37 +40,52 @@ TEST(KeyColumns, TheKeyListNamesTheSevenKeyColumnsEveryResultTableHas) {
           return 0;
         },
         &names, nullptr);
-    std::set<std::string> listed;
-    std::string list = internal::KeyColumnList();
-    for (size_t at = 0; at != std::string::npos;) {
-      const size_t comma = list.find(", ", at);
-      listed.insert(list.substr(at, comma == std::string::npos ? comma : comma - at));
-      at = comma == std::string::npos ? comma : comma + 2;
-    }
-    EXPECT_EQ(listed.size(), 7u);
-    EXPECT_EQ(names, listed) << table;
   }
   sqlite3_close(raw);
+  return names;
+}
+
+// The names a column table declares.
+template <typename Columns>
+std::set<std::string> Declared(const Columns& columns) {
+  std::set<std::string> names;
+  for (const auto& c : columns) names.insert(std::string(c.name));
+  return names;
+}
+
+TEST(MeasurementColumns, TheTableDeclaresEveryValueColumnTheSchemaHas) {
+  std::set<std::string> schema = SchemaColumns("measurements");
+  // Ids, references, the GPU model and the GemmKey are bound apart.
+  for (const char* apart : {"id", "uid", "job_id", "device_id", "software_id", "gpu_model", "dtype",
+                            "trans_a", "trans_b", "batch", "m", "n", "k"}) {
+    EXPECT_EQ(schema.erase(apart), 1u) << apart;
+  }
+  EXPECT_EQ(Declared(internal::MeasurementColumns()), schema)
+      << "a column the schema has and the table lacks, or the reverse";
+}
+
+TEST(KeyColumns, TheKeyListNamesTheSevenKeyColumnsEveryResultTableHas) {
+  EXPECT_EQ(internal::KeyColumnList("sm."),
+            "sm.dtype, sm.trans_a, sm.trans_b, sm.batch, sm.m, sm.n, sm.k");
+  std::set<std::string> listed;
+  const std::string list = internal::KeyColumnList();
+  for (size_t at = 0; at != std::string::npos;) {
+    const size_t comma = list.find(", ", at);
+    listed.insert(list.substr(at, comma == std::string::npos ? comma : comma - at));
+    at = comma == std::string::npos ? comma : comma + 2;
+  }
+  ASSERT_EQ(listed.size(), 7u);
+  for (const char* table : {"measurements", "run_bests", "predictions", "imported"}) {
+    // Each has the seven (measurements and predictions gained batch last).
+    const std::set<std::string> schema = SchemaColumns(table);
+    for (const std::string& name : listed)
+      EXPECT_TRUE(schema.contains(name)) << table << " " << name;
+  }
 }
 
 TEST(JobColumns, TheTableDeclaresEveryColumnTheSchemaHas) {
-  TempDir dir;
-  const std::string path = dir.File("j.db");
-  OpenOk(path);
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  std::set<std::string> schema;
-  sqlite3_exec(
-      raw, "SELECT name FROM pragma_table_info('jobs')",
-      [](void* out, int, char** values, char**) {
-        static_cast<std::set<std::string>*>(out)->insert(values[0]);
-        return 0;
-      },
-      &schema, nullptr);
-  sqlite3_close(raw);
-  std::set<std::string> declared;
-  for (const auto& c : internal::JobColumns()) declared.insert(std::string(c.name));
-  EXPECT_EQ(declared, schema) << "a column the schema has and the table lacks, or the reverse";
+  EXPECT_EQ(Declared(internal::JobColumns()), SchemaColumns("jobs"))
+      << "a column the schema has and the table lacks, or the reverse";
   EXPECT_TRUE(internal::JobColumnList(false, false).starts_with("uid, host, '' AS spec, backend"));
   EXPECT_NE(internal::JobColumnList(true, false).find("'' AS spec"), std::string::npos);
 }
@@ -157,26 +143,13 @@ TEST(JobColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {
 }
 
 TEST(DeviceColumns, TheTableDeclaresEveryColumnTheSchemaHasButTheId) {
-  TempDir dir;
-  const std::string path = dir.File("d.db");
-  OpenOk(path);
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  std::set<std::string> schema;
-  sqlite3_exec(
-      raw, "SELECT name FROM pragma_table_info('devices') WHERE name != 'id'",
-      [](void* out, int, char** values, char**) {
-        static_cast<std::set<std::string>*>(out)->insert(values[0]);
-        return 0;
-      },
-      &schema, nullptr);
-  sqlite3_close(raw);
-  std::set<std::string> declared;
+  std::set<std::string> schema = SchemaColumns("devices");
+  EXPECT_EQ(schema.erase("id"), 1u);
+  EXPECT_EQ(Declared(internal::DeviceColumns()), schema)
+      << "a column the schema has and the table lacks, or the reverse";
   for (const auto& c : internal::DeviceColumns()) {
-    declared.insert(std::string(c.name));
     EXPECT_EQ(c.joined, "device_" + std::string(c.name));
   }
-  EXPECT_EQ(declared, schema) << "a column the schema has and the table lacks, or the reverse";
 }
 
 TEST(DeviceColumns, EveryFieldReadsBackAsRegisteredAndAfterAMerge) {

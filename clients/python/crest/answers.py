@@ -479,7 +479,7 @@ def _pow2(n: int) -> int:
 _STUDY_FIELDS = tuple(f.name for f in dataclasses.fields(DffRow))
 # Its real-valued fields: float64 columns (NaN where a row has none) by either route.
 _REAL_FIELDS = tuple(f.name for f in dataclasses.fields(DffRow)
-                     if f.type in ("float", "Optional[float]"))
+                     if f.type in ("float", "Optional[float]", float, Optional[float]))
 _STUDY_KEYS = ("gpu", "dtype", "hidden", "tp", "pass", "tokens", "ratio")
 
 
@@ -494,9 +494,10 @@ def _study_frame_of_columns(docs, pandas):
     import numpy  # noqa: PLC0415  (pandas' own dependency)
     cells = [(doc, doc["candidates"]) for doc in docs]
     counts = [len(c["d_ff"]) if isinstance(c, dict) else 0 for _, c in cells]
+    keys = [_cell_keys(doc) for doc, _ in cells]
     data = {}
     for i, key in enumerate(_STUDY_KEYS):
-        values = [_cell_keys(doc)[i] for doc, _ in cells]
+        values = [k[i] for k in keys]
         kind = numpy.int64 if isinstance(values[0], int) else object
         data[key] = numpy.repeat(numpy.array(values, dtype=kind), counts)
     full = [c for _, c in cells if isinstance(c, dict)]

@@ -9,6 +9,7 @@
 
 #include "crest/common/str_cat.h"
 #include "device_columns.h"
+#include "imported_columns.h"
 #include "job_columns.h"
 #include "key_columns.h"
 #include "measurement_columns.h"
@@ -42,11 +43,6 @@ constexpr const char* kPredictionColumns[] = {"uid",
                                               "bound",
                                               "created_us",
                                               "expected_error"};
-
-constexpr const char* kImportedColumns[] = {"uid",         "gpu_model",   "device",  "tool",
-                                            "source_file", "source_hash", "host",    "dtype",
-                                            "trans_a",     "trans_b",     "batch",   "m",
-                                            "n",           "k",           "time_us", "created_us"};
 
 template <size_t N>
 std::string Columns(const char* const (&names)[N], const char* prefix) {
@@ -119,8 +115,8 @@ std::string MergeMeasurementsSql() {
 }
 
 std::string MergeImportedSql() {
-  return StrCat("INSERT INTO main.imported(", Columns(kImportedColumns, ""), ") SELECT ",
-                Columns(kImportedColumns, ""),
+  const std::string columns = ImportedColumnList();
+  return StrCat("INSERT INTO main.imported(", columns, ") SELECT ", columns,
                 " FROM src.imported WHERE true ON CONFLICT DO NOTHING");
 }
 

@@ -12,6 +12,7 @@
 #include "device_columns.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"
+#include "imported_columns.h"
 #include "job_columns.h"
 #include "key_columns.h"
 #include "store_testing.h"
@@ -45,6 +46,17 @@ std::set<std::string> SchemaColumns(const std::string& table) {
   return names;
 }
 
+// The names of a column list ("a, b, c").
+std::set<std::string> Names(const std::string& list) {
+  std::set<std::string> names;
+  for (size_t at = 0; at != std::string::npos;) {
+    const size_t comma = list.find(", ", at);
+    names.insert(list.substr(at, comma == std::string::npos ? comma : comma - at));
+    at = comma == std::string::npos ? comma : comma + 2;
+  }
+  return names;
+}
+
 // The names a column table declares.
 template <typename Columns>
 std::set<std::string> Declared(const Columns& columns) {
@@ -67,13 +79,7 @@ TEST(MeasurementColumns, TheTableDeclaresEveryValueColumnTheSchemaHas) {
 TEST(KeyColumns, TheKeyListNamesTheSevenKeyColumnsEveryResultTableHas) {
   EXPECT_EQ(internal::KeyColumnList("sm."),
             "sm.dtype, sm.trans_a, sm.trans_b, sm.batch, sm.m, sm.n, sm.k");
-  std::set<std::string> listed;
-  const std::string list = internal::KeyColumnList();
-  for (size_t at = 0; at != std::string::npos;) {
-    const size_t comma = list.find(", ", at);
-    listed.insert(list.substr(at, comma == std::string::npos ? comma : comma - at));
-    at = comma == std::string::npos ? comma : comma + 2;
-  }
+  const std::set<std::string> listed = Names(internal::KeyColumnList());
   ASSERT_EQ(listed.size(), 7u);
   for (const char* table : {"measurements", "run_bests", "predictions", "imported"}) {
     // Each has the seven (measurements and predictions gained batch last).
@@ -81,6 +87,12 @@ TEST(KeyColumns, TheKeyListNamesTheSevenKeyColumnsEveryResultTableHas) {
     for (const std::string& name : listed)
       EXPECT_TRUE(schema.contains(name)) << table << " " << name;
   }
+}
+
+TEST(ImportedColumns, TheListNamesEveryColumnTheSchemaHasButTheId) {
+  std::set<std::string> schema = SchemaColumns("imported");
+  EXPECT_EQ(schema.erase("id"), 1u);
+  EXPECT_EQ(Names(internal::ImportedColumnList()), schema);
 }
 
 TEST(JobColumns, TheTableDeclaresEveryColumnTheSchemaHas) {

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <functional>
-#include <sstream>
 
 #include "crest/common/str_cat.h"
 #include "device_columns.h"
@@ -13,43 +12,12 @@
 #include "job_columns.h"
 #include "key_columns.h"
 #include "measurement_columns.h"
+#include "prediction_columns.h"
 #include "schema.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
 namespace {
-
-// Columns copied verbatim by a merge (everything but ids and references).
-constexpr const char* kPredictionColumns[] = {"uid",
-                                              "host",
-                                              "gpu_model",
-                                              "model_version",
-                                              "dtype",
-                                              "trans_a",
-                                              "trans_b",
-                                              "m",
-                                              "n",
-                                              "k",
-                                              "batch",
-                                              "time_us",
-                                              "tflops",
-                                              "tile_m",
-                                              "tile_n",
-                                              "tiles",
-                                              "waves",
-                                              "tile_efficiency",
-                                              "wave_efficiency",
-                                              "alignment_factor",
-                                              "bound",
-                                              "created_us",
-                                              "expected_error"};
-
-template <size_t N>
-std::string Columns(const char* const (&names)[N], const char* prefix) {
-  std::ostringstream out;
-  for (size_t i = 0; i < N; ++i) out << (i ? ", " : "") << prefix << names[i];
-  return out.str();
-}
 
 // The column named `column` of the first row of `sql`; 0 when there is none.
 absl::StatusOr<int64_t> QueryInt(Connection& conn, const std::string& sql, std::string_view doing,
@@ -121,8 +89,8 @@ std::string MergeImportedSql() {
 }
 
 std::string MergePredictionsSql() {
-  return StrCat("INSERT INTO main.predictions(job_id, ", Columns(kPredictionColumns, ""),
-                ") SELECT mj.id, ", Columns(kPredictionColumns, "sp."),
+  return StrCat("INSERT INTO main.predictions(job_id, ", PredictionColumnList(), ") SELECT mj.id, ",
+                PredictionColumnList("sp."),
                 " FROM src.predictions AS sp "
                 "LEFT JOIN src.jobs AS sj ON sj.id = sp.job_id "
                 "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "

@@ -12,6 +12,7 @@
 #include "key_columns.h"
 #include "key_scan.h"
 #include "measurement_columns.h"
+#include "prediction_columns.h"
 #include "row_readers.h"
 #include "sqlite_store.h"
 
@@ -48,17 +49,15 @@ absl::StatusOr<int64_t> SqliteStore::InsertPredictions(std::optional<int64_t> jo
   int64_t inserted = 0;
   auto status = InTransaction("writing predictions", [&]() -> absl::Status {
     auto stmt = conn_->Prepare(StrCat(
-        "INSERT INTO predictions(uid, job_id, host, gpu_model, model_version, ", KeyColumnList(),
-        ", time_us, tflops, tile_m, tile_n, tiles, waves, tile_efficiency, wave_efficiency, "
-        "alignment_factor, bound, created_us, expected_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-        "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24) "
-        "ON CONFLICT DO NOTHING"));
+        "INSERT INTO predictions(job_id, ", PredictionColumnList(),
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        "?18, ?19, ?20, ?21, ?22, ?23, ?24) ON CONFLICT DO NOTHING"));
     if (!stmt.ok()) return stmt.status();
     Statement& s = **stmt;
     for (const PredictionToWrite& w : batch) {
       const Prediction& p = *w.prediction;
       s.Reset();
-      s.Bind(1, NewUid()).Bind(2, job_id).Bind(3, options_.host).Bind(4, gpu_model);
+      s.Bind(1, job_id).Bind(2, NewUid()).Bind(3, options_.host).Bind(4, gpu_model);
       s.Bind(5, p.model_version);
       BindKey(s, 6, GemmKey::Of(*w.gemm));
       s.Bind(13, p.time_us)

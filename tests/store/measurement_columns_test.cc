@@ -15,6 +15,7 @@
 #include "imported_columns.h"
 #include "job_columns.h"
 #include "key_columns.h"
+#include "prediction_columns.h"
 #include "store_testing.h"
 #include "temp_dir.h"
 
@@ -93,6 +94,14 @@ TEST(ImportedColumns, TheListNamesEveryColumnTheSchemaHasButTheId) {
   std::set<std::string> schema = SchemaColumns("imported");
   EXPECT_EQ(schema.erase("id"), 1u);
   EXPECT_EQ(Names(internal::ImportedColumnList()), schema);
+}
+
+TEST(PredictionColumns, TheListNamesEveryColumnTheSchemaHasButTheIdAndTheJob) {
+  std::set<std::string> schema = SchemaColumns("predictions");
+  EXPECT_EQ(schema.erase("id"), 1u);
+  EXPECT_EQ(schema.erase("job_id"), 1u);
+  EXPECT_EQ(Names(internal::PredictionColumnList()), schema);
+  EXPECT_TRUE(internal::PredictionColumnList("sp.").starts_with("sp.uid, sp.host, "));
 }
 
 TEST(JobColumns, TheTableDeclaresEveryColumnTheSchemaHas) {

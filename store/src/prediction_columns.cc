@@ -1,0 +1,22 @@
+#include "prediction_columns.h"
+
+#include "crest/common/str_cat.h"
+#include "key_columns.h"
+
+namespace crest::store::internal {
+
+std::string PredictionColumnList(std::string_view prefix) {
+  // The key's seven columns sit between these.
+  constexpr std::string_view kBefore[] = {"uid", "host", "gpu_model", "model_version"};
+  constexpr std::string_view kAfter[] = {"time_us",         "tflops",          "tile_m",
+                                         "tile_n",          "tiles",           "waves",
+                                         "tile_efficiency", "wave_efficiency", "alignment_factor",
+                                         "bound",           "created_us",      "expected_error"};
+  std::string out;
+  for (std::string_view name : kBefore) out += StrCat(out.empty() ? "" : ", ", prefix, name);
+  out += StrCat(", ", KeyColumnList(prefix));
+  for (std::string_view name : kAfter) out += StrCat(", ", prefix, name);
+  return out;
+}
+
+}  // namespace crest::store::internal

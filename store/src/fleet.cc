@@ -13,6 +13,7 @@
 #include "key_columns.h"
 #include "measurement_columns.h"
 #include "prediction_columns.h"
+#include "race_columns.h"
 #include "schema.h"
 #include "sqlite_store.h"
 
@@ -99,28 +100,28 @@ std::string MergePredictionsSql() {
 
 // Races keep their uid and are remapped like measurements; their standings
 // and timings follow their race by uid.
-constexpr const char* kMergeRaces =
-    "INSERT INTO main.races(uid, job_id, device_id, software_id, gpu_model, cache_mode, "
-    "clock_policy, algo_choice, study, resolution, rounds, retaken, warmup_s, settled, seconds, "
-    "stop_reason, created_us, error_rate) "
-    "SELECT sr.uid, mj.id, md.id, ms.id, sr.gpu_model, sr.cache_mode, sr.clock_policy, "
-    "sr.algo_choice, sr.study, sr.resolution, sr.rounds, sr.retaken, sr.warmup_s, sr.settled, "
-    "sr.seconds, sr.stop_reason, sr.created_us, sr.error_rate FROM src.races AS sr "
-    "JOIN src.devices AS sd ON sd.id = sr.device_id "
-    "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
-    "JOIN src.software AS ss ON ss.id = sr.software_id "
-    "JOIN main.software AS ms ON ms.driver = ss.driver AND "
-    "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
-    "LEFT JOIN src.jobs AS sj ON sj.id = sr.job_id "
-    "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
-    "WHERE true ON CONFLICT(uid) DO NOTHING";
-constexpr const char* kMergeRaceEntries =
-    "INSERT INTO main.race_entries(race_id, candidate, value, verdict, tie_group, rounds, "
-    "median_us, ratio, ratio_low, ratio_high) "
-    "SELECT mr.id, se.candidate, se.value, se.verdict, se.tie_group, se.rounds, se.median_us, "
-    "se.ratio, se.ratio_low, se.ratio_high FROM src.race_entries AS se "
-    "JOIN src.races AS sr ON sr.id = se.race_id JOIN main.races AS mr ON mr.uid = sr.uid "
-    "WHERE true ON CONFLICT DO NOTHING";
+// Races keep their uid; job, device and software ids are remapped through
+// the rows' natural keys, and each standing and timing follows its race.
+std::string MergeRacesSql() {
+  return StrCat("INSERT INTO main.races(uid, job_id, device_id, software_id, ", RaceColumnList(),
+                ") SELECT sr.uid, mj.id, md.id, ms.id, ", RaceColumnList("sr."),
+                " FROM src.races AS sr "
+                "JOIN src.devices AS sd ON sd.id = sr.device_id "
+                "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
+                "JOIN src.software AS ss ON ss.id = sr.software_id "
+                "JOIN main.software AS ms ON ms.driver = ss.driver AND "
+                "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
+                "LEFT JOIN src.jobs AS sj ON sj.id = sr.job_id "
+                "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
+                "WHERE true ON CONFLICT(uid) DO NOTHING");
+}
+std::string MergeRaceEntriesSql() {
+  return StrCat("INSERT INTO main.race_entries(race_id, ", RaceEntryColumnList(),
+                ") SELECT mr.id, ", RaceEntryColumnList("se."),
+                " FROM src.race_entries AS se "
+                "JOIN src.races AS sr ON sr.id = se.race_id JOIN main.races AS mr ON mr.uid = "
+                "sr.uid WHERE true ON CONFLICT DO NOTHING");
+}
 constexpr const char* kMergeRaceTimes =
     "INSERT INTO main.race_times(race_id, round, candidate, time_us) "
     "SELECT mr.id, st.round, st.candidate, st.time_us FROM src.race_times AS st "
@@ -257,9 +258,9 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
     if (auto s = run(MergeMeasurementsSql(), &report.measurements); !s.ok()) return s;
     if (auto s = UpdateRunBests(*last_id); !s.ok()) return s;
     if (auto s = run(MergeImportedSql(), &report.imported); !s.ok()) return s;
-    if (auto s = run(kMergeRaces, &report.races); !s.ok()) return s;
+    if (auto s = run(MergeRacesSql(), &report.races); !s.ok()) return s;
     int64_t rows = 0;
-    if (auto s = run(kMergeRaceEntries, &rows); !s.ok()) return s;
+    if (auto s = run(MergeRaceEntriesSql(), &rows); !s.ok()) return s;
     if (auto s = run(kMergeRaceTimes, &rows); !s.ok()) return s;
     return run(MergePredictionsSql(), &report.predictions);
   });

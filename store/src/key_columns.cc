@@ -6,15 +6,19 @@
 
 namespace crest::store::internal {
 
-std::string KeyColumnList(std::string_view prefix) {
-  static constexpr std::array<std::string_view, 7> kNames = {"dtype", "trans_a", "trans_b", "batch",
-                                                             "m",     "n",       "k"};
+std::string PrefixedList(std::span<const std::string_view> names, std::string_view prefix) {
   std::string out;
-  for (std::string_view name : kNames) {
+  for (std::string_view name : names) {
     if (!out.empty()) out += ", ";
     out += StrCat(prefix, name);
   }
   return out;
+}
+
+std::string KeyColumnList(std::string_view prefix) {
+  static constexpr std::array<std::string_view, 7> kNames = {"dtype", "trans_a", "trans_b", "batch",
+                                                             "m",     "n",       "k"};
+  return PrefixedList(kNames, prefix);
 }
 
 void BindKey(Statement& s, int first, const GemmKey& k) {

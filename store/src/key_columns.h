@@ -2,6 +2,7 @@
 // (dtype, trans_a, trans_b, batch, m, n, k), bound and read in one place.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,10 @@
 #include "sqlite.h"
 
 namespace crest::store::internal {
+
+// "a, b, c" of `names`, each preceded by `prefix` ("sm."): how every column
+// list below is spelled.
+std::string PrefixedList(std::span<const std::string_view> names, std::string_view prefix);
 
 // "dtype, trans_a, trans_b, batch, m, n, k", each name preceded by `prefix`
 // ("sm."): the key's columns as every statement but the migrations names

@@ -12,11 +12,8 @@ std::string PredictionColumnList(std::string_view prefix) {
                                          "tile_n",          "tiles",           "waves",
                                          "tile_efficiency", "wave_efficiency", "alignment_factor",
                                          "bound",           "created_us",      "expected_error"};
-  std::string out;
-  for (std::string_view name : kBefore) out += StrCat(out.empty() ? "" : ", ", prefix, name);
-  out += StrCat(", ", KeyColumnList(prefix));
-  for (std::string_view name : kAfter) out += StrCat(", ", prefix, name);
-  return out;
+  return StrCat(PrefixedList(kBefore, prefix), ", ", KeyColumnList(prefix), ", ",
+                PrefixedList(kAfter, prefix));
 }
 
 }  // namespace crest::store::internal

@@ -1,15 +1,15 @@
 // The races of a study's leading candidates: one row per race, one per
 // candidate's standing, one per timing.
 #include "crest/common/str_cat.h"
+#include "race_columns.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
 namespace {
 
 absl::Status InsertEntries(Connection& conn, int64_t race_id, const RaceRecord& race) {
-  auto entry = conn.Prepare(
-      "INSERT INTO race_entries(race_id, candidate, value, verdict, tie_group, rounds, "
-      "median_us, ratio, ratio_low, ratio_high) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  auto entry = conn.Prepare(StrCat("INSERT INTO race_entries(race_id, ", RaceEntryColumnList(),
+                                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
   if (!entry.ok()) return entry.status();
   for (const RaceStanding& e : race.entries) {
     Statement& s = (*entry)->Reset();
@@ -35,9 +35,9 @@ absl::Status InsertEntries(Connection& conn, int64_t race_id, const RaceRecord& 
 }
 
 absl::Status ReadEntries(Connection& conn, RaceRecord& race, bool with_times) {
-  auto entry = conn.Prepare(
-      "SELECT candidate, value, verdict, tie_group, rounds, median_us, ratio, ratio_low, "
-      "ratio_high FROM race_entries WHERE race_id = ?1 ORDER BY tie_group, ratio, candidate");
+  auto entry = conn.Prepare(StrCat("SELECT ", RaceEntryColumnList(),
+                                   " FROM race_entries WHERE race_id = ?1 "
+                                   "ORDER BY tie_group, ratio, candidate"));
   if (!entry.ok()) return entry.status();
   (*entry)->Bind(1, race.id);
   std::string unknown;  // a verdict this build does not know
@@ -84,11 +84,10 @@ absl::Status ReadEntries(Connection& conn, RaceRecord& race, bool with_times) {
 absl::StatusOr<int64_t> SqliteStore::InsertRace(const RaceRecord& race) {
   int64_t id = 0;
   auto status = InTransaction("writing a race", [&]() -> absl::Status {
-    auto stmt = conn_->Prepare(
-        "INSERT INTO races(uid, job_id, device_id, software_id, gpu_model, cache_mode, "
-        "clock_policy, algo_choice, study, resolution, rounds, retaken, warmup_s, settled, "
-        "seconds, stop_reason, created_us, error_rate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-        "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+    auto stmt = conn_->Prepare(StrCat(
+        "INSERT INTO races(uid, job_id, device_id, software_id, ", RaceColumnList(),
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        "?18)"));
     if (!stmt.ok()) return stmt.status();
     Statement& s = **stmt;
     s.Bind(1, NewUid()).Bind(2, race.job_id).Bind(3, race.device_id).Bind(4, race.software_id);
@@ -112,14 +111,13 @@ absl::StatusOr<std::optional<RaceRecord>> SqliteStore::FindRace(int64_t job_id,
                                                                 const MeasureMode& mode,
                                                                 AlgoChoice algo, bool with_times) {
   // By the job's index: a lookup per answer however many races the file holds.
-  auto stmt = conn_->Prepare(StrCat(
-      "SELECT r.id, r.job_id, r.device_id, r.software_id, r.gpu_model, r.resolution, r.rounds, "
-      "r.retaken, r.warmup_s, r.settled, r.seconds, r.stop_reason, r.created_us, r.error_rate "
-      "FROM races AS r "
-      "JOIN devices AS d ON d.id = r.device_id WHERE ",
-      job_id == 0 ? "r.job_id IS NULL AND ?1 = 0" : "r.job_id = ?1",
-      " AND d.uuid = ?2 AND r.study = ?3 AND r.cache_mode = ?4 AND r.clock_policy = ?5 AND "
-      "r.algo_choice = ?6 ORDER BY r.created_us DESC, r.id DESC LIMIT 1"));
+  auto stmt = conn_->Prepare(
+      StrCat("SELECT r.id, r.job_id, r.device_id, r.software_id, ", RaceColumnList("r."),
+             " FROM races AS r "
+             "JOIN devices AS d ON d.id = r.device_id WHERE ",
+             job_id == 0 ? "r.job_id IS NULL AND ?1 = 0" : "r.job_id = ?1",
+             " AND d.uuid = ?2 AND r.study = ?3 AND r.cache_mode = ?4 AND r.clock_policy = ?5 AND "
+             "r.algo_choice = ?6 ORDER BY r.created_us DESC, r.id DESC LIMIT 1"));
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
   s.Bind(1, job_id).Bind(2, device_uuid).Bind(3, study).Bind(4, CacheModeName(mode.cache));

@@ -16,6 +16,7 @@
 #include "job_columns.h"
 #include "key_columns.h"
 #include "prediction_columns.h"
+#include "race_columns.h"
 #include "store_testing.h"
 #include "temp_dir.h"
 
@@ -102,6 +103,17 @@ TEST(PredictionColumns, TheListNamesEveryColumnTheSchemaHasButTheIdAndTheJob) {
   EXPECT_EQ(schema.erase("job_id"), 1u);
   EXPECT_EQ(Names(internal::PredictionColumnList()), schema);
   EXPECT_TRUE(internal::PredictionColumnList("sp.").starts_with("sp.uid, sp.host, "));
+}
+
+TEST(RaceColumns, TheListsNameEveryColumnOfARaceAndAStandingButIdsAndReferences) {
+  std::set<std::string> races = SchemaColumns("races");
+  for (const char* apart : {"id", "uid", "job_id", "device_id", "software_id"}) {
+    EXPECT_EQ(races.erase(apart), 1u) << apart;
+  }
+  EXPECT_EQ(Names(internal::RaceColumnList()), races);
+  std::set<std::string> entries = SchemaColumns("race_entries");
+  EXPECT_EQ(entries.erase("race_id"), 1u);
+  EXPECT_EQ(Names(internal::RaceEntryColumnList()), entries);
 }
 
 TEST(JobColumns, TheTableDeclaresEveryColumnTheSchemaHas) {

@@ -1,7 +1,5 @@
 #include "crest/remote/channel.h"
 
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <vector>
 

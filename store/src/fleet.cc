@@ -65,22 +65,33 @@ std::string MergeJobsSql() {
                 " FROM src.jobs WHERE true ON CONFLICT(uid) DO NOTHING");
 }
 
+// The joins that map a snapshot row's (aliased `row`) job to this
+// database's id by the job's uid: mj.id, NULL outside a job.
+std::string RemappedJob(std::string_view row) {
+  return StrCat("LEFT JOIN src.jobs AS sj ON sj.id = ", row,
+                ".job_id LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid");
+}
+
+// The joins that map a snapshot row's run (its device, software and job) to
+// this database's ids through their natural keys: md.id, ms.id, mj.id.
+std::string RemappedRun(std::string_view row) {
+  return StrCat("JOIN src.devices AS sd ON sd.id = ", row,
+                ".device_id JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
+                "JOIN src.software AS ss ON ss.id = ",
+                row,
+                ".software_id JOIN main.software AS ms ON ms.driver = ss.driver AND "
+                "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt ",
+                RemappedJob(row));
+}
+
 // Measurements keep their uid; device, software and job ids are remapped
 // through the rows' natural keys.
 std::string MergeMeasurementsSql() {
   return StrCat("INSERT INTO main.measurements(job_id, device_id, software_id, uid, gpu_model, ",
                 KeyColumnList(), ", ", MeasurementColumnList(""),
                 ") SELECT mj.id, md.id, ms.id, sm.uid, sm.gpu_model, ", KeyColumnList("sm."), ", ",
-                MeasurementColumnList("sm."),
-                " FROM src.measurements AS sm "
-                "JOIN src.devices AS sd ON sd.id = sm.device_id "
-                "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
-                "JOIN src.software AS ss ON ss.id = sm.software_id "
-                "JOIN main.software AS ms ON ms.driver = ss.driver AND "
-                "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
-                "LEFT JOIN src.jobs AS sj ON sj.id = sm.job_id "
-                "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
-                "WHERE true ON CONFLICT(uid) DO NOTHING");
+                MeasurementColumnList("sm."), " FROM src.measurements AS sm ", RemappedRun("sm"),
+                " WHERE true ON CONFLICT(uid) DO NOTHING");
 }
 
 std::string MergeImportedSql() {
@@ -91,29 +102,17 @@ std::string MergeImportedSql() {
 
 std::string MergePredictionsSql() {
   return StrCat("INSERT INTO main.predictions(job_id, ", PredictionColumnList(), ") SELECT mj.id, ",
-                PredictionColumnList("sp."),
-                " FROM src.predictions AS sp "
-                "LEFT JOIN src.jobs AS sj ON sj.id = sp.job_id "
-                "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
-                "WHERE true ON CONFLICT DO NOTHING");
+                PredictionColumnList("sp."), " FROM src.predictions AS sp ", RemappedJob("sp"),
+                " WHERE true ON CONFLICT DO NOTHING");
 }
 
 // Races keep their uid and are remapped like measurements; their standings
 // and timings follow their race by uid.
-// Races keep their uid; job, device and software ids are remapped through
-// the rows' natural keys, and each standing and timing follows its race.
 std::string MergeRacesSql() {
   return StrCat("INSERT INTO main.races(uid, job_id, device_id, software_id, ", RaceColumnList(),
                 ") SELECT sr.uid, mj.id, md.id, ms.id, ", RaceColumnList("sr."),
-                " FROM src.races AS sr "
-                "JOIN src.devices AS sd ON sd.id = sr.device_id "
-                "JOIN main.devices AS md ON md.uuid = sd.uuid AND md.host = sd.host "
-                "JOIN src.software AS ss ON ss.id = sr.software_id "
-                "JOIN main.software AS ms ON ms.driver = ss.driver AND "
-                "ms.cuda_runtime = ss.cuda_runtime AND ms.cublaslt = ss.cublaslt "
-                "LEFT JOIN src.jobs AS sj ON sj.id = sr.job_id "
-                "LEFT JOIN main.jobs AS mj ON mj.uid = sj.uid "
-                "WHERE true ON CONFLICT(uid) DO NOTHING");
+                " FROM src.races AS sr ", RemappedRun("sr"),
+                " WHERE true ON CONFLICT(uid) DO NOTHING");
 }
 std::string MergeRaceEntriesSql() {
   return StrCat("INSERT INTO main.race_entries(race_id, ", RaceEntryColumnList(),

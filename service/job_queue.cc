@@ -412,7 +412,8 @@ void JobQueue::Fail(store::Store& db, const store::JobRecord& job, const std::st
   Publish(std::move(event));
 }
 
-void JobQueue::ReportEnd(const sweep::SweepOutcome& outcome) {
+void JobQueue::ReportEnd(sweep::SweepReport report) {
+  const sweep::SweepOutcome& outcome = report.outcome;
   const std::string id = std::to_string(outcome.job.id);
   JobEventData event;
   event.job = outcome.job;
@@ -427,6 +428,7 @@ void JobQueue::ReportEnd(const sweep::SweepOutcome& outcome) {
        {"new_results", std::to_string(outcome.progress.new_results)},
        {"elapsed_s", std::to_string(outcome.progress.elapsed_s)}});
   if (options_.on_job_end) options_.on_job_end(outcome.job);
+  event.report = std::make_shared<const sweep::SweepReport>(std::move(report));
   Publish(std::move(event));
 }
 
@@ -597,7 +599,7 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
     }
     Publish(std::move(event));
   }
-  ReportEnd(*outcome);
+  ReportEnd(sweep::ReportOf(*std::move(outcome), spec, **backend));
   return false;
 }
 

@@ -30,6 +30,7 @@
 #include "crest/store/records.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
+#include "crest/sweep/sweep_report.h"
 #include "crest/tuner/backend.h"
 #include "crest/tuner/source.h"
 #include "store_pool.h"
@@ -51,6 +52,9 @@ struct JobEventData {
   std::vector<JobResult> results;  // results since the watcher's previous event
   std::vector<std::string> news;   // lines of news (a race starting, its standings)
   bool final = false;              // the job reached done, failed or cancelled
+  // The final event of a run that reached its end: the sweep's report, as
+  // `crest sweep --db` prints it (shared: every watcher gets the event).
+  std::shared_ptr<const sweep::SweepReport> report;
 };
 
 class JobWatcher {
@@ -190,7 +194,7 @@ class JobQueue final {
   // Marks a job failed and tells its watchers (a final event).
   void Fail(store::Store& db, const store::JobRecord& job, const std::string& why);
   // Tells a job's watchers how its run ended (a final event).
-  void ReportEnd(const sweep::SweepOutcome& outcome);
+  void ReportEnd(sweep::SweepReport report);
   // Puts a job whose writes found no space back in the queue, saying why.
   void Pause(LaneState* lane, store::Store& db, const store::JobRecord& job,
              const absl::Status& why);

@@ -52,7 +52,7 @@ absl::Status Watch(DaemonChannel& c, int64_t id, Io& io) {
     return absl::CancelledError(
         StrCat("stopped watching; job ", id, " goes on (crest jobs cancel ", id, " stops it)"));
   }
-  PrinterFor(io)->Print(JobEventReport{followed->last, ""});
+  PrintJobEnd(followed->last, Remote().server, /*sweep_command=*/false, io);
   return JobStatus(followed->last.job());
 }
 

@@ -10,6 +10,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/sweep/backend_factory.h"
 #include "crest/sweep/runner.h"
+#include "crest/sweep/sweep_report.h"
 #include "dff_flags.h"
 #include "interrupt.h"
 #include "measure_flags.h"
@@ -63,7 +64,7 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text,
         StrCat("interrupted; crestd at ", Remote().server, " cancels job ", last.job().id(),
                " (results so far are kept); run the same command again to resume"));
   }
-  PrinterFor(io)->Print(JobEventReport{last, Remote().server});
+  PrintJobEnd(last, Remote().server, /*sweep_command=*/true, io);
   return JobStatus(last.job());
 }
 
@@ -127,15 +128,7 @@ absl::Status RunSweepCommand(const SweepFlags& f, const CLI::App& app, Io& io) {
   if (!outcome.ok()) return outcome.status();
 
   const auto& o = *outcome;
-  SweepReport report{o,
-                     f.db,
-                     std::string((*backend)->Name()),
-                     measures,
-                     spec->measure.mode,
-                     sweep::MeasureJson(spec->measure),
-                     spec->notes,
-                     measures ? std::optional<DeviceInfo>((*backend)->Device()) : std::nullopt,
-                     measures ? std::optional<SoftwareInfo>((*backend)->Software()) : std::nullopt};
+  SweepReport report{sweep::ReportOf(o, *spec, **backend), f.db, ""};
   PrinterFor(io)->Print(report);
   if (o.job.state == store::JobState::kCancelled) {
     return absl::CancelledError("interrupted; run the same command again to resume");

@@ -161,6 +161,11 @@ nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
   return out;
 }
 
+// "crest.db", or "crestd at node7:7878" for a sweep a crestd ran.
+std::string Where(const SweepReport& r) {
+  return r.server.empty() ? r.db : StrCat("crestd at ", r.server);
+}
+
 double Rate(const sweep::SweepOutcome& o) {
   return o.progress.elapsed_s > 0
              ? static_cast<double>(o.progress.new_results) / o.progress.elapsed_s
@@ -168,12 +173,13 @@ double Rate(const sweep::SweepOutcome& o) {
 }
 }  // namespace
 
-void Text(const SweepReport& r, std::ostream& out) {
+void Text(const SweepReport& report, std::ostream& out) {
+  const sweep::SweepReport& r = report.sweep;
   const sweep::SweepOutcome& o = r.outcome;
   const bool replayed = r.device && !r.device->replay.empty();
   out << "job " << o.job.id << (o.resumed ? " (resumed)" : "") << ": "
       << store::JobStateName(o.job.state) << ", " << o.job.done << "/" << o.job.total
-      << " GEMMs in " << r.db << "\n  " << o.progress.new_results << " new "
+      << " GEMMs in " << Where(report) << "\n  " << o.progress.new_results << " new "
       << (replayed     ? "replayed results"
           : r.measures ? "measurements"
                        : "predictions")
@@ -209,36 +215,39 @@ void Text(const SweepReport& r, std::ostream& out) {
   if (!o.job.error.empty()) out << "  error: " << o.job.error << '\n';
 }
 
-nlohmann::json Json(const SweepReport& r) {
+nlohmann::json Json(const SweepReport& report) {
+  const sweep::SweepReport& r = report.sweep;
   const sweep::SweepOutcome& o = r.outcome;
-  return {{"db", r.db},
-          {"backend", r.backend},
-          {"job", JobJson(o.job)},
-          {"resumed", o.resumed},
-          {"new_results", o.progress.new_results},
-          {"already_present", o.already_present},
-          {"failed", o.progress.failed},
-          {"elapsed_s", o.progress.elapsed_s},
-          {"gemms_per_s", Rate(o)},
-          {"kernel_s", o.progress.kernel_s},
-          {"gemms_per_minute", o.progress.GemmsPerMinute()},
-          {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
-          {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
-          {"host_per_gemm", HostBreakdownJson(o.progress)},
-          {"measure", r.measures ? r.measure : nlohmann::json(nullptr)},
-          {"device", r.device ? DeviceJson(*r.device) : nlohmann::json(nullptr)},
-          {"software", r.software ? SoftwareJson(*r.software) : nlohmann::json(nullptr)},
-          {"races", RacesJson(o.races)},
-          {"plan_notes", o.plan_notes},
-          {"revalidation", o.revalidation ? nlohmann::json{{"retimed", o.revalidation->retimed},
-                                                           {"searched", o.revalidation->searched},
-                                                           {"lines", o.revalidation->lines}}
-                                          : nlohmann::json(nullptr)},
-          {"notes", r.notes}};
+  return {
+      {"db", report.db.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.db)},
+      {"server", report.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.server)},
+      {"backend", r.backend},
+      {"job", JobJson(o.job)},
+      {"resumed", o.resumed},
+      {"new_results", o.progress.new_results},
+      {"already_present", o.already_present},
+      {"failed", o.progress.failed},
+      {"elapsed_s", o.progress.elapsed_s},
+      {"gemms_per_s", Rate(o)},
+      {"kernel_s", o.progress.kernel_s},
+      {"gemms_per_minute", o.progress.GemmsPerMinute()},
+      {"gpu_busy_fraction", o.progress.GpuBusyFraction()},
+      {"host_overhead_per_gemm_s", o.progress.HostOverheadPerGemmS()},
+      {"host_per_gemm", HostBreakdownJson(o.progress)},
+      {"measure", r.measures ? r.measure : nlohmann::json(nullptr)},
+      {"device", r.device ? DeviceJson(*r.device) : nlohmann::json(nullptr)},
+      {"software", r.software ? SoftwareJson(*r.software) : nlohmann::json(nullptr)},
+      {"races", RacesJson(o.races)},
+      {"plan_notes", o.plan_notes},
+      {"revalidation", o.revalidation ? nlohmann::json{{"retimed", o.revalidation->retimed},
+                                                       {"searched", o.revalidation->searched},
+                                                       {"lines", o.revalidation->lines}}
+                                      : nlohmann::json(nullptr)},
+      {"notes", r.notes}};
 }
 
 Table Csv(const SweepReport& r) {
-  const sweep::SweepOutcome& o = r.outcome;
+  const sweep::SweepOutcome& o = r.sweep.outcome;
   Table table({{"job"},
                {"state", Table::Align::kLeft},
                {"done"},

@@ -9,8 +9,10 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/wire/convert.h"
+#include "crest/wire/sweep_summary.h"
 #include "interrupt.h"
 #include "outputs.h"
+#include "printer.h"
 #include "progress.h"
 
 namespace crest::cli {
@@ -80,6 +82,19 @@ absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStr
   if (out.interrupted) return out;
   if (!status.ok()) return connection.Error(status);
   return out;
+}
+
+void PrintJobEnd(const v1::JobEvent& last, const std::string& server, bool sweep_command, Io& io) {
+  if (last.has_summary()) {
+    auto report = wire::SweepReportOf(last);
+    if (report.ok()) {
+      PrinterFor(io)->Print(SweepReport{*std::move(report), "", server});
+      return;
+    }
+    io.err << "note: the sweep's summary from crestd at " << server << " could not be read ("
+           << report.status().message() << "); its counts follow\n";
+  }
+  PrinterFor(io)->Print(JobEventReport{last, sweep_command ? server : ""});
 }
 
 absl::Status JobStatus(const v1::Job& j) {

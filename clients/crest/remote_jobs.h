@@ -30,6 +30,13 @@ using OpenStream =
 absl::StatusOr<FollowOutcome> FollowJob(DaemonChannel& connection, const OpenStream& open,
                                         std::ostream& err, const std::string& label);
 
+// Prints a followed job's last event: the sweep's report, as a local
+// `crest sweep` prints it, when the event carries one (the job ran to its
+// end while followed); else the job's line, and for `crest sweep
+// --server` (`sweep_command`) its counts. `server` is the crestd's address,
+// said in the report.
+void PrintJobEnd(const v1::JobEvent& last, const std::string& server, bool sweep_command, Io& io);
+
 // OK for done; Cancelled / Aborted (with the job's error) otherwise.
 absl::Status JobStatus(const v1::Job& job);
 

@@ -16,6 +16,7 @@
 #include "crest/store/store.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
+#include "crest/sweep/sweep_report.h"
 #include "crest/tuner/attention.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/gpu_catalogue.h"
@@ -65,19 +66,12 @@ struct JobEventReport {
   std::string server;  // sweeps: the crestd that ran it; empty for watch
 };
 
-// `crest sweep --db`: a local sweep.
+// `crest sweep`: a sweep's end, run here (--db) or by a crestd (--server,
+// rebuilt from the job's final event), printed the same way.
 struct SweepReport {
-  sweep::SweepOutcome outcome;
-  std::string db;
-  std::string backend;
-  bool measures = false;
-  MeasureMode mode;        // measuring backends: how
-  nlohmann::json measure;  // measuring backends: the spec's "measure" section
-  std::vector<std::string> notes;
-  // Measuring backends: the device and software every measured figure of
-  // the summary (races included) comes from.
-  std::optional<DeviceInfo> device;
-  std::optional<SoftwareInfo> software;
+  sweep::SweepReport sweep;
+  std::string db;      // run here: the database file
+  std::string server;  // run by a crestd: its address
 };
 
 // `crest db export|merge|check|stats|import`

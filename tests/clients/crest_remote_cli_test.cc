@@ -193,6 +193,43 @@ TEST_F(CrestRemote, JobsSubmitListShowWatchCancelAndExportAndInfo) {
   EXPECT_NE(info.out.find("jobs: done=1"), std::string::npos) << info.out;
 }
 
+// `crest sweep --server` reports as `crest sweep --db` does: one report
+// type, the same keys and, where they do not depend on where or when the
+// sweep ran, the same values.
+TEST_F(CrestRemote, ASweepOnTheDaemonReportsAsALocalSweepDoes) {
+  const std::string window = " sweep --hidden 4096 --gpu h100 --window 8";
+  const auto remote = Crest("--json" + window);
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  const auto local = testing::RunCommand(std::string(CREST_BIN) + " --json" + window + " --db " +
+                                         dir_.File("local.db"));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  auto r = nlohmann::json::parse(remote.out);
+  auto l = nlohmann::json::parse(local.out);
+  EXPECT_EQ(r["server"], daemon_.address());
+  EXPECT_TRUE(r["db"].is_null());
+  EXPECT_EQ(l["db"], dir_.File("local.db"));
+  EXPECT_TRUE(l["server"].is_null());
+  for (auto* doc : {&r, &l}) {  // where, when and how fast it ran
+    for (const char* key :
+         {"db", "server", "job", "elapsed_s", "gemms_per_s", "kernel_s", "gemms_per_minute",
+          "gpu_busy_fraction", "host_overhead_per_gemm_s", "host_per_gemm"}) {
+      ASSERT_TRUE(doc->contains(key)) << key << " in " << doc->dump();
+      doc->erase(key);
+    }
+  }
+  EXPECT_EQ(r, l) << "one report, local or remote";
+  EXPECT_EQ(r["backend"], "model");
+  EXPECT_GT(r["new_results"].get<int>(), 0);
+
+  const auto text = Crest("sweep --hidden 4096 --gpu h100 --window 8");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("GEMMs in crestd at " + daemon_.address() +
+                          "\n  0 new predictions, 34 already in the database, 0 failed"),
+            std::string::npos)
+      << "a sweep again finds the daemon's database holding it:\n"
+      << text.out;
+}
+
 // Every --json document from a daemon's answer starts with schema_version,
 // as local ones do, so a script can check what it reads.
 TEST_F(CrestRemote, EveryJsonDocumentCarriesTheSchemaVersion) {

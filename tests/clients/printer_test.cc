@@ -105,8 +105,9 @@ namespace {
 // the steps add up to the host overhead (100 ms/GEMM here) and the
 // keep-load that ran beside them (150 ms/GEMM).
 TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
-  SweepReport r;
-  r.db = "crest.db";
+  SweepReport report;
+  report.db = "crest.db";
+  sweep::SweepReport& r = report.sweep;
   r.backend = "cublaslt";
   r.measures = true;
   sweep::SweepProgress& p = r.outcome.progress;
@@ -123,7 +124,7 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
   r.device->uuid = "GPU-1";
   r.software = SoftwareInfo{"580.159.04", 13000, 130100};
   std::ostringstream text;
-  MakePrinter(Format::kTable, text)->Print(r);
+  MakePrinter(Format::kTable, text)->Print(report);
   EXPECT_NE(text.str().find("measured on NVIDIA H100 80GB HBM3 GPU-1 (driver 580.159.04, CUDA "
                             "runtime 13000, cuBLASLt 130100), cold L2, sustained clocks"),
             std::string::npos)
@@ -139,7 +140,7 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
             std::string::npos)
       << text.str();
   std::ostringstream json;
-  MakePrinter(Format::kJson, json)->Print(r);
+  MakePrinter(Format::kJson, json)->Print(report);
   const auto doc = nlohmann::json::parse(json.str());
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["verify_s"].get<double>(), 0.04);
   EXPECT_DOUBLE_EQ(doc["host_per_gemm"]["between_s"].get<double>(), 0.05);
@@ -153,8 +154,9 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
 // A sweep's races say whose answer they raced: text after the study, JSON
 // in "algo".
 TEST(SweepPrinter, ARaceOfTheFirstChoicesSaysSo) {
-  SweepReport r;
-  r.db = "crest.db";
+  SweepReport report;
+  report.db = "crest.db";
+  sweep::SweepReport& r = report.sweep;
   r.backend = "cublaslt";
   r.measures = true;
   sweep::StudyRaceReport& race = r.outcome.races.emplace_back();
@@ -162,13 +164,13 @@ TEST(SweepPrinter, ARaceOfTheFirstChoicesSaysSo) {
   race.algo = AlgoChoice::kDefault;
   race.why_not = "only the leader (d_ff 10944) lies within 3% of its time";
   std::ostringstream text;
-  MakePrinter(Format::kTable, text)->Print(r);
+  MakePrinter(Format::kTable, text)->Print(report);
   EXPECT_NE(text.str().find("race of dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused (cuBLASLt's "
                             "first-choice algorithms): not raced: only the leader"),
             std::string::npos)
       << text.str();
   std::ostringstream json;
-  MakePrinter(Format::kJson, json)->Print(r);
+  MakePrinter(Format::kJson, json)->Print(report);
   const auto doc = nlohmann::json::parse(json.str());
   EXPECT_EQ(doc["races"][0]["algo"], "default");
   EXPECT_TRUE(doc["races"][0]["race_id"].is_null());

@@ -22,6 +22,12 @@ def test_sweep_then_best_dff_returns_labelled_rows_a_notebook_can_use(daemon):
     assert events[-1].kernel_s == 0 and events[-1].gpu_busy_fraction == 0, "the model is no GPU"
     assert sum(len(e.results) for e in events) == 66
     assert all(r.source == "predicted" for e in events for r in e.results)
+    # The last event carries the sweep's report, as `crest sweep` prints it.
+    assert events[-1].summary["backend"] == "model"
+    assert "device" not in events[-1].summary, "the model measured on no device"
+    assert all(e.summary is None for e in events[:-1])
+    again = list(daemon.sweep(SPEC))[-1]
+    assert again.summary["already_present"] == 66, "a second sweep finds all 66 stored"
 
     rows = daemon.best_dff(hidden=4096, gpu="h100", window=16, top=5)
     assert len(rows) == 5

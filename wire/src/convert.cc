@@ -513,6 +513,30 @@ DeviceInfo DeviceOf(const v1::Device& in) {
   return d;
 }
 
+absl::StatusOr<store::JobRecord> JobRecordOf(const v1::Job& in) {
+  auto state = JobStateOf(in.state());
+  if (!state.ok() || !state->has_value()) {
+    return absl::InvalidArgumentError(StrCat("job.state: unknown job state ", in.state()));
+  }
+  store::JobRecord j;
+  j.id = in.id();
+  j.uid = in.uid();
+  j.host = in.host();
+  j.spec = in.spec_json();
+  j.submitted_by = in.submitted_by();
+  j.backend = in.backend();
+  j.target = in.target();
+  j.state = **state;
+  j.total = in.total();
+  j.done = in.done();
+  j.priority = in.priority();
+  j.created_us = in.created_us();
+  if (in.started_us() != 0) j.started_us = in.started_us();
+  if (in.finished_us() != 0) j.finished_us = in.finished_us();
+  j.error = in.error();
+  return j;
+}
+
 SoftwareInfo SoftwareOf(const v1::Software& in) {
   return SoftwareInfo{in.driver(), in.cuda_runtime(), in.cublaslt()};
 }

@@ -102,7 +102,8 @@ def _event(e) -> JobEvent:
                           _SOURCES.get(r.source, Source.UNKNOWN), r.time_us, r.tflops)
                for r in e.results]
     return JobEvent(_job(e.job), e.message, e.final, results, e.elapsed_s, e.kernel_s,
-                    e.gemms_per_minute, e.gpu_busy_fraction, e.host_overhead_per_gemm_s)
+                    e.gemms_per_minute, e.gpu_busy_fraction, e.host_overhead_per_gemm_s,
+                    _as_dict(e.summary) if e.HasField("summary") else None)
 
 
 def _spec_json(spec: Union[str, dict]) -> str:

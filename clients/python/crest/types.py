@@ -206,6 +206,10 @@ class JobEvent:
     gemms_per_minute: float = 0.0
     gpu_busy_fraction: float = 0.0
     host_overhead_per_gemm_s: float = 0.0
+    # The final event of a run that reached its end: the sweep's report as
+    # `crest sweep` prints it (crest.v1.SweepSummary as plain values: races,
+    # plan and revalidation notes, device, host time by step); else None.
+    summary: Optional[dict] = None
 
 
 @dataclasses.dataclass(frozen=True)

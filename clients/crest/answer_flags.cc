@@ -43,12 +43,14 @@ absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags&
     return absl::InvalidArgumentError(StrCat("algo: '", flags.algo, "' is not best or default"));
   }
   options.algo = *algo;
+  options.predict_only = flags.predict_only;
   if (!Remote().server.empty()) {
     if (!flags.db.empty()) return absl::InvalidArgumentError("db: give --db or --server, not both");
     auto channel = DaemonChannel::Open(Remote());
     if (!channel.ok()) return channel.status();
     return remote::RemoteAnswers(*std::move(channel), options);
   }
+  if (flags.predict_only) return answers::ModelAnswers();
   if (flags.db.empty()) {
     if (flags.cublaslt != 0) {
       return absl::InvalidArgumentError("cublaslt: --cublaslt is for --db or --server");

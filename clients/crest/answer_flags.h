@@ -23,6 +23,7 @@ struct AnswerFlags {
   ModeFlags mode;
   std::string runs = "latest";
   std::string algo = "best";
+  bool predict_only = false;  // registered by the commands that honour it (dff)
 };
 
 // Adds --db, --cublaslt, the measure-mode flags (--warm, --clocks), --runs

@@ -40,6 +40,9 @@ Command RegisterDff(CLI::App& root) {
   cmd.app->add_option("--top", flags->top, "rows to show of each kind (0 = all)")
       ->capture_default_str();
   AddAnswerFlags(*cmd.app, flags->answer);
+  cmd.app->add_flag("--predict-only", flags->answer.predict_only,
+                    "the model's prediction alone: no database is read (with --server, the "
+                    "crestd's model predicts)");
   cmd.run = [flags](Io& io) { return RunDff(*flags, io); };
   return cmd;
 }

@@ -18,5 +18,8 @@ using remote::LoadCredentials;
 
 void AddRemoteFlags(CLI::App& root);
 const RemoteFlags& Remote();
+// This thread's invocation's token and CA certificate (PEM) in memory, over
+// --token-file/CREST_TOKEN and --tls-ca (RunCli's in-process caller).
+void UseInMemoryCredentials(const remote::InMemoryCredentials& credentials);
 
 }  // namespace crest::cli

@@ -53,7 +53,8 @@ std::span<const Registrar> NamedCommands(const std::vector<std::string>& args,
 
 int Run(const std::vector<std::string>& args, std::span<const Registrar> registrars,
         std::ostream& out, std::ostream& err, nlohmann::ordered_json* document,
-        std::vector<DffRow>* dff_rows) {
+        std::vector<DffRow>* dff_rows, const remote::InMemoryCredentials* credentials,
+        absl::StatusCode* failure) {
   CLI::App app{
       "crest: find the GEMM shapes a GPU likes (predicted today; measured with "
       "the cuBLASLt backend)"};
@@ -88,6 +89,7 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
         << " --help' for more information.\n";
     return kExitBadInput;
   }
+  if (credentials != nullptr) UseInMemoryCredentials(*credentials);
   for (const std::string& file : calibrations) {
     if (auto s = LoadCalibrationFile(file); !s.ok()) {
       err << "crest: error: " << s.message() << "\n";
@@ -101,6 +103,7 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
     if (!command.app->parsed()) continue;
     const absl::Status status = command.run(io);
     if (status.ok()) return io.exit_code;
+    if (failure != nullptr) *failure = status.code();
     err << "crest " << command.app->get_name() << ": error: " << status.message() << "\n";
     if (absl::IsCancelled(status)) return kExitInterrupted;
     const bool bad_input = absl::IsInvalidArgument(status) || absl::IsNotFound(status);
@@ -113,9 +116,10 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
 
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
            std::ostream& out, std::ostream& err, nlohmann::ordered_json* document,
-           std::vector<DffRow>* dff_rows) {
+           std::vector<DffRow>* dff_rows, const remote::InMemoryCredentials* credentials,
+           absl::StatusCode* failure) {
   try {
-    return Run(args, commands, out, err, document, dff_rows);
+    return Run(args, commands, out, err, document, dff_rows, credentials, failure);
   } catch (const std::exception& e) {
     err << "crest: error: " << e.what() << "\n";
   } catch (...) {

@@ -8,7 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "cli.h"
+#include "crest/remote/channel.h"
 
 namespace crest::cli {
 
@@ -39,9 +41,14 @@ inline constexpr int kExitInterrupted = 130;
 // (kExitRegression), 130 interrupted. Never throws. With `document` and
 // --json, the JSON document is kept there instead of written to `out`; with
 // `dff_rows` too, a d_ff answer's rows are kept there, apart from it
-// (Io::dff_rows).
+// (Io::dff_rows). With `credentials`, a --server command uses that token
+// and CA certificate, held in memory by the caller, over the flags' files.
+// With `failure`, a command that fails leaves its status code there (a
+// crestd's gRPC code, for one it refused); it is left as it was otherwise.
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
            std::ostream& out, std::ostream& err, nlohmann::ordered_json* document = nullptr,
-           std::vector<DffRow>* dff_rows = nullptr);
+           std::vector<DffRow>* dff_rows = nullptr,
+           const remote::InMemoryCredentials* credentials = nullptr,
+           absl::StatusCode* failure = nullptr);
 
 }  // namespace crest::cli

@@ -67,7 +67,11 @@ absl::StatusOr<Credentials> LoadCredentials(const ConnectOptions& f) {
   if (f.timeout_s <= 0) {
     return absl::InvalidArgumentError(StrCat("--timeout must be positive (got ", f.timeout_s, ")"));
   }
-  if (!f.token_file.empty()) {
+  if (!f.token.empty()) {
+    auto token = ParseToken(f.token, "token");
+    if (!token.ok()) return token.status();
+    c.token = *std::move(token);
+  } else if (!f.token_file.empty()) {
     auto text = ReadText("--token-file", f.token_file);
     if (!text.ok()) return text.status();
     auto token = ParseToken(*text, StrCat("--token-file ", f.token_file));
@@ -78,7 +82,7 @@ absl::StatusOr<Credentials> LoadCredentials(const ConnectOptions& f) {
     if (!token.ok()) return token.status();
     c.token = *std::move(token);
   }
-  if (f.tls_ca.empty()) {
+  if (f.tls_ca.empty() && f.tls_ca_pem.empty()) {
     if (!f.tls_cert.empty() || !f.tls_key.empty()) {
       return absl::InvalidArgumentError("--tls-cert/--tls-key need --tls-ca");
     }
@@ -86,9 +90,13 @@ absl::StatusOr<Credentials> LoadCredentials(const ConnectOptions& f) {
     return c;
   }
   grpc::SslCredentialsOptions options;
-  auto ca = ReadText("--tls-ca", f.tls_ca);
-  if (!ca.ok()) return ca.status();
-  options.pem_root_certs = *ca;
+  if (!f.tls_ca_pem.empty()) {
+    options.pem_root_certs = f.tls_ca_pem;
+  } else {
+    auto ca = ReadText("--tls-ca", f.tls_ca);
+    if (!ca.ok()) return ca.status();
+    options.pem_root_certs = *ca;
+  }
   if (f.tls_cert.empty() != f.tls_key.empty()) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
   }

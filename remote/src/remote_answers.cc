@@ -25,6 +25,7 @@ class DaemonAnswers final : public answers::Answers {
     wire::Fill(query, std::string(gpu.name), &request);
     wire::Fill(origin_.options, request.mutable_pin(), request.mutable_mode(),
                request.mutable_runs(), request.mutable_algo());
+    request.set_predict_only(origin_.options.predict_only);
     v1::QueryDffResponse response;
     if (auto s = CallUnary(channel_, &v1::Crest::Stub::QueryDff, request, &response); !s.ok()) {
       return s;

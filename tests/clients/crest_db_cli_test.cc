@@ -42,6 +42,22 @@ nlohmann::json Json(const crest::testing::CommandResult& r) {
   return nlohmann::json::parse(r.out, nullptr, false);
 }
 
+// `crest dff --predict-only` answers with the model alone: a database that
+// holds replayed times for every candidate is not read.
+TEST(CrestDff, PredictOnlyReadsNoDatabase) {
+  TempDir dir;
+  const std::string db = dir.File("node.db");
+  const auto sweep = Crest(crest::testing::ReplaySweepArgs(db, crest::testing::kMlpTable, 130100));
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const std::string query = "dff --hidden 4096 --gpu h100 --window 8 --json --db " + db;
+  const auto stored = Json(Crest(query));
+  EXPECT_EQ(stored["coverage"]["replayed"], 17) << stored.dump();
+  const auto predicted = Json(Crest(query + " --predict-only"));
+  EXPECT_EQ(predicted["coverage"]["replayed"], 0) << predicted.dump();
+  EXPECT_EQ(predicted["coverage"]["predicted"], 17);
+  for (const auto& row : predicted["candidates"]) EXPECT_EQ(row["source"], "predicted");
+}
+
 TEST(CrestSweep, PredictedSweepThenOfflineAnswersFromTheFile) {
   TempDir dir;
   const std::string db = dir.File("node.db");

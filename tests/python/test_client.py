@@ -5,7 +5,10 @@ The daemon fixture is in conftest.py.
 
 import json
 import os
+import signal
 import sqlite3
+import subprocess
+import time
 
 import pytest
 
@@ -150,10 +153,11 @@ def test_the_baseline_row_is_the_same_in_process_and_through_grpc(daemon):
 
 
 
-def test_best_dff_through_grpc_is_the_answer_crest_dff_gives_through_the_same_crestd(daemon):
-    """Two routes to one crestd (this client's gRPC stubs, and crest.dff's
-    server= through the C++ remote answers): every row, every field, and the
-    answer's bookkeeping agree, before and after a sweep stores predictions."""
+def test_best_dff_is_the_answer_crest_dff_gives_through_the_same_crestd(daemon):
+    """One route to a crestd's d_ff answer (Client.best_dff is crest.dff's
+    server=, the C++ remote answers in process): every row, every field, and
+    the answer's bookkeeping agree, before and after a sweep stores
+    predictions."""
     import dataclasses  # noqa: PLC0415
     for sweep_first in (False, True):
         if sweep_first:
@@ -171,3 +175,39 @@ def test_best_dff_through_grpc_is_the_answer_crest_dff_gives_through_the_same_cr
             for attr in ("gpu", "baseline_d_ff", "candidates", "measured", "predicted", "missing",
                          "tied_with_best", "run_choice", "algo_choice", "race"):
                 assert getattr(grpc_route, attr) == getattr(cli_route, attr), attr
+
+
+def test_a_client_token_held_in_memory_reaches_a_crestd_that_wants_one_for_reads(tmp_path):
+    """Client(token=) answers through the C++ route with its token in memory:
+    a crestd with --auth-reads answers it, and refuses a wrong one with
+    UNAUTHENTICATED, naming no token."""
+    tokens = tmp_path / "tokens"
+    tokens.write_text("alice secret-token-0123456789\n")
+    tokens.chmod(0o600)  # crestd refuses a token file others can read
+    port_file = tmp_path / "port"
+    log = tmp_path / "crestd.log"
+    proc = subprocess.Popen(
+        [os.environ["CRESTD_BIN"], "--listen", "127.0.0.1:0", "--state-dir", str(tmp_path),
+         "--port-file", str(port_file), "--token-file", str(tokens), "--auth-reads"],
+        stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+    try:
+        for _ in range(3000):
+            if port_file.exists() and port_file.read_text().strip():
+                break
+            assert proc.poll() is None, log.read_text()
+            time.sleep(0.01)
+        target = "127.0.0.1:" + port_file.read_text().strip()
+        os.environ.pop("CREST_TOKEN", None)
+        with crest.Client(target, token="secret-token-0123456789") as client:
+            rows = client.best_dff(hidden=4096, gpu="h100", window=4, top=3)
+            assert len(rows) == 3 and rows.gpu == "H100-SXM"
+            predicted = client.best_dff(hidden=4096, gpu="h100", window=4, predict_only=True)
+            assert {r.source for r in predicted} == {"predicted"}
+        with crest.Client(target, token="wrong-token-0123456789") as client:
+            with pytest.raises(crest.CrestError) as e:
+                client.best_dff(hidden=4096, gpu="h100", window=4)
+        assert e.value.code.name == "UNAUTHENTICATED", e.value
+        assert "wrong-token-0123456789" not in e.value.message
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)

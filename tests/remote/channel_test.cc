@@ -63,6 +63,35 @@ TEST_F(LoadCredentialsTest, WithoutATokenFileTheEnvironmentsTokenIsRead) {
   EXPECT_EQ(LoadCredentials({})->token, "from-env");
 }
 
+// A token and a CA an in-process caller holds (crest.Client's token= and
+// root_certificates=) win over the files and the environment, and a token
+// in memory obeys a token file's rules, never echoed.
+TEST_F(LoadCredentialsTest, ATokenAndACaInMemoryWinOverFilesAndTheEnvironment) {
+  setenv("CREST_TOKEN", "from-env", 1);
+  TempDir dir;
+  ConnectOptions options;
+  options.token_file = dir.File("missing");  // not read: the token in memory wins
+  options.token = " from-memory\n";
+  EXPECT_EQ(LoadCredentials(options)->token, "from-memory");
+  options.token = "two words";
+  const auto bad = LoadCredentials(options);
+  EXPECT_EQ(bad.status().message().substr(0, 6), "token:") << bad.status();
+  options.token = "tok\x01en";
+  EXPECT_EQ(LoadCredentials(options).status().message().find("tok"), 0u)
+      << "names the source, not the token";
+  EXPECT_EQ(LoadCredentials(options).status().message().find("tok\x01en"), std::string::npos);
+
+  ConnectOptions tls;
+  tls.tls_ca = dir.File("missing-ca.pem");  // not read: the PEM in memory wins
+  tls.tls_ca_pem = "-----BEGIN CERTIFICATE-----\n";
+  const auto loaded = LoadCredentials(tls);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_NE(loaded->channel, nullptr);
+  tls.tls_ca_pem.clear();
+  EXPECT_NE(LoadCredentials(tls).status().message().find("--tls-ca"), std::string::npos)
+      << "without it, the file is read";
+}
+
 TEST_F(LoadCredentialsTest, TlsFilesGoTogetherAndTheTimeoutIsPositive) {
   ConnectOptions cert_alone;
   cert_alone.tls_cert = "client.pem";

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from typing import List, Optional, Sequence
 
 from crest.types import (CrestError, DffAnswer, DffRow, Gemm, GemmAnswer, Gpu, Prediction,
@@ -25,10 +26,14 @@ from crest.types import (CrestError, DffAnswer, DffRow, Gemm, GemmAnswer, Gpu, P
 class CrestCommandError(CrestError):
     """The crest command refused the question (its message names the field)."""
 
-    def __init__(self, exit_code: int, message: str):
+    def __init__(self, exit_code: int, message: str, status: Optional[str] = None):
         Exception.__init__(self, message)
         self.code = exit_code
         self.message = message
+        # The failure's status code by name ("INVALID_ARGUMENT", a crestd's
+        # gRPC code, …): known in process; from the binary, 2 is
+        # INVALID_ARGUMENT and the rest UNKNOWN.
+        self.status = status or ("INVALID_ARGUMENT" if exit_code == 2 else "UNKNOWN")
 
 
 def _binary() -> str:
@@ -54,7 +59,9 @@ def in_process() -> bool:
 
 def run_crest(args: Sequence[str], *, server: Optional[str] = None,
               db: Optional[str] = None, row_fields: Optional[Sequence[str]] = None,
-              columns: bool = False) -> dict:
+              columns: bool = False, token: Optional[str] = None,
+              root_certificates: Optional[bytes] = None,
+              timeout: Optional[float] = None) -> dict:
     """Runs `crest [--server S] --json ARGS [--db DB]` and returns its document.
 
     In process, as the binary would: $CREST_SERVER (when set) sends local
@@ -64,23 +71,47 @@ def run_crest(args: Sequence[str], *, server: Optional[str] = None,
     each of the document's "candidates" is a tuple of those fields in order
     (None where absent), whichever way the command ran; with columns (in
     process only), a d_ff answer's "candidates" is a dict of every DffRow
-    field's column (NumPy arrays for numbers, NaN where a row has none)."""
-    argv = (["--server", server] if server else []) + ["--json", *map(str, args)]
+    field's column (NumPy arrays for numbers, NaN where a row has none).
+    With server: token and root_certificates (PEM bytes) reach the crestd
+    from memory (in process; the binary is given them as CREST_TOKEN in its
+    environment and a --tls-ca file), over $CREST_TOKEN; timeout: seconds a
+    call may take."""
+    argv = (["--server", server] if server else [])
+    if server and timeout is not None:
+        argv += ["--timeout", str(timeout)]
+    argv += ["--json", *map(str, args)]
     if db:
         argv += ["--db", db]
     native = _native()
     if native is not None:
-        code, doc, err = native.answer(argv, list(row_fields) if row_fields else None, columns)
+        code, doc, err, status = native.answer(
+            argv, list(row_fields) if row_fields else None, columns, token=token or "",
+            root_certificates=root_certificates or b"", with_status=True)
         if code != 0:
-            raise CrestCommandError(code, err.strip())
+            raise CrestCommandError(code, err.strip(), status)
         return doc
-    done = subprocess.run([_binary(), *argv], capture_output=True, text=True, check=False)
+    done = _run_binary(argv, token, root_certificates)
     if done.returncode != 0:
         raise CrestCommandError(done.returncode, done.stderr.strip())
     doc = json.loads(done.stdout)
     if row_fields and isinstance(doc.get("candidates"), list):
         doc["candidates"] = [tuple(_flat(c).get(k) for k in row_fields) for c in doc["candidates"]]
     return doc
+
+
+def _run_binary(argv: List[str], token: Optional[str],
+                root_certificates: Optional[bytes]) -> subprocess.CompletedProcess:
+    """The crest binary on argv, the token in its environment and the CA in
+    a file it reads (--tls-ca), removed after."""
+    env = dict(os.environ, CREST_TOKEN=token) if token else None
+    if not root_certificates:
+        return subprocess.run([_binary(), *argv], capture_output=True, text=True, check=False,
+                              env=env)
+    with tempfile.NamedTemporaryFile(suffix=".pem") as ca:
+        ca.write(root_certificates)
+        ca.flush()
+        return subprocess.run([_binary(), "--tls-ca", ca.name, *argv], capture_output=True,
+                              text=True, check=False, env=env)
 
 
 def _flat(candidate: dict) -> dict:
@@ -241,18 +272,32 @@ def dff(hidden: int, gpu: str, *, server: Optional[str] = None, db: Optional[str
         ratio: str = "8/3", window: int = 128, align: int = 1, tokens: int = 8192, tp: int = 1,
         dtype: str = "bf16", pass_: str = "fwd", top: int = 10,
         runs: Optional[str] = None, algo: Optional[str] = None,
-        train: Optional[bool] = None) -> DffAnswer:
+        train: Optional[bool] = None, separate_gate_up: bool = False,
+        predict_only: bool = False, cache: str = "cold", clocks: str = "sustained",
+        token: Optional[str] = None, root_certificates: Optional[bytes] = None,
+        timeout: Optional[float] = None) -> DffAnswer:
     """`crest dff`: d_ff candidates near ratio*hidden, the headline best first
     (rows[0], its kind in the source column), then the rest of its kind, then
     the other kind. pass_: "fwd" (default) or "train" (as --pass; train= is
     its deprecated spelling). runs: "latest" (default) or "all" (pooled);
     algo: "best" (default) or "default" (cuBLASLt's first choice); both with
     db or server. rows.baseline is the naive d_ff's row (None when nothing
-    answers it)."""
+    answers it). cache ("cold" or "warm") and clocks ("sustained" or "burst")
+    choose which measurements answer; predict_only: the model's prediction
+    alone, no database read (a crestd's model, with server). token,
+    root_certificates and timeout: as run_crest takes them, with server."""
+    if cache not in ("cold", "warm"):
+        raise ValueError(f"cache: '{cache}' is not cold or warm")
+    if clocks not in ("sustained", "burst"):
+        raise ValueError(f"clocks: '{clocks}' is not sustained or burst")
     doc = run_crest(_dff_args(hidden, gpu, ratio=ratio, window=window, align=align,
                               tokens=tokens, tp=tp, dtype=dtype, top=top, runs=runs, algo=algo,
+                              separate_gate_up=separate_gate_up, predict_only=predict_only,
+                              warm=cache == "warm",
+                              clocks=None if clocks == "sustained" else clocks,
                               pass_=_pass_of(pass_, train, "train", "dff")),
-                    server=server, db=db)
+                    server=server, db=db, token=token, root_certificates=root_certificates,
+                    timeout=timeout)
     return dff_from_json(doc)
 
 

@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional, Union
 
 import grpc
 
-from crest.answers import _PASSES, _pass_of
+from crest.answers import _PASSES, CrestCommandError, _pass_of, dff
 from crest.v1 import crest_pb2 as pb
 from crest.v1 import crest_pb2_grpc as pb_grpc
 from crest.types import (  # noqa: F401 (re-exported: crest.client's names as before)
@@ -58,26 +58,6 @@ def _tile(t) -> TileChoice:
                       t.wave_efficiency, t.time_us)
 
 
-def _row(r, rank: int = 0, runs=()) -> DffRow:
-    basis = _SOURCES.get(r.speedup_basis) if r.speedup_vs_baseline > 0 else None
-    return DffRow(r.d_ff, r.time_us, r.tflops, r.speedup_vs_baseline, r.mlp_params,
-                  r.params_delta, _SOURCES.get(r.source, Source.UNKNOWN), r.provenance,
-                  r.time_low_us, r.time_high_us, r.tie_group, rank, basis,
-                  tuple(runs[i].job_id for i in r.runs if i < len(runs)), r.pooled,
-                  r.race.verdict if r.HasField("race") else None,
-                  r.race.ratio if r.HasField("race") else None)
-
-
-def _ranked(rows, runs) -> List[DffRow]:
-    """Rows as crestd sends them: ranked, the headline best first."""
-    return [_row(r, i + 1, runs) for i, r in enumerate(rows)]
-
-
-def _run(r) -> dict:
-    return {"job_id": r.job_id, "job_uid": r.job_uid, "name": r.name,
-            "started_us": r.started_us, "device_uuid": r.device_uuid, "host": r.host}
-
-
 def _dtype(name: str):
     if name not in _DTYPES:
         raise ValueError(f"dtype: '{name}' is not one of {', '.join(_DTYPES)}")
@@ -124,6 +104,7 @@ class Client:
         self.timeout = timeout
         self._token = token if token is not None else os.environ.get("CREST_TOKEN")
         self._tls = root_certificates is not None
+        self._root_certificates = root_certificates
         if root_certificates is not None:
             creds = grpc.ssl_channel_credentials(root_certificates=root_certificates)
             self._channel = grpc.secure_channel(target, creds)
@@ -183,38 +164,18 @@ class Client:
         the_pass = _pass_of(pass_, train, "train", "Client.best_dff")
         if the_pass not in _PASSES:
             raise ValueError(f"pass_: '{the_pass}' is not fwd or train")
-        request = pb.QueryDffRequest(
-            hidden=hidden, ratio=ratio, window=window, align=align, tokens=tokens, tp=tp,
-            dtype=_dtype(dtype), separate_gate_up=separate_gate_up, gpu=gpu, top=top,
-            predict_only=predict_only, mode=_mode(cache, clocks), runs=runs, algo=algo,
-            # "pass" is a Python keyword: the field is given by name.
-            **{"pass": pb.PASS_TRAIN if the_pass == "train" else pb.PASS_FWD})
-        r = self._call(self._stub.QueryDff, request)
-        answer = DffAnswer(_ranked(r.rows, r.runs))
-        answer.headline = answer[0] if answer else None
-        answer.runs = [_run(x) for x in r.runs]
-        answer.run_choice = r.run_choice or None
-        answer.algo_choice = r.algo_choice or None
-        answer.race = ({"race_id": r.race.race_id, "job": r.race.run.job_id,
-                        "candidates": r.race.candidates, "rounds": r.race.rounds,
-                        "resolution": r.race.resolution, "error_rate": r.race.error_rate,
-                        "seconds": r.race.seconds,
-                        "settled": r.race.settled, "stop_reason": r.race.stop_reason}
-                       if r.HasField("race") else None)
-        answer.gpu = r.gpu
-        answer.baseline = _row(r.baseline, 0, r.runs) if r.baseline_found else None
-        answer.baseline_d_ff = r.baseline_d_ff
-        answer.candidates = r.candidates
-        answer.measured = r.measured
-        answer.predicted = r.predicted
-        answer.replayed = r.replayed
-        answer.missing = r.missing
-        answer.tied_with_best = r.tied_with_best
-        answer.cache_mode = r.mode.cache_mode or cache
-        answer.clock_policy = r.mode.clock_policy or clocks
-        answer.query = {"gpu": r.gpu, "dtype": dtype, "hidden": hidden, "tp": tp,
-                        "pass": the_pass, "tokens": tokens, "ratio": ratio}
-        return answer
+        _dtype(dtype)
+        _mode(cache, clocks)
+        # One route with crest.dff(server=): the C++ remote answers, in process.
+        try:
+            return dff(hidden, gpu, server=self.target, ratio=ratio, window=window, align=align,
+                       tokens=tokens, tp=tp, dtype=dtype, pass_=the_pass, top=top, runs=runs,
+                       algo=algo, separate_gate_up=separate_gate_up, predict_only=predict_only,
+                       cache=cache, clocks=clocks, token=self._token,
+                       root_certificates=self._root_certificates, timeout=self.timeout)
+        except CrestCommandError as e:
+            code = getattr(grpc.StatusCode, e.status, grpc.StatusCode.UNKNOWN)
+            raise CrestError(code, e.message) from None
 
     def lookup(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
                layout: str = "NT", cache: str = "cold",

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "crest/remote/channel.h"
 #include "crest/tuner/dff_ranking.h"
 #include "dff_row_fields.h"
 #include "nlohmann/json.hpp"
@@ -180,19 +182,28 @@ PYBIND11_MODULE(_native, m) {
   m.def(
       "answer",
       [](const std::vector<std::string>& args,
-         const std::optional<std::vector<std::string>>& row_fields, bool columns) {
+         const std::optional<std::vector<std::string>>& row_fields, bool columns,
+         const std::string& token, const py::bytes& root_certificates, bool with_status) {
         std::ostringstream out;
         std::ostringstream err;
         nlohmann::ordered_json document;
         std::vector<crest::DffRow> dff_rows;
+        const crest::remote::InMemoryCredentials credentials{token, std::string(root_certificates)};
+        absl::StatusCode failure = absl::StatusCode::kOk;
         int code = 0;
         {
           py::gil_scoped_release release;
           code = crest::cli::RunCli(args, crest::cli::AnsweringCommands(), out, err, &document,
-                                    row_fields || columns ? &dff_rows : nullptr);
+                                    row_fields || columns ? &dff_rows : nullptr, &credentials,
+                                    &failure);
         }
-        if (code != 0 || document.is_null()) return py::make_tuple(code, py::none(), err.str());
-        if (!document.is_object()) return py::make_tuple(code, ToPython(document), err.str());
+        // (code, doc, err), and with_status the failure's status code by name.
+        const auto answer = [&](py::object doc) {
+          if (!with_status) return py::make_tuple(code, std::move(doc), err.str());
+          return py::make_tuple(code, std::move(doc), err.str(), absl::StatusCodeToString(failure));
+        };
+        if (code != 0 || document.is_null()) return answer(py::none());
+        if (!document.is_object()) return answer(ToPython(document));
         py::dict doc;
         for (auto it = document.begin(); it != document.end(); ++it) {
           const std::string& key = it.key();
@@ -209,9 +220,11 @@ PYBIND11_MODULE(_native, m) {
             doc[py::str(key)] = ToPython(value);
           }
         }
-        return py::make_tuple(code, std::move(doc), err.str());
+        return answer(std::move(doc));
       },
       py::arg("args"), py::arg("row_fields") = py::none(), py::arg("columns") = false,
+      py::arg("token") = "", py::arg("root_certificates") = py::bytes(),
+      py::arg("with_status") = false,
       "Runs `crest --json ARGS…` in process and returns (exit code, document, stderr): the "
       "document as Python objects (as json.loads would give it; None on failure), never as "
       "text. With row_fields, each of its 'candidates' is a tuple of those fields, in order "
@@ -219,5 +232,8 @@ PYBIND11_MODULE(_native, m) {
       "between: race_verdict and race_ratio flat, runs a tuple of job ids, as DffRow holds "
       "them. With columns, a d_ff answer's 'candidates' is a dict of every field's column "
       "instead: NumPy arrays of int64, float64 (NaN where a row has no value) and bool, "
-      "lists of text (None where absent) and of job-id tuples.");
+      "lists of text (None where absent) and of job-id tuples. token and root_certificates "
+      "(PEM bytes) reach a --server crestd from memory, over --token-file, CREST_TOKEN and "
+      "--tls-ca. with_status adds a fourth element: the failure's status code by name "
+      "(\"INVALID_ARGUMENT\", a crestd's gRPC code, …; \"OK\" when none).");
 }

@@ -58,6 +58,9 @@ struct AnswerOptions {
   // leading rows (DffRanking::race). Off: the per-GEMM pass alone, as a
   // sweep reads it to choose what to race.
   bool races = true;
+  // The model's prediction alone: no database is read (through a crestd,
+  // its model predicts). Honoured by d_ff answers (`crest dff --predict-only`).
+  bool predict_only = false;
 };
 
 // One GEMM's best known result.

@@ -166,22 +166,7 @@ json JobJson(const store::JobRecord& j) {
 }
 
 json JobJson(const v1::Job& in) {
-  store::JobRecord j;
-  j.id = in.id();
-  j.uid = in.uid();
-  j.host = in.host();
-  j.backend = in.backend();
-  j.target = in.target();
-  j.total = in.total();
-  j.done = in.done();
-  j.priority = in.priority();
-  j.created_us = in.created_us();
-  if (in.started_us() != 0) j.started_us = in.started_us();
-  if (in.finished_us() != 0) j.finished_us = in.finished_us();
-  j.error = in.error();
-  j.spec = in.spec_json();
-  j.submitted_by = in.submitted_by();
-  json out = JobJson(j);
+  json out = JobJson(wire::JobRecordOf(in));
   out["state"] = wire::JobStateText(in.state());  // "unknown" for a state this crest lacks
   return out;
 }

@@ -513,11 +513,10 @@ DeviceInfo DeviceOf(const v1::Device& in) {
   return d;
 }
 
-absl::StatusOr<store::JobRecord> JobRecordOf(const v1::Job& in) {
-  auto state = JobStateOf(in.state());
-  if (!state.ok() || !state->has_value()) {
-    return absl::InvalidArgumentError(StrCat("job.state: unknown job state ", in.state()));
-  }
+store::JobRecord JobRecordOf(const v1::Job& in, bool* state_known) {
+  const auto state = JobStateOf(in.state());
+  const bool known = state.ok() && state->has_value();
+  if (state_known != nullptr) *state_known = known;
   store::JobRecord j;
   j.id = in.id();
   j.uid = in.uid();
@@ -526,7 +525,7 @@ absl::StatusOr<store::JobRecord> JobRecordOf(const v1::Job& in) {
   j.submitted_by = in.submitted_by();
   j.backend = in.backend();
   j.target = in.target();
-  j.state = **state;
+  j.state = known ? **state : store::JobState::kQueued;
   j.total = in.total();
   j.done = in.done();
   j.priority = in.priority();

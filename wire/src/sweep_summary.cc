@@ -113,9 +113,11 @@ absl::StatusOr<sweep::StudyRaceReport> RaceOf(const v1::StudyRace& in) {
 absl::StatusOr<sweep::SweepOutcome> OutcomeOf(const v1::JobEvent& e) {
   const v1::SweepSummary& s = e.summary();
   sweep::SweepOutcome o;
-  auto job = JobRecordOf(e.job());
-  if (!job.ok()) return job.status();
-  o.job = *std::move(job);
+  bool state_known = false;
+  o.job = JobRecordOf(e.job(), &state_known);
+  if (!state_known) {
+    return absl::InvalidArgumentError(StrCat("job.state: unknown job state ", e.job().state()));
+  }
   sweep::SweepProgress& p = o.progress;
   p.done = o.job.done;
   p.total = o.job.total;

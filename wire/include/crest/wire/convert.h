@@ -60,9 +60,9 @@ absl::StatusOr<DType> DTypeOf(v1::DType dtype, std::string_view field);
 // "queued", "running", … as the store names them; "unknown" otherwise.
 std::string JobStateText(v1::JobState state);
 DeviceInfo DeviceOf(const v1::Device& device);
-// A job as the store keeps it; 0 times are unset. InvalidArgument naming
-// `job.state` for a state this crest does not know.
-absl::StatusOr<store::JobRecord> JobRecordOf(const v1::Job& job);
+// A job as the store keeps it; 0 times are unset. A state this crest does
+// not know is left queued, and `state_known` (when given) says so.
+store::JobRecord JobRecordOf(const v1::Job& job, bool* state_known = nullptr);
 SoftwareInfo SoftwareOf(const v1::Software& software);
 // The ranking as `crest dff` prints it; `candidates` are those of the same
 // query's window (the response carries counts, not the candidate list).

@@ -4,11 +4,10 @@
 // gives exactly those as slower.
 #include "crest/answers/compare.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "gtest/gtest.h"
+#include "replay_tables.h"
 #include "sweep_testing.h"
 #include "temp_dir.h"
 
@@ -19,8 +18,7 @@ using crest::testing::OpenSweepDb;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
-const std::string kTable =
-    std::string(CREST_TEST_DATA_DIR) + "/h100-2026-11-22/torch-mlp-h4096.csv";
+const std::string& kTable = crest::testing::kMlpTable;
 constexpr char kWindowSpec[] =
     R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}], "measure": {"race": {"enabled": false}}})";
 constexpr int64_t kWindowGemms = 2 * (2 * 64 + 1);
@@ -28,29 +26,17 @@ constexpr int64_t kWindowGemms = 2 * (2 * 64 + 1);
 // The shipped table with each down GEMM whose d_ff is a multiple of 16
 // slowed by `factor`; their keys in `slowed`.
 std::string SlowedTable(const TempDir& dir, double factor, std::set<store::GemmKey>* slowed) {
-  std::ifstream in(kTable);
-  std::ostringstream out;
-  std::string line;
-  std::getline(in, line);
-  out << line << "\n";
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream row(line);
-    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-    const int64_t k = std::stoll(cells[4]);
-    if (cells[0].starts_with("down_") && k % 16 == 0) {
-      cells[7] = std::to_string(std::stod(cells[7]) * factor);
-      store::GemmKey key;
-      key.m = std::stoll(cells[2]);
-      key.n = std::stoll(cells[3]);
-      key.k = k;
-      slowed->insert(key);
-    }
-    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
-    out << "\n";
-  }
   const std::string path = dir.File("slowed.csv");
-  std::ofstream(path) << out.str();
+  crest::testing::WriteScaledMlpTable(path, [&](const std::vector<std::string>& cells) {
+    const int64_t k = std::stoll(cells[4]);
+    if (!cells[0].starts_with("down_") || k % 16 != 0) return 1.0;
+    store::GemmKey key;
+    key.m = std::stoll(cells[2]);
+    key.n = std::stoll(cells[3]);
+    key.k = k;
+    slowed->insert(key);
+    return factor;
+  });
   return path;
 }
 

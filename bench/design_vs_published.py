@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 _FLAGS = ("hidden", "heads", "kv_heads", "d_ff", "vocab", "layers", "seq", "tp", "zero", "grad_reduce",
-          "recompute", "mlp", "norm", "attention")
+          "backward_prefetch", "recompute", "mlp", "norm", "attention")
 
 
 def design_args(row: dict) -> list:

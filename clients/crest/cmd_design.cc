@@ -23,6 +23,7 @@ struct DesignFlags {
   bool separate_gate_up = false;
   std::string attention = "fused";
   std::string mlp = "swiglu", norm = "rmsnorm", recompute = "none", grad_reduce = "fp32";
+  std::string backward_prefetch = "pre";
   bool no_rotary = false;
   bool dropout = false;
   int64_t dp = 1, grad_accum = 1, gpus_per_node = 8;
@@ -58,6 +59,8 @@ absl::StatusOr<DesignConfig> Shared(const DesignFlags& f) {
   c.layout.gpus_per_node = f.gpus_per_node;
   c.layout.inter_node_gbs = f.inter_node_gbs;
   c.layout.grad_reduce_bytes = ParseGradReduce(f.grad_reduce).value_or(4);  // CLI11 checks
+  c.layout.backward_prefetch =
+      ParseBackwardPrefetch(f.backward_prefetch).value_or(BackwardPrefetch::kPre);
   if (auto s = ValidateLayout(c.layout, 1); !s.ok()) return s;  // tp·dp: per configuration
   return c;
 }
@@ -322,6 +325,13 @@ Command RegisterDesign(CLI::App& root) {
                  "the dtype data parallelism reduces gradients in: fp32 (Megatron-LM's default "
                  "for bf16, torchtitan's, Composer's DEFAULT mixed precision) or bf16")
       ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
+  app.add_option("--backward-prefetch", flags->backward_prefetch,
+                 "with --zero 3: when FSDP gathers a layer's weights in the backward: pre "
+                 "(before the previous layer's gradients, beside compute: BACKWARD_PRE, FSDP2, "
+                 "torchtitan) or post (after them, behind their reduce-scatter: BACKWARD_POST, "
+                 "Composer's default; the backward's collectives exposed)")
+      ->check(CLI::IsMember({"pre", "post"}))
       ->capture_default_str();
   app.add_flag("--separate-gate-up", flags->separate_gate_up,
                "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");

@@ -152,6 +152,7 @@ nlohmann::json ConfigJson(const DesignConfig& c) {
           {"gpus_per_node", l.gpus_per_node},
           {"recompute", RecomputeName(l.recompute)},
           {"grad_reduce", GradReduceName(l.grad_reduce_bytes)},
+          {"backward_prefetch", BackwardPrefetchName(l.backward_prefetch)},
           {"global_batch", m.micro_batch * l.dp * l.grad_accum}};
 }
 
@@ -355,8 +356,11 @@ std::string LayoutLine(const DesignResult& r) {
   return StrCat(MlpName(c.mlp), " MLP, ", NormName(c.norm), c.rotary ? ", rotary" : "",
                 c.dropout ? ", dropout" : "", "; recompute ", RecomputeName(l.recompute), "; dp ",
                 l.dp, " (ZeRO ", l.zero, ", gradients reduced in ",
-                GradReduceName(l.grad_reduce_bytes), "), ", l.grad_accum,
-                " micro-batch(es) a step, ", l.gpus_per_node, " GPUs a node");
+                GradReduceName(l.grad_reduce_bytes),
+                l.backward_prefetch == BackwardPrefetch::kPost
+                    ? ", weights gathered in the backward after the gradients (post)"
+                    : "",
+                "), ", l.grad_accum, " micro-batch(es) a step, ", l.gpus_per_node, " GPUs a node");
 }
 
 void Text(const DesignResult& r, std::ostream& out) {

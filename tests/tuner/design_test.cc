@@ -47,6 +47,43 @@ TEST(Design, CountsLlama2_7BAsItsPublishedParameters) {
   EXPECT_GT(CountParams(tp2).per_rank, p.total / 2);
 }
 
+// FSDP's BACKWARD_POST (Composer's default) gathers a layer's weights after
+// the previous layer's gradients, behind their reduce-scatter: the
+// backward's collectives are exposed in full, the forward's hide as before.
+TEST(Design, BackwardPrefetchPostExposesEveryCollectiveOfTheBackward) {
+  const GemmSetTimer timer = EachGemm(PredictorTimer(**FindGpu("h100")));
+  DesignConfig c = Llama7B();
+  c.layout.grad_accum = 2;
+  auto pre = EvaluateDesign(c, Options(), timer);
+  c.layout.backward_prefetch = BackwardPrefetch::kPost;
+  auto post = EvaluateDesign(c, Options(), timer);
+  ASSERT_TRUE(pre.ok() && post.ok());
+  auto dp = PredictDpComm(c, CountParams(c), **FindGpu("h100"));
+  ASSERT_TRUE(dp.ok());
+  ASSERT_EQ(dp->bwd_micro_batches, 2) << "ZeRO 3 gathers and reduces in every micro-batch";
+  // Post: the backward's collectives in full, every micro-batch; what is
+  // left is the forward's (its first layer's in full at least, at most all)
+  // and the embeddings'.
+  const double forward = post->step.dp_comm.time_us - 2 * 32 * dp->layer_bwd_us - dp->rest_us;
+  EXPECT_GE(forward, 2 * dp->layer_fwd_us * (1 - 1e-12));
+  EXPECT_LE(forward, 2 * 32 * dp->layer_fwd_us * (1 + 1e-12));
+  EXPECT_GT(post->step.dp_comm.time_us, pre->step.dp_comm.time_us)
+      << "under pre, compute hid part of the backward's";
+  EXPECT_DOUBLE_EQ(post->step.no_overlap_us, pre->step.no_overlap_us)
+      << "with nothing overlapped the two are one step";
+  EXPECT_LT(post->tokens_per_s_per_gpu, pre->tokens_per_s_per_gpu);
+  EXPECT_GE(post->tokens_per_s_per_gpu, post->tokens_per_s_per_gpu_no_overlap)
+      << "the forward's gathers still hide";
+
+  c.layout.zero = 2;
+  const absl::Status refused = ValidateLayout(c.layout, 1);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message().substr(0, 18), "backward-prefetch:") << refused.message();
+  EXPECT_EQ(ParseBackwardPrefetch("post"), BackwardPrefetch::kPost);
+  EXPECT_EQ(BackwardPrefetchName(BackwardPrefetch::kPre), "pre");
+  EXPECT_FALSE(ParseBackwardPrefetch("none").has_value());
+}
+
 TEST(Design, TimesEveryGemmAndDerivesTokensPerSecondAndMfu) {
   int calls = 0;
   const GemmTimer predictor = PredictorTimer(**FindGpu("h100"));

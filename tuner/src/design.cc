@@ -195,11 +195,14 @@ void ComposeStep(const DesignConfig& c, const GpuSpec& gpu, const Timed& t, cons
   const double bwd_us = t.gemm_layer_train.time_us - t.gemm_layer_fwd.time_us +
                         t.attention_bwd.time_us + other_bwd.time_us + again.time_us;
   const double share = CollectiveShare(gpu);
+  // BACKWARD_POST: each layer waits for its gather, queued behind the
+  // previous layer's reduce-scatter; nothing of the backward's hides.
+  const double bwd_exposed = c.layout.backward_prefetch == BackwardPrefetch::kPost
+                                 ? layers * dp.layer_bwd_us
+                                 : ExposedComm(dp.layer_bwd_us, bwd_us, c.layers, share);
   const double exposed = static_cast<double>(dp.fwd_micro_batches) *
                              ExposedComm(dp.layer_fwd_us, fwd_us, c.layers, share) +
-                         static_cast<double>(dp.bwd_micro_batches) *
-                             ExposedComm(dp.layer_bwd_us, bwd_us, c.layers, share) +
-                         dp.rest_us;
+                         static_cast<double>(dp.bwd_micro_batches) * bwd_exposed + dp.rest_us;
   s.dp_comm = PredictedTiming(exposed, kStepPartError, std::string(kStepModelVersion));
   s.dp_comm_total_us = dp.total_us;
   const Timing all[] = {s.gemm,    s.attention, s.other,  s.recompute,

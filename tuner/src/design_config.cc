@@ -66,7 +66,23 @@ std::optional<int> ParseGradReduce(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view BackwardPrefetchName(BackwardPrefetch p) {
+  return p == BackwardPrefetch::kPost ? "post" : "pre";
+}
+
+std::optional<BackwardPrefetch> ParseBackwardPrefetch(std::string_view text) {
+  if (text == "pre") return BackwardPrefetch::kPre;
+  if (text == "post") return BackwardPrefetch::kPost;
+  return std::nullopt;
+}
+
 absl::Status ValidateLayout(const TrainingLayout& l, int64_t tp) {
+  if (l.backward_prefetch == BackwardPrefetch::kPost && l.zero != 3) {
+    return absl::InvalidArgumentError(StrCat(
+        "backward-prefetch: post is FSDP's backward prefetch, for weights sharded (--zero 3; "
+        "got --zero ",
+        l.zero, ")"));
+  }
   if (l.grad_reduce_bytes != 2 && l.grad_reduce_bytes != 4) {
     return absl::InvalidArgumentError(
         StrCat("grad-reduce: gradients are reduced in fp32 or "

@@ -491,7 +491,8 @@ def design(gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
     """`crest design`: dims are hidden, heads, kv_heads, d_ff, vocab, seq, batch (or
     "max"), tp, layers (a value, "4096,5120" or "4096:8192:512"), or params="7B" with
     tolerance; and the step's layout: dp, zero, grad_accum, grad_reduce ("fp32" or
-    "bf16"), recompute, mlp, norm, gpus_per_node, attention; runs="all" pools a database's runs (default: each
+    "bf16"), backward_prefetch ("pre" or "post", with zero=3), recompute, mlp, norm,
+    gpus_per_node, attention; runs="all" pools a database's runs (default: each
     configuration from one run)."""
     lists = {k: ",".join(map(str, v)) if isinstance(v, (list, tuple)) else v
              for k, v in dims.items()}

@@ -36,6 +36,8 @@ std::optional<Recompute> ParseRecompute(std::string_view text);
 // How a configuration trains beyond tensor parallelism (ModelConfig::tp).
 // Data-parallel ranks each run a tensor-parallel group's share; pipeline
 // parallelism is not modelled.
+enum class BackwardPrefetch { kPre, kPost };
+
 struct TrainingLayout {
   int64_t dp = 1;  // data-parallel ranks
   // ZeRO stage over the dp ranks (Rajbhandari et al. 2020): 0 none, 1 the
@@ -53,10 +55,20 @@ struct TrainingLayout {
   // of torchtitan's FSDP2 and of Composer's DEFAULT mixed precision) or 2
   // (bf16, as Composer's PURE). Weights are gathered in 16 bits either way.
   int grad_reduce_bytes = 4;
+  // FSDP's (ZeRO 3's) backward prefetch: when a layer's weights are gathered
+  // in the backward. kPre (the default): before the previous layer's
+  // gradients, so the gather and the gradients' reduce-scatter run beside
+  // compute (PyTorch's BACKWARD_PRE; FSDP2 and torchtitan prefetch so).
+  // kPost: after them (BACKWARD_POST, Composer's default): the gather is
+  // queued behind the reduce-scatter on the one communicator and the layer
+  // waits for both, so the backward's collectives are exposed in full.
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::kPre;
 };
 
 std::string_view GradReduceName(int bytes);                 // "fp32", "bf16"
 std::optional<int> ParseGradReduce(std::string_view text);  // bytes; nullopt: unknown
+std::string_view BackwardPrefetchName(BackwardPrefetch p);  // "pre", "post"
+std::optional<BackwardPrefetch> ParseBackwardPrefetch(std::string_view text);
 
 struct DesignConfig {
   ModelConfig model;

@@ -48,6 +48,10 @@ def test_design_rows_carry_figures_and_the_broken_configs_their_rule():
     assert abs(parts - r.step_ms) < 1e-6 * r.step_ms, "the parts add up to the step"
     assert any("AdamW" in a for a in rows.assumptions)
     assert "FlashAttention" in rows.attention_note
+    post = crest.design("h100", hidden=4096, heads=32, vocab=32000, seq=4096, layers=32, dp=8,
+                        zero=3, backward_prefetch="post")[0]
+    assert post.comm_ms > r.comm_ms, "BACKWARD_POST exposes the backward's collectives"
+    assert post.tokens_per_s_per_gpu < r.tokens_per_s_per_gpu
     searched = crest.design("h100", params="7B", vocab=32000, seq=4096, top=0, dp=8, zero=3)
     assert searched.rank_by == "model_flops_per_s_per_gpu"
     assert len(searched) > 5

@@ -20,6 +20,8 @@ constexpr std::array<std::pair<NormKind, std::string_view>, 2> kNorms = {
     {{NormKind::kRmsNorm, "rmsnorm"}, {NormKind::kLayerNorm, "layernorm"}}};
 constexpr std::array<std::pair<Recompute, std::string_view>, 3> kRecomputes = {
     {{Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}}};
+constexpr std::array<std::pair<BackwardPrefetch, std::string_view>, 2> kBackwardPrefetches = {
+    {{BackwardPrefetch::kPre, "pre"}, {BackwardPrefetch::kPost, "post"}}};
 
 // Whole numbers as integers (1048576, not 1.04858e+06).
 std::string Num(double v) {
@@ -41,6 +43,10 @@ std::string_view RecomputeName(Recompute mode) { return NameOf(kRecomputes, mode
 std::optional<MlpKind> ParseMlp(std::string_view text) { return Parse(kMlps, text); }
 std::optional<NormKind> ParseNorm(std::string_view text) { return Parse(kNorms, text); }
 std::optional<Recompute> ParseRecompute(std::string_view text) { return Parse(kRecomputes, text); }
+std::string_view BackwardPrefetchName(BackwardPrefetch p) { return NameOf(kBackwardPrefetches, p); }
+std::optional<BackwardPrefetch> ParseBackwardPrefetch(std::string_view text) {
+  return Parse(kBackwardPrefetches, text);
+}
 
 DesignParams CountParams(const DesignConfig& c) {
   const ModelConfig& m = c.model;
@@ -63,16 +69,6 @@ std::string_view GradReduceName(int bytes) { return bytes == 2 ? "bf16" : "fp32"
 std::optional<int> ParseGradReduce(std::string_view text) {
   if (text == "fp32") return 4;
   if (text == "bf16") return 2;
-  return std::nullopt;
-}
-
-std::string_view BackwardPrefetchName(BackwardPrefetch p) {
-  return p == BackwardPrefetch::kPost ? "post" : "pre";
-}
-
-std::optional<BackwardPrefetch> ParseBackwardPrefetch(std::string_view text) {
-  if (text == "pre") return BackwardPrefetch::kPre;
-  if (text == "post") return BackwardPrefetch::kPost;
   return std::nullopt;
 }
 

@@ -50,6 +50,7 @@ def test_design_rows_carry_figures_and_the_broken_configs_their_rule():
     assert "FlashAttention" in rows.attention_note
     post = crest.design("h100", hidden=4096, heads=32, vocab=32000, seq=4096, layers=32, dp=8,
                         zero=3, backward_prefetch="post")[0]
+    assert (r.grad_reduce, r.backward_prefetch, post.backward_prefetch) == ("fp32", "pre", "post")
     assert post.comm_ms > r.comm_ms, "BACKWARD_POST exposes the backward's collectives"
     assert post.tokens_per_s_per_gpu < r.tokens_per_s_per_gpu
     searched = crest.design("h100", params="7B", vocab=32000, seq=4096, top=0, dp=8, zero=3)

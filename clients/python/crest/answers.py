@@ -416,6 +416,8 @@ class DesignRow:
     grad_accum: int
     recompute: str             # none, selective, full
     mlp: str                   # swiglu, gelu
+    grad_reduce: str           # the dtype gradients are reduced in: fp32, bf16
+    backward_prefetch: str     # FSDP's (zero 3): pre, post
     layers: int
     params: int
     params_per_tp_rank: int
@@ -474,7 +476,8 @@ def _design_row(r: dict) -> DesignRow:
         int(r["rank"]), int(r["tie_group"]), int(c["hidden"]), int(c["heads"]),
         int(c["kv_heads"]), int(c["head_dim"]), int(c["d_ff"]), int(c["vocab"]), int(c["seq"]),
         int(c["micro_batch"]), int(c["tp"]), int(c["dp"]), int(c["zero"]),
-        int(c["grad_accum"]), str(c["recompute"]), str(c["mlp"]), int(c["layers"]),
+        int(c["grad_accum"]), str(c["recompute"]), str(c["mlp"]), str(c["grad_reduce"]),
+        str(c["backward_prefetch"]), int(c["layers"]),
         int(r["params"]["total"]), int(r["params"]["per_tp_rank"]),
         float(r["train_flops_per_token"]), float(r["model_flops_per_token"]),
         float(r["layer_fwd"]["time_us"]), float(r["attention_core_fwd"]["time_us"]),

@@ -284,8 +284,6 @@ FitMetrics Evaluate(std::span<const TimedGemm> rows, const GpuSpec& gpu,
   return m;
 }
 
-namespace {}  // namespace
-
 ModelParams ExplicitRates(const ModelParams& p, const GpuSpec& gpu, DType dtype) {
   ModelParams out = p;
   out.fast_tflops = p.fast_tflops > 0

@@ -203,10 +203,16 @@ def test_a_client_token_held_in_memory_reaches_a_crestd_that_wants_one_for_reads
             assert len(rows) == 3 and rows.gpu == "H100-SXM"
             predicted = client.best_dff(hidden=4096, gpu="h100", window=4, predict_only=True)
             assert {r.source for r in predicted} == {"predicted"}
+            # vocab and design take the same route, with the same token.
+            assert client.vocab(50257, 4096, "h100")[0].vocab > 50257, "a padding wins"
+            assert client.design("h100", hidden=4096, heads=32, vocab=32000, seq=2048,
+                                 layers=24, dp=8, zero=3)[0].hidden == 4096
         with crest.Client(target, token="wrong-token-0123456789") as client:
             with pytest.raises(crest.CrestError) as e:
                 client.best_dff(hidden=4096, gpu="h100", window=4)
-        assert e.value.code.name == "UNAUTHENTICATED", e.value
+            with pytest.raises(crest.CrestError) as v:
+                client.vocab(50257, 4096, "h100")
+        assert e.value.code.name == v.value.code.name == "UNAUTHENTICATED", e.value
         assert "wrong-token-0123456789" not in e.value.message
     finally:
         proc.send_signal(signal.SIGTERM)

@@ -367,12 +367,16 @@ class VocabAnswer(list):
 
 def vocab(vocab_size: int, hidden: int, gpu: str, *, server: Optional[str] = None,
           db: Optional[str] = None, tp: int = 1, tokens: int = 8192, dtype: str = "bf16",
-          rank_by: str = "train", runs: Optional[str] = None) -> VocabAnswer:
+          rank_by: str = "train", runs: Optional[str] = None, token: Optional[str] = None,
+          root_certificates: Optional[bytes] = None,
+          timeout: Optional[float] = None) -> VocabAnswer:
     """`crest vocab`: paddings of a vocabulary ranked by the logits GEMM's time, the
-    headline best first. runs: "latest" (default) or "all" (pooled), with db or server."""
+    headline best first. runs: "latest" (default) or "all" (pooled), with db or server.
+    token, root_certificates and timeout: as run_crest takes them, with server."""
     doc = run_crest(["vocab", *_flags(vocab=vocab_size, hidden=hidden, gpu=gpu, tp=tp,
                                       tokens=tokens, dtype=dtype, rank_by=rank_by, runs=runs)],
-                    server=server, db=db)
+                    server=server, db=db, token=token, root_certificates=root_certificates,
+                    timeout=timeout)
     return vocab_from_json(doc)
 
 
@@ -490,16 +494,20 @@ def _design_row(r: dict) -> DesignRow:
 
 
 def design(gpu: str, *, server: Optional[str] = None, db: Optional[str] = None,
-           top: int = 10, **dims) -> DesignAnswer:
+           top: int = 10, token: Optional[str] = None,
+           root_certificates: Optional[bytes] = None, timeout: Optional[float] = None,
+           **dims) -> DesignAnswer:
     """`crest design`: dims are hidden, heads, kv_heads, d_ff, vocab, seq, batch (or
     "max"), tp, layers (a value, "4096,5120" or "4096:8192:512"), or params="7B" with
     tolerance; and the step's layout: dp, zero, grad_accum, grad_reduce ("fp32" or
     "bf16"), backward_prefetch ("pre" or "post", with zero=3), recompute, mlp, norm,
     gpus_per_node, attention; runs="all" pools a database's runs (default: each
-    configuration from one run)."""
+    configuration from one run). token, root_certificates and timeout: as run_crest
+    takes them, with server."""
     lists = {k: ",".join(map(str, v)) if isinstance(v, (list, tuple)) else v
              for k, v in dims.items()}
-    doc = run_crest(["design", *_flags(gpu=gpu, top=top, **lists)], server=server, db=db)
+    doc = run_crest(["design", *_flags(gpu=gpu, top=top, **lists)], server=server, db=db,
+                    token=token, root_certificates=root_certificates, timeout=timeout)
     return design_from_json(doc)
 
 

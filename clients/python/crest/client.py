@@ -103,7 +103,6 @@ class Client:
         self.target = target
         self.timeout = timeout
         self._token = token if token is not None else os.environ.get("CREST_TOKEN")
-        self._tls = root_certificates is not None
         self._root_certificates = root_certificates
         if root_certificates is not None:
             creds = grpc.ssl_channel_credentials(root_certificates=root_certificates)
@@ -167,15 +166,10 @@ class Client:
         _dtype(dtype)
         _mode(cache, clocks)
         # One route with crest.dff(server=): the C++ remote answers, in process.
-        try:
-            return dff(hidden, gpu, server=self.target, ratio=ratio, window=window, align=align,
-                       tokens=tokens, tp=tp, dtype=dtype, pass_=the_pass, top=top, runs=runs,
-                       algo=algo, separate_gate_up=separate_gate_up, predict_only=predict_only,
-                       cache=cache, clocks=clocks, token=self._token,
-                       root_certificates=self._root_certificates, timeout=self.timeout)
-        except CrestCommandError as e:
-            code = getattr(grpc.StatusCode, e.status, grpc.StatusCode.UNKNOWN)
-            raise CrestError(code, e.message) from None
+        return self._answered(dff, hidden, gpu, ratio=ratio, window=window, align=align,
+                              tokens=tokens, tp=tp, dtype=dtype, pass_=the_pass, top=top,
+                              runs=runs, algo=algo, separate_gate_up=separate_gate_up,
+                              predict_only=predict_only, cache=cache, clocks=clocks)
 
     def lookup(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
                layout: str = "NT", cache: str = "cold",
@@ -200,23 +194,27 @@ class Client:
                           r.alignment_factor, r.expected_error, _tile(r.best),
                           [_tile(t) for t in r.tiles])
 
-    # ---- whole answers, computed by the crest command against this crestd
-    def _server(self) -> str:
-        if self._tls:
-            raise NotImplementedError(
-                "vocab() and design() run the crest command, which needs its --tls-* flags: "
-                "call crest.vocab(..., server=...) with CREST_BIN set, or use a plain channel")
-        return self.target
+    # ---- whole answers, computed by the crest command's answering layer in
+    # process (crest._native) against this crestd, with this client's token,
+    # CA and timeout
+    def _answered(self, run, *args, **kwargs):
+        try:
+            return run(*args, server=self.target, token=self._token,
+                       root_certificates=self._root_certificates, timeout=self.timeout,
+                       **kwargs)
+        except CrestCommandError as e:
+            code = getattr(grpc.StatusCode, e.status, grpc.StatusCode.UNKNOWN)
+            raise CrestError(code, e.message) from None
 
     def vocab(self, vocab: int, hidden: int, gpu: str, **kwargs):
         """`crest vocab` through this crestd (crest.answers.vocab)."""
         from crest.answers import vocab as run  # noqa: PLC0415
-        return run(vocab, hidden, gpu, server=self._server(), **kwargs)
+        return self._answered(run, vocab, hidden, gpu, **kwargs)
 
     def design(self, gpu: str, **kwargs):
         """`crest design` through this crestd (crest.answers.design)."""
         from crest.answers import design as run  # noqa: PLC0415
-        return run(gpu, server=self._server(), **kwargs)
+        return self._answered(run, gpu, **kwargs)
 
     # ---- jobs
     def submit(self, spec: Union[str, dict], *, backend: str = "", priority: int = 0,

@@ -5,7 +5,9 @@
 #include "crest/common/str_cat.h"
 #include "crest/sweep/runner.h"
 #include "crest/tuner/gpu_catalogue.h"
+#include "crest/wire/sweep_summary.h"
 #include "log.h"
+#include "server_paths.h"
 
 namespace crest::service {
 namespace {
@@ -412,7 +414,7 @@ void JobQueue::Fail(store::Store& db, const store::JobRecord& job, const std::st
   Publish(std::move(event));
 }
 
-void JobQueue::ReportEnd(sweep::SweepReport report) {
+void JobQueue::ReportEnd(const sweep::SweepReport& report) {
   const sweep::SweepOutcome& outcome = report.outcome;
   const std::string id = std::to_string(outcome.job.id);
   JobEventData event;
@@ -428,7 +430,10 @@ void JobQueue::ReportEnd(sweep::SweepReport report) {
        {"new_results", std::to_string(outcome.progress.new_results)},
        {"elapsed_s", std::to_string(outcome.progress.elapsed_s)}});
   if (options_.on_job_end) options_.on_job_end(outcome.job);
-  event.report = std::make_shared<const sweep::SweepReport>(std::move(report));
+  auto summary = std::make_shared<v1::SweepSummary>();
+  wire::Fill(report, summary.get());
+  summary->set_first_error(WithoutServerPaths(summary->first_error()));
+  event.summary = std::move(summary);
   Publish(std::move(event));
 }
 

@@ -33,6 +33,7 @@
 #include "crest/sweep/sweep_report.h"
 #include "crest/tuner/backend.h"
 #include "crest/tuner/source.h"
+#include "crest/v1/crest.pb.h"
 #include "store_pool.h"
 
 namespace crest::service {
@@ -53,8 +54,9 @@ struct JobEventData {
   std::vector<std::string> news;   // lines of news (a race starting, its standings)
   bool final = false;              // the job reached done, failed or cancelled
   // The final event of a run that reached its end: the sweep's report, as
-  // `crest sweep --db` prints it (shared: every watcher gets the event).
-  std::shared_ptr<const sweep::SweepReport> report;
+  // `crest sweep --db` prints it, made once for the wire (shared: every
+  // watcher gets the event).
+  std::shared_ptr<const v1::SweepSummary> summary;
 };
 
 class JobWatcher {
@@ -194,7 +196,7 @@ class JobQueue final {
   // Marks a job failed and tells its watchers (a final event).
   void Fail(store::Store& db, const store::JobRecord& job, const std::string& why);
   // Tells a job's watchers how its run ended (a final event).
-  void ReportEnd(sweep::SweepReport report);
+  void ReportEnd(const sweep::SweepReport& report);
   // Puts a job whose writes found no space back in the queue, saying why.
   void Pause(LaneState* lane, store::Store& db, const store::JobRecord& job,
              const absl::Status& why);

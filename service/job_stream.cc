@@ -2,7 +2,6 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/wire/convert.h"
-#include "crest/wire/sweep_summary.h"
 #include "crest_service.h"
 #include "log.h"
 #include "raw_message.h"
@@ -25,11 +24,7 @@ void FillState(const JobEventData& e, v1::JobEvent* out) {
   out->set_message(WithoutServerPaths(e.message));  // a failed job's error, say
   for (const std::string& line : e.news) out->add_news(line);
   out->set_final(e.final);
-  if (e.report) {
-    v1::SweepSummary* summary = out->mutable_summary();
-    wire::Fill(*e.report, summary);
-    summary->set_first_error(WithoutServerPaths(summary->first_error()));
-  }
+  if (e.summary) *out->mutable_summary() = *e.summary;
 }
 
 void FillResult(const JobResult& r, v1::GemmResult* row) {

@@ -30,8 +30,7 @@ void AddRemoteFlags(CLI::App& root) {
 const RemoteFlags& Remote() { return Flags(); }
 
 void UseInMemoryCredentials(const remote::InMemoryCredentials& credentials) {
-  Flags().token = credentials.token;
-  Flags().tls_ca_pem = credentials.tls_ca_pem;
+  Flags().in_memory = credentials;
 }
 
 }  // namespace crest::cli

@@ -67,8 +67,8 @@ absl::StatusOr<Credentials> LoadCredentials(const ConnectOptions& f) {
   if (f.timeout_s <= 0) {
     return absl::InvalidArgumentError(StrCat("--timeout must be positive (got ", f.timeout_s, ")"));
   }
-  if (!f.token.empty()) {
-    auto token = ParseToken(f.token, "token");
+  if (!f.in_memory.token.empty()) {
+    auto token = ParseToken(f.in_memory.token, "token");
     if (!token.ok()) return token.status();
     c.token = *std::move(token);
   } else if (!f.token_file.empty()) {
@@ -82,7 +82,7 @@ absl::StatusOr<Credentials> LoadCredentials(const ConnectOptions& f) {
     if (!token.ok()) return token.status();
     c.token = *std::move(token);
   }
-  if (f.tls_ca.empty() && f.tls_ca_pem.empty()) {
+  if (f.tls_ca.empty() && f.in_memory.tls_ca_pem.empty()) {
     if (!f.tls_cert.empty() || !f.tls_key.empty()) {
       return absl::InvalidArgumentError("--tls-cert/--tls-key need --tls-ca");
     }
@@ -90,8 +90,8 @@ absl::StatusOr<Credentials> LoadCredentials(const ConnectOptions& f) {
     return c;
   }
   grpc::SslCredentialsOptions options;
-  if (!f.tls_ca_pem.empty()) {
-    options.pem_root_certs = f.tls_ca_pem;
+  if (!f.in_memory.tls_ca_pem.empty()) {
+    options.pem_root_certs = f.in_memory.tls_ca_pem;
   } else {
     auto ca = ReadText("--tls-ca", f.tls_ca);
     if (!ca.ok()) return ca.status();

@@ -71,23 +71,23 @@ TEST_F(LoadCredentialsTest, ATokenAndACaInMemoryWinOverFilesAndTheEnvironment) {
   TempDir dir;
   ConnectOptions options;
   options.token_file = dir.File("missing");  // not read: the token in memory wins
-  options.token = " from-memory\n";
+  options.in_memory.token = " from-memory\n";
   EXPECT_EQ(LoadCredentials(options)->token, "from-memory");
-  options.token = "two words";
+  options.in_memory.token = "two words";
   const auto bad = LoadCredentials(options);
   EXPECT_EQ(bad.status().message().substr(0, 6), "token:") << bad.status();
-  options.token = "tok\x01en";
+  options.in_memory.token = "tok\x01en";
   EXPECT_EQ(LoadCredentials(options).status().message().find("tok"), 0u)
       << "names the source, not the token";
   EXPECT_EQ(LoadCredentials(options).status().message().find("tok\x01en"), std::string::npos);
 
   ConnectOptions tls;
   tls.tls_ca = dir.File("missing-ca.pem");  // not read: the PEM in memory wins
-  tls.tls_ca_pem = "-----BEGIN CERTIFICATE-----\n";
+  tls.in_memory.tls_ca_pem = "-----BEGIN CERTIFICATE-----\n";
   const auto loaded = LoadCredentials(tls);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_NE(loaded->channel, nullptr);
-  tls.tls_ca_pem.clear();
+  tls.in_memory.tls_ca_pem.clear();
   EXPECT_NE(LoadCredentials(tls).status().message().find("--tls-ca"), std::string::npos)
       << "without it, the file is read";
 }

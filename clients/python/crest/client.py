@@ -163,8 +163,7 @@ class Client:
         the_pass = _pass_of(pass_, train, "train", "Client.best_dff")
         if the_pass not in _PASSES:
             raise ValueError(f"pass_: '{the_pass}' is not fwd or train")
-        _dtype(dtype)
-        _mode(cache, clocks)
+        _dtype(dtype)  # a ValueError here, as lookup and predict raise
         # One route with crest.dff(server=): the C++ remote answers, in process.
         return self._answered(dff, hidden, gpu, ratio=ratio, window=window, align=align,
                               tokens=tokens, tp=tp, dtype=dtype, pass_=the_pass, top=top,

@@ -16,6 +16,13 @@
 
 namespace crest::remote {
 
+// A token and a CA certificate (PEM text) an in-process caller holds
+// (crest.Client's token= and root_certificates=), never on a command line.
+struct InMemoryCredentials {
+  std::string token;       // over token_file and CREST_TOKEN
+  std::string tls_ca_pem;  // over tls_ca
+};
+
 struct ConnectOptions {
   std::string server;  // HOST:PORT or unix:PATH; empty: work locally
   std::string tls_ca;
@@ -23,17 +30,7 @@ struct ConnectOptions {
   std::string tls_key;
   std::string token_file;  // else CREST_TOKEN, else no token
   double timeout_s = 30;
-  // In memory, from a caller in this process (crest.Client's token= and
-  // root_certificates=), never from the command line: a token, over
-  // token_file and CREST_TOKEN, and a CA certificate's PEM text, over tls_ca.
-  std::string token;
-  std::string tls_ca_pem;
-};
-
-// A token and a CA certificate (PEM text) an in-process caller holds.
-struct InMemoryCredentials {
-  std::string token;
-  std::string tls_ca_pem;
+  InMemoryCredentials in_memory;
 };
 
 // How to reach any crestd: the token, the channel credentials (TLS files

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <ctime>
 #include <mutex>
+#include <optional>
+
+#include "crest/common/name_table.h"
 
 namespace crest::service {
 namespace {
@@ -13,19 +16,10 @@ std::atomic<int> g_level{static_cast<int>(Level::kInfo)};
 std::mutex g_mutex;
 LogSink g_sink;  // GUARDED_BY(g_mutex); empty: stderr
 
-const char* Name(Level level) {
-  switch (level) {
-    case Level::kDebug:
-      return "debug";
-    case Level::kInfo:
-      return "info";
-    case Level::kWarn:
-      return "warn";
-    case Level::kError:
-      return "error";
-  }
-  return "info";
-}
+constexpr NameTable<Level, 4> kLevels = {{{Level::kDebug, "debug"},
+                                          {Level::kInfo, "info"},
+                                          {Level::kWarn, "warn"},
+                                          {Level::kError, "error"}}};
 
 // Quotes values with spaces or quotes so each line stays parseable.
 std::string Value(const std::string& v) {
@@ -48,13 +42,9 @@ void SetLogSink(LogSink sink) {
 }
 
 bool ParseLogLevel(std::string_view text, Level* level) {
-  for (Level l : {Level::kDebug, Level::kInfo, Level::kWarn, Level::kError}) {
-    if (text == Name(l)) {
-      *level = l;
-      return true;
-    }
-  }
-  return false;
+  const std::optional<Level> named = ValueNamed(kLevels, text);
+  if (named) *level = *named;
+  return named.has_value();
 }
 
 bool LogEnabled(Level level) { return static_cast<int>(level) >= g_level.load(); }
@@ -71,7 +61,8 @@ void Log(Level level, std::string_view event,
   char ts[32];
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
   std::string line = std::string("ts=") + ts + "." + (ms < 100 ? (ms < 10 ? "00" : "0") : "") +
-                     std::to_string(ms) + "Z level=" + Name(level) + " event=" + std::string(event);
+                     std::to_string(ms) + "Z level=" + std::string(NameOf(kLevels, level)) +
+                     " event=" + std::string(event);
   for (const auto& [key, value] : fields) line += " " + std::string(key) + "=" + Value(value);
   line += "\n";
   std::lock_guard<std::mutex> lock(g_mutex);

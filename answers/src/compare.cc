@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "crest/answers/answers.h"
+#include "crest/common/name_table.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
@@ -226,6 +227,11 @@ std::vector<std::string> DescribeRunsUsed(const std::set<store::RunKey>& used,
   return lines;
 }
 
+constexpr NameTable<Verdict, 4> kVerdicts = {{{Verdict::kFaster, "faster"},
+                                              {Verdict::kSame, "same"},
+                                              {Verdict::kSlower, "slower"},
+                                              {Verdict::kUnresolved, "unresolved"}}};
+
 }  // namespace
 
 absl::StatusOr<store::RunFilter> ParseRunSelector(std::string_view text, std::string_view flag) {
@@ -244,19 +250,9 @@ absl::StatusOr<store::RunFilter> ParseRunSelector(std::string_view text, std::st
   return f;
 }
 
-std::string_view VerdictName(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kFaster:
-      return "faster";
-    case Verdict::kSame:
-      return "same";
-    case Verdict::kSlower:
-      return "slower";
-    case Verdict::kUnresolved:
-      return "unresolved";
-  }
-  return "?";
-}
+std::string_view VerdictName(Verdict verdict) { return NameOf(kVerdicts, verdict); }
+
+std::optional<Verdict> ParseVerdict(std::string_view name) { return ValueNamed(kVerdicts, name); }
 
 Verdict Judge(double ratio, double low, double high, double threshold) {
   if (ratio > 1 + threshold) return low > 1 ? Verdict::kSlower : Verdict::kUnresolved;

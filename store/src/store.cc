@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "crest/common/name_table.h"
 #include "crest/common/str_cat.h"
 #include "schema.h"
 #include "sqlite_store.h"
@@ -28,28 +29,20 @@ GemmShape GemmKey::Shape() const {
   return g;
 }
 
-std::string_view JobStateName(JobState state) {
-  switch (state) {
-    case JobState::kQueued:
-      return "queued";
-    case JobState::kRunning:
-      return "running";
-    case JobState::kDone:
-      return "done";
-    case JobState::kFailed:
-      return "failed";
-    case JobState::kCancelled:
-      return "cancelled";
-  }
-  return "?";
-}
+namespace {
+
+constexpr NameTable<JobState, 5> kJobStates = {{{JobState::kQueued, "queued"},
+                                                {JobState::kRunning, "running"},
+                                                {JobState::kDone, "done"},
+                                                {JobState::kFailed, "failed"},
+                                                {JobState::kCancelled, "cancelled"}}};
+
+}  // namespace
+
+std::string_view JobStateName(JobState state) { return NameOf(kJobStates, state); }
 
 std::optional<JobState> ParseJobState(std::string_view text) {
-  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kDone, JobState::kFailed,
-                     JobState::kCancelled}) {
-    if (JobStateName(s) == text) return s;
-  }
-  return std::nullopt;
+  return ValueNamed(kJobStates, text);
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,

@@ -1,18 +1,12 @@
 #include "crest/measure/arena.h"
 
+#include "gemm_testing.h"
 #include "gtest/gtest.h"
 
 namespace crest::measure {
 namespace {
 
-GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16) {
-  GemmShape g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.dtype = dtype;
-  return g;
-}
+using crest::testing::Gemm;
 
 TEST(Arena, ColdModeRotatesCopiesToTwiceTheL2) {
   const GemmShape small = Gemm(1024, 1024, 1024);                   // 6 MiB of bf16 operands

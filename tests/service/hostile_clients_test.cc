@@ -19,6 +19,7 @@
 #include "crest/store/store.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "fake_results.h"
+#include "gemm_testing.h"
 #include "gtest/gtest.h"
 #include "hostile_requests.h"
 #include "in_process_crestd.h"
@@ -28,6 +29,8 @@
 
 namespace crest {
 namespace {
+
+using crest::testing::Gemm;
 
 using std::chrono::seconds;
 
@@ -42,14 +45,6 @@ std::string DffSpec(int window) {
 }
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
-
-GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
-  GemmShape g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  return g;
-}
 
 // A measurement of `g` on a scripted H100, as the engine writes it.
 absl::Status AddMeasured(store::Store& db, const GemmShape& g, double us) {

@@ -11,6 +11,7 @@
 #include "crest/store/store.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
+#include "gemm_testing.h"
 #include "gtest/gtest.h"
 
 namespace crest::store_tests {
@@ -37,11 +38,8 @@ inline absl::Status AddPrediction(store::Store& db, const GemmShape& g) {
 
 // A forward GEMM named as the store tests name theirs.
 inline GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
-  GemmShape g;
+  GemmShape g = testing::Gemm(m, n, k);
   g.name = "test.fwd";
-  g.m = m;
-  g.n = n;
-  g.k = k;
   return g;
 }
 

@@ -10,19 +10,13 @@
 
 #include "crest/tuner/calibration_fit.h"
 #include "crest/tuner/predictor.h"
+#include "gemm_testing.h"
 #include "gtest/gtest.h"
 
 namespace crest {
 namespace {
 
-GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16) {
-  GemmShape g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.dtype = dtype;
-  return g;
-}
+using crest::testing::Gemm;
 
 // The SwiGLU MLP forward GEMMs of the h=4096 d_ff window, timed by `truth`
 // with multiplicative noise.
@@ -411,7 +405,7 @@ TEST(Calibrations, ALoadedFileReplacesTheOneForItsGpuAndDtypeOnly) {
       MlpWindow(l40s, Truth(l40s), 0.01, DType::kFp8E4M3),
       {&l40s, DType::kFp8E4M3, l40s.model, {"imported", "t", "", "", "2026-11-22", "", 0}});
   ASSERT_TRUE(fit.ok()) << fit.status();
-  const std::string path = testing::TempDir() + "/l40s-fp8.json";
+  const std::string path = ::testing::TempDir() + "/l40s-fp8.json";
   std::ofstream(path) << CalibrationJson(*fit);
   EXPECT_EQ(ActiveCalibration("L40S", DType::kFp8E4M3), nullptr);
   ASSERT_TRUE(LoadCalibrationFile(path).ok());
@@ -420,7 +414,7 @@ TEST(Calibrations, ALoadedFileReplacesTheOneForItsGpuAndDtypeOnly) {
   EXPECT_EQ(p->model_version, fit->model_version);
   EXPECT_NEAR(p->family_tflops, fit->params.fast_tflops, 1e-9);
   EXPECT_EQ(Predict(Gemm(8192, 8192, 8192, DType::kBf16), l40s)->model_version, kPredictorVersion);
-  EXPECT_EQ(LoadCalibrationFile(testing::TempDir() + "/missing.json").code(),
+  EXPECT_EQ(LoadCalibrationFile(::testing::TempDir() + "/missing.json").code(),
             absl::StatusCode::kNotFound);
 }
 

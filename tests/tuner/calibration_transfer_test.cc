@@ -4,18 +4,13 @@
 #include <fstream>
 
 #include "crest/tuner/predictor.h"
+#include "gemm_testing.h"
 #include "gtest/gtest.h"
 
 namespace crest {
 namespace {
 
-GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
-  GemmShape g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  return g;
-}
+using crest::testing::Gemm;
 
 // The audit: "crest explain --m 8192 --n 4096 --k 10816 --gpu h200 predicts
 // 563 TFLOP/s against 724 on the H100", for the same die at the same clocks

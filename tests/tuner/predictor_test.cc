@@ -1,20 +1,13 @@
 #include "crest/tuner/predictor.h"
 
 #include "crest/tuner/calibration_fit.h"
+#include "gemm_testing.h"
 #include "gtest/gtest.h"
 
 namespace crest {
 namespace {
 
-GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16, int64_t batch = 1) {
-  GemmShape g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.dtype = dtype;
-  g.batch = batch;
-  return g;
-}
+using crest::testing::Gemm;
 
 const TileEstimate& Tile(const Prediction& p, int tm, int tn) {
   for (const auto& e : p.tiles) {

@@ -4,9 +4,9 @@
 #include <array>
 #include <cmath>
 
+#include "crest/common/name_table.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
-#include "name_table.h"
 #include "text.h"
 
 namespace crest {
@@ -56,19 +56,17 @@ AttentionFlops FusedAttentionFlops(const ModelConfig& c) {
 
 namespace {
 
-constexpr internal::NameTable<AttentionKernel, 3> kAttentionKernels = {
+constexpr NameTable<AttentionKernel, 3> kAttentionKernels = {
     {{AttentionKernel::kFused, "fused"},
      {AttentionKernel::kUnfused, "unfused"},
      {AttentionKernel::kFusedFa2, "fused-fa2"}}};
 
 }  // namespace
 
-std::string_view AttentionKernelName(AttentionKernel k) {
-  return internal::NameOf(kAttentionKernels, k);
-}
+std::string_view AttentionKernelName(AttentionKernel k) { return NameOf(kAttentionKernels, k); }
 
 std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text) {
-  return internal::Parse(kAttentionKernels, text);
+  return ValueNamed(kAttentionKernels, text);
 }
 
 absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu,

@@ -5,14 +5,11 @@
 #include <string>
 #include <utility>
 
+#include "crest/common/name_table.h"
 #include "crest/common/str_cat.h"
-#include "name_table.h"
 
 namespace crest {
 namespace {
-
-using internal::NameOf;
-using internal::Parse;
 
 constexpr std::array<std::pair<MlpKind, std::string_view>, 2> kMlps = {
     {{MlpKind::kSwiGlu, "swiglu"}, {MlpKind::kGelu, "gelu"}}};
@@ -40,12 +37,14 @@ absl::Status Range(const char* field, double value, double low, double high) {
 std::string_view MlpName(MlpKind mlp) { return NameOf(kMlps, mlp); }
 std::string_view NormName(NormKind norm) { return NameOf(kNorms, norm); }
 std::string_view RecomputeName(Recompute mode) { return NameOf(kRecomputes, mode); }
-std::optional<MlpKind> ParseMlp(std::string_view text) { return Parse(kMlps, text); }
-std::optional<NormKind> ParseNorm(std::string_view text) { return Parse(kNorms, text); }
-std::optional<Recompute> ParseRecompute(std::string_view text) { return Parse(kRecomputes, text); }
+std::optional<MlpKind> ParseMlp(std::string_view text) { return ValueNamed(kMlps, text); }
+std::optional<NormKind> ParseNorm(std::string_view text) { return ValueNamed(kNorms, text); }
+std::optional<Recompute> ParseRecompute(std::string_view text) {
+  return ValueNamed(kRecomputes, text);
+}
 std::string_view BackwardPrefetchName(BackwardPrefetch p) { return NameOf(kBackwardPrefetches, p); }
 std::optional<BackwardPrefetch> ParseBackwardPrefetch(std::string_view text) {
-  return Parse(kBackwardPrefetches, text);
+  return ValueNamed(kBackwardPrefetches, text);
 }
 
 DesignParams CountParams(const DesignConfig& c) {

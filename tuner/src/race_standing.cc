@@ -1,27 +1,21 @@
 #include "crest/tuner/race_standing.h"
 
-namespace crest {
+#include "crest/common/name_table.h"
 
-std::string_view RaceVerdictName(RaceVerdict verdict) {
-  switch (verdict) {
-    case RaceVerdict::kLeader:
-      return "leader";
-    case RaceVerdict::kSlower:
-      return "slower";
-    case RaceVerdict::kTied:
-      return "tied";
-    case RaceVerdict::kUnresolved:
-      return "unresolved";
-  }
-  return "unresolved";
-}
+namespace crest {
+namespace {
+
+constexpr NameTable<RaceVerdict, 4> kVerdicts = {{{RaceVerdict::kLeader, "leader"},
+                                                  {RaceVerdict::kSlower, "slower"},
+                                                  {RaceVerdict::kTied, "tied"},
+                                                  {RaceVerdict::kUnresolved, "unresolved"}}};
+
+}  // namespace
+
+std::string_view RaceVerdictName(RaceVerdict verdict) { return NameOf(kVerdicts, verdict); }
 
 std::optional<RaceVerdict> ParseRaceVerdict(std::string_view name) {
-  for (RaceVerdict v :
-       {RaceVerdict::kLeader, RaceVerdict::kSlower, RaceVerdict::kTied, RaceVerdict::kUnresolved}) {
-    if (RaceVerdictName(v) == name) return v;
-  }
-  return std::nullopt;
+  return ValueNamed(kVerdicts, name);
 }
 
 }  // namespace crest

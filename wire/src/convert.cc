@@ -820,10 +820,7 @@ answers::CompareGroup GroupOf(const v1::CompareGroup& in) {
 
 // A verdict a crestd sent; an unknown word is an error, never "same".
 absl::StatusOr<answers::Verdict> VerdictOf(std::string_view text) {
-  for (answers::Verdict v : {answers::Verdict::kFaster, answers::Verdict::kSame,
-                             answers::Verdict::kSlower, answers::Verdict::kUnresolved}) {
-    if (answers::VerdictName(v) == text) return v;
-  }
+  if (auto verdict = answers::ParseVerdict(text)) return *verdict;
   return absl::InvalidArgumentError(
       StrCat("gemms.verdict: '", text, "' is not faster, same, slower or unresolved"));
 }

@@ -12,10 +12,13 @@
 
 #include "crest/measure/cuda_backend.h"
 #include "crest/measure/set_racer.h"
+#include "gemm_testing.h"
 #include "gtest/gtest.h"
 
 namespace crest::measure {
 namespace {
+
+using crest::testing::Gemm;
 
 #define SKIP_WITHOUT_DEVICE()                                      \
   do {                                                             \
@@ -38,18 +41,6 @@ std::unique_ptr<Backend> Engine(const CublasLtOptions& options = Quick()) {
   auto backend = MakeCublasLtBackend(options);
   EXPECT_TRUE(backend.ok()) << backend.status();
   return backend.ok() ? *std::move(backend) : nullptr;
-}
-
-GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype, const char* layout,
-               int64_t batch = 1) {
-  GemmShape g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.batch = batch;
-  g.dtype = dtype;
-  ParseLayout(layout, &g.a_transposed, &g.b_transposed);
-  return g;
 }
 
 bool Fp8Capable() {
@@ -76,7 +67,7 @@ TEST(CublasLt, ProbeReportsTheDeviceAndSoftware) {
   }
 }
 
-class EveryDtypeAndLayout : public testing::TestWithParam<std::tuple<DType, const char*>> {};
+class EveryDtypeAndLayout : public ::testing::TestWithParam<std::tuple<DType, const char*>> {};
 
 TEST_P(EveryDtypeAndLayout, BestAlgorithmIsVerifiedAndMeasured) {
   SKIP_WITHOUT_DEVICE();
@@ -106,10 +97,11 @@ TEST_P(EveryDtypeAndLayout, BestAlgorithmIsVerifiedAndMeasured) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engine, EveryDtypeAndLayout,
-                         testing::Combine(testing::Values(DType::kFp32, DType::kTf32, DType::kFp16,
-                                                          DType::kBf16, DType::kFp8E4M3),
-                                          testing::Values("NT", "NN", "TN")),
-                         [](const testing::TestParamInfo<std::tuple<DType, const char*>>& p) {
+                         ::testing::Combine(::testing::Values(DType::kFp32, DType::kTf32,
+                                                              DType::kFp16, DType::kBf16,
+                                                              DType::kFp8E4M3),
+                                            ::testing::Values("NT", "NN", "TN")),
+                         [](const ::testing::TestParamInfo<std::tuple<DType, const char*>>& p) {
                            return std::string(DTypeName(std::get<0>(p.param))) + "_" +
                                   std::get<1>(p.param);
                          });

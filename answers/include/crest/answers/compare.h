@@ -59,6 +59,8 @@ absl::StatusOr<store::RunFilter> ParseRunSelector(std::string_view text, std::st
 
 enum class Verdict { kFaster, kSame, kSlower, kUnresolved };
 std::string_view VerdictName(Verdict verdict);  // "faster", "same", "slower", "unresolved"
+// The verdict a name VerdictName gives; nullopt for any other word.
+std::optional<Verdict> ParseVerdict(std::string_view name);
 
 // The verdict on a ratio and its interval at `threshold` (above).
 Verdict Judge(double ratio, double low, double high, double threshold);

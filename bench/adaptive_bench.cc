@@ -26,10 +26,10 @@
 
 namespace {
 
-using crest::AdaptivePlan;
-using crest::DffQuery;
-using crest::GemmShape;
 using crest::store::GemmKey;
+using crest::tuner::AdaptivePlan;
+using crest::tuner::DffQuery;
+using crest::tuner::GemmShape;
 
 struct Table {
   int64_t hidden = 0;
@@ -40,7 +40,7 @@ struct Table {
 DffQuery Window(int64_t hidden) {
   DffQuery q;
   q.dff.hidden = hidden;
-  q.dff.ratio = *crest::ParseRatio("8/3");
+  q.dff.ratio = *crest::tuner::ParseRatio("8/3");
   q.dff.window = 128;
   q.tokens = 8192;
   return q;
@@ -53,7 +53,7 @@ struct Run {
 };
 
 // The table's time of each candidate (0: the table lacks one of its GEMMs).
-std::vector<double> TrueTimes(const Table& t, const crest::DffPlan& plan) {
+std::vector<double> TrueTimes(const Table& t, const crest::tuner::DffPlan& plan) {
   std::vector<double> out;
   for (const auto& gemms : plan.gemms) {
     double sum = 0;
@@ -67,18 +67,19 @@ std::vector<double> TrueTimes(const Table& t, const crest::DffPlan& plan) {
   return out;
 }
 
-double Regret(const std::vector<double>& truth, int64_t leader, const crest::DffPlan& plan) {
+double Regret(const std::vector<double>& truth, int64_t leader, const crest::tuner::DffPlan& plan) {
   const auto at = std::find(plan.candidates.values.begin(), plan.candidates.values.end(), leader);
   const double best = *std::min_element(truth.begin(), truth.end());
   return truth[static_cast<size_t>(at - plan.candidates.values.begin())] / best - 1;
 }
 
-Run Adaptive(const Table& t, const crest::DffPlan& plan, const std::vector<double>& truth,
+Run Adaptive(const Table& t, const crest::tuner::DffPlan& plan, const std::vector<double>& truth,
              double noise, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> jitter(0, noise);
   const DffQuery q = Window(t.hidden);
-  auto adaptive = AdaptivePlan::Make(std::span<const DffQuery>(&q, 1), **crest::FindGpu("h100"));
+  auto adaptive =
+      AdaptivePlan::Make(std::span<const DffQuery>(&q, 1), **crest::tuner::FindGpu("h100"));
   Run run;
   for (auto next = adaptive->Next(); !next.empty(); next = adaptive->Next()) {
     for (const GemmShape& g : next) {
@@ -91,8 +92,8 @@ Run Adaptive(const Table& t, const crest::DffPlan& plan, const std::vector<doubl
   return run;
 }
 
-Run Full(const Table& t, const crest::DffPlan& plan, const std::vector<double>& truth, double noise,
-         uint64_t seed) {
+Run Full(const Table& t, const crest::tuner::DffPlan& plan, const std::vector<double>& truth,
+         double noise, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> jitter(0, noise);
   std::map<GemmKey, double> drawn;
@@ -117,7 +118,7 @@ Run Full(const Table& t, const crest::DffPlan& plan, const std::vector<double>& 
 }
 
 void Report(const Table& t, int seeds, double noise) {
-  const auto plan = crest::PlanDff(Window(t.hidden));
+  const auto plan = crest::tuner::PlanDff(Window(t.hidden));
   const std::vector<double> truth = TrueTimes(t, *plan);
   if (truth.empty()) {
     std::printf("%-6lld %-40s the table lacks GEMMs of the window\n",
@@ -167,7 +168,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--noise" && i + 1 < argc) {
       noise = std::atof(argv[++i]);
     } else if (arg == "--calibration" && i + 1 < argc) {
-      if (auto s = crest::LoadCalibrationFile(argv[++i]); !s.ok()) {
+      if (auto s = crest::tuner::LoadCalibrationFile(argv[++i]); !s.ok()) {
         std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
         return 2;
       }
@@ -190,7 +191,9 @@ int main(int argc, char** argv) {
   std::printf(
       "adaptive plan vs full sweep, replayed (not measured): %d seeds, each GEMM's time = "
       "table x (1 + N(0, %.3f)); model %s\n",
-      seeds, noise, crest::DescribeModel(**crest::FindGpu("h100"), crest::DType::kBf16).c_str());
+      seeds, noise,
+      crest::tuner::DescribeModel(**crest::tuner::FindGpu("h100"), crest::tuner::DType::kBf16)
+          .c_str());
   std::printf("%-6s %-28s %-30s %6s %8s %8s %7s   %8s %8s %7s\n", "hidden", "table",
               "adaptive GEMMs (share, max)", "rounds", "regret", "max", "<=1%", "full:reg", "max",
               "<=1%");

@@ -24,7 +24,7 @@
 
 namespace {
 
-using crest::GemmShape;
+using crest::tuner::GemmShape;
 using namespace crest::measure;  // NOLINT(build/namespaces): a benchmark's main file
 
 double NowS() {
@@ -49,7 +49,7 @@ class NullDevice final : public GemmLauncher {
     }
   }
   int Candidates() const override { return static_cast<int>(us_.size()); }
-  const crest::AlgoIdentity& Identity(int c) const override { return ids_[Index(c)]; }
+  const crest::tuner::AlgoIdentity& Identity(int c) const override { return ids_[Index(c)]; }
   absl::StatusOr<double> TimeOneLaunch(int c) override { return Run(us_[Index(c)]); }
   absl::Status PrepareSamples(int launches) override {
     launches_ = launches;
@@ -75,18 +75,18 @@ class NullDevice final : public GemmLauncher {
   }
   ScriptedClock& clock_;
   std::vector<double> us_;
-  std::vector<crest::AlgoIdentity> ids_;
+  std::vector<crest::tuner::AlgoIdentity> ids_;
   int launches_ = 1;
   std::mt19937_64 rng_{1};
   std::normal_distribution<double> noise_{0, 0.01};
 };
 
 std::vector<GemmShape> Plan(bool train) {
-  crest::DffQuery q;
+  crest::tuner::DffQuery q;
   q.dff.hidden = 4096;
-  q.dff.ratio = *crest::ParseRatio("8/3");
+  q.dff.ratio = *crest::tuner::ParseRatio("8/3");
   q.train = train;
-  auto plan = crest::PlanDff(q);
+  auto plan = crest::tuner::PlanDff(q);
   std::vector<GemmShape> out;
   if (!plan.ok()) return out;
   for (const auto& gemms : plan->gemms) out.insert(out.end(), gemms.begin(), gemms.end());
@@ -100,14 +100,14 @@ double Percentile(std::vector<double> v, double p) {
 
 // The new pipeline over a plan; returns host seconds per GEMM.
 std::vector<double> RunPipeline(const std::vector<GemmShape>& plan) {
-  const crest::GpuSpec& h100 = **crest::FindGpu("h100");
+  const crest::tuner::GpuSpec& h100 = **crest::tuner::FindGpu("h100");
   ScriptedClock clock;
   EngineTuning tuning;
-  ClockGovernor governor(crest::ClockPolicy::kSustained, tuning);
+  ClockGovernor governor(crest::tuner::ClockPolicy::kSustained, tuning);
   MeasureOptions options;
   std::vector<double> host_s;
   for (const GemmShape& g : plan) {
-    const double device_us = crest::Predict(g, h100)->time_us;
+    const double device_us = crest::tuner::Predict(g, h100)->time_us;
     NullDevice device(clock, device_us, options.top_k);
     const double start = NowS();
     auto m = MeasureGemm(g, options, {{7, 0, g.batch * g.m * g.k}, 1}, device, clock, clock,

@@ -42,10 +42,10 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-crest::DffQuery TrainQuery(int64_t hidden) {
-  crest::DffQuery q;
+crest::tuner::DffQuery TrainQuery(int64_t hidden) {
+  crest::tuner::DffQuery q;
   q.dff.hidden = hidden;
-  q.dff.ratio = *crest::ParseRatio("8/3");
+  q.dff.ratio = *crest::tuner::ParseRatio("8/3");
   q.dff.window = 128;
   q.train = true;
   q.top = 10;
@@ -74,9 +74,9 @@ int main(int argc, char** argv) {
   const std::string dir = mkdtemp(pattern);
 
   // The GEMMs of three train d_ff windows (h = 4096, 5120, 8192).
-  std::vector<crest::GemmShape> gemms;
+  std::vector<crest::tuner::GemmShape> gemms;
   for (int64_t h : {4096, 5120, 8192}) {
-    auto plan = crest::PlanDff(TrainQuery(h));
+    auto plan = crest::tuner::PlanDff(TrainQuery(h));
     if (!plan.ok()) return 1;
     for (const auto& mlp : plan->gemms) gemms.insert(gemms.end(), mlp.begin(), mlp.end());
   }
@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   auto one = crest::store::Store::Open(state_dirs[0] + "/crest.db", read_only);
   auto all = crest::store::Store::Open(catalogue, read_only);
   if (!one.ok() || !all.ok()) return 1;
-  const crest::GpuSpec& h100 = **crest::FindGpu("h100");
+  const crest::tuner::GpuSpec& h100 = **crest::tuner::FindGpu("h100");
   std::vector<double> one_us;
   std::vector<double> all_us;
   std::string provenance;

@@ -24,24 +24,24 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<crest::GemmShape> WindowGemms(const crest::DffQuery& q) {
-  std::vector<crest::GemmShape> gemms;
-  auto c = crest::GenerateDffCandidates(q.dff);
+std::vector<crest::tuner::GemmShape> WindowGemms(const crest::tuner::DffQuery& q) {
+  std::vector<crest::tuner::GemmShape> gemms;
+  auto c = crest::tuner::GenerateDffCandidates(q.dff);
   for (int64_t f : c->values) {
-    auto mlp = crest::DffCandidateGemms(q, f);
+    auto mlp = crest::tuner::DffCandidateGemms(q, f);
     gemms.insert(gemms.end(), mlp->begin(), mlp->end());
   }
   return gemms;
 }
 
 // A database holding `runs` jobs, each of which measured every GEMM.
-bool Fill(const std::string& path, int runs, const std::vector<crest::GemmShape>& gemms) {
+bool Fill(const std::string& path, int runs, const std::vector<crest::tuner::GemmShape>& gemms) {
   crest::store::StoreOptions bulk;
   bulk.synchronous_full = false;
   bulk.host = "bench";
   auto db = crest::store::Store::Open(path, bulk);
   if (!db.ok()) return false;
-  const crest::DeviceInfo dev = crest::bench::SyntheticH100("GPU-node-a", "node-a");
+  const crest::tuner::DeviceInfo dev = crest::bench::SyntheticH100("GPU-node-a", "node-a");
   auto ids = (*db)->RegisterDevice(dev, {"580.159.04", 13000, 130100});
   if (!ids.ok()) return false;
   std::mt19937_64 rng(7);
@@ -65,12 +65,12 @@ bool Fill(const std::string& path, int runs, const std::vector<crest::GemmShape>
 }
 
 // p50 of a ranking from a fresh answerer each time (no answer cache).
-double RankingP50Us(const std::string& path, const crest::DffQuery& q,
+double RankingP50Us(const std::string& path, const crest::tuner::DffQuery& q,
                     crest::answers::RunChoice runs) {
   crest::store::StoreOptions ro;
   ro.read_only = true;
   auto db = crest::store::Store::Open(path, ro);
-  const crest::GpuSpec& h100 = **crest::FindGpu("h100");
+  const crest::tuner::GpuSpec& h100 = **crest::tuner::FindGpu("h100");
   crest::answers::AnswerOptions options;
   options.runs = runs;
   const auto answers = crest::answers::StoreAnswers(**db, path, options);
@@ -93,9 +93,9 @@ int main(int argc, char** argv) {
   std::vector<int> counts;
   for (int i = 1; i < argc; ++i) counts.push_back(std::atoi(argv[i]));
   if (counts.empty()) counts = {1, 4, 16, 64};
-  crest::DffQuery q;
+  crest::tuner::DffQuery q;
   q.dff.hidden = 4096;
-  q.dff.ratio = *crest::ParseRatio("8/3");
+  q.dff.ratio = *crest::tuner::ParseRatio("8/3");
   q.train = true;
   const auto gemms = WindowGemms(q);
   char pattern[] = "/tmp/crest-history-bench-XXXXXX";

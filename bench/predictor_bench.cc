@@ -9,10 +9,10 @@
 
 namespace {
 
-std::vector<crest::GemmShape> Shapes() {
-  std::vector<crest::GemmShape> out;
+std::vector<crest::tuner::GemmShape> Shapes() {
+  std::vector<crest::tuner::GemmShape> out;
   for (int64_t d_ff = 10794; d_ff <= 11050; ++d_ff) {
-    crest::GemmShape g;
+    crest::tuner::GemmShape g;
     g.m = 8192;
     g.n = 4096;
     g.k = d_ff;
@@ -26,10 +26,10 @@ std::vector<crest::GemmShape> Shapes() {
 
 void BM_PredictOneGemm(benchmark::State& state) {
   const auto shapes = Shapes();
-  const crest::GpuSpec& gpu = **crest::FindGpu("h100");
+  const crest::tuner::GpuSpec& gpu = **crest::tuner::FindGpu("h100");
   size_t i = 0;
   for (auto _ : state) {
-    auto p = crest::Predict(shapes[i], gpu);
+    auto p = crest::tuner::Predict(shapes[i], gpu);
     benchmark::DoNotOptimize(p);
     i = (i + 1 == shapes.size()) ? 0 : i + 1;
   }
@@ -39,12 +39,12 @@ BENCHMARK(BM_PredictOneGemm);
 
 // A whole `crest dff` ranking: 257 candidates × 2 GEMMs, predicted.
 void BM_RankDffWindow(benchmark::State& state) {
-  crest::DffQuery q;
+  crest::tuner::DffQuery q;
   q.dff.hidden = 4096;
-  q.dff.ratio = *crest::ParseRatio("8/3");
-  const auto timer = crest::PredictorTimer(**crest::FindGpu("h100"));
+  q.dff.ratio = *crest::tuner::ParseRatio("8/3");
+  const auto timer = crest::tuner::PredictorTimer(**crest::tuner::FindGpu("h100"));
   for (auto _ : state) {
-    auto r = crest::RankDff(q, timer);
+    auto r = crest::tuner::RankDff(q, timer);
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations() * 257 * 2);

@@ -22,7 +22,7 @@
 namespace {
 
 using namespace crest::measure;  // NOLINT(build/namespaces): a benchmark's main file
-using crest::RaceVerdict;
+using crest::tuner::RaceVerdict;
 
 // The rows of an nvidia-smi trace at the SW power cap (200 ms apart).
 std::vector<TraceRow> LoadedRows(const std::vector<TraceRow>& trace) {

@@ -76,15 +76,15 @@ int main(int argc, char** argv) {
   if (!reuse) std::filesystem::remove(path);
 
   // The plan: d_ff windows (±128, train) for 15 hidden sizes.
-  std::vector<crest::GemmShape> gemms;
-  crest::DffQuery q;
-  q.dff.ratio = *crest::ParseRatio("8/3");
+  std::vector<crest::tuner::GemmShape> gemms;
+  crest::tuner::DffQuery q;
+  q.dff.ratio = *crest::tuner::ParseRatio("8/3");
   q.train = true;
   for (int64_t h = 2048; h <= 16384; h += 1024) {
     q.dff.hidden = h;
-    auto c = crest::GenerateDffCandidates(q.dff);
+    auto c = crest::tuner::GenerateDffCandidates(q.dff);
     for (int64_t f : c->values) {
-      auto mlp = crest::DffCandidateGemms(q, f);
+      auto mlp = crest::tuner::DffCandidateGemms(q, f);
       if (!mlp.ok()) return 1;
       gemms.insert(gemms.end(), mlp->begin(), mlp->end());
     }
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
   crest::store::StoreOptions ro;
   ro.read_only = true;
   auto db = crest::store::Store::Open(path, ro);
-  const crest::GpuSpec& h100 = **crest::FindGpu("h100");
+  const crest::tuner::GpuSpec& h100 = **crest::tuner::FindGpu("h100");
   const auto answers = crest::answers::StoreAnswers(**db, path, {});
   const char* only_env = std::getenv("ONLY");
   const std::string only = only_env != nullptr ? only_env : "";
@@ -179,9 +179,9 @@ int main(int argc, char** argv) {
   for (bool train : {false, true}) {
     if (!runs(train ? "train" : "fwd")) continue;
     std::vector<double> rank_us;
-    crest::DffQuery dq;
+    crest::tuner::DffQuery dq;
     dq.dff.hidden = 4096;
-    dq.dff.ratio = *crest::ParseRatio("8/3");
+    dq.dff.ratio = *crest::tuner::ParseRatio("8/3");
     dq.train = train;
     for (int i = 0; i < 300 * repeat; ++i) {
       const auto start = Clock::now();

@@ -38,7 +38,7 @@ Figures Sweep(const crest::sweep::SweepSpec& spec, const std::string& dir, int b
     std::fprintf(stderr, "%s\n", db.status().ToString().c_str());
     std::exit(1);
   }
-  auto backend = crest::MakeModelBackend(**crest::FindGpu("h100"));
+  auto backend = crest::tuner::MakeModelBackend(**crest::tuner::FindGpu("h100"));
   crest::sweep::SweepOptions run;
   run.prediction_batch = batch;
   const double cpu = crest::bench::ProcessCpuSeconds(getpid());

@@ -16,8 +16,8 @@
 namespace crest::bench {
 
 // The made-up H100 the benchmarks' results belong to.
-inline DeviceInfo SyntheticH100(const std::string& uuid, const std::string& host = "") {
-  DeviceInfo dev;
+inline tuner::DeviceInfo SyntheticH100(const std::string& uuid, const std::string& host = "") {
+  tuner::DeviceInfo dev;
   dev.name = "NVIDIA H100 80GB HBM3";
   dev.uuid = uuid;
   dev.gpu_model = "H100-SXM";
@@ -28,10 +28,10 @@ inline DeviceInfo SyntheticH100(const std::string& uuid, const std::string& host
 
 // Eight algorithms of `g` (seven verified) around 700 TFLOP/s divided by
 // `slowdown`, each time jittered by 0.9–1.3×.
-inline MeasuredGemm SyntheticMeasurement(const GemmShape& g, std::mt19937_64& rng,
-                                         double slowdown = 1.0) {
+inline tuner::MeasuredGemm SyntheticMeasurement(const tuner::GemmShape& g, std::mt19937_64& rng,
+                                                double slowdown = 1.0) {
   std::uniform_real_distribution<double> jitter(0.9, 1.3);
-  MeasuredGemm m;
+  tuner::MeasuredGemm m;
   m.gemm = g;
   m.lda = g.k;
   m.ldb = g.k;
@@ -39,7 +39,7 @@ inline MeasuredGemm SyntheticMeasurement(const GemmShape& g, std::mt19937_64& rn
   m.compute_type = "fp32";
   const double base = g.Flops() / 700e6 * slowdown;  // µs
   for (int a = 0; a < 8; ++a) {
-    AlgoResult r;
+    tuner::AlgoResult r;
     r.algo.algo_id = 10 + a;
     r.algo.tile_m = a % 2 ? 128 : 256;
     r.algo.tile_n = 128;

@@ -43,8 +43,8 @@ class PooledAnswer final : public grpc::ServerUnaryReactor {
 
 // InvalidArgument, naming the window, when ranking `query` would take more
 // than `max_gemms` GEMMs (one QueryDff of ±49,999 cost a second of CPU).
-absl::Status CheckQueryCost(const DffQuery& query, int64_t max_gemms) {
-  auto candidates = GenerateDffCandidates(query.dff);
+absl::Status CheckQueryCost(const tuner::DffQuery& query, int64_t max_gemms) {
+  auto candidates = tuner::GenerateDffCandidates(query.dff);
   if (!candidates.ok()) return candidates.status();
   const int64_t per_candidate = (query.fuse_gate_up ? 2 : 3) * (query.train ? 3 : 1);
   const auto n = static_cast<int64_t>(candidates->values.size());
@@ -525,9 +525,9 @@ absl::Status CrestService::Dff(const Caller&, const v1::QueryDffRequest& request
   if (!query.ok()) return query.status();
   auto options = OptionsOf(request.pin(), request.mode(), request.runs(), request.algo());
   if (!options.ok()) return options.status();
-  if (auto s = CheckDtypePath(**gpu, query->dtype); !s.ok()) return s;
+  if (auto s = tuner::CheckDtypePath(**gpu, query->dtype); !s.ok()) return s;
   if (auto s = CheckQueryCost(*query, options_.max_query_gemms); !s.ok()) return s;
-  absl::StatusOr<DffRanking> ranking;
+  absl::StatusOr<tuner::DffRanking> ranking;
   if (request.predict_only()) {
     ranking = answers::ModelAnswers()->Dff(*query, **gpu);
   } else {
@@ -539,7 +539,7 @@ absl::Status CrestService::Dff(const Caller&, const v1::QueryDffRequest& request
   Fill(*ranking, **gpu, response);
   Fill(options->mode, response->mutable_mode());
   response->set_run_choice(std::string(answers::RunChoiceName(options->runs)));
-  response->set_algo_choice(std::string(AlgoChoiceName(options->algo)));
+  response->set_algo_choice(std::string(tuner::AlgoChoiceName(options->algo)));
   return absl::OkStatus();
 }
 
@@ -570,7 +570,7 @@ absl::Status CrestService::TimeSet(const Caller&, const v1::TimeGemmsRequest& re
                                              " GEMMs per request (got ", request.gemms_size(),
                                              ")"));
   }
-  std::vector<GemmShape> gemms;
+  std::vector<tuner::GemmShape> gemms;
   gemms.reserve(static_cast<size_t>(request.gemms_size()));
   for (int i = 0; i < request.gemms_size(); ++i) {
     auto g = GemmOf(request.gemms(i));
@@ -597,7 +597,7 @@ absl::Status CrestService::CompareRuns(const Caller&, const v1::CompareRequest& 
   auto mode = wire::ModeOf(request.mode());
   if (!mode.ok()) return mode.status();
   query.mode = *mode;
-  auto algo = ParseAlgoChoice(request.algo().empty() ? "best" : request.algo());
+  auto algo = tuner::ParseAlgoChoice(request.algo().empty() ? "best" : request.algo());
   if (!algo) return absl::InvalidArgumentError("algo: must be \"best\" or \"default\"");
   query.algo = *algo;
   if (request.limit() < 0) return absl::InvalidArgumentError("limit: must be 0 or more");
@@ -626,7 +626,7 @@ absl::Status CrestService::PredictOne(const Caller&, const v1::PredictRequest& r
   if (!gpu.ok()) return gpu.status();
   auto gemm = GemmOf(request.gemm());
   if (!gemm.ok()) return gemm.status();
-  auto p = crest::Predict(*gemm, **gpu);
+  auto p = crest::tuner::Predict(*gemm, **gpu);
   if (!p.ok()) return p.status();
   Fill(*gemm, **gpu, *p, response);
   return absl::OkStatus();

@@ -17,14 +17,14 @@ bool Ended(store::JobState state) {
          state == store::JobState::kCancelled;
 }
 
-JobResult ResultOf(const GemmShape& gemm, const GemmOutcome& outcome) {
+JobResult ResultOf(const tuner::GemmShape& gemm, const tuner::GemmOutcome& outcome) {
   JobResult r;
   r.gemm = gemm;
   if (outcome.predicted) {
     r.time_us = outcome.predicted->time_us;
     r.tflops = outcome.predicted->tflops;
   } else if (outcome.measured) {
-    r.source = Source::kMeasured;
+    r.source = tuner::Source::kMeasured;
     for (const auto& algo : outcome.measured->algos) {  // the fastest verified algorithm
       if (!algo.verified) continue;
       if (r.time_us == 0 || algo.stats.median_us < r.time_us) {
@@ -164,7 +164,7 @@ absl::StatusOr<JobQueue::LaneState*> JobQueue::LaneFor(const std::string& backen
       return absl::InvalidArgumentError(
           "spec.gpu: the model backend needs a target GPU (\"gpu\" in the spec)");
     }
-    auto gpu = FindGpu(spec.gpu);
+    auto gpu = tuner::FindGpu(spec.gpu);
     if (!gpu.ok()) return absl::InvalidArgumentError(StrCat("spec.gpu: ", gpu.status().message()));
     *target = std::string((*gpu)->name);
     for (auto& l : lanes_) {
@@ -183,7 +183,7 @@ absl::StatusOr<JobQueue::LaneState*> JobQueue::LaneFor(const std::string& backen
   }
   std::string wanted;
   if (!spec.gpu.empty()) {
-    auto gpu = FindGpu(spec.gpu);
+    auto gpu = tuner::FindGpu(spec.gpu);
     if (gpu.ok()) wanted = std::string((*gpu)->name);
   }
   LaneState* chosen = nullptr;
@@ -540,7 +540,7 @@ bool JobQueue::RunJob(LaneState* lane, store::Store& db, const store::JobRecord&
                     " s (--max-job-seconds)");
     };
   }
-  run.on_result = [&](const GemmShape& gemm, const GemmOutcome& outcome) {
+  run.on_result = [&](const tuner::GemmShape& gemm, const tuner::GemmOutcome& outcome) {
     results.push_back(ResultOf(gemm, outcome));
     if (options_.on_result) options_.on_result(lane->lane, results.back());
     { std::lock_guard<std::mutex> gate(db_gate_); }  // a waiting queue write goes first

@@ -40,8 +40,8 @@ namespace crest::service {
 
 // One GEMM's result, as events carry it.
 struct JobResult {
-  GemmShape gemm;
-  Source source = Source::kPredicted;
+  tuner::GemmShape gemm;
+  tuner::Source source = tuner::Source::kPredicted;
   double time_us = 0;
   double tflops = 0;
 };
@@ -101,8 +101,8 @@ struct JobQueueOptions {
   // them (tests of the queue's own bookkeeping, over a fake job store).
   bool run_lanes = true;
   // Makes the backend a job runs on in `lane`.
-  std::function<absl::StatusOr<std::unique_ptr<Backend>>(const Lane& lane,
-                                                         const sweep::SweepSpec& spec)>
+  std::function<absl::StatusOr<std::unique_ptr<tuner::Backend>>(const Lane& lane,
+                                                                const sweep::SweepSpec& spec)>
       make_backend;
   // Told about every job that ends, every result written and the time each
   // GEMM spent inside the backend (metrics). Called from the lane's runner.

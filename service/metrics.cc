@@ -32,7 +32,7 @@ class NoMetrics final : public Metrics {
   void ObserveRpc(std::string_view, double, std::string_view) override {}
   void SetQueue(int64_t, int64_t) override {}
   void JobEnded(const std::string&) override {}
-  void ResultWritten(Source) override {}
+  void ResultWritten(tuner::Source) override {}
   void BackendBusy(const std::string&, double) override {}
   void AnswerCache(std::string_view, bool) override {}
   void SetHeap(double, double) override {}
@@ -205,8 +205,8 @@ class PrometheusMetrics final : public Metrics {
   void AnswerCache(std::string_view method, bool hit) override {
     cache_.Add({{"method", std::string(method)}, {"outcome", hit ? "hit" : "miss"}}).Increment();
   }
-  void ResultWritten(Source source) override {
-    results_.Add({{"source", std::string(SourceName(source))}}).Increment();
+  void ResultWritten(tuner::Source source) override {
+    results_.Add({{"source", std::string(tuner::SourceName(source))}}).Increment();
   }
   void BackendBusy(const std::string& lane, double seconds) override {
     busy_.Add({{"lane", lane}}).Increment(seconds);

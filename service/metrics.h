@@ -42,7 +42,7 @@ class Metrics {
   virtual void ObserveRpc(std::string_view method, double seconds, std::string_view code) = 0;
   virtual void SetQueue(int64_t queued, int64_t running) = 0;
   virtual void JobEnded(const std::string& state) = 0;
-  virtual void ResultWritten(Source source) = 0;
+  virtual void ResultWritten(tuner::Source source) = 0;
   virtual void BackendBusy(const std::string& lane, double seconds) = 0;
   virtual void AnswerCache(std::string_view method, bool hit) = 0;
   virtual void SetHeap(double in_use_bytes, double free_bytes) = 0;

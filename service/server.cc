@@ -224,7 +224,8 @@ absl::Status LoadCalibrations(const ServerConfig& c, const Env& env) {
   std::vector<std::string> all = files.ok() ? *std::move(files) : std::vector<std::string>{};
   all.insert(all.end(), c.calibrations.begin(), c.calibrations.end());
   for (const std::string& file : all) {
-    if (auto s = LoadCalibrationFile(file); !s.ok()) return absl::InvalidArgumentError(s.message());
+    if (auto s = tuner::LoadCalibrationFile(file); !s.ok())
+      return absl::InvalidArgumentError(s.message());
     Log(Level::kInfo, "calibration_loaded", {{"file", file}});
   }
   return absl::OkStatus();

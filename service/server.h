@@ -18,7 +18,7 @@
 namespace crest::service {
 
 // Makes the backend a job runs on in `lane`.
-using BackendMaker = std::function<absl::StatusOr<std::unique_ptr<Backend>>(
+using BackendMaker = std::function<absl::StatusOr<std::unique_ptr<tuner::Backend>>(
     const Lane& lane, const sweep::SweepSpec& spec)>;
 
 // Everything a crestd is told. The flags of server_flags.h fill it.

@@ -88,7 +88,7 @@ absl::Status ReadPart(std::string_view part, std::string_view flag, store::RunFi
   } else if (kind == "host") {
     f.host = std::string(value);
   } else if (kind == "gpu") {
-    auto gpu = FindGpu(value);
+    auto gpu = tuner::FindGpu(value);
     if (!gpu.ok()) return BadPart(flag, part, std::string(gpu.status().message()));
     f.gpu_model = std::string((*gpu)->name);
   } else if (kind == "date") {
@@ -100,7 +100,7 @@ absl::Status ReadPart(std::string_view part, std::string_view flag, store::RunFi
   return absl::OkStatus();
 }
 
-std::string AlgoText(const AlgoIdentity& a) {
+std::string AlgoText(const tuner::AlgoIdentity& a) {
   return StrCat("algo ", a.algo_id, " tile ", a.tile_m, "x", a.tile_n, " stages ", a.stages,
                 " split-k ", a.split_k, " swizzle ", a.swizzle, " cluster ", a.cluster_shape);
 }
@@ -124,9 +124,9 @@ absl::StatusOr<std::map<Key, store::SelectedBest>> SelectSide(store::Store& db,
   }
   if (!rows.ok()) return rows.status();
   if (rows->empty()) {
-    return absl::NotFoundError(
-        StrCat(side, ": '", text, "' selects no run measured in ", CacheModeName(query.mode.cache),
-               " L2, ", ClockPolicyName(query.mode.clocks), " clocks in ", db.path()));
+    return absl::NotFoundError(StrCat(
+        side, ": '", text, "' selects no run measured in ", tuner::CacheModeName(query.mode.cache),
+        " L2, ", tuner::ClockPolicyName(query.mode.clocks), " clocks in ", db.path()));
   }
   std::map<Key, store::SelectedBest> out;
   for (store::SelectedBest& b : *rows) {
@@ -151,11 +151,11 @@ CompareSide SideOf(const store::SelectedBest& b, const store::RunRecord& run) {
 }
 
 std::string ErrorClassOf(const std::string& gpu_model, const store::GemmKey& key) {
-  auto gpu = FindGpu(gpu_model);
+  auto gpu = tuner::FindGpu(gpu_model);
   if (!gpu.ok()) return "";
-  auto p = Predict(key.Shape(), **gpu);
+  auto p = tuner::Predict(key.Shape(), **gpu);
   if (!p.ok()) return "";
-  return std::string(kErrorClasses[p->error_class]);
+  return std::string(tuner::kErrorClasses[p->error_class]);
 }
 
 GemmComparison CompareOne(const Key& key, const CompareSide& base, const CompareSide& now,
@@ -172,8 +172,8 @@ GemmComparison CompareOne(const Key& key, const CompareSide& base, const Compare
   c.ratio = now.median_us / base.median_us;
   c.ratio_low = now.low_us / base.high_us;
   c.ratio_high = now.high_us / base.low_us;
-  c.coverage =
-      std::max(0.0, MedianIntervalCoverage(base.samples) + MedianIntervalCoverage(now.samples) - 1);
+  c.coverage = std::max(0.0, tuner::MedianIntervalCoverage(base.samples) +
+                                 tuner::MedianIntervalCoverage(now.samples) - 1);
   c.verdict = Judge(c.ratio, c.ratio_low, c.ratio_high, query.threshold);
   c.algo_changed = algo_changed;
   return c;
@@ -301,7 +301,7 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
     const auto& [b, n] = sides;
     GemmComparison c =
         CompareOne(*key, SideOf(*b, runs->at(b->best.run)), SideOf(*n, runs->at(n->best.run)),
-                   !SameConfiguration(b->algo, n->algo), query);
+                   !tuner::SameConfiguration(b->algo, n->algo), query);
     report.replayed = report.replayed || c.base.replayed || c.now.replayed;
     report.gemms.push_back(std::move(c));
   }
@@ -320,7 +320,7 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
 
 std::string DescribeGemm(const store::GemmKey& k) {
   return StrCat(k.batch > 1 ? StrCat(k.batch, "x") : "", k.m, "x", k.n, "x", k.k, " ",
-                DTypeName(k.dtype), " ", k.Shape().Layout());
+                tuner::DTypeName(k.dtype), " ", k.Shape().Layout());
 }
 
 std::vector<std::string> SummarizeComparison(const CompareReport& r, size_t max_gemms) {

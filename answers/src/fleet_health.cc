@@ -111,7 +111,8 @@ void JudgeDevice(std::vector<FleetGemm>& gemms, int64_t devices, const FleetQuer
   const size_t n = ratios.size();
   d.ratio = Median(ratios);  // sorts them
   const double confidence = 1 - q.family_error / static_cast<double>(devices);
-  const MedianOrderInterval interval = MedianIntervalOf(static_cast<int64_t>(n), confidence);
+  const tuner::MedianOrderInterval interval =
+      tuner::MedianIntervalOf(static_cast<int64_t>(n), confidence);
   d.coverage = interval.coverage;
   d.ratio_low = ratios[static_cast<size_t>(interval.rank) - 1];
   d.ratio_high = ratios[n - static_cast<size_t>(interval.rank)];

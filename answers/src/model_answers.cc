@@ -15,33 +15,38 @@ class ModelAnswersImpl final : public Answers {
 
   const AnswerOrigin& origin() const override { return origin_; }
 
-  absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
+  absl::StatusOr<tuner::DffRanking> Dff(const tuner::DffQuery& query,
+                                        const tuner::GpuSpec& gpu) override {
     return RankDffWith(query, gpu, TimersFor(gpu));
   }
-  absl::StatusOr<VocabRanking> Vocab(const VocabQuery& query, const GpuSpec& gpu) override {
+  absl::StatusOr<tuner::VocabRanking> Vocab(const tuner::VocabQuery& query,
+                                            const tuner::GpuSpec& gpu) override {
     return RankVocabWith(query, TimersFor(gpu));
   }
-  absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
-                                                const DesignOptions& options,
-                                                const GpuSpec& gpu) override {
+  absl::StatusOr<std::vector<tuner::DesignRow>> Design(std::span<const tuner::DesignConfig> configs,
+                                                       const tuner::DesignOptions& options,
+                                                       const tuner::GpuSpec& gpu) override {
     return RankDesignsWith(configs, options, gpu, TimersFor(gpu));
   }
-  absl::StatusOr<GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) override {
-    if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
+  absl::StatusOr<GemmAnswer> Lookup(const tuner::GemmShape& gemm,
+                                    const tuner::GpuSpec& gpu) override {
+    if (auto s = tuner::ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
     GemmAnswer answer;
-    auto p = crest::Predict(gemm, gpu);
+    auto p = crest::tuner::Predict(gemm, gpu);
     if (p.ok()) answer.predicted = PredictionRowOf(gemm, gpu, *p);
     return answer;
   }
-  absl::StatusOr<Prediction> Predict(const GemmShape& gemm, const GpuSpec& gpu) override {
-    return crest::Predict(gemm, gpu);
+  absl::StatusOr<tuner::Prediction> Predict(const tuner::GemmShape& gemm,
+                                            const tuner::GpuSpec& gpu) override {
+    return crest::tuner::Predict(gemm, gpu);
   }
 
  private:
-  static SetTimers TimersFor(const GpuSpec& gpu) {
+  static SetTimers TimersFor(const tuner::GpuSpec& gpu) {
     SetTimers t;
     // A GEMM the model has no path for is NotFound: the candidate is missing.
-    t.time = EachGemm([timer = PredictorTimer(gpu)](const GemmShape& g) -> absl::StatusOr<Timing> {
+    t.time = tuner::EachGemm([timer = tuner::PredictorTimer(gpu)](
+                                 const tuner::GemmShape& g) -> absl::StatusOr<tuner::Timing> {
       auto p = timer(g);
       if (!p.ok()) return absl::NotFoundError(p.status().message());
       return p;

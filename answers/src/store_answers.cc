@@ -10,8 +10,8 @@ namespace crest::answers {
 namespace {
 
 // A stored race as a d_ff ranking uses it; `run` is the run it raced.
-DffRace DffRaceOf(const store::RaceRecord& r, const RunInfo& run) {
-  DffRace race;
+tuner::DffRace DffRaceOf(const store::RaceRecord& r, const tuner::RunInfo& run) {
+  tuner::DffRace race;
   race.info.race_id = r.id;
   race.info.run = run;
   race.info.candidates = static_cast<int>(r.entries.size());
@@ -35,38 +35,42 @@ class StoreAnswersImpl final : public Answers {
 
   const AnswerOrigin& origin() const override { return origin_; }
 
-  absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
+  absl::StatusOr<tuner::DffRanking> Dff(const tuner::DffQuery& query,
+                                        const tuner::GpuSpec& gpu) override {
     internal::StoredTimes stored(db_, gpu, origin_.options);
     SetTimers timers = TimersOf(stored);
     if (origin_.options.races) timers.races = RaceFinder(query);
     return RankDffWith(query, gpu, timers);
   }
 
-  absl::StatusOr<VocabRanking> Vocab(const VocabQuery& query, const GpuSpec& gpu) override {
+  absl::StatusOr<tuner::VocabRanking> Vocab(const tuner::VocabQuery& query,
+                                            const tuner::GpuSpec& gpu) override {
     internal::StoredTimes stored(db_, gpu, origin_.options);
     return RankVocabWith(query, TimersOf(stored));
   }
 
-  absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
-                                                const DesignOptions& options,
-                                                const GpuSpec& gpu) override {
+  absl::StatusOr<std::vector<tuner::DesignRow>> Design(std::span<const tuner::DesignConfig> configs,
+                                                       const tuner::DesignOptions& options,
+                                                       const tuner::GpuSpec& gpu) override {
     internal::StoredTimes stored(db_, gpu, origin_.options);
     return RankDesignsWith(configs, options, gpu, TimersOf(stored));
   }
 
-  absl::StatusOr<GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) override;
+  absl::StatusOr<GemmAnswer> Lookup(const tuner::GemmShape& gemm,
+                                    const tuner::GpuSpec& gpu) override;
 
-  absl::StatusOr<Prediction> Predict(const GemmShape& gemm, const GpuSpec& gpu) override {
-    return crest::Predict(gemm, gpu);
+  absl::StatusOr<tuner::Prediction> Predict(const tuner::GemmShape& gemm,
+                                            const tuner::GpuSpec& gpu) override {
+    return crest::tuner::Predict(gemm, gpu);
   }
 
  private:
   static SetTimers TimersOf(internal::StoredTimes& stored) {
     SetTimers t;
-    t.time = [&stored](std::span<const GemmShape> set) { return stored.Time(set); };
-    t.predict = [&stored](std::span<const GemmShape> set) { return stored.Predicted(set); };
-    t.sum = [&stored](std::span<const GemmShape> set) { return stored.Sum(set); };
-    t.prefetch = [&stored](std::span<const std::vector<GemmShape>> sets) {
+    t.time = [&stored](std::span<const tuner::GemmShape> set) { return stored.Time(set); };
+    t.predict = [&stored](std::span<const tuner::GemmShape> set) { return stored.Predicted(set); };
+    t.sum = [&stored](std::span<const tuner::GemmShape> set) { return stored.Sum(set); };
+    t.prefetch = [&stored](std::span<const std::vector<tuner::GemmShape>> sets) {
       return stored.Prefetch(sets);
     };
     t.across_runs = [&stored] { return stored.across_runs(); };
@@ -74,14 +78,14 @@ class StoreAnswersImpl final : public Answers {
   }
 
   // The race of `query`'s study that a run made, from the database.
-  DffRaceFinder RaceFinder(const DffQuery& query) {
-    return [this, study = DffStudyKey(query)](
-               const RunInfo& run) -> absl::StatusOr<std::optional<DffRace>> {
+  tuner::DffRaceFinder RaceFinder(const tuner::DffQuery& query) {
+    return [this, study = tuner::DffStudyKey(query)](
+               const tuner::RunInfo& run) -> absl::StatusOr<std::optional<tuner::DffRace>> {
       auto found = db_.FindRace(run.job_id, run.device_uuid, study, origin_.options.mode,
                                 origin_.options.algo, /*with_times=*/false);
       if (!found.ok()) return found.status();
-      if (!found->has_value()) return std::optional<DffRace>();
-      return std::optional<DffRace>(DffRaceOf(**found, run));
+      if (!found->has_value()) return std::optional<tuner::DffRace>();
+      return std::optional<tuner::DffRace>(DffRaceOf(**found, run));
     };
   }
 
@@ -90,8 +94,9 @@ class StoreAnswersImpl final : public Answers {
   AnswerOrigin origin_;
 };
 
-absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const GemmShape& gemm, const GpuSpec& gpu) {
-  if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
+absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const tuner::GemmShape& gemm,
+                                                    const tuner::GpuSpec& gpu) {
+  if (auto s = tuner::ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
   internal::StoredTimes stored(db_, gpu, origin_.options);
   GemmAnswer answer;
   auto choice = stored.Choose({&gemm, 1});
@@ -114,15 +119,15 @@ absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const GemmShape& gemm, const
     return answer;
   }
   const store::GemmKey key = store::GemmKey::Of(gemm);
-  auto predicted =
-      db_.FindPredictions(std::string(gpu.name), ModelVersionFor(gpu, gemm.dtype), {&key, 1});
+  auto predicted = db_.FindPredictions(std::string(gpu.name),
+                                       tuner::ModelVersionFor(gpu, gemm.dtype), {&key, 1});
   if (!predicted.ok()) return predicted.status();
   if (!predicted->empty()) {
     answer.predicted = predicted->begin()->second;
     return answer;
   }
   // Not in the store: the same model, run now.
-  auto live = crest::Predict(gemm, gpu);
+  auto live = crest::tuner::Predict(gemm, gpu);
   if (!live.ok()) return answer;  // no path for this dtype on this GPU: nothing to answer
   answer.predicted = PredictionRowOf(gemm, gpu, *live);
   return answer;
@@ -151,21 +156,22 @@ std::unique_ptr<Answers> StoreAnswers(std::unique_ptr<store::Store> db, std::str
   return std::make_unique<StoreAnswersImpl>(ref, std::move(db), std::move(description), options);
 }
 
-std::string DescribeMeasurement(const DeviceInfo& device, const SoftwareInfo& software,
-                                const MeasureMode& mode) {
-  return StrCat(DescribeProvenance(device, software), "; ", CacheModeName(mode.cache), " L2, ",
-                ClockPolicyName(mode.clocks), " clocks");
+std::string DescribeMeasurement(const tuner::DeviceInfo& device,
+                                const tuner::SoftwareInfo& software,
+                                const tuner::MeasureMode& mode) {
+  return StrCat(DescribeProvenance(device, software), "; ", tuner::CacheModeName(mode.cache),
+                " L2, ", tuner::ClockPolicyName(mode.clocks), " clocks");
 }
 
-absl::StatusOr<std::vector<Timing>> TimeGemmSet(store::Store& db, const GpuSpec& gpu,
-                                                const AnswerOptions& options,
-                                                std::span<const GemmShape> gemms,
-                                                bool predict_only) {
+absl::StatusOr<std::vector<tuner::Timing>> TimeGemmSet(store::Store& db, const tuner::GpuSpec& gpu,
+                                                       const AnswerOptions& options,
+                                                       std::span<const tuner::GemmShape> gemms,
+                                                       bool predict_only) {
   internal::StoredTimes stored(db, gpu, options);
   return predict_only ? stored.Predicted(gemms) : stored.Time(gemms);
 }
 
-std::string DescribeProvenance(const DeviceInfo& d, const SoftwareInfo& s) {
+std::string DescribeProvenance(const tuner::DeviceInfo& d, const tuner::SoftwareInfo& s) {
   if (!d.replay.empty()) {
     return StrCat("REPLAYED (not measured): ", d.replay, ", on a simulated ", d.gpu_model, " on ",
                   d.host);
@@ -174,8 +180,8 @@ std::string DescribeProvenance(const DeviceInfo& d, const SoftwareInfo& s) {
                 s.cuda_runtime, ", cuBLASLt ", s.cublaslt);
 }
 
-store::PredictionRow PredictionRowOf(const GemmShape& gemm, const GpuSpec& gpu,
-                                     const Prediction& p) {
+store::PredictionRow PredictionRowOf(const tuner::GemmShape& gemm, const tuner::GpuSpec& gpu,
+                                     const tuner::Prediction& p) {
   store::PredictionRow row;
   row.gpu_model = std::string(gpu.name);
   row.model_version = std::string(p.model_version);
@@ -194,24 +200,24 @@ store::PredictionRow PredictionRowOf(const GemmShape& gemm, const GpuSpec& gpu,
   return row;
 }
 
-absl::StatusOr<Timing> TimingOf(const GemmAnswer& a, const GemmShape& g) {
+absl::StatusOr<tuner::Timing> TimingOf(const GemmAnswer& a, const tuner::GemmShape& g) {
   if (a.measured) {
     const auto& m = *a.measured;
     const auto& stats = m.result.stats;
-    Timing t = a.pooled ? MeasuredTiming(a.pooled_us, a.pooled_low_us, a.pooled_high_us, m.device,
-                                         m.software)
-                        : MeasuredTiming(stats.median_us, stats.ci_low_us, stats.ci_high_us,
-                                         m.device, m.software);
+    tuner::Timing t = a.pooled ? tuner::MeasuredTiming(a.pooled_us, a.pooled_low_us,
+                                                       a.pooled_high_us, m.device, m.software)
+                               : tuner::MeasuredTiming(stats.median_us, stats.ci_low_us,
+                                                       stats.ci_high_us, m.device, m.software);
     t.provenance = DescribeMeasurement(m.device, m.software, m.mode);
     t.runs = a.runs;
     t.pooled = a.pooled;
     return t;
   }
   if (a.predicted) {
-    return PredictedTiming(a.predicted->time_us, a.predicted->expected_error,
-                           a.predicted->model_version);
+    return tuner::PredictedTiming(a.predicted->time_us, a.predicted->expected_error,
+                                  a.predicted->model_version);
   }
-  return absl::NotFoundError(StrCat("nothing answers ", g.name, " (", DTypeName(g.dtype),
+  return absl::NotFoundError(StrCat("nothing answers ", g.name, " (", tuner::DTypeName(g.dtype),
                                     " M=", g.m, " N=", g.n, " K=", g.k, ")"));
 }
 

@@ -7,16 +7,16 @@
 namespace crest::answers::internal {
 namespace {
 
-std::vector<store::GemmKey> KeysOf(std::span<const GemmShape> gemms) {
+std::vector<store::GemmKey> KeysOf(std::span<const tuner::GemmShape> gemms) {
   std::vector<store::GemmKey> keys;
   keys.reserve(gemms.size());
-  for (const GemmShape& g : gemms) keys.push_back(store::GemmKey::Of(g));
+  for (const tuner::GemmShape& g : gemms) keys.push_back(store::GemmKey::Of(g));
   return keys;
 }
 
 // A run's best as a measured time: its median and interval.
-Timing BestTiming(const store::RunBest& b) {
-  return MeasuredTiming(b.median_us, b.ci_low_us, b.ci_high_us);
+tuner::Timing BestTiming(const store::RunBest& b) {
+  return tuner::MeasuredTiming(b.median_us, b.ci_low_us, b.ci_high_us);
 }
 
 bool Newer(const store::RunBest& a, const store::RunBest& b) {
@@ -34,7 +34,7 @@ absl::Status StoredTimes::LoadVersions() {
   return absl::OkStatus();
 }
 
-absl::Status StoredTimes::Prefetch(std::span<const std::vector<GemmShape>> sets) {
+absl::Status StoredTimes::Prefetch(std::span<const std::vector<tuner::GemmShape>> sets) {
   if (auto s = LoadVersions(); !s.ok()) return s;
   // Version by version, newest first, the runs of the sets not yet answered.
   OpenSets open;
@@ -51,7 +51,7 @@ absl::Status StoredTimes::Prefetch(std::span<const std::vector<GemmShape>> sets)
     if (open.empty()) break;
     std::vector<store::GemmKey> keys;
     for (const auto& set : open) {
-      for (const GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
+      for (const tuner::GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
     }
     if (auto s = ReadRuns(version, keys); !s.ok()) return s;
     OpenSets still_open;
@@ -73,7 +73,7 @@ absl::Status StoredTimes::Prefetch(std::span<const std::vector<GemmShape>> sets)
     Chosen& chosen = chosen_.at(set.data());
     if (chosen.choice || chosen.predictions_read) continue;
     chosen.predictions_read = true;
-    for (const GemmShape& g : set) unanswered.push_back(store::GemmKey::Of(g));
+    for (const tuner::GemmShape& g : set) unanswered.push_back(store::GemmKey::Of(g));
   }
   return ReadPredictions(unanswered);
 }
@@ -95,7 +95,7 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
     const store::RunKey run = runs[i].run;
     if (keys.empty()) {
       for (const auto& set : open) {
-        for (const GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
+        for (const tuner::GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
       }
     }
     auto bests = db_.RunBestsOf(gpu, run, keys, options_.mode, options_.algo);
@@ -121,7 +121,7 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
   return absl::OkStatus();
 }
 
-const StoredTimes::Chosen* StoredTimes::Prefetched(std::span<const GemmShape> set) const {
+const StoredTimes::Chosen* StoredTimes::Prefetched(std::span<const tuner::GemmShape> set) const {
   if (set.empty()) return nullptr;
   auto it = chosen_.find(set.data());
   if (it == chosen_.end() || it->second.size != set.size() ||
@@ -155,7 +155,7 @@ absl::Status StoredTimes::ReadPredictions(std::span<const store::GemmKey> keys) 
   // One query per model version (the dtype picks the calibration).
   std::map<std::string, std::vector<store::GemmKey>> by_version;
   for (const store::GemmKey& key : keys) {
-    by_version[ModelVersionFor(gpu_, key.dtype)].push_back(key);
+    by_version[tuner::ModelVersionFor(gpu_, key.dtype)].push_back(key);
   }
   for (const auto& [version, of_version] : by_version) {
     auto found = db_.FindPredictions(std::string(gpu_.name), version, of_version);
@@ -165,9 +165,9 @@ absl::Status StoredTimes::ReadPredictions(std::span<const store::GemmKey> keys) 
   return absl::OkStatus();
 }
 
-absl::Status StoredTimes::FetchPredictions(std::span<const GemmShape> gemms) {
+absl::Status StoredTimes::FetchPredictions(std::span<const tuner::GemmShape> gemms) {
   std::vector<store::GemmKey> unread;
-  for (const GemmShape& g : gemms) {
+  for (const tuner::GemmShape& g : gemms) {
     const store::GemmKey key = store::GemmKey::Of(g);
     if (predictions_fetched_.insert(key).second) unread.push_back(key);
   }
@@ -230,7 +230,7 @@ StoredTimes::Choice StoredTimes::Pooled(const Version& version,
     double low = std::numeric_limits<double>::infinity();
     double high = 0;
     for (const store::RunBest& b : of_key) {
-      const Timing t = BestTiming(b);
+      const tuner::Timing t = BestTiming(b);
       low = std::min(low, t.low_us);
       high = std::max(high, t.high_us);
       if (seen.insert(b.run).second) c.runs.push_back(b.run);
@@ -242,7 +242,7 @@ StoredTimes::Choice StoredTimes::Pooled(const Version& version,
 }
 
 absl::StatusOr<std::optional<StoredTimes::Choice>> StoredTimes::Choose(
-    std::span<const GemmShape> set, bool* across_runs) {
+    std::span<const tuner::GemmShape> set, bool* across_runs) {
   if (across_runs != nullptr) *across_runs = false;
   if (set.empty()) return std::nullopt;
   if (const Chosen* chosen = Prefetched(set)) {
@@ -262,8 +262,8 @@ absl::StatusOr<std::optional<StoredTimes::Choice>> StoredTimes::Choose(
   return std::nullopt;
 }
 
-absl::StatusOr<std::vector<RunInfo>> StoredTimes::RunsOf(const Choice& c) {
-  std::vector<RunInfo> runs;
+absl::StatusOr<std::vector<tuner::RunInfo>> StoredTimes::RunsOf(const Choice& c) {
+  std::vector<tuner::RunInfo> runs;
   for (const store::RunKey& key : c.runs) {
     auto run = Run(key);
     if (!run.ok()) return run.status();
@@ -289,16 +289,16 @@ absl::StatusOr<StoredTimes::Part> StoredTimes::PartOf(const Choice& c, size_t i)
   return p;
 }
 
-absl::StatusOr<std::vector<Timing>> StoredTimes::Measured(const Choice& c) {
+absl::StatusOr<std::vector<tuner::Timing>> StoredTimes::Measured(const Choice& c) {
   auto runs = RunsOf(c);
   if (!runs.ok()) return runs.status();
-  std::vector<Timing> out;
+  std::vector<tuner::Timing> out;
   out.reserve(c.bests.size());
   for (size_t i = 0; i < c.bests.size(); ++i) {
     auto p = PartOf(c, i);
     if (!p.ok()) return p.status();
-    Timing t =
-        MeasuredTiming(p->median_us, p->low_us, p->high_us, p->run->device, p->run->software);
+    tuner::Timing t = tuner::MeasuredTiming(p->median_us, p->low_us, p->high_us, p->run->device,
+                                            p->run->software);
     t.provenance = *p->provenance;
     t.runs = *runs;
     t.pooled = c.pooled;
@@ -307,30 +307,30 @@ absl::StatusOr<std::vector<Timing>> StoredTimes::Measured(const Choice& c) {
   return out;
 }
 
-absl::StatusOr<Timing> StoredTimes::MeasuredSum(const Choice& c) {
+absl::StatusOr<tuner::Timing> StoredTimes::MeasuredSum(const Choice& c) {
   auto runs = RunsOf(c);
   if (!runs.ok()) return runs.status();
-  Timing sum;
+  tuner::Timing sum;
   for (size_t i = 0; i < c.bests.size(); ++i) {
     auto p = PartOf(c, i);
     if (!p.ok()) return p.status();
     // The part as Measured makes it, but for its strings: the sum takes the
     // first part's once, below, and the choice's runs once.
-    Timing part = MeasuredTiming(p->median_us, p->low_us, p->high_us);
-    part.source = MeasuredSource(p->run->device);
+    tuner::Timing part = tuner::MeasuredTiming(p->median_us, p->low_us, p->high_us);
+    part.source = tuner::MeasuredSource(p->run->device);
     part.pooled = c.pooled;
-    AddTiming(sum, part, i == 0);
+    tuner::AddTiming(sum, part, i == 0);
     if (i == 0) {
       sum.provenance = *p->provenance;
       sum.device = p->run->device;
       sum.software = p->run->software;
     }
   }
-  if (!c.bests.empty()) MergeRuns(sum.runs, *runs);
+  if (!c.bests.empty()) tuner::MergeRuns(sum.runs, *runs);
   return sum;
 }
 
-absl::StatusOr<Timing> StoredTimes::Sum(std::span<const GemmShape> set) {
+absl::StatusOr<tuner::Timing> StoredTimes::Sum(std::span<const tuner::GemmShape> set) {
   bool across_runs = false;
   auto choice = Choose(set, &across_runs);
   if (!choice.ok()) return choice.status();
@@ -338,10 +338,11 @@ absl::StatusOr<Timing> StoredTimes::Sum(std::span<const GemmShape> set) {
   if (across_runs) ++across_runs_;
   auto parts = Predicted(set);
   if (!parts.ok()) return parts.status();
-  return SumTimings(*parts);
+  return tuner::SumTimings(*parts);
 }
 
-absl::StatusOr<std::vector<Timing>> StoredTimes::Time(std::span<const GemmShape> set) {
+absl::StatusOr<std::vector<tuner::Timing>> StoredTimes::Time(
+    std::span<const tuner::GemmShape> set) {
   bool across_runs = false;
   auto choice = Choose(set, &across_runs);
   if (!choice.ok()) return choice.status();
@@ -350,23 +351,24 @@ absl::StatusOr<std::vector<Timing>> StoredTimes::Time(std::span<const GemmShape>
   return Predicted(set);
 }
 
-absl::StatusOr<std::vector<Timing>> StoredTimes::Predicted(std::span<const GemmShape> set) {
+absl::StatusOr<std::vector<tuner::Timing>> StoredTimes::Predicted(
+    std::span<const tuner::GemmShape> set) {
   const Chosen* chosen = Prefetched(set);
   if (chosen == nullptr || !chosen->predictions_read) {
     if (auto s = FetchPredictions(set); !s.ok()) return s;
   }
-  std::vector<Timing> out;
+  std::vector<tuner::Timing> out;
   out.reserve(set.size());
-  for (const GemmShape& g : set) {
+  for (const tuner::GemmShape& g : set) {
     if (auto it = predictions_.find(store::GemmKey::Of(g)); it != predictions_.end()) {
-      out.push_back(
-          PredictedTiming(it->second.time_us, it->second.expected_error, it->second.model_version));
+      out.push_back(tuner::PredictedTiming(it->second.time_us, it->second.expected_error,
+                                           it->second.model_version));
       continue;
     }
-    auto live = crest::Predict(g, gpu_);  // the same model version, run now
+    auto live = crest::tuner::Predict(g, gpu_);  // the same model version, run now
     if (!live.ok()) return absl::NotFoundError(live.status().message());
-    out.push_back(
-        PredictedTiming(live->time_us, live->expected_error, std::string(live->model_version)));
+    out.push_back(tuner::PredictedTiming(live->time_us, live->expected_error,
+                                         std::string(live->model_version)));
   }
   return out;
 }

@@ -20,7 +20,7 @@ namespace crest::answers::internal {
 class StoredTimes {
  public:
   // `db`, `gpu` and `options` must outlive it.
-  StoredTimes(store::Store& db, const GpuSpec& gpu, const AnswerOptions& options)
+  StoredTimes(store::Store& db, const tuner::GpuSpec& gpu, const AnswerOptions& options)
       : db_(db), gpu_(gpu), options_(options) {}
 
   // Reads what `sets` need in a few queries (each run's bests of every key,
@@ -28,15 +28,15 @@ class StoredTimes {
   // run. A prefetched set is known by where its GEMMs lie: `sets` must stay
   // alive and unchanged while they are timed. Sets timed without it are read
   // when timed.
-  absl::Status Prefetch(std::span<const std::vector<GemmShape>> sets);
+  absl::Status Prefetch(std::span<const std::vector<tuner::GemmShape>> sets);
 
   // Measured where the options allow, else predicted.
-  absl::StatusOr<std::vector<Timing>> Time(std::span<const GemmShape> set);
+  absl::StatusOr<std::vector<tuner::Timing>> Time(std::span<const tuner::GemmShape> set);
   // Predicted only.
-  absl::StatusOr<std::vector<Timing>> Predicted(std::span<const GemmShape> set);
+  absl::StatusOr<std::vector<tuner::Timing>> Predicted(std::span<const tuner::GemmShape> set);
   // SumTimings(Time(set)), without a Timing per measured GEMM: the device,
   // software, runs and provenance are copied once, not once a GEMM.
-  absl::StatusOr<Timing> Sum(std::span<const GemmShape> set);
+  absl::StatusOr<tuner::Timing> Sum(std::span<const tuner::GemmShape> set);
 
   // The measured answer of a set: per GEMM the chosen run's best (pooled:
   // the lower middle run's), and the runs used.
@@ -55,7 +55,7 @@ class StoredTimes {
   // recent run that measured them all (kLatest), or all its runs pooled
   // (kAll). nullopt: none answers; `across_runs` (if given) says whether
   // some version measured every GEMM, but by no one run.
-  absl::StatusOr<std::optional<Choice>> Choose(std::span<const GemmShape> set,
+  absl::StatusOr<std::optional<Choice>> Choose(std::span<const tuner::GemmShape> set,
                                                bool* across_runs = nullptr);
 
   // What answers say about a run (read once, when first used).
@@ -74,7 +74,7 @@ class StoredTimes {
     std::optional<std::vector<store::RunBest>> runs;  // ListRuns's, when read
   };
   absl::Status LoadVersions();
-  using OpenSets = std::vector<std::span<const GemmShape>>;
+  using OpenSets = std::vector<std::span<const tuner::GemmShape>>;
   // kLatest: answers the open sets that one of the version's newest runs
   // measured whole, run by run from the newest, reading only that run's
   // rows (so a window's answer does not grow with its history); leaves the
@@ -87,7 +87,7 @@ class StoredTimes {
   // The store's predictions of `keys` (the model version per key's dtype).
   absl::Status ReadPredictions(std::span<const store::GemmKey> keys);
   // The same for keys not read before.
-  absl::Status FetchPredictions(std::span<const GemmShape> gemms);
+  absl::Status FetchPredictions(std::span<const tuner::GemmShape> gemms);
   // The set's answer in `version` (the run choice's); nullopt when the
   // version did not measure every key (`whole` false) or, kLatest, no one
   // run did.
@@ -96,12 +96,12 @@ class StoredTimes {
   static std::optional<Choice> Latest(const Version& version,
                                       const std::vector<store::GemmKey>& keys);
   static Choice Pooled(const Version& version, const std::vector<store::GemmKey>& keys);
-  absl::StatusOr<std::vector<Timing>> Measured(const Choice& choice);
+  absl::StatusOr<std::vector<tuner::Timing>> Measured(const Choice& choice);
   // SumTimings(Measured(choice)), part by part in the same order.
-  absl::StatusOr<Timing> MeasuredSum(const Choice& choice);
+  absl::StatusOr<tuner::Timing> MeasuredSum(const Choice& choice);
   // What Measured and MeasuredSum share: the choice's runs as RunInfo, and
   // the run, provenance and figures of its i-th GEMM.
-  absl::StatusOr<std::vector<RunInfo>> RunsOf(const Choice& choice);
+  absl::StatusOr<std::vector<tuner::RunInfo>> RunsOf(const Choice& choice);
   struct Part {
     const store::RunRecord* run = nullptr;
     const std::string* provenance = nullptr;
@@ -110,7 +110,7 @@ class StoredTimes {
   absl::StatusOr<Part> PartOf(const Choice& choice, size_t i);
 
   store::Store& db_;
-  const GpuSpec& gpu_;
+  const tuner::GpuSpec& gpu_;
   const AnswerOptions& options_;
   std::optional<std::vector<Version>> versions_;  // newest first
   // Prefetch's choices, by the set's keys.
@@ -123,8 +123,8 @@ class StoredTimes {
   };
   // Prefetch's sets, by their first GEMM's address (a window of 100,000
   // candidates keeps no second copy of its keys).
-  std::map<const GemmShape*, Chosen> chosen_;
-  const Chosen* Prefetched(std::span<const GemmShape> set) const;
+  std::map<const tuner::GemmShape*, Chosen> chosen_;
+  const Chosen* Prefetched(std::span<const tuner::GemmShape> set) const;
   std::map<store::RunKey, store::RunRecord> runs_;
   std::map<store::RunKey, std::string> provenance_;
   std::set<store::GemmKey> predictions_fetched_;

@@ -38,7 +38,7 @@ absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags&
   if (!runs)
     return absl::InvalidArgumentError(StrCat("runs: '", flags.runs, "' is not latest or all"));
   options.runs = *runs;
-  auto algo = ParseAlgoChoice(flags.algo);
+  auto algo = tuner::ParseAlgoChoice(flags.algo);
   if (!algo) {
     return absl::InvalidArgumentError(StrCat("algo: '", flags.algo, "' is not best or default"));
   }
@@ -58,7 +58,7 @@ absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags&
     if (options.runs != answers::RunChoice::kLatest) {
       return absl::InvalidArgumentError("runs: --runs is for --db or --server");
     }
-    if (options.algo != AlgoChoice::kBest) {
+    if (options.algo != tuner::AlgoChoice::kBest) {
       return absl::InvalidArgumentError(
           "algo: --algo default is for --db or --server (the model predicts the fastest "
           "algorithm's time)");

@@ -14,10 +14,10 @@ namespace {
 std::string Percent(double x) { return Fixed(100 * x, 1) + "%"; }
 
 // "low..high" of the K-residue factors of one input class.
-std::string ResidueRange(const ModelParams& p, DType dtype, int class_bytes) {
+std::string ResidueRange(const tuner::ModelParams& p, tuner::DType dtype, int class_bytes) {
   double low = 0, high = 0;
-  for (int r = 1; r < kKResiduePeriod; ++r) {
-    const int bytes = r * ElementBytes(dtype);
+  for (int r = 1; r < tuner::kKResiduePeriod; ++r) {
+    const int bytes = r * tuner::ElementBytes(dtype);
     const int alignment = bytes & -bytes;  // the lowest set bit
     if (alignment >= 16 || std::max(alignment, 2) != class_bytes) continue;
     const double factor = p.fallback_k_residue[static_cast<size_t>(r)];
@@ -28,7 +28,7 @@ std::string ResidueRange(const ModelParams& p, DType dtype, int class_bytes) {
 }
 
 // The model's parameters before and after the fit, each fitted or kept.
-Table ParamsTable(const ModelParams& before, const Calibration& c) {
+Table ParamsTable(const tuner::ModelParams& before, const tuner::Calibration& c) {
   const std::set<std::string> fitted(c.fitted.begin(), c.fitted.end());
   Table table(
       {{"parameter", Table::Align::kLeft}, {"before"}, {"after"}, {"status", Table::Align::kLeft}});
@@ -36,22 +36,22 @@ Table ParamsTable(const ModelParams& before, const Calibration& c) {
     table.AddRow(
         {name, Fixed(b, digits), Fixed(a, digits), fitted.contains(name) ? "fitted" : "kept"});
   };
-  const ModelParams& p = c.params;
+  const tuner::ModelParams& p = c.params;
   row("fast_tflops", before.fast_tflops, p.fast_tflops, 1);
   const char* fast[] = {"fast_align.16", "fast_align.32", "fast_align.64", "fast_align.128"};
   for (size_t i = 0; i < 4; ++i) row(fast[i], before.fast_align[i], p.fast_align[i], 3);
   row("fallback_tflops", before.fallback_tflops, p.fallback_tflops, 1);
   const char* fb[] = {"fallback_input.2", "fallback_input.4", "fallback_input.8"};
   for (size_t i = 0; i < 3; ++i) row(fb[i], before.fallback_input[i], p.fallback_input[i], 3);
-  for (const KResidueFit& k : c.k_residue) {
+  for (const tuner::KResidueFit& k : c.k_residue) {
     const std::string name = StrCat("fallback_k_residue.", k.class_bytes);
     table.AddRow({name, ResidueRange(before, c.dtype, k.class_bytes),
                   ResidueRange(p, c.dtype, k.class_bytes),
                   fitted.contains(name) ? "fitted" : "kept"});
   }
-  for (size_t i = 0; i < kErrorClasses.size(); ++i) {
-    row(StrCat("expected_error.", kErrorClasses[i]), before.expected_error[i], p.expected_error[i],
-        3);
+  for (size_t i = 0; i < tuner::kErrorClasses.size(); ++i) {
+    row(StrCat("expected_error.", tuner::kErrorClasses[i]), before.expected_error[i],
+        p.expected_error[i], 3);
   }
   row("memory_efficiency", before.memory_efficiency, p.memory_efficiency, 2);
   row("launch_us", before.launch_us, p.launch_us, 1);
@@ -59,7 +59,7 @@ Table ParamsTable(const ModelParams& before, const Calibration& c) {
 }
 
 // Whether each class's K-residue pattern replicated, and what was fitted.
-void PrintKResidue(const Calibration& c, std::ostream& out) {
+void PrintKResidue(const tuner::Calibration& c, std::ostream& out) {
   if (c.k_residue.empty()) return;
   out << "\nfallback rate by K mod 128 (both inputs along a misaligned K), fitted where two halves "
          "of the rows (K/128 even, odd) agree (r >= 0.6 over >= 12 residues):\n";
@@ -69,7 +69,7 @@ void PrintKResidue(const Calibration& c, std::ostream& out) {
                {"halves agree (r)"},
                {"factors"},
                {"status", Table::Align::kLeft}});
-  for (const KResidueFit& k : c.k_residue) {
+  for (const tuner::KResidueFit& k : c.k_residue) {
     table.AddRow({StrCat(k.class_bytes, " B"), std::to_string(k.rows), std::to_string(k.residues),
                   Fixed(k.agreement, 3),
                   k.fitted ? StrCat(Fixed(k.low, 3), "..", Fixed(k.high, 3), " (shrunk x",
@@ -82,43 +82,44 @@ void PrintKResidue(const Calibration& c, std::ostream& out) {
 
 // The fit of one or more models on the same rows, a column each: GEMM
 // time, then every SwiGLU MLP window.
-Table MetricsTable(const std::vector<std::pair<std::string, const FitMetrics*>>& columns) {
+Table MetricsTable(const std::vector<std::pair<std::string, const tuner::FitMetrics*>>& columns) {
   std::vector<Table::Column> header = {{"", Table::Align::kLeft}};
   for (const auto& [name, m] : columns) header.push_back({name});
   Table table(header);
   const auto row = [&](std::string label,
-                       const std::function<std::string(const FitMetrics&)>& cell) {
+                       const std::function<std::string(const tuner::FitMetrics&)>& cell) {
     std::vector<std::string> cells = {std::move(label)};
     for (const auto& [name, m] : columns) cells.push_back(cell(*m));
     table.AddRow(cells);
   };
-  row("Spearman, GEMM time", [](const FitMetrics& m) { return Fixed(m.spearman, 3); });
-  row("median error, GEMM time", [](const FitMetrics& m) { return Percent(m.median_error); });
-  const FitMetrics& last = *columns.back().second;
+  row("Spearman, GEMM time", [](const tuner::FitMetrics& m) { return Fixed(m.spearman, 3); });
+  row("median error, GEMM time",
+      [](const tuner::FitMetrics& m) { return Percent(m.median_error); });
+  const tuner::FitMetrics& last = *columns.back().second;
   for (size_t i = 0; i < last.studies.size(); ++i) {
-    const auto study = [&](const FitMetrics& m) -> const StudyFit* {
+    const auto study = [&](const tuner::FitMetrics& m) -> const tuner::StudyFit* {
       return i < m.studies.size() ? &m.studies[i] : nullptr;
     };
-    const StudyFit& a = last.studies[i];
+    const tuner::StudyFit& a = last.studies[i];
     row(StrCat("SwiGLU MLP window tokens=", a.tokens, " h=", a.hidden, " (", a.candidates,
                " d_ff)"),
-        [](const FitMetrics&) { return std::string(); });
-    row("  Spearman, MLP time", [&](const FitMetrics& m) {
+        [](const tuner::FitMetrics&) { return std::string(); });
+    row("  Spearman, MLP time", [&](const tuner::FitMetrics& m) {
       return study(m) ? Fixed(study(m)->spearman, 3) : std::string();
     });
-    row("  median error, MLP time", [&](const FitMetrics& m) {
+    row("  median error, MLP time", [&](const tuner::FitMetrics& m) {
       return study(m) ? Percent(study(m)->median_error) : std::string();
     });
-    row("  MLP times within the predicted interval", [&](const FitMetrics& m) {
+    row("  MLP times within the predicted interval", [&](const tuner::FitMetrics& m) {
       return study(m) ? Percent(study(m)->coverage) : std::string();
     });
-    row("    of d_ff multiples of 8", [&](const FitMetrics& m) {
+    row("    of d_ff multiples of 8", [&](const tuner::FitMetrics& m) {
       return study(m) && study(m)->coverage_multiples_of_8 >= 0
                  ? Percent(study(m)->coverage_multiples_of_8)
                  : std::string();
     });
     row(StrCat("  predicted best vs the measured best (", a.measured_best, ")"),
-        [&](const FitMetrics& m) {
+        [&](const tuner::FitMetrics& m) {
           return study(m) ? StrCat(study(m)->predicted_best, " +", Percent(study(m)->best_gap))
                           : std::string();
         });
@@ -127,7 +128,7 @@ Table MetricsTable(const std::vector<std::pair<std::string, const FitMetrics*>>&
 }
 
 // Where the intervals came from, and how often they held left-out windows.
-void PrintInterval(const IntervalFit& f, std::ostream& out) {
+void PrintInterval(const tuner::IntervalFit& f, std::ostream& out) {
   out << "\nintervals: expected_error per class is the " << Fixed(100 * f.quantile, 0)
       << "th percentile of |predicted - measured| / measured over " << f.basis;
   if (f.windows == 0) {
@@ -143,7 +144,7 @@ void PrintInterval(const IntervalFit& f, std::ostream& out) {
   out << " (estimated on the windows that set them)\n";
 }
 
-void PrintFit(const Calibration& c, std::ostream& out) {
+void PrintFit(const tuner::Calibration& c, std::ostream& out) {
   out << "\nfit on " << c.after.rows << " distinct GEMMs (" << c.provenance.rows
       << " compute-bound ones set the rates)\n";
   MetricsTable({{"before", &c.before}, {"after", &c.after}}).Print(out);
@@ -154,8 +155,8 @@ void PrintFit(const Calibration& c, std::ostream& out) {
 }  // namespace
 
 void Text(const CalibrateReport& r, std::ostream& out) {
-  const Calibration& c = r.calibration;
-  out << "calibrated " << c.model_version << " for " << c.gpu << " " << DTypeName(c.dtype)
+  const tuner::Calibration& c = r.calibration;
+  out << "calibrated " << c.model_version << " for " << c.gpu << " " << tuner::DTypeName(c.dtype)
       << "\n  from " << c.provenance.rows << " " << c.provenance.source << " GEMM times on "
       << c.provenance.device << " (" << c.provenance.tool << ")\n  wrote " << r.path
       << "; load it with `crest --calibration FILE`, `crestd --calibration FILE` or "
@@ -166,7 +167,7 @@ void Text(const CalibrateReport& r, std::ostream& out) {
 
 // The calibration file's document, as written.
 nlohmann::json Json(const CalibrateReport& r) {
-  return nlohmann::json::parse(CalibrationJson(r.calibration));
+  return nlohmann::json::parse(tuner::CalibrationJson(r.calibration));
 }
 
 // The calibration's result: the parameters (the file is written either way).
@@ -178,7 +179,7 @@ namespace crest::cli {
 
 void Text(const CalibrationCheckReport& r, std::ostream& out) {
   out << "checked " << r.model << "\n  against " << r.metrics.rows << " distinct "
-      << DTypeName(r.dtype) << " GEMMs on " << r.gpu << " in " << r.db << " (" << r.source
+      << tuner::DTypeName(r.dtype) << " GEMMs on " << r.gpu << " in " << r.db << " (" << r.source
       << " rows); nothing fitted, nothing written\n\n";
   MetricsTable({{"model in force", &r.metrics}}).Print(out);
 }
@@ -187,11 +188,11 @@ nlohmann::json Json(const CalibrationCheckReport& r) {
   nlohmann::json doc = {{"schema_version", kJsonSchemaVersion},
                         {"db", r.db},
                         {"gpu", r.gpu},
-                        {"dtype", DTypeName(r.dtype)},
+                        {"dtype", tuner::DTypeName(r.dtype)},
                         {"source", r.source},
                         {"model_version", r.model_version},
                         {"model", r.model}};
-  doc.update(FitMetricsJson(r.metrics));  // rows, spearman, median_error, studies
+  doc.update(tuner::FitMetricsJson(r.metrics));  // rows, spearman, median_error, studies
   return doc;
 }
 
@@ -208,7 +209,7 @@ Table Csv(const CalibrationCheckReport& r) {
                {"best_gap"},
                {"coverage"},
                {"coverage_multiples_of_8"}});
-  for (const StudyFit& s : r.metrics.studies) {
+  for (const tuner::StudyFit& s : r.metrics.studies) {
     table.AddRow({r.model_version, std::to_string(s.tokens), std::to_string(s.hidden),
                   std::to_string(s.candidates), Fixed(s.spearman, 4), Fixed(s.median_error, 4),
                   std::to_string(s.measured_best), std::to_string(s.predicted_best),

@@ -11,8 +11,8 @@ namespace {
 std::string Peak(double tflops) { return tflops > 0 ? Fixed(tflops, 1) : "-"; }
 
 // "calibrated bf16,fp16", "transferred bf16,fp16" or "spec-only".
-std::string ModelColumn(const GpuSpec& gpu) {
-  const CalibrationKinds kinds = CalibrationKindsOf(gpu);
+std::string ModelColumn(const tuner::GpuSpec& gpu) {
+  const tuner::CalibrationKinds kinds = tuner::CalibrationKindsOf(gpu);
   std::vector<std::string> parts;
   if (!kinds.calibrated.empty()) parts.push_back("calibrated " + StrJoin(kinds.calibrated, ","));
   if (!kinds.transferred.empty()) {
@@ -23,16 +23,17 @@ std::string ModelColumn(const GpuSpec& gpu) {
 
 // The bf16 fast-kernel expected error of the model in force, over its
 // classes: "+/-2.7%" or "+/-1.4-5.2%".
-std::string ErrorColumn(const GpuSpec& gpu) {
-  const auto c = ActiveCalibration(gpu.name, DType::kBf16);
-  const auto [low, high] = ErrorRange(c != nullptr ? c->params : gpu.model, /*fallback=*/false);
+std::string ErrorColumn(const tuner::GpuSpec& gpu) {
+  const auto c = tuner::ActiveCalibration(gpu.name, tuner::DType::kBf16);
+  const auto [low, high] =
+      tuner::ErrorRange(c != nullptr ? c->params : gpu.model, /*fallback=*/false);
   return "+/-" + Fixed(100 * low, 1) + (low == high ? "" : "-" + Fixed(100 * high, 1)) + "%";
 }
 
 // The fused attention core's rows: batch b*a/t, M = N = s (the scores it
 // never writes), K = d; layout "fused".
 void AddAttentionRows(const ShapesReport& r, Table& table) {
-  const ModelConfig& c = r.config;
+  const tuner::ModelConfig& c = r.config;
   const std::string batch = std::to_string(c.micro_batch * (c.heads / c.tp));
   const std::string s = std::to_string(c.seq);
   const std::string d = std::to_string(c.HeadDim());
@@ -55,8 +56,8 @@ Table ShapesTable(const ShapesReport& r) {
                {"GFLOP"}});
   for (size_t i = 0; i < r.gemms.size(); ++i) {
     if (r.fused_attention && i == r.attention_at) AddAttentionRows(r, table);
-    const GemmShape& g = r.gemms[i];
-    table.AddRow({g.name, std::string(PassName(g.pass)), std::to_string(g.batch),
+    const tuner::GemmShape& g = r.gemms[i];
+    table.AddRow({g.name, std::string(tuner::PassName(g.pass)), std::to_string(g.batch),
                   std::to_string(g.m), std::to_string(g.n), std::to_string(g.k), g.Layout(),
                   Fixed(g.Flops() / 1e9, 1)});
   }
@@ -84,8 +85,8 @@ Table Csv(const GpusReport& r) {
                {"model", A::kLeft},
                {"bf16_error"},
                {"aliases", A::kLeft}});
-  for (const GpuSpec* gpu : r.gpus) {
-    const GpuSpec& g = *gpu;
+  for (const tuner::GpuSpec* gpu : r.gpus) {
+    const tuner::GpuSpec& g = *gpu;
     table.AddRow({std::string(g.name), std::string(g.architecture),
                   std::string(g.compute_capability), std::to_string(g.sm_count),
                   std::to_string(g.l2_bytes >> 20), Fixed(g.memory_gib, 0),
@@ -108,24 +109,24 @@ void Text(const GpusReport& r, std::ostream& out) {
          "uncalibrated defaults on the datasheet's figures.\n"
          "bf16_error = the half-width of one bf16 GEMM's predicted interval (fast kernels, over "
          "their classes): the fit's "
-      << Fixed(100 * kIntervalQuantile, 0)
+      << Fixed(100 * tuner::kIntervalQuantile, 0)
       << "th percentile of errors on held-out d_ff windows, that plus the "
          "transfer's, or the defaults' assumed 25%.\n";
 }
 
 nlohmann::json Json(const GpusReport& r) {
   nlohmann::json gpus = nlohmann::json::array();
-  for (const GpuSpec* gpu : r.gpus) gpus.push_back(GpuJson(*gpu));
+  for (const tuner::GpuSpec* gpu : r.gpus) gpus.push_back(GpuJson(*gpu));
   return {{"gpus", gpus}};
 }
 
 Table Csv(const ShapesReport& r) { return ShapesTable(r); }
 
 void Text(const ShapesReport& r, std::ostream& out) {
-  const ModelConfig& c = r.config;
+  const tuner::ModelConfig& c = r.config;
   out << "GEMMs per tensor-parallel rank (t=" << c.tp << "), h=" << c.hidden << " a=" << c.heads
       << " g=" << c.KvHeads() << " d=" << c.HeadDim() << " f=" << c.d_ff << " v=" << c.vocab
-      << " s=" << c.seq << " b=" << c.micro_batch << ", " << DTypeName(c.dtype) << "\n\n";
+      << " s=" << c.seq << " b=" << c.micro_batch << ", " << tuner::DTypeName(c.dtype) << "\n\n";
   ShapesTable(r).Print(out);
   out << "\nper layer: " << Fixed(r.layer_flops / 1e9, 1)
       << " GFLOP; logits (once per model): " << Fixed(r.logits_flops / 1e9, 1) << " GFLOP\n";
@@ -147,7 +148,7 @@ nlohmann::json Json(const ShapesReport& r) {
     if (r.train) attention["bwd_flops"] = r.attention.bwd;
   }
   return {{"pass", r.train ? "train" : "fwd"},
-          {"dtype", std::string(DTypeName(r.config.dtype))},
+          {"dtype", std::string(tuner::DTypeName(r.config.dtype))},
           {"tp", r.config.tp},
           {"gemms", list},
           {"attention", attention},

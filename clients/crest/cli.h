@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "nlohmann/json_fwd.hpp"
 
-namespace crest {
+namespace crest::tuner {
 struct DffRow;  // crest/tuner/dff_ranking.h
 }
 
@@ -28,7 +28,7 @@ struct Io {
   // With document: a d_ff answer's rows are moved here instead, and the
   // document's "candidates" is left empty (the extension reads each row's
   // fields from DffRowFields, as tuples).
-  std::vector<DffRow>* dff_rows = nullptr;
+  std::vector<tuner::DffRow>* dff_rows = nullptr;
   // The exit code of a command that succeeded but has a verdict to report
   // (kExitRegression: compare --fail-on-regression, fleet pull
   // --fail-on-slow); 0 otherwise.

@@ -34,8 +34,8 @@ struct CalibrateFlags {
 };
 
 // The one GPU model the database holds rows of, unless --gpu names one.
-absl::StatusOr<const GpuSpec*> ChooseGpu(const CalibrateFlags& f, store::Store& db) {
-  if (!f.gpu.empty()) return FindGpu(f.gpu);
+absl::StatusOr<const tuner::GpuSpec*> ChooseGpu(const CalibrateFlags& f, store::Store& db) {
+  if (!f.gpu.empty()) return tuner::FindGpu(f.gpu);
   auto stats = store::Stats(db);
   if (!stats.ok()) return stats.status();
   std::set<std::string> models;
@@ -47,7 +47,7 @@ absl::StatusOr<const GpuSpec*> ChooseGpu(const CalibrateFlags& f, store::Store& 
                        : StrCat("gpu: ", f.db, " holds several GPU models (", StrJoin(models, ", "),
                                 "); choose one with --gpu"));
   }
-  return FindGpu(*models.begin());
+  return tuner::FindGpu(*models.begin());
 }
 
 // Where one row came from.
@@ -59,7 +59,7 @@ struct RowSource {
 };
 
 struct Rows {
-  std::vector<TimedGemm> timed;
+  std::vector<tuner::TimedGemm> timed;
   std::vector<RowSource> from;  // one per timed row
   std::string software;         // of the measured rows
 };
@@ -97,7 +97,7 @@ store::RunBest DeviceMedian(const std::vector<store::RunBest>& runs) {
 // order of the GEMM's columns, so a fit reads them in one order.
 absl::StatusOr<std::vector<MeasuredRow>> MeasuredToFit(const CalibrateFlags& f,
                                                        const std::string& model, store::Store& db) {
-  const MeasureMode mode = ToMode(f.mode);
+  const tuner::MeasureMode mode = ToMode(f.mode);
   store::RunFilter every;  // every GEMM measured, once each
   every.gpu_model = model;
   every.mode = mode;
@@ -118,7 +118,8 @@ absl::StatusOr<std::vector<MeasuredRow>> MeasuredToFit(const CalibrateFlags& f,
     std::erase_if(wanted, [&](const store::GemmKey& k) { return runs->contains(k); });
   }
   const auto order = [](const store::GemmKey& k) {
-    return std::tuple(DTypeName(k.dtype), k.a_transposed, k.b_transposed, k.batch, k.m, k.n, k.k);
+    return std::tuple(tuner::DTypeName(k.dtype), k.a_transposed, k.b_transposed, k.batch, k.m, k.n,
+                      k.k);
   };
   std::sort(out.begin(), out.end(),
             [&](const auto& a, const auto& b) { return order(a.key) < order(b.key); });
@@ -139,7 +140,8 @@ absl::StatusOr<std::map<store::RunKey, store::RunRecord>> RunsOf(
 }
 
 // Measured answers and imported timings.
-absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, store::Store& db) {
+absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const tuner::GpuSpec& gpu,
+                                 store::Store& db) {
   Rows out;
   const std::string model(gpu.name);
   if (f.source != "imported") {
@@ -147,9 +149,9 @@ absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, st
     if (!best.ok()) return best.status();
     auto runs = RunsOf(*best, db);
     if (!runs.ok()) return runs.status();
-    const MeasureMode mode = ToMode(f.mode);
-    const std::string tool = StrCat("Crest's cuBLASLt engine, ", CacheModeName(mode.cache), " L2, ",
-                                    ClockPolicyName(mode.clocks), " clocks");
+    const tuner::MeasureMode mode = ToMode(f.mode);
+    const std::string tool = StrCat("Crest's cuBLASLt engine, ", tuner::CacheModeName(mode.cache),
+                                    " L2, ", tuner::ClockPolicyName(mode.clocks), " clocks");
     std::set<std::string> software;
     for (const auto& [key, run] : *runs) {
       if (!run.device.replay.empty()) {
@@ -179,7 +181,8 @@ absl::StatusOr<Rows> CollectRows(const CalibrateFlags& f, const GpuSpec& gpu, st
 }
 
 // The provenance of the rows of one dtype.
-CalibrationProvenance ProvenanceOf(const Rows& rows, DType dtype, const std::string& db) {
+tuner::CalibrationProvenance ProvenanceOf(const Rows& rows, tuner::DType dtype,
+                                          const std::string& db) {
   std::set<std::string> sources, devices;
   std::map<std::string, std::set<std::string>> files_by_tool;
   for (size_t i = 0; i < rows.timed.size(); ++i) {
@@ -193,7 +196,7 @@ CalibrationProvenance ProvenanceOf(const Rows& rows, DType dtype, const std::str
   for (const auto& [tool, files] : files_by_tool) {
     tools.push_back(files.empty() ? tool : StrCat(tool, " [", StrJoin(files, ", "), "]"));
   }
-  CalibrationProvenance p;
+  tuner::CalibrationProvenance p;
   p.source = StrJoin(sources, "+");
   p.tool = StrJoin(tools, "; ");
   p.device = StrJoin(devices, ", ");
@@ -203,11 +206,12 @@ CalibrationProvenance ProvenanceOf(const Rows& rows, DType dtype, const std::str
 }
 
 // The dtype to fit: --dtype, or the only one among the rows.
-absl::StatusOr<DType> ChooseDtype(const CalibrateFlags& f, const std::vector<TimedGemm>& rows) {
-  if (!f.dtype.empty()) return ParseDType(f.dtype);
+absl::StatusOr<tuner::DType> ChooseDtype(const CalibrateFlags& f,
+                                         const std::vector<tuner::TimedGemm>& rows) {
+  if (!f.dtype.empty()) return tuner::ParseDType(f.dtype);
   std::map<std::string, int> counts;
-  for (const TimedGemm& r : rows) ++counts[std::string(DTypeName(r.gemm.dtype))];
-  if (counts.size() == 1) return ParseDType(counts.begin()->first);
+  for (const tuner::TimedGemm& r : rows) ++counts[std::string(tuner::DTypeName(r.gemm.dtype))];
+  if (counts.size() == 1) return tuner::ParseDType(counts.begin()->first);
   std::vector<std::string> listed;
   for (const auto& [d, n] : counts) listed.push_back(StrCat(d, " (", n, " rows)"));
   return absl::InvalidArgumentError(
@@ -218,15 +222,15 @@ absl::StatusOr<DType> ChooseDtype(const CalibrateFlags& f, const std::vector<Tim
 
 // --check: the model in force (or the defaults, with --from-defaults)
 // against the rows, nothing fitted or written.
-absl::Status Check(const CalibrateFlags& f, const GpuSpec& gpu, DType dtype,
-                   const std::shared_ptr<const Calibration>& active,
-                   const std::vector<TimedGemm>& all, Io& io) {
-  std::vector<TimedGemm> rows;
-  for (const TimedGemm& r : all) {
+absl::Status Check(const CalibrateFlags& f, const tuner::GpuSpec& gpu, tuner::DType dtype,
+                   const std::shared_ptr<const tuner::Calibration>& active,
+                   const std::vector<tuner::TimedGemm>& all, Io& io) {
+  std::vector<tuner::TimedGemm> rows;
+  for (const tuner::TimedGemm& r : all) {
     if (r.gemm.dtype == dtype) rows.push_back(r);
   }
   if (rows.empty()) {
-    return absl::InvalidArgumentError(StrCat("db: ", f.db, " holds no ", DTypeName(dtype),
+    return absl::InvalidArgumentError(StrCat("db: ", f.db, " holds no ", tuner::DTypeName(dtype),
                                              " GEMM times of ", gpu.name, " (", f.source,
                                              " rows) to check against"));
   }
@@ -235,9 +239,9 @@ absl::Status Check(const CalibrateFlags& f, const GpuSpec& gpu, DType dtype,
   report.gpu = std::string(gpu.name);
   report.dtype = dtype;
   report.source = f.source;
-  report.model_version = active ? active->model_version : std::string(kPredictorVersion);
-  report.model = DescribeModel(gpu, active.get());
-  report.metrics = Evaluate(rows, gpu, active ? active->params : gpu.model);
+  report.model_version = active ? active->model_version : std::string(tuner::kPredictorVersion);
+  report.model = tuner::DescribeModel(gpu, active.get());
+  report.metrics = tuner::Evaluate(rows, gpu, active ? active->params : gpu.model);
   PrinterFor(io)->Print(report);
   return absl::OkStatus();
 }
@@ -254,19 +258,19 @@ absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
   if (!rows.ok()) return rows.status();
   auto dtype = ChooseDtype(f, rows->timed);
   if (!dtype.ok()) return dtype.status();
-  const auto active = f.from_defaults ? nullptr : ActiveCalibration((*gpu)->name, *dtype);
+  const auto active = f.from_defaults ? nullptr : tuner::ActiveCalibration((*gpu)->name, *dtype);
   if (f.check) return Check(f, **gpu, *dtype, active, rows->timed, io);
-  FitRequest request{*gpu, *dtype, active ? active->params : (*gpu)->model,
-                     ProvenanceOf(*rows, *dtype, f.db)};
-  auto calibration = FitCalibration(rows->timed, request);
+  tuner::FitRequest request{*gpu, *dtype, active ? active->params : (*gpu)->model,
+                            ProvenanceOf(*rows, *dtype, f.db)};
+  auto calibration = tuner::FitCalibration(rows->timed, request);
   if (!calibration.ok()) return calibration.status();
   const std::string path = f.out.empty() ? calibration->id + ".json" : f.out;
   std::ofstream file(path);
-  file << CalibrationJson(*calibration);
+  file << tuner::CalibrationJson(*calibration);
   file.close();
   if (!file) return absl::InternalError(StrCat("out: cannot write '", path, "'"));
   PrinterFor(io)->Print(
-      CalibrateReport{*calibration, ExplicitRates(request.before, **gpu, *dtype), path});
+      CalibrateReport{*calibration, tuner::ExplicitRates(request.before, **gpu, *dtype), path});
   return absl::OkStatus();
 }
 

@@ -44,7 +44,7 @@ absl::StatusOr<answers::CompareReport> CompareRemote(const answers::CompareQuery
   request.set_new_selector(query.now);
   request.set_threshold(query.threshold);
   wire::Fill(query.mode, request.mutable_mode());
-  request.set_algo(std::string(AlgoChoiceName(query.algo)));
+  request.set_algo(std::string(tuner::AlgoChoiceName(query.algo)));
   request.set_spec_json(spec_text);
   v1::CompareResponse response;
   if (auto s = CallUnary(*channel, &v1::Crest::Stub::Compare, request, &response); !s.ok()) {
@@ -54,7 +54,7 @@ absl::StatusOr<answers::CompareReport> CompareRemote(const answers::CompareQuery
 }
 
 // Every device of a catalogue against its fleet (answers/fleet_health.h).
-absl::Status RunFleet(const CompareFlags& f, double threshold, AlgoChoice algo, Io& io) {
+absl::Status RunFleet(const CompareFlags& f, double threshold, tuner::AlgoChoice algo, Io& io) {
   if (!Remote().server.empty() || f.db.empty()) {
     return absl::InvalidArgumentError(
         "db: --fleet reads a database (--db FILE, e.g. a catalogue crest fleet pull filled); a "
@@ -70,7 +70,7 @@ absl::Status RunFleet(const CompareFlags& f, double threshold, AlgoChoice algo, 
   query.mode = ToMode(f.mode);
   query.algo = algo;
   if (!f.gpu.empty()) {
-    auto gpu = FindGpu(f.gpu);
+    auto gpu = tuner::FindGpu(f.gpu);
     if (!gpu.ok()) return gpu.status();  // "gpu: unknown GPU …", naming the known ones
     query.gpu_model = std::string((*gpu)->name);
   }
@@ -89,7 +89,7 @@ absl::Status RunFleet(const CompareFlags& f, double threshold, AlgoChoice algo, 
 absl::Status RunCompare(const CompareFlags& f, Io& io) {
   auto threshold = ParseFraction("threshold", f.threshold);
   if (!threshold.ok()) return threshold.status();
-  const auto algo = ParseAlgoChoice(f.algo);
+  const auto algo = tuner::ParseAlgoChoice(f.algo);
   if (!algo)
     return absl::InvalidArgumentError(StrCat("algo: '", f.algo, "' is not best or default"));
   if (f.fleet) return RunFleet(f, *threshold, *algo, io);

@@ -29,9 +29,9 @@ struct DesignFlags {
   int64_t dp = 1, grad_accum = 1, gpus_per_node = 8;
   int zero = 0;
   double inter_node_gbs = 0;
-  std::string dtype{kDefaultDtype};
+  std::string dtype{tuner::kDefaultDtype};
   std::string gpu;
-  int top = kDefaultTop;
+  int top = tuner::kDefaultTop;
   AnswerFlags answer;
 };
 
@@ -39,29 +39,29 @@ struct DesignFlags {
 // (as Llama 2), GELU 4·h.
 // A hidden size past the limit is left as it is (0: no d_ff), for the
 // configuration's own check to refuse by name; the products never overflow.
-int64_t DefaultDff(int64_t h, MlpKind mlp) {
-  if (h < 1 || h > kMaxHidden) return 0;
-  return mlp == MlpKind::kGelu ? 4 * h : (h * 8 / 3 + 255) / 256 * 256;
+int64_t DefaultDff(int64_t h, tuner::MlpKind mlp) {
+  if (h < 1 || h > tuner::kMaxHidden) return 0;
+  return mlp == tuner::MlpKind::kGelu ? 4 * h : (h * 8 / 3 + 255) / 256 * 256;
 }
 
 // The kinds and layout every configuration shares, from the flags.
-absl::StatusOr<DesignConfig> Shared(const DesignFlags& f) {
-  DesignConfig c;
+absl::StatusOr<tuner::DesignConfig> Shared(const DesignFlags& f) {
+  tuner::DesignConfig c;
   c.tied_embeddings = f.tied;
-  c.mlp = ParseMlp(f.mlp).value_or(MlpKind::kSwiGlu);  // CLI11 checks the names
-  c.norm = ParseNorm(f.norm).value_or(NormKind::kRmsNorm);
+  c.mlp = tuner::ParseMlp(f.mlp).value_or(tuner::MlpKind::kSwiGlu);  // CLI11 checks the names
+  c.norm = tuner::ParseNorm(f.norm).value_or(tuner::NormKind::kRmsNorm);
   c.rotary = !f.no_rotary;
   c.dropout = f.dropout;
-  c.layout.recompute = ParseRecompute(f.recompute).value_or(Recompute::kNone);
+  c.layout.recompute = tuner::ParseRecompute(f.recompute).value_or(tuner::Recompute::kNone);
   c.layout.dp = f.dp;
   c.layout.zero = f.zero;
   c.layout.grad_accum = f.grad_accum;
   c.layout.gpus_per_node = f.gpus_per_node;
   c.layout.inter_node_gbs = f.inter_node_gbs;
-  c.layout.grad_reduce_bytes = ParseGradReduce(f.grad_reduce).value_or(4);  // CLI11 checks
+  c.layout.grad_reduce_bytes = tuner::ParseGradReduce(f.grad_reduce).value_or(4);  // CLI11 checks
   c.layout.backward_prefetch =
-      ParseBackwardPrefetch(f.backward_prefetch).value_or(BackwardPrefetch::kPre);
-  if (auto s = ValidateLayout(c.layout, 1); !s.ok()) return s;  // tp·dp: per configuration
+      tuner::ParseBackwardPrefetch(f.backward_prefetch).value_or(tuner::BackwardPrefetch::kPre);
+  if (auto s = tuner::ValidateLayout(c.layout, 1); !s.ok()) return s;  // tp·dp: per configuration
   return c;
 }
 
@@ -98,8 +98,8 @@ absl::Status Require(const std::vector<int64_t>& v, const char* field, const cha
 }
 
 // Every combination of the explicit dimensions.
-absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtype,
-                                                       const DesignConfig& shared) {
+absl::StatusOr<std::vector<tuner::DesignConfig>> Combinations(const Dims& d, tuner::DType dtype,
+                                                              const tuner::DesignConfig& shared) {
   for (auto [v, name] : {std::pair{&d.hidden, "hidden"},
                          {&d.heads, "heads"},
                          {&d.vocab, "vocab"},
@@ -107,15 +107,15 @@ absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtyp
                          {&d.layers, "layers"}}) {
     if (auto s = Require(*v, name, "(or --params to search)"); !s.ok()) return s;
   }
-  std::vector<DesignConfig> out;
+  std::vector<tuner::DesignConfig> out;
   double count = 1;
   for (const auto* v :
        {&d.hidden, &d.heads, &d.kv_heads, &d.d_ff, &d.vocab, &d.seq, &d.batch, &d.tp, &d.layers}) {
     count *= static_cast<double>(std::max<size_t>(1, v->size()));
   }
-  if (count > static_cast<double>(kMaxDesignConfigs)) {
-    return absl::InvalidArgumentError(
-        StrCat("the dimensions give ", count, " configurations; at most ", kMaxDesignConfigs));
+  if (count > static_cast<double>(tuner::kMaxDesignConfigs)) {
+    return absl::InvalidArgumentError(StrCat(
+        "the dimensions give ", count, " configurations; at most ", tuner::kMaxDesignConfigs));
   }
   const std::vector<int64_t> none = {0};
   for (int64_t h : d.hidden)
@@ -127,7 +127,7 @@ absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtyp
               for (int64_t b : d.batch)
                 for (int64_t t : d.tp)
                   for (int64_t layers : d.layers) {
-                    DesignConfig c = shared;
+                    tuner::DesignConfig c = shared;
                     c.model = {h, a, g, f == 0 ? DefaultDff(h, shared.mlp) : f, v, s, b, t, dtype};
                     c.layers = layers;
                     out.push_back(c);
@@ -138,10 +138,11 @@ absl::StatusOr<std::vector<DesignConfig>> Combinations(const Dims& d, DType dtyp
 // The d_ff values a --params search tries for a width and ratio: of the d_ff
 // answer's best tie group (training, the search's tokens and tp), the three
 // with the largest power-of-two factor, nearest the ratio first.
-DffChooser BestTieGroup(answers::Answers& answers, const GpuSpec& gpu, const ModelConfig& base) {
+tuner::DffChooser BestTieGroup(answers::Answers& answers, const tuner::GpuSpec& gpu,
+                               const tuner::ModelConfig& base) {
   return [&answers, &gpu, base](int64_t hidden,
-                                const Ratio& ratio) -> absl::StatusOr<std::vector<int64_t>> {
-    DffQuery q;
+                                const tuner::Ratio& ratio) -> absl::StatusOr<std::vector<int64_t>> {
+    tuner::DffQuery q;
     q.dff.hidden = hidden;
     q.dff.ratio = ratio;
     q.dff.tp = base.tp;
@@ -152,7 +153,7 @@ DffChooser BestTieGroup(answers::Answers& answers, const GpuSpec& gpu, const Mod
     auto ranking = answers.Dff(q, gpu);
     if (!ranking.ok()) return ranking.status();
     std::vector<int64_t> group;
-    for (const DffRow& row : ranking->rows) {
+    for (const tuner::DffRow& row : ranking->rows) {
       if (row.tie_group == 1 && row.source == ranking->headline) group.push_back(row.d_ff);
     }
     const double target = ratio.Value() * static_cast<double>(hidden);
@@ -165,8 +166,9 @@ DffChooser BestTieGroup(answers::Answers& answers, const GpuSpec& gpu, const Mod
   };
 }
 
-absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dtype,
-                                                  answers::Answers& answers, const GpuSpec& gpu) {
+absl::StatusOr<std::vector<tuner::DesignConfig>> Configs(const DesignFlags& f, tuner::DType dtype,
+                                                         answers::Answers& answers,
+                                                         const tuner::GpuSpec& gpu) {
   Dims d;
   if (auto s = ParseDims(f, d); !s.ok()) return s;
   auto shared = Shared(f);
@@ -189,7 +191,7 @@ absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dt
   }
   if (auto s = Require(d.vocab, "vocab", "with --params"); !s.ok()) return s;
   if (auto s = Require(d.seq, "seq", "with --params"); !s.ok()) return s;
-  DesignSearch search;
+  tuner::DesignSearch search;
   auto params = ParseCount("params", f.params);
   if (!params.ok()) return params.status();
   auto tolerance = ParseFraction("tolerance", f.tolerance);
@@ -202,15 +204,15 @@ absl::StatusOr<std::vector<DesignConfig>> Configs(const DesignFlags& f, DType dt
     return absl::InvalidArgumentError("seq, batch and tp must be positive");
   }
   search.choose_dff = BestTieGroup(answers, gpu, search.base.model);
-  return SearchDesigns(search);
+  return tuner::SearchDesigns(search);
 }
 
 absl::Status RunDesign(const DesignFlags& f, Io& io) {
-  auto gpu = FindGpu(f.gpu);
+  auto gpu = tuner::FindGpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
-  auto dtype = ParseDType(f.dtype);
+  auto dtype = tuner::ParseDType(f.dtype);
   if (!dtype.ok()) return dtype.status();
-  if (auto s = CheckDtypePath(**gpu, *dtype); !s.ok()) return s;
+  if (auto s = tuner::CheckDtypePath(**gpu, *dtype); !s.ok()) return s;
   if (f.top < 0) return absl::InvalidArgumentError("top must be 0 (all) or more");
   auto answers = OpenAnswers(f.answer);
   if (!answers.ok()) return answers.status();
@@ -221,15 +223,17 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
         "no configuration lies within ", f.tolerance, " of ", f.params,
         " parameters under the search's rules (see `crest design --help`); widen --tolerance"));
   }
-  DesignOptions options;
+  tuner::DesignOptions options;
   options.fuse_gate_up = !f.separate_gate_up;
   // CLI11 checks the names.
-  options.attention = ParseAttentionKernel(f.attention).value_or(AttentionKernel::kFused);
+  options.attention =
+      tuner::ParseAttentionKernel(f.attention).value_or(tuner::AttentionKernel::kFused);
   options.peak_tflops = (*gpu)->PeakTflops(*dtype);
   if (BatchMax(f)) {
-    for (DesignConfig& c : *configs) {
+    for (tuner::DesignConfig& c : *configs) {
       // None fits: kept at 1, where the memory rule says by how much.
-      c.model.micro_batch = std::max<int64_t>(1, LargestFittingBatch(c, **gpu, options.attention));
+      c.model.micro_batch =
+          std::max<int64_t>(1, tuner::LargestFittingBatch(c, **gpu, options.attention));
     }
   }
   auto rows = (*answers)->Design(*configs, options, **gpu);
@@ -238,11 +242,12 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
       f.params.empty() ? ""
                        : StrCat("searched near ", f.params, " parameters (+/-", f.tolerance, ")");
   if (BatchMax(f)) {
-    search += StrCat(search.empty() ? "" : ", ",
-                     "each at the largest micro-batch that fits (at most ", kMaxBatchSearched, ")");
+    search +=
+        StrCat(search.empty() ? "" : ", ", "each at the largest micro-batch that fits (at most ",
+               tuner::kMaxBatchSearched, ")");
   }
-  const bool none_ranked =
-      std::none_of(rows->begin(), rows->end(), [](const DesignRow& r) { return r.rule.ok(); });
+  const bool none_ranked = std::none_of(rows->begin(), rows->end(),
+                                        [](const tuner::DesignRow& r) { return r.rule.ok(); });
   const size_t configs_given = rows->size();
   PrinterFor(io)->Print(
       DesignResult{**gpu, *dtype, options, *std::move(rows), search, f.top, (*answers)->origin()});

@@ -11,16 +11,16 @@ namespace {
 
 struct DffCommandFlags {
   DffFlags window;
-  int top = kDefaultTop;
+  int top = tuner::kDefaultTop;
   AnswerFlags answer;
 };
 
 absl::Status RunDff(const DffCommandFlags& f, Io& io) {
   auto query = ToDffQuery(f.window, f.top);
   if (!query.ok()) return query.status();
-  auto gpu = FindGpu(f.window.gpu);
+  auto gpu = tuner::FindGpu(f.window.gpu);
   if (!gpu.ok()) return gpu.status();
-  if (auto s = CheckDtypePath(**gpu, query->dtype); !s.ok()) return s;
+  if (auto s = tuner::CheckDtypePath(**gpu, query->dtype); !s.ok()) return s;
   auto answers = OpenAnswers(f.answer);
   if (!answers.ok()) return answers.status();
   auto ranking = (*answers)->Dff(*query, **gpu);

@@ -17,7 +17,7 @@ struct ExplainFlags {
 };
 
 absl::Status RunExplain(const ExplainFlags& f, Io& io) {
-  auto gpu = FindGpu(f.gpu);
+  auto gpu = tuner::FindGpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
   auto gemm = ToGemm(f.gemm);
   if (!gemm.ok()) return gemm.status();
@@ -25,7 +25,7 @@ absl::Status RunExplain(const ExplainFlags& f, Io& io) {
   if (!answers.ok()) return answers.status();
   auto p = (*answers)->Predict(*gemm, **gpu);
   if (!p.ok()) return p.status();
-  auto local = Predict(*gemm, **gpu);
+  auto local = tuner::Predict(*gemm, **gpu);
   if (local.ok() && local->model_version != p->model_version) {
     io.err << "note: " << (*answers)->origin().description << " runs model " << p->model_version
            << "; this crest has " << local->model_version << "\n";

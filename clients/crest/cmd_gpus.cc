@@ -8,7 +8,7 @@ namespace {
 
 absl::Status RunGpus(Io& io) {
   GpusReport report;
-  for (const GpuSpec& gpu : GpuCatalogue()) report.gpus.push_back(&gpu);
+  for (const tuner::GpuSpec& gpu : tuner::GpuCatalogue()) report.gpus.push_back(&gpu);
   PrinterFor(io)->Print(report);
   return absl::OkStatus();
 }

@@ -19,7 +19,7 @@ struct LookupFlags {
 };
 
 absl::Status RunLookup(const LookupFlags& f, Io& io) {
-  auto gpu = FindGpu(f.gpu);
+  auto gpu = tuner::FindGpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
   auto gemm = ToGemm(f.gemm);
   if (!gemm.ok()) return gemm.status();
@@ -31,11 +31,11 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
   auto answer = (*answers)->Lookup(*gemm, **gpu);
   if (!answer.ok()) return answer.status();
   if (!answer->measured && !answer->predicted) {
-    const GemmShape& g = *gemm;
+    const tuner::GemmShape& g = *gemm;
     return absl::FailedPreconditionError(
         StrCat("no result in ", (*answers)->origin().description, " for m=", g.m, " n=", g.n,
-               " k=", g.k, " batch=", g.batch, " ", DTypeName(g.dtype), " ", g.Layout(), " on ",
-               (*gpu)->name, ", and the model has no path for ", DTypeName(g.dtype),
+               " k=", g.k, " batch=", g.batch, " ", tuner::DTypeName(g.dtype), " ", g.Layout(),
+               " on ", (*gpu)->name, ", and the model has no path for ", tuner::DTypeName(g.dtype),
                " there (`crest gpus` lists each "
                "GPU's dtypes)"));
   }

@@ -14,35 +14,35 @@ namespace crest::cli {
 namespace {
 
 struct ShapesFlags {
-  ModelConfig config;
-  std::string dtype{kDefaultDtype};
+  tuner::ModelConfig config;
+  std::string dtype{tuner::kDefaultDtype};
   std::string pass = "fwd";
   bool separate_gate_up = false;
   std::string attention = "fused";
 };
 
 absl::Status RunShapes(const ShapesFlags& f, Io& io) {
-  ModelConfig config = f.config;
-  auto dtype = ParseDType(f.dtype);
+  tuner::ModelConfig config = f.config;
+  auto dtype = tuner::ParseDType(f.dtype);
   if (!dtype.ok()) return dtype.status();
   config.dtype = *dtype;
-  ShapeOptions options;
+  tuner::ShapeOptions options;
   if (auto s = ParsePass(f.pass, &options.include_backward); !s.ok()) return s;
   options.fuse_gate_up = !f.separate_gate_up;
-  auto gemms = TransformerGemms(config, options);
+  auto gemms = tuner::TransformerGemms(config, options);
   if (!gemms.ok()) return gemms.status();
 
   ShapesReport report;
   report.config = config;
   report.train = options.include_backward;
   report.fused_attention = f.attention == "fused";
-  report.warnings = HeadDimWarnings(config);
+  report.warnings = tuner::HeadDimWarnings(config);
   for (const std::string& w : report.warnings) io.err << "warning: " << w << "\n";
   if (report.fused_attention) {
-    const auto first = std::find_if(gemms->begin(), gemms->end(), IsAttentionCore);
+    const auto first = std::find_if(gemms->begin(), gemms->end(), tuner::IsAttentionCore);
     report.attention_at = static_cast<size_t>(first - gemms->begin());
-    std::erase_if(*gemms, IsAttentionCore);
-    report.attention = FusedAttentionFlops(config);
+    std::erase_if(*gemms, tuner::IsAttentionCore);
+    report.attention = tuner::FusedAttentionFlops(config);
     if (!report.train) report.attention.bwd = 0;
     report.layer_flops = report.attention.fwd + report.attention.bwd;
   }

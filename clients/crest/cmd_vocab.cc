@@ -17,20 +17,20 @@ struct VocabFlags {
   int64_t vocab = 0;
   int64_t hidden = 0;
   int64_t tp = 1;
-  int64_t tokens = kDefaultTokens;
-  std::string dtype{kDefaultDtype};
+  int64_t tokens = tuner::kDefaultTokens;
+  std::string dtype{tuner::kDefaultDtype};
   std::string rank_by = "train";
   std::string gpu;
   AnswerFlags answer;
 };
 
 absl::Status RunVocab(const VocabFlags& f, Io& io) {
-  auto gpu = FindGpu(f.gpu);
+  auto gpu = tuner::FindGpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
-  auto dtype = ParseDType(f.dtype);
+  auto dtype = tuner::ParseDType(f.dtype);
   if (!dtype.ok()) return dtype.status();
-  if (auto s = CheckDtypePath(**gpu, *dtype); !s.ok()) return s;
-  VocabQuery q{f.vocab, f.hidden, f.tp, f.tokens, *dtype, true};
+  if (auto s = tuner::CheckDtypePath(**gpu, *dtype); !s.ok()) return s;
+  tuner::VocabQuery q{f.vocab, f.hidden, f.tp, f.tokens, *dtype, true};
   if (auto s = ParsePass(f.rank_by, &q.rank_by_train); !s.ok()) {
     return absl::InvalidArgumentError(StrCat("rank-by: '", f.rank_by, "' is not fwd or train"));
   }

@@ -61,10 +61,10 @@ void Text(const CompareResult& r, std::ostream& out) {
   const answers::CompareReport& c = r.report;
   out << "compare in " << r.origin << ": new (" << c.query.now << ") against base (" << c.query.base
       << "), " << Grouped(c.all.gemms) << " GEMMs measured on both sides ("
-      << CacheModeName(c.query.mode.cache) << " L2, " << ClockPolicyName(c.query.mode.clocks)
-      << " clocks; "
-      << (c.query.algo == AlgoChoice::kBest ? "each GEMM's fastest verified algorithm"
-                                            : "cuBLASLt's first-choice algorithm")
+      << tuner::CacheModeName(c.query.mode.cache) << " L2, "
+      << tuner::ClockPolicyName(c.query.mode.clocks) << " clocks; "
+      << (c.query.algo == tuner::AlgoChoice::kBest ? "each GEMM's fastest verified algorithm"
+                                                   : "cuBLASLt's first-choice algorithm")
       << ")\n";
   if (c.replayed) {
     out << "REPLAYED (not measured): a side's runs are replayed from a recorded table; no figure "
@@ -132,7 +132,7 @@ nlohmann::json Json(const CompareResult& r) {
                      {"n", g.key.n},
                      {"k", g.key.k},
                      {"batch", g.key.batch},
-                     {"dtype", DTypeName(g.key.dtype)},
+                     {"dtype", tuner::DTypeName(g.key.dtype)},
                      {"layout", Layout(g.key)},
                      {"alignment", g.alignment},
                      {"study", g.study},
@@ -154,9 +154,9 @@ nlohmann::json Json(const CompareResult& r) {
           {"new", c.query.now},
           {"threshold", c.query.threshold},
           {"mode",
-           {{"cache", CacheModeName(c.query.mode.cache)},
-            {"clocks", ClockPolicyName(c.query.mode.clocks)}}},
-          {"algo", AlgoChoiceName(c.query.algo)},
+           {{"cache", tuner::CacheModeName(c.query.mode.cache)},
+            {"clocks", tuner::ClockPolicyName(c.query.mode.clocks)}}},
+          {"algo", tuner::AlgoChoiceName(c.query.algo)},
           {"replayed", c.replayed},
           {"base_runs", c.base_runs},
           {"new_runs", c.now_runs},
@@ -201,7 +201,7 @@ Table Csv(const CompareResult& r) {
               StrCat(g.key.n),
               StrCat(g.key.k),
               StrCat(g.key.batch),
-              std::string(DTypeName(g.key.dtype)),
+              std::string(tuner::DTypeName(g.key.dtype)),
               Layout(g.key),
               g.alignment,
               g.study,

@@ -149,7 +149,7 @@ void Text(const DbImportReport& r, std::ostream& out) {
 }
 nlohmann::json Json(const DbImportReport& r) {
   return {{"db", r.db},
-          {"source", SourceName(Source::kImported)},
+          {"source", tuner::SourceName(tuner::Source::kImported)},
           {"file", r.file},
           {"gpu", r.gpu_model},
           {"device", r.device},
@@ -167,7 +167,7 @@ Table Csv(const DbImportReport& r) {
                {"added"},
                {"source", Table::Align::kLeft}});
   table.AddRow({r.file, r.gpu_model, r.device, r.tool, std::to_string(r.rows),
-                std::to_string(r.added), std::string(SourceName(Source::kImported))});
+                std::to_string(r.added), std::string(tuner::SourceName(tuner::Source::kImported))});
   return table;
 }
 

@@ -8,8 +8,8 @@
 namespace crest::cli {
 namespace {
 
-std::string Config(const DesignConfig& c) {
-  const ModelConfig& m = c.model;
+std::string Config(const tuner::DesignConfig& c) {
+  const tuner::ModelConfig& m = c.model;
   return StrCat("h=", m.hidden, " a=", m.heads, " g=", m.KvHeads(), " f=", m.d_ff, " v=", m.vocab,
                 " s=", m.seq, " b=", m.micro_batch, " t=", m.tp, " L=", c.layers);
 }
@@ -17,10 +17,10 @@ std::string Config(const DesignConfig& c) {
 std::string Billions(int64_t n) { return Fixed(static_cast<double>(n) / 1e9, 3); }
 
 // The ranked rows to show: the first `top` of each kind.
-std::vector<const DesignRow*> Shown(const DesignResult& r) {
-  std::vector<const DesignRow*> out;
-  std::map<Source, int> seen;
-  for (const DesignRow& row : r.rows) {
+std::vector<const tuner::DesignRow*> Shown(const DesignResult& r) {
+  std::vector<const tuner::DesignRow*> out;
+  std::map<tuner::Source, int> seen;
+  for (const tuner::DesignRow& row : r.rows) {
     if (!row.rule.ok()) continue;
     if (r.top > 0 && ++seen[row.step_train.source] > r.top) continue;
     out.push_back(&row);
@@ -61,9 +61,9 @@ Table DesignTable(const DesignResult& r, bool plain) {
                {"source", Table::Align::kLeft},
                {"run", Table::Align::kLeft}});
   int rank = 0;
-  for (const DesignRow* row : Shown(r)) {
-    const ModelConfig& m = row->config.model;
-    const StepBreakdown& s = row->step;
+  for (const tuner::DesignRow* row : Shown(r)) {
+    const tuner::ModelConfig& m = row->config.model;
+    const tuner::StepBreakdown& s = row->step;
     const double total = s.total.time_us;
     table.AddRow({std::to_string(++rank),
                   std::to_string(row->tie_group),
@@ -90,31 +90,31 @@ Table DesignTable(const DesignResult& r, bool plain) {
                   Fixed(row->model_flops_per_s_per_gpu / 1e12, 1),
                   Fixed(100 * row->mfu_peak, 1),
                   Fixed(100 * row->hfu_peak, 1),
-                  Fixed(Gib(row->memory.total), 1),
-                  std::string(SourceName(row->step_train.source)),
+                  Fixed(tuner::Gib(row->memory.total), 1),
+                  std::string(tuner::SourceName(row->step_train.source)),
                   RunColumn(row->step_train.runs, row->step_train.pooled)});
   }
   return table;
 }
 
-nlohmann::json MemoryJson(const TrainingMemory& m) {
-  return {{"total_gib", Gib(m.total)},
+nlohmann::json MemoryJson(const tuner::TrainingMemory& m) {
+  return {{"total_gib", tuner::Gib(m.total)},
           {"fits", m.fits},
-          {"capacity_gib", Gib(m.capacity)},
-          {"weights_gib", Gib(m.weights)},
-          {"gradients_gib", Gib(m.gradients)},
-          {"optimizer_gib", Gib(m.optimizer)},
-          {"activations_gib", Gib(m.activations)},
-          {"logits_gib", Gib(m.logits)},
-          {"reserve_gib", Gib(m.reserve)},
+          {"capacity_gib", tuner::Gib(m.capacity)},
+          {"weights_gib", tuner::Gib(m.weights)},
+          {"gradients_gib", tuner::Gib(m.gradients)},
+          {"optimizer_gib", tuner::Gib(m.optimizer)},
+          {"activations_gib", tuner::Gib(m.activations)},
+          {"logits_gib", tuner::Gib(m.logits)},
+          {"reserve_gib", tuner::Gib(m.reserve)},
           {"source", "predicted"},
-          {"model_version", kStepModelVersion}};
+          {"model_version", tuner::kStepModelVersion}};
 }
 
-nlohmann::json StepJson(const DesignRow& row) {
-  const StepBreakdown& s = row.step;
+nlohmann::json StepJson(const tuner::DesignRow& row) {
+  const tuner::StepBreakdown& s = row.step;
   return {{"time_us", s.total.time_us},
-          {"source", SourceName(s.total.source)},
+          {"source", tuner::SourceName(s.total.source)},
           {"micro_batches", s.micro_batches},
           {"tokens_per_gpu", row.tokens_per_step_per_gpu},
           {"gemm", TimingJson(s.gemm)},
@@ -128,9 +128,9 @@ nlohmann::json StepJson(const DesignRow& row) {
           {"no_overlap_us", s.no_overlap_us}};
 }
 
-nlohmann::json ConfigJson(const DesignConfig& c) {
-  const ModelConfig& m = c.model;
-  const TrainingLayout& l = c.layout;
+nlohmann::json ConfigJson(const tuner::DesignConfig& c) {
+  const tuner::ModelConfig& m = c.model;
+  const tuner::TrainingLayout& l = c.layout;
   return {{"hidden", m.hidden},
           {"heads", m.heads},
           {"kv_heads", m.KvHeads()},
@@ -142,21 +142,21 @@ nlohmann::json ConfigJson(const DesignConfig& c) {
           {"tp", m.tp},
           {"layers", c.layers},
           {"tied_embeddings", c.tied_embeddings},
-          {"mlp", MlpName(c.mlp)},
-          {"norm", NormName(c.norm)},
+          {"mlp", tuner::MlpName(c.mlp)},
+          {"norm", tuner::NormName(c.norm)},
           {"rotary", c.rotary},
           {"dropout", c.dropout},
           {"dp", l.dp},
           {"zero", l.zero},
           {"grad_accum", l.grad_accum},
           {"gpus_per_node", l.gpus_per_node},
-          {"recompute", RecomputeName(l.recompute)},
-          {"grad_reduce", GradReduceName(l.grad_reduce_bytes)},
-          {"backward_prefetch", BackwardPrefetchName(l.backward_prefetch)},
+          {"recompute", tuner::RecomputeName(l.recompute)},
+          {"grad_reduce", tuner::GradReduceName(l.grad_reduce_bytes)},
+          {"backward_prefetch", tuner::BackwardPrefetchName(l.backward_prefetch)},
           {"global_batch", m.micro_batch * l.dp * l.grad_accum}};
 }
 
-nlohmann::json ParamsJson(const DesignParams& p) {
+nlohmann::json ParamsJson(const tuner::DesignParams& p) {
   return {{"total", p.total},
           {"per_layer", p.per_layer},
           {"embedding", p.embedding},
@@ -164,7 +164,7 @@ nlohmann::json ParamsJson(const DesignParams& p) {
           {"matmul", p.matmul}};
 }
 
-nlohmann::json RowJson(const DesignRow& row, int rank) {
+nlohmann::json RowJson(const tuner::DesignRow& row, int rank) {
   nlohmann::json j = {{"config", ConfigJson(row.config)}};
   if (!row.rule.ok()) {
     j["rule"] = std::string(row.rule.message());
@@ -174,7 +174,7 @@ nlohmann::json RowJson(const DesignRow& row, int rank) {
   }
   j["rank"] = rank;
   j["tie_group"] = row.tie_group;
-  j["source"] = SourceName(row.step_train.source);
+  j["source"] = tuner::SourceName(row.step_train.source);
   j["params"] = ParamsJson(row.params);
   j["memory"] = MemoryJson(row.memory);
   j["step"] = StepJson(row);
@@ -202,8 +202,8 @@ nlohmann::json RowJson(const DesignRow& row, int rank) {
 }
 
 std::string KindsOf(const DesignResult& r) {
-  std::vector<Source> kinds;
-  for (const DesignRow& row : r.rows) {
+  std::vector<tuner::Source> kinds;
+  for (const tuner::DesignRow& row : r.rows) {
     if (row.rule.ok()) kinds.push_back(row.step_train.source);
   }
   return kinds.empty() ? "none" : CountKinds(kinds);
@@ -220,12 +220,12 @@ constexpr const char* kStepIntervalNote =
 
 // Where the shown rows' GEMM times come from: the GPU, software and clock
 // policy of measured ones, the model (and calibration) of predicted ones.
-std::string GemmSourceLines(const std::vector<const DesignRow*>& shown) {
+std::string GemmSourceLines(const std::vector<const tuner::DesignRow*>& shown) {
   std::string measured, predicted;
-  for (const DesignRow* row : shown) {
-    const Timing& g = row->step.gemm;
-    if (FromRuns(g.source) && measured.empty()) measured = g.provenance;
-    if (g.source == Source::kPredicted && predicted.empty()) predicted = g.provenance;
+  for (const tuner::DesignRow* row : shown) {
+    const tuner::Timing& g = row->step.gemm;
+    if (tuner::FromRuns(g.source) && measured.empty()) measured = g.provenance;
+    if (g.source == tuner::Source::kPredicted && predicted.empty()) predicted = g.provenance;
   }
   std::string out;
   if (!measured.empty()) out += StrCat("GEMMs measured on: ", measured, "\n");
@@ -235,7 +235,7 @@ std::string GemmSourceLines(const std::vector<const DesignRow*>& shown) {
 
 // Every constant the step and memory models assume, with its source: what
 // the answer prints under its table and in its JSON.
-std::vector<std::string> Assumptions(const GpuSpec& gpu, DType dtype) {
+std::vector<std::string> Assumptions(const tuner::GpuSpec& gpu, tuner::DType dtype) {
   std::vector<std::string> out = {
       StrCat("memory-bound kernels (norms, activation, residuals, rotary, dropout, embedding, "
              "loss): bytes each reads and writes at ",
@@ -244,36 +244,38 @@ std::vector<std::string> Assumptions(const GpuSpec& gpu, DType dtype) {
              " (the catalogue's achievable fraction, assumed) + ", Decimals(gpu.model.launch_us, 1),
              " us a kernel (the predictor's launch cost); one "
              "fused kernel per operation"),
-      StrCat("optimizer: AdamW in mixed precision moves ", Decimals(kAdamBytesPerParam, 0),
+      StrCat("optimizer: AdamW in mixed precision moves ", Decimals(tuner::kAdamBytesPerParam, 0),
              " bytes a parameter (counted from the algorithm) at the same bandwidth"),
-      StrCat("tensor parallelism: ", kTpCommModelVersion,
+      StrCat("tensor parallelism: ", tuner::kTpCommModelVersion,
              ", 4 ring collectives a layer (2 "
              "forward, 2 backward) on ",
-             gpu.link, " at ", Decimals(gpu.link_gbs, 0), " GB/s x ", Decimals(kLinkEfficiency, 1),
+             gpu.link, " at ", Decimals(gpu.link_gbs, 0), " GB/s x ",
+             Decimals(tuner::kLinkEfficiency, 1),
              " (NCCL bus bandwidth, assumed), not overlapped; sequence parallelism assumed"),
       StrCat("data parallelism: ring collectives per ZeRO stage at the same efficiency, weights "
              "in bf16, gradients as --grad-reduce says (fp32 by default); within "
              "a node on ",
-             gpu.link, ", across nodes at ", Decimals(InterNodeGbs(gpu), 1),
+             gpu.link, ", across nodes at ", Decimals(tuner::InterNodeGbs(gpu), 1),
              " GB/s a GPU (DGX reference design; --inter-node-gbs), one ring per NIC rail so a "
              "node's NICs together, capped by the GPU's link, ",
-             Decimals(kInterNodeLatencyUs, 0),
+             Decimals(tuner::kInterNodeLatencyUs, 0),
              " us a ring step (assumed); each layer's "
              "collectives run beside the next layer's compute, which loses the ",
-             kCollectiveSms,
+             tuner::kCollectiveSms,
              " SMs a collective holds (an FSDP all-gather on an H100, NVIDIA developer forums "
              "2025; assumed)"),
       StrCat("memory: 16 bytes a parameter (Rajbhandari et al. 2020) sharded by tp and ZeRO; "
              "activations as Korthikanti et al. 2022 count them; logits with fp32 "
              "probabilities; reserve ",
-             Decimals(kContextReserveGiB, 0), " GiB (CUDA context and workspaces, assumed) + ",
-             Decimals(100 * kFragmentation, 0), "% (allocator, assumed); capacity ",
+             Decimals(tuner::kContextReserveGiB, 0),
+             " GiB (CUDA context and workspaces, assumed) + ",
+             Decimals(100 * tuner::kFragmentation, 0), "% (allocator, assumed); capacity ",
              Decimals(gpu.memory_gib, 0), " GiB (catalogue)"),
       "MFU = (6 x matmul weights + 12 x L x a x d x s) FLOPs a token x tokens/s / the datasheet "
       "dense peak (Chowdhery et al. 2022, app. B); HFU counts the FLOPs executed, recompute "
       "included; pipeline parallelism is not modelled",
   };
-  if (const GemmCeiling c = ContinuousLoadCeiling(gpu, dtype); c.tflops > 0) {
+  if (const tuner::GemmCeiling c = tuner::ContinuousLoadCeiling(gpu, dtype); c.tflops > 0) {
     out.insert(out.begin(),
                StrCat("GEMMs under continuous load: a predicted GEMM runs no faster than ",
                       Decimals(c.tflops, 0), " TFLOP/s (", c.source,
@@ -283,28 +285,29 @@ std::vector<std::string> Assumptions(const GpuSpec& gpu, DType dtype) {
 }
 
 // What the attention core's figures are, for the kernel the answer assumed.
-std::string AttentionNote(const DesignOptions& o) {
-  if (o.attention == AttentionKernel::kUnfused) {
+std::string AttentionNote(const tuner::DesignOptions& o) {
+  if (o.attention == tuner::AttentionKernel::kUnfused) {
     return "attention's core is timed as its two batched GEMMs (attn_score = Q*K^T, attn_value = "
            "P*V, one per head and sequence), writing the s*s scores (--attention unfused); "
            "fused kernels (FlashAttention), which training runs, never write them";
   }
-  return StrCat(
-      "attention's core is one fused kernel (FlashAttention",
-      o.attention == AttentionKernel::kFusedFa2 ? "-2 on every GPU, --attention fused-fa2" : "",
-      ", causal), PREDICTED by ", kAttentionModelVersion,
-      " from published H100 SXM throughput at the config's head dim and sequence "
-      "(Shah et al. 2024, Fig. 5; FlashAttention-3 on Hopper, -2 elsewhere, scaled by "
-      "the GPU's GEMM rate; backward 2.5x the forward FLOPs at the same rate, assumed), "
-      "expected error +/-",
-      static_cast<int>(100 * kFusedAttentionError),
-      "%, whatever the GEMMs' source (--attention unfused: its two GEMMs)");
+  return StrCat("attention's core is one fused kernel (FlashAttention",
+                o.attention == tuner::AttentionKernel::kFusedFa2
+                    ? "-2 on every GPU, --attention fused-fa2"
+                    : "",
+                ", causal), PREDICTED by ", tuner::kAttentionModelVersion,
+                " from published H100 SXM throughput at the config's head dim and sequence "
+                "(Shah et al. 2024, Fig. 5; FlashAttention-3 on Hopper, -2 elsewhere, scaled by "
+                "the GPU's GEMM rate; backward 2.5x the forward FLOPs at the same rate, assumed), "
+                "expected error +/-",
+                static_cast<int>(100 * tuner::kFusedAttentionError),
+                "%, whatever the GEMMs' source (--attention unfused: its two GEMMs)");
 }
 
 // The runs the shown rows' times come from, each once.
-std::vector<RunInfo> RunsOf(const DesignResult& r) {
-  std::vector<RunInfo> runs;
-  for (const DesignRow* row : Shown(r)) MergeRuns(runs, row->step_train.runs);
+std::vector<tuner::RunInfo> RunsOf(const DesignResult& r) {
+  std::vector<tuner::RunInfo> runs;
+  for (const tuner::DesignRow* row : Shown(r)) tuner::MergeRuns(runs, row->step_train.runs);
   return runs;
 }
 
@@ -313,21 +316,22 @@ std::vector<RunInfo> RunsOf(const DesignResult& r) {
 nlohmann::json Json(const DesignResult& r) {
   nlohmann::json rows = nlohmann::json::array();
   int rank = 0;
-  for (const DesignRow* row : Shown(r)) rows.push_back(RowJson(*row, ++rank));
+  for (const tuner::DesignRow* row : Shown(r)) rows.push_back(RowJson(*row, ++rank));
   nlohmann::json broken = nlohmann::json::array();
-  for (const DesignRow& row : r.rows) {
+  for (const tuner::DesignRow& row : r.rows) {
     if (!row.rule.ok()) broken.push_back(RowJson(row, 0));
   }
-  const std::string_view rank_by = RankByName(RankByOf(r.rows));
+  const std::string_view rank_by = tuner::RankByName(tuner::RankByOf(r.rows));
   return {{"schema_version", kJsonSchemaVersion},
           {"gpu", std::string(r.gpu.name)},
-          {"dtype", std::string(DTypeName(r.dtype))},
+          {"dtype", std::string(tuner::DTypeName(r.dtype))},
           {"answered_by", r.origin.description},
           {"run_choice", r.origin.database
                              ? nlohmann::json(answers::RunChoiceName(r.origin.options.runs))
                              : nlohmann::json(nullptr)},
-          {"algo_choice", r.origin.database ? nlohmann::json(AlgoChoiceName(r.origin.options.algo))
-                                            : nlohmann::json(nullptr)},
+          {"algo_choice", r.origin.database
+                              ? nlohmann::json(tuner::AlgoChoiceName(r.origin.options.algo))
+                              : nlohmann::json(nullptr)},
           {"runs", RunsJson(RunsOf(r))},
           {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
           {"peak_tflops", r.options.peak_tflops},
@@ -336,11 +340,11 @@ nlohmann::json Json(const DesignResult& r) {
                              "number there is (measured, mixed, predicted); that kind's rows "
                              "first, then the others, each listed tie group by tie group, by ",
                              rank_by)},
-          {"step_model", kStepModelVersion},
+          {"step_model", tuner::kStepModelVersion},
           {"assumptions", Assumptions(r.gpu, r.dtype)},
-          {"tie_rule", kTieRule},
+          {"tie_rule", tuner::kTieRule},
           {"interval_note", kStepIntervalNote},
-          {"attention", AttentionKernelName(r.options.attention)},
+          {"attention", tuner::AttentionKernelName(r.options.attention)},
           {"attention_note", AttentionNote(r.options)},
           {"configs", rows},
           {"broken_rules", broken}};
@@ -351,13 +355,13 @@ Table Csv(const DesignResult& r) { return DesignTable(r, true); }
 // The kinds and layout the configurations share (the CLI gives them once).
 std::string LayoutLine(const DesignResult& r) {
   if (r.rows.empty()) return "";
-  const DesignConfig& c = r.rows.front().config;
-  const TrainingLayout& l = c.layout;
-  return StrCat(MlpName(c.mlp), " MLP, ", NormName(c.norm), c.rotary ? ", rotary" : "",
-                c.dropout ? ", dropout" : "", "; recompute ", RecomputeName(l.recompute), "; dp ",
-                l.dp, " (ZeRO ", l.zero, ", gradients reduced in ",
-                GradReduceName(l.grad_reduce_bytes),
-                l.backward_prefetch == BackwardPrefetch::kPost
+  const tuner::DesignConfig& c = r.rows.front().config;
+  const tuner::TrainingLayout& l = c.layout;
+  return StrCat(tuner::MlpName(c.mlp), " MLP, ", tuner::NormName(c.norm),
+                c.rotary ? ", rotary" : "", c.dropout ? ", dropout" : "", "; recompute ",
+                tuner::RecomputeName(l.recompute), "; dp ", l.dp, " (ZeRO ", l.zero,
+                ", gradients reduced in ", tuner::GradReduceName(l.grad_reduce_bytes),
+                l.backward_prefetch == tuner::BackwardPrefetch::kPost
                     ? ", weights gathered in the backward after the gradients (post)"
                     : "",
                 "), ", l.grad_accum, " micro-batch(es) a step, ", l.gpus_per_node, " GPUs a node");
@@ -365,19 +369,19 @@ std::string LayoutLine(const DesignResult& r) {
 
 void Text(const DesignResult& r, std::ostream& out) {
   size_t ranked = 0;
-  for (const DesignRow& row : r.rows) ranked += row.rule.ok() ? 1U : 0U;
-  const DesignRankBy by = RankByOf(r.rows);
-  out << "model designs on " << r.gpu.name << ", " << DTypeName(r.dtype) << ": " << r.rows.size()
-      << " configurations" << (r.search.empty() ? "" : " " + r.search) << ", " << ranked
-      << " ranked (" << KindsOf(r) << "), " << r.rows.size() - ranked
+  for (const tuner::DesignRow& row : r.rows) ranked += row.rule.ok() ? 1U : 0U;
+  const tuner::DesignRankBy by = tuner::RankByOf(r.rows);
+  out << "model designs on " << r.gpu.name << ", " << tuner::DTypeName(r.dtype) << ": "
+      << r.rows.size() << " configurations" << (r.search.empty() ? "" : " " + r.search) << ", "
+      << ranked << " ranked (" << KindsOf(r) << "), " << r.rows.size() - ranked
       << " break a rule\nanswered by: " << r.origin.description << "\n"
       << LayoutLine(r)
       << "\nstep = one optimizer step on one GPU: grad-accum micro-batches (b*s tokens on each "
          "tensor-parallel group) forward and backward, every GEMM, the attention core, the "
          "memory-bound kernels, recompute, communication and the optimizer; every part but "
          "measured GEMMs PREDICTED ("
-      << kStepModelVersion << ")\nranked by "
-      << (by == DesignRankBy::kModelFlopsPerS
+      << tuner::kStepModelVersion << ")\nranked by "
+      << (by == tuner::DesignRankBy::kModelFlopsPerS
               ? "model FLOP/s per GPU (the configurations differ in size: equal work)"
               : "tokens/s per GPU (one size)")
       << "; MFU and HFU against the datasheet dense peak " << Fixed(r.options.peak_tflops, 1)
@@ -389,14 +393,14 @@ void Text(const DesignResult& r, std::ostream& out) {
   out << "\n";
   if (ranked > 0) DesignTable(r, false).Print(out);
   bool header = false;
-  for (const DesignRow& row : r.rows) {
+  for (const tuner::DesignRow& row : r.rows) {
     if (row.rule.ok()) continue;
     if (!header) out << "\nnot ranked, each breaks a rule:\n";
     header = true;
     out << "  " << Config(row.config) << ": " << row.rule.message() << "\n";
   }
   header = false;
-  for (const DesignRow* row : Shown(r)) {
+  for (const tuner::DesignRow* row : Shown(r)) {
     for (const std::string& w : row->warnings) {
       if (!header) out << "\nwarnings:\n";
       header = true;
@@ -405,13 +409,13 @@ void Text(const DesignResult& r, std::ostream& out) {
   }
   out << "\nRank 1 is the fastest of the first kind of number there is (measured, mixed, "
          "predicted). "
-      << kTieRule << " (" << kStepIntervalNote
+      << tuner::kTieRule << " (" << kStepIntervalNote
       << "). step_ms = one optimizer step; the % columns "
          "split it: GEMMs, attention core, other (memory-bound) kernels, recompute, comm "
          "(tensor-parallel + the data-parallel part compute does not hide), optimizer. "
          "mem_GiB = predicted memory per GPU. run = the sweep job measured GEMM times come "
          "from. "
-      << AttentionNote(r.options) << ".\nAssumed (each a constant of " << kStepModelVersion
+      << AttentionNote(r.options) << ".\nAssumed (each a constant of " << tuner::kStepModelVersion
       << ", none fitted to a run):\n";
   for (const std::string& a : Assumptions(r.gpu, r.dtype)) out << "  - " << a << "\n";
 }

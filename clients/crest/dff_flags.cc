@@ -35,11 +35,11 @@ std::string DffFlagsToSpecJson(const DffFlags& f) {
   return spec.dump();
 }
 
-absl::StatusOr<DffQuery> ToDffQuery(const DffFlags& f, int top) {
-  DffQuery q;
-  auto ratio = ParseRatio(f.ratio);
+absl::StatusOr<tuner::DffQuery> ToDffQuery(const DffFlags& f, int top) {
+  tuner::DffQuery q;
+  auto ratio = tuner::ParseRatio(f.ratio);
   if (!ratio.ok()) return ratio.status();
-  auto dtype = ParseDType(f.dtype);
+  auto dtype = tuner::ParseDType(f.dtype);
   if (!dtype.ok()) return dtype.status();
   if (auto s = ParsePass(f.pass, &q.train); !s.ok()) return s;
   q.dff.hidden = f.hidden;

@@ -13,13 +13,13 @@ namespace crest::cli {
 
 struct DffFlags {
   int64_t hidden = 0;
-  std::string ratio{kDefaultRatio};
-  int64_t window = kDefaultWindow;
-  int64_t align = kDefaultAlign;
-  int64_t tokens = kDefaultTokens;
-  int64_t tp = kDefaultTp;
-  std::string dtype{kDefaultDtype};
-  std::string pass{kDefaultPass};
+  std::string ratio{tuner::kDefaultRatio};
+  int64_t window = tuner::kDefaultWindow;
+  int64_t align = tuner::kDefaultAlign;
+  int64_t tokens = tuner::kDefaultTokens;
+  int64_t tp = tuner::kDefaultTp;
+  std::string dtype{tuner::kDefaultDtype};
+  std::string pass{tuner::kDefaultPass};
   bool separate_gate_up = false;
   std::string gpu;
 };
@@ -33,6 +33,6 @@ void AddDffFlags(CLI::App& app, DffFlags& flags, bool required = true);
 std::string DffFlagsToSpecJson(const DffFlags& flags);
 
 // InvalidArgument names the flag (ratio, dtype, pass).
-absl::StatusOr<DffQuery> ToDffQuery(const DffFlags& flags, int top);
+absl::StatusOr<tuner::DffQuery> ToDffQuery(const DffFlags& flags, int top);
 
 }  // namespace crest::cli

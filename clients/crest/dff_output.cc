@@ -19,12 +19,12 @@ int64_t PowerOfTwoFactor(int64_t d_ff, int64_t tp) {
   return std::min<int64_t>(1024, static_cast<int64_t>(v & (~v + 1)));
 }
 
-std::string Pass(const DffQuery& q) { return q.train ? "train" : "fwd"; }
+std::string Pass(const tuner::DffQuery& q) { return q.train ? "train" : "fwd"; }
 
 // The kinds of number in the answer, in the order rows list them.
-std::vector<Source> Kinds(const DffRanking& r) {
-  std::vector<Source> kinds;
-  for (const DffRow& row : r.rows) {
+std::vector<tuner::Source> Kinds(const tuner::DffRanking& r) {
+  std::vector<tuner::Source> kinds;
+  for (const tuner::DffRow& row : r.rows) {
     if (std::find(kinds.begin(), kinds.end(), row.source) == kinds.end()) {
       kinds.push_back(row.source);
     }
@@ -35,7 +35,7 @@ std::vector<Source> Kinds(const DffRanking& r) {
 // A row's standing in the answer's race: "leader", "tied 1.002 (0.998-1.006)",
 // "slower 1.012 (…)"; "-" when the race did not time it. Plain (CSV): the
 // verdict and the three figures in their own cells.
-void AddRaceCells(const DffRow& row, bool plain, std::vector<std::string>& cells) {
+void AddRaceCells(const tuner::DffRow& row, bool plain, std::vector<std::string>& cells) {
   const bool timed = !row.race_verdict.empty();
   if (plain) {
     cells.push_back(row.race_verdict);
@@ -56,9 +56,9 @@ void AddRaceCells(const DffRow& row, bool plain, std::vector<std::string>& cells
 
 // The rows of `kind` (all rows when plain, for CSV), ranks counted over the
 // whole answer.
-Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
-  const DffQuery& q = res.query;
-  const DffRanking& r = res.ranking;
+Table RowsTable(const DffResult& res, std::optional<tuner::Source> kind, bool plain) {
+  const tuner::DffQuery& q = res.query;
+  const tuner::DffRanking& r = res.ranking;
   std::vector<Table::Column> columns = {
       {"rank"}, {"tie"},     {"d_ff"},
       {"pow2"}, {"time_us"}, {plain ? "time_low_us" : "interval_us", Table::Align::kLeft}};
@@ -81,7 +81,7 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
   }
   Table table(std::move(columns));
   for (size_t i = 0; i < r.rows.size(); ++i) {
-    const DffRow& row = r.rows[i];
+    const tuner::DffRow& row = r.rows[i];
     if (kind && row.source != *kind) continue;
     const bool exact = row.time_low_us == row.time_high_us;
     const bool base = row.d_ff == r.candidates.baseline;
@@ -97,11 +97,11 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
     cells.push_back(Fixed(row.tflops, 1));
     cells.push_back(SpeedupCell(row.speedup_vs_baseline, row.source, row.speedup_basis, plain));
     if (plain)
-      cells.push_back(row.speedup_vs_baseline > 0 ? std::string(SourceName(row.speedup_basis))
-                                                  : "");
+      cells.push_back(
+          row.speedup_vs_baseline > 0 ? std::string(tuner::SourceName(row.speedup_basis)) : "");
     cells.push_back(Grouped(row.mlp_params));
     cells.push_back((row.params_delta > 0 && !plain ? "+" : "") + Grouped(row.params_delta));
-    cells.push_back(std::string(SourceName(row.source)));
+    cells.push_back(std::string(tuner::SourceName(row.source)));
     cells.push_back(RunColumn(row.runs, row.pooled));
     if (raced) AddRaceCells(row, plain, cells);
     table.AddRow(std::move(cells));
@@ -110,7 +110,7 @@ Table RowsTable(const DffResult& res, std::optional<Source> kind, bool plain) {
 }
 
 // How a race's verdicts were reached, and the error rate they hold at.
-std::string RaceMethod(const DffRaceInfo& race) {
+std::string RaceMethod(const tuner::DffRaceInfo& race) {
   if (race.error_rate <= 0) {
     return StrCat(
         "paired ratios to its leader with 95% intervals tested at every round, "
@@ -131,7 +131,7 @@ std::string RaceMethod(const DffRaceInfo& race) {
 }
 
 void PrintSources(const DffResult& res, const std::string& model, std::ostream& out) {
-  const DffRanking& r = res.ranking;
+  const tuner::DffRanking& r = res.ranking;
   if (!res.origin.database) {
     out << "answered by: " << res.origin.description << ", predicted by " << model
         << "; not measured\n";
@@ -139,17 +139,17 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
   }
   out << "answered by: " << res.origin.description << ": " << r.measured << " of "
       << r.candidates.values.size() << " candidates measured ("
-      << CacheModeName(res.origin.options.mode.cache) << " L2, "
-      << ClockPolicyName(res.origin.options.mode.clocks) << " clocks), " << r.predicted
+      << tuner::CacheModeName(res.origin.options.mode.cache) << " L2, "
+      << tuner::ClockPolicyName(res.origin.options.mode.clocks) << " clocks), " << r.predicted
       << " predicted (by " << model << "; not measured)";
   if (r.replayed > 0) {
     out << ", " << r.replayed << " replayed (simulated from a recorded table; not measured)";
   }
   if (r.missing > 0) out << ", " << r.missing << " with no answer (the model has no path)";
   out << "\n";
-  for (const DffRow& row : r.rows) {
-    if (FromRuns(row.source)) {
-      out << SourceName(row.source) << " on: " << row.provenance << "\n";
+  for (const tuner::DffRow& row : r.rows) {
+    if (tuner::FromRuns(row.source)) {
+      out << tuner::SourceName(row.source) << " on: " << row.provenance << "\n";
       break;
     }
   }
@@ -162,12 +162,14 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
            "minutes or days apart as well as shapes\n";
   }
   if (r.race) {
-    const DffRaceInfo& race = *r.race;
+    const tuner::DffRaceInfo& race = *r.race;
     // The race timed the run of the first measured (or replayed) row.
-    const auto raced = std::find_if(r.rows.begin(), r.rows.end(),
-                                    [](const DffRow& row) { return FromRuns(row.source); });
-    const bool simulated = raced != r.rows.end() && raced->source == Source::kReplayed;
-    out << "race: the " << race.candidates << " leading candidates of " << DescribeRun(race.run)
+    const auto raced = std::find_if(r.rows.begin(), r.rows.end(), [](const tuner::DffRow& row) {
+      return tuner::FromRuns(row.source);
+    });
+    const bool simulated = raced != r.rows.end() && raced->source == tuner::Source::kReplayed;
+    out << "race: the " << race.candidates << " leading candidates of "
+        << tuner::DescribeRun(race.run)
         << " timed again against each other, every GEMM with the run's algorithm, in "
         << race.rounds << " interleaved rounds (race " << race.race_id << ", "
         << Fixed(race.seconds, 1) << (simulated ? " s on the simulated device" : " s on the device")
@@ -185,17 +187,17 @@ void PrintSources(const DffResult& res, const std::string& model, std::ostream& 
   }
 }
 
-void PrintHeadline(const DffRanking& r, std::ostream& out) {
+void PrintHeadline(const tuner::DffRanking& r, std::ostream& out) {
   if (r.rows.empty()) return;
-  const DffRow& best = r.rows.front();
+  const tuner::DffRow& best = r.rows.front();
   out << "best: d_ff " << best.d_ff << ", " << Fixed(best.time_us, 1) << " us, "
       << Fixed(best.tflops, 1) << " TFLOP/s, "
       << SpeedupCell(best.speedup_vs_baseline, best.source, best.speedup_basis, false)
-      << " the baseline, " << SourceName(best.source);
+      << " the baseline, " << tuner::SourceName(best.source);
   if (!best.runs.empty()) out << " (" << RunColumn(best.runs, best.pooled) << ")";
   if (r.tied_with_best > 1) {
     std::vector<int64_t> shown;
-    for (const DffRow& row : r.rows) {
+    for (const tuner::DffRow& row : r.rows) {
       if (row.tie_group == 1 && row.d_ff != best.d_ff) shown.push_back(row.d_ff);
     }
     const bool all_shown = static_cast<int64_t>(shown.size()) == r.tied_with_best - 1;
@@ -206,19 +208,19 @@ void PrintHeadline(const DffRanking& r, std::ostream& out) {
         << (r.race ? StrCat("the race's paired ratios cannot tell them apart at 1 +/- ",
                             Fixed(r.race->resolution, 3))
                    : StrCat("the ",
-                            best.source == Source::kPredicted ? "model's expected error"
-                                                              : "95% intervals",
+                            best.source == tuner::Source::kPredicted ? "model's expected error"
+                                                                     : "95% intervals",
                             " cannot order them"))
         << "; pick among them by other needs (parameters, alignment)";
   }
   out << "\n";
 }
 
-nlohmann::json RaceJson(const DffRanking& r) {
+nlohmann::json RaceJson(const tuner::DffRanking& r) {
   if (!r.race) {
     return r.race_note.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"note", r.race_note}};
   }
-  const DffRaceInfo& race = *r.race;
+  const tuner::DffRaceInfo& race = *r.race;
   return {{"race_id", race.race_id},
           {"job", race.run.job_id},
           {"candidates", race.candidates},
@@ -236,12 +238,12 @@ nlohmann::json RaceJson(const DffRanking& r) {
 }  // namespace
 
 void Text(const DffResult& res, std::ostream& out) {
-  const DffQuery& q = res.query;
-  const DffRanking& r = res.ranking;
-  const std::string model = DescribeModel(res.gpu, q.dtype);
+  const tuner::DffQuery& q = res.query;
+  const tuner::DffRanking& r = res.ranking;
+  const std::string model = tuner::DescribeModel(res.gpu, q.dtype);
   out << "d_ff near " << q.dff.ratio.text << "*" << q.dff.hidden << " on " << res.gpu.name
-      << ": SwiGLU MLP " << (q.train ? "forward+backward" : "forward") << ", " << DTypeName(q.dtype)
-      << ", " << q.tokens << " tokens, tp=" << q.dff.tp
+      << ": SwiGLU MLP " << (q.train ? "forward+backward" : "forward") << ", "
+      << tuner::DTypeName(q.dtype) << ", " << q.tokens << " tokens, tp=" << q.dff.tp
       << (q.fuse_gate_up ? ", gate+up fused" : ", gate and up separate") << "\n";
   PrintSources(res, model, out);
   out << "baseline floor(" << q.dff.ratio.text << "*" << q.dff.hidden
@@ -249,8 +251,8 @@ void Text(const DffResult& res, std::ostream& out) {
   if (!r.candidates.baseline_note.empty()) out << " (" << r.candidates.baseline_note << ")";
   if (r.baseline_found) {
     out << ": " << Fixed(r.baseline.time_us, 1) << " us, " << Fixed(r.baseline.tflops, 1)
-        << " TFLOP/s, " << SourceName(r.baseline.source);
-    if (FromRuns(r.baseline.source))
+        << " TFLOP/s, " << tuner::SourceName(r.baseline.source);
+    if (tuner::FromRuns(r.baseline.source))
       out << " (" << RunColumn(r.baseline.runs, r.baseline.pooled) << ")";
     if (r.predicted_baseline_us > 0)
       out << "; predicted " << Fixed(r.predicted_baseline_us, 1) << " us";
@@ -263,15 +265,15 @@ void Text(const DffResult& res, std::ostream& out) {
       << r.candidates.values.front() << " to " << r.candidates.values.back() << " (window +/-"
       << q.dff.window << ", step " << std::lcm(q.dff.align, q.dff.tp) << ")"
       << (q.top > 0 ? StrCat("; the best ", q.top, " of each kind shown") : std::string()) << "\n";
-  const std::vector<Source> kinds = Kinds(r);
-  for (Source kind : kinds) {
+  const std::vector<tuner::Source> kinds = Kinds(r);
+  for (tuner::Source kind : kinds) {
     out << "\n";
     if (kinds.size() > 1) {
-      const int64_t n = kind == Source::kMeasured   ? r.measured
-                        : kind == Source::kReplayed ? r.replayed
-                                                    : r.predicted;
-      out << SourceName(kind) << " (" << n << " candidates"
-          << (kind == Source::kPredicted ? StrCat(", by ", model) : std::string())
+      const int64_t n = kind == tuner::Source::kMeasured   ? r.measured
+                        : kind == tuner::Source::kReplayed ? r.replayed
+                                                           : r.predicted;
+      out << tuner::SourceName(kind) << " (" << n << " candidates"
+          << (kind == tuner::Source::kPredicted ? StrCat(", by ", model) : std::string())
           << "): times of different kinds (measured, replayed, predicted) are not the same kind of "
              "number, so they are "
              "never tied together; the headline is the row with the largest speed-up over a "
@@ -280,7 +282,7 @@ void Text(const DffResult& res, std::ostream& out) {
     RowsTable(res, kind, false).Print(out);
   }
   bool other_basis = false;
-  for (const DffRow& row : r.rows)
+  for (const tuner::DffRow& row : r.rows)
     other_basis = other_basis || (row.speedup_vs_baseline > 0 && row.speedup_basis != row.source);
   out << "\n* = baseline. interval = for a measured or replayed time, the sum over the row's "
          "GEMMs of each median's interval (95% from 6 or more samples; from fewer, the samples' "
@@ -288,8 +290,8 @@ void Text(const DffResult& res, std::ostream& out) {
          "does (pooled: covering the runs' intervals); for a predicted one, the sum of its GEMMs' "
          "intervals, each the model's error for the GEMM's class (layout, kernel, alignment) on "
          "d_ff windows left out of its fit, "
-      << Fixed(100 * kIntervalQuantile, 0)
-      << "th percentile (`crest calibrate` prints how often they held). " << kTieRule
+      << Fixed(100 * tuner::kIntervalQuantile, 0)
+      << "th percentile (`crest calibrate` prints how often they held). " << tuner::kTieRule
       << ". pow2 = largest power of two dividing d_ff/tp. speedup = the baseline's time / time, "
          "both of the same kind"
       << (other_basis ? StrCat(" (", kPredictedBasisNote, ")") : std::string())
@@ -309,24 +311,24 @@ Table Csv(const DffResult& res) { return RowsTable(res, std::nullopt, true); }
 nlohmann::json Json(const DffResult& res) { return Json(res, DffRowsIn::kDocument); }
 
 nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
-  const DffQuery& q = res.query;
-  const DffRanking& r = res.ranking;
+  const tuner::DffQuery& q = res.query;
+  const tuner::DffRanking& r = res.ranking;
   nlohmann::json rows = nlohmann::json::array();
   for (size_t i = 0; rows_in == DffRowsIn::kDocument && i < r.rows.size(); ++i) {
     rows.push_back(DffRowJson(r.rows[i], static_cast<int64_t>(i + 1)));
   }
-  const DffRow& b = r.baseline;
+  const tuner::DffRow& b = r.baseline;
   const bool found = r.baseline_found;
   const bool db = res.origin.database;
   const auto null = nlohmann::json(nullptr);
   nlohmann::json headline = null;
   if (!r.rows.empty()) {
-    const DffRow& best = r.rows.front();
+    const tuner::DffRow& best = r.rows.front();
     headline = {{"d_ff", best.d_ff},
-                {"source", SourceName(best.source)},
+                {"source", tuner::SourceName(best.source)},
                 {"time_us", best.time_us},
                 {"speedup_vs_baseline", best.speedup_vs_baseline},
-                {"speedup_basis", SourceName(best.speedup_basis)},
+                {"speedup_basis", tuner::SourceName(best.speedup_basis)},
                 {"tied_with_it", r.tied_with_best - 1},
                 {"rule",
                  "the row with the largest speed-up over a baseline of its own kind "
@@ -339,7 +341,7 @@ nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
       {"ratio", q.dff.ratio.text},
       {"tokens", q.tokens},
       {"tp", q.dff.tp},
-      {"dtype", std::string(DTypeName(q.dtype))},
+      {"dtype", std::string(tuner::DTypeName(q.dtype))},
       {"pass", Pass(q)},
       {"fuse_gate_up", q.fuse_gate_up},
       {"window", q.dff.window},
@@ -354,16 +356,16 @@ nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
         {"missing", r.missing},
         {"measured_across_runs", r.measured_across_runs}}},
       {"measure_mode",
-       db ? nlohmann::json{{"cache", CacheModeName(res.origin.options.mode.cache)},
-                           {"clocks", ClockPolicyName(res.origin.options.mode.clocks)}}
+       db ? nlohmann::json{{"cache", tuner::CacheModeName(res.origin.options.mode.cache)},
+                           {"clocks", tuner::ClockPolicyName(res.origin.options.mode.clocks)}}
           : null},
       {"run_choice", db ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs)) : null},
-      {"algo_choice", db ? nlohmann::json(AlgoChoiceName(res.origin.options.algo)) : null},
+      {"algo_choice", db ? nlohmann::json(tuner::AlgoChoiceName(res.origin.options.algo)) : null},
       {"runs", RunsJson(r.runs)},
       {"race", RaceJson(r)},
       {"headline", headline},
       {"tied_with_best", r.tied_with_best},
-      {"tie_rule", kTieRule},
+      {"tie_rule", tuner::kTieRule},
       {"ranking",
        "rank 1 is the headline best; rows of its kind first, then the other kinds "
        "(measured, mixed, predicted), each listed tie group by tie group, fastest "
@@ -375,7 +377,7 @@ nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
         {"time_us", found ? nlohmann::json(b.time_us) : null},
         {"tflops", found ? nlohmann::json(b.tflops) : null},
         {"mlp_params", b.mlp_params},
-        {"source", found ? nlohmann::json(SourceName(b.source)) : null},
+        {"source", found ? nlohmann::json(tuner::SourceName(b.source)) : null},
         {"provenance", found ? nlohmann::json(b.provenance) : null},
         {"time_low_us", found ? nlohmann::json(b.time_low_us) : null},
         {"time_high_us", found ? nlohmann::json(b.time_high_us) : null},

@@ -28,7 +28,7 @@ struct DffRowField {
   std::string_view name;
   DffFieldKind kind;
   // `rank`: the row's place in its answer, 1 the headline best.
-  DffFieldValue (*get)(const DffRow& row, int64_t rank);
+  DffFieldValue (*get)(const tuner::DffRow& row, int64_t rank);
   // The JSON candidate carries it under `name` (race_verdict and race_ratio
   // it nests under "race" instead, with the ratio's interval).
   bool in_json = true;

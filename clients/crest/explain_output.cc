@@ -10,8 +10,8 @@
 namespace crest::cli {
 namespace {
 
-std::string AlignmentLine(const char* operand, const char* dim, const OperandAlignment& a,
-                          const GpuSpec& gpu) {
+std::string AlignmentLine(const char* operand, const char* dim, const tuner::OperandAlignment& a,
+                          const tuner::GpuSpec& gpu) {
   std::string verdict =
       a.alignment < gpu.min_alignment_bytes
           ? StrCat("MISALIGNED (below ", gpu.min_alignment_bytes, " B): no fast kernel")
@@ -22,8 +22,8 @@ std::string AlignmentLine(const char* operand, const char* dim, const OperandAli
                 ")\n");
 }
 
-std::string FamilyLine(const Prediction& p) {
-  return p.family == KernelFamily::kFast
+std::string FamilyLine(const tuner::Prediction& p) {
+  return p.family == tuner::KernelFamily::kFast
              ? StrCat("kernel family: fast (every operand 16-byte aligned), sustained rate ",
                       Fixed(p.family_tflops, 1), " TFLOP/s x alignment ",
                       Fixed(p.alignment_factor, 2), "\n")
@@ -32,7 +32,7 @@ std::string FamilyLine(const Prediction& p) {
                       Fixed(p.alignment_factor, 2),
                       p.k_residue_factor != 1.0
                           ? StrCat(" (of which x", Fixed(p.k_residue_factor, 3), " for K mod ",
-                                   kKResiduePeriod, " = ", p.k_residue,
+                                   tuner::kKResiduePeriod, " = ", p.k_residue,
                                    " with both inputs along K: fitted, docs/predictor.md)")
                           : std::string(),
                       "\n");
@@ -40,7 +40,7 @@ std::string FamilyLine(const Prediction& p) {
 
 // Every tile the model considered. `labelled` adds a source and a model
 // column (for --csv, where the report's PREDICTED header is not printed).
-Table TileTable(const Prediction& p, bool labelled) {
+Table TileTable(const tuner::Prediction& p, bool labelled) {
   std::vector<Table::Column> columns = {{"tile", Table::Align::kLeft},
                                         {"CTA/SM"},
                                         {"tiles"},
@@ -69,7 +69,7 @@ Table TileTable(const Prediction& p, bool labelled) {
                                     Fixed(e.memory_us, 1),
                                     Fixed(e.time_us, 1)};
     if (labelled) {
-      row.push_back(std::string(SourceName(Source::kPredicted)));
+      row.push_back(std::string(tuner::SourceName(tuner::Source::kPredicted)));
       row.push_back(std::string(p.model_version));
     }
     table.AddRow(std::move(row));
@@ -80,11 +80,11 @@ Table TileTable(const Prediction& p, bool labelled) {
 }  // namespace
 
 void Text(const ExplainResult& r, std::ostream& out) {
-  const GemmShape& g = r.gemm;
-  const GpuSpec& gpu = r.gpu;
-  const Prediction& p = r.prediction;
+  const tuner::GemmShape& g = r.gemm;
+  const tuner::GpuSpec& gpu = r.gpu;
+  const tuner::Prediction& p = r.prediction;
   out << "GEMM M=" << g.m << " N=" << g.n << " K=" << g.k << " batch=" << g.batch << " "
-      << DTypeName(g.dtype) << " layout " << g.Layout() << " on " << gpu.name << " ("
+      << tuner::DTypeName(g.dtype) << " layout " << g.Layout() << " on " << gpu.name << " ("
       << gpu.sm_count << " SMs)\n";
   out << "PREDICTED by model " << p.model_version << " (" << p.calibration
       << "), not measured; expected error +/-" << Fixed(100 * p.expected_error, 1) << "%\n\n";

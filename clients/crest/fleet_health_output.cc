@@ -35,7 +35,7 @@ nlohmann::json GemmJson(const FleetGemm& g) {
           {"n", g.key.n},
           {"k", g.key.k},
           {"batch", g.key.batch},
-          {"dtype", DTypeName(g.key.dtype)},
+          {"dtype", tuner::DTypeName(g.key.dtype)},
           {"layout", g.key.Shape().Layout()},
           {"median_us", g.median_us},
           {"fleet_median_us", g.reference_us},
@@ -49,10 +49,10 @@ nlohmann::json GemmJson(const FleetGemm& g) {
 
 void FleetHealthText(const answers::FleetHealth& h, std::ostream& out) {
   const auto lines = answers::SummarizeFleet(h);
-  out << "fleet: every device's newest run per GEMM (" << CacheModeName(h.query.mode.cache)
-      << " L2, " << ClockPolicyName(h.query.mode.clocks) << " clocks; "
-      << (h.query.algo == AlgoChoice::kBest ? "each GEMM's fastest verified algorithm"
-                                            : "cuBLASLt's first-choice algorithm")
+  out << "fleet: every device's newest run per GEMM (" << tuner::CacheModeName(h.query.mode.cache)
+      << " L2, " << tuner::ClockPolicyName(h.query.mode.clocks) << " clocks; "
+      << (h.query.algo == tuner::AlgoChoice::kBest ? "each GEMM's fastest verified algorithm"
+                                                   : "cuBLASLt's first-choice algorithm")
       << ") against the median of the other devices of its GPU model on its cuBLASLt version\n";
   out << lines[0] << "\n";
   out << "rule: a device is slower when the median of its GEMMs' ratios to the others' median is "
@@ -99,9 +99,9 @@ nlohmann::json FleetHealthJson(const answers::FleetHealth& h) {
           {"family_error", h.query.family_error},
           {"min_devices", answers::kMinFleetDevices},
           {"mode",
-           {{"cache", CacheModeName(h.query.mode.cache)},
-            {"clocks", ClockPolicyName(h.query.mode.clocks)}}},
-          {"algo", AlgoChoiceName(h.query.algo)},
+           {{"cache", tuner::CacheModeName(h.query.mode.cache)},
+            {"clocks", tuner::ClockPolicyName(h.query.mode.clocks)}}},
+          {"algo", tuner::AlgoChoiceName(h.query.algo)},
           {"replayed", h.replayed},
           {"groups", groups},
           {"devices", devices}};

@@ -17,20 +17,20 @@ void AddGemmFlags(CLI::App& app, GemmFlags& f) {
       ->capture_default_str();
 }
 
-absl::StatusOr<GemmShape> ToGemm(const GemmFlags& f) {
-  auto dtype = ParseDType(f.dtype);
+absl::StatusOr<tuner::GemmShape> ToGemm(const GemmFlags& f) {
+  auto dtype = tuner::ParseDType(f.dtype);
   if (!dtype.ok()) return dtype.status();
-  GemmShape g;
+  tuner::GemmShape g;
   g.m = f.m;
   g.n = f.n;
   g.k = f.k;
   g.batch = f.batch;
   g.dtype = *dtype;
-  if (!ParseLayout(f.layout, &g.a_transposed, &g.b_transposed)) {
+  if (!tuner::ParseLayout(f.layout, &g.a_transposed, &g.b_transposed)) {
     return absl::InvalidArgumentError(
         StrCat("layout: '", f.layout, "' is not one of NT, NN, TN, TT"));
   }
-  if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) return s;
+  if (auto s = tuner::ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) return s;
   return g;
 }
 
@@ -44,9 +44,9 @@ void AddModeFlags(CLI::App& app, ModeFlags& f) {
       ->capture_default_str();
 }
 
-MeasureMode ToMode(const ModeFlags& f) {
-  return {f.warm ? CacheMode::kWarm : CacheMode::kCold,
-          f.clocks == "burst" ? ClockPolicy::kBurst : ClockPolicy::kSustained};
+tuner::MeasureMode ToMode(const ModeFlags& f) {
+  return {f.warm ? tuner::CacheMode::kWarm : tuner::CacheMode::kCold,
+          f.clocks == "burst" ? tuner::ClockPolicy::kBurst : tuner::ClockPolicy::kSustained};
 }
 
 }  // namespace crest::cli

@@ -18,14 +18,14 @@ struct GemmFlags {
   int64_t n = 0;
   int64_t k = 0;
   int64_t batch = 1;
-  std::string dtype{kDefaultDtype};
+  std::string dtype{tuner::kDefaultDtype};
   std::string layout = "NT";
 };
 
 void AddGemmFlags(CLI::App& app, GemmFlags& flags);
 
 // InvalidArgument names the flag (dtype, layout, m, n, k, batch).
-absl::StatusOr<GemmShape> ToGemm(const GemmFlags& flags);
+absl::StatusOr<tuner::GemmShape> ToGemm(const GemmFlags& flags);
 
 // Which measurements answer a query: cold and sustained unless asked.
 struct ModeFlags {
@@ -33,6 +33,6 @@ struct ModeFlags {
   std::string clocks = "sustained";
 };
 void AddModeFlags(CLI::App& app, ModeFlags& flags);
-MeasureMode ToMode(const ModeFlags& flags);
+tuner::MeasureMode ToMode(const ModeFlags& flags);
 
 }  // namespace crest::cli

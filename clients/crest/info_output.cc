@@ -11,7 +11,7 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 std::string DeviceLine(const DeviceEntry& e) {
-  const DeviceInfo& d = e.device;
+  const tuner::DeviceInfo& d = e.device;
   std::string line =
       StrCat("  ", e.index ? StrCat("[", *e.index, "] ") : std::string(), d.name, " ", d.uuid, " (",
              d.gpu_model, ", ", d.sm_count, " SMs, cc ", d.cc_major, ".", d.cc_minor, ", L2 ",

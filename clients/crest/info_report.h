@@ -20,8 +20,8 @@ using BackendEntry = measure::BackendFacts;
 
 struct DeviceEntry {
   std::optional<int> index;  // the CUDA index (local probes only)
-  DeviceInfo device;
-  std::optional<SoftwareInfo> software;  // local probes only
+  tuner::DeviceInfo device;
+  std::optional<tuner::SoftwareInfo> software;  // local probes only
   int64_t free_bytes = 0;
 };
 

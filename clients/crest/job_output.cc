@@ -132,9 +132,9 @@ nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
   nlohmann::json out = nlohmann::json::array();
   for (const sweep::StudyRaceReport& race : races) {
     nlohmann::json standings = nlohmann::json::array();
-    for (const RaceStanding& s : race.result.standings) {
+    for (const tuner::RaceStanding& s : race.result.standings) {
       standings.push_back({{"d_ff", race.d_ff[static_cast<size_t>(s.candidate)]},
-                           {"verdict", RaceVerdictName(s.verdict)},
+                           {"verdict", tuner::RaceVerdictName(s.verdict)},
                            {"tie_group", s.tie_group},
                            {"rounds", s.rounds},
                            {"median_us", s.median_us},
@@ -145,7 +145,7 @@ nlohmann::json RacesJson(const std::vector<sweep::StudyRaceReport>& races) {
     const bool raced = race.race_id > 0;
     const measure::StudyRaceResult& r = race.result;
     out.push_back({{"study", race.study},
-                   {"algo", AlgoChoiceName(race.algo)},
+                   {"algo", tuner::AlgoChoiceName(race.algo)},
                    {"race_id", raced ? nlohmann::json(race.race_id) : nlohmann::json(nullptr)},
                    {"why_not", raced ? nlohmann::json(nullptr) : nlohmann::json(race.why_not)},
                    {"job", race.raced_job},
@@ -189,8 +189,8 @@ void Text(const SweepReport& report, std::ostream& out) {
   if (replayed) {
     // Simulated device time against wall time says nothing: no accounting.
     out << "  replayed (not measured): " << r.device->replay << ", on a simulated "
-        << r.device->gpu_model << ", " << CacheModeName(r.mode.cache) << " L2, "
-        << ClockPolicyName(r.mode.clocks) << " clocks\n";
+        << r.device->gpu_model << ", " << tuner::CacheModeName(r.mode.cache) << " L2, "
+        << tuner::ClockPolicyName(r.mode.clocks) << " clocks\n";
   } else if (r.measures && o.progress.elapsed_s > 0) {
     out << "  measured";
     if (r.device && r.software) {
@@ -198,8 +198,8 @@ void Text(const SweepReport& report, std::ostream& out) {
           << ", CUDA runtime " << r.software->cuda_runtime << ", cuBLASLt " << r.software->cublaslt
           << "),";
     }
-    out << " " << CacheModeName(r.mode.cache) << " L2, " << ClockPolicyName(r.mode.clocks)
-        << " clocks; "
+    out << " " << tuner::CacheModeName(r.mode.cache) << " L2, "
+        << tuner::ClockPolicyName(r.mode.clocks) << " clocks; "
         << Accounting(o.progress.GemmsPerMinute(), o.progress.GpuBusyFraction(),
                       o.progress.HostOverheadPerGemmS())
         << "\n"

@@ -13,40 +13,40 @@ namespace crest::cli {
 
 using nlohmann::json;
 
-json GemmJson(const GemmShape& g) {
+json GemmJson(const tuner::GemmShape& g) {
   return {{"name", g.name},
-          {"pass", std::string(PassName(g.pass))},
+          {"pass", std::string(tuner::PassName(g.pass))},
           {"batch", g.batch},
           {"m", g.m},
           {"n", g.n},
           {"k", g.k},
           {"layout", g.Layout()},
-          {"dtype", std::string(DTypeName(g.dtype))},
+          {"dtype", std::string(tuner::DTypeName(g.dtype))},
           {"flops", g.Flops()}};
 }
 
 namespace {
 // The calibrations in force for a GPU, one per dtype: its own ("calibrated")
 // or a sibling's moved to it ("transferred").
-json Calibrations(const GpuSpec& gpu) {
+json Calibrations(const tuner::GpuSpec& gpu) {
   json out = json::array();
-  for (DType dtype : kDTypesByName) {
-    const auto c = ActiveCalibration(gpu.name, dtype);
+  for (tuner::DType dtype : tuner::kDTypesByName) {
+    const auto c = tuner::ActiveCalibration(gpu.name, dtype);
     if (c == nullptr) continue;
-    out.push_back({{"dtype", std::string(DTypeName(c->dtype))},
+    out.push_back({{"dtype", std::string(tuner::DTypeName(c->dtype))},
                    {"kind", c->transferred_from.empty() ? "calibrated" : "transferred"},
                    {"id", c->id},
                    {"transferred_from",
                     c->transferred_from.empty() ? json(nullptr) : json(c->transferred_from)},
                    {"model_version", c->model_version},
-                   {"expected_error", ErrorsJson(c->params)},
+                   {"expected_error", tuner::ErrorsJson(c->params)},
                    {"label", c->label}});
   }
   return out;
 }
 }  // namespace
 
-json GpuJson(const GpuSpec& gpu) {
+json GpuJson(const tuner::GpuSpec& gpu) {
   json aliases = json::array();
   for (auto a : gpu.aliases) aliases.push_back(std::string(a));
   return {{"name", std::string(gpu.name)},
@@ -65,13 +65,13 @@ json GpuJson(const GpuSpec& gpu) {
           {"min_alignment_bytes", gpu.min_alignment_bytes},
           {"preferred_alignment_bytes", gpu.preferred_alignment_bytes},
           {"aliases", aliases},
-          {"model_calibration", CalibrationState(gpu)},
+          {"model_calibration", tuner::CalibrationState(gpu)},
           {"boost_clock_mhz", gpu.boost_clock_mhz},
           {"power_w", gpu.power_w},
           {"calibrations", Calibrations(gpu)}};
 }
 
-json TileJson(const TileEstimate& e) {
+json TileJson(const tuner::TileEstimate& e) {
   return {{"tile", {{"m", e.tile.m}, {"n", e.tile.n}}},
           {"ctas_per_sm", e.ctas_per_sm},
           {"tiles", e.tiles},
@@ -86,7 +86,7 @@ json TileJson(const TileEstimate& e) {
 }
 
 namespace {
-json AlignmentJson(const OperandAlignment& a) {
+json AlignmentJson(const tuner::OperandAlignment& a) {
   return {{"elements", a.elements},
           {"bytes", a.bytes},
           {"alignment_bytes", a.alignment},
@@ -94,15 +94,16 @@ json AlignmentJson(const OperandAlignment& a) {
 }
 }  // namespace
 
-json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p) {
+json PredictionJson(const tuner::GemmShape& g, const tuner::GpuSpec& gpu,
+                    const tuner::Prediction& p) {
   json tiles = json::array();
   for (const auto& e : p.tiles) tiles.push_back(TileJson(e));
   return {{"schema_version", kJsonSchemaVersion},
-          {"source", SourceName(Source::kPredicted)},
+          {"source", tuner::SourceName(tuner::Source::kPredicted)},
           {"model_version", std::string(p.model_version)},
           {"calibration", std::string(p.calibration)},
           {"expected_error", p.expected_error},
-          {"kernel_family", std::string(KernelFamilyName(p.family))},
+          {"kernel_family", std::string(tuner::KernelFamilyName(p.family))},
           {"family_tflops", p.family_tflops},
           {"gpu", std::string(gpu.name)},
           {"gemm", GemmJson(g)},
@@ -124,7 +125,7 @@ json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p)
           {"candidates", tiles}};
 }
 
-json DeviceJson(const DeviceInfo& d) {
+json DeviceJson(const tuner::DeviceInfo& d) {
   json out = {{"name", d.name},
               {"uuid", d.uuid},
               {"gpu_model", d.gpu_model},
@@ -139,7 +140,7 @@ json DeviceJson(const DeviceInfo& d) {
   return out;
 }
 
-json SoftwareJson(const SoftwareInfo& s) {
+json SoftwareJson(const tuner::SoftwareInfo& s) {
   return {{"driver", s.driver}, {"cuda_runtime", s.cuda_runtime}, {"cublaslt", s.cublaslt}};
 }
 
@@ -176,7 +177,7 @@ json JobEventJson(const v1::JobEvent& e) {
   for (const v1::GemmResult& r : e.results()) {
     auto gemm = wire::GemmOf(r.gemm());
     results.push_back({{"gemm", gemm.ok() ? GemmJson(*gemm) : json(nullptr)},
-                       {"source", SourceName(wire::SourceOf(r.source()))},
+                       {"source", tuner::SourceName(wire::SourceOf(r.source()))},
                        {"time_us", r.time_us()},
                        {"tflops", r.tflops()}});
   }
@@ -209,7 +210,7 @@ nlohmann::ordered_json DocumentJson(const nlohmann::ordered_json& fields) {
 std::string Document(const json& fields) { return DocumentOf(fields).dump(2); }
 std::string Document(const nlohmann::ordered_json& fields) { return DocumentOf(fields).dump(2); }
 
-json DffRowJson(const DffRow& row, int64_t rank) {
+json DffRowJson(const tuner::DffRow& row, int64_t rank) {
   json out = json::object();
   for (const DffRowField& field : DffRowFields()) {
     if (!field.in_json) continue;
@@ -229,7 +230,7 @@ json DffRowJson(const DffRow& row, int64_t rank) {
                                                 {"ratio", row.race_ratio},
                                                 {"ratio_low", row.race_ratio_low},
                                                 {"ratio_high", row.race_ratio_high}};
-  if (FromRuns(row.source)) {
+  if (tuner::FromRuns(row.source)) {
     out["device"] = DeviceJson(row.device);
     out["software"] = SoftwareJson(row.software);
   }

@@ -15,15 +15,16 @@ namespace crest::cli {
 
 inline constexpr int kJsonSchemaVersion = 1;
 
-nlohmann::json GemmJson(const GemmShape& g);
-nlohmann::json GpuJson(const GpuSpec& gpu);
-nlohmann::json TileJson(const TileEstimate& e);
-nlohmann::json PredictionJson(const GemmShape& g, const GpuSpec& gpu, const Prediction& p);
+nlohmann::json GemmJson(const tuner::GemmShape& g);
+nlohmann::json GpuJson(const tuner::GpuSpec& gpu);
+nlohmann::json TileJson(const tuner::TileEstimate& e);
+nlohmann::json PredictionJson(const tuner::GemmShape& g, const tuner::GpuSpec& gpu,
+                              const tuner::Prediction& p);
 // A candidate row as the dff document lists it (DffRowFields' fields, the
 // race nested, the device and software of a measured row); `rank`: its place.
-nlohmann::json DffRowJson(const DffRow& row, int64_t rank);
-nlohmann::json DeviceJson(const DeviceInfo& device);
-nlohmann::json SoftwareJson(const SoftwareInfo& software);
+nlohmann::json DffRowJson(const tuner::DffRow& row, int64_t rank);
+nlohmann::json DeviceJson(const tuner::DeviceInfo& device);
+nlohmann::json SoftwareJson(const tuner::SoftwareInfo& software);
 // A job as every document shows one: numbers as numbers, the state by its
 // name ("done"), times in µs since the epoch (null when not yet), the spec
 // as a JSON object. The same from a database (local sweeps) or a crestd.

@@ -11,7 +11,7 @@ nlohmann::json MeasuredJson(const answers::GemmAnswer& answer) {
   const store::MeasurementRow& r = *answer.measured;
   const auto& a = r.result.algo;
   const auto& s = r.result.stats;
-  return {{"source", SourceName(Source::kMeasured)},
+  return {{"source", tuner::SourceName(tuner::Source::kMeasured)},
           {"time_us", answer.pooled ? answer.pooled_us : s.median_us},
           {"tflops", r.result.tflops},
           {"runs", RunsJson(answer.runs)},
@@ -49,8 +49,8 @@ nlohmann::json MeasuredJson(const answers::GemmAnswer& answer) {
           {"wave_efficiency", r.wave_efficiency},
           {"verified", r.result.verified},
           {"heuristic_rank", r.result.heuristic_rank},
-          {"cache_mode", CacheModeName(r.mode.cache)},
-          {"clock_policy", ClockPolicyName(r.mode.clocks)},
+          {"cache_mode", tuner::CacheModeName(r.mode.cache)},
+          {"clock_policy", tuner::ClockPolicyName(r.mode.clocks)},
           {"settled_clock_mhz", r.settled_clock_mhz},
           {"leading_dims", {{"lda", r.lda}, {"ldb", r.ldb}, {"ldc", r.ldc}}},
           {"device", DeviceJson(r.device)},
@@ -58,7 +58,7 @@ nlohmann::json MeasuredJson(const answers::GemmAnswer& answer) {
 }
 
 nlohmann::json PredictedJson(const store::PredictionRow& p) {
-  return {{"source", SourceName(Source::kPredicted)},
+  return {{"source", tuner::SourceName(tuner::Source::kPredicted)},
           {"model_version", p.model_version},
           {"time_us", p.time_us},
           {"tflops", p.tflops},
@@ -76,23 +76,23 @@ void MeasuredText(const answers::GemmAnswer& answer, std::ostream& out) {
   const auto& s = r.result.stats;
   const auto& a = r.result.algo;
   out << "MEASURED on " << answers::DescribeProvenance(r.device, r.software) << "\n"
-      << "  " << CacheModeName(r.mode.cache) << " L2, " << ClockPolicyName(r.mode.clocks)
-      << " clocks: SM " << Fixed(s.sm_clock_mhz, 0) << " MHz, " << Fixed(s.power_w, 0)
-      << " W, clock-event reasons " << measure::DescribeReasons(s.throttle_reasons) << ", "
-      << s.discarded << " samples discarded"
+      << "  " << tuner::CacheModeName(r.mode.cache) << " L2, "
+      << tuner::ClockPolicyName(r.mode.clocks) << " clocks: SM " << Fixed(s.sm_clock_mhz, 0)
+      << " MHz, " << Fixed(s.power_w, 0) << " W, clock-event reasons "
+      << measure::DescribeReasons(s.throttle_reasons) << ", " << s.discarded << " samples discarded"
       << (r.result.clock_note.empty() ? "" : " (" + r.result.clock_note + ")") << "\n";
   if (answer.pooled) {
     std::vector<std::string> runs;
-    for (const RunInfo& run : answer.runs) runs.push_back(DescribeRun(run));
+    for (const tuner::RunInfo& run : answer.runs) runs.push_back(tuner::DescribeRun(run));
     out << "  POOLED over " << answer.runs.size() << " runs (" << StrJoin(runs, ", ")
         << "): median " << Fixed(answer.pooled_us, 2) << " us, the runs' intervals span "
         << Fixed(answer.pooled_low_us, 2) << "-" << Fixed(answer.pooled_high_us, 2)
         << " us; below, the lower middle run's own figures\n";
   } else if (!answer.runs.empty()) {
-    out << "  run: " << DescribeRun(answer.runs.front()) << "\n";
+    out << "  run: " << tuner::DescribeRun(answer.runs.front()) << "\n";
   }
-  const bool full_coverage = MedianIntervalCoverage(s.samples) >= 0.95;
-  out << "  median " << Fixed(s.median_us, 2) << " us (" << CoverageText(s.samples)
+  const bool full_coverage = tuner::MedianIntervalCoverage(s.samples) >= 0.95;
+  out << "  median " << Fixed(s.median_us, 2) << " us (" << tuner::CoverageText(s.samples)
       << (full_coverage ? " interval " : " interval: the range of too few samples for 95%, ")
       << Fixed(s.ci_low_us, 2) << "-" << Fixed(s.ci_high_us, 2) << ", mean " << Fixed(s.mean_us, 2)
       << ", min " << Fixed(s.min_us, 2) << ", stdev " << Fixed(s.stdev_us, 2) << ", " << s.samples
@@ -122,9 +122,9 @@ nlohmann::json Json(const LookupResult& r) {
 }
 
 void Text(const LookupResult& r, std::ostream& out) {
-  const GemmShape& g = r.gemm;
+  const tuner::GemmShape& g = r.gemm;
   out << "GEMM M=" << g.m << " N=" << g.n << " K=" << g.k << " batch=" << g.batch << " "
-      << DTypeName(g.dtype) << " " << g.Layout() << " on " << r.gpu.name << "\n";
+      << tuner::DTypeName(g.dtype) << " " << g.Layout() << " on " << r.gpu.name << "\n";
   if (r.answer.measured) {
     MeasuredText(r.answer, out);
     return;
@@ -150,15 +150,15 @@ Table Csv(const LookupResult& r) {
                {"source", Table::Align::kLeft},
                {"provenance", Table::Align::kLeft},
                {"run", Table::Align::kLeft}});
-  const GemmShape& g = r.gemm;
+  const tuner::GemmShape& g = r.gemm;
   auto timing = answers::TimingOf(r.answer, g);
   const double tflops =
       r.answer.measured ? r.answer.measured->result.tflops : r.answer.predicted->tflops;
   table.AddRow({std::to_string(g.m), std::to_string(g.n), std::to_string(g.k),
-                std::to_string(g.batch), std::string(DTypeName(g.dtype)), g.Layout(),
+                std::to_string(g.batch), std::string(tuner::DTypeName(g.dtype)), g.Layout(),
                 Fixed(timing->time_us, 2), Fixed(timing->low_us, 2), Fixed(timing->high_us, 2),
-                Fixed(tflops, 1), std::string(SourceName(timing->source)), timing->provenance,
-                RunColumn(timing->runs, timing->pooled)});
+                Fixed(tflops, 1), std::string(tuner::SourceName(timing->source)),
+                timing->provenance, RunColumn(timing->runs, timing->pooled)});
   return table;
 }
 

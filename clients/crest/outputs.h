@@ -116,20 +116,21 @@ std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
                        double host_overhead_per_gemm_s);
 
 // The runs of an answer, as its text and JSON say them (answer_text.cc).
-std::string RunColumn(const std::vector<RunInfo>& runs, bool pooled);
-nlohmann::json RunsJson(const std::vector<RunInfo>& runs);
+std::string RunColumn(const std::vector<tuner::RunInfo>& runs, bool pooled);
+nlohmann::json RunsJson(const std::vector<tuner::RunInfo>& runs);
 // A time with its interval, kind, provenance and runs (vocab's and design's parts).
-nlohmann::json TimingJson(const Timing& t);
+nlohmann::json TimingJson(const tuner::Timing& t);
 // "each candidate from the most recent run that measured all of its GEMMs:
 // job 1 'x' (…), job 3 …", or the pooled wording, and a second line saying
 // which algorithm answered (AlgoChoiceText); empty without runs.
-std::string RunsLine(const std::vector<RunInfo>& runs, const answers::AnswerOptions& options);
+std::string RunsLine(const std::vector<tuner::RunInfo>& runs,
+                     const answers::AnswerOptions& options);
 // Which algorithm answered for each measured GEMM, in words with its flag.
-std::string AlgoChoiceText(AlgoChoice choice);
+std::string AlgoChoiceText(tuner::AlgoChoice choice);
 // "2.774x", with "^" when the speed-up is against a baseline of another kind.
-std::string SpeedupCell(double speedup, Source row, Source basis, bool plain);
+std::string SpeedupCell(double speedup, tuner::Source row, tuner::Source basis, bool plain);
 // "2 measured, 5 predicted": how many answers of each kind, measured first.
-std::string CountKinds(const std::vector<Source>& sources);
+std::string CountKinds(const std::vector<tuner::Source>& sources);
 // What answers print under a table about speed-ups against a predicted baseline.
 inline constexpr const char* kPredictedBasisNote =
     "^ = against the predicted baseline: the baseline was not measured in this row's kind";

@@ -45,7 +45,7 @@ class FormatPrinter final : public Printer {
 // Io::dff_rows a d_ff answer's rows apart from it.
 class DocumentKeeper final : public Printer {
  public:
-  DocumentKeeper(nlohmann::ordered_json& document, std::vector<DffRow>* dff_rows)
+  DocumentKeeper(nlohmann::ordered_json& document, std::vector<tuner::DffRow>* dff_rows)
       : document_(document), dff_rows_(dff_rows) {}
   using Printer::Print;
   void Print(Printable what) override {
@@ -67,7 +67,7 @@ class DocumentKeeper final : public Printer {
   }
 
   nlohmann::ordered_json& document_;
-  std::vector<DffRow>* dff_rows_;
+  std::vector<tuner::DffRow>* dff_rows_;
 };
 
 }  // namespace

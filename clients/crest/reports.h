@@ -28,18 +28,18 @@ namespace crest::cli {
 
 // `crest gpus`
 struct GpusReport {
-  std::vector<const GpuSpec*> gpus;
+  std::vector<const tuner::GpuSpec*> gpus;
 };
 
 // `crest shapes`
 struct ShapesReport {
-  ModelConfig config;
+  tuner::ModelConfig config;
   bool train = false;
-  bool fused_attention = true;   // the attention core as one FlashAttention kernel
-  std::vector<GemmShape> gemms;  // fused: without attn_score and attn_value
+  bool fused_attention = true;          // the attention core as one FlashAttention kernel
+  std::vector<tuner::GemmShape> gemms;  // fused: without attn_score and attn_value
   // Fused: the core's FLOPs (causal; backward only with train), listed in
   // the table where its two GEMMs would be (before gemms[attention_at]).
-  AttentionFlops attention;
+  tuner::AttentionFlops attention;
   size_t attention_at = 0;
   double layer_flops = 0;   // one layer on one rank: its GEMMs and the fused core
   double logits_flops = 0;  // the logits GEMMs, once per model
@@ -136,9 +136,9 @@ struct CompareResult {
 
 // `crest calibrate`
 struct CalibrateReport {
-  Calibration calibration;
-  ModelParams before;  // the parameters the fit started from, rates explicit
-  std::string path;    // the calibration file written
+  tuner::Calibration calibration;
+  tuner::ModelParams before;  // the parameters the fit started from, rates explicit
+  std::string path;           // the calibration file written
 };
 
 // `crest calibrate --check`: the model in force judged against a
@@ -146,11 +146,11 @@ struct CalibrateReport {
 struct CalibrationCheckReport {
   std::string db;
   std::string gpu;
-  DType dtype = DType::kBf16;
+  tuner::DType dtype = tuner::DType::kBf16;
   std::string source;         // the rows: all, measured or imported
   std::string model_version;  // as predictions carry it
   std::string model;          // in words (calibrated, transferred or defaults)
-  FitMetrics metrics;
+  tuner::FitMetrics metrics;
 };
 
 // `crest doctor`

@@ -18,44 +18,44 @@ namespace crest::cli {
 
 // `crest dff`
 struct DffResult {
-  const GpuSpec& gpu;
-  DffQuery query;
-  DffRanking ranking;
+  const tuner::GpuSpec& gpu;
+  tuner::DffQuery query;
+  tuner::DffRanking ranking;
   answers::AnswerOrigin origin;
 };
 
 // `crest vocab`
 struct VocabResult {
-  const GpuSpec& gpu;
-  VocabQuery query;
-  VocabRanking ranking;
+  const tuner::GpuSpec& gpu;
+  tuner::VocabQuery query;
+  tuner::VocabRanking ranking;
   answers::AnswerOrigin origin;
 };
 
 // `crest design`
 struct DesignResult {
-  const GpuSpec& gpu;
-  DType dtype;
-  DesignOptions options;
-  std::vector<DesignRow> rows;  // ranked (RankDesigns)
-  std::string search;           // "searched near …", or empty for explicit configs
-  int top = kDefaultTop;        // rows of each kind (0 = all)
+  const tuner::GpuSpec& gpu;
+  tuner::DType dtype;
+  tuner::DesignOptions options;
+  std::vector<tuner::DesignRow> rows;  // ranked (RankDesigns)
+  std::string search;                  // "searched near …", or empty for explicit configs
+  int top = tuner::kDefaultTop;        // rows of each kind (0 = all)
   answers::AnswerOrigin origin;
 };
 
 // `crest lookup`
 struct LookupResult {
-  const GpuSpec& gpu;
-  GemmShape gemm;
+  const tuner::GpuSpec& gpu;
+  tuner::GemmShape gemm;
   answers::GemmAnswer answer;  // measured or predicted (never both empty)
   answers::AnswerOrigin origin;
 };
 
 // `crest explain`
 struct ExplainResult {
-  const GpuSpec& gpu;
-  GemmShape gemm;
-  Prediction prediction;
+  const tuner::GpuSpec& gpu;
+  tuner::GemmShape gemm;
+  tuner::Prediction prediction;
   answers::AnswerOrigin origin;
 };
 

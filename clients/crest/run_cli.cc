@@ -17,7 +17,7 @@ namespace {
 std::string Version() {
   std::ostringstream out;
   out << "crest " << build::kVersion << "\n"
-      << "predictor: " << kPredictorVersion << "\n"
+      << "predictor: " << tuner::kPredictorVersion << "\n"
       << "CUDA parts: " << (build::kCudaEnabled ? "built" : "not built") << " ("
       << build::kCudaReason << ")\n";
   return out.str();
@@ -53,7 +53,7 @@ std::span<const Registrar> NamedCommands(const std::vector<std::string>& args,
 
 int Run(const std::vector<std::string>& args, std::span<const Registrar> registrars,
         std::ostream& out, std::ostream& err, nlohmann::ordered_json* document,
-        std::vector<DffRow>* dff_rows, const remote::InMemoryCredentials* credentials,
+        std::vector<tuner::DffRow>* dff_rows, const remote::InMemoryCredentials* credentials,
         absl::StatusCode* failure) {
   CLI::App app{
       "crest: find the GEMM shapes a GPU likes (predicted today; measured with "
@@ -91,7 +91,7 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
   }
   if (credentials != nullptr) UseInMemoryCredentials(*credentials);
   for (const std::string& file : calibrations) {
-    if (auto s = LoadCalibrationFile(file); !s.ok()) {
+    if (auto s = tuner::LoadCalibrationFile(file); !s.ok()) {
       err << "crest: error: " << s.message() << "\n";
       return kExitBadInput;
     }
@@ -116,7 +116,7 @@ int Run(const std::vector<std::string>& args, std::span<const Registrar> registr
 
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
            std::ostream& out, std::ostream& err, nlohmann::ordered_json* document,
-           std::vector<DffRow>* dff_rows, const remote::InMemoryCredentials* credentials,
+           std::vector<tuner::DffRow>* dff_rows, const remote::InMemoryCredentials* credentials,
            absl::StatusCode* failure) {
   try {
     return Run(args, commands, out, err, document, dff_rows, credentials, failure);

@@ -47,7 +47,7 @@ inline constexpr int kExitInterrupted = 130;
 // crestd's gRPC code, for one it refused); it is left as it was otherwise.
 int RunCli(const std::vector<std::string>& args, std::span<const Registrar> commands,
            std::ostream& out, std::ostream& err, nlohmann::ordered_json* document = nullptr,
-           std::vector<DffRow>* dff_rows = nullptr,
+           std::vector<tuner::DffRow>* dff_rows = nullptr,
            const remote::InMemoryCredentials* credentials = nullptr,
            absl::StatusCode* failure = nullptr);
 

@@ -8,12 +8,12 @@
 namespace crest::cli {
 namespace {
 
-const Timing& Ranked(const VocabQuery& q, const VocabRow& r) {
+const tuner::Timing& Ranked(const tuner::VocabQuery& q, const tuner::VocabRow& r) {
   return q.rank_by_train ? r.train : r.fwd;
 }
 
 Table VocabTable(const VocabResult& res, bool plain) {
-  const VocabQuery& q = res.query;
+  const tuner::VocabQuery& q = res.query;
   std::vector<Table::Column> columns = {{"rank"},          {"tie"},    {"vocab"},
                                         {"multiple_of"},   {"fwd_us"}, {"train_us"},
                                         {"train_TFLOP/s"}, {"speedup"}};
@@ -26,8 +26,8 @@ Table VocabTable(const VocabResult& res, bool plain) {
   }
   Table table(std::move(columns));
   int rank = 0;
-  for (const VocabRow& row : res.ranking.rows) {
-    const Timing& ranked = Ranked(q, row);
+  for (const tuner::VocabRow& row : res.ranking.rows) {
+    const tuner::Timing& ranked = Ranked(q, row);
     const std::string mark = plain ? "" : (row.padded == res.ranking.baseline ? "*" : "");
     std::vector<std::string> cells = {
         std::to_string(++rank),
@@ -38,10 +38,11 @@ Table VocabTable(const VocabResult& res, bool plain) {
         Fixed(row.train.time_us, 1),
         Fixed(row.train_tflops, 1),
         SpeedupCell(row.speedup, ranked.source, row.speedup_basis, plain)};
-    if (plain) cells.push_back(row.speedup > 0 ? std::string(SourceName(row.speedup_basis)) : "");
+    if (plain)
+      cells.push_back(row.speedup > 0 ? std::string(tuner::SourceName(row.speedup_basis)) : "");
     cells.push_back(Grouped(row.extra_params));
     cells.push_back(Grouped(row.extra_params_per_rank));
-    cells.push_back(std::string(SourceName(ranked.source)));
+    cells.push_back(std::string(tuner::SourceName(ranked.source)));
     cells.push_back(RunColumn(ranked.runs, ranked.pooled));
     table.AddRow(std::move(cells));
   }
@@ -53,11 +54,11 @@ Table VocabTable(const VocabResult& res, bool plain) {
 Table Csv(const VocabResult& res) { return VocabTable(res, true); }
 
 nlohmann::json Json(const VocabResult& res) {
-  const VocabQuery& q = res.query;
+  const tuner::VocabQuery& q = res.query;
   nlohmann::json rows = nlohmann::json::array();
   int rank = 0;
-  for (const VocabRow& row : res.ranking.rows) {
-    const Timing& ranked = Ranked(q, row);
+  for (const tuner::VocabRow& row : res.ranking.rows) {
+    const tuner::Timing& ranked = Ranked(q, row);
     rows.push_back({{"rank", ++rank},
                     {"tie_group", row.tie_group},
                     {"vocab", row.padded},
@@ -67,49 +68,49 @@ nlohmann::json Json(const VocabResult& res) {
                     {"train", TimingJson(row.train)},
                     {"train_tflops", row.train_tflops},
                     {"speedup", row.speedup > 0 ? nlohmann::json(row.speedup) : nullptr},
-                    {"speedup_basis", SourceName(row.speedup_basis)},
+                    {"speedup_basis", tuner::SourceName(row.speedup_basis)},
                     {"extra_params", row.extra_params},
                     {"extra_params_per_rank", row.extra_params_per_rank},
-                    {"source", SourceName(ranked.source)}});
+                    {"source", tuner::SourceName(ranked.source)}});
   }
-  return {
-      {"schema_version", kJsonSchemaVersion},
-      {"gpu", std::string(res.gpu.name)},
-      {"vocab", q.vocab},
-      {"hidden", q.hidden},
-      {"tp", q.tp},
-      {"tokens", q.tokens},
-      {"dtype", std::string(DTypeName(q.dtype))},
-      {"rank_by", q.rank_by_train ? "train" : "fwd"},
-      {"answered_by", res.origin.description},
-      {"run_choice", res.origin.database
-                         ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs))
-                         : nlohmann::json(nullptr)},
-      {"algo_choice", res.origin.database ? nlohmann::json(AlgoChoiceName(res.origin.options.algo))
-                                          : nlohmann::json(nullptr)},
-      {"runs", RunsJson(res.ranking.runs)},
-      {"baseline", res.ranking.baseline},
-      {"tie_rule", kTieRule},
-      {"ranking",
-       "rank 1 is the headline best (the largest speed-up over a baseline of its "
-       "own kind); rows of its kind first, then the other kinds, each listed tie "
-       "group by tie group, fastest first"},
-      {"candidates", rows}};
+  return {{"schema_version", kJsonSchemaVersion},
+          {"gpu", std::string(res.gpu.name)},
+          {"vocab", q.vocab},
+          {"hidden", q.hidden},
+          {"tp", q.tp},
+          {"tokens", q.tokens},
+          {"dtype", std::string(tuner::DTypeName(q.dtype))},
+          {"rank_by", q.rank_by_train ? "train" : "fwd"},
+          {"answered_by", res.origin.description},
+          {"run_choice", res.origin.database
+                             ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs))
+                             : nlohmann::json(nullptr)},
+          {"algo_choice", res.origin.database
+                              ? nlohmann::json(tuner::AlgoChoiceName(res.origin.options.algo))
+                              : nlohmann::json(nullptr)},
+          {"runs", RunsJson(res.ranking.runs)},
+          {"baseline", res.ranking.baseline},
+          {"tie_rule", tuner::kTieRule},
+          {"ranking",
+           "rank 1 is the headline best (the largest speed-up over a baseline of its "
+           "own kind); rows of its kind first, then the other kinds, each listed tie "
+           "group by tie group, fastest first"},
+          {"candidates", rows}};
 }
 
 void Text(const VocabResult& res, std::ostream& out) {
-  const VocabQuery& q = res.query;
-  const VocabRanking& r = res.ranking;
+  const tuner::VocabQuery& q = res.query;
+  const tuner::VocabRanking& r = res.ranking;
   out << "vocabulary " << q.vocab << " padded for h=" << q.hidden << ", tp=" << q.tp << " on "
       << res.gpu.name << ": the logits GEMM (M=" << q.tokens << " tokens, N=vocab/" << q.tp
-      << ", K=" << q.hidden << "), " << DTypeName(q.dtype) << ", ranked by "
+      << ", K=" << q.hidden << "), " << tuner::DTypeName(q.dtype) << ", ranked by "
       << (q.rank_by_train ? "train (forward + data and weight gradients)" : "forward")
       << " time\nanswered by: " << res.origin.description << "\n";
   if (const std::string runs = RunsLine(r.runs, res.origin.options); !runs.empty()) {
     out << runs << "\n";
   }
-  std::vector<Source> kinds;
-  for (const VocabRow& row : r.rows) kinds.push_back(Ranked(q, row).source);
+  std::vector<tuner::Source> kinds;
+  for (const tuner::VocabRow& row : r.rows) kinds.push_back(Ranked(q, row).source);
   out << r.rows.size() << " sizes: " << CountKinds(kinds) << "\n";
   if (q.vocab % q.tp != 0) {
     out << "vocab " << q.vocab << " is not divisible by tp=" << q.tp
@@ -123,7 +124,7 @@ void Text(const VocabResult& res, std::ostream& out) {
       << ")*h for each vocab-by-h table (the embedding, and the output layer when it is not "
          "tied); /rank = split over tp. Rank 1 is the headline best: the largest speed-up over a "
          "baseline of its own kind. "
-      << kTieRule << ".\n";
+      << tuner::kTieRule << ".\n";
 }
 
 }  // namespace crest::cli

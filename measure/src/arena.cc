@@ -15,18 +15,18 @@ struct Sizes {
   int64_t a = 0, b = 0, c = 0;
 };
 
-Sizes SizesOf(const GemmShape& g) {
-  const int64_t in = ElementBytes(g.dtype);
+Sizes SizesOf(const tuner::GemmShape& g) {
+  const int64_t in = tuner::ElementBytes(g.dtype);
   return {g.batch * g.m * g.k * in, g.batch * g.k * g.n * in,
-          g.batch * g.m * g.n * ElementBytes(OutputDType(g.dtype))};
+          g.batch * g.m * g.n * tuner::ElementBytes(tuner::OutputDType(g.dtype))};
 }
 
 }  // namespace
 
-int OperandCopies(const GemmShape& g, int64_t l2_bytes, CacheMode cache) {
+int OperandCopies(const tuner::GemmShape& g, int64_t l2_bytes, tuner::CacheMode cache) {
   const Sizes s = SizesOf(g);
   const int64_t one = s.a + s.b + s.c;
-  if (cache == CacheMode::kWarm || one <= 0) return 1;
+  if (cache == tuner::CacheMode::kWarm || one <= 0) return 1;
   const int64_t needed = (2 * l2_bytes + one - 1) / one;
   return static_cast<int>(std::clamp<int64_t>(needed, 1, kMaxCopies));
 }
@@ -36,11 +36,11 @@ bool ArenaPlan::Holds(const ArenaPlan& o) const {
          o.workspace_bytes <= workspace_bytes;
 }
 
-ArenaPlan PlanArena(std::span<const GemmShape> gemms, int64_t l2_bytes, CacheMode cache,
-                    int64_t workspace_bytes) {
+ArenaPlan PlanArena(std::span<const tuner::GemmShape> gemms, int64_t l2_bytes,
+                    tuner::CacheMode cache, int64_t workspace_bytes) {
   ArenaPlan plan;
   plan.workspace_bytes = workspace_bytes;
-  for (const GemmShape& g : gemms) {
+  for (const tuner::GemmShape& g : gemms) {
     const Sizes s = SizesOf(g);
     const int64_t copies = OperandCopies(g, l2_bytes, cache);
     plan.input_bytes = std::max(plan.input_bytes, copies * (Padded(s.a) + Padded(s.b)));
@@ -49,7 +49,7 @@ ArenaPlan PlanArena(std::span<const GemmShape> gemms, int64_t l2_bytes, CacheMod
   return plan;
 }
 
-OperandLayout LayOut(const GemmShape& g, int64_t l2_bytes, CacheMode cache,
+OperandLayout LayOut(const tuner::GemmShape& g, int64_t l2_bytes, tuner::CacheMode cache,
                      const ArenaPlan& arena) {
   OperandLayout out;
   const Sizes s = SizesOf(g);

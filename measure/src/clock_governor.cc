@@ -37,7 +37,7 @@ EngineClock& SteadyEngineClock() {
 
 absl::Status ClockGovernor::Prepare(const std::function<absl::StatusOr<double>()>& work,
                                     GpuMonitor& monitor, EngineClock& clock, double* kernel_us) {
-  if (policy_ == ClockPolicy::kBurst) {
+  if (policy_ == tuner::ClockPolicy::kBurst) {
     CoolDown(monitor, clock);
     return absl::OkStatus();
   }
@@ -56,7 +56,8 @@ absl::StatusOr<double> ClockGovernor::KeepLoad(HostWork what, double launch_us,
   const auto k = static_cast<size_t>(what);
   const double now = clock.NowS();
   work_started_s_[k] = now;
-  if (policy_ != ClockPolicy::kSustained || !tuning_.keep_load || !prepared_ || launch_us <= 0) {
+  if (policy_ != tuner::ClockPolicy::kSustained || !tuning_.keep_load || !prepared_ ||
+      launch_us <= 0) {
     return 0.0;
   }
   const double wanted_s = std::min(

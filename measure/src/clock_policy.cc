@@ -115,7 +115,7 @@ std::string_view DiscardName(Discard why) {
 
 std::optional<Discard> SampleFilter::Judge(const GpuReading& r) const {
   const bool clock_known = r.sm_clock_mhz > 0 && ref_ > 0;
-  if (policy_ == ClockPolicy::kSustained) {
+  if (policy_ == tuner::ClockPolicy::kSustained) {
     if (r.reasons_known && (r.reasons & kSlowdownReasons) != 0) return Discard::kSlowdown;
     if (clock_known && r.sm_clock_mhz < kSustainedFloor * ref_) return Discard::kClockFarBelow;
     return std::nullopt;

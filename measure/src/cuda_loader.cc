@@ -169,7 +169,8 @@ absl::StatusOr<std::vector<ProbedDevice>> ProbeDevices() {
   return probed;
 }
 
-absl::StatusOr<std::unique_ptr<Backend>> MakeCublasLtBackend(const CublasLtOptions& options) {
+absl::StatusOr<std::unique_ptr<tuner::Backend>> MakeCublasLtBackend(
+    const CublasLtOptions& options) {
   if (auto s = ValidateMeasureOptions(options.measure); !s.ok()) return s;
   if (!CublasLtBackendBuilt())
     return absl::FailedPreconditionError(StrCat("backend: ", Engine().error));

@@ -20,7 +20,7 @@ struct CudaPlugin {
   const char* compiler = "";  // __VERSION__ of the compiler that built it
   size_t layout = 0;          // CudaPluginLayout() where it was built
   absl::StatusOr<std::vector<ProbedDevice>> (*probe_devices)() = nullptr;
-  absl::StatusOr<std::unique_ptr<Backend>> (*make_backend)(const CublasLtOptions&) = nullptr;
+  absl::StatusOr<std::unique_ptr<tuner::Backend>> (*make_backend)(const CublasLtOptions&) = nullptr;
   CudaLibraries (*probe_libraries)() = nullptr;
 };
 

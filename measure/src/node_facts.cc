@@ -8,12 +8,13 @@ namespace crest::measure {
 
 NodeFacts ProbeNode(std::string_view program) {
   NodeFacts node;
-  node.predictor = std::string(kPredictorVersion);
-  for (const auto& c : ActiveCalibrations()) {
+  node.predictor = std::string(tuner::kPredictorVersion);
+  for (const auto& c : tuner::ActiveCalibrations()) {
     node.calibrations.push_back(StrCat(c->model_version, ": ", c->label));
   }
-  node.backends.push_back({"model", true, false,
-                           StrCat("analytic predictor ", kPredictorVersion, ", predictions only")});
+  node.backends.push_back(
+      {"model", true, false,
+       StrCat("analytic predictor ", tuner::kPredictorVersion, ", predictions only")});
   node.backends.push_back(
       {"cublaslt", CublasLtBackendBuilt(), true, std::string(CublasLtBackendReason())});
   if (!CublasLtBackendBuilt()) {

@@ -30,7 +30,7 @@ absl::Status ValidateMeasureOptions(const MeasureOptions& o) {
         Within("race.max_seconds", "--race-max-seconds", o.race.max_seconds, 0.0, 600.0, true)}) {
     if (!s.ok()) return s;
   }
-  const std::vector<AlgoChoice>& algos = o.race.algos;
+  const std::vector<tuner::AlgoChoice>& algos = o.race.algos;
   const bool repeated = algos.size() == 2 && algos[0] == algos[1];
   if (algos.empty() || algos.size() > 2 || repeated) {
     return absl::InvalidArgumentError(

@@ -60,8 +60,8 @@ struct RaceRun {
 // (power-capped after boost) is judged by its own settled state, and only a
 // collapse far under it is discarded.
 SampleFilter RoundFilter(const ClockGovernor& governor, const std::vector<double>& gemm_clocks) {
-  if (governor.Filter().policy() == ClockPolicy::kBurst) return governor.Filter();
-  return SampleFilter(ClockPolicy::kSustained, Median(gemm_clocks));
+  if (governor.Filter().policy() == tuner::ClockPolicy::kBurst) return governor.Filter();
+  return SampleFilter(tuner::ClockPolicy::kSustained, Median(gemm_clocks));
 }
 
 // Sustained: whether the last round's first sample started after the device
@@ -69,7 +69,7 @@ SampleFilter RoundFilter(const ClockGovernor& governor, const std::vector<double
 // governor then owes that gap a reload. At most max_idle_retakes per GEMM.
 bool StartedAfterIdle(const GemmLauncher& launcher, ClockGovernor& governor,
                       const EngineTuning& tuning, int* retakes) {
-  if (governor.policy() != ClockPolicy::kSustained || *retakes >= tuning.max_idle_retakes) {
+  if (governor.policy() != tuner::ClockPolicy::kSustained || *retakes >= tuning.max_idle_retakes) {
     return false;
   }
   const std::optional<double> idle_us = launcher.IdleBeforeLastSample();
@@ -88,7 +88,7 @@ absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMoni
   int idle_retakes = 0;
   while (!run.race.Finished(sampling_s)) {
     // A pause since the last round (sustained: made up by load first).
-    if (governor.policy() == ClockPolicy::kSustained) {
+    if (governor.policy() == tuner::ClockPolicy::kSustained) {
       if (auto s = governor.Prepare(load, monitor, clock, &run.kernel_us); !s.ok()) return s;
     }
     const std::vector<int> order = run.race.NextRound();
@@ -121,7 +121,8 @@ absl::Status RunRace(RaceRun& run, int launches, GemmLauncher& launcher, GpuMoni
       log.power_w.push_back(reading.power_w);
     }
     run.race.EndRound();
-    if (verdict && filter.policy() == ClockPolicy::kBurst && cooldowns < tuning.max_cooldowns) {
+    if (verdict && filter.policy() == tuner::ClockPolicy::kBurst &&
+        cooldowns < tuning.max_cooldowns) {
       ++cooldowns;
       clock.SleepS(tuning.burst_cooldown_s);
     }
@@ -137,9 +138,9 @@ double MedianKnown(const std::vector<double>& values) {
   return Median(known);
 }
 
-AlgoResult SummarizeCandidate(const GemmShape& gemm, const RaceRun& run, int c,
-                              const AlgoIdentity& id) {
-  AlgoResult r;
+tuner::AlgoResult SummarizeCandidate(const tuner::GemmShape& gemm, const RaceRun& run, int c,
+                                     const tuner::AlgoIdentity& id) {
+  tuner::AlgoResult r;
   r.algo = id;
   const CandidateLog& log = run.logs[static_cast<size_t>(c)];
   std::vector<double> kept = RejectOutliers(run.race.Samples(c));
@@ -159,8 +160,8 @@ AlgoResult SummarizeCandidate(const GemmShape& gemm, const RaceRun& run, int c,
 }
 
 // Verifies every algorithm; returns the device time of their runs [µs].
-absl::StatusOr<double> VerifyAll(const GemmShape& gemm, const GemmOperands& operands,
-                                 GemmLauncher& launcher, std::vector<AlgoResult>& algos) {
+absl::StatusOr<double> VerifyAll(const tuner::GemmShape& gemm, const GemmOperands& operands,
+                                 GemmLauncher& launcher, std::vector<tuner::AlgoResult>& algos) {
   const std::vector<OutputIndex> elements = PickOutputElements(gemm);
   const std::vector<SampledElement> references = ReferenceElements(gemm, operands.source, elements);
   double device_us = 0;
@@ -179,10 +180,12 @@ absl::StatusOr<double> VerifyAll(const GemmShape& gemm, const GemmOperands& oper
 
 }  // namespace
 
-absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOptions& options,
-                                         const GemmOperands& operands, GemmLauncher& launcher,
-                                         GpuMonitor& gpu_monitor, EngineClock& clock,
-                                         ClockGovernor& governor, const EngineTuning& tuning) {
+absl::StatusOr<tuner::MeasuredGemm> MeasureGemm(const tuner::GemmShape& gemm,
+                                                const MeasureOptions& options,
+                                                const GemmOperands& operands,
+                                                GemmLauncher& launcher, GpuMonitor& gpu_monitor,
+                                                EngineClock& clock, ClockGovernor& governor,
+                                                const EngineTuning& tuning) {
   TimedMonitor monitor(gpu_monitor, clock);
   const int n = launcher.Candidates();
   if (n == 0) return absl::InvalidArgumentError("no candidate algorithm to measure");
@@ -220,7 +223,7 @@ absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOpt
       !s.ok()) {
     return s;
   }
-  MeasuredGemm m;
+  tuner::MeasuredGemm m;
   m.gemm = gemm;
   m.mode = options.mode;
   m.settled_clock_mhz = governor.reference_mhz();

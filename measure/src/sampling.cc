@@ -24,13 +24,13 @@ Interval MedianInterval(std::span<const double> samples) {
   std::vector<double> sorted(samples.begin(), samples.end());
   std::sort(sorted.begin(), sorted.end());
   const auto n = static_cast<int64_t>(sorted.size());
-  const MedianOrderInterval at = MedianIntervalOf(n);
+  const tuner::MedianOrderInterval at = tuner::MedianIntervalOf(n);
   return {sorted[static_cast<size_t>(at.rank - 1)], sorted[static_cast<size_t>(n - at.rank)],
           at.coverage};
 }
 
-SampleStats Summarize(std::span<const double> samples) {
-  SampleStats s;
+tuner::SampleStats Summarize(std::span<const double> samples) {
+  tuner::SampleStats s;
   if (samples.empty()) return s;
   s.samples = static_cast<int64_t>(samples.size());
   s.median_us = MedianOf({samples.begin(), samples.end()});

@@ -203,8 +203,9 @@ double SimulatedGpu::Work(double burst_us) {
   return us;
 }
 
-SimulatedLauncher::SimulatedLauncher(SimulatedGpu& gpu, const GemmShape& gemm, OperandSource source,
-                                     std::vector<double> burst_us, double noise, uint64_t seed)
+SimulatedLauncher::SimulatedLauncher(SimulatedGpu& gpu, const tuner::GemmShape& gemm,
+                                     OperandSource source, std::vector<double> burst_us,
+                                     double noise, uint64_t seed)
     : gpu_(gpu),
       gemm_(gemm),
       source_(source),
@@ -213,7 +214,7 @@ SimulatedLauncher::SimulatedLauncher(SimulatedGpu& gpu, const GemmShape& gemm, O
       rng_(seed),
       noise_(0, noise) {
   for (size_t c = 0; c < burst_us_.size(); ++c) {
-    AlgoIdentity id;
+    tuner::AlgoIdentity id;
     id.algo_id = static_cast<int64_t>(c);
     id.tile_m = 128;
     id.tile_n = 256;

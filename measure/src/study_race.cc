@@ -67,13 +67,14 @@ bool SlowerThanAny(const RaceJudge& judge, const Rounds& times, int c, int leade
 // (group 1: the leader, the tied and the unresolved; each slower candidate
 // opens a new group unless its interval against the group's head reaches
 // 1 + resolution).
-std::vector<RaceStanding> Standings(const RaceJudge& judge, const Rounds& times,
-                                    const std::vector<RaceVerdict>& verdicts, int leader) {
-  std::vector<RaceStanding> out;
+std::vector<tuner::RaceStanding> Standings(const RaceJudge& judge, const Rounds& times,
+                                           const std::vector<tuner::RaceVerdict>& verdicts,
+                                           int leader) {
+  std::vector<tuner::RaceStanding> out;
   for (int c = 0; c < static_cast<int>(verdicts.size()); ++c) {
-    RaceStanding s;
+    tuner::RaceStanding s;
     s.candidate = c;
-    s.verdict = c == leader ? RaceVerdict::kLeader : verdicts[static_cast<size_t>(c)];
+    s.verdict = c == leader ? tuner::RaceVerdict::kLeader : verdicts[static_cast<size_t>(c)];
     const PairedRatio r = judge.Paired(times, c, leader);
     std::vector<double> own = TimesOf(times, c);
     s.rounds = static_cast<int>(own.size());
@@ -83,19 +84,21 @@ std::vector<RaceStanding> Standings(const RaceJudge& judge, const Rounds& times,
     s.median_us = Median(std::move(own));
     out.push_back(s);
   }
-  std::stable_sort(out.begin(), out.end(), [](const RaceStanding& a, const RaceStanding& b) {
-    const bool a_first = a.verdict != RaceVerdict::kSlower;
-    const bool b_first = b.verdict != RaceVerdict::kSlower;
-    if (a_first != b_first) return a_first;
-    if ((a.verdict == RaceVerdict::kLeader) != (b.verdict == RaceVerdict::kLeader)) {
-      return a.verdict == RaceVerdict::kLeader;
-    }
-    return a.ratio < b.ratio;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const tuner::RaceStanding& a, const tuner::RaceStanding& b) {
+                     const bool a_first = a.verdict != tuner::RaceVerdict::kSlower;
+                     const bool b_first = b.verdict != tuner::RaceVerdict::kSlower;
+                     if (a_first != b_first) return a_first;
+                     if ((a.verdict == tuner::RaceVerdict::kLeader) !=
+                         (b.verdict == tuner::RaceVerdict::kLeader)) {
+                       return a.verdict == tuner::RaceVerdict::kLeader;
+                     }
+                     return a.ratio < b.ratio;
+                   });
   int group = 1;
   int head = out.front().candidate;
-  for (RaceStanding& s : out) {
-    if (s.verdict != RaceVerdict::kSlower) {
+  for (tuner::RaceStanding& s : out) {
+    if (s.verdict != tuner::RaceVerdict::kSlower) {
       s.tie_group = 1;
       continue;
     }
@@ -199,19 +202,19 @@ struct Judgement {
   bool all_precise = true;
 };
 Judgement JudgeRound(const RaceJudge& judge, const Rounds& times, int leader,
-                     std::vector<bool>& racing, std::vector<RaceVerdict>& verdicts) {
+                     std::vector<bool>& racing, std::vector<tuner::RaceVerdict>& verdicts) {
   Judgement out;
   for (int c = 0; c < static_cast<int>(racing.size()); ++c) {
     const auto k = static_cast<size_t>(c);
     if (c == leader || !racing[k]) continue;
     const PairedRatio against_leader = judge.Paired(times, c, leader);
     if (SlowerThanAny(judge, times, c, leader, against_leader)) {
-      verdicts[k] = RaceVerdict::kSlower;
+      verdicts[k] = tuner::RaceVerdict::kSlower;
       racing[k] = false;
     } else if (judge.Tied(against_leader)) {
-      verdicts[k] = RaceVerdict::kTied;
+      verdicts[k] = tuner::RaceVerdict::kTied;
     } else {
-      verdicts[k] = RaceVerdict::kUnresolved;
+      verdicts[k] = tuner::RaceVerdict::kUnresolved;
       out.undecided = true;
       out.all_precise = out.all_precise && judge.Precise(against_leader);
     }
@@ -233,7 +236,7 @@ absl::StatusOr<StudyRaceResult> RaceCandidates(CandidateTimer& timer, GpuMonitor
   auto settled = WarmUp(timer, monitor, clock, options.settle, result);
   if (!settled.ok()) return settled.status();
   std::vector<bool> racing(static_cast<size_t>(n), true);
-  std::vector<RaceVerdict> verdicts(static_cast<size_t>(n), RaceVerdict::kUnresolved);
+  std::vector<tuner::RaceVerdict> verdicts(static_cast<size_t>(n), tuner::RaceVerdict::kUnresolved);
   const double start = clock.NowS();
   double last_end = -1;
   int leader = 0;

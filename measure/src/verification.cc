@@ -8,22 +8,22 @@
 
 namespace crest::measure {
 
-int MantissaBits(DType dtype) {
+int MantissaBits(tuner::DType dtype) {
   switch (dtype) {
-    case DType::kFp32:
+    case tuner::DType::kFp32:
       return 23;
-    case DType::kTf32:
-    case DType::kFp16:
+    case tuner::DType::kTf32:
+    case tuner::DType::kFp16:
       return 10;
-    case DType::kBf16:
+    case tuner::DType::kBf16:
       return 7;
-    case DType::kFp8E4M3:
+    case tuner::DType::kFp8E4M3:
       return 3;
   }
   return 7;
 }
 
-std::vector<OutputIndex> PickOutputElements(const GemmShape& g) {
+std::vector<OutputIndex> PickOutputElements(const tuner::GemmShape& g) {
   constexpr int kSide = 8;
   uint64_t state = MixBits(static_cast<uint64_t>(g.m) ^ (static_cast<uint64_t>(g.n) << 20) ^
                            (static_cast<uint64_t>(g.k) << 40) ^ static_cast<uint64_t>(g.batch));
@@ -54,8 +54,8 @@ std::vector<OutputIndex> PickOutputElements(const GemmShape& g) {
 namespace {
 
 // Row i of A (as used) in batch b, or column j of B, from the generator.
-std::vector<double> OperandVector(const GemmShape& g, const OperandSource& s, bool of_a, int64_t b,
-                                  int64_t index) {
+std::vector<double> OperandVector(const tuner::GemmShape& g, const OperandSource& s, bool of_a,
+                                  int64_t b, int64_t index) {
   const int bits = MantissaBits(g.dtype);
   std::vector<double> out(static_cast<size_t>(g.k));
   const int64_t base = of_a ? s.a_element + b * g.m * g.k : s.b_element + b * g.k * g.n;
@@ -97,13 +97,14 @@ SampledElement Dot(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-SampledElement ReferenceElement(const GemmShape& g, const OperandSource& source,
+SampledElement ReferenceElement(const tuner::GemmShape& g, const OperandSource& source,
                                 const OutputIndex& at) {
   return Dot(OperandVector(g, source, true, at.b, at.i),
              OperandVector(g, source, false, at.b, at.j));
 }
 
-std::vector<SampledElement> ReferenceElements(const GemmShape& g, const OperandSource& source,
+std::vector<SampledElement> ReferenceElements(const tuner::GemmShape& g,
+                                              const OperandSource& source,
                                               std::span<const OutputIndex> elements) {
   std::map<std::pair<int64_t, int64_t>, std::vector<double>> rows;
   std::map<std::pair<int64_t, int64_t>, std::vector<double>> cols;
@@ -119,25 +120,25 @@ std::vector<SampledElement> ReferenceElements(const GemmShape& g, const OperandS
   return out;
 }
 
-double VerifyTolerance(DType dtype) {
+double VerifyTolerance(tuner::DType dtype) {
   // Inputs are generated exactly representable in their dtype; the error is
   // the accumulation (fp32) plus rounding the output: unit roundoff 2^-24
   // (fp32), 2^-11 (tf32 inputs, fp16 out), 2^-8 (bf16 out), with margin.
   switch (dtype) {
-    case DType::kFp32:
+    case tuner::DType::kFp32:
       return 1e-5;
-    case DType::kTf32:
+    case tuner::DType::kTf32:
       return 5e-3;
-    case DType::kFp16:
+    case tuner::DType::kFp16:
       return 5e-3;
-    case DType::kBf16:
-    case DType::kFp8E4M3:
+    case tuner::DType::kBf16:
+    case tuner::DType::kFp8E4M3:
       return 2e-2;
   }
   return 0;
 }
 
-VerifyResult VerifySamples(std::span<const SampledElement> elements, DType dtype) {
+VerifyResult VerifySamples(std::span<const SampledElement> elements, tuner::DType dtype) {
   VerifyResult r;
   const double tolerance = VerifyTolerance(dtype);
   for (size_t i = 0; i < elements.size(); ++i) {
@@ -153,7 +154,7 @@ VerifyResult VerifySamples(std::span<const SampledElement> elements, DType dtype
   }
   r.ok = r.max_error <= tolerance;
   if (!r.ok) {
-    r.note = StrCat("max scaled error ", r.max_error, " above the ", DTypeName(dtype),
+    r.note = StrCat("max scaled error ", r.max_error, " above the ", tuner::DTypeName(dtype),
                     " tolerance ", tolerance);
   }
   return r;

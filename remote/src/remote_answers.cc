@@ -17,9 +17,10 @@ class DaemonAnswers final : public answers::Answers {
 
   const answers::AnswerOrigin& origin() const override { return origin_; }
 
-  absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) override {
+  absl::StatusOr<tuner::DffRanking> Dff(const tuner::DffQuery& query,
+                                        const tuner::GpuSpec& gpu) override {
     // The response counts candidates; the list is made here.
-    auto candidates = GenerateDffCandidates(query.dff);
+    auto candidates = tuner::GenerateDffCandidates(query.dff);
     if (!candidates.ok()) return candidates.status();
     v1::QueryDffRequest request;
     wire::Fill(query, std::string(gpu.name), &request);
@@ -33,17 +34,19 @@ class DaemonAnswers final : public answers::Answers {
     return wire::RankingOf(response, *std::move(candidates));
   }
 
-  absl::StatusOr<VocabRanking> Vocab(const VocabQuery& query, const GpuSpec& gpu) override {
+  absl::StatusOr<tuner::VocabRanking> Vocab(const tuner::VocabQuery& query,
+                                            const tuner::GpuSpec& gpu) override {
     return answers::RankVocabWith(query, TimersFor(gpu));
   }
 
-  absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
-                                                const DesignOptions& options,
-                                                const GpuSpec& gpu) override {
+  absl::StatusOr<std::vector<tuner::DesignRow>> Design(std::span<const tuner::DesignConfig> configs,
+                                                       const tuner::DesignOptions& options,
+                                                       const tuner::GpuSpec& gpu) override {
     return answers::RankDesignsWith(configs, options, gpu, TimersFor(gpu));
   }
 
-  absl::StatusOr<answers::GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) override {
+  absl::StatusOr<answers::GemmAnswer> Lookup(const tuner::GemmShape& gemm,
+                                             const tuner::GpuSpec& gpu) override {
     v1::LookupGemmRequest request;
     wire::Fill(gemm, request.mutable_gemm());
     request.set_gpu(std::string(gpu.name));
@@ -56,10 +59,11 @@ class DaemonAnswers final : public answers::Answers {
     return wire::AnswerOf(response, gemm, std::string(gpu.name));
   }
 
-  absl::StatusOr<Prediction> Predict(const GemmShape& gemm, const GpuSpec& gpu) override {
+  absl::StatusOr<tuner::Prediction> Predict(const tuner::GemmShape& gemm,
+                                            const tuner::GpuSpec& gpu) override {
     // The local prediction keeps what the response does not carry (the
     // operands' alignment); the daemon's figures replace the rest.
-    auto local = crest::Predict(gemm, gpu);
+    auto local = crest::tuner::Predict(gemm, gpu);
     if (!local.ok()) return local.status();
     v1::PredictRequest request;
     wire::Fill(gemm, request.mutable_gemm());
@@ -73,14 +77,15 @@ class DaemonAnswers final : public answers::Answers {
 
  private:
   // Each set asked once per answer.
-  absl::StatusOr<std::vector<Timing>> TimeSet(const GpuSpec& gpu, std::span<const GemmShape> set,
-                                              bool predict_only) {
+  absl::StatusOr<std::vector<tuner::Timing>> TimeSet(const tuner::GpuSpec& gpu,
+                                                     std::span<const tuner::GemmShape> set,
+                                                     bool predict_only) {
     v1::TimeGemmsRequest request;
     request.set_gpu(std::string(gpu.name));
     wire::Fill(origin_.options, request.mutable_pin(), request.mutable_mode(),
                request.mutable_runs(), request.mutable_algo());
     request.set_predict_only(predict_only);
-    for (const GemmShape& g : set) wire::Fill(g, request.add_gemms());
+    for (const tuner::GemmShape& g : set) wire::Fill(g, request.add_gemms());
     std::string key;
     request.SerializeToString(&key);
     if (auto it = answered_.find(key); it != answered_.end()) return it->second;
@@ -96,16 +101,20 @@ class DaemonAnswers final : public answers::Answers {
     return answered_.emplace(std::move(key), std::move(timings)).first->second;
   }
 
-  answers::SetTimers TimersFor(const GpuSpec& gpu) {
+  answers::SetTimers TimersFor(const tuner::GpuSpec& gpu) {
     answers::SetTimers t;
-    t.time = [this, &gpu](std::span<const GemmShape> set) { return TimeSet(gpu, set, false); };
-    t.predict = [this, &gpu](std::span<const GemmShape> set) { return TimeSet(gpu, set, true); };
+    t.time = [this, &gpu](std::span<const tuner::GemmShape> set) {
+      return TimeSet(gpu, set, false);
+    };
+    t.predict = [this, &gpu](std::span<const tuner::GemmShape> set) {
+      return TimeSet(gpu, set, true);
+    };
     return t;
   }
 
   DaemonChannel channel_;
   answers::AnswerOrigin origin_;
-  std::map<std::string, std::vector<Timing>> answered_;
+  std::map<std::string, std::vector<tuner::Timing>> answered_;
 };
 
 }  // namespace

@@ -10,36 +10,37 @@ namespace {
 using S = Statement&;
 using R = const Statement&;
 using C = std::string_view;
-using D = const DeviceInfo&;
+using D = const tuner::DeviceInfo&;
 
 constexpr std::array kColumns{
     DeviceColumn{"uuid", "device_uuid", [](S s, int i, D d) { s.Bind(i, d.uuid); },
-                 [](R s, C c, DeviceInfo& d) { d.uuid = s.Text(c); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.uuid = s.Text(c); }},
     DeviceColumn{"host", "device_host", [](S s, int i, D d) { s.Bind(i, d.host); },
-                 [](R s, C c, DeviceInfo& d) { d.host = s.Text(c); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.host = s.Text(c); }},
     DeviceColumn{"name", "device_name", [](S s, int i, D d) { s.Bind(i, d.name); },
-                 [](R s, C c, DeviceInfo& d) { d.name = s.Text(c); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.name = s.Text(c); }},
     DeviceColumn{"gpu_model", "device_gpu_model", [](S s, int i, D d) { s.Bind(i, d.gpu_model); },
-                 [](R s, C c, DeviceInfo& d) { d.gpu_model = s.Text(c); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.gpu_model = s.Text(c); }},
     DeviceColumn{"sm_count", "device_sm_count", [](S s, int i, D d) { s.Bind(i, d.sm_count); },
-                 [](R s, C c, DeviceInfo& d) { d.sm_count = static_cast<int>(s.Int(c)); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.sm_count = static_cast<int>(s.Int(c)); }},
     DeviceColumn{"cc_major", "device_cc_major", [](S s, int i, D d) { s.Bind(i, d.cc_major); },
-                 [](R s, C c, DeviceInfo& d) { d.cc_major = static_cast<int>(s.Int(c)); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.cc_major = static_cast<int>(s.Int(c)); }},
     DeviceColumn{"cc_minor", "device_cc_minor", [](S s, int i, D d) { s.Bind(i, d.cc_minor); },
-                 [](R s, C c, DeviceInfo& d) { d.cc_minor = static_cast<int>(s.Int(c)); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.cc_minor = static_cast<int>(s.Int(c)); }},
     DeviceColumn{"l2_bytes", "device_l2_bytes", [](S s, int i, D d) { s.Bind(i, d.l2_bytes); },
-                 [](R s, C c, DeviceInfo& d) { d.l2_bytes = s.Int(c); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.l2_bytes = s.Int(c); }},
     DeviceColumn{"memory_bytes", "device_memory_bytes",
                  [](S s, int i, D d) { s.Bind(i, d.memory_bytes); },
-                 [](R s, C c, DeviceInfo& d) { d.memory_bytes = s.Int(c); }},
-    DeviceColumn{"sm_clock_mhz", "device_sm_clock_mhz",
-                 [](S s, int i, D d) { s.Bind(i, d.sm_clock_mhz); },
-                 [](R s, C c, DeviceInfo& d) { d.sm_clock_mhz = static_cast<int>(s.Int(c)); }},
-    DeviceColumn{"memory_clock_mhz", "device_memory_clock_mhz",
-                 [](S s, int i, D d) { s.Bind(i, d.memory_clock_mhz); },
-                 [](R s, C c, DeviceInfo& d) { d.memory_clock_mhz = static_cast<int>(s.Int(c)); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.memory_bytes = s.Int(c); }},
+    DeviceColumn{
+        "sm_clock_mhz", "device_sm_clock_mhz", [](S s, int i, D d) { s.Bind(i, d.sm_clock_mhz); },
+        [](R s, C c, tuner::DeviceInfo& d) { d.sm_clock_mhz = static_cast<int>(s.Int(c)); }},
+    DeviceColumn{
+        "memory_clock_mhz", "device_memory_clock_mhz",
+        [](S s, int i, D d) { s.Bind(i, d.memory_clock_mhz); },
+        [](R s, C c, tuner::DeviceInfo& d) { d.memory_clock_mhz = static_cast<int>(s.Int(c)); }},
     DeviceColumn{"replay", "device_replay", [](S s, int i, D d) { s.Bind(i, d.replay); },
-                 [](R s, C c, DeviceInfo& d) { d.replay = s.Text(c); }},
+                 [](R s, C c, tuner::DeviceInfo& d) { d.replay = s.Text(c); }},
 };
 
 }  // namespace
@@ -64,13 +65,13 @@ std::string JoinedDeviceColumns() {
   return out;
 }
 
-int BindDeviceColumns(Statement& s, int first, const DeviceInfo& device) {
+int BindDeviceColumns(Statement& s, int first, const tuner::DeviceInfo& device) {
   for (const DeviceColumn& c : kColumns) c.bind(s, first++, device);
   return first;
 }
 
-DeviceInfo ReadDevice(const Statement& s) {
-  DeviceInfo d;
+tuner::DeviceInfo ReadDevice(const Statement& s) {
+  tuner::DeviceInfo d;
   for (const DeviceColumn& c : kColumns) c.read(s, c.joined, d);
   return d;
 }

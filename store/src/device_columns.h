@@ -18,8 +18,8 @@ namespace crest::store::internal {
 struct DeviceColumn {
   std::string_view name;
   std::string_view joined;  // "device_<name>": the column in a select that joins a device
-  void (*bind)(Statement& s, int index, const DeviceInfo& device);
-  void (*read)(const Statement& s, std::string_view column, DeviceInfo& device);
+  void (*bind)(Statement& s, int index, const tuner::DeviceInfo& device);
+  void (*read)(const Statement& s, std::string_view column, tuner::DeviceInfo& device);
 };
 
 // Every column but id, in the table's order of declaration.
@@ -33,9 +33,9 @@ std::string JoinedDeviceColumns();
 
 // Binds every column of `device` from parameter `first` on; returns the next
 // free index.
-int BindDeviceColumns(Statement& s, int first, const DeviceInfo& device);
+int BindDeviceColumns(Statement& s, int first, const tuner::DeviceInfo& device);
 
 // The device_* columns of a row (JoinedDeviceColumns).
-DeviceInfo ReadDevice(const Statement& s);
+tuner::DeviceInfo ReadDevice(const Statement& s);
 
 }  // namespace crest::store::internal

@@ -22,7 +22,7 @@ std::string KeyColumnList(std::string_view prefix) {
 }
 
 void BindKey(Statement& s, int first, const GemmKey& k) {
-  s.Bind(first, DTypeName(k.dtype))
+  s.Bind(first, tuner::DTypeName(k.dtype))
       .Bind(first + 1, static_cast<int64_t>(k.a_transposed))
       .Bind(first + 2, static_cast<int64_t>(k.b_transposed))
       .Bind(first + 3, k.batch)
@@ -34,11 +34,12 @@ void BindKey(Statement& s, int first, const GemmKey& k) {
 namespace {
 // Stored dtype names are canonical (DTypeName): matched as written, without
 // ParseDType's normalizing of what a user may type.
-DType StoredDType(const std::string& name) {
-  for (DType d : {DType::kBf16, DType::kFp16, DType::kFp32, DType::kTf32, DType::kFp8E4M3}) {
-    if (DTypeName(d) == name) return d;
+tuner::DType StoredDType(const std::string& name) {
+  for (tuner::DType d : {tuner::DType::kBf16, tuner::DType::kFp16, tuner::DType::kFp32,
+                         tuner::DType::kTf32, tuner::DType::kFp8E4M3}) {
+    if (tuner::DTypeName(d) == name) return d;
   }
-  return ParseDType(name).value_or(DType::kBf16);
+  return tuner::ParseDType(name).value_or(tuner::DType::kBf16);
 }
 }  // namespace
 

@@ -25,7 +25,7 @@ const std::string& KeyRangeWhere(int varying) {
 }
 
 void BindRange(Statement& s, const KeyRange& r) {
-  s.Bind(3, DTypeName(r.prefix.dtype))
+  s.Bind(3, tuner::DTypeName(r.prefix.dtype))
       .Bind(4, static_cast<int64_t>(r.prefix.a_transposed))
       .Bind(5, static_cast<int64_t>(r.prefix.b_transposed))
       .Bind(6, r.prefix.batch)

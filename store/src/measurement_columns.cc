@@ -47,16 +47,16 @@ constexpr MeasurementColumn Field(std::string_view name) {
 
 // The measurement mode's two columns, stored by name.
 void BindCache(Statement& s, int i, const MeasurementRow& r) {
-  s.Bind(i, CacheModeName(r.mode.cache));
+  s.Bind(i, tuner::CacheModeName(r.mode.cache));
 }
 void ReadCache(const Statement& s, std::string_view c, MeasurementRow& r) {
-  r.mode.cache = ParseCacheMode(s.Text(c)).value_or(CacheMode::kCold);
+  r.mode.cache = tuner::ParseCacheMode(s.Text(c)).value_or(tuner::CacheMode::kCold);
 }
 void BindClocks(Statement& s, int i, const MeasurementRow& r) {
-  s.Bind(i, ClockPolicyName(r.mode.clocks));
+  s.Bind(i, tuner::ClockPolicyName(r.mode.clocks));
 }
 void ReadClocks(const Statement& s, std::string_view c, MeasurementRow& r) {
-  r.mode.clocks = ParseClockPolicy(s.Text(c)).value_or(ClockPolicy::kBurst);
+  r.mode.clocks = tuner::ParseClockPolicy(s.Text(c)).value_or(tuner::ClockPolicy::kBurst);
 }
 
 #define CREST_FIELD(path) \
@@ -111,13 +111,13 @@ const auto kColumns = std::to_array<MeasurementColumn>({
 
 std::span<const MeasurementColumn> MeasurementColumns() { return kColumns; }
 
-MeasurementRow MeasurementRowOf(const MeasuredGemm& measured) {
+MeasurementRow MeasurementRowOf(const tuner::MeasuredGemm& measured) {
   MeasurementRow row;
   row.key = GemmKey::Of(measured.gemm);
   row.lda = measured.lda;
   row.ldb = measured.ldb;
   row.ldc = measured.ldc;
-  row.dtype_out = std::string(DTypeName(OutputDType(measured.gemm.dtype)));
+  row.dtype_out = std::string(tuner::DTypeName(tuner::OutputDType(measured.gemm.dtype)));
   row.compute_type = measured.compute_type;
   row.mode = measured.mode;
   row.settled_clock_mhz = measured.settled_clock_mhz;

@@ -33,7 +33,7 @@ std::string MeasurementColumnList(std::string_view prefix);
 // The GEMM's row as a measurement records it: its key and every value its
 // MeasuredGemm gives (not the algorithm's figures, the tile arithmetic or
 // the time it was written, which InsertMeasurement sets per algorithm).
-MeasurementRow MeasurementRowOf(const MeasuredGemm& measured);
+MeasurementRow MeasurementRowOf(const tuner::MeasuredGemm& measured);
 
 // Binds every value column of `row` from parameter `first` on; returns the
 // next free index.

@@ -11,10 +11,10 @@ absl::Status InsertEntries(Connection& conn, int64_t race_id, const RaceRecord& 
   auto entry = conn.Prepare(StrCat("INSERT INTO race_entries(race_id, ", RaceEntryColumnList(),
                                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
   if (!entry.ok()) return entry.status();
-  for (const RaceStanding& e : race.entries) {
+  for (const tuner::RaceStanding& e : race.entries) {
     Statement& s = (*entry)->Reset();
     s.Bind(1, race_id).Bind(2, e.candidate).Bind(3, e.value);
-    s.Bind(4, std::string(RaceVerdictName(e.verdict)));
+    s.Bind(4, std::string(tuner::RaceVerdictName(e.verdict)));
     s.Bind(5, e.tie_group).Bind(6, e.rounds).Bind(7, e.median_us).Bind(8, e.ratio);
     s.Bind(9, e.ratio_low).Bind(10, e.ratio_high);
     if (auto st = s.Run("writing a race's standing"); !st.ok()) return st;
@@ -42,11 +42,11 @@ absl::Status ReadEntries(Connection& conn, RaceRecord& race, bool with_times) {
   (*entry)->Bind(1, race.id);
   std::string unknown;  // a verdict this build does not know
   auto s = (*entry)->ForEachRow("reading a race's standings", [&](const Statement& row) {
-    RaceStanding e;
+    tuner::RaceStanding e;
     e.candidate = static_cast<int>(row.Int("candidate"));
     e.value = row.Int("value");
     const std::string verdict = row.Text("verdict");
-    if (auto v = ParseRaceVerdict(verdict)) {
+    if (auto v = tuner::ParseRaceVerdict(verdict)) {
       e.verdict = *v;
     } else if (unknown.empty()) {
       unknown = verdict;
@@ -91,8 +91,8 @@ absl::StatusOr<int64_t> SqliteStore::InsertRace(const RaceRecord& race) {
     if (!stmt.ok()) return stmt.status();
     Statement& s = **stmt;
     s.Bind(1, NewUid()).Bind(2, race.job_id).Bind(3, race.device_id).Bind(4, race.software_id);
-    s.Bind(5, race.gpu_model).Bind(6, CacheModeName(race.mode.cache));
-    s.Bind(7, ClockPolicyName(race.mode.clocks)).Bind(8, AlgoChoiceName(race.algo));
+    s.Bind(5, race.gpu_model).Bind(6, tuner::CacheModeName(race.mode.cache));
+    s.Bind(7, tuner::ClockPolicyName(race.mode.clocks)).Bind(8, tuner::AlgoChoiceName(race.algo));
     s.Bind(9, race.study).Bind(10, race.resolution).Bind(11, race.rounds);
     s.Bind(12, race.retaken).Bind(13, race.warmup_s).Bind(14, static_cast<int>(race.settled));
     s.Bind(15, race.seconds).Bind(16, race.stop_reason).Bind(17, NowUs());
@@ -105,11 +105,9 @@ absl::StatusOr<int64_t> SqliteStore::InsertRace(const RaceRecord& race) {
   return id;
 }
 
-absl::StatusOr<std::optional<RaceRecord>> SqliteStore::FindRace(int64_t job_id,
-                                                                const std::string& device_uuid,
-                                                                const std::string& study,
-                                                                const MeasureMode& mode,
-                                                                AlgoChoice algo, bool with_times) {
+absl::StatusOr<std::optional<RaceRecord>> SqliteStore::FindRace(
+    int64_t job_id, const std::string& device_uuid, const std::string& study,
+    const tuner::MeasureMode& mode, tuner::AlgoChoice algo, bool with_times) {
   // By the job's index: a lookup per answer however many races the file holds.
   auto stmt = conn_->Prepare(
       StrCat("SELECT r.id, r.job_id, r.device_id, r.software_id, ", RaceColumnList("r."),
@@ -120,8 +118,8 @@ absl::StatusOr<std::optional<RaceRecord>> SqliteStore::FindRace(int64_t job_id,
              "r.algo_choice = ?6 ORDER BY r.created_us DESC, r.id DESC LIMIT 1"));
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
-  s.Bind(1, job_id).Bind(2, device_uuid).Bind(3, study).Bind(4, CacheModeName(mode.cache));
-  s.Bind(5, ClockPolicyName(mode.clocks)).Bind(6, AlgoChoiceName(algo));
+  s.Bind(1, job_id).Bind(2, device_uuid).Bind(3, study).Bind(4, tuner::CacheModeName(mode.cache));
+  s.Bind(5, tuner::ClockPolicyName(mode.clocks)).Bind(6, tuner::AlgoChoiceName(algo));
   auto found = s.Step("looking up a race");
   if (!found.ok()) return found.status();
   if (!*found) {

@@ -35,7 +35,8 @@ absl::StatusOr<bool> SqliteStore::HasPrediction(const std::string& gpu_model,
 
 absl::StatusOr<bool> SqliteStore::InsertPrediction(std::optional<int64_t> job_id,
                                                    const std::string& gpu_model,
-                                                   const GemmShape& gemm, const Prediction& p) {
+                                                   const tuner::GemmShape& gemm,
+                                                   const tuner::Prediction& p) {
   const PredictionToWrite one{&gemm, &p};
   auto added = InsertPredictions(job_id, gpu_model, {&one, 1});
   if (!added.ok()) return added.status();
@@ -55,7 +56,7 @@ absl::StatusOr<int64_t> SqliteStore::InsertPredictions(std::optional<int64_t> jo
     if (!stmt.ok()) return stmt.status();
     Statement& s = **stmt;
     for (const PredictionToWrite& w : batch) {
-      const Prediction& p = *w.prediction;
+      const tuner::Prediction& p = *w.prediction;
       s.Reset();
       s.Bind(1, job_id).Bind(2, NewUid()).Bind(3, options_.host).Bind(4, gpu_model);
       s.Bind(5, p.model_version);
@@ -118,7 +119,7 @@ absl::StatusOr<std::map<GemmKey, PredictionRow>> SqliteStore::FindPredictions(
 
 // Replayed and measured runs of one GPU model never share a database: an
 // answer pools the runs of a GPU model, and must not pool the two kinds.
-absl::Status SqliteStore::RefuseMixedKinds(const DeviceInfo& d, const std::string& host) {
+absl::Status SqliteStore::RefuseMixedKinds(const tuner::DeviceInfo& d, const std::string& host) {
   auto other = conn_->Prepare(
       "SELECT count(*) AS n FROM devices WHERE gpu_model = ?1 AND (replay = '') != (?2 = '') "
       "AND NOT (uuid = ?3 AND host = ?4)");
@@ -136,8 +137,8 @@ absl::Status SqliteStore::RefuseMixedKinds(const DeviceInfo& d, const std::strin
       "two kinds"));
 }
 
-absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const DeviceInfo& d,
-                                                                        const SoftwareInfo& sw) {
+absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(
+    const tuner::DeviceInfo& d, const tuner::SoftwareInfo& sw) {
   std::pair<int64_t, int64_t> ids;
   const std::string host = d.host.empty() ? options_.host : d.host;
   absl::Status status = InTransaction("registering a device", [&]() -> absl::Status {
@@ -150,7 +151,7 @@ absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const De
                "excluded.gpu_model, sm_clock_mhz = excluded.sm_clock_mhz, memory_clock_mhz = "
                "excluded.memory_clock_mhz, replay = excluded.replay RETURNING id"));
     if (!dev.ok()) return dev.status();
-    DeviceInfo registered = d;
+    tuner::DeviceInfo registered = d;
     registered.host = host;
     BindDeviceColumns(**dev, 1, registered);
     auto row = (*dev)->Step("registering a device");
@@ -172,15 +173,16 @@ absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::RegisterDevice(const De
 }
 
 absl::StatusOr<bool> SqliteStore::HasMeasurement(int64_t device_id, int64_t software_id,
-                                                 const GemmKey& key, const MeasureMode& mode) {
+                                                 const GemmKey& key,
+                                                 const tuner::MeasureMode& mode) {
   auto stmt = conn_->Prepare(
       "SELECT 1 FROM measurements WHERE gpu_model = (SELECT gpu_model FROM devices WHERE id = ?1) "
       "AND dtype = ?3 AND trans_a = ?4 AND trans_b = ?5 AND batch = ?6 AND m = ?7 AND n = ?8 "
       "AND k = ?9 AND device_id = ?1 AND software_id = ?2 AND cache_mode = ?10 "
       "AND clock_policy = ?11 LIMIT 1");
   if (!stmt.ok()) return stmt.status();
-  (*stmt)->Bind(1, device_id).Bind(2, software_id).Bind(10, CacheModeName(mode.cache));
-  (*stmt)->Bind(11, ClockPolicyName(mode.clocks));
+  (*stmt)->Bind(1, device_id).Bind(2, software_id).Bind(10, tuner::CacheModeName(mode.cache));
+  (*stmt)->Bind(11, tuner::ClockPolicyName(mode.clocks));
   BindKey(**stmt, 3, key);
   auto row = (*stmt)->Step("looking up a measurement");
   if (!row.ok()) return row.status();
@@ -190,7 +192,7 @@ absl::StatusOr<bool> SqliteStore::HasMeasurement(int64_t device_id, int64_t soft
 
 absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
                                             int64_t software_id, const std::string& gpu_model,
-                                            int sm_count, const MeasuredGemm& mg) {
+                                            int sm_count, const tuner::MeasuredGemm& mg) {
   return InTransaction("writing a measurement", [&]() -> absl::Status {
     // uid, job, device, software, GPU model, the key (7), then the values.
     std::string params = "?1";
@@ -202,10 +204,10 @@ absl::Status SqliteStore::InsertMeasurement(std::optional<int64_t> job_id, int64
     MeasurementRow row = MeasurementRowOf(mg);
     row.created_us = NowUs();
     int64_t first_id = 0;
-    for (const AlgoResult& r : mg.algos) {
-      TileEstimate tw;
+    for (const tuner::AlgoResult& r : mg.algos) {
+      tuner::TileEstimate tw;
       if (r.algo.tile_m > 0 && r.algo.tile_n > 0 && sm_count > 0) {
-        tw = QuantizeTiles(mg.gemm, {r.algo.tile_m, r.algo.tile_n}, sm_count);
+        tw = tuner::QuantizeTiles(mg.gemm, {r.algo.tile_m, r.algo.tile_n}, sm_count);
       }
       row.result = r;
       row.tiles = tw.tiles;

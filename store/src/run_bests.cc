@@ -49,7 +49,7 @@ struct RunRows {
   const char* from_where;
 };
 
-RunRows RowsOf(AlgoChoice algo, bool one_run) {
+RunRows RowsOf(tuner::AlgoChoice algo, bool one_run) {
   constexpr const char* kBestColumns =
       "job_id, device_id, measurement_id, median_us, ci_low_us, ci_high_us";
   constexpr const char* kFirstChoiceColumns =
@@ -68,14 +68,14 @@ RunRows RowsOf(AlgoChoice algo, bool one_run) {
       "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
       "software_id = ?14 AND verified = 1 AND heuristic_rank = 0 AND coalesce(job_id, 0) = ?15 "
       "AND device_id = ?16";
-  if (algo == AlgoChoice::kBest) return {kBestColumns, one_run ? kBestOfRun : kBest};
+  if (algo == tuner::AlgoChoice::kBest) return {kBestColumns, one_run ? kBestOfRun : kBest};
   return {kFirstChoiceColumns, one_run ? kFirstChoiceOfRun : kFirstChoice};
 }
 
 void BindRunBests(Statement& s, const std::string& gpu_model, int64_t software_id,
-                  const MeasureMode& mode) {
-  s.Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache));
-  s.Bind(13, ClockPolicyName(mode.clocks)).Bind(14, software_id);
+                  const tuner::MeasureMode& mode) {
+  s.Bind(1, gpu_model).Bind(2, tuner::CacheModeName(mode.cache));
+  s.Bind(13, tuner::ClockPolicyName(mode.clocks)).Bind(14, software_id);
 }
 
 RunBest ReadFigures(const Statement& s, const RunKey& run) {
@@ -92,7 +92,7 @@ RunBest ReadFigures(const Statement& s, const RunKey& run) {
 
 absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
     const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-    const MeasureMode& mode, AlgoChoice algo) {
+    const tuner::MeasureMode& mode, tuner::AlgoChoice algo) {
   const std::vector<GemmKey> wanted = SortedUnique(keys);
   std::vector<std::vector<RunBest>> found(wanted.size());
   const RunRows rows = RowsOf(algo, /*one_run=*/false);
@@ -112,7 +112,7 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
     if (runs.empty()) continue;
     // One row per run: the fastest. run_bests has one already; a run's
     // first choice may have been recorded more than once.
-    if (algo != AlgoChoice::kBest) {
+    if (algo != tuner::AlgoChoice::kBest) {
       std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
         return std::tie(a.run, a.median_us) < std::tie(b.run, b.median_us);
       });
@@ -132,7 +132,7 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
 
 absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
     const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
-    const MeasureMode& mode, AlgoChoice algo) {
+    const tuner::MeasureMode& mode, tuner::AlgoChoice algo) {
   const WantedKeys wanted = Want(keys);
   std::vector<std::optional<RunBest>> found(wanted.keys.size());
   const RunRows rows = RowsOf(algo, /*one_run=*/true);
@@ -162,7 +162,7 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
 
 absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gpu_model,
                                                            int64_t software_id,
-                                                           const MeasureMode& mode) {
+                                                           const tuner::MeasureMode& mode) {
   // A loose scan of run_bests_by_run: each step seeks to the next device
   // of the same job, else to the next job (a row value (job, device) > (…)
   // would seek on the job alone and then read the whole run).
@@ -182,8 +182,8 @@ absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gp
     for (Statement* s : {*same_job, *next_job}) {
       s->Reset();
       s->Bind(1, gpu_model)
-          .Bind(2, CacheModeName(mode.cache))
-          .Bind(3, ClockPolicyName(mode.clocks));
+          .Bind(2, tuner::CacheModeName(mode.cache))
+          .Bind(3, tuner::ClockPolicyName(mode.clocks));
       s->Bind(4, software_id).Bind(5, last.job_id).Bind(6, last.device_id);
       auto row = s->Step("listing runs");
       if (!row.ok()) return row.status();

@@ -11,8 +11,8 @@ namespace {
 // Each run's answer per GEMM, as the runs' table: run_bests (each run's
 // fastest verified algorithm) or, for cuBLASLt's first choice, its verified
 // rows (more than one when a run measured a GEMM twice: the fastest kept).
-std::string RunAnswers(AlgoChoice algo) {
-  if (algo == AlgoChoice::kBest) return "run_bests";
+std::string RunAnswers(tuner::AlgoChoice algo) {
+  if (algo == tuner::AlgoChoice::kBest) return "run_bests";
   return StrCat("(SELECT gpu_model, cache_mode, clock_policy, software_id, ", KeyColumnList(),
                 ", coalesce(job_id, 0) AS job_id, device_id, id AS measurement_id, median_us, "
                 "ci_low_us, ci_high_us FROM measurements WHERE verified = 1 AND "
@@ -47,7 +47,7 @@ absl::StatusOr<std::vector<SelectedBest>> SqliteStore::NewestRunBests(const RunF
       "AND (?10 IS NULL OR rb.software_id <> ?10)) WHERE newest = 1 LIMIT ?11"));
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
-  s.Bind(1, CacheModeName(f.mode.cache)).Bind(2, ClockPolicyName(f.mode.clocks));
+  s.Bind(1, tuner::CacheModeName(f.mode.cache)).Bind(2, tuner::ClockPolicyName(f.mode.clocks));
   s.Bind(3, f.gpu_model).Bind(4, f.job_id).Bind(5, f.cublaslt).Bind(6, f.device_uuid);
   s.Bind(7, f.host).Bind(8, f.from_us).Bind(9, f.to_us).Bind(10, f.except_software_id);
   s.Bind(11, f.limit > 0 ? f.limit + 1 : int64_t{-1});  // one more: to tell it is over
@@ -63,7 +63,7 @@ absl::StatusOr<std::vector<SelectedBest>> SqliteStore::NewestRunBests(const RunF
     b.best.measurement_id = row.Int("measurement_id");
     b.best.started_us = row.Int("started");
     b.samples = row.Int("samples");
-    AlgoIdentity& a = b.algo;
+    tuner::AlgoIdentity& a = b.algo;
     a.algo_id = row.Int("algo_id");
     a.tile = row.Int("tile");
     a.tile_m = static_cast<int>(row.Int("tile_m"));
@@ -83,11 +83,9 @@ absl::StatusOr<std::vector<SelectedBest>> SqliteStore::NewestRunBests(const RunF
   return out;
 }
 
-absl::StatusOr<std::vector<AlgoIdentity>> SqliteStore::StoredTopAlgos(const std::string& gpu_model,
-                                                                      const GemmKey& key,
-                                                                      const MeasureMode& mode,
-                                                                      int64_t except_software_id,
-                                                                      int count) {
+absl::StatusOr<std::vector<tuner::AlgoIdentity>> SqliteStore::StoredTopAlgos(
+    const std::string& gpu_model, const GemmKey& key, const tuner::MeasureMode& mode,
+    int64_t except_software_id, int count) {
   auto stmt = conn_->Prepare(StrCat(
       "SELECT m.dtype, m.trans_a, m.trans_b, m.batch, m.m, m.n, m.k, ", MeasurementColumnList("m."),
       " FROM measurements AS m WHERE m.gpu_model = ?1 AND m.cache_mode = ?2 AND "
@@ -96,16 +94,18 @@ absl::StatusOr<std::vector<AlgoIdentity>> SqliteStore::StoredTopAlgos(const std:
       "m.k = ?11 ORDER BY m.median_us, m.id"));
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
-  s.Bind(1, gpu_model).Bind(2, CacheModeName(mode.cache)).Bind(3, ClockPolicyName(mode.clocks));
+  s.Bind(1, gpu_model)
+      .Bind(2, tuner::CacheModeName(mode.cache))
+      .Bind(3, tuner::ClockPolicyName(mode.clocks));
   s.Bind(4, except_software_id);
   BindKey(s, 5, key);
-  std::vector<AlgoIdentity> out;
+  std::vector<tuner::AlgoIdentity> out;
   auto status = s.ForEachRow("reading a GEMM's stored algorithms", [&](const Statement& row) {
     if (static_cast<int>(out.size()) >= count) return;
     MeasurementRow r;
     ReadMeasurementColumns(row, r);
-    for (const AlgoIdentity& seen : out) {
-      if (SameConfiguration(seen, r.result.algo)) return;
+    for (const tuner::AlgoIdentity& seen : out) {
+      if (tuner::SameConfiguration(seen, r.result.algo)) return;
     }
     out.push_back(std::move(r.result.algo));
   });

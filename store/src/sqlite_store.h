@@ -34,48 +34,50 @@ class SqliteStore final : public Store {
   absl::StatusOr<bool> HasPrediction(const std::string& gpu_model, std::string_view model_version,
                                      const GemmKey& key) override;
   absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
-                                        const GemmShape& gemm, const Prediction& p) override;
+                                        const tuner::GemmShape& gemm,
+                                        const tuner::Prediction& p) override;
   absl::StatusOr<int64_t> InsertPredictions(std::optional<int64_t> job_id,
                                             const std::string& gpu_model,
                                             std::span<const PredictionToWrite> batch) override;
   absl::StatusOr<std::map<GemmKey, PredictionRow>> FindPredictions(
       const std::string& gpu_model, std::string_view model_version,
       std::span<const GemmKey> keys) override;
-  absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(const DeviceInfo& device,
-                                                             const SoftwareInfo& sw) override;
+  absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(
+      const tuner::DeviceInfo& device, const tuner::SoftwareInfo& sw) override;
   absl::StatusOr<bool> HasMeasurement(int64_t device_id, int64_t software_id, const GemmKey& key,
-                                      const MeasureMode& mode) override;
+                                      const tuner::MeasureMode& mode) override;
   absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
                                  int64_t software_id, const std::string& gpu_model, int sm_count,
-                                 const MeasuredGemm& measured) override;
+                                 const tuner::MeasuredGemm& measured) override;
   absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) override;
   absl::StatusOr<std::vector<int64_t>> SoftwareVersions(const SoftwarePin& pin) override;
   absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(const std::string& gpu_model,
                                                                    std::span<const GemmKey> keys,
                                                                    int64_t software_id,
-                                                                   const MeasureMode& mode,
-                                                                   AlgoChoice algo) override;
+                                                                   const tuner::MeasureMode& mode,
+                                                                   tuner::AlgoChoice algo) override;
   absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(const std::string& gpu_model,
                                                                  const RunKey& run,
                                                                  std::span<const GemmKey> keys,
-                                                                 const MeasureMode& mode,
-                                                                 AlgoChoice algo) override;
+                                                                 const tuner::MeasureMode& mode,
+                                                                 tuner::AlgoChoice algo) override;
   absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string& gpu_model, int64_t software_id,
-                                                const MeasureMode& mode) override;
+                                                const tuner::MeasureMode& mode) override;
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) override;
   // selection.cc
   absl::StatusOr<std::vector<SelectedBest>> NewestRunBests(const RunFilter& filter) override;
-  absl::StatusOr<std::vector<AlgoIdentity>> StoredTopAlgos(const std::string& gpu_model,
-                                                           const GemmKey& key,
-                                                           const MeasureMode& mode,
-                                                           int64_t except_software_id,
-                                                           int count) override;
+  absl::StatusOr<std::vector<tuner::AlgoIdentity>> StoredTopAlgos(const std::string& gpu_model,
+                                                                  const GemmKey& key,
+                                                                  const tuner::MeasureMode& mode,
+                                                                  int64_t except_software_id,
+                                                                  int count) override;
 
   // races.cc
   absl::StatusOr<int64_t> InsertRace(const RaceRecord& race) override;
   absl::StatusOr<std::optional<RaceRecord>> FindRace(int64_t job_id, const std::string& device_uuid,
                                                      const std::string& study,
-                                                     const MeasureMode& mode, AlgoChoice algo,
+                                                     const tuner::MeasureMode& mode,
+                                                     tuner::AlgoChoice algo,
                                                      bool with_times) override;
 
   // imported.cc
@@ -105,7 +107,7 @@ class SqliteStore final : public Store {
   absl::Status WriteAllowed() const;
   // FailedPrecondition when the database holds a device of `device`'s GPU
   // model of the other kind (replayed vs measured) (inside a transaction).
-  absl::Status RefuseMixedKinds(const DeviceInfo& device, const std::string& host);
+  absl::Status RefuseMixedKinds(const tuner::DeviceInfo& device, const std::string& host);
   // The WAL-index header now (wal_index.h); nullopt when the database is not
   // in WAL mode or the header is being written.
   std::optional<WalIndexMark::Header> ReadWalMark();

@@ -13,12 +13,12 @@
 
 namespace crest::store {
 
-GemmKey GemmKey::Of(const GemmShape& g) {
+GemmKey GemmKey::Of(const tuner::GemmShape& g) {
   return {g.dtype, g.a_transposed, g.b_transposed, g.m, g.n, g.k, g.batch};
 }
 
-GemmShape GemmKey::Shape() const {
-  GemmShape g;
+tuner::GemmShape GemmKey::Shape() const {
+  tuner::GemmShape g;
   g.dtype = dtype;
   g.a_transposed = a_transposed;
   g.b_transposed = b_transposed;

@@ -83,7 +83,7 @@ absl::StatusOr<double> Microseconds(const std::string& text, const std::string& 
 absl::StatusOr<store::ImportedTiming> ParseRow(const Row& row, const Columns& cols, size_t time,
                                                const std::string& where) {
   const auto at = [&](size_t i) { return i < row.size() ? row[i] : std::string(); };
-  GemmShape g;
+  tuner::GemmShape g;
   const std::pair<const char*, int64_t*> dims[] = {
       {"m", &g.m}, {"n", &g.n}, {"k", &g.k}, {"batch", &g.batch}};
   for (const auto& [name, out] : dims) {
@@ -93,15 +93,15 @@ absl::StatusOr<store::ImportedTiming> ParseRow(const Row& row, const Columns& co
     if (!v.ok()) return v.status();
     *out = *v;
   }
-  if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
+  if (auto s = tuner::ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
     return absl::InvalidArgumentError(StrCat(where, ": ", s.message()));
   }
-  auto dtype = ParseDType(at(*cols.Find({"dtype"})));
+  auto dtype = tuner::ParseDType(at(*cols.Find({"dtype"})));
   if (!dtype.ok()) return absl::InvalidArgumentError(StrCat(where, ": ", dtype.status().message()));
   g.dtype = *dtype;
   const auto layout_col = cols.Find({"layout"});
   const std::string layout = layout_col ? at(*layout_col) : "NT";
-  if (!ParseLayout(layout, &g.a_transposed, &g.b_transposed)) {
+  if (!tuner::ParseLayout(layout, &g.a_transposed, &g.b_transposed)) {
     return absl::InvalidArgumentError(
         StrCat(where, ": layout: '", layout, "' is not NT, NN, TN or TT"));
   }
@@ -168,7 +168,7 @@ absl::StatusOr<store::ImportBatch> ReadTimingCsv(const std::string& path,
   if (!device.ok()) return device.status();
   auto tool = OneValue(*records, cols.Find({"tool", "note"}), options.tool, "tool", "--tool", path);
   if (!tool.ok()) return tool.status();
-  auto gpu = FindGpu(*device);
+  auto gpu = tuner::FindGpu(*device);
   if (!gpu.ok()) {
     return absl::InvalidArgumentError(
         StrCat(path, ": device '", *device, "' is not a catalogued GPU (crest gpus)"));

@@ -8,15 +8,15 @@
 
 namespace crest::sweep {
 
-absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice) {
+absl::StatusOr<std::unique_ptr<tuner::Backend>> MakeBackend(const BackendChoice& choice) {
   if (choice.name == "model") {
     if (choice.gpu.empty()) {
       return absl::InvalidArgumentError(
           "gpu: the model backend needs a target GPU (--gpu, or \"gpu\" in the spec)");
     }
-    auto gpu = FindGpu(choice.gpu);
+    auto gpu = tuner::FindGpu(choice.gpu);
     if (!gpu.ok()) return gpu.status();
-    return MakeModelBackend(**gpu);
+    return tuner::MakeModelBackend(**gpu);
   }
   if (choice.name == "replay") return internal::MakeReplayBackend(choice);
   if (choice.name != "cublaslt") {

@@ -42,7 +42,7 @@ struct Drift {
   std::string hash;
 };
 
-absl::StatusOr<Drift> DriftOf(const std::string& trace_path, const GpuSpec& gpu) {
+absl::StatusOr<Drift> DriftOf(const std::string& trace_path, const tuner::GpuSpec& gpu) {
   Drift drift;
   const double boost = gpu.boost_clock_mhz > 0 ? gpu.boost_clock_mhz : 1000;
   drift.gpu = SimulatedGpu::Steady(boost, kSteadyPowerW);
@@ -72,8 +72,8 @@ absl::StatusOr<Drift> DriftOf(const std::string& trace_path, const GpuSpec& gpu)
 // The one algorithm of a replayed GEMM: the table's, whatever its tool ran
 // (identity unknown: id 0, no tile; its bytes name it, as a stored
 // algorithm must have some).
-AlgoIdentity TableAlgo() {
-  AlgoIdentity id;
+tuner::AlgoIdentity TableAlgo() {
+  tuner::AlgoIdentity id;
   const std::string_view name = "replayed table";
   id.bytes.assign(name.begin(), name.end());
   return id;
@@ -82,9 +82,11 @@ AlgoIdentity TableAlgo() {
 // The table's time of each GEMM; the first row of a GEMM listed twice.
 using Table = std::map<GemmKey, double>;
 
-class ReplayBackend final : public Backend, public measure::SetRacer, public measure::Retimer {
+class ReplayBackend final : public tuner::Backend,
+                            public measure::SetRacer,
+                            public measure::Retimer {
  public:
-  ReplayBackend(Table table, const GpuSpec& gpu, Drift drift, DeviceInfo device,
+  ReplayBackend(Table table, const tuner::GpuSpec& gpu, Drift drift, tuner::DeviceInfo device,
                 const BackendChoice& choice)
       : table_(std::move(table)),
         gpu_(gpu),
@@ -99,12 +101,12 @@ class ReplayBackend final : public Backend, public measure::SetRacer, public mea
 
   std::string_view Name() const override { return "replay"; }
   bool Measures() const override { return true; }
-  const GpuSpec& Gpu() const override { return gpu_; }
-  DeviceInfo Device() const override { return device_; }
-  SoftwareInfo Software() const override { return {"replay", 0, cublaslt_}; }
-  MeasureMode Mode() const override { return measure_.mode; }
+  const tuner::GpuSpec& Gpu() const override { return gpu_; }
+  tuner::DeviceInfo Device() const override { return device_; }
+  tuner::SoftwareInfo Software() const override { return {"replay", 0, cublaslt_}; }
+  tuner::MeasureMode Mode() const override { return measure_.mode; }
 
-  absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override {
+  absl::StatusOr<tuner::GemmOutcome> Run(const tuner::GemmShape& gemm) override {
     auto launcher = Launcher(gemm);
     if (!launcher.ok()) return launcher.status();
     auto measured = measure::MeasureGemm(gemm, measure_, {{kOperandSeed, 0, 0}, 1}, *launcher,
@@ -113,15 +115,15 @@ class ReplayBackend final : public Backend, public measure::SetRacer, public mea
     measured->lda = gemm.ContiguousA();
     measured->ldb = gemm.ContiguousB();
     measured->ldc = gemm.ContiguousC();
-    GemmOutcome outcome;
+    tuner::GemmOutcome outcome;
     outcome.measured = *std::move(measured);
     return outcome;
   }
 
   // The table holds one algorithm per GEMM, whatever its tool ran: the one
   // any stored run of it has, re-timed through the same pipeline.
-  absl::StatusOr<GemmOutcome> Retime(const GemmShape& gemm,
-                                     std::span<const AlgoIdentity> stored) override {
+  absl::StatusOr<tuner::GemmOutcome> Retime(const tuner::GemmShape& gemm,
+                                            std::span<const tuner::AlgoIdentity> stored) override {
     (void)stored;
     return Run(gemm);
   }
@@ -179,13 +181,13 @@ class ReplayBackend final : public Backend, public measure::SetRacer, public mea
   }
 
   // The GEMM's one algorithm on the simulated GPU, at the table's time.
-  absl::StatusOr<measure::SimulatedLauncher> Launcher(const GemmShape& gemm) {
+  absl::StatusOr<measure::SimulatedLauncher> Launcher(const tuner::GemmShape& gemm) {
     const auto row = table_.find(GemmKey::Of(gemm));
     if (row == table_.end()) {
       return absl::NotFoundError(
           StrCat("replay: ", device_.replay, " has no row for ", gemm.name, " (", gemm.batch, "x",
-                 gemm.m, "x", gemm.n, "x", gemm.k, " ", DTypeName(gemm.dtype), " ", gemm.Layout(),
-                 "); the replay backend times only the GEMMs its table holds"));
+                 gemm.m, "x", gemm.n, "x", gemm.k, " ", tuner::DTypeName(gemm.dtype), " ",
+                 gemm.Layout(), "); the replay backend times only the GEMMs its table holds"));
     }
     measure::SimulatedLauncher launcher(drift_.gpu, gemm, {kOperandSeed, 0, 0},
                                         {row->second * drift_.time_scale}, noise_, rng_());
@@ -194,9 +196,9 @@ class ReplayBackend final : public Backend, public measure::SetRacer, public mea
   }
 
   Table table_;
-  const GpuSpec& gpu_;
+  const tuner::GpuSpec& gpu_;
   Drift drift_;
-  DeviceInfo device_;
+  tuner::DeviceInfo device_;
   measure::MeasureOptions measure_;
   double noise_ = 0;
   std::mt19937_64 rng_;   // seeds each launcher's noise, in the order they are made
@@ -224,9 +226,9 @@ absl::Status ValidateReplay(const ReplayChoice& r) {
   return absl::OkStatus();
 }
 
-DeviceInfo ReplayDevice(const GpuSpec& gpu, const store::ImportBatch& batch, const Drift& drift,
-                        const ReplayChoice& r) {
-  DeviceInfo d;
+tuner::DeviceInfo ReplayDevice(const tuner::GpuSpec& gpu, const store::ImportBatch& batch,
+                               const Drift& drift, const ReplayChoice& r) {
+  tuner::DeviceInfo d;
   d.replay = StrCat(batch.source_file, " (", batch.source_hash, "), noise ", r.noise, ", seed ",
                     r.seed, ", drift ", drift.words,
                     drift.hash.empty() ? std::string() : StrCat(" (", drift.hash, ")"));
@@ -243,7 +245,7 @@ DeviceInfo ReplayDevice(const GpuSpec& gpu, const store::ImportBatch& batch, con
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Backend>> MakeReplayBackend(const BackendChoice& choice) {
+absl::StatusOr<std::unique_ptr<tuner::Backend>> MakeReplayBackend(const BackendChoice& choice) {
   const ReplayChoice& r = choice.replay;
   if (auto s = ValidateReplay(r); !s.ok()) return s;
   if (auto s = measure::ValidateMeasureOptions(choice.measure); !s.ok()) return s;
@@ -253,10 +255,10 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeReplayBackend(const BackendChoice& 
   csv.tool = "replay";
   auto batch = store::ReadTimingCsv(r.file, csv);
   if (!batch.ok()) return batch.status();
-  auto gpu = FindGpu(batch->gpu_model);
+  auto gpu = tuner::FindGpu(batch->gpu_model);
   if (!gpu.ok()) return gpu.status();
   if (!choice.gpu.empty()) {
-    auto asked = FindGpu(choice.gpu);
+    auto asked = tuner::FindGpu(choice.gpu);
     if (!asked.ok()) return asked.status();
     if ((*asked)->name != (*gpu)->name) {
       return absl::InvalidArgumentError(StrCat("gpu: --gpu ", choice.gpu, " is not the ",
@@ -268,8 +270,8 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeReplayBackend(const BackendChoice& 
   if (!drift.ok()) return drift.status();
   Table table;
   for (const store::ImportedTiming& row : batch->rows) table.emplace(row.key, row.time_us);
-  DeviceInfo device = ReplayDevice(**gpu, *batch, *drift, r);
-  return std::unique_ptr<Backend>(std::make_unique<ReplayBackend>(
+  tuner::DeviceInfo device = ReplayDevice(**gpu, *batch, *drift, r);
+  return std::unique_ptr<tuner::Backend>(std::make_unique<ReplayBackend>(
       std::move(table), **gpu, *std::move(drift), std::move(device), choice));
 }
 

@@ -19,6 +19,6 @@ namespace crest::sweep::internal {
 
 // InvalidArgument for a bad option (naming --replay-noise, …) or table;
 // NotFound when the table or trace cannot be read.
-absl::StatusOr<std::unique_ptr<Backend>> MakeReplayBackend(const BackendChoice& choice);
+absl::StatusOr<std::unique_ptr<tuner::Backend>> MakeReplayBackend(const BackendChoice& choice);
 
 }  // namespace crest::sweep::internal

@@ -18,11 +18,11 @@ namespace {
 // What the store needs to know about one backend's results.
 class ResultWriter {
  public:
-  ResultWriter(Backend& backend, store::Store& db) : backend_(backend), db_(db) {}
+  ResultWriter(tuner::Backend& backend, store::Store& db) : backend_(backend), db_(db) {}
 
   absl::Status Prepare() {
     if (!backend_.Measures()) return absl::OkStatus();
-    DeviceInfo device = backend_.Device();
+    tuner::DeviceInfo device = backend_.Device();
     device.gpu_model = std::string(backend_.Gpu().name);
     auto ids = db_.RegisterDevice(device, backend_.Software());
     if (!ids.ok()) return ids.status();
@@ -39,20 +39,20 @@ class ResultWriter {
     return backend_.Measures() ? backend_.Device().uuid : std::string(backend_.Gpu().name);
   }
 
-  absl::StatusOr<bool> Has(const GemmShape& g) {
+  absl::StatusOr<bool> Has(const tuner::GemmShape& g) {
     const auto key = store::GemmKey::Of(g);
     if (backend_.Measures())
       return db_.HasMeasurement(device_id_, software_id_, key, backend_.Mode());
     return db_.HasPrediction(std::string(backend_.Gpu().name),
-                             ModelVersionFor(backend_.Gpu(), g.dtype), key);
+                             tuner::ModelVersionFor(backend_.Gpu(), g.dtype), key);
   }
 
   // Writes a batch of results (BatchSize of them at most) and the job's
   // progress; returns how many rows they added (a prediction another
   // writer added since the plan was checked adds none). A measurement is
   // its own transaction; predictions share one.
-  absl::StatusOr<int64_t> Write(int64_t job_id,
-                                std::span<const std::pair<GemmShape, GemmOutcome>> results) {
+  absl::StatusOr<int64_t> Write(
+      int64_t job_id, std::span<const std::pair<tuner::GemmShape, tuner::GemmOutcome>> results) {
     if (backend_.Measures()) {
       for (const auto& [g, outcome] : results) {
         if (!outcome.measured) return NoResult();
@@ -82,7 +82,7 @@ class ResultWriter {
     return absl::InternalError(StrCat("backend ", backend_.Name(), " returned no result"));
   }
 
-  Backend& backend_;
+  tuner::Backend& backend_;
   store::Store& db_;
   int64_t device_id_ = 0;
   int64_t software_id_ = 0;
@@ -91,8 +91,8 @@ class ResultWriter {
 
 }  // namespace
 
-std::string RaceAlgoNote(AlgoChoice algo) {
-  return algo == AlgoChoice::kDefault ? " (cuBLASLt's first-choice algorithms)" : "";
+std::string RaceAlgoNote(tuner::AlgoChoice algo) {
+  return algo == tuner::AlgoChoice::kDefault ? " (cuBLASLt's first-choice algorithms)" : "";
 }
 
 std::string DescribeRace(const StudyRaceReport& race) {
@@ -101,14 +101,14 @@ std::string DescribeRace(const StudyRaceReport& race) {
     return StrCat("race of ", race.study, algo, ": not raced: ", race.why_not);
   }
   std::vector<std::string> parts;
-  for (const RaceStanding& s : race.result.standings) {
+  for (const tuner::RaceStanding& s : race.result.standings) {
     const int64_t d_ff = race.d_ff[static_cast<size_t>(s.candidate)];
-    if (s.verdict == RaceVerdict::kLeader) {
+    if (s.verdict == tuner::RaceVerdict::kLeader) {
       parts.push_back(StrCat("leader d_ff ", d_ff, " (", Decimals(s.median_us, 1), " us)"));
       continue;
     }
-    parts.push_back(StrCat(RaceVerdictName(s.verdict), " ", d_ff, " (", Decimals(s.ratio, 4), ", ",
-                           Decimals(s.ratio_low, 4), "-", Decimals(s.ratio_high, 4), ")"));
+    parts.push_back(StrCat(tuner::RaceVerdictName(s.verdict), " ", d_ff, " (", Decimals(s.ratio, 4),
+                           ", ", Decimals(s.ratio_low, 4), "-", Decimals(s.ratio_high, 4), ")"));
   }
   const measure::StudyRaceResult& r = race.result;
   return StrCat("race ", race.race_id, " of ", race.study, algo, ": ", race.d_ff.size(),
@@ -162,7 +162,8 @@ bool Finished(store::JobState state) {
 
 // The job this sweep runs under: the one named in options, else an unfinished
 // job for the same spec, backend and target (resumed), else a new one.
-absl::StatusOr<store::JobRecord> FindOrCreateJob(const SweepSpec& spec, const Backend& backend,
+absl::StatusOr<store::JobRecord> FindOrCreateJob(const SweepSpec& spec,
+                                                 const tuner::Backend& backend,
                                                  const std::string& target, store::Store& db,
                                                  const SweepOptions& options, bool* resumed) {
   if (options.job_id) {
@@ -196,7 +197,7 @@ absl::StatusOr<store::JobRecord> FindOrCreateJob(const SweepSpec& spec, const Ba
 }
 
 // Which GEMMs the store already holds (they count as done); none with force.
-absl::StatusOr<std::vector<bool>> PresentGemms(std::span<const GemmShape> gemms,
+absl::StatusOr<std::vector<bool>> PresentGemms(std::span<const tuner::GemmShape> gemms,
                                                ResultWriter& writer, bool force) {
   std::vector<bool> present(gemms.size(), false);
   if (force) return present;
@@ -208,15 +209,16 @@ absl::StatusOr<std::vector<bool>> PresentGemms(std::span<const GemmShape> gemms,
   return present;
 }
 
-std::string DescribeFailure(const GemmShape& g, const absl::Status& status) {
+std::string DescribeFailure(const tuner::GemmShape& g, const absl::Status& status) {
   return StrCat(g.name, " (m=", g.m, " n=", g.n, " k=", g.k, "): ", status.message());
 }
 
 // What became of one GEMM run: its outcome, or the backend's error.
-using Seen = std::function<void(const GemmShape&, const absl::StatusOr<GemmOutcome>&)>;
+using Seen =
+    std::function<void(const tuner::GemmShape&, const absl::StatusOr<tuner::GemmOutcome>&)>;
 
 // How one GEMM is run: the backend's search, or a revalidation's re-timing.
-using RunOne = std::function<absl::StatusOr<GemmOutcome>(const GemmShape&)>;
+using RunOne = std::function<absl::StatusOr<tuner::GemmOutcome>(const tuner::GemmShape&)>;
 
 // Results waiting for their commit (ResultWriter::BatchSize at a time, and
 // at least every kPredictionBatchSeconds); each is reported (on_result,
@@ -233,7 +235,7 @@ class Committer {
         out_(out),
         batch_(writer.BatchSize(options)) {}
 
-  absl::Status Add(const GemmShape& g, GemmOutcome outcome) {
+  absl::Status Add(const tuner::GemmShape& g, tuner::GemmOutcome outcome) {
     if (waiting_.empty()) first_at_ = env_.MonotonicSeconds();
     waiting_.emplace_back(g, std::move(outcome));
     if (waiting_.size() < batch_ && env_.MonotonicSeconds() - first_at_ < kPredictionBatchSeconds) {
@@ -274,7 +276,7 @@ class Committer {
   const double start_;
   SweepOutcome& out_;
   const size_t batch_;
-  std::vector<std::pair<GemmShape, GemmOutcome>> waiting_;
+  std::vector<std::pair<tuner::GemmShape, tuner::GemmOutcome>> waiting_;
   double first_at_ = 0;
 };
 
@@ -282,12 +284,12 @@ class Committer {
 // committing results as Committer batches them; stops early on cancel
 // (kCancelled) or interrupt (kQueued), after committing what it has.
 // Returns the state to record.
-absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
-                                           const std::vector<bool>& present, Backend& backend,
-                                           ResultWriter& writer, int64_t job_id,
-                                           const SweepOptions& options, const Env& env,
-                                           double start, SweepOutcome& out, const Seen& seen = {},
-                                           const RunOne& run_one = {}) {
+absl::StatusOr<store::JobState> RunMissing(std::span<const tuner::GemmShape> gemms,
+                                           const std::vector<bool>& present,
+                                           tuner::Backend& backend, ResultWriter& writer,
+                                           int64_t job_id, const SweepOptions& options,
+                                           const Env& env, double start, SweepOutcome& out,
+                                           const Seen& seen = {}, const RunOne& run_one = {}) {
   SweepProgress& p = out.progress;
   Committer committer(writer, job_id, options, env, start, out);
   for (size_t i = 0; i < gemms.size(); ++i) {
@@ -305,7 +307,7 @@ absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
         return store::JobState::kFailed;
       }
     }
-    const GemmShape& g = gemms[i];
+    const tuner::GemmShape& g = gemms[i];
     const double before = env.MonotonicSeconds();
     auto outcome = run_one ? run_one(g) : backend.Run(g);
     p.busy_s += env.MonotonicSeconds() - before;
@@ -330,9 +332,9 @@ absl::StatusOr<store::JobState> RunMissing(std::span<const GemmShape> gemms,
 
 // A GEMM's time for the adaptive plan: its fastest verified algorithm's
 // median; 0 when none verified.
-double FastestVerified(const MeasuredGemm& m) {
+double FastestVerified(const tuner::MeasuredGemm& m) {
   double best = 0;
-  for (const AlgoResult& a : m.algos) {
+  for (const tuner::AlgoResult& a : m.algos) {
     if (a.verified && a.stats.median_us > 0 && (best == 0 || a.stats.median_us < best)) {
       best = a.stats.median_us;
     }
@@ -342,13 +344,13 @@ double FastestVerified(const MeasuredGemm& m) {
 
 // The stored time of each GEMM this device and software already measured
 // in the backend's mode (its latest run's fastest verified algorithm).
-absl::StatusOr<std::map<store::GemmKey, double>> StoredTimes(std::span<const GemmShape> gemms,
-                                                             Backend& backend, ResultWriter& writer,
-                                                             store::Store& db) {
+absl::StatusOr<std::map<store::GemmKey, double>> StoredTimes(
+    std::span<const tuner::GemmShape> gemms, tuner::Backend& backend, ResultWriter& writer,
+    store::Store& db) {
   std::vector<store::GemmKey> keys;
-  for (const GemmShape& g : gemms) keys.push_back(store::GemmKey::Of(g));
+  for (const tuner::GemmShape& g : gemms) keys.push_back(store::GemmKey::Of(g));
   auto bests = db.RunBests(std::string(backend.Gpu().name), keys, writer.software_id(),
-                           backend.Mode(), AlgoChoice::kBest);
+                           backend.Mode(), tuner::AlgoChoice::kBest);
   if (!bests.ok()) return bests.status();
   std::map<store::GemmKey, double> out;
   for (const auto& [key, runs] : *bests) {
@@ -363,11 +365,11 @@ absl::StatusOr<std::map<store::GemmKey, double>> StoredTimes(std::span<const Gem
 }
 
 // `kind`: "measured", or "replayed" for the replay backend's simulated GPU.
-std::string DescribePlan(const DffQuery& study, const AdaptivePlan::StudyState& s, int rounds,
-                         std::string_view kind) {
-  std::string out =
-      StrCat("plan adaptive: ", DffStudyKey(study), ": timed ", s.timed, " of ", s.candidates,
-             " candidates (", s.gemms_timed, " of ", s.gemms, " GEMMs) in ", rounds, " round(s); ");
+std::string DescribePlan(const tuner::DffQuery& study, const tuner::AdaptivePlan::StudyState& s,
+                         int rounds, std::string_view kind) {
+  std::string out = StrCat("plan adaptive: ", tuner::DffStudyKey(study), ": timed ", s.timed,
+                           " of ", s.candidates, " candidates (", s.gemms_timed, " of ", s.gemms,
+                           " GEMMs) in ", rounds, " round(s); ");
   if (s.leader == 0) return out + "no candidate was timed whole; the model answers them all";
   return StrCat(out, kind, " leader d_ff ", s.leader, " (", Decimals(s.leader_us, 1),
                 " us): no untimed candidate's optimistic bound is below it; the untimed are "
@@ -387,13 +389,13 @@ absl::Status BeginPass(int64_t count, const std::vector<bool>& present, store::S
 
 // Marks the GEMMs of `next` the store already holds (present) and gives the
 // plan their stored times; counts them done.
-absl::StatusOr<std::vector<bool>> TakeStored(const std::vector<GemmShape>& next,
+absl::StatusOr<std::vector<bool>> TakeStored(const std::vector<tuner::GemmShape>& next,
                                              const std::map<store::GemmKey, bool>& stored,
-                                             AdaptivePlan& plan, Backend& backend,
+                                             tuner::AdaptivePlan& plan, tuner::Backend& backend,
                                              ResultWriter& writer, store::Store& db,
                                              SweepOutcome& out) {
   std::vector<bool> here(next.size(), false);
-  std::vector<GemmShape> held;
+  std::vector<tuner::GemmShape> held;
   for (size_t i = 0; i < next.size(); ++i) {
     const auto it = stored.find(store::GemmKey::Of(next[i]));
     here[i] = it != stored.end() && it->second;
@@ -402,7 +404,7 @@ absl::StatusOr<std::vector<bool>> TakeStored(const std::vector<GemmShape>& next,
   if (held.empty()) return here;
   auto times = StoredTimes(held, backend, writer, db);
   if (!times.ok()) return times.status();
-  for (const GemmShape& g : held) {
+  for (const tuner::GemmShape& g : held) {
     const auto t = times->find(store::GemmKey::Of(g));
     if (t != times->end()) {
       plan.Record(g, t->second);
@@ -418,13 +420,13 @@ absl::StatusOr<std::vector<bool>> TakeStored(const std::vector<GemmShape>& next,
 // The GEMMs of no d_ff study in full, then the studies' adaptive plan round
 // by round until it is decided or the run stops.
 absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::vector<bool>& present,
-                                            Backend& backend, ResultWriter& writer,
+                                            tuner::Backend& backend, ResultWriter& writer,
                                             store::Store& db, int64_t job_id,
                                             const SweepOptions& options, const Env& env,
                                             double start, SweepOutcome& out) {
-  auto plan = AdaptivePlan::Make(spec.dff, backend.Gpu());
+  auto plan = tuner::AdaptivePlan::Make(spec.dff, backend.Gpu());
   if (!plan.ok()) return plan.status();
-  std::vector<GemmShape> others;
+  std::vector<tuner::GemmShape> others;
   std::vector<bool> others_present;
   std::map<store::GemmKey, bool> stored;
   for (size_t i = 0; i < spec.gemms.size(); ++i) {
@@ -443,7 +445,8 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
   auto state =
       RunMissing(others, others_present, backend, writer, job_id, options, env, start, out);
   if (!state.ok() || *state != store::JobState::kDone) return state;
-  const Seen seen = [&](const GemmShape& g, const absl::StatusOr<GemmOutcome>& outcome) {
+  const Seen seen = [&](const tuner::GemmShape& g,
+                        const absl::StatusOr<tuner::GemmOutcome>& outcome) {
     const double t = outcome.ok() && outcome->measured ? FastestVerified(*outcome->measured) : 0;
     if (t > 0) {
       plan->Record(g, t);
@@ -478,10 +481,10 @@ absl::StatusOr<store::JobState> RunAdaptive(const SweepSpec& spec, const std::ve
 // another software version on this GPU model) and the library's first
 // choice, through the backend's Retimer; a GEMM nothing stored is searched
 // in full.
-RunOne Revalidating(Backend& backend, measure::Retimer& retimer, store::Store& db,
+RunOne Revalidating(tuner::Backend& backend, measure::Retimer& retimer, store::Store& db,
                     int64_t software_id, SweepOutcome::Revalidation& counts) {
   return [&backend, &retimer, &db, software_id,
-          &counts](const GemmShape& g) -> absl::StatusOr<GemmOutcome> {
+          &counts](const tuner::GemmShape& g) -> absl::StatusOr<tuner::GemmOutcome> {
     auto stored = db.StoredTopAlgos(std::string(backend.Gpu().name), store::GemmKey::Of(g),
                                     backend.Mode(), software_id, kRevalidateAlgos);
     if (!stored.ok()) return stored.status();
@@ -497,8 +500,8 @@ RunOne Revalidating(Backend& backend, measure::Retimer& retimer, store::Store& d
 // The revalidation's report: this job against the newest run of each of the
 // spec's GEMMs on this GPU model under any other software version (where the
 // stored algorithms came from).
-absl::Status CompareRevalidation(const SweepSpec& spec, const Backend& backend, store::Store& db,
-                                 int64_t job_id, int64_t software_id,
+absl::Status CompareRevalidation(const SweepSpec& spec, const tuner::Backend& backend,
+                                 store::Store& db, int64_t job_id, int64_t software_id,
                                  SweepOutcome::Revalidation& r) {
   answers::CompareQuery query;
   query.base = StrCat("gpu:", backend.Gpu().name, " under other software versions");
@@ -545,8 +548,8 @@ absl::Status CheckPlan(const SweepSpec& spec, bool measures) {
       "predicts every one at once: give a measuring backend (cublaslt, replay) or plan full");
 }
 
-absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
-                                      const SweepOptions& options) {
+absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, tuner::Backend& backend,
+                                      store::Store& db, const SweepOptions& options) {
   if (auto s = CheckPlan(spec, backend.Measures()); !s.ok()) return s;
   const Env& env = options.env != nullptr ? *options.env : DefaultEnv();
   const double start = env.MonotonicSeconds();
@@ -560,7 +563,7 @@ absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, s
 
   auto present = PresentGemms(spec.gemms, writer, options.force);
   if (!present.ok()) return present.status();
-  std::vector<GemmShape> to_run;
+  std::vector<tuner::GemmShape> to_run;
   for (size_t i = 0; i < spec.gemms.size(); ++i) {
     if (!(*present)[i]) to_run.push_back(spec.gemms[i]);
   }

@@ -55,8 +55,8 @@ absl::Status ExpandRace(const json& r, const std::string& path, measure::RaceSet
     if (!algos.is_array()) return Bad(at, "must be a list of \"best\" and/or \"default\"");
     race.algos.clear();
     for (const json& a : algos) {
-      const auto choice =
-          a.is_string() ? ParseAlgoChoice(a.get<std::string>()) : std::optional<AlgoChoice>();
+      const auto choice = a.is_string() ? tuner::ParseAlgoChoice(a.get<std::string>())
+                                        : std::optional<tuner::AlgoChoice>();
       if (!choice) return Bad(at, "must be a list of \"best\" and/or \"default\"");
       if (race.algos.size() < 3) race.algos.push_back(*choice);  // validated as a whole later
     }
@@ -74,14 +74,14 @@ absl::StatusOr<measure::MeasureOptions> ExpandMeasure(const json& m, json& canon
     return s;
   }
   measure::MeasureOptions o;
-  auto cache = Text(m, "cache", path, std::string(CacheModeName(o.mode.cache)));
+  auto cache = Text(m, "cache", path, std::string(tuner::CacheModeName(o.mode.cache)));
   if (!cache.ok()) return cache.status();
-  auto cache_mode = ParseCacheMode(*cache);
+  auto cache_mode = tuner::ParseCacheMode(*cache);
   if (!cache_mode) return Bad(path + ".cache", "must be cold or warm");
   o.mode.cache = *cache_mode;
-  auto clocks = Text(m, "clocks", path, std::string(ClockPolicyName(o.mode.clocks)));
+  auto clocks = Text(m, "clocks", path, std::string(tuner::ClockPolicyName(o.mode.clocks)));
   if (!clocks.ok()) return clocks.status();
-  auto policy = ParseClockPolicy(*clocks);
+  auto policy = tuner::ParseClockPolicy(*clocks);
   if (!policy) return Bad(path + ".clocks", "must be sustained or burst");
   o.mode.clocks = *policy;
   auto exhaustive = Flag(m, "exhaustive", path, o.exhaustive);
@@ -114,7 +114,7 @@ absl::StatusOr<measure::MeasureOptions> ExpandMeasure(const json& m, json& canon
 // "shard": {"index": I, "count": N}: keep the plan's GEMMs I, I+N, I+2N, …
 // (one task of an array of N shares the plan with the others: together they
 // hold every GEMM once). The shard is part of the job's identity.
-absl::Status TakeShard(const json& shard, std::vector<GemmShape>& gemms, json& canonical) {
+absl::Status TakeShard(const json& shard, std::vector<tuner::GemmShape>& gemms, json& canonical) {
   if (auto s = OnlyKnownFields(shard, "spec.shard", {"index", "count"}); !s.ok()) return s;
   if (!shard.contains("index") || !shard.contains("count")) {
     return Bad("spec.shard", "must give both index and count");
@@ -132,7 +132,7 @@ absl::Status TakeShard(const json& shard, std::vector<GemmShape>& gemms, json& c
                StrCat("task ", *index, " of ", *count, " has no GEMMs: the plan holds ", total,
                       "; use at most ", total, " tasks"));
   }
-  std::vector<GemmShape> mine;
+  std::vector<tuner::GemmShape> mine;
   for (size_t i = static_cast<size_t>(*index); i < total; i += static_cast<size_t>(*count)) {
     mine.push_back(std::move(gemms[i]));
   }
@@ -207,12 +207,12 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   if (!name.ok()) return name.status();
   if (!gpu.ok()) return gpu.status();
   if (!dtype_text.ok()) return dtype_text.status();
-  auto dtype = ParseDType(*dtype_text);
+  auto dtype = tuner::ParseDType(*dtype_text);
   if (!dtype.ok()) return Bad("spec", std::string(dtype.status().message()));
   spec.name = *name;
   spec.gpu = *gpu;
 
-  json canonical = {{"version", kSweepSpecVersion}, {"dtype", DTypeName(*dtype)}};
+  json canonical = {{"version", kSweepSpecVersion}, {"dtype", tuner::DTypeName(*dtype)}};
   if (!spec.name.empty()) canonical["name"] = spec.name;
   if (!spec.gpu.empty()) canonical["gpu"] = spec.gpu;
   Plan plan(limit);
@@ -257,17 +257,17 @@ absl::StatusOr<SweepSpec> Parse(const std::string& text, PlanLimit limit) {
   return spec;
 }
 
-nlohmann::json AlgoNames(const std::vector<AlgoChoice>& algos) {
+nlohmann::json AlgoNames(const std::vector<tuner::AlgoChoice>& algos) {
   nlohmann::json out = nlohmann::json::array();
-  for (AlgoChoice a : algos) out.push_back(AlgoChoiceName(a));
+  for (tuner::AlgoChoice a : algos) out.push_back(tuner::AlgoChoiceName(a));
   return out;
 }
 
 }  // namespace
 
 nlohmann::json MeasureJson(const measure::MeasureOptions& o) {
-  return {{"cache", CacheModeName(o.mode.cache)},
-          {"clocks", ClockPolicyName(o.mode.clocks)},
+  return {{"cache", tuner::CacheModeName(o.mode.cache)},
+          {"clocks", tuner::ClockPolicyName(o.mode.clocks)},
           {"top_k", o.top_k},
           {"exhaustive", o.exhaustive},
           {"max_algos", o.max_algos},

@@ -57,8 +57,8 @@ absl::StatusOr<std::vector<int64_t>> Values(const json& v, const std::string& pa
     out.push_back(*x);
   } else if (v.is_array()) {
     if (v.empty()) return Bad(path, "must not be empty");
-    if (v.size() > static_cast<size_t>(kMaxCandidates)) {
-      return Bad(path, StrCat("holds ", v.size(), " values; at most ", kMaxCandidates));
+    if (v.size() > static_cast<size_t>(tuner::kMaxCandidates)) {
+      return Bad(path, StrCat("holds ", v.size(), " values; at most ", tuner::kMaxCandidates));
     }
     for (size_t i = 0; i < v.size(); ++i) {
       auto x = Bounded(v[i], StrCat(path, "[", i, "]"), max);
@@ -79,8 +79,8 @@ absl::StatusOr<std::vector<int64_t>> Values(const json& v, const std::string& pa
     // from and to are bounded, so neither the difference nor from + i·step
     // (at most to) can overflow, whatever the step.
     const int64_t count = (*to - *from) / *step + 1;
-    if (count > kMaxCandidates) {
-      return Bad(path, StrCat("gives ", count, " values; at most ", kMaxCandidates));
+    if (count > tuner::kMaxCandidates) {
+      return Bad(path, StrCat("gives ", count, " values; at most ", tuner::kMaxCandidates));
     }
     for (int64_t i = 0; i < count; ++i) out.push_back(*from + i * *step);
   } else {

@@ -16,21 +16,21 @@ using nlohmann::json;
 // An item's pass ("fwd" or "train"), fuse_gate_up and dtype.
 struct PassFields {
   std::string pass;
-  ShapeOptions options;
-  DType dtype = DType::kBf16;
+  tuner::ShapeOptions options;
+  tuner::DType dtype = tuner::DType::kBf16;
 };
 
 absl::StatusOr<PassFields> ReadPass(const json& item, const std::string& path,
-                                    DType default_dtype) {
+                                    tuner::DType default_dtype) {
   PassFields out;
   auto pass = Text(item, "pass", path, "fwd");
   if (!pass.ok()) return pass.status();
   if (*pass != "fwd" && *pass != "train") return Bad(path + ".pass", "must be fwd or train");
   auto fuse = Flag(item, "fuse_gate_up", path, true);
   if (!fuse.ok()) return fuse.status();
-  auto dtype_text = Text(item, "dtype", path, std::string(DTypeName(default_dtype)));
+  auto dtype_text = Text(item, "dtype", path, std::string(tuner::DTypeName(default_dtype)));
   if (!dtype_text.ok()) return dtype_text.status();
-  auto dtype = ParseDType(*dtype_text);
+  auto dtype = tuner::ParseDType(*dtype_text);
   if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
   out.pass = *pass;
   out.options.include_backward = *pass == "train";
@@ -43,8 +43,9 @@ using ModelDims = std::map<std::string_view, std::vector<int64_t>>;
 constexpr std::string_view kModelDims[] = {"hidden", "heads", "kv_heads", "d_ff",
                                            "vocab",  "seq",   "batch",    "tp"};
 // Each dimension's largest value (limits.h), in kModelDims' order.
-constexpr int64_t kModelDimMax[] = {kMaxHidden, kMaxHeads, kMaxHeads,      kMaxDff,
-                                    kMaxVocab,  kMaxSeq,   kMaxMicroBatch, kMaxTp};
+constexpr int64_t kModelDimMax[] = {tuner::kMaxHidden,     tuner::kMaxHeads, tuner::kMaxHeads,
+                                    tuner::kMaxDff,        tuner::kMaxVocab, tuner::kMaxSeq,
+                                    tuner::kMaxMicroBatch, tuner::kMaxTp};
 
 // Each dimension's values (kv_heads defaults to 0 = heads, batch and tp to
 // 1; the others are required) and vocab_pad's ({0}: the vocab as given).
@@ -69,7 +70,7 @@ absl::StatusOr<ModelDims> ReadModelDims(const json& item, const std::string& pat
   }
   dims["vocab_pad"] = {0};
   if (item.contains("vocab_pad")) {
-    auto values = Values(item["vocab_pad"], path + ".vocab_pad", kMaxVocab);
+    auto values = Values(item["vocab_pad"], path + ".vocab_pad", tuner::kMaxVocab);
     if (!values.ok()) return values.status();
     dims["vocab_pad"] = *values;
   }
@@ -77,8 +78,9 @@ absl::StatusOr<ModelDims> ReadModelDims(const json& item, const std::string& pat
 }
 
 // The configuration at one position of the odometer over `dims`.
-ModelConfig ConfigAt(const ModelDims& dims, const std::vector<size_t>& index, DType dtype) {
-  ModelConfig c;
+tuner::ModelConfig ConfigAt(const ModelDims& dims, const std::vector<size_t>& index,
+                            tuner::DType dtype) {
+  tuner::ModelConfig c;
   int64_t* fields[] = {&c.hidden, &c.heads, &c.kv_heads,    &c.d_ff,
                        &c.vocab,  &c.seq,   &c.micro_batch, &c.tp};
   for (size_t d = 0; d < std::size(kModelDims); ++d) {
@@ -104,8 +106,8 @@ bool Advance(const ModelDims& dims, std::vector<size_t>& index) {
 
 }  // namespace
 
-absl::Status Plan::Add(const GemmShape& g, const std::string& path) {
-  if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
+absl::Status Plan::Add(const tuner::GemmShape& g, const std::string& path) {
+  if (auto s = tuner::ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
     return Bad(path, std::string(s.message()));
   }
   if (seen_.insert(store::GemmKey::Of(g)).second) gemms_.push_back(g);
@@ -115,8 +117,8 @@ absl::Status Plan::Add(const GemmShape& g, const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status ExpandDff(const json& item, const std::string& path, DType default_dtype, Plan& plan,
-                       json& canonical, std::vector<DffQuery>& studies) {
+absl::Status ExpandDff(const json& item, const std::string& path, tuner::DType default_dtype,
+                       Plan& plan, json& canonical, std::vector<tuner::DffQuery>& studies) {
   if (auto s = OnlyKnownFields(
           item, path,
           {"hidden", "ratio", "window", "align", "tokens", "tp", "pass", "fuse_gate_up", "dtype"});
@@ -124,36 +126,36 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
     return s;
   }
   if (!item.contains("hidden")) return Bad(path, "hidden is required");
-  auto hidden = Bounded(item["hidden"], path + ".hidden", kMaxHidden);
+  auto hidden = Bounded(item["hidden"], path + ".hidden", tuner::kMaxHidden);
   if (!hidden.ok()) return hidden.status();
-  auto ratio_text = Text(item, "ratio", path, std::string(kDefaultRatio));
+  auto ratio_text = Text(item, "ratio", path, std::string(tuner::kDefaultRatio));
   if (!ratio_text.ok()) return ratio_text.status();
-  auto ratio = ParseRatio(*ratio_text);
+  auto ratio = tuner::ParseRatio(*ratio_text);
   if (!ratio.ok()) return Bad(path, std::string(ratio.status().message()));
   const auto int_or = [&](const char* key, int64_t fallback,
                           int64_t max) -> absl::StatusOr<int64_t> {
     return item.contains(key) ? Bounded(item[key], StrCat(path, ".", key), max) : fallback;
   };
-  auto window = int_or("window", kDefaultWindow, kMaxDffWindow);
-  auto align = int_or("align", kDefaultAlign, kMaxDff);
-  auto tokens = int_or("tokens", kDefaultTokens, kMaxTokens);
-  auto tp = int_or("tp", kDefaultTp, kMaxTp);
+  auto window = int_or("window", tuner::kDefaultWindow, tuner::kMaxDffWindow);
+  auto align = int_or("align", tuner::kDefaultAlign, tuner::kMaxDff);
+  auto tokens = int_or("tokens", tuner::kDefaultTokens, tuner::kMaxTokens);
+  auto tp = int_or("tp", tuner::kDefaultTp, tuner::kMaxTp);
   for (auto* v : {&window, &align, &tokens, &tp}) {
     if (!v->ok()) return v->status();
   }
   auto pass = ReadPass(item, path, default_dtype);
   if (!pass.ok()) return pass.status();
 
-  auto candidates = GenerateDffCandidates({*hidden, *ratio, *window, *align, *tp});
+  auto candidates = tuner::GenerateDffCandidates({*hidden, *ratio, *window, *align, *tp});
   if (!candidates.ok()) return Bad(path, std::string(candidates.status().message()));
   for (int64_t d_ff : candidates->values) {
-    auto gemms = MlpGemms(*tokens, *hidden, d_ff, *tp, pass->dtype, pass->options);
+    auto gemms = tuner::MlpGemms(*tokens, *hidden, d_ff, *tp, pass->dtype, pass->options);
     if (!gemms.ok()) return Bad(path, std::string(gemms.status().message()));
     for (const auto& g : *gemms) {
       if (auto s = plan.Add(g, path); !s.ok()) return s;
     }
   }
-  DffQuery study;
+  tuner::DffQuery study;
   study.dff = {*hidden, *ratio, *window, *align, *tp};
   study.tokens = *tokens;
   study.dtype = pass->dtype;
@@ -168,12 +170,12 @@ absl::Status ExpandDff(const json& item, const std::string& path, DType default_
                {"tp", *tp},
                {"pass", pass->pass},
                {"fuse_gate_up", pass->options.fuse_gate_up},
-               {"dtype", DTypeName(pass->dtype)}};
+               {"dtype", tuner::DTypeName(pass->dtype)}};
   return absl::OkStatus();
 }
 
-absl::Status ExpandModel(const json& item, const std::string& path, DType default_dtype, Plan& plan,
-                         std::vector<std::string>& notes, json& canonical) {
+absl::Status ExpandModel(const json& item, const std::string& path, tuner::DType default_dtype,
+                         Plan& plan, std::vector<std::string>& notes, json& canonical) {
   if (auto s = OnlyKnownFields(item, path,
                                {"name", "hidden", "heads", "kv_heads", "d_ff", "vocab", "seq",
                                 "batch", "tp", "pass", "fuse_gate_up", "dtype", "vocab_pad"});
@@ -189,14 +191,15 @@ absl::Status ExpandModel(const json& item, const std::string& path, DType defaul
 
   double combinations = 1;
   for (const auto& [dim, values] : *dims) combinations *= static_cast<double>(values.size());
-  if (combinations > static_cast<double>(kMaxCandidates)) {
-    return Bad(path, StrCat("expands to more than ", kMaxCandidates, " model configurations"));
+  if (combinations > static_cast<double>(tuner::kMaxCandidates)) {
+    return Bad(path,
+               StrCat("expands to more than ", tuner::kMaxCandidates, " model configurations"));
   }
   std::vector<size_t> index(std::size(kModelDims) + 1, 0);
   int64_t skipped = 0;
   std::string first_reason;
   do {
-    auto gemms = TransformerGemms(ConfigAt(*dims, index, pass->dtype), pass->options);
+    auto gemms = tuner::TransformerGemms(ConfigAt(*dims, index, pass->dtype), pass->options);
     if (!gemms.ok()) {
       if (skipped++ == 0) first_reason = std::string(gemms.status().message());
       continue;
@@ -215,12 +218,12 @@ absl::Status ExpandModel(const json& item, const std::string& path, DType defaul
   canonical = item;
   canonical["pass"] = pass->pass;
   canonical["fuse_gate_up"] = pass->options.fuse_gate_up;
-  canonical["dtype"] = DTypeName(pass->dtype);
+  canonical["dtype"] = tuner::DTypeName(pass->dtype);
   return absl::OkStatus();
 }
 
-absl::Status ExpandGemm(const json& item, const std::string& path, DType default_dtype, Plan& plan,
-                        json& canonical) {
+absl::Status ExpandGemm(const json& item, const std::string& path, tuner::DType default_dtype,
+                        Plan& plan, json& canonical) {
   if (auto s = OnlyKnownFields(item, path, {"name", "m", "n", "k", "batch", "layout", "dtype"});
       !s.ok()) {
     return s;
@@ -233,19 +236,20 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
       return Bad(path, StrCat(key, " is required"));
     }
     const bool is_batch = std::string_view(key) == "batch";
-    auto values = Values(item[key], StrCat(path, ".", key), is_batch ? kMaxGemmBatch : kMaxGemmDim);
+    auto values = Values(item[key], StrCat(path, ".", key),
+                         is_batch ? tuner::kMaxGemmBatch : tuner::kMaxGemmDim);
     if (!values.ok()) return values.status();
     *out = *values;
   }
   auto layout = Text(item, "layout", path, "NT");
   if (!layout.ok()) return layout.status();
-  GemmShape g;
-  if (!ParseLayout(*layout, &g.a_transposed, &g.b_transposed)) {
+  tuner::GemmShape g;
+  if (!tuner::ParseLayout(*layout, &g.a_transposed, &g.b_transposed)) {
     return Bad(path + ".layout", "must be NT, NN, TN or TT");
   }
-  auto dtype_text = Text(item, "dtype", path, std::string(DTypeName(default_dtype)));
+  auto dtype_text = Text(item, "dtype", path, std::string(tuner::DTypeName(default_dtype)));
   if (!dtype_text.ok()) return dtype_text.status();
-  auto dtype = ParseDType(*dtype_text);
+  auto dtype = tuner::ParseDType(*dtype_text);
   if (!dtype.ok()) return Bad(path, std::string(dtype.status().message()));
   auto name = Name(item, path, "gemm");
   if (!name.ok()) return name.status();
@@ -275,7 +279,7 @@ absl::Status ExpandGemm(const json& item, const std::string& path, DType default
   }
   canonical = item;
   canonical["layout"] = *layout;
-  canonical["dtype"] = DTypeName(*dtype);
+  canonical["dtype"] = tuner::DTypeName(*dtype);
   return absl::OkStatus();
 }
 

@@ -31,24 +31,26 @@ class Plan {
 
   // Adds `g` unless the plan holds its key already; InvalidArgument at `path`
   // for sizes out of range or a plan past the limit.
-  absl::Status Add(const GemmShape& g, const std::string& path);
-  std::vector<GemmShape> Take() { return std::move(gemms_); }
+  absl::Status Add(const tuner::GemmShape& g, const std::string& path);
+  std::vector<tuner::GemmShape> Take() { return std::move(gemms_); }
 
  private:
   PlanLimit limit_;
   std::set<store::GemmKey> seen_;
-  std::vector<GemmShape> gemms_;
+  std::vector<tuner::GemmShape> gemms_;
 };
 
 // A "dff" item: a d_ff study's GEMMs, and the study itself in `studies`.
-absl::Status ExpandDff(const nlohmann::json& item, const std::string& path, DType default_dtype,
-                       Plan& plan, nlohmann::json& canonical, std::vector<DffQuery>& studies);
+absl::Status ExpandDff(const nlohmann::json& item, const std::string& path,
+                       tuner::DType default_dtype, Plan& plan, nlohmann::json& canonical,
+                       std::vector<tuner::DffQuery>& studies);
 // A "models" item: the GEMMs of every configuration of its dimensions'
 // values; what was left out and why in `notes`.
-absl::Status ExpandModel(const nlohmann::json& item, const std::string& path, DType default_dtype,
-                         Plan& plan, std::vector<std::string>& notes, nlohmann::json& canonical);
+absl::Status ExpandModel(const nlohmann::json& item, const std::string& path,
+                         tuner::DType default_dtype, Plan& plan, std::vector<std::string>& notes,
+                         nlohmann::json& canonical);
 // A "gemms" item: every GEMM of its dimensions' values.
-absl::Status ExpandGemm(const nlohmann::json& item, const std::string& path, DType default_dtype,
-                        Plan& plan, nlohmann::json& canonical);
+absl::Status ExpandGemm(const nlohmann::json& item, const std::string& path,
+                        tuner::DType default_dtype, Plan& plan, nlohmann::json& canonical);
 
 }  // namespace crest::sweep::internal

@@ -7,17 +7,17 @@ namespace crest::sweep {
 
 absl::StatusOr<std::map<store::GemmKey, std::string>> StudiesOf(const SweepSpec& spec) {
   std::map<store::GemmKey, std::string> out;
-  for (const DffQuery& query : spec.dff) {
-    auto plan = PlanDff(query);
+  for (const tuner::DffQuery& query : spec.dff) {
+    auto plan = tuner::PlanDff(query);
     if (!plan.ok()) return plan.status();
-    const std::string study = DffStudyKey(query);
+    const std::string study = tuner::DffStudyKey(query);
     for (const auto& gemms : plan->gemms) {
-      for (const GemmShape& g : gemms) out.try_emplace(store::GemmKey::Of(g), study);
+      for (const tuner::GemmShape& g : gemms) out.try_emplace(store::GemmKey::Of(g), study);
     }
   }
   const std::string other = spec.name.empty() ? std::string("other GEMMs of the spec")
                                               : StrCat("other GEMMs of ", spec.name);
-  for (const GemmShape& g : spec.gemms) out.try_emplace(store::GemmKey::Of(g), other);
+  for (const tuner::GemmShape& g : spec.gemms) out.try_emplace(store::GemmKey::Of(g), other);
   return out;
 }
 

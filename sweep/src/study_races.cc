@@ -21,17 +21,17 @@ constexpr size_t kMaxRaces = 64;
 
 // The study's answer from the per-GEMM pass alone (no earlier race), from
 // this device's software in the backend's mode, every candidate kept.
-absl::StatusOr<DffRanking> PassRanking(const DffQuery& study, AlgoChoice algo, Backend& backend,
-                                       store::Store& db) {
+absl::StatusOr<tuner::DffRanking> PassRanking(const tuner::DffQuery& study, tuner::AlgoChoice algo,
+                                              tuner::Backend& backend, store::Store& db) {
   answers::AnswerOptions options;
   options.algo = algo;
-  const SoftwareInfo software = backend.Software();
+  const tuner::SoftwareInfo software = backend.Software();
   options.pin.cublaslt = software.cublaslt;
   options.pin.cuda_runtime = software.cuda_runtime;
   options.pin.driver = software.driver;
   options.mode = backend.Mode();
   options.races = false;
-  DffQuery query = study;
+  tuner::DffQuery query = study;
   query.top = 0;
   return answers::StoreAnswers(db, db.path(), options)->Dff(query, backend.Gpu());
 }
@@ -40,11 +40,12 @@ absl::StatusOr<DffRanking> PassRanking(const DffQuery& study, AlgoChoice algo, B
 // with the best, then those whose interval comes within the window of the
 // leader's, in ranked order, up to the limits. Empty with `why` set when
 // fewer than two qualify.
-std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string& device_uuid,
-                                   const measure::RaceSettings& settings, std::string& why) {
-  const DffRow* lead = nullptr;
-  for (const DffRow& r : ranking.rows) {
-    if (FromRuns(r.source)) {
+std::vector<const tuner::DffRow*> Leaders(const tuner::DffRanking& ranking,
+                                          const std::string& device_uuid,
+                                          const measure::RaceSettings& settings, std::string& why) {
+  const tuner::DffRow* lead = nullptr;
+  for (const tuner::DffRow& r : ranking.rows) {
+    if (tuner::FromRuns(r.source)) {
       lead = &r;
       break;
     }
@@ -53,14 +54,14 @@ std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string&
     why = "no candidate is measured whole by one run";
     return {};
   }
-  const RunInfo& run = lead->runs.front();
+  const tuner::RunInfo& run = lead->runs.front();
   if (run.device_uuid != device_uuid) {
     why = StrCat("the study's measured answer comes from another device (", run.device_uuid, ")");
     return {};
   }
-  std::vector<const DffRow*> out;
-  for (const DffRow& r : ranking.rows) {
-    if (MeasuredByRun(r, run) && r.tie_group == 1) out.push_back(&r);
+  std::vector<const tuner::DffRow*> out;
+  for (const tuner::DffRow& r : ranking.rows) {
+    if (tuner::MeasuredByRun(r, run) && r.tie_group == 1) out.push_back(&r);
   }
   if (static_cast<int>(out.size()) > kMaxRaced) {
     // A race of some of them could not order the answer (ApplyRace needs
@@ -70,9 +71,9 @@ std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string&
     return {};
   }
   const double reach = lead->time_high_us * (1 + settings.window);
-  for (const DffRow& r : ranking.rows) {
+  for (const tuner::DffRow& r : ranking.rows) {
     if (static_cast<int>(out.size()) >= settings.max_candidates) break;
-    if (!MeasuredByRun(r, run) || r.tie_group == 1 || r.time_low_us > reach) continue;
+    if (!tuner::MeasuredByRun(r, run) || r.tie_group == 1 || r.time_low_us > reach) continue;
     out.push_back(&r);
   }
   if (out.size() < 2) {
@@ -86,14 +87,15 @@ std::vector<const DffRow*> Leaders(const DffRanking& ranking, const std::string&
 // Each candidate's GEMMs with the algorithm the run's pass chose for them
 // (`algo`: its fastest, or cuBLASLt's first choice).
 absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
-    const DffQuery& study, AlgoChoice algo, const std::vector<const DffRow*>& leaders,
-    Backend& backend, store::Store& db, const store::RunKey& run) {
-  std::vector<std::vector<GemmShape>> gemms;
+    const tuner::DffQuery& study, tuner::AlgoChoice algo,
+    const std::vector<const tuner::DffRow*>& leaders, tuner::Backend& backend, store::Store& db,
+    const store::RunKey& run) {
+  std::vector<std::vector<tuner::GemmShape>> gemms;
   std::set<store::GemmKey> keys;
-  for (const DffRow* r : leaders) {
-    auto set = DffCandidateGemms(study, r->d_ff);
+  for (const tuner::DffRow* r : leaders) {
+    auto set = tuner::DffCandidateGemms(study, r->d_ff);
     if (!set.ok()) return set.status();
-    for (const GemmShape& g : *set) keys.insert(store::GemmKey::Of(g));
+    for (const tuner::GemmShape& g : *set) keys.insert(store::GemmKey::Of(g));
     gemms.push_back(*std::move(set));
   }
   const std::vector<store::GemmKey> wanted(keys.begin(), keys.end());
@@ -101,9 +103,9 @@ absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
       db.RunBests(std::string(backend.Gpu().name), wanted, run.software_id, backend.Mode(), algo);
   if (!bests.ok()) return bests.status();
   std::vector<std::vector<measure::PinnedGemm>> sets;
-  for (const std::vector<GemmShape>& set : gemms) {
+  for (const std::vector<tuner::GemmShape>& set : gemms) {
     std::vector<measure::PinnedGemm>& pinned = sets.emplace_back();
-    for (const GemmShape& g : set) {
+    for (const tuner::GemmShape& g : set) {
       const auto found = bests->find(store::GemmKey::Of(g));
       const store::RunBest* best = nullptr;
       if (found != bests->end()) {
@@ -112,9 +114,9 @@ absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
         }
       }
       if (best == nullptr) {
-        return absl::NotFoundError(StrCat("the run's ", AlgoChoiceName(algo), " algorithm for ",
-                                          g.name, " (m=", g.m, " n=", g.n, " k=", g.k,
-                                          ") is not in the database"));
+        return absl::NotFoundError(StrCat("the run's ", tuner::AlgoChoiceName(algo),
+                                          " algorithm for ", g.name, " (m=", g.m, " n=", g.n,
+                                          " k=", g.k, ") is not in the database"));
       }
       auto row = db.GetMeasurement(best->measurement_id);
       if (!row.ok()) return row.status();
@@ -124,7 +126,7 @@ absl::StatusOr<std::vector<std::vector<measure::PinnedGemm>>> PinnedSets(
   return sets;
 }
 
-store::RaceRecord RecordOf(const StudyRaceReport& report, Backend& backend,
+store::RaceRecord RecordOf(const StudyRaceReport& report, tuner::Backend& backend,
                            const store::RunKey& run, double resolution) {
   store::RaceRecord r;
   r.job_id = run.job_id;
@@ -143,7 +145,7 @@ store::RaceRecord RecordOf(const StudyRaceReport& report, Backend& backend,
   r.settled = res.settled;
   r.seconds = res.seconds;
   r.stop_reason = res.stop_reason;
-  for (RaceStanding s : res.standings) {
+  for (tuner::RaceStanding s : res.standings) {
     s.value = report.d_ff[static_cast<size_t>(s.candidate)];
     r.entries.push_back(s);
   }
@@ -153,26 +155,26 @@ store::RaceRecord RecordOf(const StudyRaceReport& report, Backend& backend,
 
 // One study: choose, pin, race, store. Store errors are returned; the rest
 // end in report.why_not.
-absl::Status RaceStudy(const DffQuery& study, const measure::RaceSettings& settings,
-                       Backend& backend, measure::SetRacer& racer, store::Store& db,
+absl::Status RaceStudy(const tuner::DffQuery& study, const measure::RaceSettings& settings,
+                       tuner::Backend& backend, measure::SetRacer& racer, store::Store& db,
                        const RaceContext& context, StudyRaceReport& report) {
   auto ranking = PassRanking(study, report.algo, backend, db);
   if (!ranking.ok()) {
     report.why_not = StrCat("no answer to race: ", ranking.status().message());
     return absl::OkStatus();
   }
-  const std::vector<const DffRow*> leaders =
+  const std::vector<const tuner::DffRow*> leaders =
       Leaders(*ranking, backend.Device().uuid, settings, report.why_not);
   if (leaders.empty()) return absl::OkStatus();
   const store::RunKey run{leaders.front()->runs.front().job_id, context.device_id,
                           context.software_id};
   report.raced_job = run.job_id;
-  const DeviceInfo device = backend.Device();
+  const tuner::DeviceInfo device = backend.Device();
   report.measured_on = device.replay.empty() ? StrCat("measured on ", device.name, " ", device.uuid,
                                                       ", cuBLASLt ", backend.Software().cublaslt)
                                              : StrCat("replayed (not measured) on a simulated ",
                                                       device.gpu_model, ": ", device.replay);
-  for (const DffRow* r : leaders) report.d_ff.push_back(r->d_ff);
+  for (const tuner::DffRow* r : leaders) report.d_ff.push_back(r->d_ff);
   auto sets = PinnedSets(study, report.algo, leaders, backend, db, run);
   if (!sets.ok()) {
     report.why_not = StrCat("not raced: ", sets.status().message());
@@ -200,21 +202,21 @@ absl::Status RaceStudy(const DffQuery& study, const measure::RaceSettings& setti
 
 }  // namespace
 
-absl::StatusOr<std::vector<StudyRaceReport>> RaceStudies(const SweepSpec& spec, Backend& backend,
-                                                         store::Store& db,
+absl::StatusOr<std::vector<StudyRaceReport>> RaceStudies(const SweepSpec& spec,
+                                                         tuner::Backend& backend, store::Store& db,
                                                          const RaceContext& context) {
   std::vector<StudyRaceReport> reports;
   const measure::RaceSettings& settings = spec.measure.race;
   if (!settings.enabled || !backend.Measures() || spec.dff.empty()) return reports;
   auto* racer = dynamic_cast<measure::SetRacer*>(&backend);
   std::set<std::string> raced;  // a study given twice is raced once
-  for (const DffQuery& study : spec.dff) {
-    const std::string key = StrCat(DffStudyKey(study), " ratio=", study.dff.ratio.text,
+  for (const tuner::DffQuery& study : spec.dff) {
+    const std::string key = StrCat(tuner::DffStudyKey(study), " ratio=", study.dff.ratio.text,
                                    " window=", study.dff.window, " align=", study.dff.align);
     if (!raced.insert(key).second) continue;
-    for (const AlgoChoice algo : settings.algos) {
+    for (const tuner::AlgoChoice algo : settings.algos) {
       StudyRaceReport& report = reports.emplace_back();
-      report.study = DffStudyKey(study);
+      report.study = tuner::DffStudyKey(study);
       report.algo = algo;
       if (racer == nullptr) {
         report.why_not = StrCat("the ", backend.Name(), " backend cannot race");

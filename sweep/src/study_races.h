@@ -25,8 +25,8 @@ struct RaceContext {
 // Races every study of `spec.dff` whose measured answer on this device has
 // at least two candidates within spec.measure.race.window of the leader.
 // A study that is not raced says why; errors of the store end the phase.
-absl::StatusOr<std::vector<StudyRaceReport>> RaceStudies(const SweepSpec& spec, Backend& backend,
-                                                         store::Store& db,
+absl::StatusOr<std::vector<StudyRaceReport>> RaceStudies(const SweepSpec& spec,
+                                                         tuner::Backend& backend, store::Store& db,
                                                          const RaceContext& context);
 
 }  // namespace crest::sweep::internal

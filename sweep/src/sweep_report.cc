@@ -4,7 +4,7 @@
 
 namespace crest::sweep {
 
-SweepReport ReportOf(SweepOutcome outcome, const SweepSpec& spec, const Backend& backend) {
+SweepReport ReportOf(SweepOutcome outcome, const SweepSpec& spec, const tuner::Backend& backend) {
   SweepReport r;
   r.outcome = std::move(outcome);
   r.backend = std::string(backend.Name());

@@ -51,10 +51,11 @@ class StoreAnswersTest : public ::testing::Test {
     ASSERT_TRUE(done.ok()) << done.status();
   }
 
-  absl::StatusOr<DffRanking> Dff(const DffQuery& q, RunChoice runs = RunChoice::kLatest) {
+  absl::StatusOr<tuner::DffRanking> Dff(const tuner::DffQuery& q,
+                                        RunChoice runs = RunChoice::kLatest) {
     AnswerOptions options;
     options.runs = runs;
-    return StoreAnswers(*db_, "s.db", options)->Dff(q, **FindGpu("h100"));
+    return StoreAnswers(*db_, "s.db", options)->Dff(q, **tuner::FindGpu("h100"));
   }
 
   TempDir dir_;
@@ -69,8 +70,8 @@ TEST_F(StoreAnswersTest, ACandidateIsTheMostRecentRunsNotTheFastestOfEachGemmAcr
   auto r = Dff(EveryCandidate(4096, 0));
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->rows.size(), 1u);
-  const DffRow& row = r->rows[0];
-  EXPECT_EQ(row.source, Source::kMeasured);
+  const tuner::DffRow& row = r->rows[0];
+  EXPECT_EQ(row.source, tuner::Source::kMeasured);
   // 10922: gate_up K=4096 → 200 + 4096 % 7 = 201; down K=10922 → 200 + 2 = 202.
   EXPECT_NEAR(row.time_us, 1.5 * (201 + 202), 1e-6) << "the newer run, whole";
   ASSERT_EQ(row.runs.size(), 1u);
@@ -92,13 +93,13 @@ TEST_F(StoreAnswersTest, GemmsMeasuredOnlyByDifferentRunsAreNotStitchedUnlessPoo
   Sweep(down, 0.5);
   auto latest = Dff(EveryCandidate(4096, 0));
   ASSERT_TRUE(latest.ok()) << latest.status();
-  EXPECT_EQ(latest->rows[0].source, Source::kPredicted) << "no one run measured it whole";
+  EXPECT_EQ(latest->rows[0].source, tuner::Source::kPredicted) << "no one run measured it whole";
   EXPECT_EQ(latest->measured_across_runs, 1);
   EXPECT_TRUE(latest->runs.empty());
   auto pooled = Dff(EveryCandidate(4096, 0), RunChoice::kAll);
   ASSERT_TRUE(pooled.ok()) << pooled.status();
-  const DffRow& row = pooled->rows[0];
-  EXPECT_EQ(row.source, Source::kMeasured);
+  const tuner::DffRow& row = pooled->rows[0];
+  EXPECT_EQ(row.source, tuner::Source::kMeasured);
   EXPECT_TRUE(row.pooled) << "two runs' GEMMs: said, never hidden";
   EXPECT_EQ(row.runs.size(), 2u);
   EXPECT_EQ(pooled->measured_across_runs, 0);
@@ -109,7 +110,7 @@ TEST_F(StoreAnswersTest, PoolingTakesTheMedianOfTheRunsNeverTheBest) {
     Sweep(R"({"dff":[{"hidden":4096,"window":0}]})", slowdown);
   auto three = Dff(EveryCandidate(4096, 0), RunChoice::kAll);
   ASSERT_TRUE(three.ok());
-  const DffRow& row = three->rows[0];
+  const tuner::DffRow& row = three->rows[0];
   EXPECT_NEAR(row.time_us, 2.0 * 403, 1e-6) << "the median of 1x, 3x, 2x";
   EXPECT_NEAR(row.time_low_us, 0.99 * 403, 1e-6) << "covering every run's interval";
   EXPECT_NEAR(row.time_high_us, 1.01 * 3 * 403, 1e-6);
@@ -131,8 +132,8 @@ TEST_F(StoreAnswersTest, RunsOfOtherDevicesCountAsRunsAndTheNewestAnswers) {
   }
   auto r = Dff(EveryCandidate(4096, 1));
   ASSERT_TRUE(r.ok()) << r.status();
-  for (const DffRow& row : r->rows) {
-    EXPECT_EQ(row.source, Source::kMeasured);
+  for (const tuner::DffRow& row : r->rows) {
+    EXPECT_EQ(row.source, tuner::Source::kMeasured);
     EXPECT_EQ(row.device.uuid, "GPU-fake-2") << "the newest run";
     ASSERT_EQ(row.runs.size(), 1u);
     EXPECT_EQ(row.runs[0].device_uuid, "GPU-fake-2");
@@ -147,15 +148,16 @@ TEST_F(StoreAnswersTest, TheNewestSoftwareThatMeasuredACandidateWholeAnswersNeve
   auto r = Dff(EveryCandidate(4096, 1));
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->measured, 3);
-  for (const DffRow& row : r->rows) {
+  for (const tuner::DffRow& row : r->rows) {
     EXPECT_EQ(row.software.cublaslt, row.d_ff == 10922 ? 130200 : 130100) << row.d_ff;
     EXPECT_EQ(row.runs.size(), 1u);
   }
   AnswerOptions pinned;
   pinned.pin.cublaslt = 130100;
-  auto old = StoreAnswers(*db_, "s.db", pinned)->Dff(EveryCandidate(4096, 1), **FindGpu("h100"));
+  auto old =
+      StoreAnswers(*db_, "s.db", pinned)->Dff(EveryCandidate(4096, 1), **tuner::FindGpu("h100"));
   ASSERT_TRUE(old.ok());
-  for (const DffRow& row : old->rows) EXPECT_EQ(row.software.cublaslt, 130100) << row.d_ff;
+  for (const tuner::DffRow& row : old->rows) EXPECT_EQ(row.software.cublaslt, 130100) << row.d_ff;
 }
 
 TEST_F(StoreAnswersTest, MeasuredRowsCarryTheirIntervalAndTiesFollowTheRule) {
@@ -163,14 +165,14 @@ TEST_F(StoreAnswersTest, MeasuredRowsCarryTheirIntervalAndTiesFollowTheRule) {
   auto r = Dff(EveryCandidate(4096, 24));
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->rows.size(), 49u);
-  const DffRow& best = r->rows.front();
+  const tuner::DffRow& best = r->rows.front();
   EXPECT_EQ(best.d_ff, 10944);
   EXPECT_NEAR(best.time_low_us, 0.99 * best.time_us, 1e-6) << "the sum of the GEMMs' intervals";
   EXPECT_NEAR(best.time_high_us, 1.01 * best.time_us, 1e-6);
   EXPECT_EQ(r->tied_with_best, 1) << "nothing reaches the clearly faster 10944";
   // Every group's rows reach its leader's time; rows of later groups do not.
   std::map<int, double> leader;
-  for (const DffRow& row : r->rows) {
+  for (const tuner::DffRow& row : r->rows) {
     auto [it, first] = leader.try_emplace(row.tie_group, row.time_us);
     EXPECT_LE(row.time_low_us, it->second) << row.d_ff;
     for (const auto& [group, time] : leader) {
@@ -189,15 +191,16 @@ TEST_F(StoreAnswersTest, MixedKindsHaveOneHeadlineAndSpeedupsAgainstTheirOwnKind
   EXPECT_EQ(r->measured, 3);
   EXPECT_EQ(r->predicted, 6);
   ASSERT_TRUE(r->baseline_found);
-  EXPECT_EQ(r->baseline.source, Source::kMeasured);
+  EXPECT_EQ(r->baseline.source, tuner::Source::kMeasured);
   EXPECT_GT(r->predicted_baseline_us, 0);
-  auto model = ModelAnswers()->Dff(EveryCandidate(4096, 4), **FindGpu("h100"));
+  auto model = ModelAnswers()->Dff(EveryCandidate(4096, 4), **tuner::FindGpu("h100"));
   ASSERT_TRUE(model.ok());
   std::map<int64_t, double> predicted_speedup;
-  for (const DffRow& row : model->rows) predicted_speedup[row.d_ff] = row.speedup_vs_baseline;
-  for (const DffRow& row : r->rows) {
+  for (const tuner::DffRow& row : model->rows)
+    predicted_speedup[row.d_ff] = row.speedup_vs_baseline;
+  for (const tuner::DffRow& row : r->rows) {
     EXPECT_EQ(row.speedup_basis, row.source) << row.d_ff;
-    if (row.source == Source::kPredicted) {
+    if (row.source == tuner::Source::kPredicted) {
       EXPECT_DOUBLE_EQ(row.speedup_vs_baseline, predicted_speedup.at(row.d_ff)) << row.d_ff;
     }
   }
@@ -211,16 +214,16 @@ TEST_F(StoreAnswersTest, MixedKindsHaveOneHeadlineAndSpeedupsAgainstTheirOwnKind
 }
 
 TEST_F(StoreAnswersTest, AnEmptyDatabaseIsAnsweredByTheModelLabelledPredicted) {
-  DffQuery q = EveryCandidate(4096, 128);
+  tuner::DffQuery q = EveryCandidate(4096, 128);
   auto r = Dff(q);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->rows.size(), 257u);
   EXPECT_EQ(r->predicted, 257);
-  auto model = ModelAnswers()->Dff(q, **FindGpu("h100"));
+  auto model = ModelAnswers()->Dff(q, **tuner::FindGpu("h100"));
   ASSERT_TRUE(model.ok());
   for (size_t i = 0; i < r->rows.size(); ++i) {
-    EXPECT_EQ(r->rows[i].source, Source::kPredicted);
-    EXPECT_EQ(r->rows[i].provenance, ModelVersionFor(**FindGpu("h100"), q.dtype));
+    EXPECT_EQ(r->rows[i].source, tuner::Source::kPredicted);
+    EXPECT_EQ(r->rows[i].provenance, tuner::ModelVersionFor(**tuner::FindGpu("h100"), q.dtype));
     EXPECT_EQ(r->rows[i].d_ff, model->rows[i].d_ff) << "the same model, the same ranking";
   }
 }
@@ -231,18 +234,18 @@ TEST_F(StoreAnswersTest, ALookupIsTheLatestRunsOrThePoolsAndSaysWhich) {
   Sweep(down, 1.0);
   Sweep(down, 3.0);
   Sweep(down, 2.0);
-  GemmShape g;
+  tuner::GemmShape g;
   g.m = 8192;
   g.n = 4096;
   g.k = 10922;
   AnswerOptions options;
-  auto latest = StoreAnswers(*db_, "s.db", options)->Lookup(g, **FindGpu("h100"));
+  auto latest = StoreAnswers(*db_, "s.db", options)->Lookup(g, **tuner::FindGpu("h100"));
   ASSERT_TRUE(latest.ok() && latest->measured);
   EXPECT_NEAR(latest->measured->result.stats.median_us, 2.0 * 202, 1e-6);
   ASSERT_EQ(latest->runs.size(), 1u);
   EXPECT_EQ(latest->runs[0].job_id, 3);
   options.runs = RunChoice::kAll;
-  auto pooled = StoreAnswers(*db_, "s.db", options)->Lookup(g, **FindGpu("h100"));
+  auto pooled = StoreAnswers(*db_, "s.db", options)->Lookup(g, **tuner::FindGpu("h100"));
   ASSERT_TRUE(pooled.ok() && pooled->measured);
   EXPECT_TRUE(pooled->pooled);
   EXPECT_EQ(pooled->runs.size(), 3u);
@@ -267,15 +270,15 @@ TEST_F(StoreAnswersTest, VocabAndDesignTimeEachCandidatesGemmsFromOneRun) {
       R"({"name":"fwd","gemms":[{"name":"f","m":8192,"n":32000,"k":4096,"dtype":"bf16"}]})";
   Sweep(all, 1.0);
   Sweep(fwd, 0.5);
-  VocabQuery q{32000, 4096, 1, 8192, DType::kBf16, true};
-  auto r = StoreAnswers(*db_, "s.db", {})->Vocab(q, **FindGpu("h100"));
+  tuner::VocabQuery q{32000, 4096, 1, 8192, tuner::DType::kBf16, true};
+  auto r = StoreAnswers(*db_, "s.db", {})->Vocab(q, **tuner::FindGpu("h100"));
   ASSERT_TRUE(r.ok()) << r.status();
-  const VocabRow* unpadded = nullptr;
-  for (const VocabRow& row : r->rows) {
+  const tuner::VocabRow* unpadded = nullptr;
+  for (const tuner::VocabRow& row : r->rows) {
     if (row.padded == 32000) unpadded = &row;
   }
   ASSERT_NE(unpadded, nullptr);
-  EXPECT_EQ(unpadded->train.source, Source::kMeasured);
+  EXPECT_EQ(unpadded->train.source, tuner::Source::kMeasured);
   ASSERT_EQ(unpadded->train.runs.size(), 1u);
   EXPECT_EQ(unpadded->train.runs[0].name, "all");
   EXPECT_EQ(unpadded->fwd.runs[0].name, "all") << "the forward of the same run, not the faster one";
@@ -287,21 +290,21 @@ TEST_F(StoreAnswersTest, ASetsSumIsTheSumOfItsTimedPartsLatestPooledAndPredicted
   Sweep(R"({"name":"a","dff":[{"hidden":4096,"window":4,"pass":"train"}]})", 1.0);
   Sweep(R"({"name":"b","dff":[{"hidden":4096,"window":4,"pass":"train"}]})", 1.3);
   Sweep(R"({"name":"c","dff":[{"hidden":4096,"window":2,"pass":"train"}]})", 0.9, "GPU-fake-1");
-  DffQuery q = EveryCandidate(4096, 6);
+  tuner::DffQuery q = EveryCandidate(4096, 6);
   q.train = true;
-  auto plan = PlanDff(q);
+  auto plan = tuner::PlanDff(q);
   ASSERT_TRUE(plan.ok()) << plan.status();
   for (RunChoice runs : {RunChoice::kLatest, RunChoice::kAll}) {
     AnswerOptions options;
     options.runs = runs;
-    internal::StoredTimes stored(*db_, **FindGpu("h100"), options);
+    internal::StoredTimes stored(*db_, **tuner::FindGpu("h100"), options);
     ASSERT_TRUE(stored.Prefetch(plan->gemms).ok());
-    std::map<Source, int> kinds;
-    for (const std::vector<GemmShape>& set : plan->gemms) {
+    std::map<tuner::Source, int> kinds;
+    for (const std::vector<tuner::GemmShape>& set : plan->gemms) {
       auto parts = stored.Time(set);
       auto sum = stored.Sum(set);
       ASSERT_TRUE(parts.ok() && sum.ok());
-      const Timing want = SumTimings(*parts);
+      const tuner::Timing want = tuner::SumTimings(*parts);
       ++kinds[want.source];
       EXPECT_EQ(sum->time_us, want.time_us);
       EXPECT_EQ(sum->low_us, want.low_us);
@@ -313,11 +316,11 @@ TEST_F(StoreAnswersTest, ASetsSumIsTheSumOfItsTimedPartsLatestPooledAndPredicted
       EXPECT_EQ(sum->pooled, want.pooled);
       ASSERT_EQ(sum->runs.size(), want.runs.size());
       for (size_t i = 0; i < want.runs.size(); ++i) {
-        EXPECT_TRUE(SameRun(sum->runs[i], want.runs[i]));
+        EXPECT_TRUE(tuner::SameRun(sum->runs[i], want.runs[i]));
       }
     }
-    EXPECT_GT(kinds[Source::kMeasured], 0) << "the window's middle was measured";
-    EXPECT_GT(kinds[Source::kPredicted], 0) << "its edges were not";
+    EXPECT_GT(kinds[tuner::Source::kMeasured], 0) << "the window's middle was measured";
+    EXPECT_GT(kinds[tuner::Source::kPredicted], 0) << "its edges were not";
   }
 }
 

@@ -314,12 +314,12 @@ TEST(CrestDb, APartlyMeasuredWindowHasOneHeadlineAndKindsNeverMix) {
     ASSERT_TRUE(db.ok()) << db.status();
     auto ids = (*db)->RegisterDevice(testing::FakeH100(), testing::FakeSoftware());
     ASSERT_TRUE(ids.ok()) << ids.status();
-    DffQuery q;
+    tuner::DffQuery q;
     q.dff.hidden = 4096;
     for (int64_t d_ff = 10920; d_ff <= 10924; ++d_ff) {
-      auto gemms = DffCandidateGemms(q, d_ff);
+      auto gemms = tuner::DffCandidateGemms(q, d_ff);
       ASSERT_TRUE(gemms.ok());
-      for (const GemmShape& g : *gemms) {
+      for (const tuner::GemmShape& g : *gemms) {
         // Slow enough (10 ms per GEMM) to be slower than every prediction.
         ASSERT_TRUE((*db)
                         ->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,

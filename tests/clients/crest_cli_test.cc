@@ -178,17 +178,17 @@ TEST(Crest, HelpAndVersionExitZero) {
 // defaults.h (its JSON echoes the query).
 TEST(CrestDefaults, TheFlagsDefaultsAreTheOnesEveryQuestionShares) {
   const auto doc = Json(Crest("--json dff --hidden 4096 --gpu h100 --top 1"));
-  EXPECT_EQ(doc["ratio"], std::string(kDefaultRatio));
-  EXPECT_EQ(doc["window"], kDefaultWindow);
-  EXPECT_EQ(doc["align"], kDefaultAlign);
-  EXPECT_EQ(doc["tokens"], kDefaultTokens);
-  EXPECT_EQ(doc["tp"], kDefaultTp);
-  EXPECT_EQ(doc["dtype"], std::string(kDefaultDtype));
-  EXPECT_EQ(doc["pass"], std::string(kDefaultPass));
+  EXPECT_EQ(doc["ratio"], std::string(tuner::kDefaultRatio));
+  EXPECT_EQ(doc["window"], tuner::kDefaultWindow);
+  EXPECT_EQ(doc["align"], tuner::kDefaultAlign);
+  EXPECT_EQ(doc["tokens"], tuner::kDefaultTokens);
+  EXPECT_EQ(doc["tp"], tuner::kDefaultTp);
+  EXPECT_EQ(doc["dtype"], std::string(tuner::kDefaultDtype));
+  EXPECT_EQ(doc["pass"], std::string(tuner::kDefaultPass));
   const auto vocab = Json(Crest("--json vocab --vocab 32000 --hidden 4096 --gpu h100"));
-  EXPECT_EQ(vocab["tokens"], kDefaultTokens);
+  EXPECT_EQ(vocab["tokens"], tuner::kDefaultTokens);
   const auto top = Json(Crest("--json dff --hidden 4096 --gpu h100"));
-  EXPECT_EQ(top["candidates"].size(), static_cast<size_t>(kDefaultTop));
+  EXPECT_EQ(top["candidates"].size(), static_cast<size_t>(tuner::kDefaultTop));
 }
 
 // The headline names the rows tied with it that the table shows, and says

@@ -56,7 +56,7 @@ InfoReport DaemonWithAnH100() {
   r.calibrations = {"tilewave-2+c1a2b3c4: bf16 from node7"};
   r.backends = {{"model", true, false, "analytic predictor"},
                 {"cublaslt", true, true, "CUDA 13.0"}};
-  DeviceInfo d;
+  tuner::DeviceInfo d;
   d.name = "NVIDIA H100 80GB HBM3";
   d.uuid = "GPU-0a1b";
   d.gpu_model = "H100-SXM";
@@ -119,10 +119,10 @@ TEST(SweepPrinter, AMeasuringSweepBreaksItsHostTimeDownByStep) {
   p.write_s = 0.1;
   p.keep_load_s = 0.3;
   p.reload_s = 0.02;
-  r.device = DeviceInfo{};
+  r.device = tuner::DeviceInfo{};
   r.device->name = "NVIDIA H100 80GB HBM3";
   r.device->uuid = "GPU-1";
-  r.software = SoftwareInfo{"580.159.04", 13000, 130100};
+  r.software = tuner::SoftwareInfo{"580.159.04", 13000, 130100};
   std::ostringstream text;
   MakePrinter(Format::kTable, text)->Print(report);
   EXPECT_NE(text.str().find("measured on NVIDIA H100 80GB HBM3 GPU-1 (driver 580.159.04, CUDA "
@@ -161,7 +161,7 @@ TEST(SweepPrinter, ARaceOfTheFirstChoicesSaysSo) {
   r.measures = true;
   sweep::StudyRaceReport& race = r.outcome.races.emplace_back();
   race.study = "dff hidden=4096 tokens=8192 tp=1 bf16 fwd fused";
-  race.algo = AlgoChoice::kDefault;
+  race.algo = tuner::AlgoChoice::kDefault;
   race.why_not = "only the leader (d_ff 10944) lies within 3% of its time";
   std::ostringstream text;
   MakePrinter(Format::kTable, text)->Print(report);

@@ -60,7 +60,7 @@ TEST(RunCli, KeptDffRowsAreTheDocumentsCandidatesFieldByField) {
   nlohmann::ordered_json whole;
   ASSERT_EQ(RunCli(args, AnsweringCommands(), out, err, &whole), kExitOk) << err.str();
   nlohmann::ordered_json apart;
-  std::vector<DffRow> rows;
+  std::vector<tuner::DffRow> rows;
   ASSERT_EQ(RunCli(args, AnsweringCommands(), out, err, &apart, &rows), kExitOk) << err.str();
 
   const nlohmann::ordered_json& candidates = whole["candidates"];
@@ -76,7 +76,7 @@ TEST(RunCli, KeptDffRowsAreTheDocumentsCandidatesFieldByField) {
 }
 
 TEST(DffRowFields, TheRaceIsFlatInTheTableAndNestedInTheJson) {
-  DffRow row;
+  tuner::DffRow row;
   row.d_ff = 11008;
   row.speedup_vs_baseline = 0;  // no baseline: speed-up and basis are null
   row.race_verdict = "tied";

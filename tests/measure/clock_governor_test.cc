@@ -32,7 +32,7 @@ TEST(ClockGovernor, ReadAtStampsTheReadingWithTheClocksTime) {
 TEST(ClockGovernor, SustainedWarmsUpUntilTheCappedStateThenNotAgainWhileBusy) {
   ScriptedGpu gpu = H100();
   EngineTuning tuning;
-  ClockGovernor governor(ClockPolicy::kSustained, tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, tuning);
   double kernel_us = 0;
   ASSERT_TRUE(governor.Prepare(Round(gpu, 20000), gpu, gpu, &kernel_us).ok());
   EXPECT_GE(governor.reference_mhz(), 1410) << "settled at the power-capped clock";
@@ -49,7 +49,7 @@ TEST(ClockGovernor, SustainedWarmsUpUntilTheCappedStateThenNotAgainWhileBusy) {
 TEST(ClockGovernor, AShortGapIsReloadedAndALongOneWarmedUpAgain) {
   ScriptedGpu gpu = H100();
   EngineTuning tuning;
-  ClockGovernor governor(ClockPolicy::kSustained, tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, tuning);
   double kernel_us = 0;
   ASSERT_TRUE(governor.Prepare(Round(gpu, 20000), gpu, gpu, &kernel_us).ok());
   governor.MarkBusy(gpu.NowS());
@@ -72,7 +72,7 @@ TEST(ClockGovernor, AShortGapIsReloadedAndALongOneWarmedUpAgain) {
 TEST(ClockGovernor, KeepLoadQueuesNothingBeforeSettlingThenTheHostWorksUsualLength) {
   ScriptedGpu gpu = H100();
   EngineTuning tuning;
-  ClockGovernor governor(ClockPolicy::kSustained, tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, tuning);
   int asked = 0;
   const auto queue = [&](int launches) -> absl::StatusOr<int> {
     asked += launches;
@@ -100,7 +100,7 @@ TEST(ClockGovernor, BurstIdlesUntilTheBoostClockAndJudgesByIt) {
   gpu.Run(3e6);  // three seconds of load: power-capped, well under boost
   EngineTuning tuning;
   tuning.boost_clock_mhz = 1980;
-  ClockGovernor governor(ClockPolicy::kBurst, tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kBurst, tuning);
   double kernel_us = 0;
   ASSERT_TRUE(governor.Prepare(Round(gpu, 20000), gpu, gpu, &kernel_us).ok());
   EXPECT_GT(gpu.slept_s(), 0) << "it did not wait for the GPU to cool";

@@ -57,7 +57,7 @@ TEST(SettleDetector, WithoutReadingsSettlesAfterTheMinimum) {
 }
 
 TEST(SampleFilter, SustainedKeepsPowerCappedSamplesAndDiscardsOnlySlowdowns) {
-  const SampleFilter f(ClockPolicy::kSustained, 1455);
+  const SampleFilter f(tuner::ClockPolicy::kSustained, 1455);
   EXPECT_FALSE(f.Judge({0, 1410, 690, kReasonSwPowerCap, true})) << "power capping is normal";
   EXPECT_FALSE(f.Judge({0, 1980, 300, 0, true}));
   EXPECT_EQ(f.Judge({0, 1410, 690, kReasonSwPowerCap | kReasonHwThermal, true}),
@@ -69,7 +69,7 @@ TEST(SampleFilter, SustainedKeepsPowerCappedSamplesAndDiscardsOnlySlowdowns) {
 }
 
 TEST(SampleFilter, BurstCountsOnlyBoostSamples) {
-  const SampleFilter f(ClockPolicy::kBurst, 1980);
+  const SampleFilter f(tuner::ClockPolicy::kBurst, 1980);
   EXPECT_FALSE(f.Judge({0, 1980, 300, 0, true}));
   EXPECT_EQ(f.Judge({0, 1515, 690, kReasonSwPowerCap, true}), Discard::kPowerCapped);
   EXPECT_EQ(f.Judge({0, 1800, 400, 0, true}), Discard::kBelowBoost);

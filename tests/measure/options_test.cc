@@ -25,11 +25,13 @@ TEST(MeasureOptions, ABadValueNamesTheFieldTheFlagAndTheLimit) {
 }
 
 TEST(MeasureMode, NamesRoundTrip) {
-  EXPECT_EQ(ParseCacheMode(CacheModeName(CacheMode::kWarm)), CacheMode::kWarm);
-  EXPECT_EQ(ParseClockPolicy(ClockPolicyName(ClockPolicy::kBurst)), ClockPolicy::kBurst);
-  EXPECT_FALSE(ParseClockPolicy("boost").has_value());
-  EXPECT_LT((MeasureMode{CacheMode::kCold, ClockPolicy::kSustained}),
-            (MeasureMode{CacheMode::kWarm, ClockPolicy::kSustained}));
+  EXPECT_EQ(tuner::ParseCacheMode(tuner::CacheModeName(tuner::CacheMode::kWarm)),
+            tuner::CacheMode::kWarm);
+  EXPECT_EQ(tuner::ParseClockPolicy(tuner::ClockPolicyName(tuner::ClockPolicy::kBurst)),
+            tuner::ClockPolicy::kBurst);
+  EXPECT_FALSE(tuner::ParseClockPolicy("boost").has_value());
+  EXPECT_LT((tuner::MeasureMode{tuner::CacheMode::kCold, tuner::ClockPolicy::kSustained}),
+            (tuner::MeasureMode{tuner::CacheMode::kWarm, tuner::ClockPolicy::kSustained}));
 }
 
 }  // namespace

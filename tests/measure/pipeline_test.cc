@@ -20,8 +20,8 @@ using testing::ScriptedLauncher;
 // the last row under load 115.
 ScriptedGpu H100() { return ScriptedGpu(H100Trace(), 16, 17, 115); }
 
-GemmShape MlpGateUp() {
-  GemmShape g;
+tuner::GemmShape MlpGateUp() {
+  tuner::GemmShape g;
   g.name = "mlp_gate_up.fwd";
   g.m = 64;  // small enough for the host reference to be quick; times are scripted
   g.n = 96;
@@ -35,7 +35,7 @@ struct Harness {
   EngineTuning tuning;
   GemmOperands operands{{42, 0, 64 * 4096}, 1};
 
-  absl::StatusOr<MeasuredGemm> Measure(ScriptedLauncher& launcher, ClockGovernor& governor) {
+  absl::StatusOr<tuner::MeasuredGemm> Measure(ScriptedLauncher& launcher, ClockGovernor& governor) {
     return MeasureGemm(MlpGateUp(), options, operands, launcher, gpu, gpu, governor, tuning);
   }
   ScriptedLauncher Launcher(std::vector<double> burst_us, double noise = 0.005) {
@@ -46,15 +46,15 @@ struct Harness {
 TEST(Pipeline, SustainedPolicySettlesOnThePowerCappedClockAndKeepsItsSamples) {
   Harness h;
   ScriptedLauncher launcher = h.Launcher({2000, 2100, 2600});
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok()) << m.status();
   // Settled where the H100 runs under sustained load, not at its boost clock.
   EXPECT_GE(m->settled_clock_mhz, 1410);
   EXPECT_LE(m->settled_clock_mhz, 1515);
-  EXPECT_EQ(m->mode.clocks, ClockPolicy::kSustained);
+  EXPECT_EQ(m->mode.clocks, tuner::ClockPolicy::kSustained);
   ASSERT_EQ(m->algos.size(), 3u);
-  for (const AlgoResult& a : m->algos) {
+  for (const tuner::AlgoResult& a : m->algos) {
     EXPECT_GT(a.stats.samples, 0) << "an algorithm was left without a time";
     EXPECT_EQ(a.stats.discarded, 0) << "a power-capped sample was discarded";
     EXPECT_TRUE(a.verified) << a.verify_note;
@@ -89,7 +89,7 @@ TEST(Pipeline, TheTimeSpentReadingTheGpuIsAStageOfItsOwn) {
   Harness h;
   h.gpu.read_s = 0.002;
   ScriptedLauncher launcher = h.Launcher({2000, 2100});
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_GT(h.gpu.reads(), 10);
@@ -100,7 +100,7 @@ TEST(Pipeline, TheTimeSpentReadingTheGpuIsAStageOfItsOwn) {
 TEST(Pipeline, WarmUpLastsUntilPowerSettlesNotAFixedFraction) {
   Harness h;
   ScriptedLauncher launcher = h.Launcher({2000});
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   ASSERT_TRUE(h.Measure(launcher, governor).ok());
   // The trace's power ramps for about a second after load starts; the
   // warm-up must cover that and stop long before its 10 s limit.
@@ -111,7 +111,7 @@ TEST(Pipeline, WarmUpLastsUntilPowerSettlesNotAFixedFraction) {
 
 TEST(Pipeline, WarmsUpOnceAcrossGemmsButAgainAfterIdle) {
   Harness h;
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   ScriptedLauncher first = h.Launcher({2000});
   ASSERT_TRUE(h.Measure(first, governor).ok());
   const double after_first = h.gpu.NowS();
@@ -167,7 +167,7 @@ AfterPauses MeasureAfterHostPauses(EngineTuning tuning) {
   h.tuning = tuning;
   h.gpu.SetController(kController);
   while (h.gpu.load_s() < kSteadyFromS) h.gpu.Run(2000);
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   std::vector<double> medians;
   AfterPauses out;
   const double start = h.gpu.NowS();
@@ -226,7 +226,7 @@ TEST(Pipeline, LoadQueuedBeforeTheHostsWorkKeepsTheGpuLoadedAtLessWallTimeThanRe
 TEST(Pipeline, OneSlowStretchOfHostWorkDoesNotInflateTheLoadQueuedAfterIt) {
   Harness h;
   h.gpu.SetController(kController);
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   std::vector<double> keep_load_s;
   for (const double pause : {0.0, 0.15, 0.15, 0.6, 0.15, 0.15}) {
     h.gpu.SleepS(pause);
@@ -248,7 +248,7 @@ TEST(Pipeline, ARoundStartedAfterAnIdleGapIsDiscardedAndTakenAgainAfterAReload) 
     Harness h;
     h.tuning.max_idle_retakes = retakes;
     h.gpu.SetController(kController);
-    ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+    ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
     ScriptedLauncher first = h.Launcher({2000, 2040});
     ASSERT_TRUE(h.Measure(first, governor).ok());
     // In the second GEMM's race, the host stalls 300 ms after the governor
@@ -265,7 +265,7 @@ TEST(Pipeline, ARoundStartedAfterAnIdleGapIsDiscardedAndTakenAgainAfterAReload) 
       EXPECT_EQ(m->algos[0].stats.discarded + m->algos[1].stats.discarded, 0);
       continue;
     }
-    for (const AlgoResult& a : m->algos) {
+    for (const tuner::AlgoResult& a : m->algos) {
       EXPECT_EQ(a.stats.discarded, 1) << "the round after the gap was not discarded";
       EXPECT_TRUE(a.clock_note.empty()) << a.clock_note;
     }
@@ -276,7 +276,7 @@ TEST(Pipeline, ARoundStartedAfterAnIdleGapIsDiscardedAndTakenAgainAfterAReload) 
 TEST(Pipeline, AReloadStopsWhenTheReadingsAreBackNotAfterAFixedTime) {
   Harness h;
   h.gpu.SetController(kController);
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   ScriptedLauncher first = h.Launcher({2000});
   ASSERT_TRUE(h.Measure(first, governor).ok());
   h.gpu.SleepS(0.01);  // a short pause needs a short reload…
@@ -301,7 +301,7 @@ TEST(Pipeline, AHeavyGemmAfterALightWarmUpKeepsItsPowerCappedSamples) {
     r.power_w = heavy ? 695 : 350;
     r.reasons = heavy ? kReasonSwPowerCap : 0;
   };
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   ScriptedLauncher light = h.Launcher({20});
   ASSERT_TRUE(h.Measure(light, governor).ok());
   EXPECT_DOUBLE_EQ(governor.reference_mhz(), 1980);
@@ -309,7 +309,7 @@ TEST(Pipeline, AHeavyGemmAfterALightWarmUpKeepsItsPowerCappedSamples) {
   ScriptedLauncher big = h.Launcher({5000, 5200});
   auto m = h.Measure(big, governor);
   ASSERT_TRUE(m.ok()) << m.status();
-  for (const AlgoResult& a : m->algos) {
+  for (const tuner::AlgoResult& a : m->algos) {
     EXPECT_EQ(a.stats.discarded, 0) << "power-capped samples of a heavy GEMM were discarded";
     EXPECT_TRUE(a.clock_note.empty()) << a.clock_note;
     EXPECT_DOUBLE_EQ(a.stats.sm_clock_mhz, 1410);
@@ -323,10 +323,10 @@ TEST(Pipeline, AClockCollapseFarUnderTheGemmsOwnStateIsDiscarded) {
     if (++reads % 4 == 0) r.sm_clock_mhz = 600;  // no reason reported, clock collapsed
   };
   ScriptedLauncher launcher = h.Launcher({2000, 2100});
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok()) << m.status();
-  for (const AlgoResult& a : m->algos) {
+  for (const tuner::AlgoResult& a : m->algos) {
     EXPECT_GT(a.stats.discarded, 0);
     EXPECT_GE(a.stats.sm_clock_mhz, 1380) << "a collapsed reading counted";
   }
@@ -334,15 +334,15 @@ TEST(Pipeline, AClockCollapseFarUnderTheGemmsOwnStateIsDiscarded) {
 
 TEST(Pipeline, BurstPolicyMeasuresTheBoostClockAndSaysSo) {
   Harness h;
-  h.options.mode.clocks = ClockPolicy::kBurst;
+  h.options.mode.clocks = tuner::ClockPolicy::kBurst;
   h.tuning.boost_clock_mhz = 1980;
   ScriptedLauncher launcher = h.Launcher({50, 60});
-  ClockGovernor governor(ClockPolicy::kBurst, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kBurst, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ(m->mode.clocks, ClockPolicy::kBurst);
+  EXPECT_EQ(m->mode.clocks, tuner::ClockPolicy::kBurst);
   EXPECT_DOUBLE_EQ(m->settled_clock_mhz, 1980);
-  for (const AlgoResult& a : m->algos) {
+  for (const tuner::AlgoResult& a : m->algos) {
     EXPECT_GT(a.stats.samples, 0);
     EXPECT_DOUBLE_EQ(a.stats.sm_clock_mhz, 1980) << "a power-capped sample counted";
   }
@@ -351,15 +351,15 @@ TEST(Pipeline, BurstPolicyMeasuresTheBoostClockAndSaysSo) {
 
 TEST(Pipeline, BurstPolicyCoolsDownWhenTheGpuLeavesBoost) {
   Harness h;
-  h.options.mode.clocks = ClockPolicy::kBurst;
+  h.options.mode.clocks = tuner::ClockPolicy::kBurst;
   h.options.min_samples = 20;
   h.tuning.boost_clock_mhz = 1980;
   ScriptedLauncher launcher = h.Launcher({30000, 30000});  // long kernels cap the power fast
-  ClockGovernor governor(ClockPolicy::kBurst, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kBurst, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_GT(h.gpu.slept_s(), 0) << "never cooled down";
-  for (const AlgoResult& a : m->algos) {
+  for (const tuner::AlgoResult& a : m->algos) {
     EXPECT_GT(a.stats.samples, 0);
     EXPECT_GT(a.stats.discarded, 0);
     if (a.clock_note.empty()) {
@@ -375,10 +375,10 @@ TEST(Pipeline, ThermalSlowdownSamplesAreDiscardedAndCounted) {
     if (++reads % 3 == 0) r.reasons |= kReasonHwThermal;
   };
   ScriptedLauncher launcher = h.Launcher({2000, 2100});
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok()) << m.status();
-  for (const AlgoResult& a : m->algos) {
+  for (const tuner::AlgoResult& a : m->algos) {
     EXPECT_GT(a.stats.samples, 0);
     EXPECT_GT(a.stats.discarded, 0);
     EXPECT_NE(a.stats.throttle_reasons & kReasonHwThermal, 0u) << "the reason is recorded";
@@ -390,10 +390,10 @@ TEST(Pipeline, AnAlgorithmIsNeverLeftWithoutATimeBecauseOfClocks) {
   Harness h;
   h.gpu.tamper = [](GpuReading& r) { r.reasons |= kReasonSwThermal; };
   ScriptedLauncher launcher = h.Launcher({2000, 2100});
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok()) << m.status();
-  for (const AlgoResult& a : m->algos) {
+  for (const tuner::AlgoResult& a : m->algos) {
     EXPECT_GT(a.stats.samples, 0);
     EXPECT_GT(a.stats.median_us, 0);
     EXPECT_TRUE(a.verified) << "clocks never unverify an algorithm";
@@ -406,7 +406,7 @@ TEST(Pipeline, RacingDropsClearlySlowerAlgorithmsAndSamplesTheContenders) {
   h.options.max_noise = 0.002;
   h.options.max_seconds = 2;
   ScriptedLauncher launcher = h.Launcher({1000, 1002, 1500, 3000}, 0.01);
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok()) << m.status();
   const auto samples = [&](int c) { return launcher.samples_of(c); };
@@ -422,10 +422,10 @@ TEST(Pipeline, StopsWhenTheContendersAreKnownWithinTheNoiseBound) {
   h.options.max_noise = 0.01;
   h.options.max_seconds = 60;
   ScriptedLauncher launcher = h.Launcher({1000, 2000}, 0.002);
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok());
-  const SampleStats& s = m->algos[0].stats;
+  const tuner::SampleStats& s = m->algos[0].stats;
   EXPECT_LE((s.ci_high_us - s.ci_low_us) / 2, 0.01 * s.median_us);
   EXPECT_LT(s.samples, 100) << "sampled on long after the noise bound was met";
 }
@@ -434,7 +434,7 @@ TEST(Pipeline, AWrongAlgorithmFailsVerificationWhateverItsSpeed) {
   Harness h;
   ScriptedLauncher launcher = h.Launcher({2000, 500});
   launcher.wrong = {1};
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok());
   EXPECT_TRUE(m->algos[0].verified);
@@ -446,7 +446,7 @@ TEST(Pipeline, SmallKernelsAreBatchedIntoSamplesThatRotateTheCopies) {
   Harness h;
   h.operands.copies = 17;
   ScriptedLauncher launcher = h.Launcher({5});
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok());
   EXPECT_GE(launcher.launches(), 17) << "fewer launches than operand copies";
@@ -462,7 +462,7 @@ TEST(Pipeline, WithoutNvmlNothingIsDiscardedAndTheClockIsUnknown) {
   Harness h;
   h.gpu = ScriptedGpu::WithoutNvml();
   ScriptedLauncher launcher = h.Launcher({2000});
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(launcher, governor);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->settled_clock_mhz, 0);
@@ -475,7 +475,7 @@ TEST(Pipeline, LauncherErrorsPassThroughAndNoCandidateIsAnError) {
   Harness h;
   ScriptedLauncher broken = h.Launcher({2000});
   broken.fail_sample = absl::InternalError("CUDA: cudaErrorLaunchFailure in cudaGraphLaunch");
-  ClockGovernor governor(ClockPolicy::kSustained, h.tuning);
+  ClockGovernor governor(tuner::ClockPolicy::kSustained, h.tuning);
   auto m = h.Measure(broken, governor);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("cudaGraphLaunch"), std::string::npos);

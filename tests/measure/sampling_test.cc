@@ -17,7 +17,7 @@ std::vector<double> OneTo(int n) {
 
 TEST(Summarize, ReportsMedianMeanMinStdevCountAndTheMediansInterval) {
   const std::vector<double> us = {10, 12, 11, 13, 9};
-  const SampleStats s = Summarize(us);
+  const tuner::SampleStats s = Summarize(us);
   EXPECT_DOUBLE_EQ(s.median_us, 11);
   EXPECT_DOUBLE_EQ(s.mean_us, 11);
   EXPECT_DOUBLE_EQ(s.min_us, 9);
@@ -35,12 +35,12 @@ TEST(MedianInterval, SaysItsTrueCoverageWhichReaches95PercentFromSixSamples) {
   EXPECT_DOUBLE_EQ(MedianInterval(OneTo(5)).coverage, 0.9375);
   EXPECT_DOUBLE_EQ(MedianInterval(OneTo(3)).coverage, 0.75);
   EXPECT_DOUBLE_EQ(MedianInterval(OneTo(6)).coverage, 0.96875);
-  EXPECT_EQ(CoverageText(5), "93.75%");
-  EXPECT_EQ(CoverageText(6), "95%");
+  EXPECT_EQ(tuner::CoverageText(5), "93.75%");
+  EXPECT_EQ(tuner::CoverageText(6), "95%");
   for (int n = 6; n <= 200; ++n) {
-    EXPECT_GE(MedianIntervalCoverage(n), 0.95) << n;
+    EXPECT_GE(tuner::MedianIntervalCoverage(n), 0.95) << n;
     // The largest rank that keeps 95%: one more would not.
-    const MedianOrderInterval at = MedianIntervalOf(n);
+    const tuner::MedianOrderInterval at = tuner::MedianIntervalOf(n);
     if (at.rank + 1 <= (n + 1) / 2) {
       double below = 0;  // P(X < rank + 1), X ~ Binomial(n, 1/2)
       for (int i = 0; i <= at.rank; ++i) {

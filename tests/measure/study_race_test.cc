@@ -79,9 +79,9 @@ TEST(StudyRace, SequentialTimingUnderDriftMisordersWhatTheRaceOrders) {
   EXPECT_EQ(race->stop_reason, "resolved");
   ASSERT_EQ(race->standings.size(), 4u);
   for (int i = 0; i < 4; ++i) {
-    const RaceStanding& s = race->standings[static_cast<size_t>(i)];
+    const tuner::RaceStanding& s = race->standings[static_cast<size_t>(i)];
     EXPECT_EQ(s.candidate, i) << "rank " << i;
-    EXPECT_EQ(s.verdict, i == 0 ? RaceVerdict::kLeader : RaceVerdict::kSlower) << i;
+    EXPECT_EQ(s.verdict, i == 0 ? tuner::RaceVerdict::kLeader : tuner::RaceVerdict::kSlower) << i;
     // Slower candidates each leave group 1; a later group opens only where
     // the family's interval separates it from the group before.
     if (i > 0) {
@@ -107,7 +107,7 @@ struct PausedRace {
   // Candidate 2's median in the race without a pause [µs].
   double LoadedUs() const {
     return std::find_if(reference.standings.begin(), reference.standings.end(),
-                        [](const RaceStanding& s) { return s.candidate == 2; })
+                        [](const tuner::RaceStanding& s) { return s.candidate == 2; })
         ->median_us;
   }
 };
@@ -213,11 +213,12 @@ TEST(StudyRace, EqualCandidatesAreCalledSlowerInAtMostTheStatedShareOfRaces) {
     auto race = RaceCandidates(candidates, gpu, gpu);
     ASSERT_TRUE(race.ok()) << race.status();
     ++races;
-    const bool any_slower =
-        std::any_of(race->standings.begin(), race->standings.end(),
-                    [](const RaceStanding& s) { return s.verdict == RaceVerdict::kSlower; });
+    const bool any_slower = std::any_of(
+        race->standings.begin(), race->standings.end(),
+        [](const tuner::RaceStanding& s) { return s.verdict == tuner::RaceVerdict::kSlower; });
     wrong += any_slower ? 1 : 0;
-    for (const RaceStanding& s : race->standings) EXPECT_EQ(s.tie_group, 1) << "seed " << seed;
+    for (const tuner::RaceStanding& s : race->standings)
+      EXPECT_EQ(s.tie_group, 1) << "seed " << seed;
   }
   EXPECT_LE(wrong, 10) << wrong << " of " << races << " races split equal candidates";
 }
@@ -232,7 +233,8 @@ TEST(StudyRace, CandidatesThreePercentApartAreOrderedWithinTheBudget) {
     ASSERT_TRUE(race.ok()) << race.status();
     const auto& s = race->standings;
     ordered += s[0].candidate == 1 && s[1].candidate == 0 && s[2].candidate == 2 &&
-                       s[1].verdict == RaceVerdict::kSlower && s[2].verdict == RaceVerdict::kSlower
+                       s[1].verdict == tuner::RaceVerdict::kSlower &&
+                       s[2].verdict == tuner::RaceVerdict::kSlower
                    ? 1
                    : 0;
   }
@@ -252,13 +254,13 @@ TEST(StudyRace, CandidatesTheBudgetCannotOrderAreDeclaredTiedWithTheLeader) {
   EXPECT_EQ(race->stop_reason, "round budget");
   EXPECT_EQ(race->rounds, 12);
   ASSERT_EQ(race->standings.size(), 3u);
-  EXPECT_EQ(race->standings[0].verdict, RaceVerdict::kLeader);
-  EXPECT_EQ(race->standings[1].verdict, RaceVerdict::kUnresolved);
+  EXPECT_EQ(race->standings[0].verdict, tuner::RaceVerdict::kLeader);
+  EXPECT_EQ(race->standings[1].verdict, tuner::RaceVerdict::kUnresolved);
   EXPECT_EQ(race->standings[1].tie_group, 1) << "tied with the leader: not ordered";
   EXPECT_LT(race->standings[1].ratio_low, 1.0);
   EXPECT_GT(race->standings[1].ratio_high, 1.0);
   EXPECT_EQ(race->standings[2].candidate, 2);
-  EXPECT_EQ(race->standings[2].verdict, RaceVerdict::kSlower);
+  EXPECT_EQ(race->standings[2].verdict, tuner::RaceVerdict::kSlower);
   EXPECT_EQ(race->standings[2].tie_group, 2);
 }
 
@@ -271,10 +273,10 @@ TEST(StudyRace, EqualCandidatesAreTiedWithinTheResolutionAndTheRaceStops) {
   ASSERT_TRUE(race.ok()) << race.status();
   EXPECT_EQ(race->stop_reason, "resolved");
   EXPECT_LT(race->rounds, 50);
-  for (const RaceStanding& s : race->standings) {
+  for (const tuner::RaceStanding& s : race->standings) {
     EXPECT_EQ(s.tie_group, 1);
-    if (s.verdict != RaceVerdict::kLeader) {
-      EXPECT_EQ(s.verdict, RaceVerdict::kTied);
+    if (s.verdict != tuner::RaceVerdict::kLeader) {
+      EXPECT_EQ(s.verdict, tuner::RaceVerdict::kTied);
     }
   }
 }

@@ -11,7 +11,8 @@ namespace crest::measure {
 namespace {
 
 TEST(OperandValues, AreNeverZeroAndExactInTheirDtype) {
-  for (DType d : {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8E4M3}) {
+  for (tuner::DType d : {tuner::DType::kFp32, tuner::DType::kTf32, tuner::DType::kFp16,
+                         tuner::DType::kBf16, tuner::DType::kFp8E4M3}) {
     const int bits = MantissaBits(d);
     int negative = 0;
     std::set<float> distinct;
@@ -22,15 +23,15 @@ TEST(OperandValues, AreNeverZeroAndExactInTheirDtype) {
       ASSERT_LT(std::abs(v), 1.0f);
       // No mantissa bit below the dtype's: stored without rounding.
       const auto raw = std::bit_cast<uint32_t>(v);
-      ASSERT_EQ(raw & ((uint32_t{1} << (23 - bits)) - 1), 0u) << DTypeName(d) << " " << v;
+      ASSERT_EQ(raw & ((uint32_t{1} << (23 - bits)) - 1), 0u) << tuner::DTypeName(d) << " " << v;
       negative += v < 0;
       distinct.insert(v);
     }
-    EXPECT_NEAR(negative, 10000, 400) << DTypeName(d);
+    EXPECT_NEAR(negative, 10000, 400) << tuner::DTypeName(d);
     // Every value the dtype's bits allow turns up (nearly all, for the wide ones).
     const size_t possible = std::min<size_t>(20000, size_t{4} << bits);
     EXPECT_GE(static_cast<double>(distinct.size()), 0.98 * static_cast<double>(possible))
-        << DTypeName(d);
+        << tuner::DTypeName(d);
   }
 }
 
@@ -42,7 +43,7 @@ TEST(OperandValues, AreAPureFunctionOfSeedAndIndex) {
 }
 
 // The product of the generated operands, the slow way: whole matrices.
-double BruteForce(const GemmShape& g, const OperandSource& s, const OutputIndex& at) {
+double BruteForce(const tuner::GemmShape& g, const OperandSource& s, const OutputIndex& at) {
   const int bits = MantissaBits(g.dtype);
   const auto value = [&](int64_t base, int64_t rows, int64_t cols, bool transposed, int64_t r,
                          int64_t c) {
@@ -60,12 +61,12 @@ double BruteForce(const GemmShape& g, const OperandSource& s, const OutputIndex&
 
 TEST(ReferenceElement, MatchesTheWholeProductInEveryLayout) {
   for (const char* layout : {"NT", "NN", "TN", "TT"}) {
-    GemmShape g;
+    tuner::GemmShape g;
     g.m = 7;
     g.n = 5;
     g.k = 33;
     g.batch = 3;
-    ASSERT_TRUE(ParseLayout(layout, &g.a_transposed, &g.b_transposed));
+    ASSERT_TRUE(tuner::ParseLayout(layout, &g.a_transposed, &g.b_transposed));
     const OperandSource s{99, 1024, 4096};
     const auto picked = PickOutputElements(g);
     const auto refs = ReferenceElements(g, s, picked);
@@ -80,7 +81,7 @@ TEST(ReferenceElement, MatchesTheWholeProductInEveryLayout) {
 }
 
 TEST(PickOutputElements, AGridOfRowsAndColumnsWithBothCornersRepeatedPerShape) {
-  GemmShape g;
+  tuner::GemmShape g;
   g.m = 100;
   g.n = 50;
   g.k = 10;
@@ -106,20 +107,20 @@ TEST(PickOutputElements, AGridOfRowsAndColumnsWithBothCornersRepeatedPerShape) {
 
 TEST(Verify, CorrectOutputPassesAndAWrongOrNonFiniteOneFails) {
   std::vector<SampledElement> good = {{1.0, 1.001, 50}, {-3.0, -2.99, 80}};
-  EXPECT_TRUE(VerifySamples(good, DType::kBf16).ok);
+  EXPECT_TRUE(VerifySamples(good, tuner::DType::kBf16).ok);
   // Cancellation: ref near 0 with large terms must not fail a correct answer.
   std::vector<SampledElement> cancel = {{0.02, 0.0, 200}};
-  EXPECT_TRUE(VerifySamples(cancel, DType::kBf16).ok);
+  EXPECT_TRUE(VerifySamples(cancel, tuner::DType::kBf16).ok);
   std::vector<SampledElement> wrong = {{1.0, 1.0, 50}, {30.0, 3.0, 80}};
-  const auto bad = VerifySamples(wrong, DType::kBf16);
+  const auto bad = VerifySamples(wrong, tuner::DType::kBf16);
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.note.find("above the bf16 tolerance"), std::string::npos) << bad.note;
   std::vector<SampledElement> nan = {{NAN, 1.0, 1}};
-  EXPECT_FALSE(VerifySamples(nan, DType::kFp32).ok);
+  EXPECT_FALSE(VerifySamples(nan, tuner::DType::kFp32).ok);
   // The same error passes bf16 but fails fp32.
   std::vector<SampledElement> loose = {{1.01, 1.0, 10}};
-  EXPECT_TRUE(VerifySamples(loose, DType::kBf16).ok);
-  EXPECT_FALSE(VerifySamples(loose, DType::kFp32).ok);
+  EXPECT_TRUE(VerifySamples(loose, tuner::DType::kBf16).ok);
+  EXPECT_FALSE(VerifySamples(loose, tuner::DType::kFp32).ok);
 }
 
 }  // namespace

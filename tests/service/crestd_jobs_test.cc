@@ -151,11 +151,12 @@ class CrestdJobs : public ::testing::Test {
 TEST_F(CrestdJobs, AMeasuringSweepRacesItsLeadersAndStreamsTheRaceAsNews) {
   // A scripted device: d_ff 10920 and 10924 within 0.05%, 10918 0.8% behind,
   // the rest 20% (CloseLeadersScript).
-  daemon_.make_backend = [](const service::Lane&,
-                            const sweep::SweepSpec&) -> absl::StatusOr<std::unique_ptr<Backend>> {
+  daemon_.make_backend =
+      [](const service::Lane&,
+         const sweep::SweepSpec&) -> absl::StatusOr<std::unique_ptr<tuner::Backend>> {
     auto fake = std::make_unique<testing::FakeMeasuringBackend>();
     fake->script = testing::CloseLeadersScript;
-    return std::unique_ptr<Backend>(std::move(fake));
+    return std::unique_ptr<tuner::Backend>(std::move(fake));
   };
   StartDaemon();
   grpc::ClientContext context;

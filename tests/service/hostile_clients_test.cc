@@ -47,7 +47,7 @@ std::string DffSpec(int window) {
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 // A measurement of `g` on a scripted H100, as the engine writes it.
-absl::Status AddMeasured(store::Store& db, const GemmShape& g, double us) {
+absl::Status AddMeasured(store::Store& db, const tuner::GemmShape& g, double us) {
   auto ids = db.RegisterDevice(testing::FakeH100(), testing::FakeSoftware());
   if (!ids.ok()) return ids.status();
   return db.InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
@@ -477,7 +477,7 @@ TEST_F(HostileClients, TwoSweepsIntoOneFileCountOnlyTheRowsEachAdded) {
 
 // 10. Rows deleted by another process still answered as measured.
 TEST_F(HostileClients, ResultsDeletedByAnotherProcessNoLongerAnswerAsMeasured) {
-  const GemmShape g = Gemm(8192, 4096, 10816);
+  const tuner::GemmShape g = Gemm(8192, 4096, 10816);
   {
     auto db = store::Store::Open(dir_.File("crest.db"), {});
     ASSERT_TRUE(db.ok()) << db.status();

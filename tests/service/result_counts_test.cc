@@ -13,8 +13,8 @@
 namespace crest::service {
 namespace {
 
-GemmShape Gemm(int64_t k) {
-  GemmShape g;
+tuner::GemmShape Gemm(int64_t k) {
+  tuner::GemmShape g;
   g.m = 8192;
   g.n = 4096;
   g.k = k;
@@ -22,7 +22,7 @@ GemmShape Gemm(int64_t k) {
 }
 
 void AddPrediction(store::Store& db, int64_t k) {
-  auto p = Predict(Gemm(k), **FindGpu("h100"));
+  auto p = tuner::Predict(Gemm(k), **tuner::FindGpu("h100"));
   ASSERT_TRUE(p.ok());
   ASSERT_TRUE(db.InsertPrediction(std::nullopt, "H100-SXM", Gemm(k), *p).ok());
 }

@@ -40,7 +40,8 @@ class NotASqliteStore final : public Store {
     return Unimplemented();
   }
   absl::StatusOr<bool> InsertPrediction(std::optional<int64_t>, const std::string&,
-                                        const GemmShape&, const Prediction&) override {
+                                        const tuner::GemmShape&,
+                                        const tuner::Prediction&) override {
     return Unimplemented();
   }
   absl::StatusOr<int64_t> InsertPredictions(std::optional<int64_t>, const std::string&,
@@ -51,16 +52,16 @@ class NotASqliteStore final : public Store {
       const std::string&, std::string_view, std::span<const GemmKey>) override {
     return Unimplemented();
   }
-  absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(const DeviceInfo&,
-                                                             const SoftwareInfo&) override {
+  absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(const tuner::DeviceInfo&,
+                                                             const tuner::SoftwareInfo&) override {
     return Unimplemented();
   }
   absl::StatusOr<bool> HasMeasurement(int64_t, int64_t, const GemmKey&,
-                                      const MeasureMode&) override {
+                                      const tuner::MeasureMode&) override {
     return Unimplemented();
   }
   absl::Status InsertMeasurement(std::optional<int64_t>, int64_t, int64_t, const std::string&, int,
-                                 const MeasuredGemm&) override {
+                                 const tuner::MeasuredGemm&) override {
     return Unimplemented();
   }
   absl::StatusOr<MeasurementRow> GetMeasurement(int64_t) override { return Unimplemented(); }
@@ -69,18 +70,19 @@ class NotASqliteStore final : public Store {
   }
   absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(const std::string&,
                                                                    std::span<const GemmKey>,
-                                                                   int64_t, const MeasureMode&,
-                                                                   AlgoChoice) override {
+                                                                   int64_t,
+                                                                   const tuner::MeasureMode&,
+                                                                   tuner::AlgoChoice) override {
     return Unimplemented();
   }
   absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(const std::string&, const RunKey&,
                                                                  std::span<const GemmKey>,
-                                                                 const MeasureMode&,
-                                                                 AlgoChoice) override {
+                                                                 const tuner::MeasureMode&,
+                                                                 tuner::AlgoChoice) override {
     return Unimplemented();
   }
   absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string&, int64_t,
-                                                const MeasureMode&) override {
+                                                const tuner::MeasureMode&) override {
     return Unimplemented();
   }
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey>) override {
@@ -89,15 +91,16 @@ class NotASqliteStore final : public Store {
   absl::StatusOr<std::vector<SelectedBest>> NewestRunBests(const RunFilter&) override {
     return Unimplemented();
   }
-  absl::StatusOr<std::vector<AlgoIdentity>> StoredTopAlgos(const std::string&, const GemmKey&,
-                                                           const MeasureMode&, int64_t,
-                                                           int) override {
+  absl::StatusOr<std::vector<tuner::AlgoIdentity>> StoredTopAlgos(const std::string&,
+                                                                  const GemmKey&,
+                                                                  const tuner::MeasureMode&,
+                                                                  int64_t, int) override {
     return Unimplemented();
   }
   absl::StatusOr<int64_t> InsertRace(const RaceRecord&) override { return Unimplemented(); }
   absl::StatusOr<std::optional<RaceRecord>> FindRace(int64_t, const std::string&,
-                                                     const std::string&, const MeasureMode&,
-                                                     AlgoChoice, bool) override {
+                                                     const std::string&, const tuner::MeasureMode&,
+                                                     tuner::AlgoChoice, bool) override {
     return Unimplemented();
   }
   absl::StatusOr<std::vector<ImportedRow>> ImportedTimings(const std::string&) override {

@@ -24,7 +24,7 @@ using crest::testing::WriteBytes;
 
 TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
   TempDir dir;
-  const GemmShape g = Gemm(4096, 4096, 4096);
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096);
   std::vector<std::string> snapshots;
   for (const char* host : {"node1", "node2"}) {
     StoreOptions options;
@@ -80,7 +80,7 @@ TEST(StoreFleet, ExportWhileWritingThenMergeTwiceAddsNothingTheSecondTime) {
 // answer takes a GEMM from one run, never a figure mixed across nodes.
 TEST(StoreFleet, ACatalogueKeepsEachNodesRunOnItsOwnSoftware) {
   TempDir dir;
-  const GemmShape g = Gemm(8192, 4096, 11008);
+  const tuner::GemmShape g = Gemm(8192, 4096, 11008);
   const GemmKey key = GemmKey::Of(g);
   auto catalogue = OpenOk(dir.File("catalogue.db"));
   struct Node {
@@ -132,7 +132,7 @@ TEST(StoreFleet, ACatalogueKeepsEachNodesRunOnItsOwnSoftware) {
 TEST(StoreFleet, ARunsBestFollowsAFasterRemeasurementAndIgnoresASlowerOne) {
   TempDir dir;
   auto db = OpenOk(dir.File("m.db"));
-  const GemmShape g = Gemm(2048, 2048, 2048);
+  const tuner::GemmShape g = Gemm(2048, 2048, 2048);
   const GemmKey key = GemmKey::Of(g);
   std::vector<std::pair<int64_t, int64_t>> ids;
   for (const char* host : {"node1", "node2"}) {
@@ -223,8 +223,8 @@ TEST(StoreFleet, MergeErrorsNameTheSnapshotAtFaultAndLeaveTheTargetByteIdentical
 }
 
 // The replay backend's simulated H100, as its runs are stored.
-DeviceInfo ReplayedH100() {
-  DeviceInfo d = crest::testing::FakeH100("REPLAY-0123456789abcdef");
+tuner::DeviceInfo ReplayedH100() {
+  tuner::DeviceInfo d = crest::testing::FakeH100("REPLAY-0123456789abcdef");
   d.replay = "torch-mlp-h4096.csv (00ff), noise 0.02, seed 1, drift none";
   return d;
 }

@@ -74,7 +74,7 @@ TEST(StoreJobs, CreateFindUpdateAndCountProgressWithResults) {
   ASSERT_TRUE(created.ok());
   EXPECT_EQ(created->uid.size(), 32u);
   ASSERT_TRUE(db->UpdateJob(created->id, JobState::kRunning, 2, 0, "").ok());
-  auto p = Predict(Gemm(256, 256, 256), **FindGpu("h100"));
+  auto p = tuner::Predict(Gemm(256, 256, 256), **tuner::FindGpu("h100"));
   ASSERT_TRUE(db->InsertPrediction(created->id, "H100-SXM", Gemm(256, 256, 256), *p).ok());
   auto found = db->FindJob(job.spec, "model", "H100-SXM");
   ASSERT_TRUE(found.ok());

@@ -7,7 +7,9 @@
 namespace crest::store::internal {
 namespace {
 
-GemmKey Key(int64_t m, int64_t n, int64_t k) { return {DType::kBf16, false, true, m, n, k, 1}; }
+GemmKey Key(int64_t m, int64_t n, int64_t k) {
+  return {tuner::DType::kBf16, false, true, m, n, k, 1};
+}
 
 std::vector<KeyRange> BatchKeys(const std::set<GemmKey>& keys) {
   const std::vector<GemmKey> sorted(keys.begin(), keys.end());
@@ -52,7 +54,7 @@ TEST(BatchKeys, WeightGradientsRangeOverM) {
 
 TEST(BatchKeys, EveryKeyIsCoveredBySomeRange) {
   std::set<GemmKey> keys = {Key(1, 2, 3), Key(1, 2, 9), Key(7, 8, 9), Key(7, 5, 9)};
-  keys.insert({DType::kFp16, true, false, 1, 2, 3, 4});
+  keys.insert({tuner::DType::kFp16, true, false, 1, 2, 3, 4});
   const auto ranges = BatchKeys(keys);
   for (const auto& key : keys) {
     bool covered = false;
@@ -79,7 +81,7 @@ TEST(BatchKeys, KeysOfManyBatchesAreAllCovered) {
   std::vector<GemmKey> keys;
   for (int64_t k = 100; k < 104; ++k) {
     for (int64_t batch = 1; batch <= 3; ++batch)
-      keys.push_back({DType::kBf16, false, true, 8, 16, k, batch});
+      keys.push_back({tuner::DType::kBf16, false, true, 8, 16, k, batch});
   }
   keys = SortedUnique(keys);
   const auto ranges = internal::BatchKeys(keys);
@@ -96,15 +98,15 @@ TEST(BatchKeys, KeysOfManyBatchesAreAllCovered) {
 
 TEST(KeyRange, KeyAtPutsTheRowsValueInTheVaryingDimension) {
   KeyRange r;
-  r.prefix = {DType::kFp16, true, false, 0, 0, 0, 2};
+  r.prefix = {tuner::DType::kFp16, true, false, 0, 0, 0, 2};
   r.m_lo = r.m_hi = 8;
   r.n_lo = 16;
   r.n_hi = 64;
   r.k_lo = r.k_hi = 32;
   r.varying = 1;
-  EXPECT_EQ(r.KeyAt(40), (GemmKey{DType::kFp16, true, false, 8, 40, 32, 2}));
+  EXPECT_EQ(r.KeyAt(40), (GemmKey{tuner::DType::kFp16, true, false, 8, 40, 32, 2}));
   r.varying = -1;
-  EXPECT_EQ(r.KeyAt(8), (GemmKey{DType::kFp16, true, false, 8, 16, 32, 2}));
+  EXPECT_EQ(r.KeyAt(8), (GemmKey{tuner::DType::kFp16, true, false, 8, 16, 32, 2}));
 }
 
 TEST(SortedUnique, SortsAndDropsRepeats) {
@@ -134,7 +136,7 @@ TEST(Want, SortsUniquesAndMapsEveryCallersKeyToItsSlot) {
     keys.push_back(Key(8192, 4096, f));
     keys.push_back(Key(8192, 4096, f));
   }
-  keys.push_back({DType::kFp16, true, false, 1, 2, 3, 4});
+  keys.push_back({tuner::DType::kFp16, true, false, 1, 2, 3, 4});
   ExpectWantMatchesSortedUnique(keys);
 }
 
@@ -143,7 +145,7 @@ TEST(Want, KeysTooWideToPackSortFieldByField) {
   // the CLI's limits): no 64-bit code holds them.
   std::vector<GemmKey> keys = {Key(int64_t{1} << 40, 2, 3),
                                Key(5, 6, 7),
-                               {DType::kBf16, false, true, 1, 1, 1, -3},
+                               {tuner::DType::kBf16, false, true, 1, 1, 1, -3},
                                Key(5, 6, 7),
                                Key(int64_t{1} << 39, 9, 9)};
   ExpectWantMatchesSortedUnique(keys);

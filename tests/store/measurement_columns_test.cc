@@ -188,14 +188,14 @@ TEST(DeviceColumns, TheTableDeclaresEveryColumnTheSchemaHasButTheId) {
 TEST(DeviceColumns, EveryFieldReadsBackAsRegisteredAndAfterAMerge) {
   TempDir dir;
   auto db = OpenOk(dir.File("node.db"));
-  DeviceInfo in = crest::testing::FakeH100("GPU-every-field", "node-7");
+  tuner::DeviceInfo in = crest::testing::FakeH100("GPU-every-field", "node-7");
   in.replay = "replay of h100.csv (sha256 0f1e), noise 0.5%, seed 7, drift 0";
   auto ids = db->RegisterDevice(in, crest::testing::FakeSoftware());
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
                                     crest::testing::FakeMeasurement(Gemm(4096, 4096, 4096), 500))
                   .ok());
-  const auto same = [&](const DeviceInfo& d) {
+  const auto same = [&](const tuner::DeviceInfo& d) {
     EXPECT_EQ(d.uuid, in.uuid);
     EXPECT_EQ(d.host, in.host);
     EXPECT_EQ(d.name, in.name);
@@ -225,14 +225,14 @@ TEST(MeasurementColumns, EveryFieldReadsBackAsWrittenAndAfterAMerge) {
   auto db = OpenOk(dir.File("node.db"));
   auto ids = db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware());
   ASSERT_TRUE(ids.ok());
-  MeasuredGemm mg = crest::testing::FakeMeasurement(Gemm(4096, 8192, 2048), 500, 1);
+  tuner::MeasuredGemm mg = crest::testing::FakeMeasurement(Gemm(4096, 8192, 2048), 500, 1);
   mg.lda = 2048;
   mg.ldb = 2048;
   mg.ldc = 8192;
   mg.compute_type = "fp32";
-  mg.mode = {CacheMode::kWarm, ClockPolicy::kBurst};
+  mg.mode = {tuner::CacheMode::kWarm, tuner::ClockPolicy::kBurst};
   mg.settled_clock_mhz = 1755;
-  AlgoResult& a = mg.algos[0];
+  tuner::AlgoResult& a = mg.algos[0];
   a.algo = {21, 18, 256, 128, 3, 2, 1, 4, 5, 6, {1, 2, 3, 250}};
   a.stats = {500, 501, 480, 7, 33, 495, 505, 1410, 690, 0x4, 2};
   a.verify_note = "";

@@ -16,7 +16,7 @@ using crest::store_tests::Gemm;
 using crest::store_tests::OpenOk;
 using crest::testing::TempDir;
 
-constexpr MeasureMode kDefaultMode{};
+constexpr tuner::MeasureMode kDefaultMode{};
 
 // A job whose spec says whether its algorithms came from the exhaustive grid.
 int64_t NewJob(Store& db, bool exhaustive) {
@@ -32,8 +32,8 @@ int64_t NewJob(Store& db, bool exhaustive) {
 
 // Three algorithms at 500, 550 and 600 µs, the heuristic's first choice the
 // slowest (FakeMeasurement makes the first the fastest).
-MeasuredGemm FirstChoiceSlowest(const GemmShape& g) {
-  MeasuredGemm m = crest::testing::FakeMeasurement(g, 500, 3);
+tuner::MeasuredGemm FirstChoiceSlowest(const tuner::GemmShape& g) {
+  tuner::MeasuredGemm m = crest::testing::FakeMeasurement(g, 500, 3);
   for (size_t i = 0; i < m.algos.size(); ++i) {
     m.algos[i].heuristic_rank = static_cast<int>(m.algos.size() - 1 - i);
   }
@@ -46,15 +46,16 @@ TEST(StoreAlgoChoice, DefaultAnswersWithTheHeuristicsFirstChoiceBestWithTheFaste
   auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
                                 crest::testing::FakeSoftware());
   ASSERT_TRUE(ids.ok());
-  const GemmShape g = Gemm(4096, 4096, 4096);
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096);
   const GemmKey key = GemmKey::Of(g);
   const int64_t job = NewJob(*db, false);
   ASSERT_TRUE(
       db->InsertMeasurement(job, ids->first, ids->second, "H100-SXM", 132, FirstChoiceSlowest(g))
           .ok());
   const int64_t software = db->SoftwareVersions({})->front();
-  auto best = db->RunBests("H100-SXM", {&key, 1}, software, kDefaultMode, AlgoChoice::kBest);
-  auto first = db->RunBests("H100-SXM", {&key, 1}, software, kDefaultMode, AlgoChoice::kDefault);
+  auto best = db->RunBests("H100-SXM", {&key, 1}, software, kDefaultMode, tuner::AlgoChoice::kBest);
+  auto first =
+      db->RunBests("H100-SXM", {&key, 1}, software, kDefaultMode, tuner::AlgoChoice::kDefault);
   ASSERT_TRUE(best.ok() && first.ok());
   ASSERT_EQ(best->at(key).size(), 1u);
   ASSERT_EQ(first->at(key).size(), 1u);
@@ -66,23 +67,25 @@ TEST(StoreAlgoChoice, DefaultAnswersWithTheHeuristicsFirstChoiceBestWithTheFaste
   EXPECT_EQ(row->result.heuristic_rank, 0);
   // Read as the one run it is, the same choice and figures.
   const store::RunKey run = first->at(key).front().run;
-  auto alone = db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode, AlgoChoice::kDefault);
+  auto alone =
+      db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode, tuner::AlgoChoice::kDefault);
   ASSERT_TRUE(alone.ok() && (*alone)[0]);
   EXPECT_DOUBLE_EQ((*alone)[0]->median_us, 600);
   EXPECT_EQ((*alone)[0]->measurement_id, first->at(key).front().measurement_id);
-  auto fastest = db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode, AlgoChoice::kBest);
+  auto fastest = db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode, tuner::AlgoChoice::kBest);
   ASSERT_TRUE(fastest.ok() && (*fastest)[0]);
   EXPECT_DOUBLE_EQ((*fastest)[0]->median_us, 500);
 
   // The exhaustive search's rows are no one's first choice.
-  const GemmShape h = Gemm(4096, 4096, 8192);
+  const tuner::GemmShape h = Gemm(4096, 4096, 8192);
   const GemmKey other = GemmKey::Of(h);
-  MeasuredGemm grid = crest::testing::FakeMeasurement(h, 500, 3);
-  for (AlgoResult& a : grid.algos) a.heuristic_rank = -1;
+  tuner::MeasuredGemm grid = crest::testing::FakeMeasurement(h, 500, 3);
+  for (tuner::AlgoResult& a : grid.algos) a.heuristic_rank = -1;
   ASSERT_TRUE(
       db->InsertMeasurement(NewJob(*db, true), ids->first, ids->second, "H100-SXM", 132, grid)
           .ok());
-  auto none = db->RunBests("H100-SXM", {&other, 1}, software, kDefaultMode, AlgoChoice::kDefault);
+  auto none =
+      db->RunBests("H100-SXM", {&other, 1}, software, kDefaultMode, tuner::AlgoChoice::kDefault);
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->contains(other));
   EXPECT_TRUE(db->RunBests("H100-SXM", {&other, 1}, software, kDefaultMode)->contains(other));
@@ -91,8 +94,8 @@ TEST(StoreAlgoChoice, DefaultAnswersWithTheHeuristicsFirstChoiceBestWithTheFaste
 TEST(StoreAlgoChoice, UpgradingFromVersion9PlacesRowsInTheOrderTheEngineWroteThem) {
   TempDir dir;
   const std::string path = dir.File("v9.db");
-  const GemmShape g = Gemm(4096, 4096, 4096);
-  const GemmShape h = Gemm(4096, 4096, 8192);
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096);
+  const tuner::GemmShape h = Gemm(4096, 4096, 8192);
   {
     auto db = OpenOk(path);
     auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
@@ -138,8 +141,9 @@ RaceRecord SomeRace(int64_t job, int64_t device, int64_t software, std::string s
   race.rounds = 2;
   race.stop_reason = "resolved";
   race.settled = true;
-  race.entries = {{1, 11008, RaceVerdict::kLeader, 1, 2, leader_us, 1, 1, 1},
-                  {0, 10944, RaceVerdict::kSlower, 2, 1, 1.05 * leader_us, 1.05, 1.04, 1.06}};
+  race.entries = {
+      {1, 11008, tuner::RaceVerdict::kLeader, 1, 2, leader_us, 1, 1, 1},
+      {0, 10944, tuner::RaceVerdict::kSlower, 2, 1, 1.05 * leader_us, 1.05, 1.04, 1.06}};
   race.times = {{1.05 * leader_us, leader_us}, {0, leader_us}};
   return race;
 }
@@ -159,33 +163,34 @@ TEST(StoreRaces, ARunsNewestRaceOfAStudyComesBackWithItsStandingsAndTimes) {
   const int64_t other_job = NewJob(*db, false);
   ASSERT_TRUE(db->InsertRace(SomeRace(other_job, ids->first, ids->second, study, 700)).ok());
 
-  auto race = db->FindRace(job, "GPU-1", study, kDefaultMode, AlgoChoice::kBest, true);
+  auto race = db->FindRace(job, "GPU-1", study, kDefaultMode, tuner::AlgoChoice::kBest, true);
   ASSERT_TRUE(race.ok()) << race.status();
   ASSERT_TRUE(race->has_value());
   const RaceRecord& r = **race;
   EXPECT_EQ(r.id, *second);
   ASSERT_EQ(r.entries.size(), 2u);
   EXPECT_EQ(r.entries[0].value, 11008);
-  EXPECT_EQ(r.entries[0].verdict, RaceVerdict::kLeader);
-  EXPECT_EQ(r.entries[1].verdict, RaceVerdict::kSlower);
+  EXPECT_EQ(r.entries[0].verdict, tuner::RaceVerdict::kLeader);
+  EXPECT_EQ(r.entries[1].verdict, tuner::RaceVerdict::kSlower);
   EXPECT_DOUBLE_EQ(r.entries[0].median_us, 1000);
   EXPECT_DOUBLE_EQ(r.entries[1].ratio_low, 1.04);
   EXPECT_EQ(r.times, (std::vector<std::vector<double>>{{1050, 1000}, {0, 1000}}))
       << "a candidate not timed in a round reads back as 0";
 
-  MeasureMode burst;
-  burst.clocks = ClockPolicy::kBurst;
+  tuner::MeasureMode burst;
+  burst.clocks = tuner::ClockPolicy::kBurst;
   EXPECT_EQ(r.gpu_model, "H100-SXM");
-  EXPECT_FALSE(db->FindRace(job, "GPU-1", study, burst, AlgoChoice::kBest, false)->has_value())
+  EXPECT_FALSE(
+      db->FindRace(job, "GPU-1", study, burst, tuner::AlgoChoice::kBest, false)->has_value())
       << "another mode's race does not answer";
-  EXPECT_FALSE(
-      db->FindRace(job, "GPU-1", study, kDefaultMode, AlgoChoice::kDefault, false)->has_value())
+  EXPECT_FALSE(db->FindRace(job, "GPU-1", study, kDefaultMode, tuner::AlgoChoice::kDefault, false)
+                   ->has_value())
       << "nor one run with the other algorithm choice";
-  EXPECT_FALSE(
-      db->FindRace(job + 7, "GPU-1", study, kDefaultMode, AlgoChoice::kBest, false)->has_value())
+  EXPECT_FALSE(db->FindRace(job + 7, "GPU-1", study, kDefaultMode, tuner::AlgoChoice::kBest, false)
+                   ->has_value())
       << "nor another job's";
   EXPECT_FALSE(
-      db->FindRace(job, "GPU-2", study, kDefaultMode, AlgoChoice::kBest, false)->has_value())
+      db->FindRace(job, "GPU-2", study, kDefaultMode, tuner::AlgoChoice::kBest, false)->has_value())
       << "nor another device's";
 }
 
@@ -206,7 +211,7 @@ TEST(StoreRaces, AnUnknownStoredVerdictIsRefusedNamingTheField) {
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(raw);
-  auto race = db->FindRace(job, "GPU-1", "s", kDefaultMode, AlgoChoice::kBest, false);
+  auto race = db->FindRace(job, "GPU-1", "s", kDefaultMode, tuner::AlgoChoice::kBest, false);
   ASSERT_FALSE(race.ok());
   EXPECT_EQ(race.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(race.status().message().find("race_entries.verdict 'faster'"), std::string::npos)
@@ -262,7 +267,7 @@ TEST(StoreRaces, AMergeCarriesARaceWithItsRunRemappedAndOnlyOnce) {
   const int64_t merged_job = jobs->front().id;  // newest first: the merged one
   EXPECT_EQ(merged_job, 4);
   auto race =
-      catalogue->FindRace(merged_job, "GPU-1", study, kDefaultMode, AlgoChoice::kBest, true);
+      catalogue->FindRace(merged_job, "GPU-1", study, kDefaultMode, tuner::AlgoChoice::kBest, true);
   ASSERT_TRUE(race.ok() && race->has_value());
   EXPECT_EQ((*race)->entries.size(), 2u);
   EXPECT_EQ((*race)->times, (std::vector<std::vector<double>>{{1050, 1000}, {0, 1000}}));

@@ -24,7 +24,7 @@ using crest::testing::TempDir;
 
 TEST(StoreRuns, EachJobOnEachDeviceIsARunWithItsOwnBestAndItsNameAndSurvivesAMerge) {
   TempDir dir;
-  const GemmShape g = Gemm(4096, 4096, 4096);
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096);
   const GemmKey key = GemmKey::Of(g);
   std::vector<std::string> snapshots;
   for (const char* host : {"node1", "node2"}) {
@@ -110,7 +110,7 @@ TEST(StorePredictions, SameKeyIsStoredOnceAndFoundInBatches) {
   EXPECT_EQ(store::Stats(*db)->predictions, 200);
   keys.push_back(GemmKey::Of(Gemm(1, 2, 3)));  // not stored
   // Stored under the version of the model in force (a calibrated one here).
-  const std::string version = ModelVersionFor(**FindGpu("h100"), DType::kBf16);
+  const std::string version = tuner::ModelVersionFor(**tuner::FindGpu("h100"), tuner::DType::kBf16);
   auto found = db->FindPredictions("H100-SXM", version, keys);
   ASSERT_TRUE(found.ok());
   EXPECT_EQ(found->size(), 200u);
@@ -123,7 +123,7 @@ TEST(StorePredictions, SameKeyIsStoredOnceAndFoundInBatches) {
 TEST(StoreMeasurements, TheNewestRunsAnswerIsItsFastestVerifiedRow) {
   TempDir dir;
   auto db = OpenOk(dir.File("m.db"));
-  const GemmShape g = Gemm(8192, 4096, 11008);
+  const tuner::GemmShape g = Gemm(8192, 4096, 11008);
   auto old_ids =
       db->RegisterDevice(crest::testing::FakeH100(), crest::testing::FakeSoftware(120900));
   auto new_ids =
@@ -156,9 +156,9 @@ TEST(StoreMeasurements, TheNewestRunsAnswerIsItsFastestVerifiedRow) {
   EXPECT_DOUBLE_EQ((*pinned)->result.stats.median_us, 800);
   EXPECT_TRUE(*db->HasMeasurement(new_ids->first, new_ids->second, key, kDefaultMode));
   EXPECT_FALSE(*db->HasMeasurement(new_ids->first, new_ids->second, key,
-                                   {CacheMode::kWarm, ClockPolicy::kSustained}));
+                                   {tuner::CacheMode::kWarm, tuner::ClockPolicy::kSustained}));
   EXPECT_FALSE(*db->HasMeasurement(new_ids->first, new_ids->second, key,
-                                   {CacheMode::kCold, ClockPolicy::kBurst}));
+                                   {tuner::CacheMode::kCold, tuner::ClockPolicy::kBurst}));
   EXPECT_EQ(store::Stats(*db)->measurements, 3 + 4);
   EXPECT_EQ(store::Stats(*db)->verified_measurements, 3 + 3);
 }
@@ -172,13 +172,13 @@ TEST(StoreGeneration, MovesWithEveryResultForItsGpuOnly) {
   auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
                                 crest::testing::FakeSoftware());
   ASSERT_TRUE(ids.ok());
-  const GemmShape g = Gemm(4096, 4096, 4096);
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096);
   ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
                                     crest::testing::FakeMeasurement(g, 500))
                   .ok());
   const ResultsGeneration after_measurement = *db->Generation("H100-SXM");
   EXPECT_GT(after_measurement.measurement_id, 0);
-  auto p = Predict(g, **FindGpu("a100"));
+  auto p = tuner::Predict(g, **tuner::FindGpu("a100"));
   ASSERT_TRUE(p.ok());
   ASSERT_TRUE(db->InsertPrediction(std::nullopt, "A100-SXM-80GB", g, *p).ok());
   EXPECT_EQ(*db->Generation("H100-SXM"), after_measurement) << "another GPU's write";
@@ -186,7 +186,8 @@ TEST(StoreGeneration, MovesWithEveryResultForItsGpuOnly) {
   // Another connection's write moves it too.
   auto other = OpenOk(dir.File("g.db"));
   ASSERT_TRUE(
-      other->InsertPrediction(std::nullopt, "H100-SXM", g, *Predict(g, **FindGpu("h100"))).ok());
+      other->InsertPrediction(std::nullopt, "H100-SXM", g, *Predict(g, **tuner::FindGpu("h100")))
+          .ok());
   EXPECT_GT(db->Generation("H100-SXM")->prediction_id, 0);
 }
 

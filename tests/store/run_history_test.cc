@@ -18,15 +18,15 @@ using store::RunBest;
 using store_tests::Gemm;
 using store_tests::OpenOk;
 
-constexpr MeasureMode kDefaultMode{};
+constexpr tuner::MeasureMode kDefaultMode{};
 
 TEST(RunHistory, RunsAreListedNewestFirstAndOneRunsRowsAreReadAlone) {
   testing::TempDir dir;
   auto db = OpenOk(dir.File("a.db"));
   auto ids = db->RegisterDevice(testing::FakeH100("GPU-a", "node-a"), testing::FakeSoftware());
   ASSERT_TRUE(ids.ok());
-  const GemmShape g1 = Gemm(4096, 11008, 4096);
-  const GemmShape g2 = Gemm(4096, 4096, 11008);
+  const tuner::GemmShape g1 = Gemm(4096, 11008, 4096);
+  const tuner::GemmShape g2 = Gemm(4096, 4096, 11008);
   // Three nightly runs: the first and last measure both GEMMs, the middle
   // one only the first; each slower than the one before.
   std::vector<int64_t> jobs;

@@ -25,7 +25,7 @@ using crest::testing::WriteBytes;
 TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   TempDir dir;
   const std::string path = dir.File("v2.db");
-  const GemmShape g = Gemm(4096, 4096, 4096);
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096);
   {
     auto db = OpenOk(path);
     for (const char* host : {"node1", "node2", "node3"}) {
@@ -88,7 +88,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   EXPECT_EQ(store::Check(*db)->schema_version, kSchemaVersion);
   const GemmKey key = GemmKey::Of(g);
   // Rows of versions before 4 were taken under the old burst clock rule.
-  const MeasureMode burst{CacheMode::kCold, ClockPolicy::kBurst};
+  const tuner::MeasureMode burst{tuner::CacheMode::kCold, tuner::ClockPolicy::kBurst};
   // Each device's rows (written outside any job) are one run each, with
   // that device's best.
   const int64_t software = db->SoftwareVersions({})->front();
@@ -123,7 +123,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
 TEST(StoreSchema, TheDormantBestTablesAreGoneAndADeletedRowStillLeavesItsRunsBest) {
   TempDir dir;
   const std::string path = dir.File("d.db");
-  const GemmShape g = Gemm(4096, 4096, 4096);
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096);
   const GemmKey key = GemmKey::Of(g);
   auto db = OpenOk(path);
   auto ids = db->RegisterDevice(crest::testing::FakeH100("GPU-1", "node1"),
@@ -171,15 +171,16 @@ TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasure
   const DbStats stats = *store::Stats(*db);
   EXPECT_EQ(stats.measurements, 120) << "rows were lost in the upgrade";
   EXPECT_EQ(stats.verified_measurements, 86);
-  GemmShape bmm = Gemm(4096, 4096, 10820);
+  tuner::GemmShape bmm = Gemm(4096, 4096, 10820);
   bmm.batch = 4;
-  bmm.dtype = DType::kFp16;
+  bmm.dtype = tuner::DType::kFp16;
   bmm.b_transposed = false;  // the common script's row-major NN
   const GemmKey key = GemmKey::Of(bmm);
-  auto burst = NewestRow(*db, "H100-SXM", key, {CacheMode::kCold, ClockPolicy::kBurst});
+  auto burst =
+      NewestRow(*db, "H100-SXM", key, {tuner::CacheMode::kCold, tuner::ClockPolicy::kBurst});
   ASSERT_TRUE(burst.ok() && burst->has_value());
   const MeasurementRow& row = **burst;
-  EXPECT_EQ(row.mode.clocks, ClockPolicy::kBurst);
+  EXPECT_EQ(row.mode.clocks, tuner::ClockPolicy::kBurst);
   EXPECT_GT(row.result.stats.median_us, 0);
   EXPECT_EQ(row.result.stats.ci_high_us, 0) << "an interval invented for an old row";
   EXPECT_FALSE(NewestRow(*db, "H100-SXM", key)->has_value());

@@ -339,7 +339,7 @@ TEST(StoreConcurrency, ReadersKeepAnsweringWhileASweepWrites) {
       std::vector<GemmKey> keys;
       for (int64_t k = 1; k < 300; ++k) keys.push_back(GemmKey::Of(Gemm(8192, 4096, k)));
       while (!stop.load()) {
-        auto found = (*db)->FindPredictions("H100-SXM", kPredictorVersion, keys);
+        auto found = (*db)->FindPredictions("H100-SXM", tuner::kPredictorVersion, keys);
         store::RunFilter filter;
         filter.gpu_model = "H100-SXM";
         auto best = (*db)->NewestRunBests(filter);

@@ -17,7 +17,7 @@
 namespace crest::store_tests {
 
 // Cold L2 and sustained clocks: the engine's default and what lookups read.
-inline constexpr MeasureMode kDefaultMode{};
+inline constexpr tuner::MeasureMode kDefaultMode{};
 
 // Sets the file's user_version (the schema version the store reads).
 inline void SetUserVersion(const std::string& path, int version) {
@@ -30,15 +30,15 @@ inline void SetUserVersion(const std::string& path, int version) {
 }
 
 // The model's prediction of `g` on an H100, stored.
-inline absl::Status AddPrediction(store::Store& db, const GemmShape& g) {
-  auto p = Predict(g, **FindGpu("h100"));
+inline absl::Status AddPrediction(store::Store& db, const tuner::GemmShape& g) {
+  auto p = tuner::Predict(g, **tuner::FindGpu("h100"));
   if (!p.ok()) return p.status();
   return db.InsertPrediction(std::nullopt, "H100-SXM", g, *p).status();
 }
 
 // A forward GEMM named as the store tests name theirs.
-inline GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
-  GemmShape g = testing::Gemm(m, n, k);
+inline tuner::GemmShape Gemm(int64_t m, int64_t n, int64_t k) {
+  tuner::GemmShape g = testing::Gemm(m, n, k);
   g.name = "test.fwd";
   return g;
 }
@@ -66,7 +66,7 @@ inline store::JobRecord EmptyDffJob() {
 // (NewestRunBests, then the row itself); nullopt when no run measured it.
 inline absl::StatusOr<std::optional<store::MeasurementRow>> NewestRow(
     store::Store& db, const std::string& gpu_model, const store::GemmKey& key,
-    const MeasureMode& mode = kDefaultMode, std::optional<int64_t> cublaslt = std::nullopt) {
+    const tuner::MeasureMode& mode = kDefaultMode, std::optional<int64_t> cublaslt = std::nullopt) {
   store::RunFilter filter;
   filter.gpu_model = gpu_model;
   filter.cublaslt = cublaslt;

@@ -39,7 +39,7 @@ TEST(TimingCsv, TheSharedPyTorchFilesImportAsTheyAre) {
   EXPECT_EQ(first.key.m, 8192);
   EXPECT_EQ(first.key.n, 21588);
   EXPECT_EQ(first.key.k, 4096);
-  EXPECT_EQ(first.key.dtype, DType::kBf16);
+  EXPECT_EQ(first.key.dtype, tuner::DType::kBf16);
   EXPECT_TRUE(first.key.b_transposed);
   EXPECT_DOUBLE_EQ(first.time_us, 5066.56);
   // The seed file has seed_us and median_us: median_us is taken unless named.
@@ -101,12 +101,12 @@ TEST(TimingCsv, ABadValueNamesTheFileLineAndColumn) {
 // (tests/bench/test_reference_results.py checks that); the first run's
 // PyTorch timings, imported, must still fit the h=4096 window as well.
 TEST(TimingCsv, TheSharedPyTorchTimingsFitTheH100Bf16Window) {
-  std::vector<TimedGemm> rows;
+  std::vector<tuner::TimedGemm> rows;
   for (const char* file : {"torch-mlp-h4096.csv", "torch-mlp-h4096-repeat.csv"}) {
     auto batch = ReadTimingCsv(kData + file, kH100);
     ASSERT_TRUE(batch.ok()) << batch.status();
     for (const auto& r : batch->rows) {
-      GemmShape g;
+      tuner::GemmShape g;
       g.m = r.key.m;
       g.n = r.key.n;
       g.k = r.key.k;
@@ -117,8 +117,8 @@ TEST(TimingCsv, TheSharedPyTorchTimingsFitTheH100Bf16Window) {
       rows.push_back({g, r.time_us});
     }
   }
-  const GpuSpec& h100 = **FindGpu("h100");
-  auto fit = FitCalibration(rows, {&h100, DType::kBf16, h100.model, {}});
+  const tuner::GpuSpec& h100 = **tuner::FindGpu("h100");
+  auto fit = tuner::FitCalibration(rows, {&h100, tuner::DType::kBf16, h100.model, {}});
   ASSERT_TRUE(fit.ok()) << fit.status();
   // The targets on the h=4096 window (issue 13), from this fit.
   ASSERT_EQ(fit->after.studies.size(), 1u);

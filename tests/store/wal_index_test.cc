@@ -21,8 +21,8 @@ using crest::store_tests::OpenOk;
 using crest::testing::TempDir;
 
 void AddPrediction(Store& db, int64_t k) {
-  const GemmShape g = Gemm(4096, 4096, k);
-  auto p = Predict(g, **FindGpu("h100"));
+  const tuner::GemmShape g = Gemm(4096, 4096, k);
+  auto p = tuner::Predict(g, **tuner::FindGpu("h100"));
   ASSERT_TRUE(p.ok());
   ASSERT_TRUE(db.InsertPrediction(std::nullopt, "H100-SXM", g, *p).ok());
 }
@@ -85,11 +85,11 @@ TEST(StoreGeneration, AReaderThatSkipsItsQuerySeesEveryCommitAtOnce) {
     EXPECT_EQ(now, writer->Generation("H100-SXM")->prediction_id);
     last = now;
     // Another GPU's write moves the mark, not this GPU's generation.
-    const GemmShape g = Gemm(4096, 4096, 8192);
-    ASSERT_TRUE(
-        other_gpu_writer
-            ->InsertPrediction(std::nullopt, "A100-SXM-80GB", g, *Predict(g, **FindGpu("a100")))
-            .ok());
+    const tuner::GemmShape g = Gemm(4096, 4096, 8192);
+    ASSERT_TRUE(other_gpu_writer
+                    ->InsertPrediction(std::nullopt, "A100-SXM-80GB", g,
+                                       *Predict(g, **tuner::FindGpu("a100")))
+                    .ok());
     EXPECT_EQ(reader->Generation("H100-SXM")->prediction_id, last);
   }
 }

@@ -10,16 +10,16 @@
 
 namespace crest::testing {
 
-class DelayedBackend final : public Backend {
+class DelayedBackend final : public tuner::Backend {
  public:
-  DelayedBackend(std::unique_ptr<Backend> inner, double delay_ms);
+  DelayedBackend(std::unique_ptr<tuner::Backend> inner, double delay_ms);
   std::string_view Name() const override { return inner_->Name(); }
   bool Measures() const override { return inner_->Measures(); }
-  const GpuSpec& Gpu() const override { return inner_->Gpu(); }
-  absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override;
+  const tuner::GpuSpec& Gpu() const override { return inner_->Gpu(); }
+  absl::StatusOr<tuner::GemmOutcome> Run(const tuner::GemmShape& gemm) override;
 
  private:
-  std::unique_ptr<Backend> inner_;
+  std::unique_ptr<tuner::Backend> inner_;
   double delay_ms_;
 };
 

@@ -6,16 +6,16 @@
 
 namespace crest::testing {
 
-const GpuSpec& FakeMeasuringBackend::Gpu() const { return **FindGpu("h100"); }
-DeviceInfo FakeMeasuringBackend::Device() const { return FakeH100(uuid); }
-SoftwareInfo FakeMeasuringBackend::Software() const { return FakeSoftware(cublaslt); }
+const tuner::GpuSpec& FakeMeasuringBackend::Gpu() const { return **tuner::FindGpu("h100"); }
+tuner::DeviceInfo FakeMeasuringBackend::Device() const { return FakeH100(uuid); }
+tuner::SoftwareInfo FakeMeasuringBackend::Software() const { return FakeSoftware(cublaslt); }
 
-absl::Status FakeMeasuringBackend::Reserve(std::span<const GemmShape> plan) {
+absl::Status FakeMeasuringBackend::Reserve(std::span<const tuner::GemmShape> plan) {
   reserved.assign(plan.begin(), plan.end());
   return absl::OkStatus();
 }
 
-double CloseLeadersScript(const GemmShape& g) {
+double CloseLeadersScript(const tuner::GemmShape& g) {
   if (g.k == 4096) return 1000;  // up
   switch (g.k) {
     case 10920:
@@ -29,16 +29,16 @@ double CloseLeadersScript(const GemmShape& g) {
   }
 }
 
-double FakeMeasuringBackend::TimeOf(const GemmShape& g) const {
+double FakeMeasuringBackend::TimeOf(const tuner::GemmShape& g) const {
   if (script) return script(g) * slowdown;
   const double us = (g.k == 10944 || g.n == 2 * 10944) ? 100 : 200 + static_cast<double>(g.k % 7);
   return us * slowdown;
 }
 
-absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Run(const GemmShape& g) {
+absl::StatusOr<tuner::GemmOutcome> FakeMeasuringBackend::Run(const tuner::GemmShape& g) {
   ++runs;
   if (failing.contains(g.k)) return absl::ResourceExhaustedError("out of device memory");
-  GemmOutcome out;
+  tuner::GemmOutcome out;
   out.measured = FakeMeasurement(g, TimeOf(g), 2);
   if (first_choice_slower) {
     out.measured->algos[0].heuristic_rank = 1;
@@ -49,13 +49,13 @@ absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Run(const GemmShape& g) {
   return out;
 }
 
-absl::StatusOr<GemmOutcome> FakeMeasuringBackend::Retime(const GemmShape& g,
-                                                         std::span<const AlgoIdentity> stored) {
+absl::StatusOr<tuner::GemmOutcome> FakeMeasuringBackend::Retime(
+    const tuner::GemmShape& g, std::span<const tuner::AlgoIdentity> stored) {
   std::vector<int64_t>& ids = retimed_algos.emplace_back();
-  for (const AlgoIdentity& a : stored) ids.push_back(a.algo_id);
+  for (const tuner::AlgoIdentity& a : stored) ids.push_back(a.algo_id);
   auto out = Run(g);
   if (!out.ok() || stored.empty()) return out;
-  AlgoResult& first = out->measured->algos[0];
+  tuner::AlgoResult& first = out->measured->algos[0];
   first.algo = stored.front();
   first.heuristic_rank = -1;
   return out;

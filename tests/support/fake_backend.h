@@ -26,11 +26,11 @@ namespace crest::testing {
 // 1001 for 10924 (0.05% behind on the MLP), 1016 for 10918 (0.8% behind:
 // inside the pass's ±1% intervals, so tied there), 1400 for the rest (20%
 // behind, outside a race's window).
-double CloseLeadersScript(const GemmShape& g);
+double CloseLeadersScript(const tuner::GemmShape& g);
 
 // It re-times too (Retimer): the scripted time, its first algorithm given
 // the first stored identity; the stored algorithms' ids are kept.
-class FakeMeasuringBackend final : public Backend,
+class FakeMeasuringBackend final : public tuner::Backend,
                                    public measure::SetRacer,
                                    public measure::Retimer {
  public:
@@ -38,12 +38,12 @@ class FakeMeasuringBackend final : public Backend,
   int runs = 0;
 
   std::string uuid = "GPU-fake-0";
-  double slowdown = 1;                             // this device's times, relative to the script
-  int64_t cublaslt = 130100;                       // the software it reports
-  MeasureMode mode;                                // what its results are keyed by
-  std::vector<GemmShape> reserved;                 // the plan of the last Reserve
-  HostStages host;                                 // the engine steps each measurement reports
-  std::function<double(const GemmShape&)> script;  // a GEMM's time [µs], if set
+  double slowdown = 1;                     // this device's times, relative to the script
+  int64_t cublaslt = 130100;               // the software it reports
+  tuner::MeasureMode mode;                 // what its results are keyed by
+  std::vector<tuner::GemmShape> reserved;  // the plan of the last Reserve
+  tuner::HostStages host;                  // the engine steps each measurement reports
+  std::function<double(const tuner::GemmShape&)> script;  // a GEMM's time [µs], if set
   double race_noise = 0.001;
   // cuBLASLt's first choice is the slower of the two algorithms (else the faster).
   bool first_choice_slower = false;
@@ -54,20 +54,20 @@ class FakeMeasuringBackend final : public Backend,
 
   std::string_view Name() const override { return "fake-gpu"; }
   bool Measures() const override { return true; }
-  const GpuSpec& Gpu() const override;
-  DeviceInfo Device() const override;
-  SoftwareInfo Software() const override;
-  MeasureMode Mode() const override { return mode; }
-  absl::Status Reserve(std::span<const GemmShape> plan) override;
-  absl::StatusOr<GemmOutcome> Run(const GemmShape& g) override;
+  const tuner::GpuSpec& Gpu() const override;
+  tuner::DeviceInfo Device() const override;
+  tuner::SoftwareInfo Software() const override;
+  tuner::MeasureMode Mode() const override { return mode; }
+  absl::Status Reserve(std::span<const tuner::GemmShape> plan) override;
+  absl::StatusOr<tuner::GemmOutcome> Run(const tuner::GemmShape& g) override;
   absl::StatusOr<measure::StudyRaceResult> RaceSets(
       std::span<const std::vector<measure::PinnedGemm>> sets,
       const measure::StudyRaceOptions& options, const std::function<bool()>& stop) override;
-  absl::StatusOr<GemmOutcome> Retime(const GemmShape& g,
-                                     std::span<const AlgoIdentity> stored) override;
+  absl::StatusOr<tuner::GemmOutcome> Retime(const tuner::GemmShape& g,
+                                            std::span<const tuner::AlgoIdentity> stored) override;
 
  private:
-  double TimeOf(const GemmShape& g) const;
+  double TimeOf(const tuner::GemmShape& g) const;
 };
 
 }  // namespace crest::testing

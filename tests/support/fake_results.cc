@@ -2,8 +2,8 @@
 
 namespace crest::testing {
 
-DeviceInfo FakeH100(const std::string& uuid, const std::string& host) {
-  DeviceInfo d;
+tuner::DeviceInfo FakeH100(const std::string& uuid, const std::string& host) {
+  tuner::DeviceInfo d;
   d.name = "NVIDIA H100 80GB HBM3";
   d.uuid = uuid;
   d.gpu_model = "H100-SXM";
@@ -18,11 +18,11 @@ DeviceInfo FakeH100(const std::string& uuid, const std::string& host) {
   return d;
 }
 
-SoftwareInfo FakeSoftware(int64_t cublaslt) { return {"580.159.04", 13000, cublaslt}; }
+tuner::SoftwareInfo FakeSoftware(int64_t cublaslt) { return {"580.159.04", 13000, cublaslt}; }
 
-MeasuredGemm FakeMeasurement(const GemmShape& gemm, double base_us, int algos,
-                             int unverified_index) {
-  MeasuredGemm m;
+tuner::MeasuredGemm FakeMeasurement(const tuner::GemmShape& gemm, double base_us, int algos,
+                                    int unverified_index) {
+  tuner::MeasuredGemm m;
   m.gemm = gemm;
   m.lda = gemm.a_transposed ? gemm.m : gemm.k;
   m.ldb = gemm.b_transposed ? gemm.k : gemm.n;
@@ -30,7 +30,7 @@ MeasuredGemm FakeMeasurement(const GemmShape& gemm, double base_us, int algos,
   m.compute_type = "fp32";
   m.settled_clock_mhz = 1455;
   for (int i = 0; i < algos; ++i) {
-    AlgoResult r;
+    tuner::AlgoResult r;
     r.algo.algo_id = 20 + i;
     r.algo.tile = i % 2 == 0 ? 24 : 21;
     r.algo.tile_m = i % 2 == 0 ? 256 : 128;

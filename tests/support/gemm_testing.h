@@ -11,9 +11,9 @@ namespace crest::testing {
 
 // An unnamed GEMM of these sizes: bf16 and a linear layer's forward layout
 // ("NT") unless told, one batch unless told.
-inline GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf16,
-                      int64_t batch = 1) {
-  GemmShape g;
+inline tuner::GemmShape Gemm(int64_t m, int64_t n, int64_t k,
+                             tuner::DType dtype = tuner::DType::kBf16, int64_t batch = 1) {
+  tuner::GemmShape g;
   g.m = m;
   g.n = n;
   g.k = k;
@@ -23,10 +23,10 @@ inline GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype = DType::kBf1
 }
 
 // The same in `layout` ("NT", "NN", "TN" or "TT"); another word fails the test.
-inline GemmShape Gemm(int64_t m, int64_t n, int64_t k, DType dtype, std::string_view layout,
-                      int64_t batch = 1) {
-  GemmShape g = Gemm(m, n, k, dtype, batch);
-  EXPECT_TRUE(ParseLayout(layout, &g.a_transposed, &g.b_transposed)) << layout;
+inline tuner::GemmShape Gemm(int64_t m, int64_t n, int64_t k, tuner::DType dtype,
+                             std::string_view layout, int64_t batch = 1) {
+  tuner::GemmShape g = Gemm(m, n, k, dtype, batch);
+  EXPECT_TRUE(tuner::ParseLayout(layout, &g.a_transposed, &g.b_transposed)) << layout;
   return g;
 }
 

@@ -33,8 +33,8 @@ inline std::unique_ptr<store::Store> OpenSweepDb(const TempDir& dir) {
 }
 
 // Every d_ff candidate within ±window of 8/3·hidden, unranked (top 0).
-inline DffQuery EveryCandidate(int64_t hidden, int64_t window) {
-  DffQuery q;
+inline tuner::DffQuery EveryCandidate(int64_t hidden, int64_t window) {
+  tuner::DffQuery q;
   q.dff.hidden = hidden;
   q.dff.window = window;
   q.top = 0;

@@ -41,9 +41,9 @@ BackendChoice Replay(ReplayChoice replay = {}) {
   return choice;
 }
 
-absl::StatusOr<DffRanking> Answer(store::Store& db) {
+absl::StatusOr<tuner::DffRanking> Answer(store::Store& db) {
   return answers::StoreAnswers(db, "r.db", {})
-      ->Dff(EveryCandidate(4096, kWindow), **FindGpu("h100"));
+      ->Dff(EveryCandidate(4096, kWindow), **tuner::FindGpu("h100"));
 }
 
 // The table's time of each GEMM of the window's d_ff, both GEMMs together.
@@ -79,11 +79,11 @@ TEST(ReplayBackend, SweepsTheTableThroughThePipelineAndTheAnswerSaysReplayed) {
   ASSERT_TRUE(answer.ok()) << answer.status();
   EXPECT_EQ(answer->replayed, 2 * kWindow + 1);
   EXPECT_EQ(answer->measured, 0) << "replayed rows are never counted as measured";
-  EXPECT_EQ(answer->headline, Source::kReplayed);
+  EXPECT_EQ(answer->headline, tuner::Source::kReplayed);
   const std::map<int64_t, double> table = TableTimes();
   ASSERT_EQ(table.size(), static_cast<size_t>(2 * kWindow + 1));
-  for (const DffRow& row : answer->rows) {
-    EXPECT_EQ(row.source, Source::kReplayed) << row.d_ff;
+  for (const tuner::DffRow& row : answer->rows) {
+    EXPECT_EQ(row.source, tuner::Source::kReplayed) << row.d_ff;
     EXPECT_NE(row.provenance.find("REPLAYED (not measured): torch-mlp-h4096.csv"),
               std::string::npos)
         << row.provenance;
@@ -97,7 +97,7 @@ TEST(ReplayBackend, SweepsTheTableThroughThePipelineAndTheAnswerSaysReplayed) {
   const auto best = std::min_element(table.begin(), table.end(),
                                      [](auto& a, auto& b) { return a.second < b.second; });
   const auto found = std::find_if(answer->rows.begin(), answer->rows.end(),
-                                  [&](const DffRow& r) { return r.d_ff == best->first; });
+                                  [&](const tuner::DffRow& r) { return r.d_ff == best->first; });
   ASSERT_NE(found, answer->rows.end());
   EXPECT_EQ(found->tie_group, 1) << "the table's best, " << best->first;
   EXPECT_LT(table.at(answer->rows.front().d_ff) / best->second, 1.01)
@@ -125,8 +125,8 @@ TEST(ReplayBackend, AnAdaptivePlanTimesAQuarterOfTheWindowAndFindsItsBest) {
       << "a replayed time is never called measured: " << out->plan_notes[0];
   EXPECT_NE(stages.front().find("plan adaptive: round 1"), std::string::npos) << stages.front();
 
-  DffQuery everything = EveryCandidate(4096, 128);
-  auto answer = answers::StoreAnswers(*db, "r.db", {})->Dff(everything, **FindGpu("h100"));
+  tuner::DffQuery everything = EveryCandidate(4096, 128);
+  auto answer = answers::StoreAnswers(*db, "r.db", {})->Dff(everything, **tuner::FindGpu("h100"));
   ASSERT_TRUE(answer.ok()) << answer.status();
   EXPECT_EQ(answer->replayed + answer->predicted, 257) << "the untimed are predicted, and say so";
   EXPECT_EQ(answer->replayed, out->progress.done / 2);
@@ -141,9 +141,10 @@ TEST(ReplayBackend, AnAdaptivePlanTimesAQuarterOfTheWindowAndFindsItsBest) {
     table[t.key.n == 4096 ? t.key.k : t.key.n / 2] += t.time_us;
   double best = 1e300;
   for (const auto& [d_ff, us] : table) best = std::min(best, us);
-  const DffRow* lead = nullptr;
-  for (const DffRow& r : answer->rows) {
-    if (r.source == Source::kReplayed && (lead == nullptr || r.time_us < lead->time_us)) lead = &r;
+  const tuner::DffRow* lead = nullptr;
+  for (const tuner::DffRow& r : answer->rows) {
+    if (r.source == tuner::Source::kReplayed && (lead == nullptr || r.time_us < lead->time_us))
+      lead = &r;
   }
   ASSERT_NE(lead, nullptr);
   EXPECT_LT(table.at(lead->d_ff) / best, 1.01)
@@ -180,8 +181,8 @@ TEST(ReplayBackend, TheSameSeedReplaysTheSameTimesAndAnotherDoesNot) {
     auto out = RunSweep(Spec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 0}]})"),
                         **backend, *db, {});
     EXPECT_TRUE(out.ok()) << out.status();
-    auto answer =
-        answers::StoreAnswers(*db, "r.db", {})->Dff(EveryCandidate(4096, 0), **FindGpu("h100"));
+    auto answer = answers::StoreAnswers(*db, "r.db", {})
+                      ->Dff(EveryCandidate(4096, 0), **tuner::FindGpu("h100"));
     EXPECT_TRUE(answer.ok()) << answer.status();
     return answer->rows.front().time_us;
   };
@@ -204,7 +205,7 @@ TEST(ReplayBackend, WithTheClockTraceItRunsAtBoostFirstAndAtTheTableUnderLoad) {
   auto answer = Answer(*db);
   ASSERT_TRUE(answer.ok()) << answer.status();
   const std::map<int64_t, double> table = TableTimes();
-  for (const DffRow& row : answer->rows) {
+  for (const tuner::DffRow& row : answer->rows) {
     // Sustained: the settled clock of the trace (1410-1515 MHz) varies the
     // times by a few percent around the table's.
     EXPECT_NEAR(row.time_us / table.at(row.d_ff), 1, 0.06) << row.d_ff;

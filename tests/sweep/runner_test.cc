@@ -24,7 +24,7 @@ using crest::testing::TempDir;
 TEST(RunSweep, ModelBackendWritesEveryPredictionOnceAndResumesToNothing) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  auto backend = MakeModelBackend(**FindGpu("h100"));
+  auto backend = tuner::MakeModelBackend(**tuner::FindGpu("h100"));
   const SweepSpec spec = Spec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 8}]})");
   auto first = RunSweep(spec, *backend, *db, {});
   ASSERT_TRUE(first.ok()) << first.status();
@@ -41,13 +41,13 @@ TEST(RunSweep, ModelBackendWritesEveryPredictionOnceAndResumesToNothing) {
 TEST(RunSweep, ModelPredictionsCommitInBatchesEachReportedOnlyOnceCommitted) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  auto backend = MakeModelBackend(**FindGpu("h100"));
+  auto backend = tuner::MakeModelBackend(**tuner::FindGpu("h100"));
   const SweepSpec spec = Spec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}]})");
   SweepOptions options;
   options.prediction_batch = 100;
   int64_t reported = 0;
   int progress_reports = 0;
-  options.on_result = [&](const GemmShape&, const GemmOutcome&) {
+  options.on_result = [&](const tuner::GemmShape&, const tuner::GemmOutcome&) {
     ++reported;
     EXPECT_GE(store::Stats(*db)->predictions, reported) << "reported before its commit";
   };
@@ -67,13 +67,13 @@ TEST(RunSweep, ModelPredictionsCommitInBatchesEachReportedOnlyOnceCommitted) {
 TEST(RunSweep, AModelSweepInterruptedAfterABatchResumesExactly) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  auto backend = MakeModelBackend(**FindGpu("h100"));
+  auto backend = tuner::MakeModelBackend(**tuner::FindGpu("h100"));
   const SweepSpec spec = Spec(R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}]})");
   std::atomic<bool> interrupt{false};
   SweepOptions options;
   options.prediction_batch = 100;
   options.interrupt = &interrupt;
-  options.on_result = [&](const GemmShape&, const GemmOutcome&) { interrupt = true; };
+  options.on_result = [&](const tuner::GemmShape&, const tuner::GemmOutcome&) { interrupt = true; };
   auto first = RunSweep(spec, *backend, *db, options);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_TRUE(first->interrupted);
@@ -182,7 +182,7 @@ TEST(RunSweep, AWarmSweepAfterAColdOneMeasuresEverythingAndTheModesNeverMix) {
   FakeMeasuringBackend cold;
   ASSERT_TRUE(RunSweep(spec, cold, *db, {}).ok());
   FakeMeasuringBackend warm;
-  warm.mode.cache = CacheMode::kWarm;
+  warm.mode.cache = tuner::CacheMode::kWarm;
   warm.slowdown = 0.5;  // warm L2: faster, and not comparable
   auto w = RunSweep(spec, warm, *db, {});
   ASSERT_TRUE(w.ok()) << w.status();
@@ -190,16 +190,16 @@ TEST(RunSweep, AWarmSweepAfterAColdOneMeasuresEverythingAndTheModesNeverMix) {
   EXPECT_EQ(w->progress.new_results, 10);
   EXPECT_EQ(warm.reserved.size(), 10u);
   FakeMeasuringBackend burst;
-  burst.mode.clocks = ClockPolicy::kBurst;
+  burst.mode.clocks = tuner::ClockPolicy::kBurst;
   burst.slowdown = 0.8;
   ASSERT_TRUE(RunSweep(spec, burst, *db, {}).ok());
   EXPECT_EQ(burst.runs, 10);
 
-  DffQuery q = EveryCandidate(4096, 2);
+  tuner::DffQuery q = EveryCandidate(4096, 2);
   answers::AnswerOptions options;
-  auto cold_rank = answers::StoreAnswers(*db, "s.db", options)->Dff(q, **FindGpu("h100"));
-  options.mode.cache = CacheMode::kWarm;
-  auto warm_rank = answers::StoreAnswers(*db, "s.db", options)->Dff(q, **FindGpu("h100"));
+  auto cold_rank = answers::StoreAnswers(*db, "s.db", options)->Dff(q, **tuner::FindGpu("h100"));
+  options.mode.cache = tuner::CacheMode::kWarm;
+  auto warm_rank = answers::StoreAnswers(*db, "s.db", options)->Dff(q, **tuner::FindGpu("h100"));
   ASSERT_TRUE(cold_rank.ok() && warm_rank.ok());
   ASSERT_EQ(cold_rank->measured, 5);
   ASSERT_EQ(warm_rank->measured, 5);

@@ -27,7 +27,7 @@ TEST(SweepSpec, DffStudyExpandsToTheMlpGemmsOfEveryCandidate) {
   EXPECT_EQ(train->gemms.size(), 5u * 6);
 }
 
-std::string KeyOf(const GemmShape& g) {
+std::string KeyOf(const tuner::GemmShape& g) {
   return std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) + "x" +
          std::to_string(g.batch) + g.Layout();
 }
@@ -44,11 +44,11 @@ TEST(SweepSpec, ShardsSplitThePlanSoTheTasksHoldEveryGemmOnce) {
     ASSERT_TRUE(part.ok()) << part.status();
     EXPECT_NEAR(static_cast<double>(part->gemms.size()),
                 static_cast<double>(whole->gemms.size()) / 3.0, 1.0);
-    for (const GemmShape& g : part->gemms) seen.push_back(KeyOf(g));
+    for (const tuner::GemmShape& g : part->gemms) seen.push_back(KeyOf(g));
     identities.insert(part->canonical_json);
   }
   std::vector<std::string> all;
-  for (const GemmShape& g : whole->gemms) all.push_back(KeyOf(g));
+  for (const tuner::GemmShape& g : whole->gemms) all.push_back(KeyOf(g));
   std::sort(seen.begin(), seen.end());
   std::sort(all.begin(), all.end());
   EXPECT_EQ(seen, all) << "every GEMM in exactly one shard";
@@ -108,7 +108,7 @@ TEST(SweepSpec, GemmListWithAKRangeAndDuplicatesKeptOnce) {
       {"m": 4096, "n": 4096, "k": 10900, "batch": 4, "dtype": "fp16"}]})");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->gemms.size(), 201u);
-  EXPECT_EQ(spec->gemms[0].dtype, DType::kFp16);
+  EXPECT_EQ(spec->gemms[0].dtype, tuner::DType::kFp16);
   EXPECT_EQ(spec->gemms[0].batch, 4);
 }
 
@@ -215,8 +215,8 @@ TEST(SweepSpec, TheMeasureSectionSaysHowAndIsPartOfTheJobOnlyWhenNotTheDefault) 
       << "spelling out the defaults made a different job";
   EXPECT_EQ(plain->canonical_json.find("measure"), std::string::npos);
   EXPECT_NE(warm->canonical_json, plain->canonical_json);
-  EXPECT_EQ(warm->measure.mode.cache, CacheMode::kWarm);
-  EXPECT_EQ(warm->measure.mode.clocks, ClockPolicy::kBurst);
+  EXPECT_EQ(warm->measure.mode.cache, tuner::CacheMode::kWarm);
+  EXPECT_EQ(warm->measure.mode.clocks, tuner::ClockPolicy::kBurst);
   EXPECT_EQ(warm->measure.top_k, 2);
   EXPECT_DOUBLE_EQ(warm->measure.max_seconds, 1.5);
   EXPECT_EQ(warm->measure.min_samples, measure::MeasureOptions{}.min_samples);
@@ -240,7 +240,8 @@ TEST(SweepSpec, TheRaceIsOnByDefaultKeepsItsStudiesAndIsRefusedOutOfRangeByName)
   EXPECT_DOUBLE_EQ(tuned->measure.race.resolution, 0.005);
   EXPECT_EQ(tuned->measure.race.max_candidates, 4);
   ASSERT_EQ(plain->dff.size(), 1u);
-  EXPECT_EQ(DffStudyKey(plain->dff.front()), "dff hidden=4096 tokens=8192 tp=1 bf16 train fused");
+  EXPECT_EQ(tuner::DffStudyKey(plain->dff.front()),
+            "dff hidden=4096 tokens=8192 tp=1 bf16 train fused");
   const std::string tail = ", " + dff + "}";
   EXPECT_EQ(Message(R"({"measure": {"race": {"windw": 0.1}})" + tail),
             "spec.measure.race: unknown field 'windw'");
@@ -259,10 +260,10 @@ TEST(SweepSpec, TheRaceRacesTheFastestAlgorithmsAnswerUnlessToldBothOrTheFirstCh
   auto both = ParseSweepSpec(R"({"measure": {"race": {"algos": ["best", "default"]}})" + dff);
   auto first = ParseSweepSpec(R"({"measure": {"race": {"algos": ["default"]}})" + dff);
   ASSERT_TRUE(plain.ok() && both.ok() && first.ok()) << both.status();
-  EXPECT_EQ(plain->measure.race.algos, std::vector<AlgoChoice>{AlgoChoice::kBest});
-  EXPECT_EQ(both->measure.race.algos,
-            (std::vector<AlgoChoice>{AlgoChoice::kBest, AlgoChoice::kDefault}));
-  EXPECT_EQ(first->measure.race.algos, std::vector<AlgoChoice>{AlgoChoice::kDefault});
+  EXPECT_EQ(plain->measure.race.algos, std::vector<tuner::AlgoChoice>{tuner::AlgoChoice::kBest});
+  EXPECT_EQ(both->measure.race.algos, (std::vector<tuner::AlgoChoice>{
+                                          tuner::AlgoChoice::kBest, tuner::AlgoChoice::kDefault}));
+  EXPECT_EQ(first->measure.race.algos, std::vector<tuner::AlgoChoice>{tuner::AlgoChoice::kDefault});
   EXPECT_NE(both->canonical_json, plain->canonical_json) << "another method, another job";
   EXPECT_NE(both->canonical_json.find(R"("algos":["best","default"])"), std::string::npos)
       << both->canonical_json;
@@ -295,11 +296,11 @@ TEST(SweepSpec, ABadMeasureFieldNamesItsPathAndLimit) {
 TEST(SweepSpec, ADffEntryLeftAloneIsTheDefaultQuery) {
   auto spec = ParseSweepSpec(R"({"dff": [{"hidden": 4096}]})");
   ASSERT_TRUE(spec.ok()) << spec.status();
-  DffQuery q;
+  tuner::DffQuery q;
   q.dff.hidden = 4096;
-  auto plan = PlanDff(q);
+  auto plan = tuner::PlanDff(q);
   ASSERT_TRUE(plan.ok());
-  std::vector<GemmShape> expected;
+  std::vector<tuner::GemmShape> expected;
   for (const auto& gemms : plan->gemms) expected.insert(expected.end(), gemms.begin(), gemms.end());
   ASSERT_EQ(spec->gemms.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {

@@ -22,20 +22,20 @@ using crest::testing::TempDir;
 // h = 4096, window ±4 (d_ff 10918 … 10926): CloseLeadersScript's times.
 constexpr auto Script = crest::testing::CloseLeadersScript;
 
-const DffRow& RowOf(const DffRanking& r, int64_t d_ff) {
+const tuner::DffRow& RowOf(const tuner::DffRanking& r, int64_t d_ff) {
   const auto it = std::find_if(r.rows.begin(), r.rows.end(),
-                               [&](const DffRow& row) { return row.d_ff == d_ff; });
+                               [&](const tuner::DffRow& row) { return row.d_ff == d_ff; });
   EXPECT_NE(it, r.rows.end()) << d_ff;
   return *it;
 }
 
-absl::StatusOr<DffRanking> Answer(store::Store& db, bool races,
-                                  AlgoChoice algo = AlgoChoice::kBest) {
+absl::StatusOr<tuner::DffRanking> Answer(store::Store& db, bool races,
+                                         tuner::AlgoChoice algo = tuner::AlgoChoice::kBest) {
   answers::AnswerOptions options;
   options.races = races;
   options.algo = algo;
   return answers::StoreAnswers(db, "s.db", options)
-      ->Dff(EveryCandidate(4096, 4), **FindGpu("h100"));
+      ->Dff(EveryCandidate(4096, 4), **tuner::FindGpu("h100"));
 }
 
 // A fresh database and a fake measuring backend timing CloseLeadersScript.
@@ -76,7 +76,7 @@ TEST_F(StudyRaces, TheRaceSplitsWhatThePassTiedAndTheAnswerUsesIt) {
 
   auto raced_answer = Answer(*db, /*races=*/true);
   ASSERT_TRUE(raced_answer.ok()) << raced_answer.status();
-  const DffRanking& r = *raced_answer;
+  const tuner::DffRanking& r = *raced_answer;
   ASSERT_TRUE(r.race.has_value()) << r.race_note;
   EXPECT_EQ(r.race->race_id, report.race_id);
   EXPECT_EQ(r.race->run.job_id, out->job.id);
@@ -120,7 +120,7 @@ TEST_F(StudyRaces, ATieGroupLargerThanARaceCanOrderIsNotRacedAndSaysWhy) {
   // Every candidate of a 49-wide window equal: the pass ties all 49, and a
   // race of 32 of them could not order the answer (ApplyRace needs them all).
   FakeMeasuringBackend flat;
-  flat.script = [](const GemmShape&) { return 1000.0; };
+  flat.script = [](const tuner::GemmShape&) { return 1000.0; };
   auto out = RunSweep(Spec(R"({"dff": [{"hidden": 4096, "window": 24}]})"), flat, *db, {});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(out->races.size(), 1u);
@@ -184,8 +184,8 @@ TEST_F(StudyRaces, TheFirstChoicesAnswerIsRacedAsItsOwnRaceWhenAsked) {
   ASSERT_EQ(out->races.size(), 2u);
   const StudyRaceReport& best = out->races[0];
   const StudyRaceReport& first = out->races[1];
-  EXPECT_EQ(best.algo, AlgoChoice::kBest);
-  EXPECT_EQ(first.algo, AlgoChoice::kDefault);
+  EXPECT_EQ(best.algo, tuner::AlgoChoice::kBest);
+  EXPECT_EQ(first.algo, tuner::AlgoChoice::kDefault);
   ASSERT_GT(best.race_id, 0) << best.why_not;
   ASSERT_GT(first.race_id, 0) << first.why_not;
   EXPECT_NE(best.race_id, first.race_id);
@@ -200,8 +200,8 @@ TEST_F(StudyRaces, TheFirstChoicesAnswerIsRacedAsItsOwnRaceWhenAsked) {
                                     "cuBLASLt 130100; "),
             std::string::npos)
       << "a race's figures name their device and software: " << DescribeRace(best);
-  auto by_best = Answer(*db, true, AlgoChoice::kBest);
-  auto by_first = Answer(*db, true, AlgoChoice::kDefault);
+  auto by_best = Answer(*db, true, tuner::AlgoChoice::kBest);
+  auto by_first = Answer(*db, true, tuner::AlgoChoice::kDefault);
   ASSERT_TRUE(by_best.ok() && by_first.ok()) << by_first.status();
   ASSERT_TRUE(by_best->race.has_value()) << by_best->race_note;
   ASSERT_TRUE(by_first->race.has_value()) << by_first->race_note;

@@ -10,7 +10,7 @@
 #include "crest/tuner/predictor.h"
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 DffQuery Window(int64_t hidden) {
@@ -124,4 +124,4 @@ TEST(AdaptivePlan, RefusesAStudyItCannotPlanNamingIt) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

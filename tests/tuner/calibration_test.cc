@@ -13,7 +13,7 @@
 #include "gemm_testing.h"
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 using crest::testing::Gemm;
@@ -429,4 +429,4 @@ TEST(Spearman, RanksWithTies) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

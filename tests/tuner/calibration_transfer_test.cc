@@ -7,7 +7,7 @@
 #include "gemm_testing.h"
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 using crest::testing::Gemm;
@@ -80,4 +80,4 @@ TEST(CalibrationTransfer, OnlyAnArchitecturesSiblingsBorrowAndAGpusOwnCalibratio
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 DffWindow Window(int64_t hidden, int64_t window = 128, int64_t align = 1, int64_t tp = 1) {
@@ -110,4 +110,4 @@ TEST(VocabPaddings, RoundsUpToMultipleTimesTp) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

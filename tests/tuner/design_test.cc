@@ -8,7 +8,7 @@
 #include "crest/tuner/limits.h"
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 // Llama 2 7B: h 4096, 32 heads, f 11008, v 32000, 32 layers, untied; on 8
@@ -327,4 +327,4 @@ TEST(SearchDesigns, ASearchPastTheConfigurationLimitIsRefusedNamingParams) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

@@ -5,7 +5,7 @@
 
 #include "crest/tuner/dff_ranking.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 const RunInfo kRun{1, "uid-1", "nightly", 10, "GPU-1", "node1"};
@@ -110,4 +110,4 @@ TEST(ApplyRace, ARaceThatMissedARowTiedWithTheBestOrTimedAnotherRunIsNotUsed) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

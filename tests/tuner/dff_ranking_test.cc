@@ -7,7 +7,7 @@
 #include "crest/tuner/predictor.h"
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 DffQuery Query(int top = 0) {
@@ -277,4 +277,4 @@ TEST(RankDff, PredictionsWithoutAnIntervalAreExact) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

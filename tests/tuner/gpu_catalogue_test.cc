@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 TEST(GpuCatalogue, HoldsEveryGpuTheIssueNames) {
@@ -58,4 +58,4 @@ TEST(GpuCatalogue, NamesAndAliasesAreUnambiguous) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

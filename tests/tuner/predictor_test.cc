@@ -4,7 +4,7 @@
 #include "gemm_testing.h"
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 using crest::testing::Gemm;
@@ -196,4 +196,4 @@ TEST(Predict, RefusesBadSizesAndMissingPaths) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

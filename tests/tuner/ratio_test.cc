@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 TEST(ParseRatio, FractionIsExact) {
@@ -39,4 +39,4 @@ INSTANTIATE_TEST_SUITE_P(Text, RefusesBadRatio,
                                          "99999999999999999999"));
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

@@ -6,7 +6,7 @@
 
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 using Mnk = std::tuple<int64_t, int64_t, int64_t, int64_t>;  // batch, M, N, K
@@ -184,4 +184,4 @@ TEST(MlpGemms, RefusesDffThatTpDoesNotDivide) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

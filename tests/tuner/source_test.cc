@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 TEST(Source, EveryKindRoundTripsThroughItsName) {
@@ -25,4 +25,4 @@ TEST(Source, AnUnknownNameIsRefusedNotGuessed) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 RunInfo JobRun(int64_t job, std::string device) {
@@ -75,4 +75,4 @@ TEST(Timing, RunsAreOneWhenJobAndDeviceAreTheSame) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

@@ -9,7 +9,7 @@
 #include "crest/tuner/training_memory.h"
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 constexpr double kTh =
@@ -310,4 +310,4 @@ TEST(TrainingStep, ModelsOfDifferentSizesRankByModelFlopsPerSecond) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

@@ -5,7 +5,7 @@
 #include "crest/tuner/gpu_catalogue.h"
 #include "gtest/gtest.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 VocabQuery Query(int64_t vocab, int64_t tp = 1) {
@@ -108,4 +108,4 @@ TEST(VocabPaddings, BadInputNamesTheField) {
 }
 
 }  // namespace
-}  // namespace crest
+}  // namespace crest::tuner

@@ -8,22 +8,24 @@ namespace crest::wire {
 namespace {
 
 TEST(WireSource, AnswerSourcesSurviveTheWire) {
-  for (Source s : {Source::kMeasured, Source::kPredicted, Source::kMixed}) {
-    EXPECT_EQ(SourceOf(ProtoSource(s)), s) << SourceName(s);
+  for (tuner::Source s :
+       {tuner::Source::kMeasured, tuner::Source::kPredicted, tuner::Source::kMixed}) {
+    EXPECT_EQ(SourceOf(ProtoSource(s)), s) << tuner::SourceName(s);
   }
 }
 
 TEST(WireSource, ImportedAndUnknownHaveNoWireValue) {
-  EXPECT_EQ(ProtoSource(Source::kImported), v1::SOURCE_UNSPECIFIED);
-  EXPECT_EQ(ProtoSource(Source::kUnknown), v1::SOURCE_UNSPECIFIED);
-  EXPECT_EQ(SourceOf(v1::SOURCE_UNSPECIFIED), Source::kUnknown);
+  EXPECT_EQ(ProtoSource(tuner::Source::kImported), v1::SOURCE_UNSPECIFIED);
+  EXPECT_EQ(ProtoSource(tuner::Source::kUnknown), v1::SOURCE_UNSPECIFIED);
+  EXPECT_EQ(SourceOf(v1::SOURCE_UNSPECIFIED), tuner::Source::kUnknown);
 }
 
 TEST(WireDType, EveryDTypeSurvivesTheWire) {
-  for (DType d : {DType::kFp32, DType::kTf32, DType::kFp16, DType::kBf16, DType::kFp8E4M3}) {
+  for (tuner::DType d : {tuner::DType::kFp32, tuner::DType::kTf32, tuner::DType::kFp16,
+                         tuner::DType::kBf16, tuner::DType::kFp8E4M3}) {
     EXPECT_EQ(*DTypeOf(ProtoDType(d), "dtype"), d);
   }
-  EXPECT_EQ(*DTypeOf(v1::DTYPE_UNSPECIFIED, "dtype"), DType::kBf16);
+  EXPECT_EQ(*DTypeOf(v1::DTYPE_UNSPECIFIED, "dtype"), tuner::DType::kBf16);
   auto unknown = DTypeOf(static_cast<v1::DType>(42), "gemm.dtype");
   ASSERT_FALSE(unknown.ok()) << "an unknown value is not the default";
   EXPECT_EQ(unknown.status().message().substr(0, 34), "gemm.dtype: unknown dtype value 42");
@@ -41,27 +43,27 @@ TEST(WireJobState, EveryStateSurvivesTheWire) {
 // A request that leaves a field out means the default of defaults.h, the
 // same as a DffQuery left alone.
 TEST(WireDff, ARaceAndEachRowsStandingSurviveTheWire) {
-  DffRanking r;
-  DffRow leader;
+  tuner::DffRanking r;
+  tuner::DffRow leader;
   leader.d_ff = 10944;
-  leader.source = Source::kMeasured;
+  leader.source = tuner::Source::kMeasured;
   leader.tie_group = 1;
-  leader.runs = {RunInfo{3, "uid", "nightly", 7, "GPU-1", "node1"}};
+  leader.runs = {tuner::RunInfo{3, "uid", "nightly", 7, "GPU-1", "node1"}};
   leader.race_verdict = "leader";
   leader.race_ratio = leader.race_ratio_low = leader.race_ratio_high = 1;
-  DffRow slower = leader;
+  tuner::DffRow slower = leader;
   slower.d_ff = 11008;
   slower.tie_group = 2;
   slower.race_verdict = "slower";
   slower.race_ratio = 1.02;
   slower.race_ratio_low = 1.01;
   slower.race_ratio_high = 1.03;
-  DffRow unraced = leader;
+  tuner::DffRow unraced = leader;
   unraced.d_ff = 10880;
   unraced.race_verdict.clear();
   r.rows = {leader, slower, unraced};
   r.runs = leader.runs;
-  DffRaceInfo info;
+  tuner::DffRaceInfo info;
   info.race_id = 9;
   info.run = leader.runs.front();
   info.candidates = 2;
@@ -72,8 +74,8 @@ TEST(WireDff, ARaceAndEachRowsStandingSurviveTheWire) {
   info.stop_reason = "resolved";
   r.race = info;
   v1::QueryDffResponse wire;
-  Fill(r, **FindGpu("h100"), &wire);
-  const DffRanking back = RankingOf(wire, {});
+  Fill(r, **tuner::FindGpu("h100"), &wire);
+  const tuner::DffRanking back = RankingOf(wire, {});
   ASSERT_TRUE(back.race.has_value());
   EXPECT_EQ(back.race->race_id, 9);
   EXPECT_EQ(back.race->run.job_id, 3);
@@ -88,8 +90,8 @@ TEST(WireDff, ARaceAndEachRowsStandingSurviveTheWire) {
   r.race.reset();
   r.race_note = "race 9 (of job 3) did not time d_ff 10880, which is tied with the best here";
   v1::QueryDffResponse noted;
-  Fill(r, **FindGpu("h100"), &noted);
-  const DffRanking note = RankingOf(noted, {});
+  Fill(r, **tuner::FindGpu("h100"), &noted);
+  const tuner::DffRanking note = RankingOf(noted, {});
   EXPECT_FALSE(note.race.has_value());
   EXPECT_EQ(note.race_note, r.race_note);
 }
@@ -100,25 +102,25 @@ TEST(WireDefaults, AnEmptyFieldIsTheDefaultOfEveryQuery) {
   request.set_gpu("h100");
   auto q = DffQueryOf(request);
   ASSERT_TRUE(q.ok()) << q.status();
-  const DffQuery defaults;
-  EXPECT_EQ(q->dff.ratio.text, kDefaultRatio);
+  const tuner::DffQuery defaults;
+  EXPECT_EQ(q->dff.ratio.text, tuner::kDefaultRatio);
   EXPECT_EQ(q->dff.ratio.text, defaults.dff.ratio.text);
-  EXPECT_EQ(q->dff.window, kDefaultWindow);
+  EXPECT_EQ(q->dff.window, tuner::kDefaultWindow);
   EXPECT_EQ(q->dff.window, defaults.dff.window);
   EXPECT_EQ(q->dff.align, defaults.dff.align);
   EXPECT_EQ(q->dff.tp, defaults.dff.tp);
-  EXPECT_EQ(q->tokens, kDefaultTokens);
+  EXPECT_EQ(q->tokens, tuner::kDefaultTokens);
   EXPECT_EQ(q->tokens, defaults.tokens);
-  EXPECT_EQ(DTypeName(q->dtype), kDefaultDtype);
+  EXPECT_EQ(tuner::DTypeName(q->dtype), tuner::kDefaultDtype);
   EXPECT_EQ(q->train, defaults.train);
   auto options = OptionsOf(request.pin(), request.mode(), request.runs(), request.algo());
   ASSERT_TRUE(options.ok());
   EXPECT_EQ(options->runs, answers::AnswerOptions{}.runs);
   EXPECT_EQ(options->mode, answers::AnswerOptions{}.mode);
-  EXPECT_EQ(options->algo, AlgoChoice::kBest) << "an empty algo is best";
+  EXPECT_EQ(options->algo, tuner::AlgoChoice::kBest) << "an empty algo is best";
   auto first = OptionsOf(request.pin(), request.mode(), "", "default");
   ASSERT_TRUE(first.ok());
-  EXPECT_EQ(first->algo, AlgoChoice::kDefault);
+  EXPECT_EQ(first->algo, tuner::AlgoChoice::kDefault);
   auto bad = OptionsOf(request.pin(), request.mode(), "", "fastest");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "algo: 'fastest' is not best or default");

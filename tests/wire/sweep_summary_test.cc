@@ -26,7 +26,7 @@ sweep::SweepReport FullReport() {
   o.first_error = "gemm 3: no algorithm";
   sweep::StudyRaceReport& race = o.races.emplace_back();
   race.study = "dff hidden=4096";
-  race.algo = AlgoChoice::kDefault;
+  race.algo = tuner::AlgoChoice::kDefault;
   race.race_id = 3;
   race.raced_job = 7;
   race.measured_on = "measured on NVIDIA H100";
@@ -37,20 +37,22 @@ sweep::SweepReport FullReport() {
   race.result.settled = true;
   race.result.seconds = 4.25;
   race.result.stop_reason = "resolved";
-  race.result.standings = {{1, 11008, RaceVerdict::kLeader, 1, 12, 1953.5, 1, 1, 1},
-                           {0, 10944, RaceVerdict::kSlower, 2, 12, 2001.0, 1.02, 1.01, 1.03}};
-  o.races.push_back({"dff hidden=8192", AlgoChoice::kBest, 0, "one candidate", 0, "", {}, {}});
+  race.result.standings = {
+      {1, 11008, tuner::RaceVerdict::kLeader, 1, 12, 1953.5, 1, 1, 1},
+      {0, 10944, tuner::RaceVerdict::kSlower, 2, 12, 2001.0, 1.02, 1.01, 1.03}};
+  o.races.push_back(
+      {"dff hidden=8192", tuner::AlgoChoice::kBest, 0, "one candidate", 0, "", {}, {}});
   o.plan_notes = {"plan adaptive: timed 4 of 12"};
   o.revalidation = sweep::SweepOutcome::Revalidation{5, 1, {"retimed 5", "slower: 1"}};
   r.backend = "cublaslt";
   r.measures = true;
-  r.mode.clocks = ClockPolicy::kBurst;
+  r.mode.clocks = tuner::ClockPolicy::kBurst;
   r.measure = {{"warmup_ms", 100}};
   r.notes = {"skipped tp=3: 32 heads"};
-  r.device = DeviceInfo{};
+  r.device = tuner::DeviceInfo{};
   r.device->name = "NVIDIA H100 80GB HBM3";
   r.device->uuid = "GPU-1";
-  r.software = SoftwareInfo{"580.1", 13000, 130100};
+  r.software = tuner::SoftwareInfo{"580.1", 13000, 130100};
   return r;
 }
 
@@ -101,7 +103,7 @@ TEST(WireSweepSummary, EveryPartOfASweepReportSurvivesTheWire) {
   EXPECT_EQ(o.revalidation->lines, sent.outcome.revalidation->lines);
   EXPECT_EQ(back->backend, "cublaslt");
   EXPECT_TRUE(back->measures);
-  EXPECT_EQ(back->mode.clocks, ClockPolicy::kBurst);
+  EXPECT_EQ(back->mode.clocks, tuner::ClockPolicy::kBurst);
   EXPECT_EQ(back->measure, sent.measure);
   EXPECT_EQ(back->notes, sent.notes);
   ASSERT_TRUE(back->device && back->software);

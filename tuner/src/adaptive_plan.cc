@@ -6,7 +6,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
 
-namespace crest {
+namespace crest::tuner {
 
 absl::StatusOr<AdaptivePlan> AdaptivePlan::Make(std::span<const DffQuery> studies,
                                                 const GpuSpec& gpu) {
@@ -160,4 +160,4 @@ std::vector<AdaptivePlan::StudyState> AdaptivePlan::States() const {
   return out;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -9,7 +9,7 @@
 #include "crest/tuner/predictor.h"
 #include "text.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 // Shah et al. 2024, Fig. 5 (causal, BF16, forward, H100 80GB SXM5) [TFLOP/s]
@@ -97,4 +97,4 @@ absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const
   return a;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -16,7 +16,7 @@
 #include "nlohmann/json.hpp"
 #include "text.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 using nlohmann::json;
@@ -523,4 +523,4 @@ std::string CalibrationState(const GpuSpec& gpu) {
   return StrCat(StrJoin(parts, "; "), "; other dtypes: ", gpu.model.calibration);
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

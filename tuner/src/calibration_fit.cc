@@ -15,7 +15,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 constexpr double kPull = 1.0;            // weight of the model in force, in rows
@@ -711,4 +711,4 @@ absl::StatusOr<Calibration> FitCalibration(std::span<const TimedGemm> rows,
   return c;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

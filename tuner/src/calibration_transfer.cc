@@ -8,7 +8,7 @@
 #include "crest/tuner/predictor.h"
 #include "text.h"
 
-namespace crest {
+namespace crest::tuner {
 
 bool CalibrationSiblings(const GpuSpec& a, const GpuSpec& b) {
   return a.architecture == b.architecture && a.compute_capability == b.compute_capability;
@@ -54,4 +54,4 @@ Calibration TransferCalibration(const Calibration& from, const GpuSpec& source,
   return c;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

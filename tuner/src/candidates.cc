@@ -7,7 +7,7 @@
 #include "crest/tuner/limits.h"
 #include "sizes.h"
 
-namespace crest {
+namespace crest::tuner {
 
 using internal::CheckSize;
 
@@ -117,4 +117,4 @@ absl::StatusOr<std::vector<VocabPadding>> VocabPaddings(int64_t vocab, int64_t t
   return out;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -9,7 +9,7 @@
 #include "crest/tuner/limits.h"
 #include "crest/tuner/shapes.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 // w·t: the time and its interval scaled, its kind and runs kept.
@@ -420,4 +420,4 @@ absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& s) {
   return out;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -8,7 +8,7 @@
 #include "crest/common/name_table.h"
 #include "crest/common/str_cat.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 constexpr std::array<std::pair<MlpKind, std::string_view>, 2> kMlps = {
@@ -103,4 +103,4 @@ absl::Status ValidateLayout(const TrainingLayout& l, int64_t tp) {
   return absl::OkStatus();
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

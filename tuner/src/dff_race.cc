@@ -7,7 +7,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/dff_ranking.h"
 
-namespace crest {
+namespace crest::tuner {
 
 bool MeasuredByRun(const DffRow& row, const RunInfo& run) {
   return FromRuns(row.source) && !row.pooled && row.runs.size() == 1 &&
@@ -83,4 +83,4 @@ std::string ApplyRace(const DffRace& race, std::vector<DffRow>& rows) {
   return "";
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -8,7 +8,7 @@
 #include "crest/tuner/predictor.h"
 #include "crest/tuner/shapes.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 DffRow RowOf(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms, Timing t) {
@@ -193,4 +193,4 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
   return out;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -7,7 +7,7 @@
 #include "crest/common/str_cat.h"
 #include "text.h"
 
-namespace crest {
+namespace crest::tuner {
 
 int ElementBytes(DType dtype) {
   switch (dtype) {
@@ -73,4 +73,4 @@ absl::StatusOr<DType> ParseDType(std::string_view text) {
       StrCat("dtype: unknown type '", text, "' (expected fp32, tf32, fp16, bf16 or fp8)"));
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

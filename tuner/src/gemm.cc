@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace crest {
+namespace crest::tuner {
 
 std::string_view PassName(Pass pass) {
   switch (pass) {
@@ -41,4 +41,4 @@ bool ParseLayout(std::string_view text, bool* a_transposed, bool* b_transposed) 
   return true;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -6,7 +6,7 @@
 #include "crest/common/str_cat.h"
 #include "text.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
@@ -230,4 +230,4 @@ absl::StatusOr<const GpuSpec*> FindGpu(std::string_view name) {
                                     "; see `crest gpus`)"));
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -5,7 +5,7 @@
 
 #include "crest/common/str_cat.h"
 
-namespace crest {
+namespace crest::tuner {
 
 std::string_view CacheModeName(CacheMode mode) {
   return mode == CacheMode::kWarm ? "warm" : "cold";
@@ -80,4 +80,4 @@ bool SameConfiguration(const AlgoIdentity& a, const AlgoIdentity& b) {
   return config(a) == config(b);
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -1,6 +1,6 @@
 #include "crest/tuner/backend.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 class ModelBackend final : public Backend {
@@ -27,4 +27,4 @@ std::unique_ptr<Backend> MakeModelBackend(const GpuSpec& gpu) {
   return std::make_unique<ModelBackend>(gpu);
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -6,7 +6,7 @@
 #include "crest/tuner/limits.h"
 #include "sizes.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 absl::Status MustDivide(std::string_view field, int64_t value, std::string_view by_name,
@@ -53,4 +53,4 @@ absl::Status ValidateModelConfig(const ModelConfig& c) {
   return absl::OkStatus();
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -9,7 +9,7 @@
 #include "crest/tuner/limits.h"
 #include "sizes.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 // The mainloop walks K in steps of this many bytes of each operand.
@@ -218,4 +218,4 @@ std::string ModelVersionFor(const GpuSpec& gpu, DType dtype) {
   return calibration == nullptr ? std::string(kPredictorVersion) : calibration->model_version;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -2,7 +2,7 @@
 
 #include "crest/common/name_table.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 constexpr NameTable<RaceVerdict, 4> kVerdicts = {{{RaceVerdict::kLeader, "leader"},
@@ -18,4 +18,4 @@ std::optional<RaceVerdict> ParseRaceVerdict(std::string_view name) {
   return ValueNamed(kVerdicts, name);
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -2,7 +2,7 @@
 
 #include <map>
 
-namespace crest {
+namespace crest::tuner {
 
 int KindOrder(Source source) {
   switch (source) {
@@ -93,4 +93,4 @@ Source HeadlineKind(const std::vector<std::pair<Source, double>>& speedups) {
   return headline;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

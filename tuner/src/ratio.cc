@@ -7,7 +7,7 @@
 
 #include "crest/common/str_cat.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 constexpr int64_t kMaxRatioValue = 64;
@@ -77,4 +77,4 @@ absl::StatusOr<Ratio> ParseRatio(std::string_view text) {
   return Ratio{num, den, std::string(text)};
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

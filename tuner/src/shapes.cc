@@ -7,7 +7,7 @@
 #include "crest/tuner/limits.h"
 #include "sizes.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 GemmShape Make(std::string_view row, Pass pass, int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -129,4 +129,4 @@ bool IsAttentionCore(const GemmShape& g) {
   return g.name.starts_with("attn_score.") || g.name.starts_with("attn_value.");
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

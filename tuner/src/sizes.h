@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "crest/common/str_cat.h"
 
-namespace crest::internal {
+namespace crest::tuner::internal {
 
 // OK when 1 <= value <= max; else InvalidArgument "<field> must be ...".
 inline absl::Status CheckSize(std::string_view field, int64_t value, int64_t max) {
@@ -21,4 +21,4 @@ inline absl::Status CheckSize(std::string_view field, int64_t value, int64_t max
   return absl::OkStatus();
 }
 
-}  // namespace crest::internal
+}  // namespace crest::tuner::internal

@@ -3,7 +3,7 @@
 #include <array>
 #include <utility>
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 constexpr std::array<std::pair<Source, std::string_view>, 6> kNames = {{
@@ -31,4 +31,4 @@ std::optional<Source> ParseSource(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

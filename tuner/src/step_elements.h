@@ -6,7 +6,7 @@
 #include "crest/tuner/design_config.h"
 #include "crest/tuner/dtype.h"
 
-namespace crest::internal {
+namespace crest::tuner::internal {
 
 struct StepElements {
   double tokens = 0;    // T = b·s, on the tensor-parallel group
@@ -36,4 +36,4 @@ inline StepElements CountElements(const DesignConfig& c) {
   return e;
 }
 
-}  // namespace crest::internal
+}  // namespace crest::tuner::internal

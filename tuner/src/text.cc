@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace crest::internal {
+namespace crest::tuner::internal {
 
 std::string NormalizeName(std::string_view text) {
   std::string out;
@@ -14,4 +14,4 @@ std::string NormalizeName(std::string_view text) {
   return out;
 }
 
-}  // namespace crest::internal
+}  // namespace crest::tuner::internal

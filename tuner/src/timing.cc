@@ -6,7 +6,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
 
-namespace crest {
+namespace crest::tuner {
 
 Timing SumTimings(std::span<const Timing> parts) {
   Timing sum;
@@ -114,4 +114,4 @@ std::string DescribeRun(const RunInfo& run) {
   return out;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -3,7 +3,7 @@
 #include "crest/common/str_cat.h"
 #include "text.h"
 
-namespace crest {
+namespace crest::tuner {
 
 double RingCollectiveUs(double bytes, double ranks, double link_gbs, double latency_us) {
   if (ranks <= 1) return 0;
@@ -41,4 +41,4 @@ absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& c, const GpuSpec& gpu) {
   return out;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -3,7 +3,7 @@
 #include "crest/common/str_cat.h"
 #include "step_elements.h"
 
-namespace crest {
+namespace crest::tuner {
 
 double LayerActivationBytes(const DesignConfig& c, AttentionKernel attention, Recompute mode) {
   const ModelConfig& m = c.model;
@@ -71,4 +71,4 @@ std::string DescribeMemory(const TrainingMemory& m, const GpuSpec& gpu) {
                 gib(m.logits), ", reserve ", gib(m.reserve), ")");
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -6,7 +6,7 @@
 #include "crest/tuner/tp_comm.h"
 #include "step_elements.h"
 
-namespace crest {
+namespace crest::tuner {
 
 using internal::CountElements;
 using internal::StepElements;
@@ -218,4 +218,4 @@ double ExposedComm(double comm_us, double compute_us, int64_t layers, double sha
   return comm_us + static_cast<double>(layers - 1) * std::max(0.0, each);
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

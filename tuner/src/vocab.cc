@@ -8,7 +8,7 @@
 #include "crest/tuner/shapes.h"
 #include "sizes.h"
 
-namespace crest {
+namespace crest::tuner {
 namespace {
 
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -121,4 +121,4 @@ absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& q, const GemmSe
   return out;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -8,10 +8,10 @@ namespace crest::wire {
 namespace {
 
 // Each pairing is written once and read both ways.
-constexpr std::pair<v1::DType, DType> kDTypes[] = {
-    {v1::DTYPE_FP32, DType::kFp32},        {v1::DTYPE_TF32, DType::kTf32},
-    {v1::DTYPE_FP16, DType::kFp16},        {v1::DTYPE_BF16, DType::kBf16},
-    {v1::DTYPE_FP8_E4M3, DType::kFp8E4M3},
+constexpr std::pair<v1::DType, tuner::DType> kDTypes[] = {
+    {v1::DTYPE_FP32, tuner::DType::kFp32},        {v1::DTYPE_TF32, tuner::DType::kTf32},
+    {v1::DTYPE_FP16, tuner::DType::kFp16},        {v1::DTYPE_BF16, tuner::DType::kBf16},
+    {v1::DTYPE_FP8_E4M3, tuner::DType::kFp8E4M3},
 };
 constexpr std::pair<v1::JobState, store::JobState> kJobStates[] = {
     {v1::JOB_STATE_QUEUED, store::JobState::kQueued},
@@ -23,8 +23,8 @@ constexpr std::pair<v1::JobState, store::JobState> kJobStates[] = {
 
 }  // namespace
 
-absl::StatusOr<DType> DTypeOf(v1::DType d, std::string_view field) {
-  if (d == v1::DTYPE_UNSPECIFIED) return DType::kBf16;
+absl::StatusOr<tuner::DType> DTypeOf(v1::DType d, std::string_view field) {
+  if (d == v1::DTYPE_UNSPECIFIED) return tuner::DType::kBf16;
   for (const auto& [proto, dtype] : kDTypes) {
     if (proto == d) return dtype;
   }
@@ -34,39 +34,39 @@ absl::StatusOr<DType> DTypeOf(v1::DType d, std::string_view field) {
 }
 
 // Imported timings never answer, so they have no crest.v1 value.
-v1::Source ProtoSource(Source source) {
+v1::Source ProtoSource(tuner::Source source) {
   switch (source) {
-    case Source::kMeasured:
+    case tuner::Source::kMeasured:
       return v1::SOURCE_MEASURED;
-    case Source::kPredicted:
+    case tuner::Source::kPredicted:
       return v1::SOURCE_PREDICTED;
-    case Source::kMixed:
+    case tuner::Source::kMixed:
       return v1::SOURCE_MIXED;
-    case Source::kReplayed:
+    case tuner::Source::kReplayed:
       return v1::SOURCE_REPLAYED;
-    case Source::kUnknown:
-    case Source::kImported:
+    case tuner::Source::kUnknown:
+    case tuner::Source::kImported:
       break;
   }
   return v1::SOURCE_UNSPECIFIED;
 }
 
-Source SourceOf(v1::Source source) {
+tuner::Source SourceOf(v1::Source source) {
   switch (source) {
     case v1::SOURCE_MEASURED:
-      return Source::kMeasured;
+      return tuner::Source::kMeasured;
     case v1::SOURCE_PREDICTED:
-      return Source::kPredicted;
+      return tuner::Source::kPredicted;
     case v1::SOURCE_MIXED:
-      return Source::kMixed;
+      return tuner::Source::kMixed;
     case v1::SOURCE_REPLAYED:
-      return Source::kReplayed;
+      return tuner::Source::kReplayed;
     default:
-      return Source::kUnknown;
+      return tuner::Source::kUnknown;
   }
 }
 
-v1::DType ProtoDType(DType d) {
+v1::DType ProtoDType(tuner::DType d) {
   for (const auto& [proto, dtype] : kDTypes) {
     if (dtype == d) return proto;
   }
@@ -82,7 +82,7 @@ v1::JobState ProtoJobState(store::JobState s) {
 
 namespace {
 
-void FillRun(const RunInfo& r, v1::Run* out) {
+void FillRun(const tuner::RunInfo& r, v1::Run* out) {
   out->set_job_id(r.job_id);
   out->set_job_uid(r.job_uid);
   out->set_name(r.name);
@@ -95,12 +95,13 @@ void FillRun(const RunInfo& r, v1::Run* out) {
 class RunTable {
  public:
   explicit RunTable(google::protobuf::RepeatedPtrField<v1::Run>* runs) : runs_(runs) {}
-  void Refer(const std::vector<RunInfo>& runs, google::protobuf::RepeatedField<int32_t>* out) {
-    for (const RunInfo& r : runs) out->Add(Index(r));
+  void Refer(const std::vector<tuner::RunInfo>& runs,
+             google::protobuf::RepeatedField<int32_t>* out) {
+    for (const tuner::RunInfo& r : runs) out->Add(Index(r));
   }
-  int32_t Index(const RunInfo& r) {
-    auto known =
-        std::find_if(known_.begin(), known_.end(), [&](const RunInfo& k) { return SameRun(k, r); });
+  int32_t Index(const tuner::RunInfo& r) {
+    auto known = std::find_if(known_.begin(), known_.end(),
+                              [&](const tuner::RunInfo& k) { return tuner::SameRun(k, r); });
     if (known != known_.end()) return static_cast<int32_t>(known - known_.begin());
     known_.push_back(r);
     FillRun(r, runs_->Add());
@@ -109,19 +110,19 @@ class RunTable {
 
  private:
   google::protobuf::RepeatedPtrField<v1::Run>* runs_;
-  std::vector<RunInfo> known_;  // runs_, in order
+  std::vector<tuner::RunInfo> known_;  // runs_, in order
 };
 
-std::vector<RunInfo> RunsAt(const google::protobuf::RepeatedPtrField<v1::Run>& runs,
-                            const google::protobuf::RepeatedField<int32_t>& at) {
-  std::vector<RunInfo> out;
+std::vector<tuner::RunInfo> RunsAt(const google::protobuf::RepeatedPtrField<v1::Run>& runs,
+                                   const google::protobuf::RepeatedField<int32_t>& at) {
+  std::vector<tuner::RunInfo> out;
   for (int32_t i : at) {
     if (i >= 0 && i < runs.size()) out.push_back(RunOf(runs.Get(i)));
   }
   return out;
 }
 
-void FillRow(const DffRow& row, RunTable& runs, v1::DffRow* out) {
+void FillRow(const tuner::DffRow& row, RunTable& runs, v1::DffRow* out) {
   out->set_d_ff(row.d_ff);
   out->set_time_us(row.time_us);
   out->set_tflops(row.tflops);
@@ -143,13 +144,13 @@ void FillRow(const DffRow& row, RunTable& runs, v1::DffRow* out) {
     race->set_ratio_low(row.race_ratio_low);
     race->set_ratio_high(row.race_ratio_high);
   }
-  if (FromRuns(row.source)) {
+  if (tuner::FromRuns(row.source)) {
     wire::Fill(row.device, out->mutable_device());
     wire::Fill(row.software, out->mutable_software());
   }
 }
 
-void FillTile(const TileEstimate& e, v1::TileEstimate* out) {
+void FillTile(const tuner::TileEstimate& e, v1::TileEstimate* out) {
   out->set_tile_m(e.tile.m);
   out->set_tile_n(e.tile.n);
   out->set_ctas_per_sm(e.ctas_per_sm);
@@ -166,15 +167,15 @@ void FillTile(const TileEstimate& e, v1::TileEstimate* out) {
 
 }  // namespace
 
-absl::StatusOr<const GpuSpec*> GpuOf(const std::string& name) {
+absl::StatusOr<const tuner::GpuSpec*> GpuOf(const std::string& name) {
   if (name.empty()) return absl::InvalidArgumentError("gpu: required (e.g. \"h100\")");
-  auto gpu = FindGpu(name);
+  auto gpu = tuner::FindGpu(name);
   if (!gpu.ok()) return absl::InvalidArgumentError(std::string(gpu.status().message()));
   return gpu;
 }
 
-absl::StatusOr<GemmShape> GemmOf(const v1::Gemm& in) {
-  GemmShape g;
+absl::StatusOr<tuner::GemmShape> GemmOf(const v1::Gemm& in) {
+  tuner::GemmShape g;
   g.name = in.name();
   g.m = in.m();
   g.n = in.n();
@@ -184,26 +185,26 @@ absl::StatusOr<GemmShape> GemmOf(const v1::Gemm& in) {
   if (!dtype.ok()) return dtype.status();
   g.dtype = *dtype;
   const std::string layout = in.layout().empty() ? "NT" : in.layout();
-  if (!ParseLayout(layout, &g.a_transposed, &g.b_transposed)) {
+  if (!tuner::ParseLayout(layout, &g.a_transposed, &g.b_transposed)) {
     return absl::InvalidArgumentError(
         StrCat("gemm.layout: '", layout, "' is not one of NT, NN, TN, TT"));
   }
-  if (auto s = ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
+  if (auto s = tuner::ValidateGemmSizes(g.m, g.n, g.k, g.batch); !s.ok()) {
     return absl::InvalidArgumentError(StrCat("gemm.", s.message()));
   }
   return g;
 }
 
-absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& r) {
-  DffQuery q;
-  auto ratio = ParseRatio(r.ratio().empty() ? kDefaultRatio : r.ratio());
+absl::StatusOr<tuner::DffQuery> DffQueryOf(const v1::QueryDffRequest& r) {
+  tuner::DffQuery q;
+  auto ratio = tuner::ParseRatio(r.ratio().empty() ? tuner::kDefaultRatio : r.ratio());
   if (!ratio.ok()) return ratio.status();
   q.dff.hidden = r.hidden();
   q.dff.ratio = *ratio;
-  q.dff.window = r.has_window() ? r.window() : kDefaultWindow;
-  q.dff.align = r.align() == 0 ? kDefaultAlign : r.align();
-  q.tokens = r.tokens() == 0 ? kDefaultTokens : r.tokens();
-  q.dff.tp = r.tp() == 0 ? kDefaultTp : r.tp();
+  q.dff.window = r.has_window() ? r.window() : tuner::kDefaultWindow;
+  q.dff.align = r.align() == 0 ? tuner::kDefaultAlign : r.align();
+  q.tokens = r.tokens() == 0 ? tuner::kDefaultTokens : r.tokens();
+  q.dff.tp = r.tp() == 0 ? tuner::kDefaultTp : r.tp();
   auto dtype = DTypeOf(r.dtype(), "dtype");
   if (!dtype.ok()) return dtype.status();
   q.dtype = *dtype;
@@ -218,10 +219,10 @@ absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& r) {
   return q;  // the ranking checks the window and sizes, naming the field
 }
 
-absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& in) {
-  MeasureMode mode;
+absl::StatusOr<tuner::MeasureMode> ModeOf(const v1::MeasureMode& in) {
+  tuner::MeasureMode mode;
   if (!in.cache_mode().empty()) {
-    auto cache = ParseCacheMode(in.cache_mode());
+    auto cache = tuner::ParseCacheMode(in.cache_mode());
     if (!cache) {
       return absl::InvalidArgumentError(
           StrCat("mode.cache_mode: '", in.cache_mode(), "' is not cold or warm"));
@@ -229,7 +230,7 @@ absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& in) {
     mode.cache = *cache;
   }
   if (!in.clock_policy().empty()) {
-    auto clocks = ParseClockPolicy(in.clock_policy());
+    auto clocks = tuner::ParseClockPolicy(in.clock_policy());
     if (!clocks) {
       return absl::InvalidArgumentError(
           StrCat("mode.clock_policy: '", in.clock_policy(), "' is not sustained or burst"));
@@ -239,9 +240,9 @@ absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& in) {
   return mode;
 }
 
-void Fill(const MeasureMode& mode, v1::MeasureMode* out) {
-  out->set_cache_mode(std::string(CacheModeName(mode.cache)));
-  out->set_clock_policy(std::string(ClockPolicyName(mode.clocks)));
+void Fill(const tuner::MeasureMode& mode, v1::MeasureMode* out) {
+  out->set_cache_mode(std::string(tuner::CacheModeName(mode.cache)));
+  out->set_clock_policy(std::string(tuner::ClockPolicyName(mode.clocks)));
 }
 
 absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
@@ -261,7 +262,7 @@ absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
     o.runs = *choice;
   }
   if (!algo.empty()) {
-    auto choice = ParseAlgoChoice(algo);
+    auto choice = tuner::ParseAlgoChoice(algo);
     if (!choice) {
       return absl::InvalidArgumentError(
           StrCat("algo: '", algo.substr(0, 64), "' is not best or default"));
@@ -278,7 +279,7 @@ void Fill(const answers::AnswerOptions& o, v1::SoftwarePin* pin, v1::MeasureMode
   if (o.pin.driver) pin->set_driver(*o.pin.driver);
   Fill(o.mode, mode);
   *runs = std::string(answers::RunChoiceName(o.runs));
-  *algo = std::string(AlgoChoiceName(o.algo));
+  *algo = std::string(tuner::AlgoChoiceName(o.algo));
 }
 
 store::SoftwarePin PinOf(const v1::SoftwarePin& in) {
@@ -289,7 +290,7 @@ store::SoftwarePin PinOf(const v1::SoftwarePin& in) {
   return pin;
 }
 
-void Fill(const DeviceInfo& d, v1::Device* out) {
+void Fill(const tuner::DeviceInfo& d, v1::Device* out) {
   out->set_name(d.name);
   out->set_uuid(d.uuid);
   out->set_gpu_model(d.gpu_model);
@@ -303,22 +304,22 @@ void Fill(const DeviceInfo& d, v1::Device* out) {
   out->set_replay(d.replay);
 }
 
-void Fill(const SoftwareInfo& s, v1::Software* out) {
+void Fill(const tuner::SoftwareInfo& s, v1::Software* out) {
   out->set_driver(s.driver);
   out->set_cuda_runtime(s.cuda_runtime);
   out->set_cublaslt(s.cublaslt);
 }
 
-void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
+void Fill(const tuner::DffRanking& r, const tuner::GpuSpec& gpu, v1::QueryDffResponse* out) {
   out->set_gpu(std::string(gpu.name));
   out->set_naive_d_ff(r.candidates.naive);
   out->set_baseline_d_ff(r.candidates.baseline);
   out->set_baseline_note(r.candidates.baseline_note);
   out->set_baseline_found(r.baseline_found);
   RunTable runs(out->mutable_runs());
-  for (const RunInfo& run : r.runs) runs.Index(run);
+  for (const tuner::RunInfo& run : r.runs) runs.Index(run);
   if (r.baseline_found) FillRow(r.baseline, runs, out->mutable_baseline());
-  for (const DffRow& row : r.rows) FillRow(row, runs, out->add_rows());
+  for (const tuner::DffRow& row : r.rows) FillRow(row, runs, out->add_rows());
   out->set_headline(ProtoSource(r.headline));
   out->set_predicted_baseline_us(r.predicted_baseline_us);
   out->set_measured_across_runs(r.measured_across_runs);
@@ -330,7 +331,7 @@ void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
   out->set_tied_with_best(r.tied_with_best);
   out->set_race_note(r.race_note);
   if (r.race) {
-    const DffRaceInfo& race = *r.race;
+    const tuner::DffRaceInfo& race = *r.race;
     v1::DffRace* to = out->mutable_race();
     to->set_race_id(race.race_id);
     FillRun(race.run, to->mutable_run());
@@ -346,11 +347,12 @@ void Fill(const DffRanking& r, const GpuSpec& gpu, v1::QueryDffResponse* out) {
   }
 }
 
-void Fill(const GemmShape&, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out) {
+void Fill(const tuner::GemmShape&, const tuner::GpuSpec& gpu, const tuner::Prediction& p,
+          v1::PredictResponse* out) {
   out->set_source(v1::SOURCE_PREDICTED);
   out->set_model_version(std::string(p.model_version));
   out->set_calibration(std::string(p.calibration));
-  out->set_kernel_family(std::string(KernelFamilyName(p.family)));
+  out->set_kernel_family(std::string(tuner::KernelFamilyName(p.family)));
   out->set_family_tflops(p.family_tflops);
   out->set_expected_error(p.expected_error);
   out->set_gpu(std::string(gpu.name));
@@ -403,9 +405,9 @@ void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
     out->set_waves(m.waves);
     out->set_tile_efficiency(m.tile_efficiency);
     out->set_wave_efficiency(m.wave_efficiency);
-    out->set_cache_mode(std::string(CacheModeName(m.mode.cache)));
-    out->set_clock_policy(std::string(ClockPolicyName(m.mode.clocks)));
-    for (const RunInfo& run : a.runs) FillRun(run, out->add_runs());
+    out->set_cache_mode(std::string(tuner::CacheModeName(m.mode.cache)));
+    out->set_clock_policy(std::string(tuner::ClockPolicyName(m.mode.clocks)));
+    for (const tuner::RunInfo& run : a.runs) FillRun(run, out->add_runs());
     out->set_pooled(a.pooled);
     out->set_pooled_low_us(a.pooled_low_us);
     out->set_pooled_high_us(a.pooled_high_us);
@@ -432,16 +434,16 @@ void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
   }
 }
 
-void Fill(std::span<const Timing> timings, v1::TimeGemmsResponse* out) {
+void Fill(std::span<const tuner::Timing> timings, v1::TimeGemmsResponse* out) {
   RunTable runs(out->mutable_runs());
-  for (const Timing& t : timings) {
+  for (const tuner::Timing& t : timings) {
     v1::GemmTiming* g = out->add_timings();
     g->set_time_us(t.time_us);
     g->set_low_us(t.low_us);
     g->set_high_us(t.high_us);
     g->set_source(ProtoSource(t.source));
     g->set_provenance(t.provenance);
-    if (FromRuns(t.source)) {
+    if (tuner::FromRuns(t.source)) {
       Fill(t.device, g->mutable_device());
       Fill(t.software, g->mutable_software());
     }
@@ -450,7 +452,7 @@ void Fill(std::span<const Timing> timings, v1::TimeGemmsResponse* out) {
   }
 }
 
-void Fill(const GemmShape& g, v1::Gemm* out) {
+void Fill(const tuner::GemmShape& g, v1::Gemm* out) {
   out->set_m(g.m);
   out->set_n(g.n);
   out->set_k(g.k);
@@ -493,8 +495,8 @@ std::string JobStateText(v1::JobState state) {
   return "unknown";
 }
 
-DeviceInfo DeviceOf(const v1::Device& in) {
-  DeviceInfo d;
+tuner::DeviceInfo DeviceOf(const v1::Device& in) {
+  tuner::DeviceInfo d;
   d.name = in.name();
   d.uuid = in.uuid();
   d.gpu_model = in.gpu_model();
@@ -536,14 +538,14 @@ store::JobRecord JobRecordOf(const v1::Job& in, bool* state_known) {
   return j;
 }
 
-SoftwareInfo SoftwareOf(const v1::Software& in) {
-  return SoftwareInfo{in.driver(), in.cuda_runtime(), in.cublaslt()};
+tuner::SoftwareInfo SoftwareOf(const v1::Software& in) {
+  return tuner::SoftwareInfo{in.driver(), in.cuda_runtime(), in.cublaslt()};
 }
 
 namespace {
 
-DffRow RowOf(const v1::DffRow& in, const google::protobuf::RepeatedPtrField<v1::Run>& runs) {
-  DffRow r;
+tuner::DffRow RowOf(const v1::DffRow& in, const google::protobuf::RepeatedPtrField<v1::Run>& runs) {
+  tuner::DffRow r;
   r.d_ff = in.d_ff();
   r.time_us = in.time_us();
   r.tflops = in.tflops();
@@ -571,8 +573,8 @@ DffRow RowOf(const v1::DffRow& in, const google::protobuf::RepeatedPtrField<v1::
 
 }  // namespace
 
-DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
-  DffRanking r;
+tuner::DffRanking RankingOf(const v1::QueryDffResponse& in, tuner::DffCandidates candidates) {
+  tuner::DffRanking r;
   r.candidates = std::move(candidates);
   r.baseline_found = in.baseline_found();
   r.baseline = RowOf(in.baseline(), in.runs());
@@ -591,7 +593,7 @@ DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
   r.race_note = in.race_note();
   if (in.has_race()) {
     const v1::DffRace& race = in.race();
-    DffRaceInfo info;
+    tuner::DffRaceInfo info;
     info.race_id = race.race_id();
     info.run = RunOf(race.run());
     info.candidates = race.candidates();
@@ -608,7 +610,7 @@ DffRanking RankingOf(const v1::QueryDffResponse& in, DffCandidates candidates) {
   return r;
 }
 
-answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& gemm,
+answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const tuner::GemmShape& gemm,
                              const std::string& gpu) {
   answers::GemmAnswer a;
   if (!in.found()) return a;
@@ -631,7 +633,7 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
     id.cluster_shape = algo.cluster_shape();
     id.bytes.assign(algo.algo_bytes().begin(), algo.algo_bytes().end());
     const auto& st = in.statistics();
-    SampleStats& s = m.result.stats;
+    tuner::SampleStats& s = m.result.stats;
     s.median_us = st.median_us();
     s.mean_us = st.mean_us();
     s.min_us = st.min_us();
@@ -651,8 +653,9 @@ answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& in, const GemmShape& 
     m.waves = in.waves();
     m.tile_efficiency = in.tile_efficiency();
     m.wave_efficiency = in.wave_efficiency();
-    m.mode.cache = ParseCacheMode(in.cache_mode()).value_or(CacheMode::kCold);
-    m.mode.clocks = ParseClockPolicy(in.clock_policy()).value_or(ClockPolicy::kSustained);
+    m.mode.cache = tuner::ParseCacheMode(in.cache_mode()).value_or(tuner::CacheMode::kCold);
+    m.mode.clocks =
+        tuner::ParseClockPolicy(in.clock_policy()).value_or(tuner::ClockPolicy::kSustained);
     a.measured = std::move(m);
     for (const v1::Run& run : in.runs()) a.runs.push_back(RunOf(run));
     a.pooled = in.pooled();
@@ -687,15 +690,15 @@ namespace {
 
 // A ratio as the wire carries it: the user's text when it says this very
 // value (so answers echo it), else num/den: the value is what is asked.
-std::string RatioText(const Ratio& r) {
-  auto parsed = ParseRatio(r.text);
+std::string RatioText(const tuner::Ratio& r) {
+  auto parsed = tuner::ParseRatio(r.text);
   if (parsed.ok() && parsed->Value() == r.Value()) return r.text;
   return StrCat(r.num, "/", r.den);
 }
 
 }  // namespace
 
-void Fill(const DffQuery& q, const std::string& gpu, v1::QueryDffRequest* out) {
+void Fill(const tuner::DffQuery& q, const std::string& gpu, v1::QueryDffRequest* out) {
   out->set_hidden(q.dff.hidden);
   out->set_ratio(RatioText(q.dff.ratio));
   out->set_window(q.dff.window);
@@ -711,8 +714,8 @@ void Fill(const DffQuery& q, const std::string& gpu, v1::QueryDffRequest* out) {
 
 namespace {
 
-TileEstimate TileOf(const v1::TileEstimate& in) {
-  TileEstimate e;
+tuner::TileEstimate TileOf(const v1::TileEstimate& in) {
+  tuner::TileEstimate e;
   e.tile.m = in.tile_m();
   e.tile.n = in.tile_n();
   e.ctas_per_sm = in.ctas_per_sm();
@@ -730,8 +733,8 @@ TileEstimate TileOf(const v1::TileEstimate& in) {
 
 }  // namespace
 
-RunInfo RunOf(const v1::Run& in) {
-  RunInfo r;
+tuner::RunInfo RunOf(const v1::Run& in) {
+  tuner::RunInfo r;
   r.job_id = in.job_id();
   r.job_uid = in.job_uid();
   r.name = in.name();
@@ -741,10 +744,10 @@ RunInfo RunOf(const v1::Run& in) {
   return r;
 }
 
-std::vector<Timing> TimingsOf(const v1::TimeGemmsResponse& in) {
-  std::vector<Timing> out;
+std::vector<tuner::Timing> TimingsOf(const v1::TimeGemmsResponse& in) {
+  std::vector<tuner::Timing> out;
   for (const v1::GemmTiming& g : in.timings()) {
-    Timing t;
+    tuner::Timing t;
     t.time_us = g.time_us();
     t.low_us = g.low_us();
     t.high_us = g.high_us();
@@ -759,13 +762,14 @@ std::vector<Timing> TimingsOf(const v1::TimeGemmsResponse& in) {
   return out;
 }
 
-Prediction PredictionOf(const v1::PredictResponse& in, Prediction p) {
+tuner::Prediction PredictionOf(const v1::PredictResponse& in, tuner::Prediction p) {
   p.time_us = in.time_us();
   p.tflops = in.tflops();
   p.peak_tflops = in.peak_tflops();
   p.memory_bound = in.memory_bound();
   p.alignment_factor = in.alignment_factor();
-  p.family = in.kernel_family() == "fallback" ? KernelFamily::kFallback : KernelFamily::kFast;
+  p.family = in.kernel_family() == "fallback" ? tuner::KernelFamily::kFallback
+                                              : tuner::KernelFamily::kFast;
   p.family_tflops = in.family_tflops();
   p.expected_error = in.expected_error();
   p.best = TileOf(in.best());

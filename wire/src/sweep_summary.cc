@@ -8,7 +8,7 @@
 namespace crest::wire {
 namespace {
 
-void Fill(const HostStages& h, v1::HostStages* out) {
+void Fill(const tuner::HostStages& h, v1::HostStages* out) {
   out->set_operands_s(h.operands_s);
   out->set_plan_s(h.plan_s);
   out->set_graphs_s(h.graphs_s);
@@ -16,8 +16,8 @@ void Fill(const HostStages& h, v1::HostStages* out) {
   out->set_readings_s(h.readings_s);
 }
 
-HostStages HostStagesOf(const v1::HostStages& in) {
-  HostStages h;
+tuner::HostStages HostStagesOf(const v1::HostStages& in) {
+  tuner::HostStages h;
   h.operands_s = in.operands_s();
   h.plan_s = in.plan_s();
   h.graphs_s = in.graphs_s();
@@ -26,9 +26,9 @@ HostStages HostStagesOf(const v1::HostStages& in) {
   return h;
 }
 
-void Fill(const RaceStanding& s, v1::StudyRaceStanding* out) {
+void Fill(const tuner::RaceStanding& s, v1::StudyRaceStanding* out) {
   out->set_candidate(s.candidate);
-  out->set_verdict(std::string(RaceVerdictName(s.verdict)));
+  out->set_verdict(std::string(tuner::RaceVerdictName(s.verdict)));
   out->set_tie_group(s.tie_group);
   out->set_rounds(s.rounds);
   out->set_median_us(s.median_us);
@@ -39,7 +39,7 @@ void Fill(const RaceStanding& s, v1::StudyRaceStanding* out) {
 
 void Fill(const sweep::StudyRaceReport& race, v1::StudyRace* out) {
   out->set_study(race.study);
-  out->set_algo(std::string(AlgoChoiceName(race.algo)));
+  out->set_algo(std::string(tuner::AlgoChoiceName(race.algo)));
   out->set_race_id(race.race_id);
   out->set_why_not(race.why_not);
   out->set_raced_job(race.raced_job);
@@ -52,11 +52,11 @@ void Fill(const sweep::StudyRaceReport& race, v1::StudyRace* out) {
   out->set_settled(r.settled);
   out->set_seconds(r.seconds);
   out->set_stop_reason(r.stop_reason);
-  for (const RaceStanding& s : r.standings) Fill(s, out->add_standings());
+  for (const tuner::RaceStanding& s : r.standings) Fill(s, out->add_standings());
 }
 
-absl::StatusOr<RaceStanding> StandingOf(const v1::StudyRaceStanding& in, size_t candidates) {
-  const auto verdict = ParseRaceVerdict(in.verdict());
+absl::StatusOr<tuner::RaceStanding> StandingOf(const v1::StudyRaceStanding& in, size_t candidates) {
+  const auto verdict = tuner::ParseRaceVerdict(in.verdict());
   if (!verdict) {
     return absl::InvalidArgumentError(
         StrCat("summary.races.standings.verdict: unknown verdict \"", in.verdict(), "\""));
@@ -66,7 +66,7 @@ absl::StatusOr<RaceStanding> StandingOf(const v1::StudyRaceStanding& in, size_t 
                                              " is not one of the race's ", candidates,
                                              " candidates"));
   }
-  RaceStanding s;
+  tuner::RaceStanding s;
   s.candidate = in.candidate();
   s.verdict = *verdict;
   s.tie_group = in.tie_group();
@@ -79,7 +79,7 @@ absl::StatusOr<RaceStanding> StandingOf(const v1::StudyRaceStanding& in, size_t 
 }
 
 absl::StatusOr<sweep::StudyRaceReport> RaceOf(const v1::StudyRace& in) {
-  const auto algo = ParseAlgoChoice(in.algo());
+  const auto algo = tuner::ParseAlgoChoice(in.algo());
   if (!algo) {
     return absl::InvalidArgumentError(
         StrCat("summary.races.algo: unknown algorithm choice \"", in.algo(), "\""));

@@ -90,7 +90,8 @@ py::object ToPython(const crest::cli::DffFieldValue& value) {
 
 // The rows as tuples of `fields`, each read from DffRowFields (None for a
 // name it lacks).
-py::list RowTuples(const std::vector<crest::DffRow>& rows, const std::vector<std::string>& fields) {
+py::list RowTuples(const std::vector<crest::tuner::DffRow>& rows,
+                   const std::vector<std::string>& fields) {
   std::vector<const crest::cli::DffRowField*> table(fields.size(), nullptr);
   for (size_t f = 0; f < fields.size(); ++f) {
     for (const crest::cli::DffRowField& field : crest::cli::DffRowFields()) {
@@ -112,7 +113,8 @@ py::list RowTuples(const std::vector<crest::DffRow>& rows, const std::vector<std
 // One column of `rows` as its kind wants it: a NumPy array of int64,
 // float64 (NaN where the row has no value) or bool, else a list (text or
 // None; job ids as tuples).
-py::object Column(const std::vector<crest::DffRow>& rows, const crest::cli::DffRowField& field) {
+py::object Column(const std::vector<crest::tuner::DffRow>& rows,
+                  const crest::cli::DffRowField& field) {
   using crest::cli::DffFieldKind;
   const size_t n = rows.size();
   const auto at = [&](size_t i) { return field.get(rows[i], static_cast<int64_t>(i + 1)); };
@@ -150,7 +152,7 @@ py::object Column(const std::vector<crest::DffRow>& rows, const crest::cli::DffR
 }
 
 // Every field of DffRowFields as a column, by name.
-py::dict Columns(const std::vector<crest::DffRow>& rows) {
+py::dict Columns(const std::vector<crest::tuner::DffRow>& rows) {
   py::dict out;
   for (const crest::cli::DffRowField& field : crest::cli::DffRowFields()) {
     out[py::str(field.name.data(), field.name.size())] = Column(rows, field);
@@ -187,7 +189,7 @@ PYBIND11_MODULE(_native, m) {
         std::ostringstream out;
         std::ostringstream err;
         nlohmann::ordered_json document;
-        std::vector<crest::DffRow> dff_rows;
+        std::vector<crest::tuner::DffRow> dff_rows;
         const crest::remote::InMemoryCredentials credentials{token, std::string(root_certificates)};
         absl::StatusCode failure = absl::StatusCode::kOk;
         int code = 0;

@@ -31,9 +31,9 @@ using internal::LtProblem;
 
 constexpr uint64_t kOperandSeed = 0x5eed;
 
-class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
+class CublasLtBackend final : public tuner::Backend, public SetRacer, public Retimer {
  public:
-  CublasLtBackend(const CublasLtOptions& options, ProbedDevice device, const GpuSpec& gpu)
+  CublasLtBackend(const CublasLtOptions& options, ProbedDevice device, const tuner::GpuSpec& gpu)
       : options_(options),
         probed_(std::move(device)),
         gpu_(gpu),
@@ -58,20 +58,20 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
 
   std::string_view Name() const override { return "cublaslt"; }
   bool Measures() const override { return true; }
-  const GpuSpec& Gpu() const override { return gpu_; }
-  DeviceInfo Device() const override { return probed_.device; }
-  SoftwareInfo Software() const override { return probed_.software; }
-  MeasureMode Mode() const override { return options_.measure.mode; }
+  const tuner::GpuSpec& Gpu() const override { return gpu_; }
+  tuner::DeviceInfo Device() const override { return probed_.device; }
+  tuner::SoftwareInfo Software() const override { return probed_.software; }
+  tuner::MeasureMode Mode() const override { return options_.measure.mode; }
 
-  absl::Status Reserve(std::span<const GemmShape> plan) override {
+  absl::Status Reserve(std::span<const tuner::GemmShape> plan) override {
     CREST_CUDA(cudaSetDevice(options_.device));
     size_t free_bytes = 0;
     size_t total_bytes = 0;
     CREST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
     // GEMMs too large for the device on their own fail when run, with the
     // memory they need; the arena is sized for the rest.
-    std::vector<GemmShape> fitting;
-    for (const GemmShape& g : plan) {
+    std::vector<tuner::GemmShape> fitting;
+    for (const tuner::GemmShape& g : plan) {
       if (CheckFits(PlanFor({&g, 1}).TotalBytes(), static_cast<int64_t>(free_bytes)).ok()) {
         fitting.push_back(g);
       }
@@ -83,7 +83,7 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
   absl::StatusOr<StudyRaceResult> RaceSets(std::span<const std::vector<PinnedGemm>> sets,
                                            const StudyRaceOptions& options,
                                            const std::function<bool()>& stop) override {
-    std::vector<GemmShape> all;
+    std::vector<tuner::GemmShape> all;
     for (const auto& set : sets) {
       for (const PinnedGemm& p : set) {
         if (auto s = Refuse(p.gemm); !s.ok()) return s;
@@ -101,7 +101,7 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
     return result;
   }
 
-  absl::StatusOr<GemmOutcome> Run(const GemmShape& gemm) override {
+  absl::StatusOr<tuner::GemmOutcome> Run(const tuner::GemmShape& gemm) override {
     return Measure(gemm, [this](const LtProblem& problem) {
       return internal::FindCandidates(handle_, problem, Search());
     });
@@ -109,8 +109,8 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
 
   // cuBLASLt's first choice now, then each stored algorithm it still
   // accepts (cublasLtMatmulAlgoCheck) that is not that choice.
-  absl::StatusOr<GemmOutcome> Retime(const GemmShape& gemm,
-                                     std::span<const AlgoIdentity> stored) override {
+  absl::StatusOr<tuner::GemmOutcome> Retime(const tuner::GemmShape& gemm,
+                                            std::span<const tuner::AlgoIdentity> stored) override {
     return Measure(
         gemm, [this, stored](const LtProblem& problem) -> absl::StatusOr<internal::Candidates> {
           internal::CandidateSearch first = Search();
@@ -118,11 +118,11 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
           first.exhaustive = false;
           auto found = internal::FindCandidates(handle_, problem, first);
           if (!found.ok()) return found.status();
-          for (const AlgoIdentity& a : stored) {
+          for (const tuner::AlgoIdentity& a : stored) {
             auto algo =
                 internal::AlgoFromBytes(handle_, problem, a.bytes, options_.workspace_bytes);
             if (!algo.ok()) continue;  // this library no longer runs it
-            const AlgoIdentity id = internal::Identify(*algo);
+            const tuner::AlgoIdentity id = internal::Identify(*algo);
             const bool known = std::any_of(found->algos.begin(), found->algos.end(),
                                            [&id](const cublasLtMatmulAlgo_t& seen) {
                                              return internal::Identify(seen).bytes == id.bytes;
@@ -138,11 +138,11 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
  private:
   // Times `gemm` over the candidates `choose` finds for its problem.
   template <typename Choose>
-  absl::StatusOr<GemmOutcome> Measure(const GemmShape& gemm, const Choose& choose) {
+  absl::StatusOr<tuner::GemmOutcome> Measure(const tuner::GemmShape& gemm, const Choose& choose) {
     if (auto s = Refuse(gemm); !s.ok()) return s;
     CREST_CUDA(cudaSetDevice(options_.device));
     EngineClock& clock = SteadyEngineClock();
-    HostStages host;
+    tuner::HostStages host;
     double step = clock.NowS();
     if (auto s = arena_.Hold(PlanFor({&gemm, 1})); !s.ok()) return s;
     if (auto s = arena_.Fill(gemm.dtype, stream_); !s.ok()) return s;
@@ -156,11 +156,11 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
     if (algos->algos.empty()) {
       return absl::InvalidArgumentError(
           StrCat("cuBLASLt offers no algorithm for this GEMM (m=", gemm.m, " n=", gemm.n,
-                 " k=", gemm.k, " ", DTypeName(gemm.dtype), " ", gemm.Layout(), ")"));
+                 " k=", gemm.k, " ", tuner::DTypeName(gemm.dtype), " ", gemm.Layout(), ")"));
     }
     const OperandLayout layout =
         LayOut(gemm, probed_.device.l2_bytes, options_.measure.mode.cache, arena_.plan());
-    const int64_t element = ElementBytes(gemm.dtype);
+    const int64_t element = tuner::ElementBytes(gemm.dtype);
     const GemmOperands operands{
         {arena_.seed(), layout.a_offset[0] / element, layout.b_offset[0] / element}, layout.copies};
     CudaGemmLauncher launcher(Context(), **problem, layout, algos->algos);
@@ -177,7 +177,7 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
     for (size_t i = 0; i < measured->algos.size() && i < algos->heuristic_ranks.size(); ++i) {
       measured->algos[i].heuristic_rank = algos->heuristic_ranks[i];
     }
-    GemmOutcome outcome;
+    tuner::GemmOutcome outcome;
     outcome.measured = *std::move(measured);
     return outcome;
   }
@@ -192,7 +192,7 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
     return t;
   }
 
-  ArenaPlan PlanFor(std::span<const GemmShape> gemms) const {
+  ArenaPlan PlanFor(std::span<const tuner::GemmShape> gemms) const {
     return PlanArena(gemms, probed_.device.l2_bytes, options_.measure.mode.cache,
                      options_.workspace_bytes);
   }
@@ -203,14 +203,14 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
             options_.workspace_bytes};
   }
 
-  absl::Status Refuse(const GemmShape& gemm) const {
-    if (auto s = ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
-    const DeviceInfo& d = probed_.device;
-    if (gemm.dtype == DType::kFp8E4M3 &&
-        (d.cc_major * 10 + d.cc_minor < 89 || gemm.Layout() != kFp8Layout)) {
+  absl::Status Refuse(const tuner::GemmShape& gemm) const {
+    if (auto s = tuner::ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
+    const tuner::DeviceInfo& d = probed_.device;
+    if (gemm.dtype == tuner::DType::kFp8E4M3 &&
+        (d.cc_major * 10 + d.cc_minor < 89 || gemm.Layout() != tuner::kFp8Layout)) {
       return absl::InvalidArgumentError(
-          StrCat("dtype: fp8 runs on compute capability 8.9+ and only in the ", kFp8Layout,
-                 " layout (Crest's fp8 shapes are all ", kFp8Layout, "; this GEMM is ",
+          StrCat("dtype: fp8 runs on compute capability 8.9+ and only in the ", tuner::kFp8Layout,
+                 " layout (Crest's fp8 shapes are all ", tuner::kFp8Layout, "; this GEMM is ",
                  gemm.Layout(), ")"));
     }
     return absl::OkStatus();
@@ -218,7 +218,7 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
 
   CublasLtOptions options_;
   ProbedDevice probed_;
-  const GpuSpec& gpu_;
+  const tuner::GpuSpec& gpu_;
   internal::NvmlMonitor monitor_;
   DeviceArena arena_;
   ClockGovernor governor_;
@@ -230,7 +230,7 @@ class CublasLtBackend final : public Backend, public SetRacer, public Retimer {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Backend>> device_side::MakeCublasLtBackend(
+absl::StatusOr<std::unique_ptr<tuner::Backend>> device_side::MakeCublasLtBackend(
     const CublasLtOptions& options) {
   if (auto s = ValidateMeasureOptions(options.measure); !s.ok()) return s;
   auto devices = device_side::ProbeDevices();
@@ -240,7 +240,7 @@ absl::StatusOr<std::unique_ptr<Backend>> device_side::MakeCublasLtBackend(
         "device: index ", options.device, " is not one of the ", devices->size(), " CUDA devices"));
   }
   ProbedDevice device = (*devices)[static_cast<size_t>(options.device)];
-  auto gpu = FindGpu(device.device.name);
+  auto gpu = tuner::FindGpu(device.device.name);
   if (!gpu.ok()) {
     return absl::FailedPreconditionError(StrCat(
         "device '", device.device.name,
@@ -248,7 +248,7 @@ absl::StatusOr<std::unique_ptr<Backend>> device_side::MakeCublasLtBackend(
   }
   auto backend = std::make_unique<CublasLtBackend>(options, std::move(device), **gpu);
   if (auto s = backend->Init(); !s.ok()) return s;
-  return std::unique_ptr<Backend>(std::move(backend));
+  return std::unique_ptr<tuner::Backend>(std::move(backend));
 }
 
 }  // namespace crest::measure

@@ -20,14 +20,14 @@ absl::StatusOr<double> ElapsedUs(cudaEvent_t from, cudaEvent_t to) {
   return static_cast<double>(ms) * 1e3;
 }
 
-double Unpack(const uint8_t* p, DType out) {
+double Unpack(const uint8_t* p, tuner::DType out) {
   switch (out) {
-    case DType::kFp16: {
+    case tuner::DType::kFp16: {
       __half h;
       std::memcpy(&h, p, 2);
       return static_cast<double>(__half2float(h));
     }
-    case DType::kBf16: {
+    case tuner::DType::kBf16: {
       __nv_bfloat16 h;
       std::memcpy(&h, p, 2);
       return static_cast<double>(__bfloat162float(h));
@@ -248,9 +248,9 @@ absl::StatusOr<int> CudaGemmLauncher::QueueLoad(int c, int launches) {
 
 absl::StatusOr<GemmLauncher::ReadBack> CudaGemmLauncher::RunAndRead(
     int c, std::span<const OutputIndex> elements) {
-  const GemmShape& g = problem_.gemm();
-  const DType out_type = OutputDType(g.dtype);
-  const auto bytes = static_cast<size_t>(ElementBytes(out_type));
+  const tuner::GemmShape& g = problem_.gemm();
+  const tuner::DType out_type = tuner::OutputDType(g.dtype);
+  const auto bytes = static_cast<size_t>(tuner::ElementBytes(out_type));
   auto pinned = ctx_.scratch->Pinned(elements.size() * bytes);
   if (!pinned.ok()) return pinned.status();
   auto* host = static_cast<uint8_t*>(*pinned);

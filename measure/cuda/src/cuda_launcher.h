@@ -67,7 +67,7 @@ class CudaGemmLauncher final : public GemmLauncher {
   CudaGemmLauncher& operator=(const CudaGemmLauncher&) = delete;
 
   int Candidates() const override { return static_cast<int>(algos_.size()); }
-  const AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
+  const tuner::AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
   absl::StatusOr<double> TimeOneLaunch(int c) override;
   absl::Status PrepareSamples(int launches) override;
   absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
@@ -86,7 +86,7 @@ class CudaGemmLauncher final : public GemmLauncher {
   const LtProblem& problem_;
   OperandLayout layout_;
   std::vector<cublasLtMatmulAlgo_t> algos_;
-  std::vector<AlgoIdentity> ids_;
+  std::vector<tuner::AlgoIdentity> ids_;
   std::vector<cudaGraphExec_t> graphs_;
   int graph_launches_ = 0;  // launches per sample graph
   std::optional<double> idle_before_us_;

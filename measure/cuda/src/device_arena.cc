@@ -9,16 +9,16 @@
 namespace crest::measure::internal {
 namespace {
 
-Storage StorageOf(DType dtype) {
+Storage StorageOf(tuner::DType dtype) {
   switch (dtype) {
-    case DType::kFp16:
+    case tuner::DType::kFp16:
       return Storage::kHalf;
-    case DType::kBf16:
+    case tuner::DType::kBf16:
       return Storage::kBFloat16;
-    case DType::kFp8E4M3:
+    case tuner::DType::kFp8E4M3:
       return Storage::kFp8E4M3;
-    case DType::kFp32:
-    case DType::kTf32:
+    case tuner::DType::kFp32:
+    case tuner::DType::kTf32:
       return Storage::kFloat;
   }
   return Storage::kFloat;
@@ -50,9 +50,9 @@ absl::Status DeviceArena::Hold(const ArenaPlan& wanted) {
   return absl::OkStatus();
 }
 
-absl::Status DeviceArena::Fill(DType dtype, cudaStream_t stream) {
+absl::Status DeviceArena::Fill(tuner::DType dtype, cudaStream_t stream) {
   if (filled_ == dtype) return absl::OkStatus();
-  const int64_t elements = plan_.input_bytes / ElementBytes(dtype);
+  const int64_t elements = plan_.input_bytes / tuner::ElementBytes(dtype);
   if (elements > 0) {
     const cudaError_t e =
         LaunchFillOperands(base_, elements, StorageOf(dtype), MantissaBits(dtype), seed_, stream);

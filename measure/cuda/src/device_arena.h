@@ -26,7 +26,7 @@ class DeviceArena final {
   absl::Status Hold(const ArenaPlan& plan);
   // Fills the input region with the generator's values for `dtype`, unless
   // it already holds them. Asynchronous on `stream`.
-  absl::Status Fill(DType dtype, cudaStream_t stream);
+  absl::Status Fill(tuner::DType dtype, cudaStream_t stream);
 
   const ArenaPlan& plan() const { return plan_; }
   uint64_t seed() const { return seed_; }
@@ -36,7 +36,7 @@ class DeviceArena final {
   uint64_t seed_;
   ArenaPlan plan_;
   void* base_ = nullptr;
-  std::optional<DType> filled_;
+  std::optional<tuner::DType> filled_;
 };
 
 }  // namespace crest::measure::internal

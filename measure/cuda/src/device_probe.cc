@@ -58,7 +58,7 @@ absl::StatusOr<std::vector<ProbedDevice>> Probe() {
     d.device.sm_clock_mhz = clock_khz / 1000;
     d.device.memory_clock_mhz = memory_khz / 1000;
     d.device.host = DefaultEnv().HostName();
-    if (auto gpu = FindGpu(p.name); gpu.ok()) d.device.gpu_model = std::string((*gpu)->name);
+    if (auto gpu = tuner::FindGpu(p.name); gpu.ok()) d.device.gpu_model = std::string((*gpu)->name);
     // The driver's own version (NVML) names it; the CUDA driver API's number
     // only says which CUDA it supports, and is the fallback.
     d.software.driver =

@@ -13,7 +13,7 @@
 namespace crest::measure::device_side {
 
 absl::StatusOr<std::vector<ProbedDevice>> ProbeDevices();
-absl::StatusOr<std::unique_ptr<Backend>> MakeCublasLtBackend(const CublasLtOptions& options);
+absl::StatusOr<std::unique_ptr<tuner::Backend>> MakeCublasLtBackend(const CublasLtOptions& options);
 CudaLibraries ProbeCudaLibraries();
 
 }  // namespace crest::measure::device_side

@@ -164,23 +164,23 @@ int64_t ReadConfig(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAtt
 
 }  // namespace
 
-LtTypes TypesOf(DType d) {
+LtTypes TypesOf(tuner::DType d) {
   switch (d) {
-    case DType::kFp32:
+    case tuner::DType::kFp32:
       return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, "fp32"};
-    case DType::kTf32:
+    case tuner::DType::kTf32:
       return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, "tf32"};
-    case DType::kFp16:
+    case tuner::DType::kFp16:
       return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, "fp32"};
-    case DType::kBf16:
+    case tuner::DType::kBf16:
       return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, "fp32"};
-    case DType::kFp8E4M3:
+    case tuner::DType::kFp8E4M3:
       return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, "fp32"};
   }
   return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, "fp32"};
 }
 
-absl::StatusOr<std::unique_ptr<LtProblem>> LtProblem::Describe(const GemmShape& gemm) {
+absl::StatusOr<std::unique_ptr<LtProblem>> LtProblem::Describe(const tuner::GemmShape& gemm) {
   std::unique_ptr<LtProblem> p(new LtProblem());
   p->gemm_ = gemm;
   if (auto s = p->Create(); !s.ok()) return s;
@@ -188,7 +188,7 @@ absl::StatusOr<std::unique_ptr<LtProblem>> LtProblem::Describe(const GemmShape& 
 }
 
 absl::Status LtProblem::Create() {
-  const GemmShape& g = gemm_;
+  const tuner::GemmShape& g = gemm_;
   types_ = TypesOf(g.dtype);
   const cublasOperation_t op_a = g.b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;  // our B
   const cublasOperation_t op_b = g.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;  // our A
@@ -247,8 +247,8 @@ absl::StatusOr<cublasLtMatmulAlgo_t> AlgoFromBytes(cublasLtHandle_t handle,
   return algo;
 }
 
-AlgoIdentity Identify(const cublasLtMatmulAlgo_t& algo) {
-  AlgoIdentity id;
+tuner::AlgoIdentity Identify(const cublasLtMatmulAlgo_t& algo) {
+  tuner::AlgoIdentity id;
   id.algo_id = ReadConfig(algo, CUBLASLT_ALGO_CONFIG_ID);
   id.tile = ReadConfig(algo, CUBLASLT_ALGO_CONFIG_TILE_ID);
   const TileDims dims = DecodeTileId(id.tile);

@@ -31,17 +31,17 @@ struct LtTypes {
   cublasComputeType_t compute;
   const char* compute_name;
 };
-LtTypes TypesOf(DType dtype);
+LtTypes TypesOf(tuner::DType dtype);
 
 class LtProblem final {
  public:
   // Creates the descriptors of `gemm`; errors of cuBLASLt as statuses.
-  static absl::StatusOr<std::unique_ptr<LtProblem>> Describe(const GemmShape& gemm);
+  static absl::StatusOr<std::unique_ptr<LtProblem>> Describe(const tuner::GemmShape& gemm);
   ~LtProblem();
   LtProblem(const LtProblem&) = delete;
   LtProblem& operator=(const LtProblem&) = delete;
 
-  const GemmShape& gemm() const { return gemm_; }
+  const tuner::GemmShape& gemm() const { return gemm_; }
   const LtTypes& types() const { return types_; }
   cublasLtMatmulDesc_t desc() const { return desc_; }
   cublasLtMatrixLayout_t a_layout() const { return a_layout_; }  // of our B
@@ -51,7 +51,7 @@ class LtProblem final {
  private:
   LtProblem() = default;
   absl::Status Create();
-  GemmShape gemm_;
+  tuner::GemmShape gemm_;
   LtTypes types_{};
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_layout_ = nullptr;
@@ -86,6 +86,6 @@ absl::StatusOr<cublasLtMatmulAlgo_t> AlgoFromBytes(cublasLtHandle_t handle,
                                                    int64_t workspace_bytes);
 
 // The algorithm's configuration attributes and raw bytes.
-AlgoIdentity Identify(const cublasLtMatmulAlgo_t& algo);
+tuner::AlgoIdentity Identify(const cublasLtMatmulAlgo_t& algo);
 
 }  // namespace crest::measure::internal

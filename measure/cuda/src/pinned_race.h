@@ -19,7 +19,7 @@ namespace crest::measure::internal {
 struct PinnedRaceDevice {
   LaunchContext context;  // handle, stream, the sweep's arena, scratch
   int64_t l2_bytes = 0;
-  CacheMode cache = CacheMode::kCold;
+  tuner::CacheMode cache = tuner::CacheMode::kCold;
   int64_t workspace_bytes = 0;
   ArenaPlan plan;  // for every GEMM of the sets (the backend's PlanFor)
 };

@@ -27,7 +27,7 @@ using crest::testing::Gemm;
   } while (0)
 
 // A quick method: short warm-up and budget, so the suite takes seconds.
-CublasLtOptions Quick(ClockPolicy clocks = ClockPolicy::kSustained) {
+CublasLtOptions Quick(tuner::ClockPolicy clocks = tuner::ClockPolicy::kSustained) {
   CublasLtOptions options;
   options.measure.top_k = 4;
   options.measure.max_seconds = 0.1;
@@ -37,7 +37,7 @@ CublasLtOptions Quick(ClockPolicy clocks = ClockPolicy::kSustained) {
   return options;
 }
 
-std::unique_ptr<Backend> Engine(const CublasLtOptions& options = Quick()) {
+std::unique_ptr<tuner::Backend> Engine(const CublasLtOptions& options = Quick()) {
   auto backend = MakeCublasLtBackend(options);
   EXPECT_TRUE(backend.ok()) << backend.status();
   return backend.ok() ? *std::move(backend) : nullptr;
@@ -67,7 +67,8 @@ TEST(CublasLt, ProbeReportsTheDeviceAndSoftware) {
   }
 }
 
-class EveryDtypeAndLayout : public ::testing::TestWithParam<std::tuple<DType, const char*>> {};
+class EveryDtypeAndLayout : public ::testing::TestWithParam<std::tuple<tuner::DType, const char*>> {
+};
 
 TEST_P(EveryDtypeAndLayout, BestAlgorithmIsVerifiedAndMeasured) {
   SKIP_WITHOUT_DEVICE();
@@ -75,7 +76,7 @@ TEST_P(EveryDtypeAndLayout, BestAlgorithmIsVerifiedAndMeasured) {
   auto engine = Engine();
   ASSERT_NE(engine, nullptr);
   auto out = engine->Run(Gemm(1024, 768, 512, dtype, layout));
-  if (dtype == DType::kFp8E4M3 && (!Fp8Capable() || std::string(layout) != "NT")) {
+  if (dtype == tuner::DType::kFp8E4M3 && (!Fp8Capable() || std::string(layout) != "NT")) {
     ASSERT_FALSE(out.ok()) << "fp8 must be refused here";
     EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
     return;
@@ -96,21 +97,21 @@ TEST_P(EveryDtypeAndLayout, BestAlgorithmIsVerifiedAndMeasured) {
   EXPECT_GT(verified, 0) << "no algorithm produced a correct result";
 }
 
-INSTANTIATE_TEST_SUITE_P(Engine, EveryDtypeAndLayout,
-                         ::testing::Combine(::testing::Values(DType::kFp32, DType::kTf32,
-                                                              DType::kFp16, DType::kBf16,
-                                                              DType::kFp8E4M3),
-                                            ::testing::Values("NT", "NN", "TN")),
-                         [](const ::testing::TestParamInfo<std::tuple<DType, const char*>>& p) {
-                           return std::string(DTypeName(std::get<0>(p.param))) + "_" +
-                                  std::get<1>(p.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Engine, EveryDtypeAndLayout,
+    ::testing::Combine(::testing::Values(tuner::DType::kFp32, tuner::DType::kTf32,
+                                         tuner::DType::kFp16, tuner::DType::kBf16,
+                                         tuner::DType::kFp8E4M3),
+                       ::testing::Values("NT", "NN", "TN")),
+    [](const ::testing::TestParamInfo<std::tuple<tuner::DType, const char*>>& p) {
+      return std::string(tuner::DTypeName(std::get<0>(p.param))) + "_" + std::get<1>(p.param);
+    });
 
 TEST(CublasLt, StridedBatchedSeedShapeIsVerified) {
   SKIP_WITHOUT_DEVICE();
   auto engine = Engine();
   // The common script's bmm with a misaligned K.
-  auto out = engine->Run(Gemm(4096, 4096, 10922, DType::kFp16, "NN", 4));
+  auto out = engine->Run(Gemm(4096, 4096, 10922, tuner::DType::kFp16, "NN", 4));
   ASSERT_TRUE(out.ok()) << out.status();
   for (const auto& a : out->measured->algos) EXPECT_TRUE(a.verified) << a.verify_note;
 }
@@ -118,10 +119,10 @@ TEST(CublasLt, StridedBatchedSeedShapeIsVerified) {
 TEST(CublasLt, SustainedPolicyRecordsTheSettledGpuState) {
   SKIP_WITHOUT_DEVICE();
   auto engine = Engine();
-  auto out = engine->Run(Gemm(8192, 8192, 8192, DType::kBf16, "NT"));
+  auto out = engine->Run(Gemm(8192, 8192, 8192, tuner::DType::kBf16, "NT"));
   ASSERT_TRUE(out.ok()) << out.status();
-  const MeasuredGemm& m = *out->measured;
-  EXPECT_EQ(m.mode.clocks, ClockPolicy::kSustained);
+  const tuner::MeasuredGemm& m = *out->measured;
+  EXPECT_EQ(m.mode.clocks, tuner::ClockPolicy::kSustained);
   for (const auto& a : m.algos) {
     EXPECT_GT(a.stats.samples, 0) << "an algorithm without a time";
     EXPECT_EQ(a.stats.discarded, 0) << "sustained samples discarded: " << a.clock_note;
@@ -133,18 +134,18 @@ TEST(CublasLt, SustainedPolicyRecordsTheSettledGpuState) {
 
 TEST(CublasLt, BurstPolicyIsLabelledAndJudgedAgainstTheBoostClock) {
   SKIP_WITHOUT_DEVICE();
-  auto engine = Engine(Quick(ClockPolicy::kBurst));
-  auto out = engine->Run(Gemm(2048, 2048, 2048, DType::kBf16, "NT"));
+  auto engine = Engine(Quick(tuner::ClockPolicy::kBurst));
+  auto out = engine->Run(Gemm(2048, 2048, 2048, tuner::DType::kBf16, "NT"));
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(out->measured->mode.clocks, ClockPolicy::kBurst);
-  EXPECT_EQ(engine->Mode().clocks, ClockPolicy::kBurst);
+  EXPECT_EQ(out->measured->mode.clocks, tuner::ClockPolicy::kBurst);
+  EXPECT_EQ(engine->Mode().clocks, tuner::ClockPolicy::kBurst);
   for (const auto& a : out->measured->algos) EXPECT_GT(a.stats.samples, 0);
 }
 
 TEST(CublasLt, RepeatedMeasurementsAgreeWithinFivePercent) {
   SKIP_WITHOUT_DEVICE();
   auto engine = Engine();
-  const GemmShape g = Gemm(4096, 4096, 4096, DType::kBf16, "NT");
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096, tuner::DType::kBf16, "NT");
   ASSERT_TRUE(engine->Reserve({&g, 1}).ok());
   auto best = [&]() {
     auto out = engine->Run(g);
@@ -174,16 +175,16 @@ TEST(CublasLt, SustainedMedianIsWithinThreePercentOfABackToBackLoop) {
   ASSERT_TRUE(backend.ok()) << backend.status();
   auto* racer = dynamic_cast<SetRacer*>(backend->get());
   ASSERT_NE(racer, nullptr);
-  const GemmShape g = Gemm(8192, 21888, 4096, DType::kBf16, "NT");
-  const GemmShape before = Gemm(8192, 4096, 10944, DType::kBf16, "NT");
-  const std::vector<GemmShape> plan = {before, g};
+  const tuner::GemmShape g = Gemm(8192, 21888, 4096, tuner::DType::kBf16, "NT");
+  const tuner::GemmShape before = Gemm(8192, 4096, 10944, tuner::DType::kBf16, "NT");
+  const std::vector<tuner::GemmShape> plan = {before, g};
   ASSERT_TRUE((*backend)->Reserve(plan).ok());
   ASSERT_TRUE((*backend)->Run(before).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   auto out = (*backend)->Run(g);
   ASSERT_TRUE(out.ok()) << out.status();
-  const AlgoResult* best = nullptr;
-  for (const AlgoResult& a : out->measured->algos) {
+  const tuner::AlgoResult* best = nullptr;
+  for (const tuner::AlgoResult& a : out->measured->algos) {
     if (a.verified && (best == nullptr || a.stats.median_us < best->stats.median_us)) best = &a;
   }
   ASSERT_NE(best, nullptr);
@@ -219,14 +220,14 @@ TEST(CublasLt, SustainedMedianIsWithinThreePercentOfABackToBackLoop) {
 TEST(CublasLt, HostWorkBetweenGemmsRunsBesideQueuedLoad) {
   SKIP_WITHOUT_DEVICE();
   auto engine = Engine();
-  const GemmShape g = Gemm(8192, 21888, 4096, DType::kBf16, "NT");
+  const tuner::GemmShape g = Gemm(8192, 21888, 4096, tuner::DType::kBf16, "NT");
   ASSERT_TRUE(engine->Reserve({&g, 1}).ok());
   ASSERT_TRUE(engine->Run(g).ok());  // the warm-up
   for (int i = 0; i < 4; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     auto out = engine->Run(g);
     ASSERT_TRUE(out.ok()) << out.status();
-    const MeasuredGemm& m = *out->measured;
+    const tuner::MeasuredGemm& m = *out->measured;
     int64_t discarded = 0;
     for (const auto& a : m.algos) discarded += a.stats.discarded;
     std::printf(
@@ -245,7 +246,7 @@ TEST(CublasLt, HostWorkBetweenGemmsRunsBesideQueuedLoad) {
 TEST(CublasLt, RefusesAShapeThatCannotFitBeforeAllocating) {
   SKIP_WITHOUT_DEVICE();
   auto engine = Engine();
-  auto out = engine->Run(Gemm(1 << 20, 1 << 20, 1 << 16, DType::kBf16, "NT"));
+  auto out = engine->Run(Gemm(1 << 20, 1 << 20, 1 << 16, tuner::DType::kBf16, "NT"));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted) << out.status();
 }

@@ -48,12 +48,12 @@ std::optional<RunChoice> ParseRunChoice(std::string_view text);
 // Which measurements answer. Results of other modes or software are never
 // used, and never mixed in.
 struct AnswerOptions {
-  store::SoftwarePin pin;  // default: any software (the newest first for a lookup)
-  MeasureMode mode;        // default: cold L2, sustained clocks
+  store::SoftwarePin pin;   // default: any software (the newest first for a lookup)
+  tuner::MeasureMode mode;  // default: cold L2, sustained clocks
   RunChoice runs = RunChoice::kLatest;
   // Which algorithm answers for each measured GEMM: the fastest Crest's
   // search found, or cuBLASLt's first choice (what an unpinned call runs).
-  AlgoChoice algo = AlgoChoice::kBest;
+  tuner::AlgoChoice algo = tuner::AlgoChoice::kBest;
   // Let a stored race of the measured headline's run order a d_ff answer's
   // leading rows (DffRanking::race). Off: the per-GEMM pass alone, as a
   // sweep reads it to choose what to race.
@@ -70,7 +70,7 @@ struct GemmAnswer {
   std::optional<store::MeasurementRow> measured;
   // When nothing is measured: the database's prediction or the model's now.
   std::optional<store::PredictionRow> predicted;
-  std::vector<RunInfo> runs;  // measured: the run, or every run pooled
+  std::vector<tuner::RunInfo> runs;  // measured: the run, or every run pooled
   bool pooled = false;
   double pooled_us = 0;      // pooled: the median of the runs' medians
   double pooled_low_us = 0;  // pooled: the interval covering the runs' intervals
@@ -94,18 +94,22 @@ class Answers {
   // The d_ff candidates of the query, ranked (dff_ranking.h). Candidates
   // the model has no path for are counted missing; FailedPrecondition when
   // no candidate has an answer.
-  virtual absl::StatusOr<DffRanking> Dff(const DffQuery& query, const GpuSpec& gpu) = 0;
+  virtual absl::StatusOr<tuner::DffRanking> Dff(const tuner::DffQuery& query,
+                                                const tuner::GpuSpec& gpu) = 0;
   // Vocabulary paddings, ranked (vocab.h).
-  virtual absl::StatusOr<VocabRanking> Vocab(const VocabQuery& query, const GpuSpec& gpu) = 0;
+  virtual absl::StatusOr<tuner::VocabRanking> Vocab(const tuner::VocabQuery& query,
+                                                    const tuner::GpuSpec& gpu) = 0;
   // Each configuration evaluated (design.h), then ranked (RankDesigns).
-  virtual absl::StatusOr<std::vector<DesignRow>> Design(std::span<const DesignConfig> configs,
-                                                        const DesignOptions& options,
-                                                        const GpuSpec& gpu) = 0;
+  virtual absl::StatusOr<std::vector<tuner::DesignRow>> Design(
+      std::span<const tuner::DesignConfig> configs, const tuner::DesignOptions& options,
+      const tuner::GpuSpec& gpu) = 0;
   // One GEMM's best known result; both empty only when nothing answers (no
   // model path for its dtype on `gpu`).
-  virtual absl::StatusOr<GemmAnswer> Lookup(const GemmShape& gemm, const GpuSpec& gpu) = 0;
+  virtual absl::StatusOr<GemmAnswer> Lookup(const tuner::GemmShape& gemm,
+                                            const tuner::GpuSpec& gpu) = 0;
   // The model's breakdown of one GEMM (the answering side's model).
-  virtual absl::StatusOr<Prediction> Predict(const GemmShape& gemm, const GpuSpec& gpu) = 0;
+  virtual absl::StatusOr<tuner::Prediction> Predict(const tuner::GemmShape& gemm,
+                                                    const tuner::GpuSpec& gpu) = 0;
 };
 
 // This build's model: every figure predicted.
@@ -122,25 +126,27 @@ std::unique_ptr<Answers> StoreAnswers(std::unique_ptr<store::Store> db, std::str
 // Times GEMMs that belong together from `db` as StoreAnswers does (one run,
 // or the pool of runs, else predicted); `predict_only`: predicted alone (the
 // store's predictions, or the model now). NotFound when nothing answers one.
-absl::StatusOr<std::vector<Timing>> TimeGemmSet(store::Store& db, const GpuSpec& gpu,
-                                                const AnswerOptions& options,
-                                                std::span<const GemmShape> gemms,
-                                                bool predict_only);
+absl::StatusOr<std::vector<tuner::Timing>> TimeGemmSet(store::Store& db, const tuner::GpuSpec& gpu,
+                                                       const AnswerOptions& options,
+                                                       std::span<const tuner::GemmShape> gemms,
+                                                       bool predict_only);
 
 // A prediction as the store would keep it (no host, no time of writing).
-store::PredictionRow PredictionRowOf(const GemmShape& gemm, const GpuSpec& gpu,
-                                     const Prediction& prediction);
+store::PredictionRow PredictionRowOf(const tuner::GemmShape& gemm, const tuner::GpuSpec& gpu,
+                                     const tuner::Prediction& prediction);
 
 // "NVIDIA H100 80GB HBM3 GPU-… on node7; driver 580.1, CUDA runtime 13000,
 // cuBLASLt 130100"
-std::string DescribeProvenance(const DeviceInfo& device, const SoftwareInfo& software);
+std::string DescribeProvenance(const tuner::DeviceInfo& device,
+                               const tuner::SoftwareInfo& software);
 // The same, and how it was measured: "…; cold L2, sustained clocks".
-std::string DescribeMeasurement(const DeviceInfo& device, const SoftwareInfo& software,
-                                const MeasureMode& mode);
+std::string DescribeMeasurement(const tuner::DeviceInfo& device,
+                                const tuner::SoftwareInfo& software,
+                                const tuner::MeasureMode& mode);
 
 // The Timing of a GEMM's answer (measured: the median and its interval, or
 // the pooled interval; predicted: the expected error around the time).
 // NotFound when the answer is empty.
-absl::StatusOr<Timing> TimingOf(const GemmAnswer& answer, const GemmShape& gemm);
+absl::StatusOr<tuner::Timing> TimingOf(const GemmAnswer& answer, const tuner::GemmShape& gemm);
 
 }  // namespace crest::answers

@@ -73,8 +73,8 @@ struct CompareQuery {
   std::string now_name = "--new";
   double threshold = kDefaultCompareThreshold;
   int64_t max_gemms = kMaxCompareGemms;  // per side; more is ResourceExhausted naming it
-  MeasureMode mode;
-  AlgoChoice algo = AlgoChoice::kBest;
+  tuner::MeasureMode mode;
+  tuner::AlgoChoice algo = tuner::AlgoChoice::kBest;
   // When not empty: only these GEMMs, each in the study it names (a spec's
   // plan, its d_ff studies by DffStudyKey); GEMMs outside it are left out.
   std::map<store::GemmKey, std::string> study_of;
@@ -82,7 +82,7 @@ struct CompareQuery {
 
 // One side's answer for a GEMM.
 struct CompareSide {
-  RunInfo run;
+  tuner::RunInfo run;
   std::string provenance;  // DescribeProvenance of the run's device and software
   bool replayed = false;
   double median_us = 0;

@@ -53,8 +53,8 @@ inline constexpr double kDefaultFleetError = 0.05;
 
 struct FleetQuery {
   std::optional<std::string> gpu_model;  // catalogue name; every model when unset
-  MeasureMode mode;
-  AlgoChoice algo = AlgoChoice::kBest;
+  tuner::MeasureMode mode;
+  tuner::AlgoChoice algo = tuner::AlgoChoice::kBest;
   double threshold = kDefaultCompareThreshold;
   double family_error = kDefaultFleetError;  // per group of devices (above)
   int64_t max_answers = kMaxFleetAnswers;    // more is ResourceExhausted

@@ -17,33 +17,34 @@ namespace crest::answers {
 struct SetTimers {
   // The answering source: measured where it can (one run per set, or a
   // pool), else predicted.
-  GemmSetTimer time;
+  tuner::GemmSetTimer time;
   // The model alone (for a baseline of the predicted kind); may be empty
   // when `time` is the model.
-  GemmSetTimer predict;
+  tuner::GemmSetTimer predict;
   // Optional: `time`'s sums (SumTimings of its answer), for a source that
   // gives them without a Timing per GEMM; the d_ff answer uses it.
-  GemmSetSummer sum;
+  tuner::GemmSetSummer sum;
   // Optional: reads what the sets will need, before they are timed.
-  std::function<absl::Status(std::span<const std::vector<GemmShape>>)> prefetch;
+  std::function<absl::Status(std::span<const std::vector<tuner::GemmShape>>)> prefetch;
   // Optional: how many sets `time` answered predicted although every GEMM
   // was measured, by no one run (DffRanking::measured_across_runs).
   std::function<int64_t()> across_runs;
   // Optional: the race that orders a d_ff answer's leading measured rows
   // (RankDff).
-  DffRaceFinder races;
+  tuner::DffRaceFinder races;
 };
 
 // The d_ff ranking of `query` (skip_missing set: candidates the model has
 // no path for are counted missing). FailedPrecondition when no candidate
 // has an answer, naming the dtype and the GPU.
-absl::StatusOr<DffRanking> RankDffWith(const DffQuery& query, const GpuSpec& gpu,
-                                       const SetTimers& timers);
-absl::StatusOr<VocabRanking> RankVocabWith(const VocabQuery& query, const SetTimers& timers);
+absl::StatusOr<tuner::DffRanking> RankDffWith(const tuner::DffQuery& query,
+                                              const tuner::GpuSpec& gpu, const SetTimers& timers);
+absl::StatusOr<tuner::VocabRanking> RankVocabWith(const tuner::VocabQuery& query,
+                                                  const SetTimers& timers);
 // Every config evaluated on `gpu` (its fused attention and communication
 // too, whatever options.gpu says), then ranked (RankDesigns).
-absl::StatusOr<std::vector<DesignRow>> RankDesignsWith(std::span<const DesignConfig> configs,
-                                                       const DesignOptions& options,
-                                                       const GpuSpec& gpu, const SetTimers& timers);
+absl::StatusOr<std::vector<tuner::DesignRow>> RankDesignsWith(
+    std::span<const tuner::DesignConfig> configs, const tuner::DesignOptions& options,
+    const tuner::GpuSpec& gpu, const SetTimers& timers);
 
 }  // namespace crest::answers

@@ -27,7 +27,7 @@ inline constexpr int64_t kOperandAlignment = 256;
 // Rotated operand copies for `gemm`: cold mode takes enough that together
 // they are at least twice the L2 (capped at kMaxCopies), so each launch finds
 // none of its operands in the L2; warm mode takes one.
-int OperandCopies(const GemmShape& gemm, int64_t l2_bytes, CacheMode cache);
+int OperandCopies(const tuner::GemmShape& gemm, int64_t l2_bytes, tuner::CacheMode cache);
 
 struct ArenaPlan {
   int64_t input_bytes = 0;   // the largest input region of the plan's GEMMs
@@ -39,8 +39,8 @@ struct ArenaPlan {
 };
 
 // The arena that holds every GEMM of `gemms` (one at a time).
-ArenaPlan PlanArena(std::span<const GemmShape> gemms, int64_t l2_bytes, CacheMode cache,
-                    int64_t workspace_bytes);
+ArenaPlan PlanArena(std::span<const tuner::GemmShape> gemms, int64_t l2_bytes,
+                    tuner::CacheMode cache, int64_t workspace_bytes);
 
 // Where one GEMM's operands lie [bytes from the arena's start].
 struct OperandLayout {
@@ -55,7 +55,7 @@ struct OperandLayout {
 };
 
 // Lays `gemm` out in `arena`. REQUIRES: arena.Holds(PlanArena({gemm}, …)).
-OperandLayout LayOut(const GemmShape& gemm, int64_t l2_bytes, CacheMode cache,
+OperandLayout LayOut(const tuner::GemmShape& gemm, int64_t l2_bytes, tuner::CacheMode cache,
                      const ArenaPlan& arena);
 
 // OK when `needed_bytes` fit in `free_bytes` with `headroom` (a fraction

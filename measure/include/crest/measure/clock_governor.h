@@ -84,7 +84,8 @@ enum class HostWork { kBetweenGemms = 0, kGraphs = 1 };
 // load queued for it).
 class ClockGovernor final {
  public:
-  ClockGovernor(ClockPolicy policy, EngineTuning tuning) : policy_(policy), tuning_(tuning) {}
+  ClockGovernor(tuner::ClockPolicy policy, EngineTuning tuning)
+      : policy_(policy), tuning_(tuning) {}
 
   // Brings the GPU to the policy's state. Sustained: when never settled, or
   // idle longer than rewarm_after_idle_s, runs `work` (one warm-up round on
@@ -118,7 +119,7 @@ class ClockGovernor final {
                                   EngineClock& clock);
   // Host work of kind `what` is over: its length is the next estimate.
   void HostWorkDone(HostWork what, EngineClock& clock);
-  ClockPolicy policy() const { return policy_; }
+  tuner::ClockPolicy policy() const { return policy_; }
   // The policy with the warm-up's settled clock (sustained) or the boost
   // clock (burst) as reference.
   SampleFilter Filter() const { return SampleFilter(policy_, reference_mhz_); }
@@ -137,7 +138,7 @@ class ClockGovernor final {
                       GpuMonitor& monitor, EngineClock& clock, double* kernel_us);
   bool BackAtLoad(const GpuReading& now) const;
 
-  ClockPolicy policy_;
+  tuner::ClockPolicy policy_;
   EngineTuning tuning_;
   bool prepared_ = false;
   double last_busy_s_ = 0;

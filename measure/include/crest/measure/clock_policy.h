@@ -94,16 +94,17 @@ std::string_view DiscardName(Discard why);
 // clock (burst); 0 when unknown.
 class SampleFilter final {
  public:
-  SampleFilter(ClockPolicy policy, double reference_mhz) : policy_(policy), ref_(reference_mhz) {}
+  SampleFilter(tuner::ClockPolicy policy, double reference_mhz)
+      : policy_(policy), ref_(reference_mhz) {}
   std::optional<Discard> Judge(const GpuReading& reading) const;
-  ClockPolicy policy() const { return policy_; }
+  tuner::ClockPolicy policy() const { return policy_; }
   double reference_mhz() const { return ref_; }
 
   static constexpr double kSustainedFloor = 0.75;  // of the settled clock
   static constexpr double kBurstFloor = 0.97;      // of the boost clock
 
  private:
-  ClockPolicy policy_;
+  tuner::ClockPolicy policy_;
   double ref_;
 };
 

@@ -31,8 +31,8 @@ std::string_view CublasLtBackendReason();
 
 struct ProbedDevice {
   int index = 0;
-  DeviceInfo device;
-  SoftwareInfo software;
+  tuner::DeviceInfo device;
+  tuner::SoftwareInfo software;
   int64_t free_bytes = 0;  // when first probed
 };
 
@@ -55,6 +55,6 @@ struct CublasLtOptions {
 // A Backend that measures on `options.device`. Fails with FailedPrecondition
 // when there is no such device or no engine, and InvalidArgument for invalid
 // options, before anything else happens.
-absl::StatusOr<std::unique_ptr<Backend>> MakeCublasLtBackend(const CublasLtOptions& options);
+absl::StatusOr<std::unique_ptr<tuner::Backend>> MakeCublasLtBackend(const CublasLtOptions& options);
 
 }  // namespace crest::measure

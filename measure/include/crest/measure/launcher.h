@@ -23,7 +23,7 @@ class GemmLauncher {
   virtual ~GemmLauncher() = default;
 
   virtual int Candidates() const = 0;
-  virtual const AlgoIdentity& Identity(int candidate) const = 0;
+  virtual const tuner::AlgoIdentity& Identity(int candidate) const = 0;
   // Runs the candidate once on every operand copy, untimed (so its kernel
   // is loaded), then once more timed: that launch's device time [µs].
   virtual absl::StatusOr<double> TimeOneLaunch(int candidate) = 0;

@@ -25,12 +25,12 @@ struct RaceSettings {
   // best (each GEMM's fastest algorithm) and/or default (cuBLASLt's first
   // choice, what a framework that does not pin algorithms runs). Each
   // once, at least one.
-  std::vector<AlgoChoice> algos{AlgoChoice::kBest};
+  std::vector<tuner::AlgoChoice> algos{tuner::AlgoChoice::kBest};
 };
 
 struct MeasureOptions {
   // Cold L2 and sustained clocks by default; part of every result's key.
-  MeasureMode mode;
+  tuner::MeasureMode mode;
   // Heuristic candidates per GEMM [1, 64].
   int top_k = 8;
   // Walk the algorithms' capabilities (tile, stages, split-K, …) instead of

@@ -41,9 +41,11 @@ struct GemmOperands {
 // samples they are kept and its clock_note says why.
 // Errors of the launcher pass through; InvalidArgument when it has no
 // candidate.
-absl::StatusOr<MeasuredGemm> MeasureGemm(const GemmShape& gemm, const MeasureOptions& options,
-                                         const GemmOperands& operands, GemmLauncher& launcher,
-                                         GpuMonitor& monitor, EngineClock& clock,
-                                         ClockGovernor& governor, const EngineTuning& tuning);
+absl::StatusOr<tuner::MeasuredGemm> MeasureGemm(const tuner::GemmShape& gemm,
+                                                const MeasureOptions& options,
+                                                const GemmOperands& operands,
+                                                GemmLauncher& launcher, GpuMonitor& monitor,
+                                                EngineClock& clock, ClockGovernor& governor,
+                                                const EngineTuning& tuning);
 
 }  // namespace crest::measure

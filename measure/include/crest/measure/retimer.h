@@ -21,8 +21,8 @@ class Retimer {
   // library no longer accepts are left out), through the same pipeline as
   // Backend::Run: sampling, clock policy, verification. The result lists
   // every algorithm timed; InvalidArgument when none can run.
-  virtual absl::StatusOr<GemmOutcome> Retime(const GemmShape& gemm,
-                                             std::span<const AlgoIdentity> stored) = 0;
+  virtual absl::StatusOr<tuner::GemmOutcome> Retime(
+      const tuner::GemmShape& gemm, std::span<const tuner::AlgoIdentity> stored) = 0;
 };
 
 }  // namespace crest::measure

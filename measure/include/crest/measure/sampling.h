@@ -28,7 +28,7 @@ Interval MedianInterval(std::span<const double> samples);
 
 // Median, mean, min, stdev, count and the median's 95% interval of
 // `samples_us` [µs]; the GPU-state fields are left for the caller.
-SampleStats Summarize(std::span<const double> samples_us);
+tuner::SampleStats Summarize(std::span<const double> samples_us);
 
 // Samples further than `k` scaled median absolute deviations from the median
 // (k = 5 by default; the scale is at least 1% of the median) are outliers: a

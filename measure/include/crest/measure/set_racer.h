@@ -18,8 +18,8 @@ namespace crest::measure {
 
 // A GEMM and the algorithm to run it with.
 struct PinnedGemm {
-  GemmShape gemm;
-  AlgoIdentity algo;
+  tuner::GemmShape gemm;
+  tuner::AlgoIdentity algo;
 };
 
 class SetRacer {

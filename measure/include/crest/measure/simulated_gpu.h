@@ -134,13 +134,13 @@ class SimulatedGpu final : public GpuMonitor, public EngineClock {
 // tests inject).
 class SimulatedLauncher final : public GemmLauncher {
  public:
-  SimulatedLauncher(SimulatedGpu& gpu, const GemmShape& gemm, OperandSource source,
+  SimulatedLauncher(SimulatedGpu& gpu, const tuner::GemmShape& gemm, OperandSource source,
                     std::vector<double> burst_us, double noise = 0.005, uint64_t seed = 1);
 
   int Candidates() const override { return static_cast<int>(burst_us_.size()); }
-  const AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
+  const tuner::AlgoIdentity& Identity(int c) const override { return ids_[static_cast<size_t>(c)]; }
   // Replaces candidate c's identity (by default algo_id c, tile 128×256).
-  void Identify(int c, AlgoIdentity id) { ids_[static_cast<size_t>(c)] = std::move(id); }
+  void Identify(int c, tuner::AlgoIdentity id) { ids_[static_cast<size_t>(c)] = std::move(id); }
   absl::StatusOr<double> TimeOneLaunch(int c) override;
   absl::Status PrepareSamples(int launches) override;
   absl::StatusOr<std::vector<double>> Sample(std::span<const int> order) override;
@@ -159,10 +159,10 @@ class SimulatedLauncher final : public GemmLauncher {
  private:
   double Launch(int c);
   SimulatedGpu& gpu_;
-  GemmShape gemm_;
+  tuner::GemmShape gemm_;
   OperandSource source_;
   std::vector<double> burst_us_;
-  std::vector<AlgoIdentity> ids_;
+  std::vector<tuner::AlgoIdentity> ids_;
   std::vector<int64_t> samples_;
   std::mt19937_64 rng_;
   std::normal_distribution<double> noise_;

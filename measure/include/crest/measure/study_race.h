@@ -75,8 +75,8 @@ struct StudyRaceOptions {
 };
 
 struct StudyRaceResult {
-  std::vector<RaceStanding> standings;     // leader first, then by ratio; value left 0
-  std::vector<std::vector<double>> times;  // [round][candidate] µs; 0 = not timed that round
+  std::vector<tuner::RaceStanding> standings;  // leader first, then by ratio; value left 0
+  std::vector<std::vector<double>> times;      // [round][candidate] µs; 0 = not timed that round
   int rounds = 0;
   int retaken = 0;       // timings dropped for an idle gap before them
   double reload_s = 0;   // untimed load before the retakes

@@ -18,10 +18,10 @@ namespace crest::measure {
 
 // Random mantissa bits the generator gives an input of this dtype (its
 // stored mantissa width; tf32 10, the width its tensor cores multiply).
-int MantissaBits(DType dtype);
+int MantissaBits(tuner::DType dtype);
 
 // Largest scaled error an output in this dtype may show [unitless].
-double VerifyTolerance(DType dtype);
+double VerifyTolerance(tuner::DType dtype);
 
 // Where copy 0 of A and B start in the arena's input region [elements of
 // the GEMM's input dtype], and the seed the region was filled with.
@@ -37,7 +37,7 @@ struct OutputIndex {
   int64_t i = 0;
   int64_t j = 0;
   // Its position in C [elements], C being batch × M × N, row-major.
-  int64_t Offset(const GemmShape& gemm) const { return (b * gemm.m + i) * gemm.n + j; }
+  int64_t Offset(const tuner::GemmShape& gemm) const { return (b * gemm.m + i) * gemm.n + j; }
 };
 
 // The elements to check: a grid of 8 rows by 8 columns of C (64 elements),
@@ -46,7 +46,7 @@ struct OutputIndex {
 // the first in batch 0 and the last in the last batch. A fixed sequence per
 // shape, so a re-run checks the same elements. Rows and columns are shared
 // by the grid, so the host regenerates 16 operand vectors, not 128.
-std::vector<OutputIndex> PickOutputElements(const GemmShape& gemm);
+std::vector<OutputIndex> PickOutputElements(const tuner::GemmShape& gemm);
 
 struct SampledElement {
   double out = 0;        // what the GEMM wrote
@@ -55,11 +55,12 @@ struct SampledElement {
 };
 
 // The reference of one output element, from the generator: O(K).
-SampledElement ReferenceElement(const GemmShape& gemm, const OperandSource& source,
+SampledElement ReferenceElement(const tuner::GemmShape& gemm, const OperandSource& source,
                                 const OutputIndex& at);
 // The references of many elements, each row of A and column of B generated
 // once however many elements share it.
-std::vector<SampledElement> ReferenceElements(const GemmShape& gemm, const OperandSource& source,
+std::vector<SampledElement> ReferenceElements(const tuner::GemmShape& gemm,
+                                              const OperandSource& source,
                                               std::span<const OutputIndex> elements);
 
 struct VerifyResult {
@@ -69,6 +70,6 @@ struct VerifyResult {
 };
 
 // ok when every element is finite and within VerifyTolerance(dtype).
-VerifyResult VerifySamples(std::span<const SampledElement> elements, DType dtype);
+VerifyResult VerifySamples(std::span<const SampledElement> elements, tuner::DType dtype);
 
 }  // namespace crest::measure

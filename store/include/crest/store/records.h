@@ -17,7 +17,7 @@ namespace crest::store {
 // What identifies a GEMM result, apart from the GPU: input type, layout
 // and sizes.
 struct GemmKey {
-  DType dtype = DType::kBf16;  // input type
+  tuner::DType dtype = tuner::DType::kBf16;  // input type
   bool a_transposed = false;
   bool b_transposed = true;
   int64_t m = 0;
@@ -25,9 +25,9 @@ struct GemmKey {
   int64_t k = 0;
   int64_t batch = 1;
 
-  static GemmKey Of(const GemmShape& gemm);
+  static GemmKey Of(const tuner::GemmShape& gemm);
   // The GEMM it keys, unnamed, forward pass.
-  GemmShape Shape() const;
+  tuner::GemmShape Shape() const;
   auto operator<=>(const GemmKey&) const = default;
 };
 
@@ -75,20 +75,20 @@ struct PredictionRow {
 struct MeasurementRow {
   int64_t id = 0;
   std::optional<int64_t> job_id;
-  DeviceInfo device;
-  SoftwareInfo software;
+  tuner::DeviceInfo device;
+  tuner::SoftwareInfo software;
   GemmKey key;
   int64_t lda = 0;
   int64_t ldb = 0;
   int64_t ldc = 0;
   std::string dtype_out;
   std::string compute_type;
-  AlgoResult result;  // identity, statistics, verification, TFLOP/s
+  tuner::AlgoResult result;  // identity, statistics, verification, TFLOP/s
   int64_t tiles = 0;
   int64_t waves = 0;
   double tile_efficiency = 0;
   double wave_efficiency = 0;
-  MeasureMode mode;              // cache mode and clock policy
+  tuner::MeasureMode mode;       // cache mode and clock policy
   double settled_clock_mhz = 0;  // the clock the policy judged samples by; 0 unknown
   int64_t created_us = 0;
 };
@@ -122,9 +122,9 @@ struct RaceRecord {
   int64_t device_id = 0;
   int64_t software_id = 0;
   std::string gpu_model;
-  MeasureMode mode;
-  AlgoChoice algo = AlgoChoice::kBest;  // which algorithm of each GEMM ran
-  std::string study;                    // the study's key (DffStudyKey)
+  tuner::MeasureMode mode;
+  tuner::AlgoChoice algo = tuner::AlgoChoice::kBest;  // which algorithm of each GEMM ran
+  std::string study;                                  // the study's key (DffStudyKey)
   double resolution = 0;
   // Family-wise error rate of its verdicts; 0: the first, uncorrected procedure.
   double error_rate = 0;
@@ -135,16 +135,16 @@ struct RaceRecord {
   double seconds = 0;
   std::string stop_reason;
   int64_t created_us = 0;
-  std::vector<RaceStanding> entries;       // leader first, then by ratio
-  std::vector<std::vector<double>> times;  // [round][candidate] µs; 0 = not timed
+  std::vector<tuner::RaceStanding> entries;  // leader first, then by ratio
+  std::vector<std::vector<double>> times;    // [round][candidate] µs; 0 = not timed
 };
 
 // What an answer says about a run.
 struct RunRecord {
   RunKey key;
-  RunInfo info;
-  DeviceInfo device;
-  SoftwareInfo software;
+  tuner::RunInfo info;
+  tuner::DeviceInfo device;
+  tuner::SoftwareInfo software;
 };
 
 // GEMM timings another tool made, as `crest db import` stores them: never
@@ -174,8 +174,8 @@ struct RunFilter {
   std::optional<std::string> host;
   std::optional<int64_t> from_us;  // runs at or after
   std::optional<int64_t> to_us;    // runs before
-  MeasureMode mode;
-  AlgoChoice algo = AlgoChoice::kBest;
+  tuner::MeasureMode mode;
+  tuner::AlgoChoice algo = tuner::AlgoChoice::kBest;
   // At most this many GEMMs answered (0: no limit); more is ResourceExhausted.
   int64_t limit = 0;
   // One answer per GEMM, device and cuBLASLt version instead of per GEMM
@@ -190,7 +190,7 @@ struct SelectedBest {
   std::string gpu_model;
   GemmKey key;
   RunBest best;
-  AlgoIdentity algo;  // its configuration; the raw bytes are not read
+  tuner::AlgoIdentity algo;  // its configuration; the raw bytes are not read
   int64_t samples = 0;
 };
 

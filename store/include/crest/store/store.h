@@ -38,8 +38,8 @@ inline constexpr int64_t kPageBytes = 4096;
 
 // One GEMM's prediction for Store::InsertPredictions.
 struct PredictionToWrite {
-  const GemmShape* gemm = nullptr;
-  const Prediction* prediction = nullptr;
+  const tuner::GemmShape* gemm = nullptr;
+  const tuner::Prediction* prediction = nullptr;
 };
 
 struct StoreOptions {
@@ -141,8 +141,9 @@ class Store : public JobStore {
   // false then, true when this call added the row (another writer may have
   // added the same key since the caller looked).
   virtual absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id,
-                                                const std::string& gpu_model, const GemmShape& gemm,
-                                                const Prediction& p) = 0;
+                                                const std::string& gpu_model,
+                                                const tuner::GemmShape& gemm,
+                                                const tuner::Prediction& p) = 0;
   // InsertPrediction for many GEMMs in one transaction (one commit, one
   // sync): all of them and the job's progress (+ their count), or none.
   // Returns how many rows this call added.
@@ -155,17 +156,18 @@ class Store : public JobStore {
 
   // ---- measurements
   // Registers (or finds) the device and software; returns their row ids.
-  virtual absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(const DeviceInfo& device,
-                                                                     const SoftwareInfo& sw) = 0;
+  virtual absl::StatusOr<std::pair<int64_t, int64_t>> RegisterDevice(
+      const tuner::DeviceInfo& device, const tuner::SoftwareInfo& sw) = 0;
   // True when this device and software already measured this GEMM in this
   // mode (cache mode and clock policy).
   virtual absl::StatusOr<bool> HasMeasurement(int64_t device_id, int64_t software_id,
-                                              const GemmKey& key, const MeasureMode& mode) = 0;
+                                              const GemmKey& key,
+                                              const tuner::MeasureMode& mode) = 0;
   // Inserts one row per algorithm of `measured` and counts one GEMM in the
   // job's progress, in one transaction.
   virtual absl::Status InsertMeasurement(std::optional<int64_t> job_id, int64_t device_id,
                                          int64_t software_id, const std::string& gpu_model,
-                                         int sm_count, const MeasuredGemm& measured) = 0;
+                                         int sm_count, const tuner::MeasuredGemm& measured) = 0;
   virtual absl::StatusOr<MeasurementRow> GetMeasurement(int64_t id) = 0;
   // The software versions `pin` allows, newest first (cuBLASLt, then CUDA
   // runtime, then driver): the order answers try them in.
@@ -180,19 +182,19 @@ class Store : public JobStore {
   // recorded are absent.
   virtual absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> RunBests(
       const std::string& gpu_model, std::span<const GemmKey> keys, int64_t software_id,
-      const MeasureMode& mode, AlgoChoice algo = AlgoChoice::kBest) = 0;
+      const tuner::MeasureMode& mode, tuner::AlgoChoice algo = tuner::AlgoChoice::kBest) = 0;
   // RunBests of one run alone: one entry per key, in the order given (keys
   // may repeat), nullopt where the run has none. An index seek per key
   // range, however many other runs measured the keys.
   virtual absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(
       const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
-      const MeasureMode& mode, AlgoChoice algo = AlgoChoice::kBest) = 0;
+      const tuner::MeasureMode& mode, tuner::AlgoChoice algo = tuner::AlgoChoice::kBest) = 0;
   // Every run on software `software_id` with a verified result on
   // `gpu_model` in `mode`, newest first (RunBest's run and started_us; no
   // figures): one index seek per run, not per row.
   virtual absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string& gpu_model,
                                                         int64_t software_id,
-                                                        const MeasureMode& mode) = 0;
+                                                        const tuner::MeasureMode& mode) = 0;
   // The job, device and software of each run, in the order given. NotFound
   // names a run whose device or software is not in the database.
   virtual absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) = 0;
@@ -210,11 +212,9 @@ class Store : public JobStore {
   // `mode` under every software version but `except_software_id`, fastest
   // first (an algorithm by its configuration; its stored bytes kept).
   // Empty when no other version measured the GEMM.
-  virtual absl::StatusOr<std::vector<AlgoIdentity>> StoredTopAlgos(const std::string& gpu_model,
-                                                                   const GemmKey& key,
-                                                                   const MeasureMode& mode,
-                                                                   int64_t except_software_id,
-                                                                   int count) = 0;
+  virtual absl::StatusOr<std::vector<tuner::AlgoIdentity>> StoredTopAlgos(
+      const std::string& gpu_model, const GemmKey& key, const tuner::MeasureMode& mode,
+      int64_t except_software_id, int count) = 0;
 
   // ---- races of a study's leading candidates (sweep/runner.h)
   // Stores a race with its standings and every round's times; returns its id.
@@ -223,11 +223,9 @@ class Store : public JobStore {
   // any job) on device `device_uuid` made in `mode` and `algo`, with its
   // standings (times only when `with_times`); nullopt when it raced none.
   // (A job runs on one device, the one its target names.)
-  virtual absl::StatusOr<std::optional<RaceRecord>> FindRace(int64_t job_id,
-                                                             const std::string& device_uuid,
-                                                             const std::string& study,
-                                                             const MeasureMode& mode,
-                                                             AlgoChoice algo, bool with_times) = 0;
+  virtual absl::StatusOr<std::optional<RaceRecord>> FindRace(
+      int64_t job_id, const std::string& device_uuid, const std::string& study,
+      const tuner::MeasureMode& mode, tuner::AlgoChoice algo, bool with_times) = 0;
 
   // ---- timings imported from other tools (never answers; calibration input;
   // admin.h's Import adds them)

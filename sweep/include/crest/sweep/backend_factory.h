@@ -38,6 +38,6 @@ struct BackendChoice {
 // or invalid measure or replay options; FailedPrecondition when the cuBLASLt
 // backend is not built into this binary or the device is missing; NotFound
 // when the replay table cannot be read.
-absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice);
+absl::StatusOr<std::unique_ptr<tuner::Backend>> MakeBackend(const BackendChoice& choice);
 
 }  // namespace crest::sweep

@@ -24,7 +24,7 @@ struct SweepProgress {
   double elapsed_s = 0;     // since this run started
   double busy_s = 0;        // time spent inside the backend
   double kernel_s = 0;      // device time inside the engine's timed kernels (measuring backends)
-  HostStages host;          // the engines' steps outside their kernels, summed
+  tuner::HostStages host;   // the engines' steps outside their kernels, summed
   double write_s = 0;       // writing results to the database
   double reload_s = 0;      // untimed load making up idle gaps before sampling (in kernel_s)
   double keep_load_s = 0;   // untimed load queued to run while the host worked (in kernel_s)
@@ -41,7 +41,7 @@ struct SweepProgress {
   // write, and the time between GEMMs (the runner's own work and gaps);
   // beside them, the untimed device load per GEMM run (keep-load, reload).
   struct PerGemm {
-    HostStages host;
+    tuner::HostStages host;
     double other_engine_s = 0;
     double write_s = 0;
     double between_s = 0;
@@ -54,11 +54,11 @@ struct SweepProgress {
 // A d_ff study's race after the per-GEMM pass (measuring backends;
 // docs/measurement.md, "Racing a study's leaders").
 struct StudyRaceReport {
-  std::string study;                    // DffStudyKey of the spec's study
-  AlgoChoice algo = AlgoChoice::kBest;  // whose answer was raced
-  int64_t race_id = 0;                  // the stored race; 0 when not raced
-  std::string why_not;                  // when not raced (or the race failed)
-  int64_t raced_job = 0;                // the run whose candidates and algorithms were raced
+  std::string study;                                  // DffStudyKey of the spec's study
+  tuner::AlgoChoice algo = tuner::AlgoChoice::kBest;  // whose answer was raced
+  int64_t race_id = 0;                                // the stored race; 0 when not raced
+  std::string why_not;                                // when not raced (or the race failed)
+  int64_t raced_job = 0;  // the run whose candidates and algorithms were raced
   // "measured on NVIDIA H100 80GB HBM3 GPU-…, cuBLASLt 130100", or "replayed
   // (not measured) on a simulated H100-SXM: <table, hash, noise, seed, drift>"
   std::string measured_on;
@@ -75,7 +75,7 @@ struct StudyRaceReport {
 std::string DescribeRace(const StudyRaceReport& race);
 
 // "" for the fastest algorithms, " (cuBLASLt's first-choice algorithms)".
-std::string RaceAlgoNote(AlgoChoice algo);
+std::string RaceAlgoNote(tuner::AlgoChoice algo);
 
 struct SweepOptions {
   bool force = false;  // run GEMMs the store already holds for this device/software/model
@@ -85,7 +85,7 @@ struct SweepOptions {
   std::function<void(const SweepProgress&)> on_progress;
   // Called for each GEMM's result once it is committed; same thread as
   // on_progress.
-  std::function<void(const GemmShape&, const GemmOutcome&)> on_result;
+  std::function<void(const tuner::GemmShape&, const tuner::GemmOutcome&)> on_result;
   // A backend that only predicts commits its results this many GEMMs at a
   // time, and at least every kPredictionBatchSeconds: one transaction and
   // one sync per batch. A crash loses only the batch not yet committed,
@@ -161,8 +161,8 @@ inline constexpr int kRevalidateAlgos = 3;
 // a race's failure is reported there and leaves the job done). Errors of
 // the store end the run and are returned; the job stays "running" so that
 // the next run resumes it.
-absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, Backend& backend, store::Store& db,
-                                      const SweepOptions& options);
+absl::StatusOr<SweepOutcome> RunSweep(const SweepSpec& spec, tuner::Backend& backend,
+                                      store::Store& db, const SweepOptions& options);
 
 // OK, or InvalidArgument "plan: …" for an adaptive spec on a backend that
 // does not measure (`measures` false), "revalidate: …" for a revalidation

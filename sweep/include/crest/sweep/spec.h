@@ -26,12 +26,12 @@ inline constexpr int64_t kMaxShards = 65536;              // "shard": {"count"} 
 // so the same sweep always has the same text: that text identifies its job.
 struct SweepSpec {
   std::string canonical_json;
-  std::string name;                 // optional label
-  std::string gpu;                  // catalogue GPU for predictions (the model backend)
-  measure::MeasureOptions measure;  // how a measuring backend measures ("measure")
-  std::vector<GemmShape> gemms;     // the plan: deduplicated, in spec order
-  std::vector<DffQuery> dff;        // the d_ff studies ("dff"), for their races
-  std::vector<std::string> notes;   // combinations skipped, and why
+  std::string name;                     // optional label
+  std::string gpu;                      // catalogue GPU for predictions (the model backend)
+  measure::MeasureOptions measure;      // how a measuring backend measures ("measure")
+  std::vector<tuner::GemmShape> gemms;  // the plan: deduplicated, in spec order
+  std::vector<tuner::DffQuery> dff;     // the d_ff studies ("dff"), for their races
+  std::vector<std::string> notes;       // combinations skipped, and why
   // "plan": "full" (every GEMM; the default) or "adaptive" (the d_ff
   // studies' candidates the model cannot rule out: tuner/adaptive_plan.h;
   // every other GEMM in full). Adaptive needs d_ff studies, a measuring

@@ -19,16 +19,16 @@ struct SweepReport {
   SweepOutcome outcome;
   std::string backend;             // "model", "cublaslt", "replay"
   bool measures = false;           // the backend measures
-  MeasureMode mode;                // measuring backends: how
+  tuner::MeasureMode mode;         // measuring backends: how
   nlohmann::json measure;          // measuring backends: the spec's "measure" section
   std::vector<std::string> notes;  // the spec's notes
   // Measuring backends: the device and software every measured figure of
   // the report (races included) comes from.
-  std::optional<DeviceInfo> device;
-  std::optional<SoftwareInfo> software;
+  std::optional<tuner::DeviceInfo> device;
+  std::optional<tuner::SoftwareInfo> software;
 };
 
 // The report of `outcome`, a run of `spec` on `backend`.
-SweepReport ReportOf(SweepOutcome outcome, const SweepSpec& spec, const Backend& backend);
+SweepReport ReportOf(SweepOutcome outcome, const SweepSpec& spec, const tuner::Backend& backend);
 
 }  // namespace crest::sweep

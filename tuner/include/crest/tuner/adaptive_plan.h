@@ -31,7 +31,7 @@
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Candidates a study adds to one round, at most.
 inline constexpr int kAdaptiveBatch = 8;
@@ -89,4 +89,4 @@ class AdaptivePlan {
   std::array<double, kErrorClasses.size()> least_ratio_{};
 };
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -24,7 +24,7 @@
 #include "crest/tuner/model_config.h"
 #include "crest/tuner/timing.h"
 
-namespace crest {
+namespace crest::tuner {
 
 enum class AttentionKernel {
   kFused,     // FlashAttention, predicted from published figures (the default):
@@ -66,4 +66,4 @@ absl::StatusOr<FusedAttention> PredictFusedAttention(
     const ModelConfig& config, const GpuSpec& gpu,
     AttentionKernel kernel = AttentionKernel::kFused);
 
-}  // namespace crest
+}  // namespace crest::tuner

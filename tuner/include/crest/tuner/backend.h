@@ -15,7 +15,7 @@
 #include "crest/tuner/measurement.h"
 #include "crest/tuner/predictor.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Exactly one of the two is set, by the backend's kind.
 struct GemmOutcome {
@@ -56,4 +56,4 @@ class Backend {
 // The predictor as a backend for `gpu` (which must outlive it).
 std::unique_ptr<Backend> MakeModelBackend(const GpuSpec& gpu);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -17,7 +17,7 @@
 #include "crest/tuner/gpu_catalogue.h"
 #include "nlohmann/json_fwd.hpp"
 
-namespace crest {
+namespace crest::tuner {
 
 // 2 added parameters.fallback_k_residue (optional; a version 1 file reads
 // with every factor 1). 3 keeps parameters.expected_error by error class
@@ -166,4 +166,4 @@ std::string DescribeModel(const GpuSpec& gpu, DType dtype);
 // The same for a given calibration; null: the GPU's uncalibrated defaults.
 std::string DescribeModel(const GpuSpec& gpu, const Calibration* calibration);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -15,7 +15,7 @@
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
 
-namespace crest {
+namespace crest::tuner {
 
 struct TimedGemm {
   GemmShape gemm;
@@ -55,4 +55,4 @@ ModelParams ExplicitRates(const ModelParams& params, const GpuSpec& gpu, DType d
 // Spearman's rank correlation (average ranks for ties); 0 for fewer than 2.
 double SpearmanCorrelation(std::span<const double> x, std::span<const double> y);
 
-}  // namespace crest
+}  // namespace crest::tuner

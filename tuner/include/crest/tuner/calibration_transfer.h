@@ -21,7 +21,7 @@
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/gpu_catalogue.h"
 
-namespace crest {
+namespace crest::tuner {
 
 inline constexpr double kSameDieError = 0.03;
 inline constexpr double kOtherPowerError = 0.10;
@@ -47,4 +47,4 @@ TransferScale TransferBetween(const GpuSpec& source, const ModelParams& source_p
 Calibration TransferCalibration(const Calibration& from, const GpuSpec& source,
                                 const GpuSpec& target);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -11,7 +11,7 @@
 #include "crest/tuner/defaults.h"
 #include "crest/tuner/ratio.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Which d_ff values a question is about: those within ±window of ⌊r·h⌋.
 struct DffWindow {
@@ -58,4 +58,4 @@ struct VocabPadding {
 absl::StatusOr<std::vector<VocabPadding>> VocabPaddings(int64_t vocab, int64_t tp,
                                                         std::span<const int64_t> multiples);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace crest {
+namespace crest::tuner {
 
 inline constexpr std::string_view kDefaultRatio = "8/3";  // SwiGLU's d_ff = 8/3·h
 inline constexpr int64_t kDefaultWindow = 128;   // d_ff candidates within ±128 of ⌊r·h⌋
@@ -18,4 +18,4 @@ inline constexpr std::string_view kDefaultDtype = "bf16";
 inline constexpr std::string_view kDefaultPass = "fwd";
 inline constexpr int kDefaultTop = 10;  // rows shown of each kind
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -23,7 +23,7 @@
 #include "crest/tuner/training_memory.h"
 #include "crest/tuner/training_step.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Head dims fused attention kernels and tensor cores handle badly: not a
 // multiple of 8, above 256, below 32. Empty when the config is fine.
@@ -151,4 +151,4 @@ struct DesignSearch {
 // also when the search finds more than kMaxDesignConfigs (limits.h).
 absl::StatusOr<std::vector<DesignConfig>> SearchDesigns(const DesignSearch& search);
 
-}  // namespace crest
+}  // namespace crest::tuner

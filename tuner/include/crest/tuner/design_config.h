@@ -12,7 +12,7 @@
 #include "crest/tuner/model_config.h"
 #include "crest/tuner/shapes.h"
 
-namespace crest {
+namespace crest::tuner {
 
 enum class NormKind {
   kRmsNorm,    // Llama, Mistral: a gain per feature
@@ -101,4 +101,4 @@ DesignParams CountParams(const DesignConfig& config);
 // or bf16), and tp·dp ≤ 2^24.
 absl::Status ValidateLayout(const TrainingLayout& layout, int64_t tp);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace crest {
+namespace crest::tuner {
 
 struct DeviceInfo {
   std::string name;       // as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
@@ -41,4 +41,4 @@ struct RunInfo {
   std::string host;         // the node the GPU is in
 };
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -22,7 +22,7 @@
 #include "crest/tuner/source.h"
 #include "crest/tuner/timing.h"
 
-namespace crest {
+namespace crest::tuner {
 
 struct DffQuery {
   DffWindow dff;                    // the candidates: hidden, ratio, ±window, align, tp
@@ -179,4 +179,4 @@ int64_t MlpParams(const DffQuery& query, int64_t d_ff);
 // The GEMMs of the MLP for one d_ff under `query`.
 absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& query, int64_t d_ff);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -5,7 +5,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // The input type of a GEMM. kTf32 is fp32 storage multiplied on tensor cores
 // in tf32; kFp32 is plain fp32 arithmetic.
@@ -30,4 +30,4 @@ std::string_view DTypeName(DType dtype);
 // naming the accepted values.
 absl::StatusOr<DType> ParseDType(std::string_view text);
 
-}  // namespace crest
+}  // namespace crest::tuner

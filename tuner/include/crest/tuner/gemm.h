@@ -8,7 +8,7 @@
 
 #include "crest/tuner/dtype.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Which GEMM of a linear layer Y[M,N] = X[M,K] · W[N,K]ᵀ this is.
 enum class Pass { kFwd, kDgrad, kWgrad };
@@ -52,4 +52,4 @@ inline GemmIdentity IdentityOf(const GemmShape& g) {
 // Parses "NT", "NN", "TN", "TT" (case-insensitive) into the two flags.
 bool ParseLayout(std::string_view text, bool* a_transposed, bool* b_transposed);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "crest/tuner/dtype.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Parameters of the analytic predictor (tilewave-2, docs/predictor.md) for
 // one GPU and dtype. The catalogue holds assumptions per architecture; a
@@ -119,4 +119,4 @@ std::span<const GpuSpec> GpuCatalogue();
 // "H100-SXM"); spaces, '_' and '-' are ignored. NotFound lists known names.
 absl::StatusOr<const GpuSpec*> FindGpu(std::string_view name);
 
-}  // namespace crest
+}  // namespace crest::tuner

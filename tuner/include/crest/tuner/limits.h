@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace crest {
+namespace crest::tuner {
 
 inline constexpr int64_t kMaxGemmDim = int64_t{1} << 24;    // M, N or K [elements]
 inline constexpr int64_t kMaxGemmBatch = int64_t{1} << 20;  // strided batch count
@@ -23,4 +23,4 @@ inline constexpr int64_t kMaxCandidates = 100000;
 // lists, or what a --params search finds): each is a set of GEMMs timed.
 inline constexpr int64_t kMaxDesignConfigs = 20000;
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -12,7 +12,7 @@
 
 #include "crest/tuner/gemm.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Whether operands come to a GEMM from memory (cold: copies are rotated so
 // the L2 holds none of them) or from the L2 (warm: one copy, reused).
@@ -159,4 +159,4 @@ struct MeasuredGemm {
   HostStages host;  // the engine's steps outside them
 };
 
-}  // namespace crest
+}  // namespace crest::tuner

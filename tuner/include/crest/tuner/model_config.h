@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "crest/tuner/dtype.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // The dimensions of one transformer layer and its training step. Every size
 // is in elements. See the table of GEMMs in docs/shapes.md.
@@ -31,4 +31,4 @@ struct ModelConfig {
 // a divisible by g, and a, g, f and v divisible by t.
 absl::Status ValidateModelConfig(const ModelConfig& config);
 
-}  // namespace crest
+}  // namespace crest::tuner

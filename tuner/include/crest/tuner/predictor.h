@@ -15,7 +15,7 @@
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
 
-namespace crest {
+namespace crest::tuner {
 
 inline constexpr std::string_view kPredictorVersion = "tilewave-2";
 
@@ -122,4 +122,4 @@ TileEstimate QuantizeTiles(const GemmShape& gemm, TileShape tile, int sm_count);
 // the predictor. InvalidArgument names the field.
 absl::Status ValidateGemmSizes(int64_t m, int64_t n, int64_t k, int64_t batch);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-namespace crest {
+namespace crest::tuner {
 
 enum class RaceVerdict {
   kLeader,      // the fastest (least geometric-mean time)
@@ -32,4 +32,4 @@ struct RaceStanding {
   double ratio_high = 1;
 };
 
-}  // namespace crest
+}  // namespace crest::tuner

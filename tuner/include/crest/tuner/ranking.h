@@ -9,7 +9,7 @@
 
 #include "crest/tuner/source.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Where a kind of number sorts after the headline's kind: measured 0,
 // replayed 1, mixed 2, predicted 3, imported 4, unknown 5.
@@ -67,4 +67,4 @@ void RankRows(std::vector<Row>& rows, KeyOf key, int Row::*group, Source first) 
 // none has, the first kind by KindOrder is the headline's.
 Source HeadlineKind(const std::vector<std::pair<Source, double>>& speedups);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace crest {
+namespace crest::tuner {
 
 struct Ratio {
   int64_t num = 8;
@@ -23,4 +23,4 @@ struct Ratio {
 // in (0, 64]. Anything else is InvalidArgument naming the field "ratio".
 absl::StatusOr<Ratio> ParseRatio(std::string_view text);
 
-}  // namespace crest
+}  // namespace crest::tuner

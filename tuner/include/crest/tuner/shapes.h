@@ -9,7 +9,7 @@
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/model_config.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // The MLP's kind: SwiGLU (gate, up and down projections, d_ff each of gate
 // and up; Llama, Mistral) or GELU (up and down; GPT-2/3, MPT, BLOOM).
@@ -53,4 +53,4 @@ absl::StatusOr<std::vector<GemmShape>> LogitsGemms(int64_t tokens, int64_t hidde
                                                    int64_t tp, DType dtype,
                                                    const ShapeOptions& options);
 
-}  // namespace crest
+}  // namespace crest::tuner

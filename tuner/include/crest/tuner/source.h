@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-namespace crest {
+namespace crest::tuner {
 
 enum class Source {
   kUnknown,    // not said (a message from an older peer)
@@ -29,4 +29,4 @@ inline bool FromRuns(Source source) {
   return source == Source::kMeasured || source == Source::kReplayed;
 }
 
-}  // namespace crest
+}  // namespace crest::tuner

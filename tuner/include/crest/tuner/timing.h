@@ -18,7 +18,7 @@
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/source.h"
 
-namespace crest {
+namespace crest::tuner {
 
 struct Timing {
   double time_us = 0;
@@ -95,4 +95,4 @@ GemmTimer PredictorTimer(const GpuSpec& gpu);
 // "job 3 'dff-h4096' (2026-11-23 09:27 UTC)": how answers name a run.
 std::string DescribeRun(const RunInfo& run);
 
-}  // namespace crest
+}  // namespace crest::tuner

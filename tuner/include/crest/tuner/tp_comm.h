@@ -18,7 +18,7 @@
 #include "crest/tuner/model_config.h"
 #include "crest/tuner/timing.h"
 
-namespace crest {
+namespace crest::tuner {
 
 inline constexpr std::string_view kTpCommModelVersion = "ring-allreduce-1";
 inline constexpr double kLinkEfficiency = 0.8;  // NCCL bus bandwidth / link bandwidth
@@ -42,4 +42,4 @@ double RingCollectiveUs(double bytes, double ranks, double link_gbs, double late
 // One layer's TP communication on `gpu` for `config` (t = config.tp).
 absl::StatusOr<TpComm> PredictTpComm(const ModelConfig& config, const GpuSpec& gpu);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -23,7 +23,7 @@
 #include "crest/tuner/design_config.h"
 #include "crest/tuner/gpu_catalogue.h"
 
-namespace crest {
+namespace crest::tuner {
 
 // Assumed, not fitted: a CUDA context with cuBLAS, cuDNN and NCCL loaded
 // holds about 1 GiB on Hopper (PyTorch's memory notes put the context alone
@@ -56,4 +56,4 @@ TrainingMemory PredictTrainingMemory(const DesignConfig& config, const DesignPar
 // memory figure in words, for a rule a configuration breaks and for notes.
 std::string DescribeMemory(const TrainingMemory& memory, const GpuSpec& gpu);
 
-}  // namespace crest
+}  // namespace crest::tuner

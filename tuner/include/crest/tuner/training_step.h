@@ -20,7 +20,7 @@
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/timing.h"
 
-namespace crest {
+namespace crest::tuner {
 
 inline constexpr std::string_view kStepModelVersion = "train-step-2";
 // What one predicted part of a step may miss by: an assumption, as tp_comm.h's.
@@ -128,4 +128,4 @@ double CollectiveShare(const GpuSpec& gpu);
 // (the SMs the collective holds, CollectiveShare) — whichever is more.
 double ExposedComm(double comm_us, double compute_us, int64_t layers, double share);
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -11,7 +11,7 @@
 #include "crest/tuner/defaults.h"
 #include "crest/tuner/dff_ranking.h"
 
-namespace crest {
+namespace crest::tuner {
 
 struct VocabQuery {
   int64_t vocab = 0;                // V, as the tokenizer has it
@@ -57,4 +57,4 @@ struct VocabRanking {
 absl::StatusOr<VocabRanking> RankVocabPaddings(const VocabQuery& query, const GemmSetTimer& timer,
                                                const GemmSetTimer& predict = {});
 
-}  // namespace crest
+}  // namespace crest::tuner

@@ -19,13 +19,13 @@
 
 namespace crest::wire {
 
-absl::StatusOr<const GpuSpec*> GpuOf(const std::string& name);
-absl::StatusOr<GemmShape> GemmOf(const v1::Gemm& gemm);
-absl::StatusOr<DffQuery> DffQueryOf(const v1::QueryDffRequest& request);
+absl::StatusOr<const tuner::GpuSpec*> GpuOf(const std::string& name);
+absl::StatusOr<tuner::GemmShape> GemmOf(const v1::Gemm& gemm);
+absl::StatusOr<tuner::DffQuery> DffQueryOf(const v1::QueryDffRequest& request);
 store::SoftwarePin PinOf(const v1::SoftwarePin& pin);
 // Empty fields are the defaults; an unknown name is InvalidArgument naming the field.
-absl::StatusOr<MeasureMode> ModeOf(const v1::MeasureMode& mode);
-void Fill(const MeasureMode& mode, v1::MeasureMode* out);
+absl::StatusOr<tuner::MeasureMode> ModeOf(const v1::MeasureMode& mode);
+void Fill(const tuner::MeasureMode& mode, v1::MeasureMode* out);
 // The answering options of a request: pin, mode, run choice ("" is
 // "latest"; an unknown one is InvalidArgument naming `runs`) and algorithm
 // choice ("" is "best"; an unknown one is InvalidArgument naming `algo`).
@@ -35,13 +35,14 @@ absl::StatusOr<answers::AnswerOptions> OptionsOf(const v1::SoftwarePin& pin,
 void Fill(const answers::AnswerOptions& options, v1::SoftwarePin* pin, v1::MeasureMode* mode,
           std::string* runs, std::string* algo);
 
-void Fill(const DffRanking& ranking, const GpuSpec& gpu, v1::QueryDffResponse* out);
-void Fill(const GemmShape& gemm, const GpuSpec& gpu, const Prediction& p, v1::PredictResponse* out);
+void Fill(const tuner::DffRanking& ranking, const tuner::GpuSpec& gpu, v1::QueryDffResponse* out);
+void Fill(const tuner::GemmShape& gemm, const tuner::GpuSpec& gpu, const tuner::Prediction& p,
+          v1::PredictResponse* out);
 void Fill(const answers::GemmAnswer& answer, v1::LookupGemmResponse* out);
-void Fill(std::span<const Timing> timings, v1::TimeGemmsResponse* out);
-void Fill(const DeviceInfo& device, v1::Device* out);
-void Fill(const SoftwareInfo& software, v1::Software* out);
-void Fill(const GemmShape& gemm, v1::Gemm* out);
+void Fill(std::span<const tuner::Timing> timings, v1::TimeGemmsResponse* out);
+void Fill(const tuner::DeviceInfo& device, v1::Device* out);
+void Fill(const tuner::SoftwareInfo& software, v1::Software* out);
+void Fill(const tuner::GemmShape& gemm, v1::Gemm* out);
 void Fill(const store::JobRecord& job, v1::Job* out);
 // A comparison, its GEMMs slowest first up to `limit` (the rest counted in
 // left_out); the summaries cover every GEMM.
@@ -49,31 +50,31 @@ void Fill(const answers::CompareReport& report, size_t limit, v1::CompareRespons
 // UNSPECIFIED → no filter; an unknown number → InvalidArgument naming `state`.
 absl::StatusOr<std::optional<store::JobState>> JobStateOf(v1::JobState state);
 v1::JobState ProtoJobState(store::JobState state);
-v1::DType ProtoDType(DType dtype);
-v1::Source ProtoSource(Source source);  // kImported, kUnknown: UNSPECIFIED
-Source SourceOf(v1::Source source);
+v1::DType ProtoDType(tuner::DType dtype);
+v1::Source ProtoSource(tuner::Source source);  // kImported, kUnknown: UNSPECIFIED
+tuner::Source SourceOf(v1::Source source);
 // UNSPECIFIED is bf16; a value this crest does not know is InvalidArgument
 // naming `field` (never taken as the default).
-absl::StatusOr<DType> DTypeOf(v1::DType dtype, std::string_view field);
+absl::StatusOr<tuner::DType> DTypeOf(v1::DType dtype, std::string_view field);
 
 // ---- responses → values (the client side)
 // "queued", "running", … as the store names them; "unknown" otherwise.
 std::string JobStateText(v1::JobState state);
-DeviceInfo DeviceOf(const v1::Device& device);
+tuner::DeviceInfo DeviceOf(const v1::Device& device);
 // A job as the store keeps it; 0 times are unset. A state this crest does
 // not know is left queued, and `state_known` (when given) says so.
 store::JobRecord JobRecordOf(const v1::Job& job, bool* state_known = nullptr);
-SoftwareInfo SoftwareOf(const v1::Software& software);
+tuner::SoftwareInfo SoftwareOf(const v1::Software& software);
 // The ranking as `crest dff` prints it; `candidates` are those of the same
 // query's window (the response carries counts, not the candidate list).
-DffRanking RankingOf(const v1::QueryDffResponse& response, DffCandidates candidates);
-answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& response, const GemmShape& gemm,
+tuner::DffRanking RankingOf(const v1::QueryDffResponse& response, tuner::DffCandidates candidates);
+answers::GemmAnswer AnswerOf(const v1::LookupGemmResponse& response, const tuner::GemmShape& gemm,
                              const std::string& gpu);
 // The daemon's figures over `local` (a prediction of the same GEMM made here,
 // which keeps the operand alignments the response does not carry).
-Prediction PredictionOf(const v1::PredictResponse& response, Prediction local);
-std::vector<Timing> TimingsOf(const v1::TimeGemmsResponse& response);
-RunInfo RunOf(const v1::Run& run);
+tuner::Prediction PredictionOf(const v1::PredictResponse& response, tuner::Prediction local);
+std::vector<tuner::Timing> TimingsOf(const v1::TimeGemmsResponse& response);
+tuner::RunInfo RunOf(const v1::Run& run);
 // The report a crestd sent, for `query` as the client asked it; `left_out`
 // says how many GEMMs it did not list. InvalidArgument for a GEMM that is
 // not one (GemmOf) or a verdict that is not one of VerdictName's words.
@@ -81,6 +82,6 @@ absl::StatusOr<answers::CompareReport> CompareReportOf(const v1::CompareResponse
                                                        const answers::CompareQuery& query,
                                                        int64_t* left_out);
 // The request for a d_ff query.
-void Fill(const DffQuery& query, const std::string& gpu, v1::QueryDffRequest* out);
+void Fill(const tuner::DffQuery& query, const std::string& gpu, v1::QueryDffRequest* out);
 
 }  // namespace crest::wire

@@ -26,6 +26,13 @@ nlohmann::json RunsJson(const std::vector<tuner::RunInfo>& runs) {
   return out;
 }
 
+void AddOriginJson(const answers::AnswerOrigin& origin, nlohmann::json& doc) {
+  const bool db = origin.database;
+  doc["answered_by"] = origin.description;
+  doc["run_choice"] = db ? nlohmann::json(answers::RunChoiceName(origin.options.runs)) : nullptr;
+  doc["algo_choice"] = db ? nlohmann::json(tuner::AlgoChoiceName(origin.options.algo)) : nullptr;
+}
+
 nlohmann::json TimingJson(const tuner::Timing& t) {
   return {{"time_us", t.time_us},       {"time_low_us", t.low_us},
           {"time_high_us", t.high_us},  {"source", tuner::SourceName(t.source)},

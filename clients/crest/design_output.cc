@@ -322,32 +322,28 @@ nlohmann::json Json(const DesignResult& r) {
     if (!row.rule.ok()) broken.push_back(RowJson(row, 0));
   }
   const std::string_view rank_by = tuner::RankByName(tuner::RankByOf(r.rows));
-  return {{"schema_version", kJsonSchemaVersion},
-          {"gpu", std::string(r.gpu.name)},
-          {"dtype", std::string(tuner::DTypeName(r.dtype))},
-          {"answered_by", r.origin.description},
-          {"run_choice", r.origin.database
-                             ? nlohmann::json(answers::RunChoiceName(r.origin.options.runs))
-                             : nlohmann::json(nullptr)},
-          {"algo_choice", r.origin.database
-                              ? nlohmann::json(tuner::AlgoChoiceName(r.origin.options.algo))
-                              : nlohmann::json(nullptr)},
-          {"runs", RunsJson(RunsOf(r))},
-          {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
-          {"peak_tflops", r.options.peak_tflops},
-          {"rank_by", rank_by},
-          {"ranking", StrCat("rank 1 is the headline best: the fastest of the first kind of "
-                             "number there is (measured, mixed, predicted); that kind's rows "
-                             "first, then the others, each listed tie group by tie group, by ",
-                             rank_by)},
-          {"step_model", tuner::kStepModelVersion},
-          {"assumptions", Assumptions(r.gpu, r.dtype)},
-          {"tie_rule", tuner::kTieRule},
-          {"interval_note", kStepIntervalNote},
-          {"attention", tuner::AttentionKernelName(r.options.attention)},
-          {"attention_note", AttentionNote(r.options)},
-          {"configs", rows},
-          {"broken_rules", broken}};
+  nlohmann::json doc = {
+      {"schema_version", kJsonSchemaVersion},
+      {"gpu", std::string(r.gpu.name)},
+      {"dtype", std::string(tuner::DTypeName(r.dtype))},
+      {"runs", RunsJson(RunsOf(r))},
+      {"search", r.search.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.search)},
+      {"peak_tflops", r.options.peak_tflops},
+      {"rank_by", rank_by},
+      {"ranking", StrCat("rank 1 is the headline best: the fastest of the first kind of "
+                         "number there is (measured, mixed, predicted); that kind's rows "
+                         "first, then the others, each listed tie group by tie group, by ",
+                         rank_by)},
+      {"step_model", tuner::kStepModelVersion},
+      {"assumptions", Assumptions(r.gpu, r.dtype)},
+      {"tie_rule", tuner::kTieRule},
+      {"interval_note", kStepIntervalNote},
+      {"attention", tuner::AttentionKernelName(r.options.attention)},
+      {"attention_note", AttentionNote(r.options)},
+      {"configs", rows},
+      {"broken_rules", broken}};
+  AddOriginJson(r.origin, doc);
+  return doc;
 }
 
 Table Csv(const DesignResult& r) { return DesignTable(r, true); }

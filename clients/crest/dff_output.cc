@@ -334,7 +334,7 @@ nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
                  "the row with the largest speed-up over a baseline of its own kind "
                  "(measured wins an equal speed-up)"}};
   }
-  return {
+  nlohmann::json doc = {
       {"schema_version", kJsonSchemaVersion},
       {"gpu", std::string(res.gpu.name)},
       {"hidden", q.dff.hidden},
@@ -347,7 +347,6 @@ nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
       {"window", q.dff.window},
       {"align", q.dff.align},
       {"evaluated", r.evaluated},
-      {"answered_by", res.origin.description},
       {"coverage",
        {{"candidates", r.candidates.values.size()},
         {"measured", r.measured},
@@ -359,8 +358,6 @@ nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
        db ? nlohmann::json{{"cache", tuner::CacheModeName(res.origin.options.mode.cache)},
                            {"clocks", tuner::ClockPolicyName(res.origin.options.mode.clocks)}}
           : null},
-      {"run_choice", db ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs)) : null},
-      {"algo_choice", db ? nlohmann::json(tuner::AlgoChoiceName(res.origin.options.algo)) : null},
       {"runs", RunsJson(r.runs)},
       {"race", RaceJson(r)},
       {"headline", headline},
@@ -386,6 +383,8 @@ nlohmann::json Json(const DffResult& res, DffRowsIn rows_in) {
         {"predicted_time_us",
          r.predicted_baseline_us > 0 ? nlohmann::json(r.predicted_baseline_us) : null}}},
       {"candidates", rows}};
+  AddOriginJson(res.origin, doc);
+  return doc;
 }
 
 }  // namespace crest::cli

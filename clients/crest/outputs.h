@@ -118,6 +118,10 @@ std::string Accounting(double gemms_per_minute, double gpu_busy_fraction,
 // The runs of an answer, as its text and JSON say them (answer_text.cc).
 std::string RunColumn(const std::vector<tuner::RunInfo>& runs, bool pooled);
 nlohmann::json RunsJson(const std::vector<tuner::RunInfo>& runs);
+// Where a ranking came from, as every ranking's JSON says it: "answered_by",
+// and the "run_choice" and "algo_choice" that picked among stored figures
+// (null when no database or crestd answered); `doc` gains the three fields.
+void AddOriginJson(const answers::AnswerOrigin& origin, nlohmann::json& doc);
 // A time with its interval, kind, provenance and runs (vocab's and design's parts).
 nlohmann::json TimingJson(const tuner::Timing& t);
 // "each candidate from the most recent run that measured all of its GEMMs:

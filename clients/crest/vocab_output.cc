@@ -73,29 +73,24 @@ nlohmann::json Json(const VocabResult& res) {
                     {"extra_params_per_rank", row.extra_params_per_rank},
                     {"source", tuner::SourceName(ranked.source)}});
   }
-  return {{"schema_version", kJsonSchemaVersion},
-          {"gpu", std::string(res.gpu.name)},
-          {"vocab", q.vocab},
-          {"hidden", q.hidden},
-          {"tp", q.tp},
-          {"tokens", q.tokens},
-          {"dtype", std::string(tuner::DTypeName(q.dtype))},
-          {"rank_by", q.rank_by_train ? "train" : "fwd"},
-          {"answered_by", res.origin.description},
-          {"run_choice", res.origin.database
-                             ? nlohmann::json(answers::RunChoiceName(res.origin.options.runs))
-                             : nlohmann::json(nullptr)},
-          {"algo_choice", res.origin.database
-                              ? nlohmann::json(tuner::AlgoChoiceName(res.origin.options.algo))
-                              : nlohmann::json(nullptr)},
-          {"runs", RunsJson(res.ranking.runs)},
-          {"baseline", res.ranking.baseline},
-          {"tie_rule", tuner::kTieRule},
-          {"ranking",
-           "rank 1 is the headline best (the largest speed-up over a baseline of its "
-           "own kind); rows of its kind first, then the other kinds, each listed tie "
-           "group by tie group, fastest first"},
-          {"candidates", rows}};
+  nlohmann::json doc = {{"schema_version", kJsonSchemaVersion},
+                        {"gpu", std::string(res.gpu.name)},
+                        {"vocab", q.vocab},
+                        {"hidden", q.hidden},
+                        {"tp", q.tp},
+                        {"tokens", q.tokens},
+                        {"dtype", std::string(tuner::DTypeName(q.dtype))},
+                        {"rank_by", q.rank_by_train ? "train" : "fwd"},
+                        {"runs", RunsJson(res.ranking.runs)},
+                        {"baseline", res.ranking.baseline},
+                        {"tie_rule", tuner::kTieRule},
+                        {"ranking",
+                         "rank 1 is the headline best (the largest speed-up over a baseline of its "
+                         "own kind); rows of its kind first, then the other kinds, each listed tie "
+                         "group by tie group, fastest first"},
+                        {"candidates", rows}};
+  AddOriginJson(res.origin, doc);
+  return doc;
 }
 
 void Text(const VocabResult& res, std::ostream& out) {

@@ -13,6 +13,12 @@ constexpr std::pair<v1::DType, tuner::DType> kDTypes[] = {
     {v1::DTYPE_FP16, tuner::DType::kFp16},        {v1::DTYPE_BF16, tuner::DType::kBf16},
     {v1::DTYPE_FP8_E4M3, tuner::DType::kFp8E4M3},
 };
+constexpr std::pair<v1::Source, tuner::Source> kSources[] = {
+    {v1::SOURCE_MEASURED, tuner::Source::kMeasured},
+    {v1::SOURCE_PREDICTED, tuner::Source::kPredicted},
+    {v1::SOURCE_MIXED, tuner::Source::kMixed},
+    {v1::SOURCE_REPLAYED, tuner::Source::kReplayed},
+};
 constexpr std::pair<v1::JobState, store::JobState> kJobStates[] = {
     {v1::JOB_STATE_QUEUED, store::JobState::kQueued},
     {v1::JOB_STATE_RUNNING, store::JobState::kRunning},
@@ -33,37 +39,18 @@ absl::StatusOr<tuner::DType> DTypeOf(v1::DType d, std::string_view field) {
                                            v1::DType_descriptor()->value_count() - 1, ")"));
 }
 
-// Imported timings never answer, so they have no crest.v1 value.
 v1::Source ProtoSource(tuner::Source source) {
-  switch (source) {
-    case tuner::Source::kMeasured:
-      return v1::SOURCE_MEASURED;
-    case tuner::Source::kPredicted:
-      return v1::SOURCE_PREDICTED;
-    case tuner::Source::kMixed:
-      return v1::SOURCE_MIXED;
-    case tuner::Source::kReplayed:
-      return v1::SOURCE_REPLAYED;
-    case tuner::Source::kUnknown:
-    case tuner::Source::kImported:
-      break;
+  for (const auto& [proto, kind] : kSources) {
+    if (kind == source) return proto;
   }
-  return v1::SOURCE_UNSPECIFIED;
+  return v1::SOURCE_UNSPECIFIED;  // imported timings never answer: no crest.v1 value
 }
 
 tuner::Source SourceOf(v1::Source source) {
-  switch (source) {
-    case v1::SOURCE_MEASURED:
-      return tuner::Source::kMeasured;
-    case v1::SOURCE_PREDICTED:
-      return tuner::Source::kPredicted;
-    case v1::SOURCE_MIXED:
-      return tuner::Source::kMixed;
-    case v1::SOURCE_REPLAYED:
-      return tuner::Source::kReplayed;
-    default:
-      return tuner::Source::kUnknown;
+  for (const auto& [proto, kind] : kSources) {
+    if (proto == source) return kind;
   }
+  return tuner::Source::kUnknown;
 }
 
 v1::DType ProtoDType(tuner::DType d) {

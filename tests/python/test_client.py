@@ -83,6 +83,29 @@ def test_lookup_predict_and_node_info(daemon):
     assert isinstance(info["database"]["file_bytes"], int) and info["database"]["file_bytes"] > 0
 
 
+def test_lookup_and_predict_take_the_one_route_of_crest_lookup_and_explain(daemon):
+    """Client.lookup and Client.predict are crest.lookup and crest.explain
+    with server=: the same answer, field for field, found or not."""
+    list(daemon.sweep(SPEC))
+    for m, n, k, gpu, dtype in [(8192, 4096, 10922, "h100", "bf16"),  # stored
+                                (8192, 4096, 99, "h100", "bf16"),     # the model fills the gap
+                                (8192, 4096, 4096, "a100", "fp8")]:   # nothing answers
+        assert daemon.lookup(m, n, k, gpu, dtype=dtype) == crest.lookup(
+            m, n, k, gpu, dtype=dtype, server=daemon.target)
+    stored = daemon.lookup(8192, 4096, 10922, "h100")
+    assert stored.detail["answered_by"] == "crestd at " + daemon.target
+    assert stored.detail["gemm"]["k"] == 10922, "detail is crest lookup's document"
+    nothing = daemon.lookup(8192, 4096, 4096, "a100", dtype="fp8")
+    assert not nothing.found and nothing.source is crest.Source.NONE
+    assert "no path for fp8" in nothing.detail["message"]
+    assert daemon.predict(2304, 1536, 4096, "a100", dtype="fp16") == crest.explain(
+        2304, 1536, 4096, "a100", dtype="fp16", server=daemon.target)
+    with pytest.raises(ValueError, match="cache: 'hot'"):
+        daemon.lookup(8192, 4096, 4096, "h100", cache="hot")
+    with pytest.raises(ValueError, match="cache: 'hot'"):
+        crest.lookup(8192, 4096, 4096, "h100", cache="hot", server=daemon.target)
+
+
 def test_jobs_submit_watch_list_cancel_and_export(daemon, tmp_path):
     job = daemon.submit(SPEC, priority=3)
     assert job.state in ("queued", "running", "done") and job.total == 66

@@ -148,11 +148,14 @@ def _tile_choice(c: dict) -> TileChoice:
 
 
 def explain(m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
-            layout: str = "NT", server: Optional[str] = None) -> Prediction:
+            layout: str = "NT", server: Optional[str] = None, token: Optional[str] = None,
+            root_certificates: Optional[bytes] = None,
+            timeout: Optional[float] = None) -> Prediction:
     """`crest explain`: the model's answer for one GEMM with its tile, wave and
-    alignment arithmetic (the same Prediction as Client.predict)."""
+    alignment arithmetic; with server, that crestd's model (Client.predict)."""
     doc = run_crest(["explain", *_flags(m=m, n=n, k=k, batch=batch, dtype=dtype,
-                                        layout=layout, gpu=gpu)], server=server)
+                                        layout=layout, gpu=gpu)], server=server, token=token,
+                    root_certificates=root_certificates, timeout=timeout)
     tiles = [_tile_choice(c) for c in doc["candidates"]]
     chosen = doc["tile"]
     best = next((t for t in tiles if (t.tile_m, t.tile_n) == (chosen["m"], chosen["n"])),
@@ -164,18 +167,37 @@ def explain(m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "b
                       float(doc["expected_error"]), best, tiles)
 
 
+# What `crest lookup` says when nothing answers a GEMM: no stored row and no
+# model path for its dtype on that GPU (clients/crest/cmd_lookup.cc).
+_NOTHING_ANSWERS = "the model has no path for"
+
+
 def lookup(m: int, n: int, k: int, gpu: str, *, db: Optional[str] = None,
            server: Optional[str] = None, batch: int = 1, dtype: str = "bf16",
            layout: str = "NT", runs: Optional[str] = None, algo: Optional[str] = None,
-           warm: bool = False, clocks: Optional[str] = None) -> GemmAnswer:
+           cache: str = "cold", warm: bool = False, clocks: Optional[str] = None,
+           token: Optional[str] = None, root_certificates: Optional[bytes] = None,
+           timeout: Optional[float] = None) -> GemmAnswer:
     """`crest lookup`: the best known result for one GEMM in a database (db=)
-    or a crestd (server=): measured where it has one (the latest run's, or
-    runs="all" pooled), else predicted, and says which (source). detail holds
-    the whole document: the algorithm, device, software and runs of a
-    measurement."""
-    doc = run_crest(["lookup", *_flags(m=m, n=n, k=k, batch=batch, dtype=dtype, layout=layout,
-                                       gpu=gpu, runs=runs, algo=algo, warm=warm,
-                                       clocks=clocks)], server=server, db=db)
+    or a crestd (server=; Client.lookup): measured where it has one (the
+    latest run's, or runs="all" pooled), else predicted, and says which
+    (source); found is False (Source.NONE) when nothing answers, no row and
+    no model path for the dtype on that GPU. cache is "cold" or "warm"
+    (warm=True is its older spelling), as crest.dff's. detail holds the whole
+    document: the algorithm, device, software and runs of a measurement."""
+    if cache not in ("cold", "warm"):
+        raise ValueError(f"cache: '{cache}' is not cold or warm")
+    args = ["lookup", *_flags(m=m, n=n, k=k, batch=batch, dtype=dtype, layout=layout, gpu=gpu,
+                              runs=runs, algo=algo, warm=warm or cache == "warm",
+                              clocks=clocks)]
+    try:
+        doc = run_crest(args, server=server, db=db, token=token,
+                        root_certificates=root_certificates, timeout=timeout)
+    except CrestCommandError as e:
+        if _NOTHING_ANSWERS not in e.message:
+            raise
+        return GemmAnswer(False, Source.NONE, 0.0, 0.0, 0, 0, 0.0, 0.0, "", 0.0,
+                          {"message": e.message})
     found = doc.get("time_us") is not None
     return GemmAnswer(found, _source(doc["source"]) if found else Source.NONE,
                       float(doc.get("time_us") or 0), float(doc.get("tflops") or 0),

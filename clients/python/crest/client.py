@@ -53,11 +53,6 @@ def _as_dict(msg) -> dict:
     return out
 
 
-def _tile(t) -> TileChoice:
-    return TileChoice(t.tile_m, t.tile_n, t.ctas_per_sm, t.tiles, t.waves, t.tile_efficiency,
-                      t.wave_efficiency, t.time_us)
-
-
 def _dtype(name: str):
     if name not in _DTYPES:
         raise ValueError(f"dtype: '{name}' is not one of {', '.join(_DTYPES)}")
@@ -173,25 +168,20 @@ class Client:
     def lookup(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
                layout: str = "NT", cache: str = "cold",
                clocks: str = "sustained") -> GemmAnswer:
-        """The best known result for one GEMM on `gpu` (`crest lookup`)."""
-        gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_dtype(dtype), layout=layout)
-        r = self._call(self._stub.LookupGemm, pb.LookupGemmRequest(
-            gemm=gemm, gpu=gpu, mode=_mode(cache, clocks)))
-        source = _SOURCES.get(r.source, Source.UNKNOWN) if r.found else Source.NONE
-        return GemmAnswer(r.found, source, r.time_us, r.tflops, r.tiles, r.waves,
-                          r.tile_efficiency, r.wave_efficiency, r.model_version,
-                          r.expected_error, _as_dict(r))
+        """The best known result for one GEMM on `gpu`: crest.lookup(server=)
+        against this crestd, so detail is `crest lookup`'s document."""
+        _dtype(dtype)  # a ValueError naming the field, before any call
+        _mode(cache, clocks)
+        from crest.answers import lookup as run  # noqa: PLC0415
+        return self._answered(run, m, n, k, gpu, batch=batch, dtype=dtype, layout=layout,
+                              cache=cache, clocks=clocks)
 
     def predict(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1,
                 dtype: str = "bf16", layout: str = "NT") -> Prediction:
-        """The analytic model's answer for one GEMM (`crest explain`)."""
-        gemm = pb.Gemm(m=m, n=n, k=k, batch=batch, dtype=_dtype(dtype), layout=layout)
-        r = self._call(self._stub.Predict, pb.PredictRequest(gemm=gemm, gpu=gpu))
-        return Prediction(_SOURCES.get(r.source, Source.UNKNOWN), r.model_version,
-                          r.calibration, r.gpu, r.time_us, r.tflops, r.peak_tflops,
-                          r.memory_bound, r.kernel_family, r.family_tflops,
-                          r.alignment_factor, r.expected_error, _tile(r.best),
-                          [_tile(t) for t in r.tiles])
+        """This crestd's model for one GEMM: crest.explain(server=)."""
+        _dtype(dtype)
+        from crest.answers import explain as run  # noqa: PLC0415
+        return self._answered(run, m, n, k, gpu, batch=batch, dtype=dtype, layout=layout)
 
     # ---- whole answers, computed by the crest command's answering layer in
     # process (crest._native) against this crestd, with this client's token,

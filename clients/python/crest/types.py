@@ -165,7 +165,7 @@ class GemmAnswer:
     wave_efficiency: float
     model_version: str      # predicted: the model (and calibration) that answered
     expected_error: float   # predicted: the model's typical relative error
-    detail: dict            # everything else the daemon said, as a dict (proto3 JSON)
+    detail: dict            # `crest lookup --json`'s whole document, as a dict
 
 
 @dataclasses.dataclass(frozen=True)

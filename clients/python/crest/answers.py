@@ -139,6 +139,15 @@ def _source(name: Optional[str]) -> Source:
         return Source.UNKNOWN
 
 
+def _check_mode(cache: str, clocks: str) -> None:
+    """Which measurements may answer, checked before any call: a ValueError
+    names the argument."""
+    if cache not in ("cold", "warm"):
+        raise ValueError(f"cache: '{cache}' is not cold or warm")
+    if clocks not in ("sustained", "burst"):
+        raise ValueError(f"clocks: '{clocks}' is not sustained or burst")
+
+
 # ---- one GEMM, the catalogue, a layer's shapes --------------------------------
 
 def _tile_choice(c: dict) -> TileChoice:
@@ -175,7 +184,7 @@ _NOTHING_ANSWERS = "the model has no path for"
 def lookup(m: int, n: int, k: int, gpu: str, *, db: Optional[str] = None,
            server: Optional[str] = None, batch: int = 1, dtype: str = "bf16",
            layout: str = "NT", runs: Optional[str] = None, algo: Optional[str] = None,
-           cache: str = "cold", warm: bool = False, clocks: Optional[str] = None,
+           cache: str = "cold", warm: bool = False, clocks: str = "sustained",
            token: Optional[str] = None, root_certificates: Optional[bytes] = None,
            timeout: Optional[float] = None) -> GemmAnswer:
     """`crest lookup`: the best known result for one GEMM in a database (db=)
@@ -185,11 +194,10 @@ def lookup(m: int, n: int, k: int, gpu: str, *, db: Optional[str] = None,
     no model path for the dtype on that GPU. cache is "cold" or "warm"
     (warm=True is its older spelling), as crest.dff's. detail holds the whole
     document: the algorithm, device, software and runs of a measurement."""
-    if cache not in ("cold", "warm"):
-        raise ValueError(f"cache: '{cache}' is not cold or warm")
+    _check_mode(cache, clocks)
     args = ["lookup", *_flags(m=m, n=n, k=k, batch=batch, dtype=dtype, layout=layout, gpu=gpu,
                               runs=runs, algo=algo, warm=warm or cache == "warm",
-                              clocks=clocks)]
+                              clocks=None if clocks == "sustained" else clocks)]
     try:
         doc = run_crest(args, server=server, db=db, token=token,
                         root_certificates=root_certificates, timeout=timeout)
@@ -308,10 +316,7 @@ def dff(hidden: int, gpu: str, *, server: Optional[str] = None, db: Optional[str
     choose which measurements answer; predict_only: the model's prediction
     alone, no database read (a crestd's model, with server). token,
     root_certificates and timeout: as run_crest takes them, with server."""
-    if cache not in ("cold", "warm"):
-        raise ValueError(f"cache: '{cache}' is not cold or warm")
-    if clocks not in ("sustained", "burst"):
-        raise ValueError(f"clocks: '{clocks}' is not sustained or burst")
+    _check_mode(cache, clocks)
     doc = run_crest(_dff_args(hidden, gpu, ratio=ratio, window=window, align=align,
                               tokens=tokens, tp=tp, dtype=dtype, top=top, runs=runs, algo=algo,
                               separate_gate_up=separate_gate_up, predict_only=predict_only,

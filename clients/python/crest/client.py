@@ -8,7 +8,8 @@ from typing import Iterator, List, Optional, Union
 
 import grpc
 
-from crest.answers import _PASSES, CrestCommandError, _pass_of, dff
+from crest import answers as _answers
+from crest.answers import _PASSES, CrestCommandError, _pass_of
 from crest.v1 import crest_pb2 as pb
 from crest.v1 import crest_pb2_grpc as pb_grpc
 from crest.types import (  # noqa: F401 (re-exported: crest.client's names as before)
@@ -19,8 +20,7 @@ from crest.types import (  # noqa: F401 (re-exported: crest.client's names as be
 
 _SOURCES = {pb.SOURCE_MEASURED: Source.MEASURED, pb.SOURCE_PREDICTED: Source.PREDICTED,
             pb.SOURCE_MIXED: Source.MIXED, pb.SOURCE_REPLAYED: Source.REPLAYED}
-_DTYPES = {"fp32": pb.DTYPE_FP32, "tf32": pb.DTYPE_TF32, "fp16": pb.DTYPE_FP16,
-           "bf16": pb.DTYPE_BF16, "fp8": pb.DTYPE_FP8_E4M3}
+_DTYPES = ("fp32", "tf32", "fp16", "bf16", "fp8")
 _STATES = {pb.JOB_STATE_QUEUED: "queued", pb.JOB_STATE_RUNNING: "running",
            pb.JOB_STATE_DONE: "done", pb.JOB_STATE_FAILED: "failed",
            pb.JOB_STATE_CANCELLED: "cancelled"}
@@ -53,18 +53,10 @@ def _as_dict(msg) -> dict:
     return out
 
 
-def _dtype(name: str):
+def _check_dtype(name: str) -> None:
+    """A ValueError naming the argument, before any call."""
     if name not in _DTYPES:
         raise ValueError(f"dtype: '{name}' is not one of {', '.join(_DTYPES)}")
-    return _DTYPES[name]
-
-
-def _mode(cache: str, clocks: str):
-    if cache not in ("cold", "warm"):
-        raise ValueError(f"cache: '{cache}' is not cold or warm")
-    if clocks not in ("sustained", "burst"):
-        raise ValueError(f"clocks: '{clocks}' is not sustained or burst")
-    return pb.MeasureMode(cache_mode=cache, clock_policy=clocks)
 
 
 def _job(j) -> Job:
@@ -158,11 +150,11 @@ class Client:
         the_pass = _pass_of(pass_, train, "train", "Client.best_dff")
         if the_pass not in _PASSES:
             raise ValueError(f"pass_: '{the_pass}' is not fwd or train")
-        _dtype(dtype)  # a ValueError here, as lookup and predict raise
+        _check_dtype(dtype)
         # One route with crest.dff(server=): the C++ remote answers, in process.
-        return self._answered(dff, hidden, gpu, ratio=ratio, window=window, align=align,
-                              tokens=tokens, tp=tp, dtype=dtype, pass_=the_pass, top=top,
-                              runs=runs, algo=algo, separate_gate_up=separate_gate_up,
+        return self._answered(_answers.dff, hidden, gpu, ratio=ratio, window=window,
+                              align=align, tokens=tokens, tp=tp, dtype=dtype, pass_=the_pass,
+                              top=top, runs=runs, algo=algo, separate_gate_up=separate_gate_up,
                               predict_only=predict_only, cache=cache, clocks=clocks)
 
     def lookup(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1, dtype: str = "bf16",
@@ -170,18 +162,16 @@ class Client:
                clocks: str = "sustained") -> GemmAnswer:
         """The best known result for one GEMM on `gpu`: crest.lookup(server=)
         against this crestd, so detail is `crest lookup`'s document."""
-        _dtype(dtype)  # a ValueError naming the field, before any call
-        _mode(cache, clocks)
-        from crest.answers import lookup as run  # noqa: PLC0415
-        return self._answered(run, m, n, k, gpu, batch=batch, dtype=dtype, layout=layout,
-                              cache=cache, clocks=clocks)
+        _check_dtype(dtype)
+        return self._answered(_answers.lookup, m, n, k, gpu, batch=batch, dtype=dtype,
+                              layout=layout, cache=cache, clocks=clocks)
 
     def predict(self, m: int, n: int, k: int, gpu: str, *, batch: int = 1,
                 dtype: str = "bf16", layout: str = "NT") -> Prediction:
         """This crestd's model for one GEMM: crest.explain(server=)."""
-        _dtype(dtype)
-        from crest.answers import explain as run  # noqa: PLC0415
-        return self._answered(run, m, n, k, gpu, batch=batch, dtype=dtype, layout=layout)
+        _check_dtype(dtype)
+        return self._answered(_answers.explain, m, n, k, gpu, batch=batch, dtype=dtype,
+                              layout=layout)
 
     # ---- whole answers, computed by the crest command's answering layer in
     # process (crest._native) against this crestd, with this client's token,
@@ -197,13 +187,11 @@ class Client:
 
     def vocab(self, vocab: int, hidden: int, gpu: str, **kwargs):
         """`crest vocab` through this crestd (crest.answers.vocab)."""
-        from crest.answers import vocab as run  # noqa: PLC0415
-        return self._answered(run, vocab, hidden, gpu, **kwargs)
+        return self._answered(_answers.vocab, vocab, hidden, gpu, **kwargs)
 
     def design(self, gpu: str, **kwargs):
         """`crest design` through this crestd (crest.answers.design)."""
-        from crest.answers import design as run  # noqa: PLC0415
-        return self._answered(run, gpu, **kwargs)
+        return self._answered(_answers.design, gpu, **kwargs)
 
     # ---- jobs
     def submit(self, spec: Union[str, dict], *, backend: str = "", priority: int = 0,

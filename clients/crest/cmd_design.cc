@@ -342,10 +342,12 @@ Command RegisterDesign(CLI::App& root) {
                "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
   app.add_option("--attention", flags->attention,
                  "the attention core: fused (one FlashAttention kernel, predicted from published "
-                 "H100 figures, causal: FlashAttention-3 on Hopper, -2 elsewhere), fused-fa2 "
-                 "(FlashAttention-2 on every GPU, as Hopper runs before FA3) or unfused (its two "
-                 "batched GEMMs, writing the s*s scores)")
-      ->check(CLI::IsMember({"fused", "fused-fa2", "unfused"}))
+                 "figures, causal: FlashAttention-3 on Hopper, -2 elsewhere), fused-fa2 "
+                 "(FlashAttention-2 on every GPU, as Hopper runs before FA3), fused-triton (the "
+                 "2022 Triton FlashAttention, llm-foundry's attn_impl triton: half "
+                 "FlashAttention-2's throughput) or unfused (its two batched GEMMs, writing the "
+                 "s*s scores)")
+      ->check(CLI::IsMember({"fused", "fused-fa2", "fused-triton", "unfused"}))
       ->capture_default_str();
   app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
   app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();

@@ -6,6 +6,7 @@
 #include "crest/tuner/attention.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/limits.h"
+#include "crest/tuner/predictor.h"
 #include "gtest/gtest.h"
 
 namespace crest::tuner {
@@ -153,6 +154,33 @@ TEST(Design, FusedAttentionReplacesTheScoreAndValueGemmsWithAPredictedKernel) {
   EXPECT_LT(row->attention_core_fwd.time_us, 0.5 * unfused->attention_core_fwd.time_us)
       << "the fused kernel never writes the scores";
   EXPECT_NE(row->attention_basis.find("FlashAttention-3"), std::string::npos);
+}
+
+// Hand-computed from the figures (s = 4096, d = 128): FlashAttention-2's
+// H100 figure is 319 TFLOP/s; on an A100 it is 319 x 0.73 x 312 / 335 (its
+// paper's best on each); the 2022 Triton kernel is half FlashAttention-2 on
+// the same GPU; an Ampere part other than the A100 scales from the A100's.
+TEST(Design, EachAttentionKernelRunsAtItsPublishedFigureOnEachGpu) {
+  const auto tflops = [](std::string_view gpu, AttentionKernel kernel) {
+    auto a = PredictFusedAttention(Llama7B().model, **FindGpu(gpu), kernel);
+    EXPECT_TRUE(a.ok()) << a.status();
+    return a.ok() ? a->tflops : 0.0;
+  };
+  const double fa2_a100 = 319 * 0.73 * 312 / 335;
+  EXPECT_NEAR(tflops("h100", AttentionKernel::kFusedFa2), 319, 1e-9);
+  EXPECT_NEAR(tflops("h100", AttentionKernel::kFusedTriton), 319 / 2.0, 1e-9);
+  EXPECT_NEAR(tflops("a100", AttentionKernel::kFused), fa2_a100, 1e-9);
+  EXPECT_NEAR(tflops("a100", AttentionKernel::kFusedFa2), fa2_a100, 1e-9);
+  EXPECT_NEAR(tflops("a100", AttentionKernel::kFusedTriton), fa2_a100 / 2, 1e-9);
+  const double a10_over_a100 = FastKernelTflops(**FindGpu("a10"), DType::kBf16) /
+                               FastKernelTflops(**FindGpu("a100"), DType::kBf16);
+  EXPECT_NEAR(tflops("a10", AttentionKernel::kFused), fa2_a100 * a10_over_a100, 1e-9);
+  auto triton =
+      PredictFusedAttention(Llama7B().model, **FindGpu("h100"), AttentionKernel::kFusedTriton);
+  ASSERT_TRUE(triton.ok());
+  EXPECT_NE(triton->basis.find("2022 Triton FlashAttention"), std::string::npos) << triton->basis;
+  EXPECT_EQ(ParseAttentionKernel("fused-triton"), AttentionKernel::kFusedTriton);
+  EXPECT_EQ(AttentionKernelName(AttentionKernel::kFusedTriton), "fused-triton");
 }
 
 // At h 4096, seq 4096 and equal parameters, training with fused attention

@@ -21,6 +21,15 @@ constexpr double kFa3[3][6] = {
 constexpr double kFa2[3][6] = {
     {180, 229, 262, 284, 295, 299}, {191, 260, 298, 319, 333, 335}, {208, 251, 278, 293, 297, 298}};
 
+// FlashAttention-2 on an A100 SXM against the H100 figure: its best on each,
+// from its paper (Dao 2023): up to 73% of the A100's 312 TFLOP/s; up to 335
+// TFLOP/s, the same code on an H100.
+constexpr double kFa2A100OverH100 = 0.73 * 312 / 335;
+// The 2022 Triton FlashAttention against FlashAttention-2 on the same GPU:
+// about FlashAttention's CUDA kernel (flash_attn_triton.py's header), which
+// FlashAttention-2 runs about 2x as fast as (its paper).
+constexpr double kTritonOverFa2 = 0.5;
+
 // Where x lies among `points` (ascending), in log2: the lower index and the
 // fraction towards the next; held at the ends.
 template <size_t N>
@@ -34,7 +43,7 @@ std::pair<size_t, double> Locate(const std::array<double, N>& points, double x) 
   return {N - 2, 1.0};
 }
 
-double Throughput(const double (&table)[3][6], double head_dim, double seq) {
+double Throughput(const double (*table)[6], double head_dim, double seq) {
   const auto [d, fd] = Locate(kHeadDims, head_dim);
   const auto [s, fs] = Locate(kSeqs, seq);
   const double lo = table[d][s] + fs * (table[d][s + 1] - table[d][s]);
@@ -56,10 +65,11 @@ AttentionFlops FusedAttentionFlops(const ModelConfig& c) {
 
 namespace {
 
-constexpr NameTable<AttentionKernel, 3> kAttentionKernels = {
+constexpr NameTable<AttentionKernel, 4> kAttentionKernels = {
     {{AttentionKernel::kFused, "fused"},
      {AttentionKernel::kUnfused, "unfused"},
-     {AttentionKernel::kFusedFa2, "fused-fa2"}}};
+     {AttentionKernel::kFusedFa2, "fused-fa2"},
+     {AttentionKernel::kFusedTriton, "fused-triton"}}};
 
 }  // namespace
 
@@ -69,11 +79,45 @@ std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text) {
   return ValueNamed(kAttentionKernels, text);
 }
 
+namespace {
+
+// The figure a kernel's throughput starts from, and the GPU it describes
+// (before the GEMM-rate scale to another GPU).
+struct AttentionFigure {
+  const double (*table)[6];
+  double factor;         // of the table's figure
+  std::string_view gpu;  // where the figure holds (catalogue name)
+  std::string_view kernel;
+  std::string_view why = "";  // the factor's, when it is not 1
+};
+
+AttentionFigure FigureFor(const GpuSpec& gpu, AttentionKernel kernel) {
+  if (gpu.architecture == "Hopper" && kernel == AttentionKernel::kFused) {
+    return {kFa3, 1.0, "h100", "FlashAttention-3"};
+  }
+  const bool ampere = gpu.architecture == "Ampere";
+  AttentionFigure f{kFa2, 1.0, "h100", "FlashAttention-2"};
+  if (ampere) {
+    f = {kFa2, kFa2A100OverH100, "a100", "FlashAttention-2",
+         "FlashAttention-2's best on an A100 over an H100, 73% of 312 against 335 TFLOP/s, "
+         "Dao 2023"};
+  }
+  if (kernel == AttentionKernel::kFusedTriton) {
+    f.factor *= kTritonOverFa2;
+    f.kernel = "2022 Triton FlashAttention: half FlashAttention-2's";
+    f.why = ampere ? "the A100's FlashAttention-2 figure, halved" : "FlashAttention-2's, halved";
+  }
+  return f;
+}
+
+}  // namespace
+
 absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu,
                                                      AttentionKernel kernel) {
   if (auto s = ValidateModelConfig(c); !s.ok()) return s;
-  const bool hopper = gpu.architecture == "Hopper" && kernel != AttentionKernel::kFusedFa2;
-  const double measured_on = FastKernelTflops(**FindGpu("h100"), c.dtype);
+  const AttentionFigure figure = FigureFor(gpu, kernel);
+  const GpuSpec& figure_gpu = **FindGpu(figure.gpu);
+  const double measured_on = FastKernelTflops(figure_gpu, c.dtype);
   const double here = FastKernelTflops(gpu, c.dtype);
   if (measured_on <= 0 || here <= 0) {
     return absl::FailedPreconditionError(
@@ -83,14 +127,17 @@ absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const
   const double d = static_cast<double>(c.HeadDim());
   const double s = static_cast<double>(c.seq);
   FusedAttention a;
-  a.tflops = Throughput(hopper ? kFa3 : kFa2, d, s) * scale;
+  a.tflops = Throughput(figure.table, d, s) * figure.factor * scale;
   const AttentionFlops flops = FusedAttentionFlops(c);
   a.fwd_flops = flops.fwd;
   a.bwd_flops = flops.bwd;
-  a.basis = StrCat("fused attention (", hopper ? "FlashAttention-3" : "FlashAttention-2",
-                   " figures, causal, head dim ", c.HeadDim(), ", sequence ", c.seq,
-                   "): ", Decimals(a.tflops, 0), " TFLOP/s",
-                   scale == 1.0 ? "" : StrCat(" (x", Decimals(scale, 3), " of the H100 SXM's)"));
+  a.basis = StrCat(
+      "fused attention (", figure.kernel, " figures, causal, head dim ", c.HeadDim(), ", sequence ",
+      c.seq, "): ", Decimals(a.tflops, 0), " TFLOP/s",
+      figure.factor == 1.0
+          ? ""
+          : StrCat(" (x", Decimals(figure.factor, 3), " of the H100 figure: ", figure.why, ")"),
+      scale == 1.0 ? "" : StrCat(" (x", Decimals(scale, 3), " of the ", figure_gpu.name, "'s)"));
   const std::string version(kAttentionModelVersion);
   a.fwd = PredictedTiming(a.fwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);
   a.bwd = PredictedTiming(a.bwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);

@@ -485,7 +485,7 @@ class DesignAnswer(list):
     broken: List[dict]
     attention_note: str
     assumptions: List[str]
-    query: dict  # gpu, dtype, attention (fused, fused-fa2 or unfused)
+    query: dict  # gpu, dtype, attention (fused, fused-fa2, fused-triton or unfused)
 
     def to_pandas(self):
         """One row per configuration (its own dimensions in its columns), the

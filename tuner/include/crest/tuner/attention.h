@@ -7,12 +7,28 @@
 // SXM5, causal, at head dims 64, 128, 256 and sequence lengths 512 to 16k:
 // FlashAttention-3 for Hopper, FlashAttention-2 (the same figure) for every
 // other architecture. Between the figure's points throughput is interpolated
-// in log2 of sequence length and head dim, and held at the ends. On another
-// GPU it is scaled by the ratio of the predictor's fast-kernel rate there to
-// the H100 SXM's (the same dtype). Causal attention does half the FLOPs of
-// full attention: forward 2·b·a·s²·d per rank (the figure's own count), and
-// the backward pass 2.5× that (FlashAttention-2's count) at the forward's
-// throughput — an assumption: the figure has no backward.
+// in log2 of sequence length and head dim, and held at the ends.
+//
+// On another GPU the figure is scaled by the ratio of the predictor's
+// fast-kernel rate there to that of the GPU it was measured on (the same
+// dtype). For Ampere parts that GPU is the A100 SXM, for which
+// FlashAttention-2 was written: the H100 figure times FlashAttention-2's best
+// on an A100 over its best on an H100, both from its paper (Dao 2023: up to
+// 73% of the A100's 312 TFLOP/s, and up to 335 TFLOP/s running the same code
+// on an H100). Other architectures scale from the H100 SXM.
+//
+// kFusedTriton is the 2022 Triton FlashAttention (flash-attention's
+// flash_attn_triton.py, Triton 2.0.0.dev20221202; llm-foundry's
+// attn_impl: triton): half FlashAttention-2's throughput on the same GPU.
+// Its own header says its forward and backward together are slightly slower
+// than FlashAttention's CUDA kernel, and FlashAttention-2's paper puts
+// FlashAttention-2 at about 2x that kernel. Like FlashAttention-2 it is
+// written for Ampere and uses none of Hopper's features.
+//
+// Causal attention does half the FLOPs of full attention: forward 2·b·a·s²·d
+// per rank (the figure's own count), and the backward pass 2.5× that
+// (FlashAttention-2's count) at the forward's throughput — an assumption:
+// the figure has no backward.
 #pragma once
 
 #include <optional>
@@ -27,16 +43,18 @@
 namespace crest::tuner {
 
 enum class AttentionKernel {
-  kFused,     // FlashAttention, predicted from published figures (the default):
-              // FlashAttention-3 on Hopper, -2 elsewhere
-  kUnfused,   // attn_score and attn_value as two batched GEMMs writing the scores
-  kFusedFa2,  // FlashAttention-2 on every GPU (what Hopper runs before FA3, 2023-24)
+  kFused,        // FlashAttention, predicted from published figures (the default):
+                 // FlashAttention-3 on Hopper, -2 elsewhere
+  kUnfused,      // attn_score and attn_value as two batched GEMMs writing the scores
+  kFusedFa2,     // FlashAttention-2 on every GPU (what Hopper runs before FA3, 2023-24)
+  kFusedTriton,  // the 2022 Triton FlashAttention on every GPU: half FlashAttention-2
 };
 inline bool IsFused(AttentionKernel k) { return k != AttentionKernel::kUnfused; }
-std::string_view AttentionKernelName(AttentionKernel k);  // "fused", "unfused", "fused-fa2"
+std::string_view AttentionKernelName(
+    AttentionKernel k);  // "fused", "unfused", "fused-fa2", "fused-triton"
 std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text);  // nullopt: unknown
 
-inline constexpr std::string_view kAttentionModelVersion = "flash-attn-fig5";
+inline constexpr std::string_view kAttentionModelVersion = "flash-attn-fig5-2";
 // What one predicted fused attention time misses by: figures of one GPU,
 // interpolated and scaled to others.
 inline constexpr double kFusedAttentionError = 0.15;
@@ -61,7 +79,8 @@ AttentionFlops FusedAttentionFlops(const ModelConfig& config);
 
 // FLOPs and predicted times of one layer's attention core on one
 // tensor-parallel rank. InvalidArgument for a config that breaks a rule.
-// `kernel` kFusedFa2 takes FlashAttention-2's figures on Hopper too.
+// `kernel` kFusedFa2 takes FlashAttention-2's figures on Hopper too, and
+// kFusedTriton half of them on every GPU.
 absl::StatusOr<FusedAttention> PredictFusedAttention(
     const ModelConfig& config, const GpuSpec& gpu,
     AttentionKernel kernel = AttentionKernel::kFused);

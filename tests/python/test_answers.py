@@ -53,6 +53,14 @@ def test_design_rows_carry_figures_and_the_broken_configs_their_rule():
     assert (r.grad_reduce, r.backward_prefetch, post.backward_prefetch) == ("fp32", "pre", "post")
     assert post.comm_ms > r.comm_ms, "BACKWARD_POST exposes the backward's collectives"
     assert post.tokens_per_s_per_gpu < r.tokens_per_s_per_gpu
+    kernels = {k: crest.design("h100", hidden=4096, heads=32, vocab=32000, seq=4096, layers=32,
+                               dp=8, zero=3, attention=k) for k in ("fused-fa2", "fused-triton")}
+    fa2, triton = kernels["fused-fa2"][0], kernels["fused-triton"][0]
+    assert kernels["fused-triton"].query["attention"] == "fused-triton"
+    assert "in 2022's Triton" in kernels["fused-triton"].attention_note
+    # Half FlashAttention-2's throughput: twice its attention core's time.
+    assert triton.attention_core_fwd_us == pytest.approx(2 * fa2.attention_core_fwd_us)
+    assert triton.tokens_per_s_per_gpu < fa2.tokens_per_s_per_gpu
     searched = crest.design("h100", params="7B", vocab=32000, seq=4096, top=0, dp=8, zero=3)
     assert searched.rank_by == "model_flops_per_s_per_gpu"
     assert len(searched) > 5

@@ -1,4 +1,5 @@
 // `crest design`'s answer as text, JSON and CSV.
+#include <cmath>
 #include <map>
 
 #include "crest/common/str_cat.h"
@@ -212,8 +213,8 @@ std::string KindsOf(const DesignResult& r) {
 // What a design answer's intervals are, and are not.
 constexpr const char* kStepIntervalNote =
     "an interval here is the step's: its parts' own intervals summed (GEMMs: the measured "
-    "interval, or the GEMM predictor's expected error; the attention core +/-7.5%; every "
-    "other part +/-15%, assumed); it "
+    "interval, or the GEMM predictor's expected error; the attention core its kernel's "
+    "expected error, below; every other part +/-15%, assumed); it "
     "compares configurations under this model and is not a coverage interval for a real "
     "run's step (bench/design_vs_published.py measures how often published runs fall inside "
     "it; docs/design.md)";
@@ -307,7 +308,7 @@ std::string AttentionNote(const tuner::DesignOptions& o) {
                 "the GPU's GEMM rate, from the A100's FlashAttention-2 figure for Ampere (Dao "
                 "2023: 73% of 312 against 335 TFLOP/s on an H100); backward 2.5x the forward "
                 "FLOPs at the same rate, assumed), expected error +/-",
-                static_cast<int>(100 * tuner::kFusedAttentionError),
+                static_cast<int>(std::lround(100 * tuner::AttentionKernelError(o.attention))),
                 "%, whatever the GEMMs' source (--attention unfused: its two GEMMs)");
 }
 

@@ -179,6 +179,11 @@ TEST(Design, EachAttentionKernelRunsAtItsPublishedFigureOnEachGpu) {
       PredictFusedAttention(Llama7B().model, **FindGpu("h100"), AttentionKernel::kFusedTriton);
   ASSERT_TRUE(triton.ok());
   EXPECT_NE(triton->basis.find("2022 Triton FlashAttention"), std::string::npos) << triton->basis;
+  // Its interval is wider by the halving's uncertainty (0.45-0.55 of FA2).
+  EXPECT_NEAR(triton->fwd.high_us / triton->fwd.time_us, 1.25, 1e-9);
+  auto fa2 = PredictFusedAttention(Llama7B().model, **FindGpu("h100"), AttentionKernel::kFusedFa2);
+  ASSERT_TRUE(fa2.ok());
+  EXPECT_NEAR(fa2->fwd.high_us / fa2->fwd.time_us, 1.15, 1e-9);
   EXPECT_EQ(ParseAttentionKernel("fused-triton"), AttentionKernel::kFusedTriton);
   EXPECT_EQ(AttentionKernelName(AttentionKernel::kFusedTriton), "fused-triton");
 }

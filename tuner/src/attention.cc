@@ -51,36 +51,6 @@ double Throughput(const double (*table)[6], double head_dim, double seq) {
   return lo + fd * (hi - lo);
 }
 
-}  // namespace
-
-AttentionFlops FusedAttentionFlops(const ModelConfig& c) {
-  const double d = static_cast<double>(c.HeadDim());
-  const double s = static_cast<double>(c.seq);
-  const double heads_per_rank = static_cast<double>(c.heads / c.tp);
-  AttentionFlops f;
-  f.fwd = 2.0 * static_cast<double>(c.micro_batch) * heads_per_rank * s * s * d;
-  f.bwd = 2.5 * f.fwd;
-  return f;
-}
-
-namespace {
-
-constexpr NameTable<AttentionKernel, 4> kAttentionKernels = {
-    {{AttentionKernel::kFused, "fused"},
-     {AttentionKernel::kUnfused, "unfused"},
-     {AttentionKernel::kFusedFa2, "fused-fa2"},
-     {AttentionKernel::kFusedTriton, "fused-triton"}}};
-
-}  // namespace
-
-std::string_view AttentionKernelName(AttentionKernel k) { return NameOf(kAttentionKernels, k); }
-
-std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text) {
-  return ValueNamed(kAttentionKernels, text);
-}
-
-namespace {
-
 // The figure a kernel's throughput starts from, and the GPU it describes
 // (before the GEMM-rate scale to another GPU).
 struct AttentionFigure {
@@ -110,7 +80,34 @@ AttentionFigure FigureFor(const GpuSpec& gpu, AttentionKernel kernel) {
   return f;
 }
 
+constexpr NameTable<AttentionKernel, 4> kAttentionKernels = {
+    {{AttentionKernel::kFused, "fused"},
+     {AttentionKernel::kUnfused, "unfused"},
+     {AttentionKernel::kFusedFa2, "fused-fa2"},
+     {AttentionKernel::kFusedTriton, "fused-triton"}}};
+
 }  // namespace
+
+AttentionFlops FusedAttentionFlops(const ModelConfig& c) {
+  const double d = static_cast<double>(c.HeadDim());
+  const double s = static_cast<double>(c.seq);
+  const double heads_per_rank = static_cast<double>(c.heads / c.tp);
+  AttentionFlops f;
+  f.fwd = 2.0 * static_cast<double>(c.micro_batch) * heads_per_rank * s * s * d;
+  f.bwd = 2.5 * f.fwd;
+  return f;
+}
+
+std::string_view AttentionKernelName(AttentionKernel k) { return NameOf(kAttentionKernels, k); }
+
+std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text) {
+  return ValueNamed(kAttentionKernels, text);
+}
+
+double AttentionKernelError(AttentionKernel kernel) {
+  if (kernel == AttentionKernel::kUnfused) return 0;
+  return kFusedAttentionError + (kernel == AttentionKernel::kFusedTriton ? kTritonHalvingError : 0);
+}
 
 absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu,
                                                      AttentionKernel kernel) {
@@ -139,8 +136,9 @@ absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const
           : StrCat(" (x", Decimals(figure.factor, 3), " of the H100 figure: ", figure.why, ")"),
       scale == 1.0 ? "" : StrCat(" (x", Decimals(scale, 3), " of the ", figure_gpu.name, "'s)"));
   const std::string version(kAttentionModelVersion);
-  a.fwd = PredictedTiming(a.fwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);
-  a.bwd = PredictedTiming(a.bwd_flops / (a.tflops * 1e6), kFusedAttentionError, version);
+  const double error = AttentionKernelError(kernel);
+  a.fwd = PredictedTiming(a.fwd_flops / (a.tflops * 1e6), error, version);
+  a.bwd = PredictedTiming(a.bwd_flops / (a.tflops * 1e6), error, version);
   return a;
 }
 

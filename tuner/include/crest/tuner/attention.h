@@ -58,6 +58,12 @@ inline constexpr std::string_view kAttentionModelVersion = "flash-attn-fig5-2";
 // What one predicted fused attention time misses by: figures of one GPU,
 // interpolated and scaled to others.
 inline constexpr double kFusedAttentionError = 0.15;
+// What the 2022 Triton kernel's halving adds to that: its sources ("slightly
+// slower", "about 2x") allow roughly 0.45-0.55 of FlashAttention-2.
+inline constexpr double kTritonHalvingError = 0.10;
+// The expected error of `kernel`'s predicted time (unfused: none here; its
+// GEMMs carry the GEMM predictor's).
+double AttentionKernelError(AttentionKernel kernel);
 
 struct FusedAttention {
   double fwd_flops = 0;  // per rank, one micro-batch

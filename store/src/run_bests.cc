@@ -40,8 +40,9 @@ class JobStarts {
 
 // Where RunBests reads a run's rows: run_bests (kBest), else cuBLASLt's
 // first choice in measurements, which a run may have recorded more than
-// once. `columns`: each row's run (job_id, device_id) and its figures, as
-// ReadFigures reads them. One run's (?15, ?16, RunBestsOf) reads run_bests
+// once. `columns`: each row's run (job_id, device_id; not for one run,
+// which the query binds) and its figures, as ReadFigures reads them. One
+// run's (?15, ?16, RunBestsOf) reads run_bests
 // INDEXED BY its run index, as SQLite's planner would take the primary key
 // (fewer columns to look up), which holds every run's rows of the range.
 struct RunRows {
@@ -52,9 +53,12 @@ struct RunRows {
 RunRows RowsOf(tuner::AlgoChoice algo, bool one_run) {
   constexpr const char* kBestColumns =
       "job_id, device_id, measurement_id, median_us, ci_low_us, ci_high_us";
+  constexpr const char* kBestColumnsOfRun = "measurement_id, median_us, ci_low_us, ci_high_us";
   constexpr const char* kFirstChoiceColumns =
       "coalesce(job_id, 0) AS job_id, device_id, id AS measurement_id, median_us, ci_low_us, "
       "ci_high_us";
+  constexpr const char* kFirstChoiceColumnsOfRun =
+      "id AS measurement_id, median_us, ci_low_us, ci_high_us";
   constexpr const char* kBest =
       "FROM run_bests WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
       "software_id = ?14";
@@ -68,8 +72,11 @@ RunRows RowsOf(tuner::AlgoChoice algo, bool one_run) {
       "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
       "software_id = ?14 AND verified = 1 AND heuristic_rank = 0 AND coalesce(job_id, 0) = ?15 "
       "AND device_id = ?16";
-  if (algo == tuner::AlgoChoice::kBest) return {kBestColumns, one_run ? kBestOfRun : kBest};
-  return {kFirstChoiceColumns, one_run ? kFirstChoiceOfRun : kFirstChoice};
+  if (algo == tuner::AlgoChoice::kBest) {
+    return one_run ? RunRows{kBestColumnsOfRun, kBestOfRun} : RunRows{kBestColumns, kBest};
+  }
+  return one_run ? RunRows{kFirstChoiceColumnsOfRun, kFirstChoiceOfRun}
+                 : RunRows{kFirstChoiceColumns, kFirstChoice};
 }
 
 void BindRunBests(Statement& s, const std::string& gpu_model, int64_t software_id,
@@ -78,13 +85,20 @@ void BindRunBests(Statement& s, const std::string& gpu_model, int64_t software_i
   s.Bind(13, tuner::ClockPolicyName(mode.clocks)).Bind(14, software_id);
 }
 
-RunBest ReadFigures(const Statement& s, const RunKey& run) {
-  RunBest b;  // read in the SELECT's order
+// The figures' columns in a ScanRanges row: after v, and after the run's
+// two columns where the rows name it.
+constexpr int kFiguresOfRun = 1;
+constexpr int kFiguresOfAnyRun = 3;
+
+// A row's figures from column `first` on, in the columns' order (by place:
+// by name was a twentieth of a ranking).
+RunBest ReadFigures(const Statement& s, const RunKey& run, int first) {
+  RunBest b;
   b.run = run;
-  b.measurement_id = s.Int("measurement_id");
-  b.median_us = s.Double("median_us");
-  b.ci_low_us = s.Double("ci_low_us");
-  b.ci_high_us = s.Double("ci_high_us");
+  b.measurement_id = s.IntAt(first);
+  b.median_us = s.DoubleAt(first + 1);
+  b.ci_low_us = s.DoubleAt(first + 2);
+  b.ci_high_us = s.DoubleAt(first + 3);
   return b;
 }
 
@@ -100,8 +114,8 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
       *conn_, rows.columns, rows.from_where, wanted,
       [&](Statement& s) { BindRunBests(s, gpu_model, software_id, mode); },
       [&](size_t i, const Statement& s) {
-        const RunKey run{s.Int("job_id"), s.Int("device_id"), software_id};
-        found[i].push_back(ReadFigures(s, run));
+        const RunKey run{s.IntAt(1), s.IntAt(2), software_id};  // job_id, device_id
+        found[i].push_back(ReadFigures(s, run, kFiguresOfAnyRun));
       },
       "looking up each run's measurements");
   if (!status.ok()) return status;
@@ -133,17 +147,18 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
 absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
     const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
     const tuner::MeasureMode& mode, tuner::AlgoChoice algo) {
-  const WantedKeys wanted = Want(keys);
+  const BatchedKeys& batched = Batched(keys);
+  const WantedKeys& wanted = batched.wanted;
   std::vector<std::optional<RunBest>> found(wanted.keys.size());
   const RunRows rows = RowsOf(algo, /*one_run=*/true);
-  auto status = ScanKeyRanges(
-      *conn_, rows.columns, rows.from_where, wanted.keys,
+  auto status = ScanRanges(
+      *conn_, rows.columns, rows.from_where, batched.ranges,
       [&](Statement& s) {
         BindRunBests(s, gpu_model, run.software_id, mode);
         s.Bind(15, run.job_id).Bind(16, run.device_id);
       },
       [&](size_t i, const Statement& s) {
-        RunBest b = ReadFigures(s, run);
+        RunBest b = ReadFigures(s, run, kFiguresOfRun);
         if (!found[i] || b.median_us < found[i]->median_us) found[i] = b;  // the fastest row
       },
       "looking up a run's measurements");
@@ -158,6 +173,19 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
   out.reserve(keys.size());
   for (uint32_t slot : wanted.slot_of) out.push_back(found[slot]);
   return out;
+}
+
+const SqliteStore::BatchedKeys& SqliteStore::Batched(std::span<const GemmKey> keys) {
+  if (!batched_.asked.empty() &&
+      std::equal(keys.begin(), keys.end(), batched_.asked.begin(), batched_.asked.end())) {
+    return batched_;
+  }
+  BatchedKeys& b = keys.size() <= kMaxKeptKeys ? batched_ : scratch_;
+  b.asked.assign(keys.begin(), keys.end());
+  b.wanted = Want(keys);
+  b.ranges = BatchKeys(b.wanted.keys);
+  if (&b == &scratch_) batched_ = BatchedKeys{};
+  return b;
 }
 
 absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gpu_model,

@@ -118,11 +118,14 @@ class Statement final {
   std::string Text(std::string_view column) const { return TextAt(Index(column)); }
   std::vector<uint8_t> Blob(std::string_view column) const { return BlobAt(Index(column)); }
   bool IsNull(std::string_view column) const { return IsNullAt(Index(column)); }
+  // By place (0 = the first column selected), for a reader run once a row
+  // on a hot path, its SELECT beside it: nothing checks that the place
+  // holds the column meant, so its tests must read back known figures.
+  int64_t IntAt(int index) const;
+  double DoubleAt(int index) const;
 
  private:
   int Index(std::string_view column) const;
-  int64_t IntAt(int index) const;
-  double DoubleAt(int index) const;
   std::string TextAt(int index) const;
   std::vector<uint8_t> BlobAt(int index) const;
   bool IsNullAt(int index) const;

@@ -9,6 +9,7 @@
 
 #include "crest/store/admin.h"
 #include "crest/store/store.h"
+#include "key_batches.h"
 #include "sqlite.h"
 #include "wal_index.h"
 
@@ -112,6 +113,20 @@ class SqliteStore final : public Store {
   // in WAL mode or the header is being written.
   std::optional<WalIndexMark::Header> ReadWalMark();
 
+  // A key set as RunBestsOf scans it: its sorted keys, where each asked key
+  // went, and their index ranges.
+  struct BatchedKeys {
+    std::vector<GemmKey> asked;  // as the caller gave them
+    WantedKeys wanted;
+    std::vector<KeyRange> ranges;
+  };
+  // `keys` batched: the last set's batches again when `keys` equals it (an
+  // answer asks each of its newest runs for the same set; the batches
+  // depend on the keys alone), else a new set's, which are kept when at
+  // most kMaxKeptKeys.
+  const BatchedKeys& Batched(std::span<const GemmKey> keys);
+  static constexpr size_t kMaxKeptKeys = 65536;
+
   std::unique_ptr<Connection> conn_;
   StoreOptions options_;
   std::mt19937_64 random_;
@@ -121,6 +136,8 @@ class SqliteStore final : public Store {
   std::optional<WalIndexMark> wal_mark_;
   std::optional<WalIndexMark::Header> generation_mark_;
   std::map<std::string, ResultsGeneration, std::less<>> known_generations_;
+  BatchedKeys batched_;  // Batched's last set (empty: none kept)
+  BatchedKeys scratch_;  // a set too large to keep
 };
 
 }  // namespace crest::store::internal

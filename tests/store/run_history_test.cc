@@ -90,5 +90,41 @@ TEST(RunHistory, RunsAreListedNewestFirstAndOneRunsRowsAreReadAlone) {
   }
 }
 
+// An answer asks each newest run for the same keys, and the store batches
+// a key set once for all of them: each call still answers exactly the keys
+// it was given, the same set again, another of the same size, or the first.
+TEST(RunHistory, EachRunsReadAnswersTheKeysItWasGivenWhenItsSetRepeatsOrChanges) {
+  testing::TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  auto ids = db->RegisterDevice(testing::FakeH100("GPU-a", "node-a"), testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  const tuner::GemmShape gemms[] = {Gemm(4096, 11008, 4096), Gemm(4096, 4096, 11008),
+                                    Gemm(4096, 11136, 4096)};
+  std::map<store::GemmKey, double> median;
+  for (size_t i = 0; i < std::size(gemms); ++i) {
+    const double us = 100.0 * static_cast<double>(i + 1);
+    ASSERT_TRUE(db->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+                                      testing::FakeMeasurement(gemms[i], us, 3, 1))
+                    .ok());
+    median[store::GemmKey::Of(gemms[i])] = us;
+  }
+  auto runs = db->ListRuns("H100-SXM", ids->second, kDefaultMode);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  const store::RunKey run = (*runs)[0].run;
+  const store::GemmKey a = store::GemmKey::Of(gemms[0]);
+  const store::GemmKey b = store::GemmKey::Of(gemms[1]);
+  const store::GemmKey c = store::GemmKey::Of(gemms[2]);
+  const std::vector<std::vector<store::GemmKey>> asked = {{a, b}, {a, b}, {b, c}, {c, a}, {a, b}};
+  for (const auto& keys : asked) {
+    auto found = db->RunBestsOf("H100-SXM", run, keys, kDefaultMode);
+    ASSERT_TRUE(found.ok()) << found.status();
+    ASSERT_EQ(found->size(), keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_TRUE((*found)[i]);
+      EXPECT_EQ((*found)[i]->median_us, median.at(keys[i]));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace crest

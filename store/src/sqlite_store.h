@@ -125,7 +125,7 @@ class SqliteStore final : public Store {
   // depend on the keys alone), else a new set's, which are kept when at
   // most kMaxKeptKeys.
   const BatchedKeys& Batched(std::span<const GemmKey> keys);
-  static constexpr size_t kMaxKeptKeys = 65536;
+  static constexpr size_t kMaxKeptKeys = 16384;  // about 2 MB kept a connection
 
   std::unique_ptr<Connection> conn_;
   StoreOptions options_;

@@ -1,5 +1,4 @@
 // `crest design`'s answer as text, JSON and CSV.
-#include <cmath>
 #include <map>
 
 #include "crest/common/str_cat.h"
@@ -292,24 +291,8 @@ std::string AttentionNote(const tuner::DesignOptions& o) {
            "P*V, one per head and sequence), writing the s*s scores (--attention unfused); "
            "fused kernels (FlashAttention), which training runs, never write them";
   }
-  std::string_view which = "";
-  if (o.attention == tuner::AttentionKernel::kFusedFa2) {
-    which = "-2 on every GPU, --attention fused-fa2";
-  } else if (o.attention == tuner::AttentionKernel::kFusedTriton) {
-    which =
-        " in 2022's Triton on every GPU, --attention fused-triton: half FlashAttention-2's "
-        "throughput (flash_attn_triton.py's header: about FlashAttention's CUDA kernel, "
-        "which FlashAttention-2 runs 2x as fast as)";
-  }
-  return StrCat("attention's core is one fused kernel (FlashAttention", which,
-                ", causal), PREDICTED by ", tuner::kAttentionModelVersion,
-                " from published H100 SXM throughput at the config's head dim and sequence "
-                "(Shah et al. 2024, Fig. 5; FlashAttention-3 on Hopper, -2 elsewhere, scaled by "
-                "the GPU's GEMM rate, from the A100's FlashAttention-2 figure for Ampere (Dao "
-                "2023: 73% of 312 against 335 TFLOP/s on an H100); backward 2.5x the forward "
-                "FLOPs at the same rate, assumed), expected error +/-",
-                static_cast<int>(std::lround(100 * tuner::AttentionKernelError(o.attention))),
-                "%, whatever the GEMMs' source (--attention unfused: its two GEMMs)");
+  return StrCat("attention's core is one fused kernel (", tuner::AttentionFiguresNote(o.attention),
+                ", whatever the GEMMs' source (--attention unfused: its two GEMMs)");
 }
 
 // The runs the shown rows' times come from, each once.

@@ -147,7 +147,8 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
 absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
     const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
     const tuner::MeasureMode& mode, tuner::AlgoChoice algo) {
-  const BatchedKeys& batched = Batched(keys);
+  BatchedKeys unkept;
+  const BatchedKeys& batched = Batched(keys, unkept);
   const WantedKeys& wanted = batched.wanted;
   std::vector<std::optional<RunBest>> found(wanted.keys.size());
   const RunRows rows = RowsOf(algo, /*one_run=*/true);
@@ -175,16 +176,17 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
   return out;
 }
 
-const SqliteStore::BatchedKeys& SqliteStore::Batched(std::span<const GemmKey> keys) {
+const SqliteStore::BatchedKeys& SqliteStore::Batched(std::span<const GemmKey> keys,
+                                                     BatchedKeys& unkept) {
   if (!batched_.asked.empty() &&
       std::equal(keys.begin(), keys.end(), batched_.asked.begin(), batched_.asked.end())) {
     return batched_;
   }
-  BatchedKeys& b = keys.size() <= kMaxKeptKeys ? batched_ : scratch_;
-  b.asked.assign(keys.begin(), keys.end());
+  const bool kept = keys.size() <= kMaxKeptKeys;
+  BatchedKeys& b = kept ? batched_ : unkept;
+  if (kept) b.asked.assign(keys.begin(), keys.end());  // what the next call is compared with
   b.wanted = Want(keys);
   b.ranges = BatchKeys(b.wanted.keys);
-  if (&b == &scratch_) batched_ = BatchedKeys{};
   return b;
 }
 

@@ -122,9 +122,10 @@ class SqliteStore final : public Store {
   };
   // `keys` batched: the last set's batches again when `keys` equals it (an
   // answer asks each of its newest runs for the same set; the batches
-  // depend on the keys alone), else a new set's, which are kept when at
-  // most kMaxKeptKeys.
-  const BatchedKeys& Batched(std::span<const GemmKey> keys);
+  // depend on the keys alone), else a new set's, kept when at most
+  // kMaxKeptKeys and otherwise made in `unkept` (the caller's, freed with
+  // it).
+  const BatchedKeys& Batched(std::span<const GemmKey> keys, BatchedKeys& unkept);
   static constexpr size_t kMaxKeptKeys = 16384;  // about 2 MB kept a connection
 
   std::unique_ptr<Connection> conn_;
@@ -136,8 +137,7 @@ class SqliteStore final : public Store {
   std::optional<WalIndexMark> wal_mark_;
   std::optional<WalIndexMark::Header> generation_mark_;
   std::map<std::string, ResultsGeneration, std::less<>> known_generations_;
-  BatchedKeys batched_;  // Batched's last set (empty: none kept)
-  BatchedKeys scratch_;  // a set too large to keep
+  BatchedKeys batched_;  // Batched's last kept set (empty: none)
 };
 
 }  // namespace crest::store::internal

@@ -109,6 +109,25 @@ double AttentionKernelError(AttentionKernel kernel) {
   return kFusedAttentionError + (kernel == AttentionKernel::kFusedTriton ? kTritonHalvingError : 0);
 }
 
+std::string AttentionFiguresNote(AttentionKernel kernel) {
+  std::string_view which = "";
+  if (kernel == AttentionKernel::kFusedFa2) {
+    which = "-2 on every GPU, --attention fused-fa2";
+  } else if (kernel == AttentionKernel::kFusedTriton) {
+    which =
+        " in 2022's Triton on every GPU, --attention fused-triton: half FlashAttention-2's "
+        "throughput (flash_attn_triton.py's header: about FlashAttention's CUDA kernel, "
+        "which FlashAttention-2 runs 2x as fast as)";
+  }
+  return StrCat("FlashAttention", which, ", causal), PREDICTED by ", kAttentionModelVersion,
+                " from published H100 SXM throughput at the config's head dim and sequence "
+                "(Shah et al. 2024, Fig. 5; FlashAttention-3 on Hopper, -2 elsewhere, scaled by "
+                "the GPU's GEMM rate, from the A100's FlashAttention-2 figure for Ampere (Dao "
+                "2023: 73% of 312 against 335 TFLOP/s on an H100); backward 2.5x the forward "
+                "FLOPs at the same rate, assumed), expected error +/-",
+                static_cast<int>(std::lround(100 * AttentionKernelError(kernel))), "%");
+}
+
 absl::StatusOr<FusedAttention> PredictFusedAttention(const ModelConfig& c, const GpuSpec& gpu,
                                                      AttentionKernel kernel) {
   if (auto s = ValidateModelConfig(c); !s.ok()) return s;

@@ -50,8 +50,8 @@ enum class AttentionKernel {
   kFusedTriton,  // the 2022 Triton FlashAttention on every GPU: half FlashAttention-2
 };
 inline bool IsFused(AttentionKernel k) { return k != AttentionKernel::kUnfused; }
-std::string_view AttentionKernelName(
-    AttentionKernel k);  // "fused", "unfused", "fused-fa2", "fused-triton"
+// "fused", "unfused", "fused-fa2", "fused-triton"
+std::string_view AttentionKernelName(AttentionKernel k);
 std::optional<AttentionKernel> ParseAttentionKernel(std::string_view text);  // nullopt: unknown
 
 inline constexpr std::string_view kAttentionModelVersion = "flash-attn-fig5-2";
@@ -64,6 +64,11 @@ inline constexpr double kTritonHalvingError = 0.10;
 // The expected error of `kernel`'s predicted time (unfused: none here; its
 // GEMMs carry the GEMM predictor's).
 double AttentionKernelError(AttentionKernel kernel);
+// A fused `kernel`'s figures in words, for an answer's note: which kernel,
+// where its figures come from, the factors and their sources, the backward's
+// assumption and the expected error ("FlashAttention…, expected error
+// +/-15%"). REQUIRES: IsFused(kernel).
+std::string AttentionFiguresNote(AttentionKernel kernel);
 
 struct FusedAttention {
   double fwd_flops = 0;  // per rank, one micro-batch

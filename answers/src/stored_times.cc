@@ -19,6 +19,24 @@ tuner::Timing BestTiming(const store::RunBest& b) {
   return tuner::MeasuredTiming(b.median_us, b.ci_low_us, b.ci_high_us);
 }
 
+// What MeasuredTiming makes of a run's figures (a figure without an
+// interval, ci_high_us 0, is exact: the median), set in `t` alone.
+void SetMeasuredFigures(tuner::Timing& t, double median_us, double ci_low_us, double ci_high_us) {
+  t.time_us = median_us;
+  t.low_us = ci_high_us > 0 ? ci_low_us : median_us;
+  t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
+}
+
+// The i-th GEMM's figures in a choice: its run's best, or the pool's.
+struct Figures {
+  double median_us = 0, low_us = 0, high_us = 0;
+};
+Figures FiguresOf(const StoredTimes::Choice& c, size_t i) {
+  if (c.pooled) return {c.pooled_us[i], c.pool[i].first, c.pool[i].second};
+  const store::RunBest& b = c.bests[i];
+  return {b.median_us, b.ci_low_us, b.ci_high_us};
+}
+
 bool Newer(const store::RunBest& a, const store::RunBest& b) {
   return std::tuple(a.started_us, a.run) > std::tuple(b.started_us, b.run);
 }
@@ -272,21 +290,18 @@ absl::StatusOr<std::vector<tuner::RunInfo>> StoredTimes::RunsOf(const Choice& c)
   return runs;
 }
 
+const std::string& StoredTimes::Provenance(const store::RunKey& key, const store::RunRecord& run) {
+  std::string& provenance = provenance_[key];
+  if (provenance.empty()) provenance = DescribeMeasurement(run.device, run.software, options_.mode);
+  return provenance;
+}
+
 absl::StatusOr<StoredTimes::Part> StoredTimes::PartOf(const Choice& c, size_t i) {
   const store::RunBest& b = c.bests[i];
   auto run = Run(b.run);
   if (!run.ok()) return run.status();
-  std::string& provenance = provenance_[b.run];
-  if (provenance.empty()) {
-    provenance = DescribeMeasurement((*run)->device, (*run)->software, options_.mode);
-  }
-  Part p{*run, &provenance, b.median_us, b.ci_low_us, b.ci_high_us};
-  if (c.pooled) {
-    p.median_us = c.pooled_us[i];
-    p.low_us = c.pool[i].first;
-    p.high_us = c.pool[i].second;
-  }
-  return p;
+  const Figures f = FiguresOf(c, i);
+  return Part{*run, &Provenance(b.run, **run), f.median_us, f.low_us, f.high_us};
 }
 
 absl::StatusOr<std::vector<tuner::Timing>> StoredTimes::Measured(const Choice& c) {
@@ -308,29 +323,46 @@ absl::StatusOr<std::vector<tuner::Timing>> StoredTimes::Measured(const Choice& c
 }
 
 absl::StatusOr<tuner::Timing> StoredTimes::MeasuredSum(const Choice& c) {
-  auto runs = RunsOf(c);
-  if (!runs.ok()) return runs.status();
+  // SumTimings(Measured(c)) without a Timing per part: a part's run is
+  // looked up when it changes (one run answers a set, but for a pool), and
+  // the first part's strings and the choice's runs are copied once.
   tuner::Timing sum;
+  tuner::Timing part;  // one GEMM's figures and kind, no strings
+  part.pooled = c.pooled;
+  const store::RunKey* part_run = nullptr;
+  const store::RunRecord* record = nullptr;
   for (size_t i = 0; i < c.bests.size(); ++i) {
-    auto p = PartOf(c, i);
-    if (!p.ok()) return p.status();
-    // The part as Measured makes it, but for its strings: the sum takes the
-    // first part's once, below, and the choice's runs once.
-    tuner::Timing part = tuner::MeasuredTiming(p->median_us, p->low_us, p->high_us);
-    part.source = tuner::MeasuredSource(p->run->device);
-    part.pooled = c.pooled;
+    const store::RunKey& run = c.bests[i].run;
+    if (part_run == nullptr || !(*part_run == run)) {
+      auto found = Run(run);
+      if (!found.ok()) return found.status();
+      part_run = &run;
+      record = *found;
+      part.source = tuner::MeasuredSource(record->device);
+    }
+    const Figures f = FiguresOf(c, i);
+    SetMeasuredFigures(part, f.median_us, f.low_us, f.high_us);
     tuner::AddTiming(sum, part, i == 0);
     if (i == 0) {
-      sum.provenance = *p->provenance;
-      sum.device = p->run->device;
-      sum.software = p->run->software;
+      sum.provenance = Provenance(run, *record);
+      sum.device = record->device;
+      sum.software = record->software;
     }
   }
-  if (!c.bests.empty()) tuner::MergeRuns(sum.runs, *runs);
+  for (const store::RunKey& key : c.runs) {
+    auto found = Run(key);
+    if (!found.ok()) return found.status();
+    tuner::MergeRuns(sum.runs, {&(*found)->info, 1});
+  }
   return sum;
 }
 
 absl::StatusOr<tuner::Timing> StoredTimes::Sum(std::span<const tuner::GemmShape> set) {
+  // A prefetched set's measured choice is summed where it is kept (a copy
+  // of it was a twentieth of a ranking).
+  if (const Chosen* chosen = Prefetched(set); chosen != nullptr && chosen->choice) {
+    return MeasuredSum(*chosen->choice);
+  }
   bool across_runs = false;
   auto choice = Choose(set, &across_runs);
   if (!choice.ok()) return choice.status();

@@ -99,8 +99,8 @@ class StoredTimes {
   absl::StatusOr<std::vector<tuner::Timing>> Measured(const Choice& choice);
   // SumTimings(Measured(choice)), part by part in the same order.
   absl::StatusOr<tuner::Timing> MeasuredSum(const Choice& choice);
-  // What Measured and MeasuredSum share: the choice's runs as RunInfo, and
-  // the run, provenance and figures of its i-th GEMM.
+  // Measured's inputs: the choice's runs as RunInfo, and the run,
+  // provenance and figures of its i-th GEMM.
   absl::StatusOr<std::vector<tuner::RunInfo>> RunsOf(const Choice& choice);
   struct Part {
     const store::RunRecord* run = nullptr;
@@ -108,6 +108,9 @@ class StoredTimes {
     double median_us = 0, low_us = 0, high_us = 0;  // MeasuredTiming's inputs
   };
   absl::StatusOr<Part> PartOf(const Choice& choice, size_t i);
+  // How answers describe a run's measurements (made once a run; Measured
+  // and MeasuredSum give it).
+  const std::string& Provenance(const store::RunKey& key, const store::RunRecord& run);
 
   store::Store& db_;
   const tuner::GpuSpec& gpu_;

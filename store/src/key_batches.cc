@@ -137,6 +137,15 @@ int64_t KeyRange::SlotAt(int64_t v) const {
   return it != members.end() && it->first == v ? static_cast<int64_t>(it->second) : -1;
 }
 
+int64_t KeyRange::SlotAt(int64_t v, size_t& next) const {
+  while (next < members.size() && members[next].first < v) ++next;
+  if (next < members.size() && members[next].first == v) return members[next].second;
+  // Between the member before and members[next]: not wanted; else the rows
+  // came out of order, and the search answers.
+  if (next == 0 || members[next - 1].first < v) return -1;
+  return SlotAt(v);
+}
+
 GemmKey KeyRange::KeyAt(int64_t v) const {
   GemmKey key = prefix;
   key.m = varying == 0 || varying == -1 ? v : m_lo;

@@ -35,6 +35,10 @@ struct KeyRange {
   // The index (in BatchKeys' keys) of the wanted key whose varying value is
   // `v`, or -1 when the row at `v` is in the box but not wanted.
   int64_t SlotAt(int64_t v) const;
+  // The same for rows in ascending v (a scan of the index), walking from
+  // `next` (0 for a range's first row), which it moves to v's place: a step,
+  // not a search, a row. A row out of order is searched for.
+  int64_t SlotAt(int64_t v, size_t& next) const;
 };
 
 // `keys` sorted and without repeats: what BatchKeys and the scans take.

@@ -42,8 +42,9 @@ absl::Status ScanRanges(Connection& conn, std::string_view columns, std::string_
     if (!stmt.ok()) return stmt.status();
     bind(**stmt);
     BindRange(**stmt, range);
+    size_t next = 0;  // the index's rows come in ascending v
     auto s = (*stmt)->ForEachRow(doing, [&](const Statement& row) {
-      const int64_t slot = range.SlotAt(row.IntAt(0));  // v
+      const int64_t slot = range.SlotAt(row.IntAt(0), next);  // v
       if (slot >= 0) on_row(static_cast<size_t>(slot), row);
     });
     if (!s.ok()) return s;

@@ -167,5 +167,24 @@ TEST(BatchKeys, EachRangeNamesItsWantedKeysBySlot) {
   }
 }
 
+TEST(BatchKeys, AWalkOverRowsFindsTheSlotsASearchFindsInOrderRepeatedOrNot) {
+  std::vector<GemmKey> keys;
+  for (int64_t f = 10794; f <= 10810; f += 4) keys.push_back(Key(8192, 4096, f));
+  const std::vector<GemmKey> sorted = SortedUnique(keys);
+  const std::vector<KeyRange> ranges = internal::BatchKeys(sorted);
+  ASSERT_EQ(ranges.size(), 1u);
+  const KeyRange& r = ranges.front();
+  // Every value in the box, each twice (a first choice recorded twice), in
+  // the index's order; then rows out of order, which a walk cannot assume.
+  std::vector<int64_t> rows;
+  for (int64_t v = 10790; v <= 10814; ++v) rows.insert(rows.end(), {v, v});
+  rows.insert(rows.end(), {10798, 10795, 10794, 10810, 10802});
+  size_t next = 0;
+  for (int64_t v : rows) EXPECT_EQ(r.SlotAt(v, next), r.SlotAt(v)) << "v = " << v;
+  size_t from_start = 0;
+  EXPECT_EQ(r.SlotAt(10802, from_start), 2);
+  EXPECT_EQ(r.SlotAt(10803, from_start), -1) << "in the box, not wanted";
+}
+
 }  // namespace
 }  // namespace crest::store::internal

@@ -103,7 +103,10 @@ absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, 
     return absl::InvalidArgumentError(
         StrCat("d-ff (", d_ff, ") must be divisible by tp (", tp, ")"));
   }
+  // Reserved: this runs for every candidate of a d_ff ranking.
+  const bool separate_gate = options.mlp != MlpKind::kGelu && !options.fuse_gate_up;
   std::vector<GemmShape> out;
+  out.reserve((separate_gate ? 3u : 2u) * (options.include_backward ? 3u : 1u));
   AddMlp(out, tokens, hidden, d_ff, tp, dtype, options);
   return out;
 }

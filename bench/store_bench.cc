@@ -37,7 +37,8 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
 // each GEMM) read by the SQLite C API in one scan, nothing else; p50 [us].
 double RawScanP50Us(const std::string& path, int rows) {
   sqlite3* db = nullptr;
-  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  // Without the connection's mutex, as Crest opens its connections.
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   sqlite3_stmt* stmt = nullptr;
   sqlite3_prepare_v2(db,
                      "SELECT k, measurement_id, median_us, ci_low_us, ci_high_us FROM run_bests "

@@ -56,6 +56,7 @@ absl::Status StoredTimes::Prefetch(std::span<const std::vector<tuner::GemmShape>
   if (auto s = LoadVersions(); !s.ok()) return s;
   // Version by version, newest first, the runs of the sets not yet answered.
   OpenSets open;
+  chosen_.reserve(chosen_.size() + sets.size());
   for (const auto& set : sets) {
     if (set.empty()) continue;
     auto [it, added] = chosen_.try_emplace(set.data());

@@ -9,6 +9,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -125,8 +126,9 @@ class StoredTimes {
     bool predictions_read = false;  // the store's predictions of its GEMMs are in predictions_
   };
   // Prefetch's sets, by their first GEMM's address (a window of 100,000
-  // candidates keeps no second copy of its keys).
-  std::map<const tuner::GemmShape*, Chosen> chosen_;
+  // candidates keeps no second copy of its keys); hashed: a ranking looks
+  // each set up four times, and a tree's walk was a twentieth of it.
+  std::unordered_map<const tuner::GemmShape*, Chosen> chosen_;
   const Chosen* Prefetched(std::span<const tuner::GemmShape> set) const;
   std::map<store::RunKey, store::RunRecord> runs_;
   std::map<store::RunKey, std::string> provenance_;

@@ -113,6 +113,9 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
   for (size_t i = 0; i < runs.size() && i < kNewestRunsTried && !open.empty(); ++i) {
     const store::RunKey run = runs[i].run;
     if (keys.empty()) {
+      size_t gemms = 0;
+      for (const auto& set : open) gemms += set.size();
+      keys.reserve(gemms);
       for (const auto& set : open) {
         for (const tuner::GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
       }

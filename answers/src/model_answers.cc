@@ -5,6 +5,7 @@
 #include "crest/answers/set_timers.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
+#include "model_timers.h"
 
 namespace crest::answers {
 namespace {
@@ -42,17 +43,7 @@ class ModelAnswersImpl final : public Answers {
   }
 
  private:
-  static SetTimers TimersFor(const tuner::GpuSpec& gpu) {
-    SetTimers t;
-    // A GEMM the model has no path for is NotFound: the candidate is missing.
-    t.time = tuner::EachGemm([timer = tuner::PredictorTimer(gpu)](
-                                 const tuner::GemmShape& g) -> absl::StatusOr<tuner::Timing> {
-      auto p = timer(g);
-      if (!p.ok()) return absl::NotFoundError(p.status().message());
-      return p;
-    });
-    return t;
-  }
+  static SetTimers TimersFor(const tuner::GpuSpec& gpu) { return internal::ModelTimers(gpu); }
 
   AnswerOrigin origin_;
 };

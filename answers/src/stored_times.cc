@@ -331,7 +331,8 @@ absl::StatusOr<tuner::Timing> StoredTimes::MeasuredSum(const Choice& c) {
   // looked up when it changes (one run answers a set, but for a pool), and
   // the first part's strings and the choice's runs are copied once.
   tuner::Timing sum;
-  tuner::Timing part;  // one GEMM's figures and kind, no strings
+  if (c.bests.empty()) return sum;  // as SumTimings of no part: nothing, and no run
+  tuner::Timing part;               // one GEMM's figures and kind, no strings
   part.pooled = c.pooled;
   const store::RunKey* part_run = nullptr;
   const store::RunRecord* record = nullptr;

@@ -363,8 +363,8 @@ absl::StatusOr<tuner::Timing> StoredTimes::MeasuredSum(const Choice& c) {
 }
 
 absl::StatusOr<tuner::Timing> StoredTimes::Sum(std::span<const tuner::GemmShape> set) {
-  // A prefetched set's measured choice is summed where it is kept (a copy
-  // of it was a twentieth of a ranking).
+  // A prefetched set's measured choice is summed where it is kept, not
+  // copied first.
   if (const Chosen* chosen = Prefetched(set); chosen != nullptr && chosen->choice) {
     return MeasuredSum(*chosen->choice);
   }

@@ -127,7 +127,8 @@ class StoredTimes {
   };
   // Prefetch's sets, by their first GEMM's address (a window of 100,000
   // candidates keeps no second copy of its keys); hashed: a ranking looks
-  // each set up four times, and a tree's walk was a twentieth of it.
+  // each set up four times, and the tree's walk was most of Prefetch's own
+  // time under perf.
   std::unordered_map<const tuner::GemmShape*, Chosen> chosen_;
   const Chosen* Prefetched(std::span<const tuner::GemmShape> set) const;
   std::map<store::RunKey, store::RunRecord> runs_;

@@ -19,14 +19,6 @@ tuner::Timing BestTiming(const store::RunBest& b) {
   return tuner::MeasuredTiming(b.median_us, b.ci_low_us, b.ci_high_us);
 }
 
-// What MeasuredTiming makes of a run's figures (a figure without an
-// interval, ci_high_us 0, is exact: the median), set in `t` alone.
-void SetMeasuredFigures(tuner::Timing& t, double median_us, double ci_low_us, double ci_high_us) {
-  t.time_us = median_us;
-  t.low_us = ci_high_us > 0 ? ci_low_us : median_us;
-  t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
-}
-
 // The i-th GEMM's figures in a choice: its run's best, or the pool's.
 struct Figures {
   double median_us = 0, low_us = 0, high_us = 0;
@@ -263,13 +255,13 @@ StoredTimes::Choice StoredTimes::Pooled(const Version& version,
   return c;
 }
 
-absl::StatusOr<std::optional<StoredTimes::Choice>> StoredTimes::Choose(
-    std::span<const tuner::GemmShape> set, bool* across_runs) {
+absl::StatusOr<const StoredTimes::Choice*> StoredTimes::ChoiceOf(
+    std::span<const tuner::GemmShape> set, bool* across_runs, std::optional<Choice>& made) {
   if (across_runs != nullptr) *across_runs = false;
-  if (set.empty()) return std::nullopt;
+  if (set.empty()) return nullptr;
   if (const Chosen* chosen = Prefetched(set)) {
     if (across_runs != nullptr) *across_runs = chosen->across_runs;
-    return chosen->choice;
+    return chosen->choice ? &*chosen->choice : nullptr;
   }
   std::vector<store::GemmKey> keys = KeysOf(set);
   if (auto s = LoadVersions(); !s.ok()) return s;
@@ -278,10 +270,23 @@ absl::StatusOr<std::optional<StoredTimes::Choice>> StoredTimes::Choose(
   for (Version& version : *versions_) {
     if (auto s = FetchRuns(version, keys); !s.ok()) return s;
     bool whole = false;
-    if (auto choice = ChooseIn(version, keys, whole)) return choice;
+    if (auto choice = ChooseIn(version, keys, whole)) {
+      made = std::move(choice);
+      return &*made;
+    }
     if (whole && across_runs != nullptr) *across_runs = true;
   }
-  return std::nullopt;
+  return nullptr;
+}
+
+absl::StatusOr<std::optional<StoredTimes::Choice>> StoredTimes::Choose(
+    std::span<const tuner::GemmShape> set, bool* across_runs) {
+  std::optional<Choice> made;
+  auto choice = ChoiceOf(set, across_runs, made);
+  if (!choice.ok()) return choice.status();
+  if (made) return made;
+  if (*choice == nullptr) return std::nullopt;
+  return **choice;  // a prefetched one, copied for the caller
 }
 
 absl::StatusOr<std::vector<tuner::RunInfo>> StoredTimes::RunsOf(const Choice& c) {
@@ -346,7 +351,7 @@ absl::StatusOr<tuner::Timing> StoredTimes::MeasuredSum(const Choice& c) {
       part.source = tuner::MeasuredSource(record->device);
     }
     const Figures f = FiguresOf(c, i);
-    SetMeasuredFigures(part, f.median_us, f.low_us, f.high_us);
+    tuner::SetMeasuredFigures(part, f.median_us, f.low_us, f.high_us);
     tuner::AddTiming(sum, part, i == 0);
     if (i == 0) {
       sum.provenance = Provenance(run, *record);
@@ -363,15 +368,11 @@ absl::StatusOr<tuner::Timing> StoredTimes::MeasuredSum(const Choice& c) {
 }
 
 absl::StatusOr<tuner::Timing> StoredTimes::Sum(std::span<const tuner::GemmShape> set) {
-  // A prefetched set's measured choice is summed where it is kept, not
-  // copied first.
-  if (const Chosen* chosen = Prefetched(set); chosen != nullptr && chosen->choice) {
-    return MeasuredSum(*chosen->choice);
-  }
   bool across_runs = false;
-  auto choice = Choose(set, &across_runs);
+  std::optional<Choice> made;
+  auto choice = ChoiceOf(set, &across_runs, made);
   if (!choice.ok()) return choice.status();
-  if (choice->has_value()) return MeasuredSum(**choice);
+  if (*choice != nullptr) return MeasuredSum(**choice);
   if (across_runs) ++across_runs_;
   auto parts = Predicted(set);
   if (!parts.ok()) return parts.status();
@@ -381,9 +382,10 @@ absl::StatusOr<tuner::Timing> StoredTimes::Sum(std::span<const tuner::GemmShape>
 absl::StatusOr<std::vector<tuner::Timing>> StoredTimes::Time(
     std::span<const tuner::GemmShape> set) {
   bool across_runs = false;
-  auto choice = Choose(set, &across_runs);
+  std::optional<Choice> made;
+  auto choice = ChoiceOf(set, &across_runs, made);
   if (!choice.ok()) return choice.status();
-  if (choice->has_value()) return Measured(**choice);
+  if (*choice != nullptr) return Measured(**choice);
   if (across_runs) ++across_runs_;
   return Predicted(set);
 }

@@ -75,6 +75,10 @@ class StoredTimes {
     std::optional<std::vector<store::RunBest>> runs;  // ListRuns's, when read
   };
   absl::Status LoadVersions();
+  // Choose's answer without a copy: the prefetched choice where it is kept,
+  // else one made into `made`; nullptr when none answers.
+  absl::StatusOr<const Choice*> ChoiceOf(std::span<const tuner::GemmShape> set, bool* across_runs,
+                                         std::optional<Choice>& made);
   using OpenSets = std::vector<std::span<const tuner::GemmShape>>;
   // kLatest: answers the open sets that one of the version's newest runs
   // measured whole, run by run from the newest, reading only that run's

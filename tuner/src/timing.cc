@@ -53,13 +53,17 @@ Source MeasuredSource(const DeviceInfo& device) {
 Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us,
                       const DeviceInfo& device, const SoftwareInfo& software) {
   Timing t;
-  t.time_us = median_us;
-  t.low_us = ci_high_us > 0 ? ci_low_us : median_us;
-  t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
+  SetMeasuredFigures(t, median_us, ci_low_us, ci_high_us);
   t.source = MeasuredSource(device);
   t.device = device;
   t.software = software;
   return t;
+}
+
+void SetMeasuredFigures(Timing& t, double median_us, double ci_low_us, double ci_high_us) {
+  t.time_us = median_us;
+  t.low_us = ci_high_us > 0 ? ci_low_us : median_us;
+  t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
 }
 
 double LowOf(const Timing& t) { return t.low_us > 0 ? t.low_us : t.time_us; }

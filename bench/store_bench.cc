@@ -149,6 +149,10 @@ int main(int argc, char** argv) {
   crest::store::StoreOptions ro;
   ro.read_only = true;
   auto db = crest::store::Store::Open(path, ro);
+  if (!db.ok()) {  // e.g. a kept database of an older schema: upgrade it first
+    std::fprintf(stderr, "%s\n", std::string(db.status().message()).c_str());
+    return 1;
+  }
   const crest::tuner::GpuSpec& h100 = **crest::tuner::FindGpu("h100");
   const auto answers = crest::answers::StoreAnswers(**db, path, {});
   const char* only_env = std::getenv("ONLY");

@@ -275,9 +275,9 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
   if (*version != kSchemaVersion) {
     report.problems.push_back(StrCat("schema version ", *version, ", expected ", kSchemaVersion));
   }
-  for (const char* table :
-       {"devices", "software", "jobs", "measurements", "predictions", "run_bests", "imported",
-        "generations", "job_counts", "races", "race_entries", "race_times"}) {
+  for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
+                            "run_bests", "run_ids", "run_rows", "imported", "generations",
+                            "job_counts", "races", "race_entries", "race_times"}) {
     auto count =
         QueryInt(*conn_,
                  StrCat("SELECT count(*) AS value FROM sqlite_master WHERE type = 'table' AND "

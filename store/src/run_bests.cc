@@ -38,13 +38,33 @@ class JobStarts {
   std::map<int64_t, int64_t> started_;
 };
 
+// The id run_ids gives `run` (in `gpu_model` and `mode`); nullopt when it
+// has none, i.e. no row in run_bests was ever of it.
+absl::StatusOr<std::optional<int64_t>> RunIdOf(Connection& conn, const std::string& gpu_model,
+                                               const RunKey& run, const tuner::MeasureMode& mode) {
+  auto stmt = conn.Prepare(
+      "SELECT id FROM run_ids WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?3 "
+      "AND software_id = ?4 AND job_id = ?5 AND device_id = ?6");
+  if (!stmt.ok()) return stmt.status();
+  Statement& s = (*stmt)->Reset();
+  s.Bind(1, gpu_model).Bind(2, tuner::CacheModeName(mode.cache));
+  s.Bind(3, tuner::ClockPolicyName(mode.clocks)).Bind(4, run.software_id);
+  s.Bind(5, run.job_id).Bind(6, run.device_id);
+  auto found = s.Step("looking up a run's id");
+  if (!found.ok()) return found.status();
+  std::optional<int64_t> id;
+  if (*found) id = s.IntAt(0);
+  s.Reset();
+  return id;
+}
+
 // Where RunBests reads a run's rows: run_bests (kBest), else cuBLASLt's
 // first choice in measurements, which a run may have recorded more than
 // once. `columns`: each row's run (job_id, device_id; not for one run,
 // which the query binds) and its figures, as ReadFigures reads them. One
-// run's (?15, ?16, RunBestsOf) reads run_bests
-// INDEXED BY its run index, as SQLite's planner would take the primary key
-// (fewer columns to look up), which holds every run's rows of the range.
+// run's best rows (RunBestsOf) are read from run_rows by the run's id
+// (?15), run_bests' rows keyed by run; its first choices (?15, ?16: job
+// and device) from measurements.
 struct RunRows {
   const char* columns;
   const char* from_where;
@@ -62,9 +82,7 @@ RunRows RowsOf(tuner::AlgoChoice algo, bool one_run) {
   constexpr const char* kBest =
       "FROM run_bests WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
       "software_id = ?14";
-  constexpr const char* kBestOfRun =
-      "FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 AND cache_mode = ?2 AND "
-      "clock_policy = ?13 AND software_id = ?14 AND job_id = ?15 AND device_id = ?16";
+  constexpr const char* kBestOfRun = "FROM run_rows WHERE run_id = ?15";
   constexpr const char* kFirstChoice =
       "FROM measurements WHERE gpu_model = ?1 AND cache_mode = ?2 AND clock_policy = ?13 AND "
       "software_id = ?14 AND verified = 1 AND heuristic_rank = 0";
@@ -151,10 +169,22 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
   const BatchedKeys& batched = Batched(keys, unkept);
   const WantedKeys& wanted = batched.wanted;
   std::vector<std::optional<RunBest>> found(wanted.keys.size());
+  std::optional<int64_t> run_id;
+  if (algo == tuner::AlgoChoice::kBest) {
+    auto id = RunIdOf(*conn_, gpu_model, run, mode);
+    if (!id.ok()) return id.status();
+    run_id = *id;
+  }
+  const bool none = algo == tuner::AlgoChoice::kBest && !run_id;  // no row of the run
   const RunRows rows = RowsOf(algo, /*one_run=*/true);
   auto status = ScanRanges(
-      *conn_, rows.columns, rows.from_where, batched.ranges,
+      *conn_, rows.columns, rows.from_where,
+      none ? std::span<const KeyRange>() : std::span<const KeyRange>(batched.ranges),
       [&](Statement& s) {
+        if (run_id) {
+          s.Bind(15, *run_id);
+          return;
+        }
         BindRunBests(s, gpu_model, run.software_id, mode);
         s.Bind(15, run.job_id).Bind(16, run.device_id);
       },
@@ -193,42 +223,28 @@ const SqliteStore::BatchedKeys& SqliteStore::Batched(std::span<const GemmKey> ke
 absl::StatusOr<std::vector<RunBest>> SqliteStore::ListRuns(const std::string& gpu_model,
                                                            int64_t software_id,
                                                            const tuner::MeasureMode& mode) {
-  // A loose scan of run_bests_by_run: each step seeks to the next device
-  // of the same job, else to the next job (a row value (job, device) > (…)
-  // would seek on the job alone and then read the whole run).
-  constexpr const char* kRuns =
-      "SELECT job_id, device_id FROM run_bests INDEXED BY run_bests_by_run WHERE gpu_model = ?1 "
-      "AND cache_mode = ?2 AND clock_policy = ?3 AND software_id = ?4 AND ";
-  auto same_job =
-      conn_->Prepare(StrCat(kRuns, "job_id = ?5 AND device_id > ?6 ORDER BY device_id LIMIT 1"));
-  if (!same_job.ok()) return same_job.status();
-  auto next_job = conn_->Prepare(StrCat(kRuns, "job_id > ?5 ORDER BY job_id, device_id LIMIT 1"));
-  if (!next_job.ok()) return next_job.status();
+  // run_ids' unique index holds a software version's runs in (job,
+  // device) order; a run whose rows all went is not one.
+  auto stmt = conn_->Prepare(
+      "SELECT job_id, device_id FROM run_ids WHERE gpu_model = ?1 AND cache_mode = ?2 AND "
+      "clock_policy = ?3 AND software_id = ?4 AND "
+      "EXISTS (SELECT 1 FROM run_rows WHERE run_id = run_ids.id)");
+  if (!stmt.ok()) return stmt.status();
+  Statement& s = (*stmt)->Reset();
+  s.Bind(1, gpu_model).Bind(2, tuner::CacheModeName(mode.cache));
+  s.Bind(3, tuner::ClockPolicyName(mode.clocks)).Bind(4, software_id);
   std::vector<RunBest> runs;
-  JobStarts starts(*conn_);
-  RunKey last{-1, -1, software_id};
-  for (;;) {
-    std::optional<RunKey> found;
-    for (Statement* s : {*same_job, *next_job}) {
-      s->Reset();
-      s->Bind(1, gpu_model)
-          .Bind(2, tuner::CacheModeName(mode.cache))
-          .Bind(3, tuner::ClockPolicyName(mode.clocks));
-      s->Bind(4, software_id).Bind(5, last.job_id).Bind(6, last.device_id);
-      auto row = s->Step("listing runs");
-      if (!row.ok()) return row.status();
-      if (*row) found = RunKey{s->Int("job_id"), s->Int("device_id"), software_id};
-      s->Reset();
-      if (found) break;
-    }
-    if (!found) break;
-    last = *found;
+  auto listed = s.ForEachRow("listing runs", [&](const Statement& row) {
     RunBest run;
-    run.run = last;
-    auto started = starts.Of(last.job_id);
+    run.run = RunKey{row.IntAt(0), row.IntAt(1), software_id};
+    runs.push_back(run);
+  });
+  if (!listed.ok()) return listed;
+  JobStarts starts(*conn_);
+  for (RunBest& run : runs) {
+    auto started = starts.Of(run.run.job_id);
     if (!started.ok()) return started.status();
     run.started_us = *started;
-    runs.push_back(run);
   }
   std::sort(runs.begin(), runs.end(), [](const RunBest& a, const RunBest& b) {
     return std::tie(a.started_us, a.run) > std::tie(b.started_us, b.run);

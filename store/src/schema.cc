@@ -572,6 +572,96 @@ CREATE TRIGGER measurements_deleted AFTER DELETE ON measurements BEGIN
     ON CONFLICT DO NOTHING;
 END;
 )sql",
+    // 14 → 15: run_bests by run, keyed by an integer: each run (GPU model,
+    // cache mode, clock policy, software, job, device) gets an id in
+    // run_ids, and run_rows holds run_bests' rows under it, so reading one
+    // run's rows compares one integer where run_bests_by_run compared four
+    // texts and two integers per row (a train ranking's SQLite stepping
+    // 0.8x). Kept from run_bests by triggers, so every writer of run_bests
+    // (inserts, merges, a deleted measurement's re-derived best, a person
+    // with sqlite3) keeps it. A run's id stays when its rows go; readers
+    // ask run_rows whether it has any.
+    R"sql(
+CREATE TABLE run_ids(
+  id INTEGER PRIMARY KEY,
+  gpu_model TEXT NOT NULL,
+  cache_mode TEXT NOT NULL,
+  clock_policy TEXT NOT NULL,
+  software_id INTEGER NOT NULL REFERENCES software(id),
+  job_id INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  UNIQUE(gpu_model, cache_mode, clock_policy, software_id, job_id, device_id));
+CREATE TABLE run_rows(
+  run_id INTEGER NOT NULL REFERENCES run_ids(id),
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  median_us REAL NOT NULL,
+  ci_low_us REAL NOT NULL,
+  ci_high_us REAL NOT NULL,
+  PRIMARY KEY(run_id, dtype, trans_a, trans_b, batch, m, n, k)) WITHOUT ROWID;
+INSERT INTO run_ids(gpu_model, cache_mode, clock_policy, software_id, job_id, device_id)
+  SELECT DISTINCT gpu_model, cache_mode, clock_policy, software_id, job_id, device_id
+  FROM run_bests ORDER BY 1, 2, 3, 4, 5, 6;
+INSERT INTO run_rows
+  SELECT r.id, b.dtype, b.trans_a, b.trans_b, b.batch, b.m, b.n, b.k, b.measurement_id,
+         b.median_us, b.ci_low_us, b.ci_high_us
+  FROM run_bests b JOIN run_ids r
+    ON r.gpu_model = b.gpu_model AND r.cache_mode = b.cache_mode
+       AND r.clock_policy = b.clock_policy AND r.software_id = b.software_id
+       AND r.job_id = b.job_id AND r.device_id = b.device_id
+  ORDER BY 1, 2, 3, 4, 5, 6, 7, 8;
+DROP INDEX run_bests_by_run;
+CREATE TRIGGER run_bests_inserted AFTER INSERT ON run_bests BEGIN
+  INSERT INTO run_ids(gpu_model, cache_mode, clock_policy, software_id, job_id, device_id)
+    VALUES (NEW.gpu_model, NEW.cache_mode, NEW.clock_policy, NEW.software_id, NEW.job_id,
+            NEW.device_id)
+    ON CONFLICT DO NOTHING;
+  INSERT INTO run_rows
+    SELECT id, NEW.dtype, NEW.trans_a, NEW.trans_b, NEW.batch, NEW.m, NEW.n, NEW.k,
+           NEW.measurement_id, NEW.median_us, NEW.ci_low_us, NEW.ci_high_us
+    FROM run_ids
+    WHERE gpu_model = NEW.gpu_model AND cache_mode = NEW.cache_mode
+      AND clock_policy = NEW.clock_policy AND software_id = NEW.software_id
+      AND job_id = NEW.job_id AND device_id = NEW.device_id;
+END;
+CREATE TRIGGER run_bests_deleted AFTER DELETE ON run_bests BEGIN
+  DELETE FROM run_rows
+    WHERE run_id = (SELECT id FROM run_ids
+                    WHERE gpu_model = OLD.gpu_model AND cache_mode = OLD.cache_mode
+                      AND clock_policy = OLD.clock_policy AND software_id = OLD.software_id
+                      AND job_id = OLD.job_id AND device_id = OLD.device_id)
+      AND dtype = OLD.dtype AND trans_a = OLD.trans_a AND trans_b = OLD.trans_b
+      AND batch = OLD.batch AND m = OLD.m AND n = OLD.n AND k = OLD.k;
+END;
+-- An update (a faster measurement of the same run and GEMM) is the old row
+-- out and the new one in, whichever columns it changed.
+CREATE TRIGGER run_bests_updated AFTER UPDATE ON run_bests BEGIN
+  DELETE FROM run_rows
+    WHERE run_id = (SELECT id FROM run_ids
+                    WHERE gpu_model = OLD.gpu_model AND cache_mode = OLD.cache_mode
+                      AND clock_policy = OLD.clock_policy AND software_id = OLD.software_id
+                      AND job_id = OLD.job_id AND device_id = OLD.device_id)
+      AND dtype = OLD.dtype AND trans_a = OLD.trans_a AND trans_b = OLD.trans_b
+      AND batch = OLD.batch AND m = OLD.m AND n = OLD.n AND k = OLD.k;
+  INSERT INTO run_ids(gpu_model, cache_mode, clock_policy, software_id, job_id, device_id)
+    VALUES (NEW.gpu_model, NEW.cache_mode, NEW.clock_policy, NEW.software_id, NEW.job_id,
+            NEW.device_id)
+    ON CONFLICT DO NOTHING;
+  INSERT INTO run_rows
+    SELECT id, NEW.dtype, NEW.trans_a, NEW.trans_b, NEW.batch, NEW.m, NEW.n, NEW.k,
+           NEW.measurement_id, NEW.median_us, NEW.ci_low_us, NEW.ci_high_us
+    FROM run_ids
+    WHERE gpu_model = NEW.gpu_model AND cache_mode = NEW.cache_mode
+      AND clock_policy = NEW.clock_policy AND software_id = NEW.software_id
+      AND job_id = NEW.job_id AND device_id = NEW.device_id;
+END;
+)sql",
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "crest/store/admin.h"
 #include "crest/store/store.h"
@@ -158,6 +160,104 @@ TEST(StoreSchema, TheDormantBestTablesAreGoneAndADeletedRowStillLeavesItsRunsBes
   sqlite3_close(raw);
   EXPECT_DOUBLE_EQ(best(), 600) << "the run's best is the fastest row left";
   EXPECT_TRUE(store::Check(*db)->ok);
+}
+
+// The rows of run_rows (by run id) that run_bests does not hold, plus those
+// of run_bests that run_rows does not: 0 when run_rows mirrors run_bests.
+int RunRowsOutOfStep(const std::string& path) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return -1;
+  constexpr const char* kBests =
+      "SELECT gpu_model, cache_mode, clock_policy, software_id, job_id, device_id, dtype, "
+      "trans_a, trans_b, batch, m, n, k, measurement_id, median_us, ci_low_us, ci_high_us ";
+  const std::string by_run = std::string(kBests) + "FROM run_rows JOIN run_ids ON id = run_id";
+  const std::string bests = std::string(kBests) + "FROM run_bests";
+  const std::string sql = "SELECT (SELECT count(*) FROM (" + by_run + " EXCEPT " + bests +
+                          ")) + (SELECT count(*) FROM (" + bests + " EXCEPT " + by_run + "))";
+  int differ = -1;
+  sqlite3_exec(
+      raw, sql.c_str(),
+      [](void* out, int, char** values, char**) {
+        *static_cast<int*>(out) = std::atoi(values[0]);
+        return 0;
+      },
+      &differ, nullptr);
+  sqlite3_close(raw);
+  return differ;
+}
+
+bool Exec(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return false;
+  const bool ok = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(raw);
+  return ok;
+}
+
+// Version 15 keys each run's bests by an integer run id (run_rows), which
+// one run's answers read: kept by triggers from run_bests through a new
+// run, a faster row, a slower one, a deleted row, and filled by the upgrade.
+TEST(StoreSchema, RunRowsHoldRunBestsByRunIdThroughEveryWriteAndTheUpgrade) {
+  TempDir dir;
+  const std::string path = dir.File("r.db");
+  const tuner::GemmShape g = Gemm(4096, 4096, 4096);
+  const GemmKey key = GemmKey::Of(g);
+  auto db = OpenOk(path);
+  std::vector<RunKey> runs;
+  for (const char* host : {"node1", "node2"}) {
+    auto ids = db->RegisterDevice(crest::testing::FakeH100(std::string("GPU-") + host, host),
+                                  crest::testing::FakeSoftware());
+    ASSERT_TRUE(ids.ok());
+    runs.push_back(RunKey{0, ids->first, ids->second});
+  }
+  const auto insert = [&](const RunKey& run, double us) {
+    return db
+        ->InsertMeasurement(std::nullopt, run.device_id, run.software_id, "H100-SXM", 132,
+                            crest::testing::FakeMeasurement(g, us, 1))
+        .ok();
+  };
+  const auto best = [&](const RunKey& run) {
+    auto b = db->RunBestsOf("H100-SXM", run, {&key, 1}, kDefaultMode);
+    return b.ok() && b->front() ? b->front()->median_us : -1.0;
+  };
+  ASSERT_TRUE(insert(runs[0], 600));  // a new run
+  ASSERT_TRUE(insert(runs[1], 700));
+  EXPECT_EQ(RunRowsOutOfStep(path), 0) << "after new runs";
+  ASSERT_TRUE(insert(runs[0], 500));  // faster: run_bests' row is updated
+  ASSERT_TRUE(insert(runs[0], 800));  // slower: nothing changes
+  EXPECT_EQ(RunRowsOutOfStep(path), 0) << "after a faster and a slower row";
+  EXPECT_DOUBLE_EQ(best(runs[0]), 500);
+  EXPECT_DOUBLE_EQ(best(runs[1]), 700);
+  ASSERT_TRUE(Exec(path, "DELETE FROM measurements WHERE median_us = 500"));
+  EXPECT_EQ(RunRowsOutOfStep(path), 0) << "after a deleted row";
+  EXPECT_DOUBLE_EQ(best(runs[0]), 600) << "the run's best is the fastest row left";
+  ASSERT_TRUE(Exec(path, "DELETE FROM measurements WHERE median_us = 700"));
+  EXPECT_EQ(RunRowsOutOfStep(path), 0) << "after a run's last row went";
+  EXPECT_DOUBLE_EQ(best(runs[1]), -1.0) << "a run without rows answered";
+  auto listed = db->ListRuns("H100-SXM", runs[0].software_id, kDefaultMode);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u) << "a run whose rows all went is listed";
+  EXPECT_EQ(listed->front().run, runs[0]);
+  db.reset();
+
+  // Back to version 14 as it wrote it, with a row run_rows never saw.
+  ASSERT_TRUE(Exec(path, R"sql(
+    DROP TRIGGER run_bests_inserted;
+    DROP TRIGGER run_bests_deleted;
+    DROP TRIGGER run_bests_updated;
+    DROP TABLE run_rows;
+    DROP TABLE run_ids;
+    CREATE INDEX run_bests_by_run ON run_bests(gpu_model, cache_mode, clock_policy, software_id,
+        job_id, device_id, dtype, trans_a, trans_b, batch, m, n, k, measurement_id, median_us,
+        ci_low_us, ci_high_us);
+    UPDATE run_bests SET median_us = 550;
+    PRAGMA user_version = 14;)sql"));
+  db = OpenOk(path);  // upgrades to the current schema
+  EXPECT_EQ(store::Check(*db)->schema_version, kSchemaVersion);
+  EXPECT_TRUE(store::Check(*db)->ok);
+  EXPECT_EQ(RunRowsOutOfStep(path), 0) << "after the upgrade";
+  EXPECT_DOUBLE_EQ(best(runs[0]), 550) << "the upgrade did not fill run_rows from run_bests";
+  EXPECT_EQ(db->ListRuns("H100-SXM", runs[0].software_id, kDefaultMode)->size(), 1u);
 }
 
 TEST(StoreSchema, TheFirstGpuRunsDatabaseUpgradesAndItsRowsSayHowTheyWereMeasured) {

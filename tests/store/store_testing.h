@@ -101,7 +101,11 @@ inline constexpr const char* kDowngradeTo9 = R"sql(
       devices INTEGER NOT NULL,
       PRIMARY KEY(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b,
                   batch, m, n, k)) WITHOUT ROWID;
-    DROP INDEX run_bests_by_run;
+    DROP TRIGGER run_bests_inserted;
+    DROP TRIGGER run_bests_deleted;
+    DROP TRIGGER run_bests_updated;
+    DROP TABLE run_rows;
+    DROP TABLE run_ids;
     ALTER TABLE devices DROP COLUMN replay;
     DROP TRIGGER races_move_generation;
     DROP TRIGGER races_deleted;

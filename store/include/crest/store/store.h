@@ -30,7 +30,7 @@
 namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 14;
+inline constexpr int kSchemaVersion = 15;
 
 // SQLite's page size (its default) for the files a store creates: what
 // StoreOptions::max_pages counts.

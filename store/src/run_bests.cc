@@ -4,7 +4,6 @@
 #include <optional>
 #include <tuple>
 
-#include "crest/common/str_cat.h"
 #include "key_scan.h"
 #include "sqlite_store.h"
 

@@ -575,9 +575,9 @@ END;
     // 14 → 15: run_bests by run, keyed by an integer: each run (GPU model,
     // cache mode, clock policy, software, job, device) gets an id in
     // run_ids, and run_rows holds run_bests' rows under it, so reading one
-    // run's rows compares one integer where run_bests_by_run compared four
-    // texts and two integers per row (a train ranking's SQLite stepping
-    // 0.8x). Kept from run_bests by triggers, so every writer of run_bests
+    // run's rows compares one integer per row where run_bests_by_run
+    // compared six columns, three of them texts (a train ranking's SQLite
+    // stepping 0.77x). Kept from run_bests by triggers, so every writer of run_bests
     // (inserts, merges, a deleted measurement's re-derived best, a person
     // with sqlite3) keeps it. A run's id stays when its rows go; readers
     // ask run_rows whether it has any.

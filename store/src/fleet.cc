@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "crest/common/str_cat.h"
+#include "crest/store/schema_version.h"
 #include "device_columns.h"
 #include "imported_columns.h"
 #include "job_columns.h"

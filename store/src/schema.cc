@@ -3,7 +3,7 @@
 #include <array>
 
 #include "crest/common/str_cat.h"
-#include "crest/store/store.h"
+#include "crest/store/schema_version.h"
 
 namespace crest::store::internal {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "crest/common/name_table.h"
 #include "crest/common/str_cat.h"
+#include "crest/store/schema_version.h"
 #include "schema.h"
 #include "sqlite_store.h"
 

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "crest/store/admin.h"
+#include "crest/store/schema_version.h"
 #include "crest/store/store.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "crest/store/admin.h"
+#include "crest/store/schema_version.h"
 #include "crest/store/store.h"
 #include "fake_results.h"
 #include "gtest/gtest.h"

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "crest/store/admin.h"
+#include "crest/store/schema_version.h"
 #include "crest/store/store.h"
 #include "fake_env.h"
 #include "gtest/gtest.h"

@@ -29,9 +29,6 @@
 
 namespace crest::store {
 
-// The schema this build reads and writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 15;
-
 // SQLite's page size (its default) for the files a store creates: what
 // StoreOptions::max_pages counts.
 inline constexpr int64_t kPageBytes = 4096;
@@ -74,7 +71,7 @@ struct StoreOptions {
   // Host name recorded with jobs, devices and predictions, when this store
   // speaks for another node (fleet tests and benchmarks); default: env's.
   std::string host;
-  // Tests only: stop migrating at this version (0 = kSchemaVersion).
+  // Tests only: stop migrating at this version (0 = kSchemaVersion, schema_version.h).
   int migrate_to_for_test = 0;
 };
 

@@ -164,21 +164,20 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
 absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
     const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
     const tuner::MeasureMode& mode, tuner::AlgoChoice algo) {
+  std::optional<int64_t> run_id;  // kBest reads the run's rows by its id
+  if (algo == tuner::AlgoChoice::kBest) {
+    auto id = RunIdOf(*conn_, gpu_model, run, mode);
+    if (!id.ok()) return id.status();
+    if (!*id) return std::vector<std::optional<RunBest>>(keys.size());  // no row of the run
+    run_id = *id;
+  }
   BatchedKeys unkept;
   const BatchedKeys& batched = Batched(keys, unkept);
   const WantedKeys& wanted = batched.wanted;
   std::vector<std::optional<RunBest>> found(wanted.keys.size());
-  std::optional<int64_t> run_id;
-  if (algo == tuner::AlgoChoice::kBest) {
-    auto id = RunIdOf(*conn_, gpu_model, run, mode);
-    if (!id.ok()) return id.status();
-    run_id = *id;
-  }
-  const bool none = algo == tuner::AlgoChoice::kBest && !run_id;  // no row of the run
   const RunRows rows = RowsOf(algo, /*one_run=*/true);
   auto status = ScanRanges(
-      *conn_, rows.columns, rows.from_where,
-      none ? std::span<const KeyRange>() : std::span<const KeyRange>(batched.ranges),
+      *conn_, rows.columns, rows.from_where, batched.ranges,
       [&](Statement& s) {
         if (run_id) {
           s.Bind(15, *run_id);

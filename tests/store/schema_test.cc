@@ -2,6 +2,8 @@
 // migration derives.
 #include <sqlite3.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +27,36 @@ using crest::testing::ReadBytes;
 using crest::testing::TempDir;
 using crest::testing::WriteBytes;
 
+// Runs `sql` on the file at `path` through its own connection: "" when it
+// succeeded, else SQLite's message.
+std::string Exec(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return "cannot open " + path;
+  const std::string error = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK
+                                ? ""
+                                : sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  return error;
+}
+
+// The first column of the first row `sql` gives on the file at `path`, as
+// an integer; -1 when it gives none.
+int64_t QueryNumber(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  int64_t value = -1;
+  if (sqlite3_open(path.c_str(), &raw) == SQLITE_OK) {
+    sqlite3_exec(
+        raw, sql.c_str(),
+        [](void* out, int, char** values, char**) {
+          *static_cast<int64_t*>(out) = values[0] != nullptr ? std::atoll(values[0]) : -1;
+          return 1;  // the first row is enough
+        },
+        &value, nullptr);
+  }
+  sqlite3_close(raw);
+  return value;
+}
+
 TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   TempDir dir;
   const std::string path = dir.File("v2.db");
@@ -44,8 +76,6 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   }
   // Back to version 2 as that version wrote it: the measurement tables are
   // the same; version 2 kept one best row per GPU model and had no answers.
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   const std::string downgrade = std::string(store_tests::kDowngradeTo9) + R"sql(
     DROP TRIGGER measurements_deleted;
     DROP TRIGGER predictions_deleted;
@@ -83,9 +113,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
       FROM measurements WHERE verified = 1
       GROUP BY gpu_model, software_id, dtype, trans_a, trans_b, batch, m, n, k;
     PRAGMA user_version = 2;)sql";
-  ASSERT_EQ(sqlite3_exec(raw, downgrade.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  ASSERT_EQ(Exec(path, downgrade), "");
 
   auto db = OpenOk(path);  // upgrades to the current schema
   EXPECT_EQ(store::Check(*db)->schema_version, kSchemaVersion);
@@ -106,16 +134,7 @@ TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   EXPECT_EQ(medians, (std::multiset<double>{500, 600, 700}));
   EXPECT_TRUE(db->RunBests("H100-SXM", {&key, 1}, software, kDefaultMode)->empty())
       << "a burst row answered a sustained query";
-  int64_t newest = 0;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  sqlite3_exec(
-      raw, "SELECT max(id) FROM measurements",
-      [](void* out, int, char** values, char**) {
-        *static_cast<int64_t*>(out) = std::atoll(values[0]);
-        return 0;
-      },
-      &newest, nullptr);
-  sqlite3_close(raw);
+  const int64_t newest = QueryNumber(path, "SELECT max(id) FROM measurements");
   EXPECT_GT(newest, 0);
   EXPECT_EQ(db->Generation("H100-SXM")->measurement_id, newest) << "the upgrade fills generations";
 }
@@ -143,56 +162,25 @@ TEST(StoreSchema, TheDormantBestTablesAreGoneAndADeletedRowStillLeavesItsRunsBes
     return b.ok() && b->front() ? b->front()->median_us : -1.0;
   };
   EXPECT_DOUBLE_EQ(best(), 500);
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  int tables = -1;
-  sqlite3_exec(
-      raw, "SELECT count(*) FROM sqlite_master WHERE name IN ('best_measurements', 'best_answers')",
-      [](void* out, int, char** values, char**) {
-        *static_cast<int*>(out) = std::atoi(values[0]);
-        return 0;
-      },
-      &tables, nullptr);
-  EXPECT_EQ(tables, 0);
-  ASSERT_EQ(sqlite3_exec(raw, "DELETE FROM measurements WHERE median_us = 500", nullptr, nullptr,
-                         nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  EXPECT_EQ(QueryNumber(path,
+                        "SELECT count(*) FROM sqlite_master WHERE name IN ('best_measurements', "
+                        "'best_answers')"),
+            0);
+  ASSERT_EQ(Exec(path, "DELETE FROM measurements WHERE median_us = 500"), "");
   EXPECT_DOUBLE_EQ(best(), 600) << "the run's best is the fastest row left";
   EXPECT_TRUE(store::Check(*db)->ok);
 }
 
 // The rows of run_rows (by run id) that run_bests does not hold, plus those
 // of run_bests that run_rows does not: 0 when run_rows mirrors run_bests.
-int RunRowsOutOfStep(const std::string& path) {
-  sqlite3* raw = nullptr;
-  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return -1;
+int64_t RunRowsOutOfStep(const std::string& path) {
   constexpr const char* kBests =
       "SELECT gpu_model, cache_mode, clock_policy, software_id, job_id, device_id, dtype, "
       "trans_a, trans_b, batch, m, n, k, measurement_id, median_us, ci_low_us, ci_high_us ";
   const std::string by_run = std::string(kBests) + "FROM run_rows JOIN run_ids ON id = run_id";
   const std::string bests = std::string(kBests) + "FROM run_bests";
-  const std::string sql = "SELECT (SELECT count(*) FROM (" + by_run + " EXCEPT " + bests +
-                          ")) + (SELECT count(*) FROM (" + bests + " EXCEPT " + by_run + "))";
-  int differ = -1;
-  sqlite3_exec(
-      raw, sql.c_str(),
-      [](void* out, int, char** values, char**) {
-        *static_cast<int*>(out) = std::atoi(values[0]);
-        return 0;
-      },
-      &differ, nullptr);
-  sqlite3_close(raw);
-  return differ;
-}
-
-bool Exec(const std::string& path, const std::string& sql) {
-  sqlite3* raw = nullptr;
-  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return false;
-  const bool ok = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
-  sqlite3_close(raw);
-  return ok;
+  return QueryNumber(path, "SELECT (SELECT count(*) FROM (" + by_run + " EXCEPT " + bests +
+                               ")) + (SELECT count(*) FROM (" + bests + " EXCEPT " + by_run + "))");
 }
 
 // Version 15 keys each run's bests by an integer run id (run_rows), which
@@ -229,10 +217,10 @@ TEST(StoreSchema, RunRowsHoldRunBestsByRunIdThroughEveryWriteAndTheUpgrade) {
   EXPECT_EQ(RunRowsOutOfStep(path), 0) << "after a faster and a slower row";
   EXPECT_DOUBLE_EQ(best(runs[0]), 500);
   EXPECT_DOUBLE_EQ(best(runs[1]), 700);
-  ASSERT_TRUE(Exec(path, "DELETE FROM measurements WHERE median_us = 500"));
+  ASSERT_EQ(Exec(path, "DELETE FROM measurements WHERE median_us = 500"), "");
   EXPECT_EQ(RunRowsOutOfStep(path), 0) << "after a deleted row";
   EXPECT_DOUBLE_EQ(best(runs[0]), 600) << "the run's best is the fastest row left";
-  ASSERT_TRUE(Exec(path, "DELETE FROM measurements WHERE median_us = 700"));
+  ASSERT_EQ(Exec(path, "DELETE FROM measurements WHERE median_us = 700"), "");
   EXPECT_EQ(RunRowsOutOfStep(path), 0) << "after a run's last row went";
   EXPECT_DOUBLE_EQ(best(runs[1]), -1.0) << "a run without rows answered";
   auto listed = db->ListRuns("H100-SXM", runs[0].software_id, kDefaultMode);
@@ -242,7 +230,7 @@ TEST(StoreSchema, RunRowsHoldRunBestsByRunIdThroughEveryWriteAndTheUpgrade) {
   db.reset();
 
   // Back to version 14 as it wrote it, with a row run_rows never saw.
-  ASSERT_TRUE(Exec(path, R"sql(
+  ASSERT_EQ(Exec(path, R"sql(
     DROP TRIGGER run_bests_inserted;
     DROP TRIGGER run_bests_deleted;
     DROP TRIGGER run_bests_updated;
@@ -252,7 +240,8 @@ TEST(StoreSchema, RunRowsHoldRunBestsByRunIdThroughEveryWriteAndTheUpgrade) {
         job_id, device_id, dtype, trans_a, trans_b, batch, m, n, k, measurement_id, median_us,
         ci_low_us, ci_high_us);
     UPDATE run_bests SET median_us = 550;
-    PRAGMA user_version = 14;)sql"));
+    PRAGMA user_version = 14;)sql"),
+            "");
   db = OpenOk(path);  // upgrades to the current schema
   EXPECT_EQ(store::Check(*db)->schema_version, kSchemaVersion);
   EXPECT_TRUE(store::Check(*db)->ok);

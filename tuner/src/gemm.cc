@@ -1,7 +1,5 @@
 #include "crest/tuner/gemm.h"
 
-#include <cctype>
-
 namespace crest::tuner {
 
 std::string_view PassName(Pass pass) {
@@ -27,10 +25,11 @@ std::string GemmShape::Layout() const {
 
 bool ParseLayout(std::string_view text, bool* a_transposed, bool* b_transposed) {
   if (text.size() != 2) return false;
+  // Compared, not case-mapped: this runs for every GEMM of every ranked
+  // candidate, and toupper is a call into the C locale.
   const auto flag = [](char c, bool* out) {
-    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (u != 'N' && u != 'T') return false;
-    *out = (u == 'T');
+    if (c != 'N' && c != 'n' && c != 'T' && c != 't') return false;
+    *out = c == 'T' || c == 't';
     return true;
   };
   bool a = false;

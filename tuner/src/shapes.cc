@@ -31,10 +31,7 @@ GemmShape Make(std::string_view row, Pass pass, int64_t batch, int64_t m, int64_
   // fp8 training keeps transposed FP8 copies of its operands (Transformer
   // Engine's fused cast-transpose), so every fp8 GEMM, gradients included,
   // is NT with the same M, N and K.
-  // `layout` is this file's "NT", "NN" or "TN": read, not parsed.
-  const std::string_view used = dtype == DType::kFp8E4M3 ? kFp8Layout : layout;
-  g.a_transposed = used[0] == 'T';
-  g.b_transposed = used[1] == 'T';
+  ParseLayout(dtype == DType::kFp8E4M3 ? kFp8Layout : layout, &g.a_transposed, &g.b_transposed);
   return g;
 }
 

@@ -331,16 +331,17 @@ absl::StatusOr<std::vector<tuner::Timing>> StoredTimes::Measured(const Choice& c
   return out;
 }
 
-absl::StatusOr<tuner::Timing> StoredTimes::MeasuredSum(const Choice& c) {
+absl::StatusOr<tuner::SetSum> StoredTimes::MeasuredSum(const Choice& c) {
   // SumTimings(Measured(c)) without a Timing per part: a part's run is
   // looked up when it changes (one run answers a set, but for a pool), and
-  // the first part's strings and the choice's runs are copied once.
-  tuner::Timing sum;
-  if (c.bests.empty()) return sum;  // as SumTimings of no part: nothing, and no run
-  tuner::Timing part;               // one GEMM's figures and kind, no strings
+  // the labels are the first part's run's and the choice's runs, shared.
+  tuner::Timing sum;                                          // the figures and kind; no strings
+  if (c.bests.empty()) return tuner::SetSumOf(sum, nullptr);  // as SumTimings of no part
+  tuner::Timing part;                                         // one GEMM's figures and kind
   part.pooled = c.pooled;
   const store::RunKey* part_run = nullptr;
   const store::RunRecord* record = nullptr;
+  const store::RunRecord* first = nullptr;
   for (size_t i = 0; i < c.bests.size(); ++i) {
     const store::RunKey& run = c.bests[i].run;
     if (part_run == nullptr || !(*part_run == run)) {
@@ -350,24 +351,32 @@ absl::StatusOr<tuner::Timing> StoredTimes::MeasuredSum(const Choice& c) {
       record = *found;
       part.source = tuner::MeasuredSource(record->device);
     }
+    if (i == 0) first = record;
     const Figures f = FiguresOf(c, i);
     tuner::SetMeasuredFigures(part, f.median_us, f.low_us, f.high_us);
     tuner::AddTiming(sum, part, i == 0);
-    if (i == 0) {
-      sum.provenance = Provenance(run, *record);
-      sum.device = record->device;
-      sum.software = record->software;
-    }
   }
+  auto labels = LabelsOf(c, c.bests.front().run, *first);
+  if (!labels.ok()) return labels.status();
+  return tuner::SetSumOf(sum, *std::move(labels));
+}
+
+absl::StatusOr<std::shared_ptr<const tuner::TimingLabels>> StoredTimes::LabelsOf(
+    const Choice& c, const store::RunKey& first, const store::RunRecord& record) {
+  if (auto it = labels_.find(LabelsKeyView{first, c.runs}); it != labels_.end()) return it->second;
+  auto labels = std::make_shared<tuner::TimingLabels>();
+  labels->provenance = Provenance(first, record);
+  labels->device = record.device;
+  labels->software = record.software;
   for (const store::RunKey& key : c.runs) {
     auto found = Run(key);
     if (!found.ok()) return found.status();
-    tuner::MergeRuns(sum.runs, {&(*found)->info, 1});
+    tuner::MergeRuns(labels->runs, {&(*found)->info, 1});
   }
-  return sum;
+  return labels_.emplace(LabelsKey{first, c.runs}, std::move(labels)).first->second;
 }
 
-absl::StatusOr<tuner::Timing> StoredTimes::Sum(std::span<const tuner::GemmShape> set) {
+absl::StatusOr<tuner::SetSum> StoredTimes::Sum(std::span<const tuner::GemmShape> set) {
   bool across_runs = false;
   std::optional<Choice> made;
   auto choice = ChoiceOf(set, &across_runs, made);
@@ -376,7 +385,7 @@ absl::StatusOr<tuner::Timing> StoredTimes::Sum(std::span<const tuner::GemmShape>
   if (across_runs) ++across_runs_;
   auto parts = Predicted(set);
   if (!parts.ok()) return parts.status();
-  return tuner::SumTimings(*parts);
+  return tuner::SetSumOf(tuner::SumTimings(*parts));
 }
 
 absl::StatusOr<std::vector<tuner::Timing>> StoredTimes::Time(

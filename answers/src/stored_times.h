@@ -4,12 +4,15 @@
 // (the store's predictions, or the model run now).
 #pragma once
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -35,9 +38,10 @@ class StoredTimes {
   absl::StatusOr<std::vector<tuner::Timing>> Time(std::span<const tuner::GemmShape> set);
   // Predicted only.
   absl::StatusOr<std::vector<tuner::Timing>> Predicted(std::span<const tuner::GemmShape> set);
-  // SumTimings(Time(set)), without a Timing per measured GEMM: the device,
-  // software, runs and provenance are copied once, not once a GEMM.
-  absl::StatusOr<tuner::Timing> Sum(std::span<const tuner::GemmShape> set);
+  // SumTimings(Time(set)) (tuner::TimingOf it), without a Timing per
+  // measured GEMM: the labels (device, software, runs, provenance) are made
+  // once for each run (or pool) and shared by every set it answers.
+  absl::StatusOr<tuner::SetSum> Sum(std::span<const tuner::GemmShape> set);
 
   // The measured answer of a set: per GEMM the chosen run's best (pooled:
   // the lower middle run's), and the runs used.
@@ -103,7 +107,11 @@ class StoredTimes {
   static Choice Pooled(const Version& version, const std::vector<store::GemmKey>& keys);
   absl::StatusOr<std::vector<tuner::Timing>> Measured(const Choice& choice);
   // SumTimings(Measured(choice)), part by part in the same order.
-  absl::StatusOr<tuner::Timing> MeasuredSum(const Choice& choice);
+  absl::StatusOr<tuner::SetSum> MeasuredSum(const Choice& choice);
+  // The labels of a measured sum whose first part is `first`'s and whose
+  // runs are the choice's (made once for each).
+  absl::StatusOr<std::shared_ptr<const tuner::TimingLabels>> LabelsOf(
+      const Choice& choice, const store::RunKey& first, const store::RunRecord& record);
   // Measured's inputs: the choice's runs as RunInfo, and the run,
   // provenance and figures of its i-th GEMM.
   absl::StatusOr<std::vector<tuner::RunInfo>> RunsOf(const Choice& choice);
@@ -137,6 +145,26 @@ class StoredTimes {
   const Chosen* Prefetched(std::span<const tuner::GemmShape> set) const;
   std::map<store::RunKey, store::RunRecord> runs_;
   std::map<store::RunKey, std::string> provenance_;
+  // LabelsOf's, by the first part's run and then the choice's runs; looked
+  // up without a copy of the runs (a view), copied only when added.
+  struct LabelsKey {
+    store::RunKey first;
+    std::vector<store::RunKey> runs;
+  };
+  struct LabelsKeyView {
+    const store::RunKey& first;
+    std::span<const store::RunKey> runs;
+  };
+  struct LabelsKeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      if (a.first != b.first) return a.first < b.first;
+      return std::lexicographical_compare(a.runs.begin(), a.runs.end(), b.runs.begin(),
+                                          b.runs.end());
+    }
+  };
+  std::map<LabelsKey, std::shared_ptr<const tuner::TimingLabels>, LabelsKeyLess> labels_;
   std::set<store::GemmKey> predictions_fetched_;
   std::map<store::GemmKey, store::PredictionRow> predictions_;
   int64_t across_runs_ = 0;

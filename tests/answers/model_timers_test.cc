@@ -38,13 +38,14 @@ TEST(ModelTimers, ASetsSumIsTheSumOfItsPredictedPartsOrMissingWithThem) {
             continue;
           }
           const tuner::Timing want = tuner::SumTimings(*parts);
-          EXPECT_EQ(sum->time_us, want.time_us);
-          EXPECT_EQ(sum->low_us, want.low_us);
-          EXPECT_EQ(sum->high_us, want.high_us);
-          EXPECT_EQ(sum->source, want.source);
-          EXPECT_EQ(sum->provenance, want.provenance);
-          EXPECT_FALSE(sum->provenance.empty()) << "the model version";
-          EXPECT_TRUE(sum->runs.empty());
+          const tuner::Timing got = tuner::TimingOf(*sum);
+          EXPECT_EQ(got.time_us, want.time_us);
+          EXPECT_EQ(got.low_us, want.low_us);
+          EXPECT_EQ(got.high_us, want.high_us);
+          EXPECT_EQ(got.source, want.source);
+          EXPECT_EQ(got.provenance, want.provenance);
+          EXPECT_FALSE(got.provenance.empty()) << "the model version";
+          EXPECT_TRUE(got.runs.empty());
         }
       }
     }

@@ -1,6 +1,7 @@
 // Answers from a result store: each candidate's measured GEMMs from one run
 // (or a pool of runs that the answer names), the model filling the rest.
 #include <map>
+#include <string>
 
 #include "crest/answers/answers.h"
 #include "crest/sweep/runner.h"
@@ -300,23 +301,33 @@ TEST_F(StoreAnswersTest, ASetsSumIsTheSumOfItsTimedPartsLatestPooledAndPredicted
     internal::StoredTimes stored(*db_, **tuner::FindGpu("h100"), options);
     ASSERT_TRUE(stored.Prefetch(plan->gemms).ok());
     std::map<tuner::Source, int> kinds;
+    std::map<std::string, const tuner::TimingLabels*> labels_of;  // by what they say
     for (const std::vector<tuner::GemmShape>& set : plan->gemms) {
       auto parts = stored.Time(set);
       auto sum = stored.Sum(set);
       ASSERT_TRUE(parts.ok() && sum.ok());
       const tuner::Timing want = tuner::SumTimings(*parts);
+      const tuner::Timing got = tuner::TimingOf(*sum);
       ++kinds[want.source];
-      EXPECT_EQ(sum->time_us, want.time_us);
-      EXPECT_EQ(sum->low_us, want.low_us);
-      EXPECT_EQ(sum->high_us, want.high_us);
-      EXPECT_EQ(sum->source, want.source);
-      EXPECT_EQ(sum->provenance, want.provenance);
-      EXPECT_EQ(sum->device.uuid, want.device.uuid);
-      EXPECT_EQ(sum->software.cublaslt, want.software.cublaslt);
-      EXPECT_EQ(sum->pooled, want.pooled);
-      ASSERT_EQ(sum->runs.size(), want.runs.size());
+      EXPECT_EQ(got.time_us, want.time_us);
+      EXPECT_EQ(got.low_us, want.low_us);
+      EXPECT_EQ(got.high_us, want.high_us);
+      EXPECT_EQ(got.source, want.source);
+      EXPECT_EQ(got.provenance, want.provenance);
+      EXPECT_EQ(got.device.uuid, want.device.uuid);
+      EXPECT_EQ(got.software.cublaslt, want.software.cublaslt);
+      EXPECT_EQ(got.pooled, want.pooled);
+      ASSERT_EQ(got.runs.size(), want.runs.size());
       for (size_t i = 0; i < want.runs.size(); ++i) {
-        EXPECT_TRUE(tuner::SameRun(sum->runs[i], want.runs[i]));
+        EXPECT_TRUE(tuner::SameRun(got.runs[i], want.runs[i]));
+      }
+      if (want.source != tuner::Source::kPredicted) {
+        // Sums of one run (or pool, with one first run) share one copy of
+        // its labels.
+        std::string labels = want.device.uuid + " " + want.provenance + " runs";
+        for (const tuner::RunInfo& run : want.runs) labels += " " + std::to_string(run.job_id);
+        const auto shared = labels_of.try_emplace(labels, sum->labels.get()).first->second;
+        EXPECT_EQ(shared, sum->labels.get()) << "a second copy of the labels " << labels;
       }
     }
     EXPECT_GT(kinds[tuner::Source::kMeasured], 0) << "the window's middle was measured";

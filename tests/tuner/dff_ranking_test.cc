@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "crest/tuner/predictor.h"
 #include "gtest/gtest.h"
@@ -258,6 +260,61 @@ TEST(RankDff, TheAnswerNamesTheRunsItsRowsComeFrom) {
   for (const DffRow& row : r->rows) {
     ASSERT_EQ(row.runs.size(), 1u);
     EXPECT_EQ(row.runs[0].job_id, row.d_ff % 2 == 0 ? 1 : 2);
+  }
+}
+
+// A sum's labels are shared by the sums of one run and copied into the rows
+// an answer keeps: each kept row and the baseline must say exactly what the
+// timer said of its candidate, with or without a summer, whatever the top,
+// and the answer's runs are every row's, kept or not.
+TEST(RankDff, EveryKeptRowAndTheBaselineCarryTheirCandidatesLabelsWhateverTheTop) {
+  const auto labelled = [](int64_t d_ff, Timing& t) {
+    RunInfo run;
+    run.job_id = d_ff % 2 == 0 ? 1 : 2;
+    run.job_uid = "uid-" + std::to_string(run.job_id);
+    t.source = Source::kMeasured;
+    t.provenance = "measured by job " + std::to_string(run.job_id);
+    t.device.uuid = "GPU-" + std::to_string(run.job_id);
+    t.software.cublaslt = 130100 + run.job_id;
+    t.runs = {run};
+  };
+  const GemmSetTimer timer =
+      [&](std::span<const GemmShape> gemms) -> absl::StatusOr<std::vector<Timing>> {
+    const int64_t d_ff = gemms.back().k;  // the down projection's K
+    std::vector<Timing> parts(gemms.size());
+    for (Timing& t : parts) {
+      t.time_us = d_ff == 10921 ? 1 : 10 + static_cast<double>(d_ff % 3);
+      labelled(d_ff, t);
+    }
+    return parts;
+  };
+  const GemmSetSummer summer = [&](std::span<const GemmShape> gemms) -> absl::StatusOr<SetSum> {
+    auto parts = timer(gemms);
+    if (!parts.ok()) return parts.status();
+    return SetSumOf(SumTimings(*parts));
+  };
+  for (int top : {0, 1, 3}) {
+    for (bool with_summer : {false, true}) {
+      const DffQuery q = Query(top);
+      auto plan = PlanDff(q);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      auto r = RankDff(q, *plan, timer, {}, {}, with_summer ? summer : GemmSetSummer());
+      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_EQ(r->rows.size(), top == 0 ? 5u : static_cast<size_t>(top));
+      EXPECT_EQ(r->rows.front().d_ff, 10921);
+      ASSERT_EQ(r->runs.size(), 2u) << "top " << top << ": the runs of every row, kept or not";
+      std::vector<DffRow> rows = r->rows;
+      rows.push_back(r->baseline);
+      for (const DffRow& row : rows) {
+        Timing want;
+        labelled(row.d_ff, want);
+        EXPECT_EQ(row.provenance, want.provenance) << "d_ff " << row.d_ff << ", top " << top;
+        EXPECT_EQ(row.device.uuid, want.device.uuid) << row.d_ff;
+        EXPECT_EQ(row.software.cublaslt, want.software.cublaslt) << row.d_ff;
+        ASSERT_EQ(row.runs.size(), 1u) << row.d_ff;
+        EXPECT_TRUE(SameRun(row.runs[0], want.runs[0])) << row.d_ff;
+      }
+    }
   }
 }
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_set>
+#include <utility>
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
@@ -11,24 +14,71 @@
 namespace crest::tuner {
 namespace {
 
-DffRow RowOf(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms, Timing t) {
+// A row's figures and kind; its labels are copied later (RowLabels).
+DffRow RowOf(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms,
+             const SetSum& sum) {
   DffRow row;
   row.d_ff = d_ff;
-  row.time_us = t.time_us;
-  row.time_low_us = LowOf(t);
-  row.time_high_us = HighOf(t);
+  row.time_us = sum.time_us;
+  row.time_low_us = LowOf(sum);
+  row.time_high_us = HighOf(sum);
   double flops = 0;
   for (const GemmShape& g : gemms) flops += g.Flops();
   row.tflops = flops / row.time_us / 1e6;
   row.mlp_params = MlpParams(q, d_ff);
-  row.source = t.source;
-  row.provenance = std::move(t.provenance);
-  row.device = std::move(t.device);
-  row.software = std::move(t.software);
-  row.runs = std::move(t.runs);
-  row.pooled = t.pooled;
+  row.source = sum.source;
+  row.pooled = sum.pooled;
   return row;
 }
+
+void CopyLabels(const TimingLabels* labels, DffRow& row) {
+  if (labels == nullptr) return;
+  row.provenance = labels->provenance;
+  row.device = labels->device;
+  row.software = labels->software;
+  row.runs = labels->runs;
+}
+
+// The candidates' labels, by d_ff (a plan's values are unique): a ranking
+// copies them into the rows it keeps (and into the rows a race reads), not
+// into every candidate's row; most candidates share one run's labels.
+class RowLabels {
+ public:
+  void Add(int64_t d_ff, std::shared_ptr<const TimingLabels> labels) {
+    entries_.emplace_back(d_ff, std::move(labels));
+  }
+  // Call after the last Add, before Fill and Runs.
+  void Sort() {
+    std::sort(entries_.begin(), entries_.end(),
+              [](const Entry& a, const Entry& b) { return a.first < b.first; });
+  }
+  // Copies the row's labels into it, unless it holds them already.
+  void Fill(DffRow& row) const {
+    if (!row.provenance.empty() || !row.runs.empty()) return;
+    CopyLabels(Find(row.d_ff), row);
+  }
+  // The runs `rows` come from, each once, in order of first appearance.
+  std::vector<RunInfo> Runs(const std::vector<DffRow>& rows) const {
+    std::vector<RunInfo> runs;
+    std::unordered_set<const TimingLabels*> merged;
+    for (const DffRow& row : rows) {
+      const TimingLabels* labels = Find(row.d_ff);
+      if (labels != nullptr && !labels->runs.empty() && merged.insert(labels).second) {
+        MergeRuns(runs, labels->runs);
+      }
+    }
+    return runs;
+  }
+
+ private:
+  using Entry = std::pair<int64_t, std::shared_ptr<const TimingLabels>>;
+  const TimingLabels* Find(int64_t d_ff) const {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), d_ff,
+                               [](const Entry& e, int64_t v) { return e.first < v; });
+    return it == entries_.end() || it->first != d_ff ? nullptr : it->second.get();
+  }
+  std::vector<Entry> entries_;
+};
 
 // Keeps the first `top` rows of each kind (rows ranked).
 std::vector<DffRow> KeepTopOfEachKind(std::vector<DffRow> ranked, int top) {
@@ -59,22 +109,21 @@ void SetSpeedups(DffRanking& out, std::vector<DffRow>& rows) {
   }
 }
 
-// The runs the rows come from, each once.
-std::vector<RunInfo> RunsOf(const std::vector<DffRow>& rows) {
-  std::vector<RunInfo> runs;
-  for (const DffRow& row : rows) MergeRuns(runs, row.runs);
-  return runs;
-}
-
-// The race of the measured headline's run, applied when it fits.
-absl::Status UseRace(const DffRaceFinder& races, std::vector<DffRow>& rows, DffRanking& out) {
+// The race of the measured headline's run, applied when it fits. The race
+// reads the runs of the rows it orders: a race found fills every row's
+// labels.
+absl::Status UseRace(const DffRaceFinder& races, std::vector<DffRow>& rows, RowLabels& labels,
+                     DffRanking& out) {
   if (!races) return absl::OkStatus();
   const auto lead =
       std::find_if(rows.begin(), rows.end(), [](const DffRow& r) { return FromRuns(r.source); });
-  if (lead == rows.end() || lead->pooled || lead->runs.size() != 1) return absl::OkStatus();
+  if (lead == rows.end()) return absl::OkStatus();
+  labels.Fill(*lead);
+  if (lead->pooled || lead->runs.size() != 1) return absl::OkStatus();
   auto race = races(lead->runs.front());
   if (!race.ok()) return race.status();
   if (!race->has_value()) return absl::OkStatus();
+  for (DffRow& row : rows) labels.Fill(row);
   out.race_note = ApplyRace(**race, rows);
   if (out.race_note.empty()) out.race = (*race)->info;
   return absl::OkStatus();
@@ -129,15 +178,16 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
                                    const GemmSetTimer& timer, const GemmSetTimer& predict,
                                    const DffRaceFinder& races, const GemmSetSummer& sum) {
   const GemmSetSummer summed =
-      sum ? sum : GemmSetSummer([&timer](std::span<const GemmShape> set) -> absl::StatusOr<Timing> {
+      sum ? sum : GemmSetSummer([&timer](std::span<const GemmShape> set) -> absl::StatusOr<SetSum> {
         auto parts = timer(set);
         if (!parts.ok()) return parts.status();
-        return SumTimings(*parts);
+        return SetSumOf(SumTimings(*parts));
       });
   DffRanking out;
   out.candidates = plan.candidates;
   std::vector<DffRow> rows;
   rows.reserve(out.candidates.values.size());
+  RowLabels labels;
   const std::vector<GemmShape>* baseline_gemms = nullptr;
   for (size_t i = 0; i < out.candidates.values.size(); ++i) {
     const int64_t d_ff = out.candidates.values[i];
@@ -150,16 +200,19 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
       }
       return total.status();
     }
-    DffRow row = RowOf(q, d_ff, plan.gemms[i], *std::move(total));
+    DffRow row = RowOf(q, d_ff, plan.gemms[i], *total);
     if (d_ff == out.candidates.baseline) {
       out.baseline = row;
+      CopyLabels(total->labels.get(), out.baseline);
       out.baseline_found = true;
     }
     if (row.source == Source::kMeasured) ++out.measured;
     if (row.source == Source::kReplayed) ++out.replayed;
     if (row.source == Source::kPredicted) ++out.predicted;
+    labels.Add(d_ff, std::move(total->labels));
     rows.push_back(std::move(row));
   }
+  labels.Sort();
   out.evaluated = static_cast<int64_t>(rows.size());
   if (!out.baseline_found) out.baseline.d_ff = out.candidates.baseline;
   out.baseline.mlp_params = MlpParams(q, out.candidates.baseline);
@@ -184,10 +237,11 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
         return TieKey{r.source, r.time_us, r.time_low_us};
       },
       &DffRow::tie_group, out.headline);
-  if (auto s = UseRace(races, rows, out); !s.ok()) return s;
+  if (auto s = UseRace(races, rows, labels, out); !s.ok()) return s;
   for (const DffRow& r : rows) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
-  out.runs = RunsOf(rows);
+  out.runs = labels.Runs(rows);
   if (q.top > 0) rows = KeepTopOfEachKind(std::move(rows), q.top);
+  for (DffRow& row : rows) labels.Fill(row);
   out.rows = std::move(rows);
   if (!out.rows.empty()) out.headline = out.rows.front().source;
   return out;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <ctime>
+#include <memory>
+#include <utility>
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
@@ -32,6 +34,36 @@ void AddTiming(Timing& sum, const Timing& t, bool first) {
   } else if (sum.source != t.source) {
     sum.source = Source::kMixed;
   }
+}
+
+Timing TimingOf(const SetSum& sum) {
+  Timing t;
+  t.time_us = sum.time_us;
+  t.low_us = sum.low_us;
+  t.high_us = sum.high_us;
+  t.source = sum.source;
+  t.pooled = sum.pooled;
+  if (sum.labels != nullptr) {
+    t.provenance = sum.labels->provenance;
+    t.device = sum.labels->device;
+    t.software = sum.labels->software;
+    t.runs = sum.labels->runs;
+  }
+  return t;
+}
+
+SetSum SetSumOf(Timing t) {
+  auto labels = std::make_shared<TimingLabels>();
+  labels->provenance = std::move(t.provenance);
+  labels->device = std::move(t.device);
+  labels->software = std::move(t.software);
+  labels->runs = std::move(t.runs);
+  return SetSumOf(t, std::move(labels));
+}
+
+SetSum SetSumOf(const Timing& figures, std::shared_ptr<const TimingLabels> labels) {
+  return SetSum{figures.time_us, figures.low_us, figures.high_us,
+                figures.source,  figures.pooled, std::move(labels)};
 }
 
 void MergeRuns(std::vector<RunInfo>& into, std::span<const RunInfo> runs) {
@@ -66,8 +98,17 @@ void SetMeasuredFigures(Timing& t, double median_us, double ci_low_us, double ci
   t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
 }
 
-double LowOf(const Timing& t) { return t.low_us > 0 ? t.low_us : t.time_us; }
-double HighOf(const Timing& t) { return t.high_us > 0 ? t.high_us : t.time_us; }
+namespace {
+
+// An end of an interval, the time itself where it has none (0).
+double EndOr(double end_us, double time_us) { return end_us > 0 ? end_us : time_us; }
+
+}  // namespace
+
+double LowOf(const Timing& t) { return EndOr(t.low_us, t.time_us); }
+double HighOf(const Timing& t) { return EndOr(t.high_us, t.time_us); }
+double LowOf(const SetSum& s) { return EndOr(s.low_us, s.time_us); }
+double HighOf(const SetSum& s) { return EndOr(s.high_us, s.time_us); }
 
 Timing PredictedTiming(double time_us, double expected_error, std::string model_version) {
   Timing t;

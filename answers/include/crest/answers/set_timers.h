@@ -14,6 +14,8 @@
 
 namespace crest::answers {
 
+// A set of timers serves one thread at a time (the sources keep what they
+// read or made for the next set).
 struct SetTimers {
   // The answering source: measured where it can (one run per set, or a
   // pool), else predicted.
@@ -22,7 +24,8 @@ struct SetTimers {
   // when `time` is the model.
   tuner::GemmSetTimer predict;
   // Optional: `time`'s sums (SumTimings of its answer), for a source that
-  // gives them without a Timing per GEMM; the d_ff answer uses it.
+  // gives them without a Timing per GEMM, each run's (or model version's)
+  // labels shared by its sums; the d_ff answer uses it.
   tuner::GemmSetSummer sum;
   // Optional: reads what the sets will need, before they are timed.
   std::function<absl::Status(std::span<const std::vector<tuner::GemmShape>>)> prefetch;

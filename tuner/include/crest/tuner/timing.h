@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,9 +46,38 @@ using GemmTimer = std::function<absl::StatusOr<Timing>(const GemmShape&)>;
 // one run (or one pool of runs). NotFound: nothing answers the set.
 using GemmSetTimer = std::function<absl::StatusOr<std::vector<Timing>>(std::span<const GemmShape>)>;
 
+// What a Timing says of where it comes from, beside its figures and kind:
+// the same for every sum of one run (or one pool, or one model version), so
+// a sum shares it and a ranking copies it only into the rows it shows.
+struct TimingLabels {
+  std::string provenance;
+  DeviceInfo device;
+  SoftwareInfo software;
+  std::vector<RunInfo> runs;
+};
+
+// A set's sum as a GemmSetSummer gives it: a Timing's figures, kind and
+// pooling, its labels shared.
+struct SetSum {
+  double time_us = 0;
+  double low_us = 0;
+  double high_us = 0;
+  Source source = Source::kPredicted;
+  bool pooled = false;
+  std::shared_ptr<const TimingLabels> labels;  // null: none (as a Timing's empty strings)
+};
+// The sum as a Timing, its labels copied.
+Timing TimingOf(const SetSum& sum);
+// `t` as a set sum, its labels moved into new shared ones.
+SetSum SetSumOf(Timing t);
+// `figures`' time, interval, kind and pooling with `labels` (the strings and
+// runs of `figures` are not read).
+SetSum SetSumOf(const Timing& figures, std::shared_ptr<const TimingLabels> labels);
+
 // The sum of a set's times: exactly SumTimings(timer(set)) of the source's
-// GemmSetTimer, for a source that can give it without a Timing per GEMM.
-using GemmSetSummer = std::function<absl::StatusOr<Timing>(std::span<const GemmShape>)>;
+// GemmSetTimer (TimingOf it), for a source that can give it without a
+// Timing per GEMM, and without a copy of its labels per set.
+using GemmSetSummer = std::function<absl::StatusOr<SetSum>(std::span<const GemmShape>)>;
 
 // The sum of `parts`: times and intervals add (a part without an interval
 // counts as exact); the source is the parts' common one, else kMixed; the
@@ -74,6 +104,8 @@ void SetMeasuredFigures(Timing& t, double median_us, double ci_low_us, double ci
 // The ends of a time's interval, the time itself where it has none (0).
 double LowOf(const Timing& t);
 double HighOf(const Timing& t);
+double LowOf(const SetSum& s);
+double HighOf(const SetSum& s);
 
 // Whether two runs are one: the same job (id and uid) on the same device.
 bool SameRun(const RunInfo& a, const RunInfo& b);

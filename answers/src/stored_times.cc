@@ -373,7 +373,8 @@ absl::StatusOr<std::shared_ptr<const tuner::TimingLabels>> StoredTimes::LabelsOf
     if (!found.ok()) return found.status();
     tuner::MergeRuns(labels->runs, {&(*found)->info, 1});
   }
-  return labels_.emplace(LabelsKey{first, c.runs}, std::move(labels)).first->second;
+  LabelsKey key{first, {c.runs.begin(), c.runs.end()}};
+  return labels_.emplace(std::move(key), std::move(labels)).first->second;
 }
 
 absl::StatusOr<tuner::SetSum> StoredTimes::Sum(std::span<const tuner::GemmShape> set) {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "crest/answers/answers.h"
 #include "crest/store/store.h"
@@ -52,7 +53,9 @@ class StoredTimes {
     // the mean of the two middle ones) and the interval covering all runs'.
     std::vector<double> pooled_us;
     std::vector<std::pair<double, double>> pool;
-    std::vector<store::RunKey> runs;  // the run, or every run pooled
+    // The run, or every run pooled; inline for one (every set answered by
+    // one run: no allocation a set).
+    absl::InlinedVector<store::RunKey, 1> runs;
     bool pooled = false;
   };
   // The newest software version (the pinned one, or each allowed one, newest

@@ -1,5 +1,8 @@
 // The races of a study's leading candidates: one row per race, one per
 // candidate's standing, one per timing.
+#include <string>
+#include <string_view>
+
 #include "crest/common/str_cat.h"
 #include "race_columns.h"
 #include "sqlite_store.h"
@@ -109,13 +112,17 @@ absl::StatusOr<std::optional<RaceRecord>> SqliteStore::FindRace(
     int64_t job_id, const std::string& device_uuid, const std::string& study,
     const tuner::MeasureMode& mode, tuner::AlgoChoice algo, bool with_times) {
   // By the job's index: a lookup per answer however many races the file holds.
-  auto stmt = conn_->Prepare(
-      StrCat("SELECT r.id, r.job_id, r.device_id, r.software_id, ", RaceColumnList("r."),
-             " FROM races AS r "
-             "JOIN devices AS d ON d.id = r.device_id WHERE ",
-             job_id == 0 ? "r.job_id IS NULL AND ?1 = 0" : "r.job_id = ?1",
-             " AND d.uuid = ?2 AND r.study = ?3 AND r.cache_mode = ?4 AND r.clock_policy = ?5 AND "
-             "r.algo_choice = ?6 ORDER BY r.created_us DESC, r.id DESC LIMIT 1"));
+  // The text is built once for each of its two forms (every answer looks).
+  const auto lookup = [](std::string_view job) {
+    return StrCat("SELECT r.id, r.job_id, r.device_id, r.software_id, ", RaceColumnList("r."),
+                  " FROM races AS r JOIN devices AS d ON d.id = r.device_id WHERE ", job,
+                  " AND d.uuid = ?2 AND r.study = ?3 AND r.cache_mode = ?4 AND "
+                  "r.clock_policy = ?5 AND r.algo_choice = ?6 "
+                  "ORDER BY r.created_us DESC, r.id DESC LIMIT 1");
+  };
+  static const std::string kOfJob = lookup("r.job_id = ?1");
+  static const std::string kOutsideJobs = lookup("r.job_id IS NULL AND ?1 = 0");
+  auto stmt = conn_->Prepare(job_id == 0 ? kOutsideJobs : kOfJob);
   if (!stmt.ok()) return stmt.status();
   Statement& s = **stmt;
   s.Bind(1, job_id).Bind(2, device_uuid).Bind(3, study).Bind(4, tuner::CacheModeName(mode.cache));

@@ -261,12 +261,15 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::SoftwareVersions(const Softwar
 }
 
 absl::StatusOr<std::vector<RunRecord>> SqliteStore::DescribeRuns(std::span<const RunKey> runs) {
-  auto stmt = conn_->Prepare(StrCat(
+  // Built once: every ranking describes its runs, and building the text cost
+  // more than reading them (1.3% of a fwd ranking under callgrind).
+  static const std::string kSql = StrCat(
       "SELECT j.uid AS job_uid, j.created_us AS job_created_us, "
       "CASE WHEN json_valid(j.spec) THEN json_extract(j.spec, '$.name') END AS job_name, ",
       JoinedDeviceColumns(),
       ", s.driver, s.cuda_runtime, s.cublaslt FROM devices AS d JOIN software AS s ON s.id = ?3 "
-      "LEFT JOIN jobs AS j ON j.id = ?1 WHERE d.id = ?2"));
+      "LEFT JOIN jobs AS j ON j.id = ?1 WHERE d.id = ?2");
+  auto stmt = conn_->Prepare(kSql);
   if (!stmt.ok()) return stmt.status();
   std::vector<RunRecord> out;
   out.reserve(runs.size());

@@ -14,10 +14,10 @@
 namespace crest::tuner {
 namespace {
 
-// A row's figures and kind; its labels are copied later (RowLabels).
-DffRow RowOf(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms,
-             const SetSum& sum) {
-  DffRow row;
+// Sets a new row's figures and kind; its labels are copied later
+// (RowLabels). In place: a row is large, and this runs for every candidate.
+void SetRow(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms, const SetSum& sum,
+            DffRow& row) {
   row.d_ff = d_ff;
   row.time_us = sum.time_us;
   row.time_low_us = LowOf(sum);
@@ -28,7 +28,6 @@ DffRow RowOf(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemm
   row.mlp_params = MlpParams(q, d_ff);
   row.source = sum.source;
   row.pooled = sum.pooled;
-  return row;
 }
 
 void CopyLabels(const TimingLabels* labels, DffRow& row) {
@@ -200,7 +199,8 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
       }
       return total.status();
     }
-    DffRow row = RowOf(q, d_ff, plan.gemms[i], *total);
+    DffRow& row = rows.emplace_back();
+    SetRow(q, d_ff, plan.gemms[i], *total, row);
     if (d_ff == out.candidates.baseline) {
       out.baseline = row;
       CopyLabels(total->labels.get(), out.baseline);
@@ -210,7 +210,6 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
     if (row.source == Source::kReplayed) ++out.replayed;
     if (row.source == Source::kPredicted) ++out.predicted;
     labels.Add(d_ff, std::move(total->labels));
-    rows.push_back(std::move(row));
   }
   labels.Sort();
   out.evaluated = static_cast<int64_t>(rows.size());

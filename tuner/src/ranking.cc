@@ -44,6 +44,8 @@ RankedOrder RankWithTies(const std::vector<std::optional<TieKey>>& keys, Source 
   int groups = 0;
   std::vector<bool> placed(keys.size(), false);
   std::vector<size_t> position(keys.size(), 0);  // in time order
+  std::vector<size_t> members;                   // of one group; kept, not made a group at a time
+  out.order.reserve(keys.size());
   for (size_t at = 0; at < ranked.size(); ++at) position[ranked[at]] = at;
   for (size_t begin = 0; begin < ranked.size();) {
     size_t end = begin;
@@ -57,7 +59,7 @@ RankedOrder RankWithTies(const std::vector<std::optional<TieKey>>& keys, Source 
       if (placed[ranked[at]]) continue;
       const double leader_time = keys[ranked[at]]->time_us;
       ++groups;
-      std::vector<size_t> members;
+      members.clear();
       for (; next_low < by_low.size() && low(by_low[next_low]) <= leader_time; ++next_low) {
         if (!placed[by_low[next_low]]) members.push_back(by_low[next_low]);
       }

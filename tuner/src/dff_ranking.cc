@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -14,54 +15,94 @@
 namespace crest::tuner {
 namespace {
 
-// Sets a new row's figures and kind; its labels are copied later
-// (RowLabels). In place: a row is large, and this runs for every candidate.
-void SetRow(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms, const SetSum& sum,
-            DffRow& row) {
-  row.d_ff = d_ff;
-  row.time_us = sum.time_us;
-  row.time_low_us = LowOf(sum);
-  row.time_high_us = HighOf(sum);
+// A candidate as the ranking orders it: its row's figures and kind, without
+// the row's labels and race fields. A row is about 500 bytes: a window's
+// rows, built and then ranked into a second vector, were two blocks of more
+// than 128 KiB a ranking, which crestd's allocator (such blocks always
+// mapped) mapped, zeroed page by page and unmapped on every answer. Rows are
+// made for the candidates an answer keeps (every one when a race orders
+// them).
+struct Candidate {
+  int64_t d_ff = 0;
+  double time_us = 0;
+  double time_low_us = 0;
+  double time_high_us = 0;
+  double tflops = 0;
+  double speedup_vs_baseline = 0;
+  Source speedup_basis = Source::kUnknown;
+  int64_t mlp_params = 0;
+  int64_t params_delta = 0;
+  Source source = Source::kPredicted;
+  bool pooled = false;
+  int tie_group = 0;
+};
+
+Candidate CandidateOf(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms,
+                      const SetSum& sum) {
+  Candidate c;
+  c.d_ff = d_ff;
+  c.time_us = sum.time_us;
+  c.time_low_us = LowOf(sum);
+  c.time_high_us = HighOf(sum);
   double flops = 0;
   for (const GemmShape& g : gemms) flops += g.Flops();
-  row.tflops = flops / row.time_us / 1e6;
-  row.mlp_params = MlpParams(q, d_ff);
-  row.source = sum.source;
-  row.pooled = sum.pooled;
+  c.tflops = flops / c.time_us / 1e6;
+  c.mlp_params = MlpParams(q, d_ff);
+  c.source = sum.source;
+  c.pooled = sum.pooled;
+  return c;
 }
 
-void CopyLabels(const TimingLabels* labels, DffRow& row) {
-  if (labels == nullptr) return;
-  row.provenance = labels->provenance;
-  row.device = labels->device;
-  row.software = labels->software;
-  row.runs = labels->runs;
+// The candidate's row, with `labels` (none: null).
+DffRow RowOf(const Candidate& c, const TimingLabels* labels) {
+  DffRow row;
+  row.d_ff = c.d_ff;
+  row.time_us = c.time_us;
+  row.time_low_us = c.time_low_us;
+  row.time_high_us = c.time_high_us;
+  row.tie_group = c.tie_group;
+  row.tflops = c.tflops;
+  row.speedup_vs_baseline = c.speedup_vs_baseline;
+  row.speedup_basis = c.speedup_basis;
+  row.mlp_params = c.mlp_params;
+  row.params_delta = c.params_delta;
+  row.source = c.source;
+  row.pooled = c.pooled;
+  if (labels != nullptr) {
+    row.provenance = labels->provenance;
+    row.device = labels->device;
+    row.software = labels->software;
+    row.runs = labels->runs;
+  }
+  return row;
 }
 
-// The candidates' labels, by d_ff (a plan's values are unique): a ranking
-// copies them into the rows it keeps (and into the rows a race reads), not
-// into every candidate's row; most candidates share one run's labels.
+// The candidates' labels, by d_ff (a plan's values are unique), shared:
+// most candidates share one run's.
 class RowLabels {
  public:
   void Add(int64_t d_ff, std::shared_ptr<const TimingLabels> labels) {
     entries_.emplace_back(d_ff, std::move(labels));
   }
-  // Call after the last Add, before Fill and Runs.
+  // Call after the last Add, before Of and Runs.
   void Sort() {
     std::sort(entries_.begin(), entries_.end(),
               [](const Entry& a, const Entry& b) { return a.first < b.first; });
   }
-  // Copies the row's labels into it, unless it holds them already.
-  void Fill(DffRow& row) const {
-    if (!row.provenance.empty() || !row.runs.empty()) return;
-    CopyLabels(Find(row.d_ff), row);
+  // The labels of candidate `d_ff`; null: none.
+  const TimingLabels* Of(int64_t d_ff) const {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), d_ff,
+                               [](const Entry& e, int64_t v) { return e.first < v; });
+    return it == entries_.end() || it->first != d_ff ? nullptr : it->second.get();
   }
-  // The runs `rows` come from, each once, in order of first appearance.
-  std::vector<RunInfo> Runs(const std::vector<DffRow>& rows) const {
+  // The runs `rows` (candidates or rows) come from, each once, in order of
+  // first appearance.
+  template <typename Row>
+  std::vector<RunInfo> Runs(const std::vector<Row>& rows) const {
     std::vector<RunInfo> runs;
     std::unordered_set<const TimingLabels*> merged;
-    for (const DffRow& row : rows) {
-      const TimingLabels* labels = Find(row.d_ff);
+    for (const Row& row : rows) {
+      const TimingLabels* labels = Of(row.d_ff);
       if (labels != nullptr && !labels->runs.empty() && merged.insert(labels).second) {
         MergeRuns(runs, labels->runs);
       }
@@ -71,61 +112,78 @@ class RowLabels {
 
  private:
   using Entry = std::pair<int64_t, std::shared_ptr<const TimingLabels>>;
-  const TimingLabels* Find(int64_t d_ff) const {
-    auto it = std::lower_bound(entries_.begin(), entries_.end(), d_ff,
-                               [](const Entry& e, int64_t v) { return e.first < v; });
-    return it == entries_.end() || it->first != d_ff ? nullptr : it->second.get();
-  }
   std::vector<Entry> entries_;
 };
 
-// Keeps the first `top` rows of each kind (rows ranked).
-std::vector<DffRow> KeepTopOfEachKind(std::vector<DffRow> ranked, int top) {
-  std::vector<DffRow> kept;
+// Keeps the first `top` rows (or candidates) of each kind (rows ranked).
+template <typename Row>
+std::vector<Row> KeepTopOfEachKind(std::vector<Row> ranked, int top) {
+  std::vector<Row> kept;
   std::map<Source, int> shown;
-  for (DffRow& r : ranked) {
+  for (Row& r : ranked) {
     if (++shown[r.source] <= top) kept.push_back(std::move(r));
   }
   return kept;
 }
 
-// Each row's speed-up: against the baseline's time where the baseline was
-// answered in the row's kind, else against the predicted baseline.
-void SetSpeedups(DffRanking& out, std::vector<DffRow>& rows) {
-  for (DffRow& row : rows) {
+// Each candidate's speed-up: against the baseline's time where the baseline
+// was answered in the candidate's kind, else against the predicted baseline.
+void SetSpeedups(const DffRanking& out, std::vector<Candidate>& candidates) {
+  for (Candidate& c : candidates) {
     double base = 0;
-    if (out.baseline_found && out.baseline.source == row.source) {
+    if (out.baseline_found && out.baseline.source == c.source) {
       base = out.baseline.time_us;
-      row.speedup_basis = row.source;
+      c.speedup_basis = c.source;
     } else if (out.predicted_baseline_us > 0) {
       base = out.predicted_baseline_us;
-      row.speedup_basis = Source::kPredicted;
+      c.speedup_basis = Source::kPredicted;
     } else if (out.baseline_found && out.baseline.source == Source::kPredicted) {
       base = out.baseline.time_us;
-      row.speedup_basis = Source::kPredicted;
+      c.speedup_basis = Source::kPredicted;
     }
-    if (base > 0 && row.time_us > 0) row.speedup_vs_baseline = base / row.time_us;
+    if (base > 0 && c.time_us > 0) c.speedup_vs_baseline = base / c.time_us;
   }
 }
 
-// The race of the measured headline's run, applied when it fits. The race
-// reads the runs of the rows it orders: a race found fills every row's
-// labels.
-absl::Status UseRace(const DffRaceFinder& races, std::vector<DffRow>& rows, RowLabels& labels,
-                     DffRanking& out) {
-  if (!races) return absl::OkStatus();
-  const auto lead =
-      std::find_if(rows.begin(), rows.end(), [](const DffRow& r) { return FromRuns(r.source); });
-  if (lead == rows.end()) return absl::OkStatus();
-  labels.Fill(*lead);
-  if (lead->pooled || lead->runs.size() != 1) return absl::OkStatus();
-  auto race = races(lead->runs.front());
+// The race of the measured headline's run (the first measured or replayed
+// candidate's, when it is one run's), if `races` finds one.
+absl::StatusOr<std::optional<DffRace>> RaceOf(const DffRaceFinder& races,
+                                              const std::vector<Candidate>& ranked,
+                                              const RowLabels& labels) {
+  if (!races) return std::optional<DffRace>();
+  const auto lead = std::find_if(ranked.begin(), ranked.end(),
+                                 [](const Candidate& c) { return FromRuns(c.source); });
+  if (lead == ranked.end() || lead->pooled) return std::optional<DffRace>();
+  const TimingLabels* lead_labels = labels.Of(lead->d_ff);
+  if (lead_labels == nullptr || lead_labels->runs.size() != 1) return std::optional<DffRace>();
+  return races(lead_labels->runs.front());
+}
+
+// The answer's rows from the ranked candidates, and the answer's runs and
+// count of rows tied with the best: a race found orders every row (it reads
+// their runs), else only the kept candidates' rows are made.
+absl::StatusOr<std::vector<DffRow>> RowsOf(const DffQuery& q, const DffRaceFinder& races,
+                                           std::vector<Candidate> ranked, const RowLabels& labels,
+                                           DffRanking& out) {
+  auto race = RaceOf(races, ranked, labels);
   if (!race.ok()) return race.status();
-  if (!race->has_value()) return absl::OkStatus();
-  for (DffRow& row : rows) labels.Fill(row);
+  std::vector<DffRow> rows;
+  if (!race->has_value()) {
+    for (const Candidate& c : ranked) out.tied_with_best += c.tie_group == 1 ? 1 : 0;
+    out.runs = labels.Runs(ranked);
+    if (q.top > 0) ranked = KeepTopOfEachKind(std::move(ranked), q.top);
+    rows.reserve(ranked.size());
+    for (const Candidate& c : ranked) rows.push_back(RowOf(c, labels.Of(c.d_ff)));
+    return rows;
+  }
+  rows.reserve(ranked.size());
+  for (const Candidate& c : ranked) rows.push_back(RowOf(c, labels.Of(c.d_ff)));
   out.race_note = ApplyRace(**race, rows);
   if (out.race_note.empty()) out.race = (*race)->info;
-  return absl::OkStatus();
+  for (const DffRow& r : rows) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
+  out.runs = labels.Runs(rows);
+  if (q.top > 0) rows = KeepTopOfEachKind(std::move(rows), q.top);
+  return rows;
 }
 
 }  // namespace
@@ -184,8 +242,8 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
       });
   DffRanking out;
   out.candidates = plan.candidates;
-  std::vector<DffRow> rows;
-  rows.reserve(out.candidates.values.size());
+  std::vector<Candidate> ranked;
+  ranked.reserve(out.candidates.values.size());
   RowLabels labels;
   const std::vector<GemmShape>* baseline_gemms = nullptr;
   for (size_t i = 0; i < out.candidates.values.size(); ++i) {
@@ -199,49 +257,45 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
       }
       return total.status();
     }
-    DffRow& row = rows.emplace_back();
-    SetRow(q, d_ff, plan.gemms[i], *total, row);
+    const Candidate& c = ranked.emplace_back(CandidateOf(q, d_ff, plan.gemms[i], *total));
     if (d_ff == out.candidates.baseline) {
-      out.baseline = row;
-      CopyLabels(total->labels.get(), out.baseline);
+      out.baseline = RowOf(c, total->labels.get());
       out.baseline_found = true;
     }
-    if (row.source == Source::kMeasured) ++out.measured;
-    if (row.source == Source::kReplayed) ++out.replayed;
-    if (row.source == Source::kPredicted) ++out.predicted;
+    if (c.source == Source::kMeasured) ++out.measured;
+    if (c.source == Source::kReplayed) ++out.replayed;
+    if (c.source == Source::kPredicted) ++out.predicted;
     labels.Add(d_ff, std::move(total->labels));
   }
   labels.Sort();
-  out.evaluated = static_cast<int64_t>(rows.size());
+  out.evaluated = static_cast<int64_t>(ranked.size());
   if (!out.baseline_found) out.baseline.d_ff = out.candidates.baseline;
   out.baseline.mlp_params = MlpParams(q, out.candidates.baseline);
-  for (DffRow& row : rows) row.params_delta = row.mlp_params - out.baseline.mlp_params;
-  const bool other_kinds = std::any_of(rows.begin(), rows.end(), [&](const DffRow& r) {
-    return !out.baseline_found || r.source != out.baseline.source;
+  for (Candidate& c : ranked) c.params_delta = c.mlp_params - out.baseline.mlp_params;
+  const bool other_kinds = std::any_of(ranked.begin(), ranked.end(), [&](const Candidate& c) {
+    return !out.baseline_found || c.source != out.baseline.source;
   });
   if (predict && baseline_gemms != nullptr && other_kinds &&
       !(out.baseline_found && out.baseline.source == Source::kPredicted)) {
     auto parts = predict(*baseline_gemms);
     if (parts.ok()) out.predicted_baseline_us = SumTimings(*parts).time_us;
   }
-  SetSpeedups(out, rows);
+  SetSpeedups(out, ranked);
   out.baseline.speedup_vs_baseline = out.baseline_found ? 1.0 : 0;
   out.baseline.speedup_basis = out.baseline_found ? out.baseline.source : Source::kUnknown;
   std::vector<std::pair<Source, double>> speedups;
-  for (const DffRow& r : rows) speedups.emplace_back(r.source, r.speedup_vs_baseline);
+  speedups.reserve(ranked.size());
+  for (const Candidate& c : ranked) speedups.emplace_back(c.source, c.speedup_vs_baseline);
   out.headline = HeadlineKind(speedups);
   RankRows(
-      rows,
-      [](const DffRow& r) -> std::optional<TieKey> {
-        return TieKey{r.source, r.time_us, r.time_low_us};
+      ranked,
+      [](const Candidate& c) -> std::optional<TieKey> {
+        return TieKey{c.source, c.time_us, c.time_low_us};
       },
-      &DffRow::tie_group, out.headline);
-  if (auto s = UseRace(races, rows, labels, out); !s.ok()) return s;
-  for (const DffRow& r : rows) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
-  out.runs = labels.Runs(rows);
-  if (q.top > 0) rows = KeepTopOfEachKind(std::move(rows), q.top);
-  for (DffRow& row : rows) labels.Fill(row);
-  out.rows = std::move(rows);
+      &Candidate::tie_group, out.headline);
+  auto rows = RowsOf(q, races, std::move(ranked), labels, out);
+  if (!rows.ok()) return rows.status();
+  out.rows = *std::move(rows);
   if (!out.rows.empty()) out.headline = out.rows.front().source;
   return out;
 }

@@ -79,7 +79,7 @@ DffRow RowOf(const Candidate& c, const TimingLabels* labels) {
 
 // The candidates' labels, by d_ff (a plan's values are unique), shared:
 // most candidates share one run's.
-class RowLabels {
+class CandidateLabels {
  public:
   void Add(int64_t d_ff, std::shared_ptr<const TimingLabels> labels) {
     entries_.emplace_back(d_ff, std::move(labels));
@@ -149,7 +149,7 @@ void SetSpeedups(const DffRanking& out, std::vector<Candidate>& candidates) {
 // candidate's, when it is one run's), if `races` finds one.
 absl::StatusOr<std::optional<DffRace>> RaceOf(const DffRaceFinder& races,
                                               const std::vector<Candidate>& ranked,
-                                              const RowLabels& labels) {
+                                              const CandidateLabels& labels) {
   if (!races) return std::optional<DffRace>();
   const auto lead = std::find_if(ranked.begin(), ranked.end(),
                                  [](const Candidate& c) { return FromRuns(c.source); });
@@ -159,31 +159,38 @@ absl::StatusOr<std::optional<DffRace>> RaceOf(const DffRaceFinder& races,
   return races(lead_labels->runs.front());
 }
 
-// The answer's rows from the ranked candidates, and the answer's runs and
-// count of rows tied with the best: a race found orders every row (it reads
-// their runs), else only the kept candidates' rows are made.
+// The rows of `candidates`, in their order.
+std::vector<DffRow> RowsFor(const std::vector<Candidate>& candidates,
+                            const CandidateLabels& labels) {
+  std::vector<DffRow> rows;
+  rows.reserve(candidates.size());
+  for (const Candidate& c : candidates) rows.push_back(RowOf(c, labels.Of(c.d_ff)));
+  return rows;
+}
+
+// Counts the rows (or candidates) tied with the best and names the runs they
+// come from, then keeps the query's top of each kind.
+template <typename Row>
+std::vector<Row> Finish(const DffQuery& q, std::vector<Row> ranked, const CandidateLabels& labels,
+                        DffRanking& out) {
+  for (const Row& r : ranked) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
+  out.runs = labels.Runs(ranked);
+  if (q.top > 0) ranked = KeepTopOfEachKind(std::move(ranked), q.top);
+  return ranked;
+}
+
+// The answer's rows from the ranked candidates: a race found orders every
+// row (it reads their runs), else only the kept candidates' rows are made.
 absl::StatusOr<std::vector<DffRow>> RowsOf(const DffQuery& q, const DffRaceFinder& races,
-                                           std::vector<Candidate> ranked, const RowLabels& labels,
-                                           DffRanking& out) {
+                                           std::vector<Candidate> ranked,
+                                           const CandidateLabels& labels, DffRanking& out) {
   auto race = RaceOf(races, ranked, labels);
   if (!race.ok()) return race.status();
-  std::vector<DffRow> rows;
-  if (!race->has_value()) {
-    for (const Candidate& c : ranked) out.tied_with_best += c.tie_group == 1 ? 1 : 0;
-    out.runs = labels.Runs(ranked);
-    if (q.top > 0) ranked = KeepTopOfEachKind(std::move(ranked), q.top);
-    rows.reserve(ranked.size());
-    for (const Candidate& c : ranked) rows.push_back(RowOf(c, labels.Of(c.d_ff)));
-    return rows;
-  }
-  rows.reserve(ranked.size());
-  for (const Candidate& c : ranked) rows.push_back(RowOf(c, labels.Of(c.d_ff)));
+  if (!race->has_value()) return RowsFor(Finish(q, std::move(ranked), labels, out), labels);
+  std::vector<DffRow> rows = RowsFor(ranked, labels);
   out.race_note = ApplyRace(**race, rows);
   if (out.race_note.empty()) out.race = (*race)->info;
-  for (const DffRow& r : rows) out.tied_with_best += r.tie_group == 1 ? 1 : 0;
-  out.runs = labels.Runs(rows);
-  if (q.top > 0) rows = KeepTopOfEachKind(std::move(rows), q.top);
-  return rows;
+  return Finish(q, std::move(rows), labels, out);
 }
 
 }  // namespace
@@ -244,7 +251,7 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
   out.candidates = plan.candidates;
   std::vector<Candidate> ranked;
   ranked.reserve(out.candidates.values.size());
-  RowLabels labels;
+  CandidateLabels labels;
   const std::vector<GemmShape>* baseline_gemms = nullptr;
   for (size_t i = 0; i < out.candidates.values.size(); ++i) {
     const int64_t d_ff = out.candidates.values[i];

@@ -16,12 +16,13 @@ namespace crest::tuner {
 namespace {
 
 // A candidate as the ranking orders it: its row's figures and kind, without
-// the row's labels and race fields. A row is about 500 bytes: a window's
-// rows, built and then ranked into a second vector, were two blocks of more
-// than 128 KiB a ranking, which crestd's allocator (such blocks always
-// mapped) mapped, zeroed page by page and unmapped on every answer. Rows are
-// made for the candidates an answer keeps (every one when a race orders
-// them).
+// the row's labels and race fields. A row is 456 bytes: a window's rows
+// (117 KB for the default window) were built and then ranked into a second
+// vector on every answer, and in crestd, whose allocator gives freed memory
+// back (four arenas, a fixed mmap threshold, a trim every 10 s), their pages
+// were faulted in again on every call (19-27 page faults an uncached
+// QueryDff; 1.5 with candidates). Rows are made for the candidates an answer
+// keeps (every one when a race orders them).
 struct Candidate {
   int64_t d_ff = 0;
   double time_us = 0;
@@ -68,12 +69,7 @@ DffRow RowOf(const Candidate& c, const TimingLabels* labels) {
   row.params_delta = c.params_delta;
   row.source = c.source;
   row.pooled = c.pooled;
-  if (labels != nullptr) {
-    row.provenance = labels->provenance;
-    row.device = labels->device;
-    row.software = labels->software;
-    row.runs = labels->runs;
-  }
+  if (labels != nullptr) CopyLabels(*labels, row);
   return row;
 }
 

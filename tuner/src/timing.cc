@@ -43,12 +43,7 @@ Timing TimingOf(const SetSum& sum) {
   t.high_us = sum.high_us;
   t.source = sum.source;
   t.pooled = sum.pooled;
-  if (sum.labels != nullptr) {
-    t.provenance = sum.labels->provenance;
-    t.device = sum.labels->device;
-    t.software = sum.labels->software;
-    t.runs = sum.labels->runs;
-  }
+  if (sum.labels != nullptr) CopyLabels(*sum.labels, t);
   return t;
 }
 

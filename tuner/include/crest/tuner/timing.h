@@ -55,6 +55,15 @@ struct TimingLabels {
   SoftwareInfo software;
   std::vector<RunInfo> runs;
 };
+// Copies `labels` into `into`: a Timing, or anything else that carries a
+// time's labels under the same names (a d_ff row).
+template <typename T>
+void CopyLabels(const TimingLabels& labels, T& into) {
+  into.provenance = labels.provenance;
+  into.device = labels.device;
+  into.software = labels.software;
+  into.runs = labels.runs;
+}
 
 // A set's sum as a GemmSetSummer gives it: a Timing's figures, kind and
 // pooling, its labels shared.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "CLI/CLI.hpp"
 #include "log.h"
 
 namespace crest::service {

@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "CLI/CLI.hpp"
+#include "crest/common/cmdline.h"
 #include "server_flags.h"
 
 namespace crest::service {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "CLI/CLI.hpp"
+#include "crest/common/cmdline.h"
 #include "server.h"
 
 namespace crest::service {

@@ -1,5 +1,6 @@
 #include "answer_flags.h"
 
+#include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/remote/remote_answers.h"
 #include "read_only_db.h"
@@ -8,22 +9,22 @@
 namespace crest::cli {
 
 void AddAnswerFlags(CLI::App& app, AnswerFlags& flags) {
-  app.add_option("--db", flags.db,
-                 "answer from this database: measured where it has measurements, else predicted "
-                 "(default: this build's model; --server asks a crestd)");
-  app.add_option("--cublaslt", flags.cublaslt,
-                 "only measurements with this cuBLASLt version (e.g. 130100); default: any");
+  AddOption(app, "--db", flags.db,
+            "answer from this database: measured where it has measurements, else predicted "
+            "(default: this build's model; --server asks a crestd)");
+  AddOption(app, "--cublaslt", flags.cublaslt,
+            "only measurements with this cuBLASLt version (e.g. 130100); default: any");
   AddModeFlags(app, flags.mode);
-  app.add_option("--runs", flags.runs,
-                 "latest: each candidate's GEMMs from the most recent run (sweep job) that "
-                 "measured all of them; all: every run pooled (the median of the runs' medians, "
-                 "an interval covering their spread)")
-      ->capture_default_str();
-  app.add_option("--algo", flags.algo,
-                 "which algorithm answers for each measured GEMM: best (the fastest Crest's search "
-                 "found) or default (cuBLASLt's first choice, what a framework that does not pin "
-                 "algorithms runs, PyTorch included; timed in the same rounds)")
-      ->capture_default_str();
+  AddOption(app, "--runs", flags.runs,
+            "latest: each candidate's GEMMs from the most recent run (sweep job) that "
+            "measured all of them; all: every run pooled (the median of the runs' medians, "
+            "an interval covering their spread)")
+      .ShowDefault();
+  AddOption(app, "--algo", flags.algo,
+            "which algorithm answers for each measured GEMM: best (the fastest Crest's search "
+            "found) or default (cuBLASLt's first choice, what a framework that does not pin "
+            "algorithms runs, PyTorch included; timed in the same rounds)")
+      .ShowDefault();
 }
 
 absl::StatusOr<std::unique_ptr<answers::Answers>> OpenAnswers(const AnswerFlags& flags) {

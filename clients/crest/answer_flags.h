@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "crest/answers/answers.h"
+#include "crest/common/cmdline.h"
 #include "gemm_flags.h"
 
 namespace crest::cli {

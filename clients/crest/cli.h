@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "crest/common/cmdline.h"
 #include "nlohmann/json_fwd.hpp"
 
 namespace crest::tuner {
@@ -15,6 +15,17 @@ struct DffRow;  // crest/tuner/dff_ranking.h
 }
 
 namespace crest::cli {
+
+// Commands declare their flags through crest::cmdline, which keeps CLI11's
+// header out of their files.
+using cmdline::AddCommand;
+using cmdline::AddFlag;
+using cmdline::AddOption;
+using cmdline::Count;
+using cmdline::KeepUnknown;
+using cmdline::Parsed;
+using cmdline::Remaining;
+using cmdline::RequireCommand;
 
 // What every command writes to. Commands never call exit().
 struct Io {

@@ -279,28 +279,27 @@ absl::Status RunCalibrate(const CalibrateFlags& f, Io& io) {
 Command RegisterCalibrate(CLI::App& root) {
   auto flags = std::make_shared<CalibrateFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "calibrate",
+  cmd.app = AddCommand(
+      root, "calibrate",
       "Fit the predictor (tilewave-2) to a database's measured and imported GEMM times for one "
       "GPU model and dtype; print the fit and write the calibration file");
   CLI::App& app = *cmd.app;
-  app.add_option("--db", flags->db, "database with measured or imported times")->required();
-  app.add_option("--gpu", flags->gpu, "GPU model (default: the one the database holds)");
-  app.add_option("--dtype", flags->dtype, "dtype (default: the one the rows hold)");
-  app.add_option("--source", flags->source,
-                 "rows to fit: all, measured (Crest's engine) or imported (other tools)")
-      ->capture_default_str();
-  app.add_option("--out", flags->out, "calibration file to write (default: <id>.json)");
-  app.add_option(
-      "--cublaslt", flags->cublaslt,
-      "measured rows of this cuBLASLt version only (default: each GEMM's newest version)");
-  app.add_flag("--from-defaults", flags->from_defaults,
-               "start from the catalogue's defaults, not the calibration in force (and report "
-               "'before' against them)");
-  app.add_flag("--check", flags->check,
-               "fit nothing: judge the model in force for the GPU and dtype (its own calibration, "
-               "one transferred from a sibling GPU, or the defaults with --from-defaults) "
-               "against the rows, per GEMM and per SwiGLU d_ff window");
+  AddOption(app, "--db", flags->db, "database with measured or imported times").Required();
+  AddOption(app, "--gpu", flags->gpu, "GPU model (default: the one the database holds)");
+  AddOption(app, "--dtype", flags->dtype, "dtype (default: the one the rows hold)");
+  AddOption(app, "--source", flags->source,
+            "rows to fit: all, measured (Crest's engine) or imported (other tools)")
+      .ShowDefault();
+  AddOption(app, "--out", flags->out, "calibration file to write (default: <id>.json)");
+  AddOption(app, "--cublaslt", flags->cublaslt,
+            "measured rows of this cuBLASLt version only (default: each GEMM's newest version)");
+  AddFlag(app, "--from-defaults", flags->from_defaults,
+          "start from the catalogue's defaults, not the calibration in force (and report "
+          "'before' against them)");
+  AddFlag(app, "--check", flags->check,
+          "fit nothing: judge the model in force for the GPU and dtype (its own calibration, "
+          "one transferred from a sibling GPU, or the defaults with --from-defaults) "
+          "against the rows, per GEMM and per SwiGLU d_ff window");
   AddModeFlags(app, flags->mode);
   cmd.run = [flags](Io& io) { return RunCalibrate(*flags, io); };
   return cmd;

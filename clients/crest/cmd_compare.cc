@@ -151,37 +151,37 @@ absl::Status RunCompare(const CompareFlags& f, Io& io) {
 Command RegisterCompare(CLI::App& root) {
   auto flags = std::make_shared<CompareFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "compare",
+  cmd.app = AddCommand(
+      root, "compare",
       "Compare two selections of runs GEMM by GEMM: new/base ratios with intervals and verdicts "
       "(faster, same, slower beyond --threshold and beyond the noise; unresolved), by alignment "
       "class and study, and the GEMMs whose best algorithm changed; or, with --fleet, every "
       "device of a catalogue against its fleet");
   CLI::App& app = *cmd.app;
-  app.add_option("--db", flags->db, "the result database (or the global --server)");
+  AddOption(app, "--db", flags->db, "the result database (or the global --server)");
   const char* selectors =
       "runs: job:N, cublaslt:V, device:UUID, host:NAME, date:FROM..TO (UTC days YYYY-MM-DD, "
       "inclusive), gpu:MODEL or all; parts joined by ',' all hold (host:node7,cublaslt:130100)";
-  app.add_option("--base", flags->base, StrCat("the base ", selectors));
-  app.add_option("--new", flags->now, "the new runs, selected the same way");
-  app.add_flag("--fleet", flags->fleet,
-               "instead: every device of --db against the median of the other devices of its GPU "
-               "model on its cuBLASLt version (a throttled or faulty GPU; needs 3 devices per "
-               "GEMM)");
-  app.add_option("--gpu", flags->gpu, "with --fleet: only this GPU model");
-  app.add_option("--threshold", flags->threshold,
-                 "a change smaller than this is 'same': a fraction (0.03) or a percentage (3%)")
-      ->capture_default_str();
+  AddOption(app, "--base", flags->base, StrCat("the base ", selectors));
+  AddOption(app, "--new", flags->now, "the new runs, selected the same way");
+  AddFlag(app, "--fleet", flags->fleet,
+          "instead: every device of --db against the median of the other devices of its GPU "
+          "model on its cuBLASLt version (a throttled or faulty GPU; needs 3 devices per "
+          "GEMM)");
+  AddOption(app, "--gpu", flags->gpu, "with --fleet: only this GPU model");
+  AddOption(app, "--threshold", flags->threshold,
+            "a change smaller than this is 'same': a fraction (0.03) or a percentage (3%)")
+      .ShowDefault();
   AddModeFlags(app, flags->mode);
-  app.add_option("--algo", flags->algo,
-                 "whose time answers for a GEMM: best (its fastest verified algorithm) or default "
-                 "(cuBLASLt's first choice)")
-      ->capture_default_str();
-  app.add_option("--spec", flags->spec,
-                 "only the GEMMs of this sweep spec, summarised by its studies");
-  app.add_flag("--fail-on-regression", flags->fail_on_regression,
-               "exit with code 3 when any GEMM is slower, or with --fleet any device (after "
-               "printing the report)");
+  AddOption(app, "--algo", flags->algo,
+            "whose time answers for a GEMM: best (its fastest verified algorithm) or default "
+            "(cuBLASLt's first choice)")
+      .ShowDefault();
+  AddOption(app, "--spec", flags->spec,
+            "only the GEMMs of this sweep spec, summarised by its studies");
+  AddFlag(app, "--fail-on-regression", flags->fail_on_regression,
+          "exit with code 3 when any GEMM is slower, or with --fleet any device (after "
+          "printing the report)");
   cmd.run = [flags](Io& io) { return RunCompare(*flags, io); };
   return cmd;
 }

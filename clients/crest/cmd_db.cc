@@ -98,43 +98,43 @@ Command RegisterDb(CLI::App& root) {
   auto flags = std::make_shared<DbFlags>();
   auto which = std::make_shared<std::string>();
   Command cmd;
-  cmd.app = root.add_subcommand("db", "Database files: export, merge, check, stats, import");
-  cmd.app->require_subcommand(1);
+  cmd.app = AddCommand(root, "db", "Database files: export, merge, check, stats, import");
+  RequireCommand(*cmd.app);
   CLI::App* exp =
-      cmd.app->add_subcommand("export", "Write a consistent snapshot (safe while a sweep writes)");
-  exp->add_option("--db", flags->db, "database to export (or --server: a crestd's)");
-  exp->add_option("--out", flags->out, "snapshot file to create (must not exist)")->required();
-  CLI::App* merge = cmd.app->add_subcommand(
-      "merge", "Merge snapshots into a database (idempotent; each row keeps its host)");
-  merge->add_option("--into", flags->into, "database to merge into (created if missing)")
-      ->required();
-  merge->add_option("snapshots", flags->snapshots, "snapshot files")->required();
+      AddCommand(*cmd.app, "export", "Write a consistent snapshot (safe while a sweep writes)");
+  AddOption(*exp, "--db", flags->db, "database to export (or --server: a crestd's)");
+  AddOption(*exp, "--out", flags->out, "snapshot file to create (must not exist)").Required();
+  CLI::App* merge = AddCommand(
+      *cmd.app, "merge", "Merge snapshots into a database (idempotent; each row keeps its host)");
+  AddOption(*merge, "--into", flags->into, "database to merge into (created if missing)")
+      .Required();
+  AddOption(*merge, "snapshots", flags->snapshots, "snapshot files").Required();
   CLI::App* check =
-      cmd.app->add_subcommand("check", "Check integrity and schema; exits 1 when either is wrong");
-  check->add_option("--db", flags->db, "database to check")->required();
-  check->add_flag("--upgrade", flags->upgrade, "upgrade an older schema first (writes the file)");
-  CLI::App* stats = cmd.app->add_subcommand("stats", "Count what a database holds");
-  stats->add_option("--db", flags->db, "database")->required();
-  CLI::App* import = cmd.app->add_subcommand(
-      "import",
+      AddCommand(*cmd.app, "check", "Check integrity and schema; exits 1 when either is wrong");
+  AddOption(*check, "--db", flags->db, "database to check").Required();
+  AddFlag(*check, "--upgrade", flags->upgrade, "upgrade an older schema first (writes the file)");
+  CLI::App* stats = AddCommand(*cmd.app, "stats", "Count what a database holds");
+  AddOption(*stats, "--db", flags->db, "database").Required();
+  CLI::App* import = AddCommand(
+      *cmd.app, "import",
       "Import GEMM timings another tool made (CSV: m, n, k, dtype, [batch], [layout], time_us "
       "or median_us, [device], [tool]); stored as imported, never as Crest's measurements");
-  import->add_option("--db", flags->db, "database (created if missing)")->required();
-  import->add_option("--csv", flags->csv, "the CSV file")->required();
-  import->add_option("--device", flags->csv_options.device,
-                     "the GPU the times were taken on, as the driver names it (when the file "
-                     "has no device column)");
-  import->add_option("--tool", flags->csv_options.tool,
-                     "the tool and how it timed, e.g. \"torch.matmul, median of 20\" (when the "
-                     "file has no tool or note column)");
-  import->add_option("--time-column", flags->csv_options.time_column,
-                     "the column of times in µs (default: time_us, else median_us)");
+  AddOption(*import, "--db", flags->db, "database (created if missing)").Required();
+  AddOption(*import, "--csv", flags->csv, "the CSV file").Required();
+  AddOption(*import, "--device", flags->csv_options.device,
+            "the GPU the times were taken on, as the driver names it (when the file "
+            "has no device column)");
+  AddOption(*import, "--tool", flags->csv_options.tool,
+            "the tool and how it timed, e.g. \"torch.matmul, median of 20\" (when the "
+            "file has no tool or note column)");
+  AddOption(*import, "--time-column", flags->csv_options.time_column,
+            "the column of times in µs (default: time_us, else median_us)");
   cmd.run = [flags, exp, merge, check, stats, import](Io& io) -> absl::Status {
-    if (exp->parsed()) return RunExport(*flags, io);
-    if (merge->parsed()) return RunMerge(*flags, io);
-    if (check->parsed()) return RunCheck(*flags, io);
-    if (stats->parsed()) return RunStats(*flags, io);
-    if (import->parsed()) return RunImport(*flags, io);
+    if (Parsed(*exp)) return RunExport(*flags, io);
+    if (Parsed(*merge)) return RunMerge(*flags, io);
+    if (Parsed(*check)) return RunCheck(*flags, io);
+    if (Parsed(*stats)) return RunStats(*flags, io);
+    if (Parsed(*import)) return RunImport(*flags, io);
     return absl::InvalidArgumentError("db: give export, merge, check, stats or import");
   };
   return cmd;

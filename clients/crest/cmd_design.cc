@@ -264,8 +264,8 @@ absl::Status RunDesign(const DesignFlags& f, Io& io) {
 Command RegisterDesign(CLI::App& root) {
   auto flags = std::make_shared<DesignFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "design",
+  cmd.app = AddCommand(
+      root, "design",
       "Predict a training step per GPU for whole model configurations and rank them: every "
       "GEMM (measured where the database has one run covering them), the fused attention core, "
       "the memory-bound kernels, the optimizer, recompute and tensor- and data-parallel "
@@ -275,83 +275,83 @@ Command RegisterDesign(CLI::App& root) {
       "value (4096), a list (4096,5120) or a range FROM:TO:STEP; or --params searches near a "
       "parameter budget. docs/design.md says what each part assumes");
   CLI::App& app = *cmd.app;
-  app.add_option("--hidden", flags->hidden, "hidden size h");
-  app.add_option("--heads", flags->heads, "attention heads a");
-  app.add_option("--kv-heads", flags->kv_heads, "key/value heads g (default: = heads)");
-  app.add_option("--d-ff", flags->d_ff,
-                 "MLP inner size f (default: SwiGLU 8/3*h rounded up to 256, GELU 4*h)");
-  app.add_option("--vocab", flags->vocab, "vocabulary size v (used as given; see `crest vocab`)");
-  app.add_option("--seq", flags->seq, "sequence length s");
-  app.add_option("--batch", flags->batch,
-                 "micro-batch b (sequences per GPU), or max: the largest that fits in memory")
-      ->capture_default_str();
-  app.add_option("--tp", flags->tp, "tensor-parallel degree t")->capture_default_str();
-  app.add_option("--layers", flags->layers, "layers L");
-  app.add_option("--params", flags->params,
-                 "search near this many parameters (7e9, 7B): h a multiple of 128 with "
-                 "64 <= h/L <= 192, head dim 64/128/256, kv-heads = heads or 8, d_ff/h near 8/3, "
-                 "3.5 and 4 (for each, up to three d_ff of the d_ff answer's tie group 1 at the "
-                 "search's tokens and tp, the largest power-of-two factor first, then nearest "
-                 "the ratio; GELU: 4*h), vocab padded to 128*tp, every L that lands within "
-                 "--tolerance; give --vocab and --seq");
-  app.add_option("--tolerance", flags->tolerance, "with --params: within this of the budget")
-      ->capture_default_str();
-  app.add_flag("--tied-embeddings", flags->tied, "the output layer shares the embedding table");
-  app.add_option("--mlp", flags->mlp, "the MLP: swiglu (gate, up, down) or gelu (up, down)")
-      ->check(CLI::IsMember({"swiglu", "gelu"}))
-      ->capture_default_str();
-  app.add_option("--norm", flags->norm, "the norms: rmsnorm or layernorm")
-      ->check(CLI::IsMember({"rmsnorm", "layernorm"}))
-      ->capture_default_str();
-  app.add_flag("--no-rotary", flags->no_rotary,
-               "no rotary embedding on q and k (GPT's learned positions, MPT's ALiBi)");
-  app.add_flag("--dropout", flags->dropout, "dropout after attention and after the MLP");
-  app.add_option("--recompute", flags->recompute,
-                 "activation recompute: none, selective (the attention core re-runs in the "
-                 "backward) or full (each layer's forward re-runs)")
-      ->check(CLI::IsMember({"none", "selective", "full"}))
-      ->capture_default_str();
-  app.add_option("--dp", flags->dp, "data-parallel ranks (each runs a tensor-parallel group)")
-      ->capture_default_str();
-  app.add_option("--zero", flags->zero,
-                 "ZeRO stage over dp: 0 none, 1 optimizer states sharded, 2 and gradients, "
-                 "3 and weights (FSDP full shard)")
-      ->capture_default_str();
-  app.add_option("--grad-accum", flags->grad_accum,
-                 "micro-batches per optimizer step (global batch = b*dp*grad-accum sequences)")
-      ->capture_default_str();
-  app.add_option("--gpus-per-node", flags->gpus_per_node,
-                 "GPUs one NVLink domain joins; data-parallel rings over more cross nodes")
-      ->capture_default_str();
-  app.add_option("--inter-node-gbs", flags->inter_node_gbs,
-                 "bandwidth between nodes per GPU and direction [GB/s] (default: the DGX "
-                 "reference design of the GPU's architecture: 25 Ampere, 50 Hopper/Blackwell)");
-  app.add_option("--grad-reduce", flags->grad_reduce,
-                 "the dtype data parallelism reduces gradients in: fp32 (Megatron-LM's default "
-                 "for bf16, torchtitan's, Composer's DEFAULT mixed precision) or bf16")
-      ->check(CLI::IsMember({"fp32", "bf16"}))
-      ->capture_default_str();
-  app.add_option("--backward-prefetch", flags->backward_prefetch,
-                 "with --zero 3: when FSDP gathers a layer's weights in the backward: pre "
-                 "(before the previous layer's gradients, beside compute: BACKWARD_PRE, FSDP2, "
-                 "torchtitan) or post (after them, behind their reduce-scatter: BACKWARD_POST, "
-                 "Composer's default; the backward's collectives exposed)")
-      ->check(CLI::IsMember({"pre", "post"}))
-      ->capture_default_str();
-  app.add_flag("--separate-gate-up", flags->separate_gate_up,
-               "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
-  app.add_option("--attention", flags->attention,
-                 "the attention core: fused (one FlashAttention kernel, predicted from published "
-                 "figures, causal: FlashAttention-3 on Hopper, -2 elsewhere), fused-fa2 "
-                 "(FlashAttention-2 on every GPU, as Hopper runs before FA3), fused-triton (the "
-                 "2022 Triton FlashAttention, llm-foundry's attn_impl triton: half "
-                 "FlashAttention-2's throughput) or unfused (its two batched GEMMs, writing the "
-                 "s*s scores)")
-      ->check(CLI::IsMember({"fused", "fused-fa2", "fused-triton", "unfused"}))
-      ->capture_default_str();
-  app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
-  app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();
-  app.add_option("--top", flags->top, "rows of each kind to show (0 = all)")->capture_default_str();
+  AddOption(app, "--hidden", flags->hidden, "hidden size h");
+  AddOption(app, "--heads", flags->heads, "attention heads a");
+  AddOption(app, "--kv-heads", flags->kv_heads, "key/value heads g (default: = heads)");
+  AddOption(app, "--d-ff", flags->d_ff,
+            "MLP inner size f (default: SwiGLU 8/3*h rounded up to 256, GELU 4*h)");
+  AddOption(app, "--vocab", flags->vocab, "vocabulary size v (used as given; see `crest vocab`)");
+  AddOption(app, "--seq", flags->seq, "sequence length s");
+  AddOption(app, "--batch", flags->batch,
+            "micro-batch b (sequences per GPU), or max: the largest that fits in memory")
+      .ShowDefault();
+  AddOption(app, "--tp", flags->tp, "tensor-parallel degree t").ShowDefault();
+  AddOption(app, "--layers", flags->layers, "layers L");
+  AddOption(app, "--params", flags->params,
+            "search near this many parameters (7e9, 7B): h a multiple of 128 with "
+            "64 <= h/L <= 192, head dim 64/128/256, kv-heads = heads or 8, d_ff/h near 8/3, "
+            "3.5 and 4 (for each, up to three d_ff of the d_ff answer's tie group 1 at the "
+            "search's tokens and tp, the largest power-of-two factor first, then nearest "
+            "the ratio; GELU: 4*h), vocab padded to 128*tp, every L that lands within "
+            "--tolerance; give --vocab and --seq");
+  AddOption(app, "--tolerance", flags->tolerance, "with --params: within this of the budget")
+      .ShowDefault();
+  AddFlag(app, "--tied-embeddings", flags->tied, "the output layer shares the embedding table");
+  AddOption(app, "--mlp", flags->mlp, "the MLP: swiglu (gate, up, down) or gelu (up, down)")
+      .OneOf({"swiglu", "gelu"})
+      .ShowDefault();
+  AddOption(app, "--norm", flags->norm, "the norms: rmsnorm or layernorm")
+      .OneOf({"rmsnorm", "layernorm"})
+      .ShowDefault();
+  AddFlag(app, "--no-rotary", flags->no_rotary,
+          "no rotary embedding on q and k (GPT's learned positions, MPT's ALiBi)");
+  AddFlag(app, "--dropout", flags->dropout, "dropout after attention and after the MLP");
+  AddOption(app, "--recompute", flags->recompute,
+            "activation recompute: none, selective (the attention core re-runs in the "
+            "backward) or full (each layer's forward re-runs)")
+      .OneOf({"none", "selective", "full"})
+      .ShowDefault();
+  AddOption(app, "--dp", flags->dp, "data-parallel ranks (each runs a tensor-parallel group)")
+      .ShowDefault();
+  AddOption(app, "--zero", flags->zero,
+            "ZeRO stage over dp: 0 none, 1 optimizer states sharded, 2 and gradients, "
+            "3 and weights (FSDP full shard)")
+      .ShowDefault();
+  AddOption(app, "--grad-accum", flags->grad_accum,
+            "micro-batches per optimizer step (global batch = b*dp*grad-accum sequences)")
+      .ShowDefault();
+  AddOption(app, "--gpus-per-node", flags->gpus_per_node,
+            "GPUs one NVLink domain joins; data-parallel rings over more cross nodes")
+      .ShowDefault();
+  AddOption(app, "--inter-node-gbs", flags->inter_node_gbs,
+            "bandwidth between nodes per GPU and direction [GB/s] (default: the DGX "
+            "reference design of the GPU's architecture: 25 Ampere, 50 Hopper/Blackwell)");
+  AddOption(app, "--grad-reduce", flags->grad_reduce,
+            "the dtype data parallelism reduces gradients in: fp32 (Megatron-LM's default "
+            "for bf16, torchtitan's, Composer's DEFAULT mixed precision) or bf16")
+      .OneOf({"fp32", "bf16"})
+      .ShowDefault();
+  AddOption(app, "--backward-prefetch", flags->backward_prefetch,
+            "with --zero 3: when FSDP gathers a layer's weights in the backward: pre "
+            "(before the previous layer's gradients, beside compute: BACKWARD_PRE, FSDP2, "
+            "torchtitan) or post (after them, behind their reduce-scatter: BACKWARD_POST, "
+            "Composer's default; the backward's collectives exposed)")
+      .OneOf({"pre", "post"})
+      .ShowDefault();
+  AddFlag(app, "--separate-gate-up", flags->separate_gate_up,
+          "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
+  AddOption(app, "--attention", flags->attention,
+            "the attention core: fused (one FlashAttention kernel, predicted from published "
+            "figures, causal: FlashAttention-3 on Hopper, -2 elsewhere), fused-fa2 "
+            "(FlashAttention-2 on every GPU, as Hopper runs before FA3), fused-triton (the "
+            "2022 Triton FlashAttention, llm-foundry's attn_impl triton: half "
+            "FlashAttention-2's throughput) or unfused (its two batched GEMMs, writing the "
+            "s*s scores)")
+      .OneOf({"fused", "fused-fa2", "fused-triton", "unfused"})
+      .ShowDefault();
+  AddOption(app, "--dtype", flags->dtype, kDtypeHelp).ShowDefault();
+  AddOption(app, "--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)").Required();
+  AddOption(app, "--top", flags->top, "rows of each kind to show (0 = all)").ShowDefault();
   AddAnswerFlags(app, flags->answer);
   cmd.run = [flags](Io& io) { return RunDesign(*flags, io); };
   return cmd;

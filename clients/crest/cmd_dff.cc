@@ -34,15 +34,14 @@ absl::Status RunDff(const DffCommandFlags& f, Io& io) {
 Command RegisterDff(CLI::App& root) {
   auto flags = std::make_shared<DffCommandFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "dff", "Rank SwiGLU d_ff candidates near r*h by the time of the whole MLP");
+  cmd.app =
+      AddCommand(root, "dff", "Rank SwiGLU d_ff candidates near r*h by the time of the whole MLP");
   AddDffFlags(*cmd.app, flags->window);
-  cmd.app->add_option("--top", flags->top, "rows to show of each kind (0 = all)")
-      ->capture_default_str();
+  AddOption(*cmd.app, "--top", flags->top, "rows to show of each kind (0 = all)").ShowDefault();
   AddAnswerFlags(*cmd.app, flags->answer);
-  cmd.app->add_flag("--predict-only", flags->answer.predict_only,
-                    "the model's prediction alone: no database is read (with --server, the "
-                    "crestd's model predicts)");
+  AddFlag(*cmd.app, "--predict-only", flags->answer.predict_only,
+          "the model's prediction alone: no database is read (with --server, the "
+          "crestd's model predicts)");
   cmd.run = [flags](Io& io) { return RunDff(*flags, io); };
   return cmd;
 }

@@ -186,16 +186,15 @@ absl::Status RunDoctor(const DoctorFlags& f, Io& io) {
 Command RegisterDoctor(CLI::App& root) {
   auto f = std::make_shared<DoctorFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "doctor",
+  cmd.app = AddCommand(
+      root, "doctor",
       "Check this node: CUDA libraries found and matching the driver, GPUs visible, the state "
       "directory writable, the crestd reachable (--server, default 127.0.0.1:50051); exit 1 when "
       "a check fails");
-  cmd.app->add_option("--state-dir", f->state_dir, "crestd's state directory")
-      ->capture_default_str();
-  cmd.app->add_flag("--no-daemon", f->no_daemon, "skip the daemon check");
-  cmd.app->add_flag("--no-gpu", f->no_gpu,
-                    "skip the CUDA, driver and GPU checks (a node that only predicts)");
+  AddOption(*cmd.app, "--state-dir", f->state_dir, "crestd's state directory").ShowDefault();
+  AddFlag(*cmd.app, "--no-daemon", f->no_daemon, "skip the daemon check");
+  AddFlag(*cmd.app, "--no-gpu", f->no_gpu,
+          "skip the CUDA, driver and GPU checks (a node that only predicts)");
   cmd.run = [f](Io& io) { return RunDoctor(*f, io); };
   return cmd;
 }

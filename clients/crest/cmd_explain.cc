@@ -39,10 +39,10 @@ absl::Status RunExplain(const ExplainFlags& f, Io& io) {
 Command RegisterExplain(CLI::App& root) {
   auto flags = std::make_shared<ExplainFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand("explain", "Predict one GEMM and show its tile/wave arithmetic");
+  cmd.app = AddCommand(root, "explain", "Predict one GEMM and show its tile/wave arithmetic");
   CLI::App& app = *cmd.app;
   AddGemmFlags(app, flags->gemm);
-  app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();
+  AddOption(app, "--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)").Required();
   cmd.run = [flags](Io& io) { return RunExplain(*flags, io); };
   return cmd;
 }

@@ -387,11 +387,11 @@ absl::Status Pull(const FleetFlags& f, Io& io) {
 }
 
 void AddTargetFlags(CLI::App& app, FleetFlags& f) {
-  app.add_option("--targets", f.targets, "crestd addresses, HOST:PORT,HOST:PORT,...");
-  app.add_option("--targets-dns", f.targets_dns,
-                 "every address this name resolves to, NAME[:PORT] (default port 50051; e.g. a "
-                 "Kubernetes headless Service)");
-  app.add_option("--parallel", f.parallel, "nodes talked to at once")->capture_default_str();
+  AddOption(app, "--targets", f.targets, "crestd addresses, HOST:PORT,HOST:PORT,...");
+  AddOption(app, "--targets-dns", f.targets_dns,
+            "every address this name resolves to, NAME[:PORT] (default port 50051; e.g. a "
+            "Kubernetes headless Service)");
+  AddOption(app, "--parallel", f.parallel, "nodes talked to at once").ShowDefault();
 }
 
 }  // namespace
@@ -399,43 +399,42 @@ void AddTargetFlags(CLI::App& app, FleetFlags& f) {
 Command RegisterFleet(CLI::App& root) {
   auto f = std::make_shared<FleetFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "fleet",
+  cmd.app = AddCommand(
+      root, "fleet",
       "Many crestd at once: submit a sweep to each and wait; pull their results into one "
       "catalogue");
-  cmd.app->require_subcommand(1);
-  CLI::App* submit = cmd.app->add_subcommand(
-      "submit",
+  RequireCommand(*cmd.app);
+  CLI::App* submit = AddCommand(
+      *cmd.app, "submit",
       "Submit one sweep (--spec FILE or d_ff flags) to every target and wait for each job; "
       "per-node report; exit 1 when any node did not finish");
   AddTargetFlags(*submit, *f);
-  submit->add_option("--spec", f->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
+  AddOption(*submit, "--spec", f->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
   AddDffFlags(*submit, f->window, /*required=*/false);
-  submit->add_option("--backend", f->backend,
-                     "model or cublaslt; default: cublaslt where the node has a device");
-  submit->add_option("--priority", f->priority, "larger runs first")->capture_default_str();
-  submit->add_flag("--force", f->force, "redo GEMMs the databases already hold");
-  submit->add_flag("--no-wait", f->no_wait, "submit and return");
-  submit->add_option("--poll", f->poll_s, "seconds between job polls")->capture_default_str();
-  submit
-      ->add_option("--give-up-after", f->give_up_s,
-                   "seconds a node may stay unreachable before it is reported failed (a "
-                   "restarted crestd resumes its job, so short outages are waited out)")
-      ->capture_default_str();
+  AddOption(*submit, "--backend", f->backend,
+            "model or cublaslt; default: cublaslt where the node has a device");
+  AddOption(*submit, "--priority", f->priority, "larger runs first").ShowDefault();
+  AddFlag(*submit, "--force", f->force, "redo GEMMs the databases already hold");
+  AddFlag(*submit, "--no-wait", f->no_wait, "submit and return");
+  AddOption(*submit, "--poll", f->poll_s, "seconds between job polls").ShowDefault();
+  AddOption(*submit, "--give-up-after", f->give_up_s,
+            "seconds a node may stay unreachable before it is reported failed (a "
+            "restarted crestd resumes its job, so short outages are waited out)")
+      .ShowDefault();
   AddMeasureFlags(*submit, f->measure, /*with_device=*/false);
-  CLI::App* pull = cmd.app->add_subcommand(
-      "pull",
+  CLI::App* pull = AddCommand(
+      *cmd.app, "pull",
       "Download every target's database snapshot and merge it into a catalogue (idempotent), "
       "then report the catalogue's devices slower than the fleet median of their GPU model "
       "(crest compare --fleet); nodes that fail are reported and skipped; exit 1 when any did");
   AddTargetFlags(*pull, *f);
-  pull->add_option("--into", f->into, "catalogue database (created if missing)")->required();
-  pull->add_flag("--fail-on-slow", f->fail_on_slow,
-                 "exit with code 3 when a device is slower than its fleet (after the report; a "
-                 "node that failed still exits 1)");
+  AddOption(*pull, "--into", f->into, "catalogue database (created if missing)").Required();
+  AddFlag(*pull, "--fail-on-slow", f->fail_on_slow,
+          "exit with code 3 when a device is slower than its fleet (after the report; a "
+          "node that failed still exits 1)");
   cmd.run = [=](Io& io) -> absl::Status {
-    if (submit->parsed()) return Submit(*f, io);
-    if (pull->parsed()) return Pull(*f, io);
+    if (Parsed(*submit)) return Submit(*f, io);
+    if (Parsed(*pull)) return Pull(*f, io);
     return absl::InvalidArgumentError("fleet: give submit or pull");
   };
   return cmd;

@@ -17,7 +17,7 @@ absl::Status RunGpus(Io& io) {
 
 Command RegisterGpus(CLI::App& root) {
   Command cmd;
-  cmd.app = root.add_subcommand("gpus", "List the GPU catalogue: SMs, L2, bandwidth, dense peaks");
+  cmd.app = AddCommand(root, "gpus", "List the GPU catalogue: SMs, L2, bandwidth, dense peaks");
   cmd.run = RunGpus;
   return cmd;
 }

@@ -31,8 +31,8 @@ absl::Status RunInfo(Io& io) {
 
 Command RegisterInfo(CLI::App& root) {
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "info",
+  cmd.app = AddCommand(
+      root, "info",
       "Show the backends built in and the CUDA devices found (with --server: the daemon's, and "
       "its database)");
   cmd.run = RunInfo;

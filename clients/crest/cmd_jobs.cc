@@ -135,43 +135,42 @@ absl::Status Cancel(const JobsFlags& f, Io& io) {
 Command RegisterJobs(CLI::App& root) {
   auto f = std::make_shared<JobsFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "jobs", "The job queue of a crestd (--server): submit, list, show, watch, cancel");
-  cmd.app->require_subcommand(1);
-  CLI::App* submit = cmd.app->add_subcommand(
-      "submit",
-      "Queue a sweep (d_ff flags or --spec FILE); an identical queued or running "
-      "sweep is returned instead of a second job");
-  submit->add_option("--spec", f->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
+  cmd.app = AddCommand(root, "jobs",
+                       "The job queue of a crestd (--server): submit, list, show, watch, cancel");
+  RequireCommand(*cmd.app);
+  CLI::App* submit =
+      AddCommand(*cmd.app, "submit",
+                 "Queue a sweep (d_ff flags or --spec FILE); an identical queued or running "
+                 "sweep is returned instead of a second job");
+  AddOption(*submit, "--spec", f->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
   AddDffFlags(*submit, f->window, /*required=*/false);
-  submit->add_option("--backend", f->backend,
-                     "model or cublaslt; default: cublaslt where the node has a device");
-  submit
-      ->add_option("--priority", f->priority,
-                   "larger runs first; nightly batches 0, interactive sweeps 100")
-      ->capture_default_str();
-  submit->add_flag("--force", f->force, "redo GEMMs the database already holds");
-  submit->add_flag("--wait", f->wait, "follow the job to its end, like `jobs watch`");
+  AddOption(*submit, "--backend", f->backend,
+            "model or cublaslt; default: cublaslt where the node has a device");
+  AddOption(*submit, "--priority", f->priority,
+            "larger runs first; nightly batches 0, interactive sweeps 100")
+      .ShowDefault();
+  AddFlag(*submit, "--force", f->force, "redo GEMMs the database already holds");
+  AddFlag(*submit, "--wait", f->wait, "follow the job to its end, like `jobs watch`");
   AddMeasureFlags(*submit, f->measure, /*with_device=*/false);
-  CLI::App* list = cmd.app->add_subcommand("list", "List jobs, newest first");
-  list->add_option("--state", f->state, "queued, running, done, failed or cancelled");
-  list->add_option("--limit", f->limit, "rows at most")->capture_default_str();
-  list->add_option("--before", f->before,
-                   "only jobs with a smaller id: the next page, as the last page's end says");
-  CLI::App* show = cmd.app->add_subcommand("show", "One job, whole");
-  show->add_option("id", f->id, "job id")->required();
-  CLI::App* watch = cmd.app->add_subcommand(
-      "watch", "Follow a job with a progress bar until it ends; exit 0 when it is done");
-  watch->add_option("id", f->id, "job id")->required();
-  CLI::App* cancel = cmd.app->add_subcommand(
-      "cancel", "Cancel a job: a queued one at once, a running one before its next GEMM");
-  cancel->add_option("id", f->id, "job id")->required();
+  CLI::App* list = AddCommand(*cmd.app, "list", "List jobs, newest first");
+  AddOption(*list, "--state", f->state, "queued, running, done, failed or cancelled");
+  AddOption(*list, "--limit", f->limit, "rows at most").ShowDefault();
+  AddOption(*list, "--before", f->before,
+            "only jobs with a smaller id: the next page, as the last page's end says");
+  CLI::App* show = AddCommand(*cmd.app, "show", "One job, whole");
+  AddOption(*show, "id", f->id, "job id").Required();
+  CLI::App* watch = AddCommand(
+      *cmd.app, "watch", "Follow a job with a progress bar until it ends; exit 0 when it is done");
+  AddOption(*watch, "id", f->id, "job id").Required();
+  CLI::App* cancel = AddCommand(
+      *cmd.app, "cancel", "Cancel a job: a queued one at once, a running one before its next GEMM");
+  AddOption(*cancel, "id", f->id, "job id").Required();
   cmd.run = [=](Io& io) -> absl::Status {
-    if (submit->parsed()) return Submit(*f, io);
-    if (list->parsed()) return List(*f, io);
-    if (show->parsed()) return Show(*f, io);
-    if (cancel->parsed()) return Cancel(*f, io);
-    if (watch->parsed()) {
+    if (Parsed(*submit)) return Submit(*f, io);
+    if (Parsed(*list)) return List(*f, io);
+    if (Parsed(*show)) return Show(*f, io);
+    if (Parsed(*cancel)) return Cancel(*f, io);
+    if (Parsed(*watch)) {
       auto c = Connect();
       if (!c.ok()) return c.status();
       return NothingKnown(Watch(*c, f->id, io));

@@ -48,11 +48,10 @@ absl::Status RunLookup(const LookupFlags& f, Io& io) {
 Command RegisterLookup(CLI::App& root) {
   auto flags = std::make_shared<LookupFlags>();
   Command cmd;
-  cmd.app =
-      root.add_subcommand("lookup", "Show the best known result for one GEMM from a database");
+  cmd.app = AddCommand(root, "lookup", "Show the best known result for one GEMM from a database");
   CLI::App& app = *cmd.app;
   AddGemmFlags(app, flags->gemm);
-  app.add_option("--gpu", flags->gpu, "catalogued GPU")->required();
+  AddOption(app, "--gpu", flags->gpu, "catalogued GPU").Required();
   AddAnswerFlags(app, flags->answer);
   cmd.run = [flags](Io& io) { return RunLookup(*flags, io); };
   return cmd;

@@ -118,22 +118,21 @@ absl::Status RunPlot(const PlotFlags& f, const std::vector<std::string>& rest, I
 Command RegisterPlot(CLI::App& root) {
   auto flags = std::make_shared<PlotFlags>();
   Command cmd;
-  CLI::App& app = *root.add_subcommand(
-      "plot",
+  CLI::App& app = *AddCommand(
+      root, "plot",
       "Draw an answer into an image: dff, vocab and design take that command's flags; study "
       "takes lists (--gpu h100,a100 --hidden 4096,8192 --tp 1,2 --pass fwd,train) and draws a "
       "panel per GPU and pass. Drawn by the Python package (crest.plot) with Debian's "
       "python3-matplotlib, through /usr/bin/python3; the format follows --out's extension");
   cmd.app = &app;
-  app.add_option("kind", flags->kind, "what to draw: dff, vocab, design or study")
-      ->required()
-      ->check(CLI::IsMember({"dff", "vocab", "design", "study"}));
-  app.add_option("--out", flags->out, "the image to write: .png, .svg or .pdf")->required();
-  app.add_option("--title", flags->title, "replace the plot's title");
-  app.fallthrough(false);  // the flags it does not know are the plotted command's
-  app.allow_extras();
+  AddOption(app, "kind", flags->kind, "what to draw: dff, vocab, design or study")
+      .Required()
+      .OneOf({"dff", "vocab", "design", "study"});
+  AddOption(app, "--out", flags->out, "the image to write: .png, .svg or .pdf").Required();
+  AddOption(app, "--title", flags->title, "replace the plot's title");
+  KeepUnknown(app);  // the flags it does not know are the plotted command's
   CLI::App* self = &app;
-  cmd.run = [flags, self](Io& io) { return RunPlot(*flags, self->remaining(), io); };
+  cmd.run = [flags, self](Io& io) { return RunPlot(*flags, Remaining(*self), io); };
   return cmd;
 }
 

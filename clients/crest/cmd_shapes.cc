@@ -59,27 +59,26 @@ absl::Status RunShapes(const ShapesFlags& f, Io& io) {
 Command RegisterShapes(CLI::App& root) {
   auto flags = std::make_shared<ShapesFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand("shapes", "List the GEMMs of a transformer layer per TP rank");
+  cmd.app = AddCommand(root, "shapes", "List the GEMMs of a transformer layer per TP rank");
   CLI::App& app = *cmd.app;
-  app.add_option("--hidden", flags->config.hidden, "hidden size h")->required();
-  app.add_option("--heads", flags->config.heads, "attention heads a")->required();
-  app.add_option("--kv-heads", flags->config.kv_heads, "key/value heads g (default: = heads)");
-  app.add_option("--d-ff", flags->config.d_ff, "SwiGLU inner size f")->required();
-  app.add_option("--vocab", flags->config.vocab, "vocabulary size v")->required();
-  app.add_option("--seq", flags->config.seq, "sequence length s")->required();
-  app.add_option("--batch", flags->config.micro_batch, "micro-batch b (sequences)")
-      ->capture_default_str();
-  app.add_option("--tp", flags->config.tp, "tensor-parallel degree t")->capture_default_str();
-  app.add_option("--pass", flags->pass, kPassHelp)->capture_default_str();
-  app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
-  app.add_flag("--separate-gate-up", flags->separate_gate_up,
-               "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
-  app.add_option("--attention", flags->attention,
-                 "the attention core: fused (one causal FlashAttention kernel, not a GEMM; its "
-                 "FLOPs in the table and totals) or unfused (its two batched GEMMs attn_score and "
-                 "attn_value, full s*s)")
-      ->check(CLI::IsMember({"fused", "unfused"}))
-      ->capture_default_str();
+  AddOption(app, "--hidden", flags->config.hidden, "hidden size h").Required();
+  AddOption(app, "--heads", flags->config.heads, "attention heads a").Required();
+  AddOption(app, "--kv-heads", flags->config.kv_heads, "key/value heads g (default: = heads)");
+  AddOption(app, "--d-ff", flags->config.d_ff, "SwiGLU inner size f").Required();
+  AddOption(app, "--vocab", flags->config.vocab, "vocabulary size v").Required();
+  AddOption(app, "--seq", flags->config.seq, "sequence length s").Required();
+  AddOption(app, "--batch", flags->config.micro_batch, "micro-batch b (sequences)").ShowDefault();
+  AddOption(app, "--tp", flags->config.tp, "tensor-parallel degree t").ShowDefault();
+  AddOption(app, "--pass", flags->pass, kPassHelp).ShowDefault();
+  AddOption(app, "--dtype", flags->dtype, kDtypeHelp).ShowDefault();
+  AddFlag(app, "--separate-gate-up", flags->separate_gate_up,
+          "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
+  AddOption(app, "--attention", flags->attention,
+            "the attention core: fused (one causal FlashAttention kernel, not a GEMM; its "
+            "FLOPs in the table and totals) or unfused (its two batched GEMMs attn_score and "
+            "attn_value, full s*s)")
+      .OneOf({"fused", "unfused"})
+      .ShowDefault();
   cmd.run = [flags](Io& io) { return RunShapes(*flags, io); };
   return cmd;
 }

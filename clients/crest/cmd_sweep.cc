@@ -72,7 +72,7 @@ absl::Status RunRemoteSweep(const SweepFlags& f, const std::string& spec_text,
 const char* ReplayFlagGiven(const CLI::App& app) {
   for (const char* flag :
        {"--replay", "--replay-noise", "--replay-seed", "--replay-trace", "--replay-cublaslt"}) {
-    if (app.count(flag) > 0) return flag;
+    if (Count(app, flag) > 0) return flag;
   }
   return nullptr;
 }
@@ -142,53 +142,51 @@ absl::Status RunSweepCommand(const SweepFlags& f, const CLI::App& app, Io& io) {
 Command RegisterSweep(CLI::App& root) {
   auto flags = std::make_shared<SweepFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "sweep",
+  cmd.app = AddCommand(
+      root, "sweep",
       "Run a sweep (d_ff flags or --spec FILE) through a backend into a database, or on a crestd "
       "(--server) with a progress bar; re-running resumes an interrupted sweep");
   CLI::App& app = *cmd.app;
-  app.add_option("--db", flags->db, "database file (created if missing); or --server");
-  app.add_option("--spec", flags->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
-  app.add_option("--backend", flags->backend,
-                 "model (predict), cublaslt (measure) or replay (time a recorded table on a "
-                 "simulated GPU through the measuring pipeline; rows labelled replayed); "
-                 "default: model locally, the daemon's choice with --server (cublaslt where it "
-                 "has a device)");
-  app.add_option("--replay", flags->replay.file,
-                 "replay: the recorded table, a CSV as `crest db import` reads it "
-                 "(name,batch,m,n,k,dtype,layout,median_us,...); --gpu names its GPU when it "
-                 "has no device column");
-  app.add_option("--replay-noise", flags->replay.noise,
-                 "replay: each launch's relative standard deviation, 0 to 0.5")
-      ->capture_default_str();
-  app.add_option("--replay-seed", flags->replay.seed, "replay: the noise's seed")
-      ->capture_default_str();
-  app.add_option("--replay-cublaslt", flags->replay.cublaslt,
-                 "replay: the cuBLASLt version the table stands for (a table recorded before "
-                 "and after an upgrade, to rehearse --revalidate); 0 none")
-      ->capture_default_str();
-  app.add_option("--replay-trace", flags->replay.trace,
-                 "replay: an nvidia-smi clock trace (timestamp, clocks.sm, power.draw, "
-                 "temperature.gpu, clocks_throttle_reasons.active) whose drift the simulated GPU "
-                 "follows: boost at first, the power-capped clock under load; default none "
-                 "(steady)");
+  AddOption(app, "--db", flags->db, "database file (created if missing); or --server");
+  AddOption(app, "--spec", flags->spec_file, "JSON sweep spec (docs/sweep-spec.md)");
+  AddOption(app, "--backend", flags->backend,
+            "model (predict), cublaslt (measure) or replay (time a recorded table on a "
+            "simulated GPU through the measuring pipeline; rows labelled replayed); "
+            "default: model locally, the daemon's choice with --server (cublaslt where it "
+            "has a device)");
+  AddOption(app, "--replay", flags->replay.file,
+            "replay: the recorded table, a CSV as `crest db import` reads it "
+            "(name,batch,m,n,k,dtype,layout,median_us,...); --gpu names its GPU when it "
+            "has no device column");
+  AddOption(app, "--replay-noise", flags->replay.noise,
+            "replay: each launch's relative standard deviation, 0 to 0.5")
+      .ShowDefault();
+  AddOption(app, "--replay-seed", flags->replay.seed, "replay: the noise's seed").ShowDefault();
+  AddOption(app, "--replay-cublaslt", flags->replay.cublaslt,
+            "replay: the cuBLASLt version the table stands for (a table recorded before "
+            "and after an upgrade, to rehearse --revalidate); 0 none")
+      .ShowDefault();
+  AddOption(app, "--replay-trace", flags->replay.trace,
+            "replay: an nvidia-smi clock trace (timestamp, clocks.sm, power.draw, "
+            "temperature.gpu, clocks_throttle_reasons.active) whose drift the simulated GPU "
+            "follows: boost at first, the power-capped clock under load; default none "
+            "(steady)");
   AddDffFlags(app, flags->window, /*required=*/false);
-  app.add_flag("--force", flags->force, "redo GEMMs the database already holds");
-  app.add_option("--shard", flags->shard,
-                 "TASK/TASKS: sweep only this task's share of the plan (its GEMMs TASK, "
-                 "TASK+TASKS, ...): the tasks of an array together sweep every GEMM once");
-  app.add_flag("--revalidate", flags->revalidate,
-               "after a library upgrade: re-time each GEMM the database holds under another "
-               "software version with its stored top algorithms and cuBLASLt's first choice "
-               "instead of a full search, then compare old with new (measuring backends; "
-               "docs/sweep-spec.md)");
-  app.add_option("--plan", flags->plan,
-                 "full (every GEMM; default) or adaptive: time each d_ff study's baseline and "
-                 "the candidates the model cannot rule out, bounding the rest by what was "
-                 "measured, until none could beat the measured leader (measuring backends; "
-                 "docs/sweep-spec.md)");
-  app.add_option("--priority", flags->priority, "priority recorded on a new job")
-      ->capture_default_str();
+  AddFlag(app, "--force", flags->force, "redo GEMMs the database already holds");
+  AddOption(app, "--shard", flags->shard,
+            "TASK/TASKS: sweep only this task's share of the plan (its GEMMs TASK, "
+            "TASK+TASKS, ...): the tasks of an array together sweep every GEMM once");
+  AddFlag(app, "--revalidate", flags->revalidate,
+          "after a library upgrade: re-time each GEMM the database holds under another "
+          "software version with its stored top algorithms and cuBLASLt's first choice "
+          "instead of a full search, then compare old with new (measuring backends; "
+          "docs/sweep-spec.md)");
+  AddOption(app, "--plan", flags->plan,
+            "full (every GEMM; default) or adaptive: time each d_ff study's baseline and "
+            "the candidates the model cannot rule out, bounding the rest by what was "
+            "measured, until none could beat the measured leader (measuring backends; "
+            "docs/sweep-spec.md)");
+  AddOption(app, "--priority", flags->priority, "priority recorded on a new job").ShowDefault();
   AddMeasureFlags(app, flags->measure, /*with_device=*/true);
   cmd.run = [flags, &app](Io& io) { return RunSweepCommand(*flags, app, io); };
   return cmd;

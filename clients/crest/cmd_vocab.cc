@@ -47,19 +47,18 @@ absl::Status RunVocab(const VocabFlags& f, Io& io) {
 Command RegisterVocab(CLI::App& root) {
   auto flags = std::make_shared<VocabFlags>();
   Command cmd;
-  cmd.app = root.add_subcommand(
-      "vocab",
+  cmd.app = AddCommand(
+      root, "vocab",
       "Rank vocabulary paddings (multiples of 8..1024 times tp) by the logits GEMM's time");
   CLI::App& app = *cmd.app;
-  app.add_option("--vocab", flags->vocab, "vocabulary size V as the tokenizer has it")->required();
-  app.add_option("--hidden", flags->hidden, "hidden size h (K of the logits GEMM)")->required();
-  app.add_option("--tp", flags->tp, "tensor-parallel degree t (N = V/t)")->capture_default_str();
-  app.add_option("--tokens", flags->tokens, "M of the logits GEMM: tokens per rank (b*s)")
-      ->capture_default_str();
-  app.add_option("--dtype", flags->dtype, kDtypeHelp)->capture_default_str();
-  app.add_option("--rank-by", flags->rank_by, "rank by the fwd or the train time")
-      ->capture_default_str();
-  app.add_option("--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)")->required();
+  AddOption(app, "--vocab", flags->vocab, "vocabulary size V as the tokenizer has it").Required();
+  AddOption(app, "--hidden", flags->hidden, "hidden size h (K of the logits GEMM)").Required();
+  AddOption(app, "--tp", flags->tp, "tensor-parallel degree t (N = V/t)").ShowDefault();
+  AddOption(app, "--tokens", flags->tokens, "M of the logits GEMM: tokens per rank (b*s)")
+      .ShowDefault();
+  AddOption(app, "--dtype", flags->dtype, kDtypeHelp).ShowDefault();
+  AddOption(app, "--rank-by", flags->rank_by, "rank by the fwd or the train time").ShowDefault();
+  AddOption(app, "--gpu", flags->gpu, "catalogued GPU (see `crest gpus`)").Required();
   AddAnswerFlags(app, flags->answer);
   cmd.run = [flags](Io& io) { return RunVocab(*flags, io); };
   return cmd;

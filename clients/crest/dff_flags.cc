@@ -7,21 +7,20 @@
 namespace crest::cli {
 
 void AddDffFlags(CLI::App& app, DffFlags& f, bool required) {
-  app.add_option("--hidden", f.hidden, "hidden size h")->required(required);
-  app.add_option("--ratio", f.ratio, "d_ff ratio r: a fraction (8/3) or a decimal (2.6667)")
-      ->capture_default_str();
-  app.add_option("--window", f.window, "candidates within +/- this of the baseline floor(r*h)")
-      ->capture_default_str();
-  app.add_option("--align", f.align, "keep only multiples of this (1 = every integer)")
-      ->capture_default_str();
-  app.add_option("--tokens", f.tokens, "M of every MLP GEMM: tokens per rank (b*s)")
-      ->capture_default_str();
-  app.add_option("--tp", f.tp, "tensor-parallel degree t")->capture_default_str();
-  app.add_option("--dtype", f.dtype, kDtypeHelp)->capture_default_str();
-  app.add_option("--pass", f.pass, kPassHelp)->capture_default_str();
-  app.add_flag("--separate-gate-up", f.separate_gate_up,
-               "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
-  app.add_option("--gpu", f.gpu, "catalogued GPU (see `crest gpus`)")->required(required);
+  AddOption(app, "--hidden", f.hidden, "hidden size h").Required(required);
+  AddOption(app, "--ratio", f.ratio, "d_ff ratio r: a fraction (8/3) or a decimal (2.6667)")
+      .ShowDefault();
+  AddOption(app, "--window", f.window, "candidates within +/- this of the baseline floor(r*h)")
+      .ShowDefault();
+  AddOption(app, "--align", f.align, "keep only multiples of this (1 = every integer)")
+      .ShowDefault();
+  AddOption(app, "--tokens", f.tokens, "M of every MLP GEMM: tokens per rank (b*s)").ShowDefault();
+  AddOption(app, "--tp", f.tp, "tensor-parallel degree t").ShowDefault();
+  AddOption(app, "--dtype", f.dtype, kDtypeHelp).ShowDefault();
+  AddOption(app, "--pass", f.pass, kPassHelp).ShowDefault();
+  AddFlag(app, "--separate-gate-up", f.separate_gate_up,
+          "SwiGLU gate and up as two GEMMs (default: one fused GEMM)");
+  AddOption(app, "--gpu", f.gpu, "catalogued GPU (see `crest gpus`)").Required(required);
 }
 
 std::string DffFlagsToSpecJson(const DffFlags& f) {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "crest/common/cmdline.h"
 #include "crest/tuner/defaults.h"
 #include "crest/tuner/dff_ranking.h"
 

@@ -7,14 +7,14 @@
 namespace crest::cli {
 
 void AddGemmFlags(CLI::App& app, GemmFlags& f) {
-  app.add_option("--m", f.m, "rows of the output (tokens)")->required();
-  app.add_option("--n", f.n, "columns of the output (features)")->required();
-  app.add_option("--k", f.k, "reduction dimension")->required();
-  app.add_option("--batch", f.batch, "strided batch count")->capture_default_str();
-  app.add_option("--dtype", f.dtype, kDtypeHelp)->capture_default_str();
-  app.add_option("--layout", f.layout,
-                 "row-major op letters: NT (forward), NN (data grad), TN (weight grad)")
-      ->capture_default_str();
+  AddOption(app, "--m", f.m, "rows of the output (tokens)").Required();
+  AddOption(app, "--n", f.n, "columns of the output (features)").Required();
+  AddOption(app, "--k", f.k, "reduction dimension").Required();
+  AddOption(app, "--batch", f.batch, "strided batch count").ShowDefault();
+  AddOption(app, "--dtype", f.dtype, kDtypeHelp).ShowDefault();
+  AddOption(app, "--layout", f.layout,
+            "row-major op letters: NT (forward), NN (data grad), TN (weight grad)")
+      .ShowDefault();
 }
 
 absl::StatusOr<tuner::GemmShape> ToGemm(const GemmFlags& f) {
@@ -35,13 +35,13 @@ absl::StatusOr<tuner::GemmShape> ToGemm(const GemmFlags& f) {
 }
 
 void AddModeFlags(CLI::App& app, ModeFlags& f) {
-  app.add_flag("--warm", f.warm,
-               "read warm-L2 measurements (default: cold; the two are never mixed)");
-  app.add_option("--clocks", f.clocks,
-                 "read measurements under this clock policy: sustained (settled under load) or "
-                 "burst (boost clock after idle)")
-      ->check(CLI::IsMember({"sustained", "burst"}))
-      ->capture_default_str();
+  AddFlag(app, "--warm", f.warm,
+          "read warm-L2 measurements (default: cold; the two are never mixed)");
+  AddOption(app, "--clocks", f.clocks,
+            "read measurements under this clock policy: sustained (settled under load) or "
+            "burst (boost clock after idle)")
+      .OneOf({"sustained", "burst"})
+      .ShowDefault();
 }
 
 tuner::MeasureMode ToMode(const ModeFlags& f) {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
+#include "crest/common/cmdline.h"
 #include "crest/tuner/defaults.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/measurement.h"

@@ -1,82 +1,84 @@
 #include "measure_flags.h"
 
+#include "cli.h"
+
 namespace crest::cli {
 
 void AddMeasureFlags(CLI::App& app, MeasureFlags& f, bool with_device) {
   measure::MeasureOptions& v = f.values;
-  const auto given = [&](const char* field, CLI::Option* option) {
+  const auto given = [&](const char* field, cmdline::Flag option) {
     f.given.emplace_back(field, option);
   };
   if (with_device) {
-    app.add_option("--device", f.device, "cublaslt: CUDA device index")->capture_default_str();
+    AddOption(app, "--device", f.device, "cublaslt: CUDA device index").ShowDefault();
   }
-  given("cache", app.add_flag("--warm", f.warm,
-                              "cublaslt: warm L2 (default: cold, rotating operand copies)"));
-  given("clocks", app.add_option("--clocks", f.clocks,
-                                 "cublaslt: sustained (settled under load, power-capped as in "
-                                 "training) or burst (boost clock after idle)")
-                      ->check(CLI::IsMember({"sustained", "burst"}))
-                      ->capture_default_str());
-  given("top_k", app.add_option("--top-k", v.top_k, "cublaslt: heuristic candidates per GEMM")
-                     ->capture_default_str());
+  given("cache", AddFlag(app, "--warm", f.warm,
+                         "cublaslt: warm L2 (default: cold, rotating operand copies)"));
+  given("clocks", AddOption(app, "--clocks", f.clocks,
+                            "cublaslt: sustained (settled under load, power-capped as in "
+                            "training) or burst (boost clock after idle)")
+                      .OneOf({"sustained", "burst"})
+                      .ShowDefault());
+  given(
+      "top_k",
+      AddOption(app, "--top-k", v.top_k, "cublaslt: heuristic candidates per GEMM").ShowDefault());
   given("exhaustive",
-        app.add_flag("--exhaustive", v.exhaustive,
-                     "cublaslt: walk algorithm capabilities instead of the heuristic's top K"));
-  given("max_algos", app.add_option("--max-algos", v.max_algos,
-                                    "cublaslt: cap on exhaustive candidates per GEMM")
-                         ->capture_default_str());
-  given("max_noise", app.add_option("--max-noise", v.max_noise,
-                                    "cublaslt: the race ends when every algorithm left has its "
-                                    "median known within this fraction (95% interval half-width)")
-                         ->capture_default_str());
-  given("min_samples",
-        app.add_option("--min-samples", v.min_samples,
-                       "cublaslt: samples per algorithm before it may leave the race")
-            ->capture_default_str());
-  given("max_seconds", app.add_option("--max-seconds", v.max_seconds,
-                                      "cublaslt: sampling time per GEMM, all its algorithms "
-                                      "together, at most (warm-up not counted)")
-                           ->capture_default_str());
+        AddFlag(app, "--exhaustive", v.exhaustive,
+                "cublaslt: walk algorithm capabilities instead of the heuristic's top K"));
+  given("max_algos", AddOption(app, "--max-algos", v.max_algos,
+                               "cublaslt: cap on exhaustive candidates per GEMM")
+                         .ShowDefault());
+  given("max_noise", AddOption(app, "--max-noise", v.max_noise,
+                               "cublaslt: the race ends when every algorithm left has its "
+                               "median known within this fraction (95% interval half-width)")
+                         .ShowDefault());
+  given("min_samples", AddOption(app, "--min-samples", v.min_samples,
+                                 "cublaslt: samples per algorithm before it may leave the race")
+                           .ShowDefault());
+  given("max_seconds", AddOption(app, "--max-seconds", v.max_seconds,
+                                 "cublaslt: sampling time per GEMM, all its algorithms "
+                                 "together, at most (warm-up not counted)")
+                           .ShowDefault());
   // The race of each d_ff study's leaders after the per-GEMM pass.
-  given("race.enabled", app.add_flag("--no-race", f.no_race,
-                                     "cublaslt: do not race each d_ff study's leading candidates "
-                                     "after the per-GEMM pass (default: race them)"));
+  given("race.enabled", AddFlag(app, "--no-race", f.no_race,
+                                "cublaslt: do not race each d_ff study's leading candidates "
+                                "after the per-GEMM pass (default: race them)"));
   given("race.window",
-        app.add_option("--race-window", v.race.window,
-                       "cublaslt: race the candidates whose 95% interval comes within this "
-                       "fraction of the leader's")
-            ->capture_default_str());
+        AddOption(app, "--race-window", v.race.window,
+                  "cublaslt: race the candidates whose 95% interval comes within this "
+                  "fraction of the leader's")
+            .ShowDefault());
   given("race.max_candidates",
-        app.add_option("--race-candidates", v.race.max_candidates,
-                       "cublaslt: race at most this many candidates (more when the pass ties "
-                       "more with its best, up to 32)")
-            ->capture_default_str());
+        AddOption(app, "--race-candidates", v.race.max_candidates,
+                  "cublaslt: race at most this many candidates (more when the pass ties "
+                  "more with its best, up to 32)")
+            .ShowDefault());
   given("race.resolution",
-        app.add_option("--race-resolution", v.race.resolution,
-                       "cublaslt: tied when a candidate's paired ratio to the race's leader is "
-                       "known within 1 +/- this")
-            ->capture_default_str());
+        AddOption(app, "--race-resolution", v.race.resolution,
+                  "cublaslt: tied when a candidate's paired ratio to the race's leader is "
+                  "known within 1 +/- this")
+            .ShowDefault());
   given("race.max_seconds",
-        app.add_option("--race-max-seconds", v.race.max_seconds,
-                       "cublaslt: time per study's race, warm-up included; what is undecided "
-                       "then is declared tied")
-            ->capture_default_str());
+        AddOption(app, "--race-max-seconds", v.race.max_seconds,
+                  "cublaslt: time per study's race, warm-up included; what is undecided "
+                  "then is declared tied")
+            .ShowDefault());
   given("race.algos",
-        app.add_option("--race-algos", f.race_algos,
-                       "cublaslt: race the answers of these algorithm choices, each its own "
-                       "race: best (each GEMM's fastest algorithm), default (cuBLASLt's first "
-                       "choice, as a framework that does not pin algorithms runs), or "
-                       "best,default")
-            ->delimiter(',')
-            ->check(CLI::IsMember({"best", "default"}))
-            ->capture_default_str());
+        AddOption(app, "--race-algos", f.race_algos,
+                  "cublaslt: race the answers of these algorithm choices, each its own "
+                  "race: best (each GEMM's fastest algorithm), default (cuBLASLt's first "
+                  "choice, as a framework that does not pin algorithms runs), or "
+                  "best,default")
+            .Delimiter(',')
+            .OneOf({"best", "default"})
+            .ShowDefault());
 }
 
 nlohmann::json MeasureOverrides(const MeasureFlags& f) {
   nlohmann::json out = nlohmann::json::object();
   const measure::MeasureOptions& v = f.values;
   for (const auto& [field, option] : f.given) {
-    if (option->count() == 0) continue;
+    if (option.Count() == 0) continue;
     if (field == "cache") out["cache"] = f.warm ? "warm" : "cold";
     if (field == "clocks") out["clocks"] = f.clocks;
     if (field == "top_k") out["top_k"] = v.top_k;

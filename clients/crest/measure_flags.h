@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "CLI/CLI.hpp"
+#include "crest/common/cmdline.h"
 #include "crest/measure/options.h"
 #include "nlohmann/json.hpp"
 
@@ -19,7 +19,7 @@ struct MeasureFlags {
   std::vector<std::string> race_algos{"best"};
   int device = 0;  // local sweeps: which CUDA device
   // The options the user gave, by their spec field name.
-  std::vector<std::pair<std::string, CLI::Option*>> given;
+  std::vector<std::pair<std::string, cmdline::Flag>> given;
 };
 
 // Adds --warm --clocks --top-k --exhaustive --max-algos --max-noise

@@ -1,5 +1,7 @@
 #include "remote.h"
 
+#include "cli.h"
+
 namespace crest::cli {
 namespace {
 
@@ -15,16 +17,15 @@ RemoteFlags& Flags() {
 void AddRemoteFlags(CLI::App& root) {
   RemoteFlags& f = Flags();
   f = RemoteFlags{};
-  root.add_option("--server", f.server,
-                  "ask the crestd at HOST:PORT (or unix:PATH) instead of working locally")
-      ->envname("CREST_SERVER");
-  root.add_option("--tls-ca", f.tls_ca, "with --server: CA certificate (PEM); turns TLS on");
-  root.add_option("--tls-cert", f.tls_cert, "with --server: client certificate (PEM), mutual TLS");
-  root.add_option("--tls-key", f.tls_key, "with --server: client key (PEM)");
-  root.add_option("--token-file", f.token_file,
-                  "with --server: file holding the bearer token (or set CREST_TOKEN)");
-  root.add_option("--timeout", f.timeout_s, "with --server: seconds a call may take")
-      ->capture_default_str();
+  AddOption(root, "--server", f.server,
+            "ask the crestd at HOST:PORT (or unix:PATH) instead of working locally")
+      .FromEnv("CREST_SERVER");
+  AddOption(root, "--tls-ca", f.tls_ca, "with --server: CA certificate (PEM); turns TLS on");
+  AddOption(root, "--tls-cert", f.tls_cert, "with --server: client certificate (PEM), mutual TLS");
+  AddOption(root, "--tls-key", f.tls_key, "with --server: client key (PEM)");
+  AddOption(root, "--token-file", f.token_file,
+            "with --server: file holding the bearer token (or set CREST_TOKEN)");
+  AddOption(root, "--timeout", f.timeout_s, "with --server: seconds a call may take").ShowDefault();
 }
 
 const RemoteFlags& Remote() { return Flags(); }

@@ -5,7 +5,7 @@
 // crest::remote (remote/) instead of a local database.
 #pragma once
 
-#include "CLI/CLI.hpp"
+#include "crest/common/cmdline.h"
 #include "crest/remote/channel.h"
 
 namespace crest::cli {

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "CLI/CLI.hpp"
 #include "build_info.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/predictor.h"

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "dff_row_fields.h"
 #include "gtest/gtest.h"
 #include "json_views.h"

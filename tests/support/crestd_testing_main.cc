@@ -8,9 +8,9 @@ int main(int argc, char** argv) {
   double delay_ms = 0;
   crest::service::MainExtension testing;
   testing.add_flags = [&delay_ms](CLI::App& app) {
-    app.add_option("--model-gemm-delay-ms", delay_ms,
-                   "sleep this long before each model-backend GEMM (results unchanged)")
-        ->group("Testing");
+    crest::cmdline::AddOption(app, "--model-gemm-delay-ms", delay_ms,
+                              "sleep this long before each model-backend GEMM (results unchanged)")
+        .Group("Testing");
   };
   testing.adjust = [&delay_ms](crest::service::ServerConfig& config) {
     if (delay_ms > 0) config.make_backend = crest::testing::DelayedModelBackends(delay_ms);

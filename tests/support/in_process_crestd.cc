@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "CLI/CLI.hpp"
 #include "delayed_backend.h"
 #include "log.h"
 #include "server_flags.h"

@@ -6,6 +6,7 @@
 #include "benchmark/benchmark.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/predictor.h"
+#include "crest/tuner/timing_ops.h"
 
 namespace {
 

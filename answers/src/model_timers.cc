@@ -8,6 +8,7 @@
 
 #include "crest/tuner/predictor.h"
 #include "crest/tuner/timing.h"
+#include "crest/tuner/timing_ops.h"
 
 namespace crest::answers::internal {
 namespace {

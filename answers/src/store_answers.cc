@@ -4,6 +4,7 @@
 #include "crest/answers/answers.h"
 #include "crest/answers/set_timers.h"
 #include "crest/common/str_cat.h"
+#include "crest/tuner/timing_ops.h"
 #include "stored_times.h"
 
 namespace crest::answers {

@@ -4,6 +4,8 @@
 #include <limits>
 #include <tuple>
 
+#include "crest/tuner/timing_ops.h"
+
 namespace crest::answers::internal {
 namespace {
 

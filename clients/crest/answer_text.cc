@@ -2,6 +2,7 @@
 #include <map>
 
 #include "crest/common/str_cat.h"
+#include "crest/tuner/timing_ops.h"
 #include "outputs.h"
 
 namespace crest::cli {

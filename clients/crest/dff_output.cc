@@ -6,6 +6,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/calibration_fit.h"
+#include "crest/tuner/timing_ops.h"
 #include "json_views.h"
 #include "outputs.h"
 

@@ -1,6 +1,7 @@
 // `crest lookup`'s answer as text, JSON and CSV.
 #include "crest/common/str_cat.h"
 #include "crest/measure/clock_policy.h"
+#include "crest/tuner/timing_ops.h"
 #include "json_views.h"
 #include "outputs.h"
 

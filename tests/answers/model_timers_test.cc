@@ -3,6 +3,7 @@
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/timing.h"
+#include "crest/tuner/timing_ops.h"
 #include "gtest/gtest.h"
 #include "sweep_testing.h"
 

@@ -7,6 +7,7 @@
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
 #include "crest/tuner/predictor.h"
+#include "crest/tuner/timing_ops.h"
 #include "fake_backend.h"
 #include "fake_env.h"
 #include "gtest/gtest.h"

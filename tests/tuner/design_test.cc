@@ -7,6 +7,7 @@
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/limits.h"
 #include "crest/tuner/predictor.h"
+#include "crest/tuner/timing_ops.h"
 #include "gtest/gtest.h"
 
 namespace crest::tuner {

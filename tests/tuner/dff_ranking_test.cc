@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "crest/tuner/predictor.h"
+#include "crest/tuner/timing_ops.h"
 #include "gtest/gtest.h"
 
 namespace crest::tuner {

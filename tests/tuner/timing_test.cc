@@ -1,8 +1,8 @@
-#include "crest/tuner/timing.h"
-
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include "crest/tuner/timing_ops.h"
 
 namespace crest::tuner {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "crest/tuner/design.h"
 #include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/timing_ops.h"
 #include "crest/tuner/training_memory.h"
 #include "gtest/gtest.h"
 

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "crest/tuner/gpu_catalogue.h"
+#include "crest/tuner/timing_ops.h"
 #include "gtest/gtest.h"
 
 namespace crest::tuner {

@@ -7,6 +7,7 @@
 #include "crest/common/name_table.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
+#include "crest/tuner/timing_ops.h"
 #include "text.h"
 
 namespace crest::tuner {

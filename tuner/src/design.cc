@@ -8,6 +8,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/limits.h"
 #include "crest/tuner/shapes.h"
+#include "crest/tuner/timing_ops.h"
 
 namespace crest::tuner {
 namespace {

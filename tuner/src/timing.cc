@@ -1,5 +1,3 @@
-#include "crest/tuner/timing.h"
-
 #include <algorithm>
 #include <ctime>
 #include <memory>
@@ -7,6 +5,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/predictor.h"
+#include "crest/tuner/timing_ops.h"
 
 namespace crest::tuner {
 

@@ -1,6 +1,7 @@
 #include "crest/tuner/tp_comm.h"
 
 #include "crest/common/str_cat.h"
+#include "crest/tuner/timing_ops.h"
 #include "text.h"
 
 namespace crest::tuner {

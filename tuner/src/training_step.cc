@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "crest/common/str_cat.h"
+#include "crest/tuner/timing_ops.h"
 #include "crest/tuner/tp_comm.h"
 #include "step_elements.h"
 

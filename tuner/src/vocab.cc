@@ -6,6 +6,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/limits.h"
 #include "crest/tuner/shapes.h"
+#include "crest/tuner/timing_ops.h"
 #include "sizes.h"
 
 namespace crest::tuner {

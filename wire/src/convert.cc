@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "crest/common/str_cat.h"
+#include "crest/tuner/timing_ops.h"
 
 namespace crest::wire {
 namespace {

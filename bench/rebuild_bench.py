@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""What an edit of a widely included header costs to rebuild, from a build tree.
+
+Usage: bench/rebuild_bench.py [BUILD_DIR] [--full HEADER]...
+
+For each header below: how many of the build's objects depend on it (the
+compiler's dependency files, *.o.d), which is what an edit of it recompiles.
+--full HEADER (repeatable) touches HEADER and times the real rebuild:
+cmake --build on every core with ccache off, as after an edit that changes
+the header's text. Minutes for a widely included header.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HEADERS = [
+    "tuner/include/crest/tuner/gemm.h",
+    "tuner/include/crest/tuner/timing.h",
+    "tuner/include/crest/tuner/timing_ops.h",
+    "store/include/crest/store/store.h",
+    "store/include/crest/store/schema_version.h",
+    "common/include/crest/common/cmdline.h",
+    "/usr/include/CLI/CLI.hpp",
+]
+TARGET_S = 120  # the issue's target: a rebuild <= 2 minutes on 2 cores
+
+
+def dependency_files(build):
+    out = {}
+    for root, _, files in os.walk(build):
+        for f in files:
+            if f.endswith(".o.d"):
+                path = os.path.join(root, f)
+                with open(path, errors="replace") as fh:
+                    out[path[: -len(".d")]] = fh.read()
+    return out
+
+
+def full_rebuild(build, header):
+    os.utime(os.path.join(ROOT, header))
+    env = dict(os.environ, CCACHE_DISABLE="1")
+    start = time.monotonic()
+    done = subprocess.run(["cmake", "--build", build, f"-j{os.cpu_count()}"], env=env,
+                          capture_output=True, text=True)
+    wall = time.monotonic() - start
+    objects = done.stdout.count("Building CXX")
+    print(f"  full rebuild after touching {header}: {objects} objects, {wall:.0f} s wall "
+          f"({os.cpu_count()} cores; rc {done.returncode}; target <= {TARGET_S} s)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("build", nargs="?", default="build")
+    parser.add_argument("--full", action="append", default=[],
+                        help="also time the real rebuild after touching this header")
+    a = parser.parse_args()
+    build = os.path.abspath(a.build)
+    deps = dependency_files(build)
+    if not deps:
+        sys.exit(f"rebuild_bench: no dependency files (*.o.d) under {build}")
+    print(f"  {len(deps)} objects in {build}")
+    for header in HEADERS:
+        name = header if header.startswith("/") else os.path.join(ROOT, header)
+        dependents = sum(1 for text in deps.values() if name in text)
+        print(f"  {header}: an edit recompiles {dependents} objects")
+    for header in a.full:
+        full_rebuild(build, header)
+
+
+if __name__ == "__main__":
+    main()

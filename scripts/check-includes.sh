@@ -31,4 +31,4 @@ if ((${#bad[@]})); then
     "crest/common/cmdline.h instead (or add the file to this script's list if it parses)" >&2
   exit 1
 fi
-echo "check-includes: CLI11's header only in ${#found[@]} of the ${#allowed[@]} files allowed it"
+echo "check-includes: CLI11's header is in ${#found[@]} files, each allowed it (${#allowed[@]} may)"

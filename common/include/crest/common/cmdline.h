@@ -3,7 +3,7 @@
 //
 // CLI11's header is most of the compile time of a file that includes it:
 // its classes' inline code is compiled again in every such file (7-9 s of
-// the 12-17 s of a command's file on 2 cores, 2026-11-28). So a command
+// the 12-17 s of a command's file on the dev VM, 2026-11-28). So a command
 // declares its flags through this header, which names CLI11's types only;
 // cmdline.cc and the few files that parse a command line (and catch CLI11's
 // parse errors) include CLI11 itself.

@@ -47,8 +47,11 @@ def full_rebuild(build, header):
                           capture_output=True, text=True)
     wall = time.monotonic() - start
     objects = done.stdout.count("Building CXX")
+    if done.returncode != 0:
+        sys.exit(f"rebuild_bench: the rebuild after touching {header} failed "
+                 f"(exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     print(f"  full rebuild after touching {header}: {objects} objects, {wall:.0f} s wall "
-          f"({os.cpu_count()} cores; rc {done.returncode}; target <= {TARGET_S} s)")
+          f"({os.cpu_count()} cores; target <= {TARGET_S} s)")
 
 
 def main():
@@ -58,14 +61,23 @@ def main():
                         help="also time the real rebuild after touching this header")
     a = parser.parse_args()
     build = os.path.abspath(a.build)
+    for header in a.full:
+        if not os.path.isfile(os.path.join(ROOT, header)):
+            sys.exit(f"rebuild_bench: --full {header}: no such file under {ROOT} (give a path "
+                     "relative to the repository, as tuner/include/crest/tuner/timing_ops.h)")
     deps = dependency_files(build)
     if not deps:
         sys.exit(f"rebuild_bench: no dependency files (*.o.d) under {build}")
     print(f"  {len(deps)} objects in {build}")
+    seen = 0
     for header in HEADERS:
         name = header if header.startswith("/") else os.path.join(ROOT, header)
         dependents = sum(1 for text in deps.values() if name in text)
         print(f"  {header}: an edit recompiles {dependents} objects")
+        seen += 0 if header.startswith("/") else dependents
+    if seen == 0:
+        sys.exit(f"rebuild_bench: no object of {build} depends on the tree's headers: "
+                 f"is it a build of another checkout than {ROOT}?")
     for header in a.full:
         full_rebuild(build, header)
 

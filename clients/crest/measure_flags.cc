@@ -1,6 +1,7 @@
 #include "measure_flags.h"
 
 #include "cli.h"
+#include "nlohmann/json.hpp"
 
 namespace crest::cli {
 

@@ -7,7 +7,7 @@
 
 #include "crest/common/cmdline.h"
 #include "crest/measure/options.h"
-#include "nlohmann/json.hpp"
+#include "nlohmann/json_fwd.hpp"
 
 namespace crest::cli {
 

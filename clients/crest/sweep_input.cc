@@ -5,6 +5,7 @@
 
 #include "crest/common/env.h"
 #include "crest/common/str_cat.h"
+#include "nlohmann/json.hpp"
 
 namespace crest::cli {
 namespace {

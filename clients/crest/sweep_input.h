@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "dff_flags.h"
-#include "nlohmann/json.hpp"
+#include "nlohmann/json_fwd.hpp"
 
 namespace crest::cli {
 

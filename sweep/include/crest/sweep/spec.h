@@ -12,7 +12,7 @@
 #include "crest/measure/options.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gemm.h"
-#include "nlohmann/json.hpp"
+#include "nlohmann/json_fwd.hpp"
 
 namespace crest::sweep {
 

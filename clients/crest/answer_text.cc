@@ -1,6 +1,7 @@
 // What every ranking answer says the same way: its runs and its speed-ups.
 #include <map>
 
+#include "crest/answers/answers.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/timing_ops.h"
 #include "outputs.h"

@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "catalogue_reports.h"
 #include "crest/common/str_cat.h"
 #include "json_views.h"
 #include "outputs.h"

@@ -1,4 +1,5 @@
 // `crest gpus` and `crest shapes` as text, JSON and CSV.
+#include "catalogue_reports.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/calibration_fit.h"

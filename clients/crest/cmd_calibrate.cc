@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "catalogue_reports.h"
 #include "cli.h"
 #include "crest/answers/answers.h"
 #include "crest/common/str_cat.h"

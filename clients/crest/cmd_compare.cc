@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli.h"
+#include "compare_reports.h"
 #include "crest/answers/compare.h"
 #include "crest/answers/fleet_health.h"
 #include "crest/common/env.h"

@@ -9,6 +9,7 @@
 #include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/store/timing_csv.h"
+#include "db_reports.h"
 #include "printer.h"
 #include "read_only_db.h"
 #include "remote.h"

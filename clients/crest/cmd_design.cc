@@ -12,6 +12,7 @@
 #include "crest/tuner/predictor.h"
 #include "dim_list.h"
 #include "printer.h"
+#include "results.h"
 
 namespace crest::cli {
 namespace {

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "dff_flags.h"
 #include "printer.h"
+#include "results.h"
 
 namespace crest::cli {
 namespace {

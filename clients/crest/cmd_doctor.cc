@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "build_info.h"
+#include "catalogue_reports.h"
 #include "cli.h"
 #include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "gemm_flags.h"
 #include "printer.h"
+#include "results.h"
 
 namespace crest::cli {
 namespace {

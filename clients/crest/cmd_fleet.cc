@@ -28,6 +28,7 @@
 #include "dff_flags.h"
 #include "fleet_targets.h"
 #include "interrupt.h"
+#include "job_reports.h"
 #include "measure_flags.h"
 #include "outputs.h"
 #include "printer.h"

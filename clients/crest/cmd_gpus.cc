@@ -1,4 +1,5 @@
 // `crest gpus`: the GPU catalogue.
+#include "catalogue_reports.h"
 #include "cli.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "printer.h"

@@ -9,6 +9,7 @@
 #include "crest/store/records.h"
 #include "crest/wire/convert.h"
 #include "dff_flags.h"
+#include "job_reports.h"
 #include "measure_flags.h"
 #include "outputs.h"
 #include "printer.h"

@@ -7,7 +7,8 @@
 #include "crest/common/str_cat.h"
 #include "gemm_flags.h"
 #include "printer.h"
-#include "remote.h"
+#include "remote_flags.h"
+#include "results.h"
 
 namespace crest::cli {
 namespace {

@@ -20,7 +20,7 @@ extern char** environ;  // POSIX: this process's environment
 #include "cli.h"
 #include "crest/common/posix_error.h"
 #include "crest/common/str_cat.h"
-#include "remote.h"
+#include "remote_flags.h"
 
 namespace crest::cli {
 namespace {

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "catalogue_reports.h"
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/attention.h"

@@ -13,6 +13,7 @@
 #include "crest/sweep/sweep_report.h"
 #include "dff_flags.h"
 #include "interrupt.h"
+#include "job_reports.h"
 #include "measure_flags.h"
 #include "outputs.h"
 #include "printer.h"

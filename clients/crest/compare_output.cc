@@ -1,6 +1,7 @@
 // `crest compare`'s layouts: text, JSON and CSV.
 #include <algorithm>
 
+#include "compare_reports.h"
 #include "crest/common/str_cat.h"
 #include "outputs.h"
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "crest/common/str_cat.h"
+#include "db_reports.h"
 #include "json_views.h"
 #include "outputs.h"
 

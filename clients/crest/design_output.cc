@@ -5,6 +5,7 @@
 #include "crest/tuner/timing_ops.h"
 #include "json_views.h"
 #include "outputs.h"
+#include "results.h"
 
 namespace crest::cli {
 namespace {

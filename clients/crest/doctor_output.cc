@@ -1,4 +1,5 @@
 // `crest doctor`'s checks as text, JSON and CSV.
+#include "catalogue_reports.h"
 #include "crest/common/str_cat.h"
 #include "json_views.h"
 #include "outputs.h"

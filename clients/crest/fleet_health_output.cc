@@ -1,5 +1,6 @@
 // A fleet's devices against the fleet median of their GPU model
 // (`crest compare --fleet`, and `crest fleet pull`'s report): text, JSON, CSV.
+#include "compare_reports.h"
 #include "crest/common/str_cat.h"
 #include "outputs.h"
 

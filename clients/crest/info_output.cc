@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "crest/common/str_cat.h"
+#include "info_report.h"
 #include "json_views.h"
 #include "outputs.h"
 

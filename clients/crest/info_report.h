@@ -11,7 +11,10 @@
 
 #include "crest/measure/node_facts.h"
 #include "crest/tuner/device_info.h"
-#include "crest/v1/crest.pb.h"
+
+namespace crest::v1 {
+class GetNodeInfoResponse;  // crest.pb.h
+}  // namespace crest::v1
 
 namespace crest::cli {
 

@@ -3,6 +3,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/wire/convert.h"
+#include "job_reports.h"
 #include "json_views.h"
 #include "outputs.h"
 

@@ -8,8 +8,12 @@
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
-#include "crest/v1/crest.pb.h"
 #include "nlohmann/json.hpp"
+
+namespace crest::v1 {
+class Job;       // crest.pb.h
+class JobEvent;  // crest.pb.h
+}  // namespace crest::v1
 
 namespace crest::cli {
 

@@ -1,14 +1,31 @@
 // Internal to the crest CLI: each answering command's layout in each format,
-// called by the printers (printer.h) and nowhere else.
+// called by the printers (printer.h) and nowhere else. The results are
+// declared only (printable.h): each *_output.cc includes the headers of the
+// results it lays out.
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <vector>
 
-#include "info_report.h"
+#include "crest/tuner/device_info.h"
+#include "crest/tuner/source.h"
 #include "nlohmann/json.hpp"
-#include "reports.h"
-#include "results.h"
+#include "printable.h"
 #include "table.h"
+
+namespace crest::v1 {
+class Job;  // crest.pb.h
+}  // namespace crest::v1
+namespace crest::answers {
+struct AnswerOptions;  // answers.h
+struct AnswerOrigin;   // answers.h
+struct FleetHealth;    // fleet_health.h
+}  // namespace crest::answers
+namespace crest::tuner {
+enum class AlgoChoice;  // measurement.h
+struct Timing;          // timing.h
+}  // namespace crest::tuner
 
 namespace crest::cli {
 

@@ -1,6 +1,6 @@
 // Internal to the crest CLI: how what a command answers is printed. A
-// command builds one result (results.h, reports.h, info_report.h: the same
-// type whether it came from this machine, a database or a crestd) and hands
+// command builds one result (results.h, info_report.h, *_reports.h: the
+// same type whether it came from this machine, a database or a crestd) and hands
 // it to the Printer for the format asked: one printer per format
 // (printer.cc), each calling the result's layout in its format, one function
 // each: Text, Json or Csv (outputs.h).
@@ -8,24 +8,11 @@
 
 #include <memory>
 #include <ostream>
-#include <variant>
 
 #include "cli.h"
-#include "info_report.h"
-#include "reports.h"
-#include "results.h"
+#include "printable.h"
 
 namespace crest::cli {
-
-// Everything a command can print.
-using Printable =
-    std::variant<const InfoReport*, const DffResult*, const VocabResult*, const DesignResult*,
-                 const LookupResult*, const ExplainResult*, const GpusReport*, const ShapesReport*,
-                 const JobReport*, const JobListReport*, const JobEventReport*, const SweepReport*,
-                 const DbExportReport*, const DbMergeReport*, const DbCheckReport*,
-                 const DbStatsReport*, const DbImportReport*, const FleetReport*,
-                 const CalibrateReport*, const CalibrationCheckReport*, const DoctorReport*,
-                 const CompareResult*, const FleetHealthResult*>;
 
 class Printer {
  public:

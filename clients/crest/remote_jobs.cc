@@ -11,6 +11,7 @@
 #include "crest/wire/convert.h"
 #include "crest/wire/sweep_summary.h"
 #include "interrupt.h"
+#include "job_reports.h"
 #include "outputs.h"
 #include "printer.h"
 #include "progress.h"

@@ -10,7 +10,7 @@
 #include "build_info.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/predictor.h"
-#include "remote.h"
+#include "remote_flags.h"
 
 namespace crest::cli {
 namespace {

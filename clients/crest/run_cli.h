@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "cli.h"
-#include "crest/remote/channel.h"
+#include "crest/remote/connect_options.h"
 
 namespace crest::cli {
 

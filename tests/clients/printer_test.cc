@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "info_report.h"
+#include "job_reports.h"
 
 namespace crest::cli {
 namespace {

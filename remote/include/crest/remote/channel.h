@@ -12,26 +12,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "crest/remote/connect_options.h"
 #include "crest/v1/crest.grpc.pb.h"
 
 namespace crest::remote {
-
-// A token and a CA certificate (PEM text) an in-process caller holds
-// (crest.Client's token= and root_certificates=), never on a command line.
-struct InMemoryCredentials {
-  std::string token;       // over token_file and CREST_TOKEN
-  std::string tls_ca_pem;  // over tls_ca
-};
-
-struct ConnectOptions {
-  std::string server;  // HOST:PORT or unix:PATH; empty: work locally
-  std::string tls_ca;
-  std::string tls_cert;
-  std::string tls_key;
-  std::string token_file;  // else CREST_TOKEN, else no token
-  double timeout_s = 30;
-  InMemoryCredentials in_memory;
-};
 
 // How to reach any crestd: the token, the channel credentials (TLS files
 // read) and the call timeout. Loaded once, shared by every connection a

@@ -4,7 +4,9 @@
 Usage: bench/rebuild_bench.py [BUILD_DIR] [--full HEADER]...
 
 For each header below: how many of the build's objects depend on it (the
-compiler's dependency files, *.o.d), which is what an edit of it recompiles.
+compiler's dependency files, *.o.d), which is what an edit of it recompiles
+(for the system's headers, which objects parse them; BUILD/ is the build
+tree, where crest.pb.h is generated from the protocol).
 --full HEADER (repeatable) touches HEADER and times the real rebuild:
 cmake --build on every core with ccache off, as after an edit that changes
 the header's text. Minutes for a widely included header.
@@ -24,6 +26,9 @@ HEADERS = [
     "store/include/crest/store/schema_version.h",
     "common/include/crest/common/cmdline.h",
     "/usr/include/CLI/CLI.hpp",
+    "/usr/include/nlohmann/json.hpp",
+    # generated from proto/crest/v1/crest.proto: what an edit of the protocol recompiles
+    "BUILD/proto/generated/crest/v1/crest.pb.h",
 ]
 TARGET_S = 120  # the target: a rebuild <= 2 minutes on 2 cores
 
@@ -71,10 +76,13 @@ def main():
     print(f"  {len(deps)} objects in {build}")
     seen = 0
     for header in HEADERS:
-        name = header if header.startswith("/") else os.path.join(ROOT, header)
+        if header.startswith("BUILD/"):
+            name = os.path.join(build, header[len("BUILD/"):])
+        else:
+            name = header if header.startswith("/") else os.path.join(ROOT, header)
         dependents = sum(1 for text in deps.values() if name in text)
         print(f"  {header}: an edit recompiles {dependents} objects")
-        seen += 0 if header.startswith("/") else dependents
+        seen += 0 if header.startswith(("/", "BUILD/")) else dependents
     if seen == 0:
         sys.exit(f"rebuild_bench: no object of {build} depends on the tree's headers: "
                  f"is it a build of another checkout than {ROOT}?")

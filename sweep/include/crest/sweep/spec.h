@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "crest/measure/options.h"
-#include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/dff_query.h"
 #include "crest/tuner/gemm.h"
 #include "nlohmann/json_fwd.hpp"
 

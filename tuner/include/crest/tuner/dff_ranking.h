@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "crest/tuner/candidates.h"
 #include "crest/tuner/device_info.h"
+#include "crest/tuner/dff_query.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/measurement.h"
@@ -23,18 +24,6 @@
 #include "crest/tuner/timing.h"
 
 namespace crest::tuner {
-
-struct DffQuery {
-  DffWindow dff;                    // the candidates: hidden, ratio, ±window, align, tp
-  int64_t tokens = kDefaultTokens;  // M of every MLP GEMM (b·s per rank)
-  DType dtype = DType::kBf16;
-  bool train = false;  // add dgrad and wgrad GEMMs
-  bool fuse_gate_up = true;
-  int top = kDefaultTop;  // rows kept of each kind; 0 keeps all
-  // Leave out candidates the timer answers NotFound for (a database that
-  // does not cover the whole window) instead of failing.
-  bool skip_missing = false;
-};
 
 struct DffRow {
   int64_t d_ff = 0;
@@ -117,17 +106,6 @@ struct DffRanking {
   std::string race_note;
 };
 
-// A query's candidates and each one's MLP GEMMs, computed once: a caller
-// that prefetches times for every GEMM and the ranking share it.
-struct DffPlan {
-  DffCandidates candidates;
-  std::vector<std::vector<GemmShape>> gemms;  // gemms[i] belongs to candidates.values[i]
-};
-
-// InvalidArgument names the bad field (top, hidden, ratio, window, align,
-// tokens, tp).
-absl::StatusOr<DffPlan> PlanDff(const DffQuery& query);
-
 // A stored race of a study's candidates, as the ranking uses it.
 struct DffRace {
   DffRaceInfo info;
@@ -166,17 +144,5 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmSetTimer& ti
                                    const GemmSetTimer& predict = {});
 // The same, asking a per-GEMM timer for each GEMM on its own (EachGemm).
 absl::StatusOr<DffRanking> RankDff(const DffQuery& query, const GemmTimer& timer);
-
-// The study a race of this query's candidates belongs to: everything that
-// shapes a candidate's GEMMs but its d_ff ("dff hidden=4096 tokens=8192
-// tp=1 bf16 fwd fused"); the window, ratio and alignment only choose which
-// d_ff values are candidates.
-std::string DffStudyKey(const DffQuery& query);
-
-// 3·hidden·d_ff / tp: the parameters of one SwiGLU MLP on a rank.
-int64_t MlpParams(const DffQuery& query, int64_t d_ff);
-
-// The GEMMs of the MLP for one d_ff under `query`.
-absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& query, int64_t d_ff);
 
 }  // namespace crest::tuner

@@ -1,0 +1,42 @@
+#include "crest/tuner/dff_query.h"
+
+#include <utility>
+
+#include "crest/common/str_cat.h"
+#include "crest/tuner/shapes.h"
+
+namespace crest::tuner {
+
+absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int64_t d_ff) {
+  ShapeOptions options;
+  options.include_backward = q.train;
+  options.fuse_gate_up = q.fuse_gate_up;
+  return MlpGemms(q.tokens, q.dff.hidden, d_ff, q.dff.tp, q.dtype, options);
+}
+
+int64_t MlpParams(const DffQuery& q, int64_t d_ff) { return 3 * q.dff.hidden * d_ff / q.dff.tp; }
+
+std::string DffStudyKey(const DffQuery& q) {
+  return StrCat("dff hidden=", q.dff.hidden, " tokens=", q.tokens, " tp=", q.dff.tp, " ",
+                DTypeName(q.dtype), " ", q.train ? "train" : "fwd", " ",
+                q.fuse_gate_up ? "fused" : "separate");
+}
+
+absl::StatusOr<DffPlan> PlanDff(const DffQuery& q) {
+  if (q.top < 0) {
+    return absl::InvalidArgumentError(StrCat("top must be 0 (all) or more (got ", q.top, ")"));
+  }
+  auto candidates = GenerateDffCandidates(q.dff);
+  if (!candidates.ok()) return candidates.status();
+  DffPlan plan;
+  plan.candidates = *std::move(candidates);
+  plan.gemms.reserve(plan.candidates.values.size());
+  for (int64_t d_ff : plan.candidates.values) {
+    auto gemms = DffCandidateGemms(q, d_ff);
+    if (!gemms.ok()) return gemms.status();
+    plan.gemms.push_back(*std::move(gemms));
+  }
+  return plan;
+}
+
+}  // namespace crest::tuner

@@ -12,27 +12,31 @@
 
 namespace crest::cli {
 
-// `crest db export|merge|check|stats|import`
+// `crest db export`
 struct DbExportReport {
   std::string from;      // the database, or "crestd at …"
   std::string snapshot;  // the file written
 };
 
+// `crest db merge`
 struct DbMergeReport {
   std::string into;
   std::vector<std::pair<std::string, store::MergeReport>> merged;  // per snapshot
 };
 
+// `crest db check`
 struct DbCheckReport {
   std::string db;
   store::CheckReport check;
 };
 
+// `crest db stats`
 struct DbStatsReport {
   std::string db;
   store::DbStats stats;
 };
 
+// `crest db import`
 struct DbImportReport {
   std::string db;
   std::string file;

@@ -1,6 +1,7 @@
-// Internal to the crest CLI: what the commands about crestd's jobs report
-// (`crest jobs`, `sweep`, `fleet submit|pull`), one type each, printed by the
-// printers (printer.h) like the answers of results.h.
+// Internal to the crest CLI: what the commands that run or follow sweeps
+// report (`crest sweep`, here or by a crestd; `crest jobs`; `fleet
+// submit|pull`), one type each, printed by the printers (printer.h) like the
+// answers of results.h.
 #pragma once
 
 #include <cstdint>

@@ -20,12 +20,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "crest/store/store.h"
+#include "crest/store/records.h"
 #include "crest/tuner/design.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
 #include "crest/tuner/vocab.h"
+
+namespace crest::store {
+class Store;  // crest/store/store.h: a caller of StoreAnswers or TimeGemmSet has one
+}  // namespace crest::store
 
 namespace crest::answers {
 

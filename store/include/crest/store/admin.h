@@ -13,9 +13,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "crest/store/records.h"
-#include "crest/store/store.h"
 
 namespace crest::store {
+
+class Store;  // crest/store/store.h
 
 struct MergeReport {
   int64_t devices = 0;

@@ -5,6 +5,7 @@
 #include "crest/tuner/calibration_fit.h"
 #include "json_views.h"
 #include "outputs.h"
+#include "shapes_report.h"
 
 namespace crest::cli {
 namespace {

@@ -3,13 +3,13 @@
 #include <memory>
 #include <string>
 
-#include "catalogue_reports.h"
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/tuner/attention.h"
 #include "crest/tuner/design.h"
 #include "crest/tuner/shapes.h"
 #include "printer.h"
+#include "shapes_report.h"
 
 namespace crest::cli {
 namespace {

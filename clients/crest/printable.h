@@ -16,7 +16,7 @@ struct DesignResult;            // results.h
 struct LookupResult;            // results.h
 struct ExplainResult;           // results.h
 struct GpusReport;              // catalogue_reports.h
-struct ShapesReport;            // catalogue_reports.h
+struct ShapesReport;            // shapes_report.h
 struct CalibrateReport;         // catalogue_reports.h
 struct CalibrationCheckReport;  // catalogue_reports.h
 struct DoctorReport;            // catalogue_reports.h

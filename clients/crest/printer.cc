@@ -10,6 +10,7 @@
 #include "json_views.h"
 #include "outputs.h"
 #include "results.h"
+#include "shapes_report.h"
 
 namespace crest::cli {
 namespace {

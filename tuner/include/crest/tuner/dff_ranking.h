@@ -21,7 +21,7 @@
 #include "crest/tuner/race_standing.h"
 #include "crest/tuner/ranking.h"
 #include "crest/tuner/source.h"
-#include "crest/tuner/timing.h"
+#include "crest/tuner/timers.h"
 
 namespace crest::tuner {
 

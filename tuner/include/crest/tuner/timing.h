@@ -1,4 +1,5 @@
-// Where a time Crest reports came from, and how the rankings ask for times.
+// Where a time Crest reports came from (how the rankings ask for times:
+// timers.h, which this includes).
 //
 // A candidate of a question (a d_ff's MLP, a vocabulary's logits GEMM and
 // its gradients, a model's layer) is several GEMMs. Its time is a sum, and a
@@ -7,13 +8,11 @@
 // Timing names; a sum of two kinds of number is Source::kMixed, never hidden.
 //
 // The types only: what answers do with them (sums, bounds, runs' names) is
-// timing_ops.h, so that a change there does not rebuild every file that
-// includes a ranking's header.
+// timing_ops.h, and the timers' signatures are timers.h, so that a change
+// there does not rebuild every file that includes a ranking's header.
 #pragma once
 
-#include <functional>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,7 @@
 #include "crest/tuner/device_info.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/source.h"
+#include "crest/tuner/timers.h"  // GemmTimer, GemmSetTimer, GemmSetSummer
 
 namespace crest::tuner {
 
@@ -40,14 +40,6 @@ struct Timing {
   std::vector<RunInfo> runs;
   bool pooled = false;  // the median over runs (`--runs all`), not one run's
 };
-
-// Times one GEMM.
-using GemmTimer = std::function<absl::StatusOr<Timing>(const GemmShape&)>;
-
-// Times GEMMs that belong together: one Timing per GEMM, in the order
-// given. An answering source gives every measured Timing of one call from
-// one run (or one pool of runs). NotFound: nothing answers the set.
-using GemmSetTimer = std::function<absl::StatusOr<std::vector<Timing>>(std::span<const GemmShape>)>;
 
 // What a Timing says of where it comes from, beside its figures and kind:
 // the same for every sum of one run (or one pool, or one model version), so
@@ -69,10 +61,5 @@ struct SetSum {
   bool pooled = false;
   std::shared_ptr<const TimingLabels> labels;  // null: none (as a Timing's empty strings)
 };
-
-// The sum of a set's times: exactly SumTimings(timer(set)) of the source's
-// GemmSetTimer (TimingOf it), for a source that can give it without a
-// Timing per GEMM, and without a copy of its labels per set.
-using GemmSetSummer = std::function<absl::StatusOr<SetSum>(std::span<const GemmShape>)>;
 
 }  // namespace crest::tuner

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "crest/tuner/defaults.h"
 #include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/timing.h"
 
 namespace crest::tuner {
 

@@ -1,7 +1,6 @@
 // What answers do with times: sum them, make them, bound them, name their
-// runs. Apart from the types (timing.h), which the rankings' headers bring
-// into some 110 objects, so that a change here rebuilds only the files that
-// call these.
+// runs. Apart from the types (timing.h), which every file that holds a time
+// includes, so that a change here rebuilds only the files that call these.
 #pragma once
 
 #include <memory>

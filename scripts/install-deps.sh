@@ -10,6 +10,7 @@ readonly PACKAGES=(
   build-essential
   ccache
   clang-format
+  lld
   cmake
   pkgconf
   libabsl-dev

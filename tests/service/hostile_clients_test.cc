@@ -830,6 +830,11 @@ TEST_F(HostileClients, ASweepStreamCutForIdlingLeavesItsJobQueued) {
   Start({"--model-gemm-delay-ms", "2000", "--stream-idle-timeout", "1"});
   v1::Job running;
   ASSERT_TRUE(Submit(DffSpec(64), "", &running).ok());
+  // The first job holds the one lane before the Sweep's job arrives: a
+  // Sweep's job has the higher priority, so it would start first otherwise.
+  ASSERT_TRUE(
+      testing::WaitForLog(daemon_, "event=job_started job=" + std::to_string(running.id()) + " "))
+      << daemon_.log();
   OpenSweep sweep = Sweep(DffSpec(65), 0);  // its first event: queued
   ASSERT_NE(sweep.job, 0);
   v1::JobEvent event;

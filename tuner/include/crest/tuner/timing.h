@@ -1,5 +1,4 @@
-// Where a time Crest reports came from (how the rankings ask for times:
-// timers.h, which this includes).
+// Where a time Crest reports came from.
 //
 // A candidate of a question (a d_ff's MLP, a vocabulary's logits GEMM and
 // its gradients, a model's layer) is several GEMMs. Its time is a sum, and a
@@ -7,9 +6,11 @@
 // one run (one sweep job, in one GPU state) or from a pool of runs that the
 // Timing names; a sum of two kinds of number is Source::kMixed, never hidden.
 //
-// The types only: what answers do with them (sums, bounds, runs' names) is
-// timing_ops.h, and the timers' signatures are timers.h, so that a change
-// there does not rebuild every file that includes a ranking's header.
+// The types only. What answers do with them (sums, bounds, runs' names) is
+// timing_ops.h, so that a change there rebuilds only the files that call
+// it. How the rankings ask for times is timers.h (included here), so that a
+// ranking's header names the timers without these types, and a change here
+// rebuilds only the files that hold a time.
 #pragma once
 
 #include <memory>

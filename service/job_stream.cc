@@ -1,7 +1,7 @@
 #include "job_stream.h"
 
 #include "crest/common/str_cat.h"
-#include "crest/wire/convert.h"
+#include "crest/wire/values.h"
 #include "crest_service.h"
 #include "log.h"
 #include "raw_message.h"

@@ -24,7 +24,7 @@
 #include "crest/store/admin.h"
 #include "crest/store/store.h"
 #include "crest/sweep/spec.h"
-#include "crest/wire/convert.h"
+#include "crest/v1/crest.pb.h"
 #include "dff_flags.h"
 #include "fleet_targets.h"
 #include "interrupt.h"

@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/store/records.h"
-#include "crest/wire/convert.h"
+#include "crest/wire/values.h"
 #include "dff_flags.h"
 #include "job_reports.h"
 #include "measure_flags.h"

@@ -3,7 +3,7 @@
 #include "build_info.h"
 #include "crest/common/str_cat.h"
 #include "crest/measure/node_facts.h"
-#include "crest/wire/convert.h"
+#include "crest/wire/values.h"
 
 namespace crest::cli {
 

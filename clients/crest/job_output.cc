@@ -2,7 +2,7 @@
 #include <ctime>
 
 #include "crest/common/str_cat.h"
-#include "crest/wire/convert.h"
+#include "crest/wire/values.h"
 #include "job_reports.h"
 #include "json_views.h"
 #include "outputs.h"

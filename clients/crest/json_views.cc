@@ -6,7 +6,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
-#include "crest/wire/convert.h"
+#include "crest/wire/values.h"
 #include "dff_row_fields.h"
 
 namespace crest::cli {

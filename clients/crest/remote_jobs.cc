@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "crest/common/str_cat.h"
-#include "crest/wire/convert.h"
 #include "crest/wire/sweep_summary.h"
+#include "crest/wire/values.h"
 #include "interrupt.h"
 #include "job_reports.h"
 #include "outputs.h"

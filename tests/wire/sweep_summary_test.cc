@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "crest/wire/convert.h"
+#include "crest/wire/values.h"
 
 namespace crest::wire {
 namespace {

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "crest/common/str_cat.h"
-#include "crest/wire/convert.h"
+#include "crest/wire/values.h"
 
 namespace crest::wire {
 namespace {

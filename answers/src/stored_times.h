@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "crest/answers/answers.h"
 #include "crest/store/store.h"
+#include "crest/tuner/timing.h"
 
 namespace crest::answers::internal {
 

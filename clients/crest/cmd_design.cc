@@ -12,7 +12,7 @@
 #include "crest/tuner/predictor.h"
 #include "dim_list.h"
 #include "printer.h"
-#include "results.h"
+#include "timed_results.h"
 
 namespace crest::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include "crest/tuner/predictor.h"
 #include "crest/tuner/vocab.h"
 #include "printer.h"
-#include "results.h"
+#include "timed_results.h"
 
 namespace crest::cli {
 namespace {

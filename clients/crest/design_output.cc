@@ -5,7 +5,7 @@
 #include "crest/tuner/timing_ops.h"
 #include "json_views.h"
 #include "outputs.h"
-#include "results.h"
+#include "timed_results.h"
 
 namespace crest::cli {
 namespace {

@@ -11,6 +11,7 @@
 #include "outputs.h"
 #include "results.h"
 #include "shapes_report.h"
+#include "timed_results.h"
 
 namespace crest::cli {
 namespace {

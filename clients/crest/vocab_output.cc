@@ -4,7 +4,7 @@
 #include "crest/common/str_cat.h"
 #include "json_views.h"
 #include "outputs.h"
-#include "results.h"
+#include "timed_results.h"
 
 namespace crest::cli {
 namespace {

@@ -8,6 +8,7 @@
 #include "crest/sweep/spec.h"
 #include "crest/tuner/predictor.h"
 #include "crest/tuner/timing_ops.h"
+#include "crest/tuner/vocab.h"
 #include "fake_backend.h"
 #include "fake_env.h"
 #include "gtest/gtest.h"

@@ -21,15 +21,26 @@
 
 #include "absl/status/statusor.h"
 #include "crest/store/records.h"
-#include "crest/tuner/design.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
-#include "crest/tuner/vocab.h"
 
 namespace crest::store {
 class Store;  // crest/store/store.h: a caller of StoreAnswers or TimeGemmSet has one
 }  // namespace crest::store
+
+// The rankings' and times' types, which a caller of Vocab, Design,
+// TimeGemmSet or TimingOf includes (design.h, vocab.h, timing.h): declared
+// here so that the files that name an Answers and ask it none of these do
+// not depend on them.
+namespace crest::tuner {
+struct DesignConfig;
+struct DesignOptions;
+struct DesignRow;
+struct Timing;
+struct VocabQuery;
+struct VocabRanking;
+}  // namespace crest::tuner
 
 namespace crest::answers {
 

@@ -6,7 +6,7 @@
 #include "crest/common/str_cat.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/calibration_fit.h"
-#include "crest/tuner/timing_ops.h"
+#include "crest/tuner/device_info.h"
 #include "json_views.h"
 #include "outputs.h"
 #include "results.h"

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <ctime>
 #include <memory>
 #include <utility>
 
@@ -68,10 +67,6 @@ void MergeRuns(std::vector<RunInfo>& into, std::span<const RunInfo> runs) {
   }
 }
 
-bool SameRun(const RunInfo& a, const RunInfo& b) {
-  return a.job_id == b.job_id && a.job_uid == b.job_uid && a.device_uuid == b.device_uuid;
-}
-
 Source MeasuredSource(const DeviceInfo& device) {
   return device.replay.empty() ? Source::kMeasured : Source::kReplayed;
 }
@@ -134,23 +129,6 @@ GemmTimer PredictorTimer(const GpuSpec& gpu) {
     if (!p.ok()) return p.status();
     return PredictedTiming(p->time_us, p->expected_error, std::string(p->model_version));
   };
-}
-
-std::string DescribeRun(const RunInfo& run) {
-  if (run.job_id == 0 && run.job_uid.empty()) {
-    return StrCat("measurements outside any job on ", run.device_uuid);
-  }
-  std::string out = StrCat("job ", run.job_id);
-  if (!run.name.empty()) out += StrCat(" '", run.name, "'");
-  if (run.started_us > 0) {
-    const auto seconds = static_cast<std::time_t>(run.started_us / 1000000);
-    std::tm utc{};
-    gmtime_r(&seconds, &utc);
-    char when[32];
-    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &utc);
-    out += StrCat(" (", when, ")");
-  }
-  return out;
 }
 
 }  // namespace crest::tuner

@@ -3,51 +3,13 @@
 #include <algorithm>
 
 #include "crest/common/str_cat.h"
-#include "crest/tuner/timing_ops.h"
+#include "run_table.h"
 
 namespace crest::wire {
+using internal::RunsAt;
+using internal::RunTable;
 
 namespace {
-
-void FillRun(const tuner::RunInfo& r, v1::Run* out) {
-  out->set_job_id(r.job_id);
-  out->set_job_uid(r.job_uid);
-  out->set_name(r.name);
-  out->set_started_us(r.started_us);
-  out->set_device_uuid(r.device_uuid);
-  out->set_host(r.host);
-}
-
-// Runs written once per response, referred to by index.
-class RunTable {
- public:
-  explicit RunTable(google::protobuf::RepeatedPtrField<v1::Run>* runs) : runs_(runs) {}
-  void Refer(const std::vector<tuner::RunInfo>& runs,
-             google::protobuf::RepeatedField<int32_t>* out) {
-    for (const tuner::RunInfo& r : runs) out->Add(Index(r));
-  }
-  int32_t Index(const tuner::RunInfo& r) {
-    auto known = std::find_if(known_.begin(), known_.end(),
-                              [&](const tuner::RunInfo& k) { return tuner::SameRun(k, r); });
-    if (known != known_.end()) return static_cast<int32_t>(known - known_.begin());
-    known_.push_back(r);
-    FillRun(r, runs_->Add());
-    return runs_->size() - 1;
-  }
-
- private:
-  google::protobuf::RepeatedPtrField<v1::Run>* runs_;
-  std::vector<tuner::RunInfo> known_;  // runs_, in order
-};
-
-std::vector<tuner::RunInfo> RunsAt(const google::protobuf::RepeatedPtrField<v1::Run>& runs,
-                                   const google::protobuf::RepeatedField<int32_t>& at) {
-  std::vector<tuner::RunInfo> out;
-  for (int32_t i : at) {
-    if (i >= 0 && i < runs.size()) out.push_back(RunOf(runs.Get(i)));
-  }
-  return out;
-}
 
 void FillRow(const tuner::DffRow& row, RunTable& runs, v1::DffRow* out) {
   out->set_d_ff(row.d_ff);
@@ -194,7 +156,7 @@ void Fill(const tuner::DffRanking& r, const tuner::GpuSpec& gpu, v1::QueryDffRes
     const tuner::DffRaceInfo& race = *r.race;
     v1::DffRace* to = out->mutable_race();
     to->set_race_id(race.race_id);
-    FillRun(race.run, to->mutable_run());
+    Fill(race.run, to->mutable_run());
     to->set_candidates(race.candidates);
     to->set_rounds(race.rounds);
     to->set_retaken(race.retaken);
@@ -267,7 +229,7 @@ void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
     out->set_wave_efficiency(m.wave_efficiency);
     out->set_cache_mode(std::string(tuner::CacheModeName(m.mode.cache)));
     out->set_clock_policy(std::string(tuner::ClockPolicyName(m.mode.clocks)));
-    for (const tuner::RunInfo& run : a.runs) FillRun(run, out->add_runs());
+    for (const tuner::RunInfo& run : a.runs) Fill(run, out->add_runs());
     out->set_pooled(a.pooled);
     out->set_pooled_low_us(a.pooled_low_us);
     out->set_pooled_high_us(a.pooled_high_us);
@@ -291,24 +253,6 @@ void Fill(const answers::GemmAnswer& a, v1::LookupGemmResponse* out) {
     out->set_tile_n(p.tile_n);
     out->set_bound(p.bound);
     out->set_expected_error(p.expected_error);
-  }
-}
-
-void Fill(std::span<const tuner::Timing> timings, v1::TimeGemmsResponse* out) {
-  RunTable runs(out->mutable_runs());
-  for (const tuner::Timing& t : timings) {
-    v1::GemmTiming* g = out->add_timings();
-    g->set_time_us(t.time_us);
-    g->set_low_us(t.low_us);
-    g->set_high_us(t.high_us);
-    g->set_source(ProtoSource(t.source));
-    g->set_provenance(t.provenance);
-    if (tuner::FromRuns(t.source)) {
-      Fill(t.device, g->mutable_device());
-      Fill(t.software, g->mutable_software());
-    }
-    runs.Refer(t.runs, g->mutable_runs());
-    g->set_pooled(t.pooled);
   }
 }
 
@@ -503,24 +447,6 @@ tuner::TileEstimate TileOf(const v1::TileEstimate& in) {
 
 }  // namespace
 
-std::vector<tuner::Timing> TimingsOf(const v1::TimeGemmsResponse& in) {
-  std::vector<tuner::Timing> out;
-  for (const v1::GemmTiming& g : in.timings()) {
-    tuner::Timing t;
-    t.time_us = g.time_us();
-    t.low_us = g.low_us();
-    t.high_us = g.high_us();
-    t.source = SourceOf(g.source());
-    t.provenance = g.provenance();
-    t.device = DeviceOf(g.device());
-    t.software = SoftwareOf(g.software());
-    t.runs = RunsAt(in.runs(), g.runs());
-    t.pooled = g.pooled();
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 tuner::Prediction PredictionOf(const v1::PredictResponse& in, tuner::Prediction p) {
   p.time_us = in.time_us();
   p.tflops = in.tflops();
@@ -542,7 +468,7 @@ tuner::Prediction PredictionOf(const v1::PredictResponse& in, tuner::Prediction 
 namespace {
 
 void FillSide(const answers::CompareSide& s, v1::CompareSide* out) {
-  FillRun(s.run, out->mutable_run());
+  Fill(s.run, out->mutable_run());
   out->set_provenance(s.provenance);
   out->set_replayed(s.replayed);
   out->set_median_us(s.median_us);

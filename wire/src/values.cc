@@ -227,6 +227,15 @@ tuner::SoftwareInfo SoftwareOf(const v1::Software& in) {
   return tuner::SoftwareInfo{in.driver(), in.cuda_runtime(), in.cublaslt()};
 }
 
+void Fill(const tuner::RunInfo& r, v1::Run* out) {
+  out->set_job_id(r.job_id);
+  out->set_job_uid(r.job_uid);
+  out->set_name(r.name);
+  out->set_started_us(r.started_us);
+  out->set_device_uuid(r.device_uuid);
+  out->set_host(r.host);
+}
+
 tuner::RunInfo RunOf(const v1::Run& in) {
   tuner::RunInfo r;
   r.job_id = in.job_id();

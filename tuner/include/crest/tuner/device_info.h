@@ -41,4 +41,9 @@ struct RunInfo {
   std::string host;         // the node the GPU is in
 };
 
+// Whether two runs are one: the same job (id and uid) on the same device.
+bool SameRun(const RunInfo& a, const RunInfo& b);
+// "job 3 'dff-h4096' (2026-11-23 09:27 UTC)": how answers name a run.
+std::string DescribeRun(const RunInfo& run);
+
 }  // namespace crest::tuner

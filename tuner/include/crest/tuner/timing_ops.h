@@ -60,9 +60,6 @@ double HighOf(const Timing& t);
 double LowOf(const SetSum& s);
 double HighOf(const SetSum& s);
 
-// Whether two runs are one: the same job (id and uid) on the same device.
-bool SameRun(const RunInfo& a, const RunInfo& b);
-
 // A predicted time: its interval time × (1 ± expected_error), the model's
 // error for the GEMM's class on held-out windows (ModelParams::
 // expected_error), labelled with the model version.
@@ -79,8 +76,5 @@ GemmSetTimer EachGemm(GemmTimer timer);
 // A timer that answers with the predictor for `gpu` (the model version and
 // calibration in force), each time's interval its expected error.
 GemmTimer PredictorTimer(const GpuSpec& gpu);
-
-// "job 3 'dff-h4096' (2026-11-23 09:27 UTC)": how answers name a run.
-std::string DescribeRun(const RunInfo& run);
 
 }  // namespace crest::tuner

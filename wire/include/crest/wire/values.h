@@ -37,6 +37,7 @@ void Fill(const tuner::DeviceInfo& device, v1::Device* out);
 void Fill(const tuner::SoftwareInfo& software, v1::Software* out);
 void Fill(const tuner::GemmShape& gemm, v1::Gemm* out);
 void Fill(const store::JobRecord& job, v1::Job* out);
+void Fill(const tuner::RunInfo& run, v1::Run* out);
 v1::JobState ProtoJobState(store::JobState state);
 v1::DType ProtoDType(tuner::DType dtype);
 v1::Source ProtoSource(tuner::Source source);  // kImported, kUnknown: UNSPECIFIED

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "crest/common/str_cat.h"
 #include "crest/remote/remote_answers.h"
+#include "crest/store/store.h"
 #include "read_only_db.h"
 #include "remote.h"
 

@@ -13,6 +13,7 @@
 #include "crest/answers/answers.h"
 #include "crest/common/str_cat.h"
 #include "crest/store/admin.h"
+#include "crest/store/store.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/calibration_fit.h"
 #include "gemm_flags.h"

@@ -8,6 +8,7 @@
 #include "crest/answers/fleet_health.h"
 #include "crest/common/env.h"
 #include "crest/common/str_cat.h"
+#include "crest/store/store.h"
 #include "crest/sweep/spec.h"
 #include "crest/sweep/spec_studies.h"
 #include "crest/tuner/gpu_catalogue.h"

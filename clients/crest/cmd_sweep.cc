@@ -8,6 +8,7 @@
 #include "build_info.h"
 #include "cli.h"
 #include "crest/common/str_cat.h"
+#include "crest/store/store.h"
 #include "crest/sweep/backend_factory.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/sweep_report.h"

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "crest/common/str_cat.h"
+#include "crest/store/store.h"
 
 namespace crest::cli {
 namespace {

@@ -7,7 +7,11 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "crest/store/store.h"
+#include "crest/store/records.h"
+
+namespace crest::store {
+class Store;  // crest/store/store.h: a caller passing one has it
+}  // namespace crest::store
 
 namespace crest::cli {
 

@@ -33,8 +33,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "crest/store/store.h"
+#include "crest/store/records.h"
 #include "crest/tuner/gemm.h"
+
+namespace crest::store {
+class Store;  // crest/store/store.h: a caller passing one has it
+}  // namespace crest::store
 
 namespace crest::answers {
 

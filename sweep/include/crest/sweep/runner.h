@@ -10,9 +10,13 @@
 #include "absl/status/statusor.h"
 #include "crest/common/env.h"
 #include "crest/measure/study_race.h"
-#include "crest/store/store.h"
+#include "crest/store/records.h"
 #include "crest/sweep/spec.h"
 #include "crest/tuner/backend.h"
+
+namespace crest::store {
+class Store;  // crest/store/store.h: a caller passing one has it
+}  // namespace crest::store
 
 namespace crest::sweep {
 

@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "crest/answers/answers.h"
 #include "crest/answers/compare.h"
-#include "crest/store/store.h"
+#include "crest/store/records.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"

@@ -7,10 +7,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "crest/store/records.h"
 
 namespace crest::store {
-class Store;  // crest/store/store.h: a caller passing one has it
+class Store;  // crest/store/store.h: a caller of OpenExisting includes it to use the result
 }  // namespace crest::store
 
 namespace crest::cli {

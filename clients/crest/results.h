@@ -4,9 +4,6 @@
 // Printers (printer.h) print them; commands never format.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "crest/answers/answers.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest/tuner/gpu_catalogue.h"

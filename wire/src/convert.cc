@@ -1,7 +1,5 @@
 #include "crest/wire/convert.h"
 
-#include <algorithm>
-
 #include "crest/common/str_cat.h"
 #include "run_table.h"
 

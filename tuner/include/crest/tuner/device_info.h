@@ -1,4 +1,5 @@
-// Identity of the device and software a measurement was made on.
+// Identity of the device and software a measurement was made on, and of the
+// run it belongs to: whether two runs are one, and how answers name one.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// What answers do with times: sum them, make them, bound them, name their
+// What answers do with times: sum them, make them, bound them, merge their
 // runs. Apart from the types (timing.h), which every file that holds a time
 // includes, so that a change here rebuilds only the files that call these.
 #pragma once

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "crest/tuner/timing_ops.h"
+#include "crest/tuner/timing.h"
 #include "crest/wire/convert.h"
 #include "run_table.h"
 

@@ -6,7 +6,7 @@
 // one run (one sweep job, in one GPU state) or from a pool of runs that the
 // Timing names; a sum of two kinds of number is Source::kMixed, never hidden.
 //
-// The types only. What answers do with them (sums, bounds, runs' names) is
+// The types only. What answers do with them (sums, bounds, merging runs) is
 // timing_ops.h, so that a change there rebuilds only the files that call
 // it. How the rankings ask for times is timers.h (included here), so that a
 // ranking's header names the timers without these types, and a change here

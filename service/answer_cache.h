@@ -14,7 +14,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "crest/store/store.h"
+#include "crest/store/records.h"
 
 namespace crest::service {
 

@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "crest/answers/fleet_health.h"
-#include "crest/store/store.h"
+#include "crest/store/records.h"
 #include "metrics.h"
 #include "store_pool.h"
 

@@ -3,11 +3,13 @@
 #include <chrono>
 
 #include "crest/common/str_cat.h"
+#include "crest/store/store.h"
 #include "crest/sweep/runner.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/wire/sweep_summary.h"
 #include "log.h"
 #include "server_paths.h"
+#include "store_pool.h"
 
 namespace crest::service {
 namespace {

@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "crest/common/env.h"
+#include "crest/store/job_store.h"
 #include "crest/store/records.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
@@ -34,9 +35,15 @@
 #include "crest/tuner/backend.h"
 #include "crest/tuner/source.h"
 #include "crest/v1/crest.pb.h"
-#include "store_pool.h"
+
+namespace crest::store {
+class Store;          // crest/store/store.h: the queue's own files use it
+struct StoreOptions;  // crest/store/store.h
+}  // namespace crest::store
 
 namespace crest::service {
+
+class StorePool;  // store_pool.h: whoever makes a queue has one
 
 // One GEMM's result, as events carry it.
 struct JobResult {

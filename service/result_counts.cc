@@ -1,5 +1,7 @@
 #include "result_counts.h"
 
+#include "crest/store/store.h"
+
 namespace crest::service {
 
 absl::StatusOr<store::DbStats> ResultCounts::Get(store::Store& db, double now_s) {

@@ -14,7 +14,6 @@
 
 #include "absl/status/statusor.h"
 #include "crest/store/admin.h"
-#include "crest/store/store.h"
 
 namespace crest::service {
 

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include "crest/store/store.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/predictor.h"
 #include "gtest/gtest.h"

@@ -201,4 +201,13 @@ struct SoftwarePin {
   std::optional<std::string> driver;
 };
 
+// The newest result ids of one GPU model: see Store::Generation.
+struct ResultsGeneration {
+  int64_t measurement_id = 0;
+  int64_t prediction_id = 0;
+  int64_t deletions = 0;  // results (or races) of the GPU model deleted, by any process
+  int64_t race_id = 0;    // the newest race of the GPU model (they reorder its d_ff answers)
+  bool operator==(const ResultsGeneration&) const = default;
+};
+
 }  // namespace crest::store

@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "crest/common/env.h"
+#include "crest/store/job_store.h"
 #include "crest/store/records.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/measurement.h"
@@ -73,48 +74,6 @@ struct StoreOptions {
   std::string host;
   // Tests only: stop migrating at this version (0 = kSchemaVersion, schema_version.h).
   int migrate_to_for_test = 0;
-};
-
-// The newest result ids of one GPU model: see Store::Generation.
-struct ResultsGeneration {
-  int64_t measurement_id = 0;
-  int64_t prediction_id = 0;
-  int64_t deletions = 0;  // results (or races) of the GPU model deleted, by any process
-  int64_t race_id = 0;    // the newest race of the GPU model (they reorder its d_ff answers)
-  bool operator==(const ResultsGeneration&) const = default;
-};
-
-// The jobs of a node's sweeps: what crestd's queue reads and writes, and
-// all it needs of a store (its tests give it a fake). Store is one.
-class JobStore {
- public:
-  virtual ~JobStore() = default;
-
-  // This host's newest job with this spec, backend and target that has not
-  // finished (queued, running or failed), else its newest finished one;
-  // NotFound if none. Jobs merged from other hosts are never returned.
-  virtual absl::StatusOr<JobRecord> FindJob(const std::string& spec, const std::string& backend,
-                                            const std::string& target) = 0;
-  virtual absl::StatusOr<JobRecord> CreateJob(const JobRecord& job) = 0;
-  virtual absl::StatusOr<JobRecord> GetJob(int64_t id) = 0;
-  // Jobs newest first (id below `before_id` when it is positive), at most
-  // `limit` (all when 0), their specs left empty unless `with_spec`.
-  struct JobListing {
-    std::optional<JobState> state;  // none: every state
-    int limit = 0;
-    int64_t before_id = 0;
-    bool with_spec = false;
-  };
-  virtual absl::StatusOr<std::vector<JobRecord>> ListJobs(const JobListing& listing) = 0;
-  // Sets state (and times: started on running, finished on done/failed/
-  // cancelled), the plan size, the GEMMs already done and the error. After
-  // this, each result inserted for the job adds one to `done` in its own
-  // transaction.
-  virtual absl::Status UpdateJob(int64_t id, JobState state, int64_t total, int64_t done,
-                                 const std::string& error) = 0;
-  // Jobs by state ("queued", "done", …): what Stats reports as jobs_by_state,
-  // alone (cheap: an index scan).
-  virtual absl::StatusOr<std::map<std::string, int64_t>> JobsByState() = 0;
 };
 
 class Store : public JobStore {

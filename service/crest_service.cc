@@ -69,25 +69,6 @@ class Refused final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
 }  // namespace
 
-grpc::Status ToGrpc(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  // Messages quote what the client sent; a quote of a huge field would make
-  // trailing metadata the client refuses (and break its connection).
-  std::string message = WithoutServerPaths(std::string(status.message()));
-  if (message.size() > kMaxStatusMessageBytes) {
-    const size_t cut = message.size() - kMaxStatusMessageBytes;
-    message.resize(kMaxStatusMessageBytes);
-    message += StrCat("... (", cut, " more bytes)");
-  }
-  // absl and gRPC share their numeric status codes.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::move(message));
-}
-
-void FillJob(const store::JobRecord& job, v1::Job* out) {
-  wire::Fill(job, out);
-  if (!job.error.empty()) out->set_error(WithoutServerPaths(job.error));
-}
-
 CrestService::CrestService(ServiceOptions options, StorePool& pool, JobQueue& queue,
                            const Authorizer& auth, Metrics& metrics)
     : options_(std::move(options)),

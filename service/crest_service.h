@@ -15,6 +15,7 @@
 #include "answer_cache.h"
 #include "answer_pool.h"
 #include "auth.h"
+#include "client_view.h"
 #include "crest/common/env.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "job_queue.h"
@@ -24,14 +25,6 @@
 #include "write_watchdog.h"
 
 namespace crest::service {
-
-// The status for gRPC, its message without the node's paths
-// (server_paths.h) and cut to kMaxStatusMessageBytes.
-grpc::Status ToGrpc(const absl::Status& status);
-// A job as a client receives it (wire::Fill), its error without the
-// node's paths (server_paths.h); the database and the log keep them.
-void FillJob(const store::JobRecord& job, v1::Job* out);
-inline constexpr size_t kMaxStatusMessageBytes = 1024;
 
 // GEMMs one TimeGemms request may time together (a design config has ~20).
 inline constexpr int kMaxTimedGemms = 4096;

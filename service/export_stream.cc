@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "client_view.h"
 #include "crest/store/admin.h"
-#include "crest_service.h"
 #include "log.h"
 #include "raw_message.h"
 

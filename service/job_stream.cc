@@ -1,8 +1,8 @@
 #include "job_stream.h"
 
+#include "client_view.h"
 #include "crest/common/str_cat.h"
 #include "crest/wire/values.h"
-#include "crest_service.h"
 #include "log.h"
 #include "raw_message.h"
 #include "server_paths.h"

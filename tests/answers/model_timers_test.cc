@@ -4,8 +4,8 @@
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/timing.h"
 #include "crest/tuner/timing_ops.h"
+#include "dff_testing.h"
 #include "gtest/gtest.h"
-#include "sweep_testing.h"
 
 namespace crest::answers {
 namespace {

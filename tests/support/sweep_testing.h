@@ -1,5 +1,5 @@
-// Test support: sweep specs and d_ff queries as the sweep and answer tests
-// write them.
+// Test support: sweep specs, databases and replayed runs as the sweep and
+// answer tests write them (d_ff queries: dff_testing.h).
 #pragma once
 
 #include <memory>
@@ -9,7 +9,7 @@
 #include "crest/sweep/backend_factory.h"
 #include "crest/sweep/runner.h"
 #include "crest/sweep/spec.h"
-#include "crest/tuner/dff_ranking.h"
+#include "dff_testing.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
 
@@ -30,15 +30,6 @@ inline std::unique_ptr<store::Store> OpenSweepDb(const TempDir& dir) {
   auto db = store::Store::Open(dir.File("s.db"), options);
   EXPECT_TRUE(db.ok()) << db.status();
   return db.ok() ? *std::move(db) : nullptr;
-}
-
-// Every d_ff candidate within ±window of 8/3·hidden, unranked (top 0).
-inline tuner::DffQuery EveryCandidate(int64_t hidden, int64_t window) {
-  tuner::DffQuery q;
-  q.dff.hidden = hidden;
-  q.dff.window = window;
-  q.top = 0;
-  return q;
 }
 
 // A replayed run of `spec` from the recorded `table` on an H100 of its own

@@ -5,8 +5,9 @@
 
 #include "cli.h"
 #include "crest/common/str_cat.h"
-#include "crest/tuner/attention.h"
-#include "crest/tuner/design.h"
+#include "crest/tuner/attention_flops.h"
+#include "crest/tuner/defaults.h"
+#include "crest/tuner/model_config.h"
 #include "crest/tuner/shapes.h"
 #include "printer.h"
 #include "shapes_report.h"

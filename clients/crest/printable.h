@@ -11,8 +11,8 @@ namespace crest::cli {
 
 struct InfoReport;              // info_report.h
 struct DffResult;               // results.h
-struct VocabResult;             // results.h
-struct DesignResult;            // results.h
+struct VocabResult;             // timed_results.h
+struct DesignResult;            // timed_results.h
 struct LookupResult;            // results.h
 struct ExplainResult;           // results.h
 struct GpusReport;              // catalogue_reports.h

@@ -2,16 +2,9 @@
 // that result's layout in its format.
 #include "printer.h"
 
-#include "catalogue_reports.h"
-#include "compare_reports.h"
-#include "db_reports.h"
-#include "info_report.h"
-#include "job_reports.h"
 #include "json_views.h"
 #include "outputs.h"
 #include "results.h"
-#include "shapes_report.h"
-#include "timed_results.h"
 
 namespace crest::cli {
 namespace {

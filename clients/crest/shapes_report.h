@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "crest/tuner/attention.h"
+#include "crest/tuner/attention_flops.h"
 #include "crest/tuner/gemm.h"
 #include "crest/tuner/model_config.h"
 

@@ -53,4 +53,24 @@ absl::Status ValidateModelConfig(const ModelConfig& c) {
   return absl::OkStatus();
 }
 
+std::vector<std::string> HeadDimWarnings(const ModelConfig& c) {
+  std::vector<std::string> out;
+  const int64_t d = c.HeadDim();
+  if (d % 8 != 0) {
+    out.push_back(StrCat("head dim ", d,
+                         " is not a multiple of 8: tensor cores want multiples "
+                         "of 8 and fused attention kernels (FlashAttention) require it"));
+  }
+  if (d > 256) {
+    out.push_back(StrCat("head dim ", d,
+                         " is above 256: fused attention kernels "
+                         "(FlashAttention 2 and 3) stop at 256, so attention would run unfused"));
+  }
+  if (d < 32) {
+    out.push_back(StrCat("head dim ", d, " is below 32: attention's GEMMs have K = ", d,
+                         " and leave tensor cores mostly idle"));
+  }
+  return out;
+}
+
 }  // namespace crest::tuner

@@ -36,6 +36,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "crest/tuner/attention_flops.h"
 #include "crest/tuner/gpu_catalogue.h"
 #include "crest/tuner/model_config.h"
 #include "crest/tuner/timing.h"
@@ -78,15 +79,6 @@ struct FusedAttention {
   Timing bwd;
   std::string basis;  // in words: kernel, head dim, sequence, scale
 };
-
-// The FLOPs of one layer's fused causal attention core on one tensor-
-// parallel rank, one micro-batch: forward 2·b·(a/t)·s²·d, backward 2.5×.
-// REQUIRES: a valid config (ValidateModelConfig).
-struct AttentionFlops {
-  double fwd = 0;
-  double bwd = 0;
-};
-AttentionFlops FusedAttentionFlops(const ModelConfig& config);
 
 // FLOPs and predicted times of one layer's attention core on one
 // tensor-parallel rank. InvalidArgument for a config that breaks a rule.

@@ -25,10 +25,6 @@
 
 namespace crest::tuner {
 
-// Head dims fused attention kernels and tensor cores handle badly: not a
-// multiple of 8, above 256, below 32. Empty when the config is fine.
-std::vector<std::string> HeadDimWarnings(const ModelConfig& config);
-
 // One optimizer step on one GPU (grad_accum micro-batches), by what takes
 // the time. Each part is a Timing that says its kind: the GEMMs as the
 // answering source times them (measured or predicted), the rest predicted.

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "crest/tuner/dtype.h"
@@ -30,5 +32,9 @@ struct ModelConfig {
 // rule: sizes positive and under the limits of limits.h, h divisible by a,
 // a divisible by g, and a, g, f and v divisible by t.
 absl::Status ValidateModelConfig(const ModelConfig& config);
+
+// Head dims fused attention kernels and tensor cores handle badly: not a
+// multiple of 8, above 256, below 32. Empty when the config is fine.
+std::vector<std::string> HeadDimWarnings(const ModelConfig& config);
 
 }  // namespace crest::tuner

@@ -1,6 +1,6 @@
 // Internal to crestd: the Crest gRPC service. Thin: it checks who calls,
 // translates requests into calls on the tuner, the store and the job queue,
-// and their errors into grpc::Status in one place (ToGrpc).
+// and their errors into grpc::Status in one place (ToGrpc, client_view.h).
 #pragma once
 
 #include <atomic>

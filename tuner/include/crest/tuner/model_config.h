@@ -1,4 +1,5 @@
-// A transformer's dimensions and the rules they must satisfy.
+// A transformer's dimensions, the rules they must satisfy, and the head dims
+// that run badly (warned of, not refused).
 #pragma once
 
 #include <cstdint>

@@ -269,6 +269,7 @@ absl::StatusOr<CompareReport> CompareFilters(store::Store& db, const store::RunF
     return absl::InvalidArgumentError(StrCat("threshold: must be between 0 and ",
                                              kMaxCompareThreshold, " (a fraction: 0.03 is 3%)"));
   }
+  store::ReadSnapshot snapshot(db);  // both sides from one state of the database
   auto base_best = SelectSide(db, base, query, "base", query.base);
   if (!base_best.ok()) return base_best.status();
   auto now_best = SelectSide(db, now, query, "new", query.now);

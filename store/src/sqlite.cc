@@ -161,6 +161,18 @@ absl::Status Connection::Begin(std::string_view doing) { return Exec("BEGIN IMME
 
 absl::Status Connection::Commit(std::string_view doing) { return Exec("COMMIT", doing); }
 
+absl::Status Connection::BeginRead(std::string_view doing) {
+  auto begin = Prepare("BEGIN DEFERRED");
+  if (!begin.ok()) return begin.status();
+  return (*begin)->Run(doing);
+}
+
+absl::Status Connection::EndRead(std::string_view doing) {
+  auto commit = Prepare("COMMIT");
+  if (!commit.ok()) return commit.status();
+  return (*commit)->Run(doing);
+}
+
 void Connection::Rollback() {
   if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }

@@ -65,6 +65,12 @@ class Connection final {
   absl::Status Begin(std::string_view doing);  // BEGIN IMMEDIATE
   absl::Status Commit(std::string_view doing);
   void Rollback();  // best effort; never fails loudly
+  // A read transaction (BEGIN DEFERRED: its snapshot is taken at its first
+  // read) and its end, by statements prepared once (an answer begins one).
+  absl::Status BeginRead(std::string_view doing);
+  absl::Status EndRead(std::string_view doing);
+  // Inside a transaction, begun by this connection's BEGIN.
+  bool InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
   int64_t LastInsertRowId() const;
   int Changes() const;

@@ -94,6 +94,9 @@ class SqliteStore final : public Store {
   absl::StatusOr<ResultsGeneration> Generation(const std::string& gpu_model) override;
   absl::StatusOr<ResultsGeneration> LatestGeneration() override;
   absl::StatusOr<std::map<std::string, int64_t>> JobsByState() override;
+  // store.cc
+  absl::Status BeginRead() override;
+  void EndRead() override;
 
  private:
   // A new globally unique id: 128 random bits in hex.
@@ -138,6 +141,10 @@ class SqliteStore final : public Store {
   std::optional<WalIndexMark::Header> generation_mark_;
   std::map<std::string, ResultsGeneration, std::less<>> known_generations_;
   BatchedKeys batched_;  // Batched's last kept set (empty: none)
+  // BeginRead's nesting, and whether its outermost pair began the
+  // transaction (not when the connection was in one already).
+  int read_depth_ = 0;
+  bool read_begun_ = false;
 };
 
 }  // namespace crest::store::internal

@@ -108,11 +108,34 @@ absl::Status SqliteStore::WriteAllowed() const {
 absl::Status SqliteStore::InTransaction(std::string_view doing,
                                         const std::function<absl::Status()>& body) {
   if (auto s = WriteAllowed(); !s.ok()) return s;
+  if (read_depth_ > 0) {  // its rollback would end the snapshot
+    return absl::FailedPreconditionError(
+        StrCat(doing, ": a write inside a read snapshot (a bug in the caller)"));
+  }
   if (auto s = conn_->Begin(doing); !s.ok()) return s;
   absl::Status status = body();
   if (status.ok()) status = conn_->Commit(doing);
   if (!status.ok()) conn_->Rollback();
   return status;
+}
+
+absl::Status SqliteStore::BeginRead() {
+  if (read_depth_++ > 0 || conn_->InTransaction()) return absl::OkStatus();
+  if (auto s = conn_->BeginRead("beginning a read snapshot"); !s.ok()) {
+    --read_depth_;
+    return s;
+  }
+  read_begun_ = true;
+  return absl::OkStatus();
+}
+
+void SqliteStore::EndRead() {
+  if (read_depth_ == 0 || --read_depth_ > 0 || !read_begun_) return;
+  read_begun_ = false;
+  // SQLite may have ended it already (a read failed for want of memory or
+  // of the disk rolls the transaction back).
+  if (!conn_->InTransaction()) return;
+  if (!conn_->EndRead("ending a read snapshot").ok()) conn_->Rollback();
 }
 
 absl::Status SqliteStore::CountProgress(std::optional<int64_t> job_id, int64_t count) {

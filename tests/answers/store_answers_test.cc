@@ -11,7 +11,9 @@
 #include "crest/tuner/vocab.h"
 #include "fake_backend.h"
 #include "fake_env.h"
+#include "gemm_testing.h"
 #include "gtest/gtest.h"
+#include "read_lock_vfs.h"
 #include "stored_times.h"
 #include "sweep_testing.h"
 #include "temp_dir.h"
@@ -21,6 +23,8 @@ namespace {
 
 using crest::testing::EveryCandidate;
 using crest::testing::FakeMeasuringBackend;
+using crest::testing::ReadLockCountingVfsName;
+using crest::testing::ReadLocksTaken;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
@@ -83,6 +87,34 @@ TEST_F(StoreAnswersTest, ACandidateIsTheMostRecentRunsNotTheFastestOfEachGemmAcr
   EXPECT_GT(row.runs[0].started_us, 0);
   EXPECT_FALSE(row.pooled);
   ASSERT_EQ(r->runs.size(), 1u) << "the answer names the run it used";
+}
+
+// Each answer's reads (runs, rows, races, predictions) see one state of the
+// database: a sweep committing meanwhile shows in all of them or in none.
+TEST_F(StoreAnswersTest, EachAnswerReadsOneSnapshotOfTheDatabase) {
+  Sweep(R"({"name":"a","dff":[{"hidden":4096,"window":64}]})", 1.0);
+  Sweep(R"({"name":"b","dff":[{"hidden":4096,"window":64}]})", 1.2);
+  store::StoreOptions options;
+  options.vfs = ReadLockCountingVfsName();
+  auto counted = store::Store::Open(dir_.File("s.db"), options);
+  ASSERT_TRUE(counted.ok()) << counted.status();
+  const tuner::GpuSpec& gpu = **tuner::FindGpu("h100");
+  auto answers = StoreAnswers(**counted, "s.db", {});
+  const int64_t before = ReadLocksTaken();
+  auto dff = answers->Dff(EveryCandidate(4096, 64), gpu);
+  ASSERT_TRUE(dff.ok()) << dff.status();
+  ASSERT_EQ(dff->rows.front().source, tuner::Source::kMeasured);
+  EXPECT_EQ(ReadLocksTaken() - before, 1) << "the d_ff answer read more than one snapshot";
+  const int64_t lookup_before = ReadLocksTaken();
+  auto lookup = answers->Lookup(testing::Gemm(8192, 21844, 4096), gpu);
+  ASSERT_TRUE(lookup.ok()) << lookup.status();
+  EXPECT_TRUE(lookup->measured.has_value());
+  EXPECT_EQ(ReadLocksTaken() - lookup_before, 1) << "the lookup read more than one snapshot";
+  // What is counted is snapshots: two reads outside an answer are two.
+  const int64_t apart_before = ReadLocksTaken();
+  ASSERT_TRUE((*counted)->GetMeasurement(lookup->measured->id).ok());
+  ASSERT_TRUE((*counted)->GetMeasurement(lookup->measured->id).ok());
+  EXPECT_EQ(ReadLocksTaken() - apart_before, 2);
 }
 
 TEST_F(StoreAnswersTest, GemmsMeasuredOnlyByDifferentRunsAreNotStitchedUnlessPooled) {

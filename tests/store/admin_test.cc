@@ -110,6 +110,8 @@ class NotASqliteStore final : public Store {
     return Unimplemented();
   }
   absl::StatusOr<ResultsGeneration> LatestGeneration() override { return Unimplemented(); }
+  absl::Status BeginRead() override { return Unimplemented(); }
+  void EndRead() override {}
 
  private:
   static absl::Status Unimplemented() { return absl::UnimplementedError("not a SQLite store"); }

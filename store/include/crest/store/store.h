@@ -206,6 +206,34 @@ class Store : public JobStore {
   // or prediction added, by any connection. Stats' result counts computed at
   // one latest generation hold until it moves (crestd keeps them so).
   virtual absl::StatusOr<ResultsGeneration> LatestGeneration() = 0;
+
+  // ---- one snapshot for many reads (ReadSnapshot below holds one)
+  // Begins a read transaction: until the matching EndRead, every read sees
+  // the database as it was at the first of them, whatever other
+  // connections commit meanwhile, and SQLite takes its locks once instead
+  // of once a statement. Pairs nest; the outermost one holds the snapshot.
+  // Inside one, a write fails (answers only read).
+  virtual absl::Status BeginRead() = 0;
+  virtual void EndRead() = 0;
+};
+
+// Holds one read snapshot of `store` for a scope (BeginRead … EndRead):
+// the reads of one answer see one state of the database, so an answer never
+// mixes rows from before and after a sweep's commit. Where BeginRead fails,
+// each read runs in its own transaction as without one, and the first that
+// cannot read reports why.
+class ReadSnapshot final {
+ public:
+  explicit ReadSnapshot(Store& store) : store_(store), held_(store.BeginRead().ok()) {}
+  ~ReadSnapshot() {
+    if (held_) store_.EndRead();
+  }
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+ private:
+  Store& store_;
+  const bool held_;
 };
 
 }  // namespace crest::store

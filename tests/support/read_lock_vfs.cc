@@ -1,0 +1,78 @@
+#include "read_lock_vfs.h"
+
+#include <sqlite3.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace crest::testing {
+namespace {
+
+// The WAL-index's locks (wal.c): WRITE 0, CKPT 1, RECOVER 2, then the
+// read marks' READ(0..4) at 3..7.
+constexpr int kFirstReadLock = 3;
+constexpr int kReadLocks = 5;
+
+sqlite3_vfs g_vfs;
+sqlite3_vfs* g_base = nullptr;
+std::atomic<int64_t> g_read_locks{0};
+std::mutex g_methods_mutex;
+// The base VFS's file methods → the same with xShmLock counted.
+std::map<const sqlite3_io_methods*, std::unique_ptr<sqlite3_io_methods>> g_methods;
+std::map<const sqlite3_io_methods*, const sqlite3_io_methods*> g_base_of;
+
+int CountingShmLock(sqlite3_file* file, int offset, int n, int flags) {
+  const sqlite3_io_methods* base = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_methods_mutex);
+    base = g_base_of.at(file->pMethods);
+  }
+  const int rc = base->xShmLock(file, offset, n, flags);
+  const bool read_lock = offset >= kFirstReadLock && offset < kFirstReadLock + kReadLocks;
+  if (rc == SQLITE_OK && read_lock && flags == (SQLITE_SHM_LOCK | SQLITE_SHM_SHARED)) {
+    ++g_read_locks;
+  }
+  return rc;
+}
+
+const sqlite3_io_methods* Counted(const sqlite3_io_methods* base) {
+  std::lock_guard<std::mutex> lock(g_methods_mutex);
+  auto& counted = g_methods[base];
+  if (!counted) {
+    counted = std::make_unique<sqlite3_io_methods>(*base);
+    counted->xShmLock = CountingShmLock;
+    g_base_of[counted.get()] = base;
+  }
+  return counted.get();
+}
+
+int CountingOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags,
+                 int* out_flags) {
+  const int rc = g_base->xOpen(g_base, name, file, flags, out_flags);
+  // The WAL index belongs to the main database file's handle.
+  if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_DB) != 0 && file->pMethods != nullptr &&
+      file->pMethods->iVersion >= 2 && file->pMethods->xShmLock != nullptr) {
+    file->pMethods = Counted(file->pMethods);
+  }
+  return rc;
+}
+
+}  // namespace
+
+const char* ReadLockCountingVfsName() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_base = sqlite3_vfs_find(nullptr);
+    g_vfs = *g_base;
+    g_vfs.zName = "crest-test-read-locks";
+    g_vfs.xOpen = CountingOpen;
+    sqlite3_vfs_register(&g_vfs, 0);
+  });
+  return g_vfs.zName;
+}
+
+int64_t ReadLocksTaken() { return g_read_locks.load(); }
+
+}  // namespace crest::testing

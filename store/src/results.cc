@@ -245,18 +245,32 @@ absl::Status SqliteStore::UpdateRunBests(int64_t after_id) {
 }
 
 absl::StatusOr<std::vector<int64_t>> SqliteStore::SoftwareVersions(const SoftwarePin& pin) {
-  // Software versions, newest first (cuBLASLt, then runtime, then driver).
+  // Software versions, newest first (cuBLASLt, then runtime, then driver),
+  // ordered here: a handful of rows, for which SQLite's ORDER BY opened a
+  // sorter at every answer.
   auto versions = conn_->Prepare(
-      "SELECT id FROM software WHERE (?1 IS NULL OR cublaslt = ?1) AND "
-      "(?2 IS NULL OR cuda_runtime = ?2) AND (?3 IS NULL OR driver = ?3) "
-      "ORDER BY cublaslt DESC, cuda_runtime DESC, driver DESC");
+      "SELECT id, cublaslt, cuda_runtime, driver FROM software WHERE (?1 IS NULL OR cublaslt = ?1) "
+      "AND (?2 IS NULL OR cuda_runtime = ?2) AND (?3 IS NULL OR driver = ?3)");
   if (!versions.ok()) return versions.status();
   (*versions)->Bind(1, pin.cublaslt).Bind(2, pin.cuda_runtime).Bind(3, pin.driver);
-  std::vector<int64_t> software_ids;
+  struct Version {
+    int64_t cublaslt, cuda_runtime;
+    std::string driver;  // compared as SQLite compares texts: by bytes
+    int64_t id;
+  };
+  std::vector<Version> found;
   auto listed = (*versions)->ForEachRow("listing software versions", [&](const Statement& row) {
-    software_ids.push_back(row.Int("id"));
+    found.push_back(
+        {row.Int("cublaslt"), row.Int("cuda_runtime"), row.Text("driver"), row.Int("id")});
   });
   if (!listed.ok()) return listed;
+  std::sort(found.begin(), found.end(), [](const Version& a, const Version& b) {
+    return std::tie(a.cublaslt, a.cuda_runtime, a.driver) >
+           std::tie(b.cublaslt, b.cuda_runtime, b.driver);
+  });
+  std::vector<int64_t> software_ids;
+  software_ids.reserve(found.size());
+  for (const Version& v : found) software_ids.push_back(v.id);
   return software_ids;
 }
 

@@ -94,6 +94,31 @@ TEST(StoreRuns, EachJobOnEachDeviceIsARunWithItsOwnBestAndItsNameAndSurvivesAMer
   EXPECT_EQ(seen.size(), 4u) << "the merged jobs keep their names and nodes";
 }
 
+TEST(StoreSoftware, VersionsComeNewestCublasLtFirstThenRuntimeThenDriverAndPinsFilter) {
+  TempDir dir;
+  auto db = OpenOk(dir.File("s.db"));
+  // Registered out of order; the driver is text, compared byte by byte.
+  const tuner::SoftwareInfo versions[] = {{"590.10", 13010, 130000},
+                                          {"575.99", 13000, 130100},
+                                          {"600.01", 12090, 130100},
+                                          {"580.12", 13000, 130100}};
+  std::map<std::string, int64_t> id_of;
+  for (const tuner::SoftwareInfo& sw : versions) {
+    auto ids = db->RegisterDevice(crest::testing::FakeH100(), sw);
+    ASSERT_TRUE(ids.ok()) << ids.status();
+    id_of[sw.driver] = ids->second;
+  }
+  auto all = db->SoftwareVersions({});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(*all, (std::vector<int64_t>{id_of["580.12"], id_of["575.99"], id_of["600.01"],
+                                        id_of["590.10"]}));
+  SoftwarePin pin;
+  pin.cuda_runtime = 13000;
+  EXPECT_EQ(*db->SoftwareVersions(pin), (std::vector<int64_t>{id_of["580.12"], id_of["575.99"]}));
+  pin.driver = "575.99";
+  EXPECT_EQ(*db->SoftwareVersions(pin), (std::vector<int64_t>{id_of["575.99"]}));
+}
+
 TEST(StorePredictions, SameKeyIsStoredOnceAndFoundInBatches) {
   TempDir dir;
   auto db = OpenOk(dir.File("p.db"));

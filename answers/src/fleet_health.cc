@@ -134,10 +134,10 @@ absl::StatusOr<FleetHealth> CheckFleet(store::Store& db, const FleetQuery& q) {
     return absl::InvalidArgumentError(StrCat("threshold: must be between 0 and ",
                                              kMaxCompareThreshold, " (a fraction: 0.03 is 3%)"));
   }
-  store::ReadSnapshot snapshot(db);
   if (!(q.family_error > 0 && q.family_error < 1)) {
     return absl::InvalidArgumentError("family error: must be between 0 and 1, both excluded");
   }
+  store::ReadSnapshot snapshot(db);  // every group from one state of the database
   auto groups = ReadGroups(db, q);
   if (!groups.ok()) return groups.status();
   FleetHealth health;

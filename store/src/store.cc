@@ -132,8 +132,8 @@ absl::Status SqliteStore::BeginRead() {
 void SqliteStore::EndRead() {
   if (read_depth_ == 0 || --read_depth_ > 0 || !read_begun_) return;
   read_begun_ = false;
-  // SQLite may have ended it already (a read failed for want of memory or
-  // of the disk rolls the transaction back).
+  // SQLite has ended it itself when a read failed for want of memory or
+  // disk (it rolls the transaction back).
   if (!conn_->InTransaction()) return;
   if (!conn_->EndRead("ending a read snapshot").ok()) conn_->Rollback();
 }

@@ -212,7 +212,7 @@ class Store : public JobStore {
   // the database as it was at the first of them, whatever other
   // connections commit meanwhile, and SQLite takes its locks once instead
   // of once a statement. Pairs nest; the outermost one holds the snapshot.
-  // Inside one, a write fails (answers only read).
+  // A write inside one is refused (FailedPrecondition): answers only read.
   virtual absl::Status BeginRead() = 0;
   virtual void EndRead() = 0;
 };

@@ -38,7 +38,6 @@ class StoreAnswersImpl final : public Answers {
 
   absl::StatusOr<tuner::DffRanking> Dff(const tuner::DffQuery& query,
                                         const tuner::GpuSpec& gpu) override {
-    store::ReadSnapshot snapshot(db_);
     internal::StoredTimes stored(db_, gpu, origin_.options);
     SetTimers timers = TimersOf(stored);
     if (origin_.options.races) timers.races = RaceFinder(query);
@@ -47,7 +46,6 @@ class StoreAnswersImpl final : public Answers {
 
   absl::StatusOr<tuner::VocabRanking> Vocab(const tuner::VocabQuery& query,
                                             const tuner::GpuSpec& gpu) override {
-    store::ReadSnapshot snapshot(db_);
     internal::StoredTimes stored(db_, gpu, origin_.options);
     return RankVocabWith(query, TimersOf(stored));
   }
@@ -55,7 +53,6 @@ class StoreAnswersImpl final : public Answers {
   absl::StatusOr<std::vector<tuner::DesignRow>> Design(std::span<const tuner::DesignConfig> configs,
                                                        const tuner::DesignOptions& options,
                                                        const tuner::GpuSpec& gpu) override {
-    store::ReadSnapshot snapshot(db_);
     internal::StoredTimes stored(db_, gpu, origin_.options);
     return RankDesignsWith(configs, options, gpu, TimersOf(stored));
   }
@@ -101,7 +98,6 @@ class StoreAnswersImpl final : public Answers {
 absl::StatusOr<GemmAnswer> StoreAnswersImpl::Lookup(const tuner::GemmShape& gemm,
                                                     const tuner::GpuSpec& gpu) {
   if (auto s = tuner::ValidateGemmSizes(gemm.m, gemm.n, gemm.k, gemm.batch); !s.ok()) return s;
-  store::ReadSnapshot snapshot(db_);
   internal::StoredTimes stored(db_, gpu, origin_.options);
   GemmAnswer answer;
   auto choice = stored.Choose({&gemm, 1});
@@ -172,7 +168,6 @@ absl::StatusOr<std::vector<tuner::Timing>> TimeGemmSet(store::Store& db, const t
                                                        const AnswerOptions& options,
                                                        std::span<const tuner::GemmShape> gemms,
                                                        bool predict_only) {
-  store::ReadSnapshot snapshot(db);
   internal::StoredTimes stored(db, gpu, options);
   return predict_only ? stored.Predicted(gemms) : stored.Time(gemms);
 }

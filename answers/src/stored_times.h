@@ -25,9 +25,12 @@ namespace crest::answers::internal {
 
 class StoredTimes {
  public:
-  // `db`, `gpu` and `options` must outlive it.
+  // `db`, `gpu` and `options` must outlive it. It reads `db` in one
+  // snapshot (store::ReadSnapshot) for its whole life: what it keeps of
+  // the store (versions, runs, rows, labels) is then of one state of the
+  // database, and so is what its owner reads of `db` meanwhile.
   StoredTimes(store::Store& db, const tuner::GpuSpec& gpu, const AnswerOptions& options)
-      : db_(db), gpu_(gpu), options_(options) {}
+      : db_(db), snapshot_(db), gpu_(gpu), options_(options) {}
 
   // Reads what `sets` need in a few queries (each run's bests of every key,
   // the store's predictions for sets no run answers) and chooses each set's
@@ -130,6 +133,7 @@ class StoredTimes {
   const std::string& Provenance(const store::RunKey& key, const store::RunRecord& run);
 
   store::Store& db_;
+  store::ReadSnapshot snapshot_;
   const tuner::GpuSpec& gpu_;
   const AnswerOptions& options_;
   std::optional<std::vector<Version>> versions_;  // newest first

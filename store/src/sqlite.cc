@@ -159,18 +159,16 @@ absl::StatusOr<Statement*> Connection::Prepare(const std::string& sql) {
 
 absl::Status Connection::Begin(std::string_view doing) { return Exec("BEGIN IMMEDIATE", doing); }
 
-absl::Status Connection::Commit(std::string_view doing) { return Exec("COMMIT", doing); }
+absl::Status Connection::Commit(std::string_view doing) {
+  auto commit = Prepare("COMMIT");
+  if (!commit.ok()) return commit.status();
+  return (*commit)->Run(doing);
+}
 
 absl::Status Connection::BeginRead(std::string_view doing) {
   auto begin = Prepare("BEGIN DEFERRED");
   if (!begin.ok()) return begin.status();
   return (*begin)->Run(doing);
-}
-
-absl::Status Connection::EndRead(std::string_view doing) {
-  auto commit = Prepare("COMMIT");
-  if (!commit.ok()) return commit.status();
-  return (*commit)->Run(doing);
 }
 
 void Connection::Rollback() {

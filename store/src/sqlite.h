@@ -63,12 +63,13 @@ class Connection final {
   absl::StatusOr<Statement*> Prepare(const std::string& sql);
 
   absl::Status Begin(std::string_view doing);  // BEGIN IMMEDIATE
+  // Ends a write's or a read's transaction, by a statement prepared once.
   absl::Status Commit(std::string_view doing);
   void Rollback();  // best effort; never fails loudly
   // A read transaction (BEGIN DEFERRED: its snapshot is taken at its first
-  // read) and its end, by statements prepared once (an answer begins one).
+  // read), by a statement prepared once (every answer begins one); Commit
+  // ends it.
   absl::Status BeginRead(std::string_view doing);
-  absl::Status EndRead(std::string_view doing);
   // Inside a transaction, begun by this connection's BEGIN.
   bool InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 

@@ -135,7 +135,7 @@ void SqliteStore::EndRead() {
   // SQLite has ended it itself when a read failed for want of memory or
   // disk (it rolls the transaction back).
   if (!conn_->InTransaction()) return;
-  if (!conn_->EndRead("ending a read snapshot").ok()) conn_->Rollback();
+  if (!conn_->Commit("ending a read snapshot").ok()) conn_->Rollback();
 }
 
 absl::Status SqliteStore::CountProgress(std::optional<int64_t> job_id, int64_t count) {

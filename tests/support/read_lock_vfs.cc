@@ -18,17 +18,18 @@ constexpr int kReadLocks = 5;
 sqlite3_vfs g_vfs;
 sqlite3_vfs* g_base = nullptr;
 std::atomic<int64_t> g_read_locks{0};
+
+// A file's methods as the base VFS gave them, but for xShmLock, which
+// counts; the base's are found from the counted ones (the first member).
+struct CountedMethods {
+  sqlite3_io_methods methods;
+  const sqlite3_io_methods* base;
+};
 std::mutex g_methods_mutex;
-// The base VFS's file methods → the same with xShmLock counted.
-std::map<const sqlite3_io_methods*, std::unique_ptr<sqlite3_io_methods>> g_methods;
-std::map<const sqlite3_io_methods*, const sqlite3_io_methods*> g_base_of;
+std::map<const sqlite3_io_methods*, std::unique_ptr<CountedMethods>> g_counted;  // by base
 
 int CountingShmLock(sqlite3_file* file, int offset, int n, int flags) {
-  const sqlite3_io_methods* base = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(g_methods_mutex);
-    base = g_base_of.at(file->pMethods);
-  }
+  const sqlite3_io_methods* base = reinterpret_cast<const CountedMethods*>(file->pMethods)->base;
   const int rc = base->xShmLock(file, offset, n, flags);
   const bool read_lock = offset >= kFirstReadLock && offset < kFirstReadLock + kReadLocks;
   if (rc == SQLITE_OK && read_lock && flags == (SQLITE_SHM_LOCK | SQLITE_SHM_SHARED)) {
@@ -39,13 +40,12 @@ int CountingShmLock(sqlite3_file* file, int offset, int n, int flags) {
 
 const sqlite3_io_methods* Counted(const sqlite3_io_methods* base) {
   std::lock_guard<std::mutex> lock(g_methods_mutex);
-  auto& counted = g_methods[base];
+  auto& counted = g_counted[base];
   if (!counted) {
-    counted = std::make_unique<sqlite3_io_methods>(*base);
-    counted->xShmLock = CountingShmLock;
-    g_base_of[counted.get()] = base;
+    counted = std::make_unique<CountedMethods>(CountedMethods{*base, base});
+    counted->methods.xShmLock = CountingShmLock;
   }
-  return counted.get();
+  return &counted->methods;
 }
 
 int CountingOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags,

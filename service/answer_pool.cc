@@ -53,6 +53,15 @@ absl::Status AnswerPool::Post(const char* method, Work work) {
   return absl::OkStatus();
 }
 
+bool AnswerPool::TryRunHere(const std::string& caller) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // A caller is listed while it has work waiting or running: none listed,
+  // none waits and none computes.
+  if (stopping_ || !callers_.empty() || options_.per_caller < 1) return false;
+  ++callers_[caller].running;
+  return true;
+}
+
 void AnswerPool::Stop() {
   std::vector<Work> unrun;
   {

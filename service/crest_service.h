@@ -157,9 +157,14 @@ class CrestService final : public RawCrestService {
 
   // What a unary call does once its caller is known: either it is answered
   // at once (the status: a refusal, a cheap answer, a cached one), or it
-  // needs a computation, which a costly method runs on the answer pool.
+  // needs a computation, which a costly method runs on the answer pool, or
+  // a small one (SmallComputation), which a costly method computes on the
+  // serving thread when the pool is idle (AnswerPool::TryRunHere).
   using Computation = std::function<absl::Status()>;
-  using FirstStep = std::variant<absl::Status, Computation>;
+  struct SmallComputation {
+    Computation run;
+  };
+  using FirstStep = std::variant<absl::Status, Computation, SmallComputation>;
   // `request_bytes`: the request's size, which a computation waiting for
   // the answer pool counts against its bounds.
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, MethodTraits traits,

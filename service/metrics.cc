@@ -35,6 +35,7 @@ class NoMetrics final : public Metrics {
   void ResultWritten(tuner::Source) override {}
   void BackendBusy(const std::string&, double) override {}
   void AnswerCache(std::string_view, bool) override {}
+  void AnswerComputed(std::string_view, bool) override {}
   void SetHeap(double, double) override {}
   void SetFleet(const answers::FleetHealth&, double) override {}
 };
@@ -136,6 +137,11 @@ class PrometheusMetrics final : public Metrics {
                    .Name("crest_answer_cache_total")
                    .Help("Cached answers served (hit) or computed (miss), by method")
                    .Register(*registry_)),
+        computed_(prometheus::BuildCounter()
+                      .Name("crest_answers_computed_total")
+                      .Help("Costly answers computed, by method and thread: serving (gRPC's, a "
+                            "small QueryDff while the answer pool and job lanes are idle) or pool")
+                      .Register(*registry_)),
         heap_(prometheus::BuildGauge()
                   .Name("crest_heap_bytes")
                   .Help("malloc's heap: in_use (allocated) and free (freed, kept by the "
@@ -205,6 +211,11 @@ class PrometheusMetrics final : public Metrics {
   void AnswerCache(std::string_view method, bool hit) override {
     cache_.Add({{"method", std::string(method)}, {"outcome", hit ? "hit" : "miss"}}).Increment();
   }
+  void AnswerComputed(std::string_view method, bool on_serving_thread) override {
+    computed_
+        .Add({{"method", std::string(method)}, {"thread", on_serving_thread ? "serving" : "pool"}})
+        .Increment();
+  }
   void ResultWritten(tuner::Source source) override {
     results_.Add({{"source", std::string(tuner::SourceName(source))}}).Increment();
   }
@@ -222,6 +233,7 @@ class PrometheusMetrics final : public Metrics {
   prometheus::Family<prometheus::Counter>& errors_;
   prometheus::Family<prometheus::Counter>& busy_;
   prometheus::Family<prometheus::Counter>& cache_;
+  prometheus::Family<prometheus::Counter>& computed_;
   prometheus::Family<prometheus::Gauge>& heap_;
   prometheus::Gauge& heap_in_use_;
   prometheus::Gauge& heap_free_;

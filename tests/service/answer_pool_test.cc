@@ -3,6 +3,7 @@
 // not computed for; stopping finishes what waits.
 #include "answer_pool.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -133,6 +134,47 @@ TEST(AnswerPool, StoppingFinishesWhatWaitsUncomputedAndRefusesMore) {
   EXPECT_EQ(r.order(), (std::vector<std::string>{"holder"}));
   EXPECT_EQ(r.skipped(), (std::vector<std::string>{"waiting:UNAVAILABLE"}));
   EXPECT_TRUE(absl::IsUnavailable(pool.Post("m", r.Make("d", "late"))));
+}
+
+TEST(AnswerPool, ASmallAnswerIsComputedHereOnlyWhileNoneWaitsOrRunsAndOneAtATime) {
+  AnswerPool pool({.threads = 1, .max_waiting = 64, .per_caller = 64});
+  ASSERT_TRUE(pool.TryRunHere("a"));
+  EXPECT_FALSE(pool.TryRunHere("b")) << "a second answer was computed here at once";
+  pool.DoneHere("a");
+  ASSERT_TRUE(pool.TryRunHere("b"));
+  pool.DoneHere("b");
+
+  Recorder r;
+  ASSERT_TRUE(pool.Post("m", r.Make("a", "holder")).ok());
+  r.WaitUntilHolding();
+  EXPECT_FALSE(pool.TryRunHere("b")) << "computed here while the pool computes";
+  ASSERT_TRUE(pool.Post("m", r.Make("c", "waiting")).ok());
+  EXPECT_FALSE(pool.TryRunHere("b")) << "computed here ahead of one that waits its turn";
+  r.Release();
+  r.WaitFor(2);
+  // Once the pool has finished both (its thread counts them done just
+  // after they run), a small answer is computed here again.
+  bool here = false;
+  for (int i = 0; i < 500 && !here; ++i) {
+    here = pool.TryRunHere("b");
+    if (!here) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(here);
+  if (here) pool.DoneHere("b");
+  pool.Stop();
+  EXPECT_FALSE(pool.TryRunHere("b")) << "computed here while stopping";
+}
+
+TEST(AnswerPool, AnAnswerComputedHereCountsAgainstItsCallersBudget) {
+  AnswerPool pool({.threads = 1, .max_waiting = 64, .per_caller = 1});
+  Recorder r;
+  ASSERT_TRUE(pool.TryRunHere("a"));
+  EXPECT_TRUE(absl::IsResourceExhausted(pool.Post("m", r.Make("a", "second"))))
+      << "the caller's one answer is being computed here";
+  ASSERT_TRUE(pool.Post("m", r.Make("b", "other")).ok()) << "another caller's budget is its own";
+  r.WaitFor(1);
+  pool.DoneHere("a");
+  EXPECT_EQ(r.order(), (std::vector<std::string>{"other"}));
 }
 
 }  // namespace

@@ -695,6 +695,55 @@ TEST_F(CrestdJobs, CachedAnswersAreServedUntilASweepWritesThenComputedAnew) {
       << text;
 }
 
+// Where a costly answer is computed: a small QueryDff on gRPC's serving
+// thread while the answer pool and the job lanes are idle (the hand-off to
+// the pool and back was about a third of its CPU); a large one, or any while
+// a job runs (computing there cost a job about a sixth of its writes), on
+// the answer pool. The metrics say which.
+TEST_F(CrestdJobs, ASmallQueryIsComputedOnTheServingThreadOnlyWhileNoJobRuns) {
+  StartDaemon({"--metrics-listen", "127.0.0.1:0", "--metrics-port-file", dir_.File("mport"),
+               "--model-gemm-delay-ms", "20"});
+  const auto query = [&](int window) {
+    v1::QueryDffRequest q;
+    q.set_hidden(4096);
+    q.set_gpu("h100");
+    q.set_window(window);
+    q.set_align(1);
+    v1::QueryDffResponse r;
+    const grpc::Status s = Call(&v1::Crest::Stub::QueryDff, q, &r);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+  };
+  const auto computed = [&](const char* thread) {
+    const std::string text = HttpGet(MetricsPort(), "/metrics");
+    const std::string series =
+        std::string("crest_answers_computed_total{method=\"QueryDff\",thread=\"") + thread + "\"} ";
+    const size_t at = text.find(series);
+    return at == std::string::npos ? 0 : std::atoi(text.c_str() + at + series.size());
+  };
+  query(8);  // 17 candidates, 34 GEMMs
+  EXPECT_EQ(computed("serving"), 1);
+  EXPECT_EQ(computed("pool"), 0);
+  query(700);  // 1,401 candidates, 2,802 GEMMs: over the serving thread's 2,400
+  EXPECT_EQ(computed("serving"), 1);
+  EXPECT_EQ(computed("pool"), 1);
+
+  const v1::Job running = Submit(DffSpec(64));  // 258 GEMMs: ~5 s
+  WaitFor(running.id(), [](const v1::Job& j) { return j.done() >= 1; });
+  query(9);
+  EXPECT_LT(Get(running.id()).done(), 258) << "the job ended before the query; slow it further";
+  EXPECT_EQ(computed("serving"), 1) << "computed on the serving thread while a job ran";
+  EXPECT_EQ(computed("pool"), 2);
+  v1::CancelJobRequest cancel;
+  cancel.set_id(running.id());
+  v1::Job cancelled;
+  ASSERT_TRUE(Call(&v1::Crest::Stub::CancelJob, cancel, &cancelled).ok());
+  WaitFor(running.id(), Ended);
+  // The lane is idle a moment after its job is marked ended: a small query
+  // is computed on the serving thread again by the next few.
+  for (int window = 10; window < 60 && computed("serving") < 2; ++window) query(window);
+  EXPECT_EQ(computed("serving"), 2) << "still computed on the pool after the job ended";
+}
+
 // Another process writing into crestd's database (here the CLI's own sweep)
 // moves the GPU's generation too: crestd's next answer is computed anew, not
 // served from memory, though crestd wrote nothing itself.

@@ -186,9 +186,7 @@ absl::StatusOr<CrestService::ReadRequest<Request>> CrestService::Read(MethodTrai
   if constexpr (requires { read.request.gpu(); }) {
     auto gpu = GpuOf(read.request.gpu());
     if (traits.cached && gpu.ok()) {
-      auto db = pool_.Acquire();
-      if (!db.ok()) return db.status();
-      auto g = (*db)->Generation(std::string((*gpu)->name));
+      auto g = pool_.Generation(std::string((*gpu)->name));
       if (!g.ok()) return g.status();
       read.generation = *g;
       read.cached = cache_.Find(traits.name, read.bytes, *g);

@@ -5,6 +5,7 @@
 
 #include "crest/answers/fleet_health.h"
 #include "crest/common/str_cat.h"
+#include "crest/store/store.h"
 #include "log.h"
 
 namespace crest::service {

@@ -20,14 +20,14 @@
 #include "crest/common/host_port.h"
 #include "crest/common/str_cat.h"
 #include "crest/measure/cuda_backend.h"
-#include "crest/store/admin.h"
-#include "crest/store/store.h"
+#include "crest/store/records.h"
 #include "crest/sweep/backend_factory.h"
 #include "crest/tuner/calibration.h"
 #include "crest_service.h"
 #include "fleet_gauges.h"
 #include "log.h"
 #include "metrics.h"
+#include "node_database.h"
 #include "server_paths.h"
 #include "state_dir_lock.h"
 #include "store_pool.h"
@@ -252,21 +252,7 @@ absl::StatusOr<std::string> PrepareDatabase(Server::Parts& p) {
                " is empty (0 bytes): restore it from a snapshot, or remove it to start a "
                "new database (--no-check-on-start skips this check)"));
   }
-  store::StoreOptions options;
-  options.env = p.env;
-  auto db = store::Store::Open(path, options);
-  if (!db.ok()) return db.status();
-  if (c.check_on_start) {
-    auto problems = store::QuickCheck(**db);
-    if (!problems.ok()) return problems.status();
-    if (!problems->empty()) {
-      Log(Level::kError, "database_corrupt", {{"db", path}, {"first_problem", problems->front()}});
-      return absl::DataLossError(StrCat(path, " failed its quick check (", problems->size(),
-                                        " problems; first: ", problems->front(),
-                                        "); restore it from a snapshot or `crest db check`"));
-    }
-    Log(Level::kInfo, "database_checked", {{"db", path}, {"result", "ok"}});
-  }
+  if (auto s = OpenNodeDatabase(path, p.env, c.check_on_start); !s.ok()) return s;
   return path;
 }
 
@@ -309,9 +295,7 @@ JobQueueOptions QueueOptions(const Server::Parts& p) {
   o.lanes = c.lanes.empty() ? ProbeLanes() : c.lanes;
   o.max_gemms_per_job = c.max_job_gemms;
   o.max_queued_per_client = c.max_queued_per_client;
-  // Three quarters for the file, a quarter for its write-ahead log (the
-  // store checkpoints the log at a third of the file's pages).
-  o.max_db_pages = c.max_db_bytes / 4 * 3 / store::kPageBytes;
+  o.max_db_pages = MaxDbPages(c.max_db_bytes);
   o.full_retry_s = c.full_retry_s;
   o.max_job_seconds = c.max_job_seconds;
   o.host = p.env->HostName();

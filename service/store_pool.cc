@@ -1,6 +1,14 @@
 #include "store_pool.h"
 
+#include "crest/store/store.h"
+
 namespace crest::service {
+
+StorePool::StorePool(std::string path) : path_(std::move(path)) {}
+StorePool::~StorePool() = default;
+
+StorePool::Lease::Lease(StorePool* pool, std::unique_ptr<store::Store> db)
+    : pool_(pool), db_(std::move(db)) {}
 
 StorePool::Lease::~Lease() {
   if (db_ != nullptr) pool_->Release(std::move(db_));
@@ -21,6 +29,12 @@ absl::StatusOr<StorePool::Lease> StorePool::Acquire() {
   auto db = store::Store::Open(path_, options);
   if (!db.ok()) return db.status();
   return Lease(this, *std::move(db));
+}
+
+absl::StatusOr<store::ResultsGeneration> StorePool::Generation(const std::string& gpu_model) {
+  auto db = Acquire();
+  if (!db.ok()) return db.status();
+  return (*db)->Generation(gpu_model);
 }
 
 void StorePool::Release(std::unique_ptr<store::Store> db) {

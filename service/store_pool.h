@@ -8,18 +8,23 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "crest/store/store.h"
+#include "crest/store/records.h"
+
+namespace crest::store {
+class Store;  // crest/store/store.h, which a user of a lease's store includes
+}  // namespace crest::store
 
 namespace crest::service {
 
 class StorePool final {
  public:
-  explicit StorePool(std::string path) : path_(std::move(path)) {}
+  explicit StorePool(std::string path);
+  ~StorePool();
 
   // A connection returned to the pool when the lease ends.
   class Lease final {
    public:
-    Lease(StorePool* pool, std::unique_ptr<store::Store> db) : pool_(pool), db_(std::move(db)) {}
+    Lease(StorePool* pool, std::unique_ptr<store::Store> db);
     ~Lease();
     Lease(Lease&&) = default;
     store::Store& operator*() const { return *db_; }
@@ -31,6 +36,9 @@ class StorePool final {
   };
 
   absl::StatusOr<Lease> Acquire();
+  // The results generation of `gpu_model` (Store::Generation), read on a
+  // leased connection.
+  absl::StatusOr<store::ResultsGeneration> Generation(const std::string& gpu_model);
 
  private:
   void Release(std::unique_ptr<store::Store> db);

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "crest/store/store.h"
+#include "crest/tuner/dff_query.h"
 #include "crest/tuner/dff_ranking.h"
 #include "crest_cli.h"
-#include "fake_results.h"
+#include "db_files.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "run_command.h"
@@ -310,23 +310,17 @@ TEST(CrestDb, APartlyMeasuredWindowHasOneHeadlineAndKindsNeverMix) {
   testing::TempDir dir;
   const std::string path = dir.File("node.db");
   {
-    auto db = store::Store::Open(path, {});
-    ASSERT_TRUE(db.ok()) << db.status();
-    auto ids = (*db)->RegisterDevice(testing::FakeH100(), testing::FakeSoftware());
-    ASSERT_TRUE(ids.ok()) << ids.status();
     tuner::DffQuery q;
     q.dff.hidden = 4096;
+    std::vector<tuner::GemmShape> measured;
     for (int64_t d_ff = 10920; d_ff <= 10924; ++d_ff) {
       auto gemms = tuner::DffCandidateGemms(q, d_ff);
       ASSERT_TRUE(gemms.ok());
-      for (const tuner::GemmShape& g : *gemms) {
-        // Slow enough (10 ms per GEMM) to be slower than every prediction.
-        ASSERT_TRUE((*db)
-                        ->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
-                                            testing::FakeMeasurement(g, 10000))
-                        .ok());
-      }
+      measured.insert(measured.end(), gemms->begin(), gemms->end());
     }
+    // Slow enough (10 ms per GEMM) to be slower than every prediction.
+    const absl::Status added = testing::AddMeasuredOnFakeH100(path, measured, 10000);
+    ASSERT_TRUE(added.ok()) << added;
   }
   const auto r = Crest("dff --hidden 4096 --gpu h100 --window 8 --db " + path);
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -7,14 +7,13 @@
 #include <fstream>
 #include <string>
 
-#include "crest/store/store.h"
-#include "crest/sweep/runner.h"
 #include "crest_cli.h"
+#include "db_files.h"
 #include "fake_backend.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "run_command.h"
-#include "sweep_testing.h"
+#include "spec_testing.h"
 #include "temp_dir.h"
 
 namespace crest {
@@ -32,15 +31,14 @@ constexpr auto Script = crest::testing::CloseLeadersScript;
 // A database holding one measured sweep of h=4096 ±4.
 std::string Measured(const TempDir& dir, const std::string& name, FakeMeasuringBackend& backend) {
   const std::string path = dir.File(name);
-  auto db = store::Store::Open(path);
-  EXPECT_TRUE(db.ok()) << db.status();
   backend.script = Script;
   // 10918 is 0.8% behind: slower only at a resolution finer than that.
-  auto out = sweep::RunSweep(
+  const absl::Status swept = crest::testing::SweepInto(
+      path,
       Spec(
           R"({"dff": [{"hidden": 4096, "window": 4}], "measure": {"race": {"resolution": 0.005}}})"),
-      backend, **db, {});
-  EXPECT_TRUE(out.ok()) << out.status();
+      backend);
+  EXPECT_TRUE(swept.ok()) << swept;
   return path;
 }
 
@@ -159,8 +157,8 @@ TEST(CrestRace, ARaceOfTheFirstProcedureSaysItsVerdictsHoldAtNoStatedRate) {
   FakeMeasuringBackend backend;
   const std::string db = Measured(dir, "old.db", backend);
   {
-    auto store = store::Store::Open(db);
-    ASSERT_TRUE(store.ok()) << store.status();
+    const absl::Status made = crest::testing::MakeDatabase(db);
+    ASSERT_TRUE(made.ok()) << made;
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);

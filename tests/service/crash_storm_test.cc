@@ -15,10 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "crest/store/admin.h"
-#include "crest/store/store.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "crestd_process.h"
+#include "db_files.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
 
@@ -130,10 +129,9 @@ TEST(CrashStorm, FiftySigkillsAcrossDaemonSweepsLoseNothingAndDuplicateNothing) 
     daemon.Stop(SIGKILL);
     for (auto& t : watchers) t.join();
 
-    auto store = store::Store::Open(db);
-    ASSERT_TRUE(store.ok()) << "after kill " << kill << ": " << store.status();
-    auto check = store::Check(**store);
-    ASSERT_TRUE(check.ok() && check->ok) << "after kill " << kill;
+    auto whole = testing::DatabaseIsWhole(db);
+    ASSERT_TRUE(whole.ok()) << "after kill " << kill << ": " << whole.status();
+    ASSERT_TRUE(*whole) << "after kill " << kill;
     const int64_t rows = Keys(db).second;
     EXPECT_GE(rows, rows_before) << "rows were lost by kill " << kill;
     rows_before = rows;

@@ -15,10 +15,8 @@
 #include <mutex>
 #include <thread>
 
-#include "crest/store/admin.h"
-#include "crest/store/store.h"
 #include "crest/v1/crest.grpc.pb.h"
-#include "fake_results.h"
+#include "db_files.h"
 #include "gemm_testing.h"
 #include "gtest/gtest.h"
 #include "hostile_requests.h"
@@ -45,14 +43,6 @@ std::string DffSpec(int window) {
 }
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
-
-// A measurement of `g` on a scripted H100, as the engine writes it.
-absl::Status AddMeasured(store::Store& db, const tuner::GemmShape& g, double us) {
-  auto ids = db.RegisterDevice(testing::FakeH100(), testing::FakeSoftware());
-  if (!ids.ok()) return ids.status();
-  return db.InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
-                              testing::FakeMeasurement(g, us));
-}
 
 class HostileClients : public ::testing::Test {
  protected:
@@ -339,8 +329,8 @@ TEST_F(HostileClients, ExportNeedsATokenWhenTokensAreOnUnlessTheOperatorOptsOut)
 // for as long as it stayed connected.
 TEST_F(HostileClients, AnExportReaderThatStopsReadingIsCutOffAndOthersExport) {
   {  // A database of ~48 MiB, more than transport buffers hold.
-    auto db = store::Store::Open(dir_.File("crest.db"), {});
-    ASSERT_TRUE(db.ok()) << db.status();
+    const absl::Status made = testing::MakeDatabase(dir_.File("crest.db"));
+    ASSERT_TRUE(made.ok()) << made;
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(dir_.File("crest.db").c_str(), &raw), SQLITE_OK);
@@ -468,20 +458,18 @@ TEST_F(HostileClients, TwoSweepsIntoOneFileCountOnlyTheRowsEachAdded) {
     return at == std::string::npos ? 0 : std::stoll(text.substr(at + 14));
   };
   const int64_t total = new_results(dir_.File("a.json")) + new_results(dir_.File("b.json"));
-  store::StoreOptions read_only;
-  read_only.read_only = true;
-  auto store = store::Store::Open(db, read_only);
-  ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_EQ(total, store::Stats(**store)->predictions) << "each counts what it inserted";
+  auto predictions = testing::CountPredictions(db);
+  ASSERT_TRUE(predictions.ok()) << predictions.status();
+  EXPECT_EQ(total, *predictions) << "each counts what it inserted";
 }
 
 // 10. Rows deleted by another process still answered as measured.
 TEST_F(HostileClients, ResultsDeletedByAnotherProcessNoLongerAnswerAsMeasured) {
   const tuner::GemmShape g = Gemm(8192, 4096, 10816);
   {
-    auto db = store::Store::Open(dir_.File("crest.db"), {});
-    ASSERT_TRUE(db.ok()) << db.status();
-    ASSERT_TRUE(AddMeasured(**db, g, 1000.0).ok());
+    const absl::Status added =
+        testing::AddMeasuredOnFakeH100(dir_.File("crest.db"), {&g, 1}, 1000.0);
+    ASSERT_TRUE(added.ok()) << added;
   }
   Start();
   const auto source = [&] {
@@ -546,11 +534,10 @@ TEST_F(HostileClients, ATokenGivenTwoNamesIsRefusedAtStart) {
 
 TEST_F(HostileClients, ACorruptPageStopsAStartThatChecksNamingTheProblem) {
   {
-    auto db = store::Store::Open(dir_.File("crest.db"), {});
-    ASSERT_TRUE(db.ok());
-    for (int64_t k = 64; k < 3000; ++k) {
-      ASSERT_TRUE(AddMeasured(**db, Gemm(64, 64, k), 10.0).ok());
-    }
+    std::vector<tuner::GemmShape> gemms;
+    for (int64_t k = 64; k < 3000; ++k) gemms.push_back(Gemm(64, 64, k));
+    const absl::Status added = testing::AddMeasuredOnFakeH100(dir_.File("crest.db"), gemms, 10.0);
+    ASSERT_TRUE(added.ok()) << added;
   }
   {  // Scribble over a page in the middle of the file.
     std::fstream f(dir_.File("crest.db"), std::ios::in | std::ios::out | std::ios::binary);

@@ -1,5 +1,5 @@
-// Test support: sweep specs, databases and replayed runs as the sweep and
-// answer tests write them (d_ff queries: dff_testing.h).
+// Test support: databases and replayed runs as the sweep and answer tests
+// write them; specs from spec_testing.h (d_ff queries: dff_testing.h).
 #pragma once
 
 #include <memory>
@@ -11,16 +11,10 @@
 #include "crest/sweep/spec.h"
 #include "dff_testing.h"
 #include "gtest/gtest.h"
+#include "spec_testing.h"
 #include "temp_dir.h"
 
 namespace crest::testing {
-
-// The spec of `json`; a spec that does not parse fails the test.
-inline sweep::SweepSpec Spec(const std::string& json) {
-  auto spec = sweep::ParseSweepSpec(json);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return spec.ok() ? *std::move(spec) : sweep::SweepSpec{};
-}
 
 // The sweep tests' database: s.db in `dir`, host node0, no fsync per commit.
 inline std::unique_ptr<store::Store> OpenSweepDb(const TempDir& dir) {

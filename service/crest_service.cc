@@ -56,9 +56,10 @@ absl::Status CheckQueryCost(const tuner::DffQuery& query, int64_t max_gemms) {
 }
 
 // The most GEMMs a QueryDff may rank to be computed on the serving thread
-// while the answer pool is idle: the default window (257 candidates) of a
-// train pass with gate and up apart (2,313 GEMMs) is within it, about 1 ms
-// of CPU; a second answer waits for the pool as before.
+// while the answer pool and the job lanes are idle: the default window (257
+// candidates) of a train pass with gate and up apart (2,313 GEMMs) is
+// within it, about 1 ms of CPU; a second answer waits for the pool as
+// before.
 constexpr int64_t kSmallQueryGemms = 2400;
 
 // Whether a request's answer is small enough to be computed on the serving

@@ -159,7 +159,8 @@ class CrestService final : public RawCrestService {
   // at once (the status: a refusal, a cheap answer, a cached one), or it
   // needs a computation, which a costly method runs on the answer pool, or
   // a small one (SmallComputation), which a costly method computes on the
-  // serving thread when the pool is idle (AnswerPool::TryRunHere).
+  // serving thread while the pool and the job lanes are idle
+  // (AnswerPool::TryRunHere).
   using Computation = std::function<absl::Status()>;
   struct SmallComputation {
     Computation run;

@@ -5,13 +5,16 @@
 //   2. queues 33 jobs of 200,000 GEMMs with 256-byte names;
 //   3. asks one costly QueryDff (the train step, gate and up apart, at the
 //      --max-query-gemms limit), then the audit's (±49,999: refused);
-//   4. asks 200 of them at once, from one address.
+//   4. asks 200 of them at once, from one address;
+//   5. asks small ones back to back (those crestd may compute on gRPC's
+//      serving thread), one at a time.
 // Each scenario runs its own crestd, so figures are side by side in one run.
 // The audit's figures before the fix (another machine): 64 streams 323 MB
 // → 3.52 GB; 33 queued jobs 170 MB → 2.4 GB; one query ~1 s CPU, +271 MB,
 // an 11.8 MB answer; during 200, another client's lookup waited 120 s.
 //
 // Usage: crestd_hostile_bench CRESTD_BIN WORK_DIR
+//   ONLY=costly|small|large|queued|streams runs that scenario alone.
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -241,6 +245,46 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
               Percentiles(idle).c_str(), Percentiles(during).c_str());
 }
 
+// One client's small QueryDffs back to back, each its own (so none is
+// cached): the largest that crestd computes on gRPC's serving thread while
+// nothing else runs (the default window of the train step with gate and up
+// apart, 2,313 GEMMs, predicted: the database is empty). What another
+// client's LookupGemm waits meanwhile, and crestd's CPU a query.
+void SmallQueries(const std::string& bin, const std::string& work) {
+  CrestdProcess d;
+  if (!StartCrestd(d, bin, work + "/small", {"--answer-cache", "0"})) return;
+  auto stub = d.Stub();
+  std::atomic<bool> stop{false};
+  std::vector<double> idle;
+  std::thread idle_lookups([&] { idle = LookupLatencies(d, stop); });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  stop = true;
+  idle_lookups.join();
+
+  stop = false;
+  std::vector<double> during;
+  std::thread lookups([&] { during = LookupLatencies(d, stop); });
+  v1::QueryDffRequest q = crest::testing::CostlyDffQuery(128);
+  v1::QueryDffResponse out;
+  int answered = 0, failed = 0;
+  const double cpu0 = crest::bench::ProcessCpuSeconds(d.pid());
+  const auto t0 = Clock::now();
+  while (Clock::now() - t0 < std::chrono::seconds(3)) {
+    q.set_tokens(8192 + answered + failed);
+    (stub->QueryDff(Context().get(), q, &out).ok() ? answered : failed) += 1;
+  }
+  const double cpu_s = crest::bench::ProcessCpuSeconds(d.pid()) - cpu0;
+  stop = true;
+  lookups.join();
+  std::printf(
+      "  small queries back to back from one client (+-128, train, gate/up apart: 2,313 GEMMs, "
+      "predicted): %d answered, %d failed in 3 s, %.2f ms crestd CPU a query (the lookups' "
+      "included)\n",
+      answered, failed, answered > 0 ? 1e3 * cpu_s / answered : 0.0);
+  std::printf("  another client's LookupGemm: idle %s; during the queries %s\n",
+              Percentiles(idle).c_str(), Percentiles(during).c_str());
+}
+
 }  // namespace
 
 // 200 Compare requests of ~4 MiB each (a spec the limit allows), sent at
@@ -288,11 +332,18 @@ int main(int argc, char** argv) {
   const std::string bin = argv[1], work = argv[2];
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // nothing buffered when crestd forks
   std::printf("crestd under one greedy client (each scenario its own crestd; RSS of crestd)\n");
-  CostlyQueries(bin, work);
-  LargeRequests(bin, work);
-  QueuedJobs(bin, work);
-  NeverReadStreams(bin, work, 0, 8);
-  NeverReadStreams(bin, work, 64, 8);
-  NeverReadStreams(bin, work, 64, 64);
+  // ONLY=costly|small|large|queued|streams runs that scenario alone.
+  const char* only_env = std::getenv("ONLY");
+  const std::string only = only_env != nullptr ? only_env : "";
+  const auto run = [&](const char* name) { return only.empty() || only == name; };
+  if (run("costly")) CostlyQueries(bin, work);
+  if (run("small")) SmallQueries(bin, work);
+  if (run("large")) LargeRequests(bin, work);
+  if (run("queued")) QueuedJobs(bin, work);
+  if (run("streams")) {
+    NeverReadStreams(bin, work, 0, 8);
+    NeverReadStreams(bin, work, 64, 8);
+    NeverReadStreams(bin, work, 64, 64);
+  }
   return 0;
 }

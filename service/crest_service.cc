@@ -58,8 +58,9 @@ absl::Status CheckQueryCost(const tuner::DffQuery& query, int64_t max_gemms) {
 // The most GEMMs a QueryDff may rank to be computed on the serving thread
 // while the answer pool and the job lanes are idle: the default window (257
 // candidates) of a train pass with gate and up apart (2,313 GEMMs) is
-// within it, about 1 ms of CPU; a second answer waits for the pool as
-// before.
+// within it: 2.8-3.4 ms of crestd's CPU on the 2-core VM where it is
+// predicted (an empty database; bench/crestd_hostile_bench, ONLY=small). A
+// second answer waits for the pool as before.
 constexpr int64_t kSmallQueryGemms = 2400;
 
 // Whether a request's answer is small enough to be computed on the serving

@@ -41,7 +41,7 @@ echo "== crestd under load (the same database, served over loopback)"
 mv "$work/bench.db" "$work/crest.db"
 "$build/bench/crestd_load_bench" "$build/service/crestd" "$work"
 echo
-echo "== crestd under one greedy client (never-read streams, queued jobs, costly queries)"
+echo "== crestd under one greedy client (never-read streams, queued jobs, costly queries, small queries back to back)"
 "$build/bench/crestd_hostile_bench" "$build/service/crestd" "$work/hostile"
 echo
 echo "== fleet: crest fleet pull of 4 crestd into a catalogue; one node's ranking vs the catalogue's"

@@ -165,6 +165,23 @@ std::vector<double> LookupLatencies(const CrestdProcess& d, const std::atomic<bo
   return ms;
 }
 
+// Another client's LookupGemm latencies [ms] while `work` runs.
+template <typename Work>
+std::vector<double> LookupsWhile(const CrestdProcess& d, Work work) {
+  std::atomic<bool> stop{false};
+  std::vector<double> ms;
+  std::thread lookups([&] { ms = LookupLatencies(d, stop); });
+  work();
+  stop = true;
+  lookups.join();
+  return ms;
+}
+
+// Another client's LookupGemm latencies [ms] over 2 s of nothing else.
+std::vector<double> IdleLookups(const CrestdProcess& d) {
+  return LookupsWhile(d, [] { std::this_thread::sleep_for(std::chrono::seconds(2)); });
+}
+
 std::string Percentiles(const std::vector<double>& ms) {
   if (ms.empty()) return "none";
   const crest::bench::Percentiles p = crest::bench::Summarize(ms);  // here in ms
@@ -196,16 +213,7 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
       crest::bench::ProcessCpuSeconds(d.pid()) - cpu0, out.ByteSizeLong(), rss0,
       StatusMb(d.pid(), "VmRSS"));
 
-  std::atomic<bool> stop{false};
-  std::vector<double> idle;
-  std::thread idle_lookups([&] { idle = LookupLatencies(d, stop); });
-  std::this_thread::sleep_for(std::chrono::seconds(2));
-  stop = true;
-  idle_lookups.join();
-
-  stop = false;
-  std::vector<double> during;
-  std::thread lookups([&] { during = LookupLatencies(d, stop); });
+  const std::vector<double> idle = IdleLookups(d);
   std::mutex mu;
   std::condition_variable cv;
   int finished = 0, ok = 0, exhausted = 0;
@@ -215,26 +223,28 @@ void CostlyQueries(const std::string& bin, const std::string& work) {
   std::vector<v1::QueryDffRequest> queries(200, crest::testing::CostlyDffQuery(kWindow));
   for (int i = 0; i < 200; ++i) queries[static_cast<size_t>(i)].set_tokens(8192 + i);
   const double cpu1 = crest::bench::ProcessCpuSeconds(d.pid());
-  const auto t1 = Clock::now();
-  for (int i = 0; i < 200; ++i) {
-    contexts.push_back(Context(200));
-    const auto at = static_cast<size_t>(i);
-    stub->async()->QueryDff(contexts.back().get(), &queries[at], &answers[at], [&](grpc::Status s) {
-      std::lock_guard<std::mutex> lock(mu);
-      ++finished;
-      ok += s.ok() ? 1 : 0;
-      exhausted += s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
-      cv.notify_all();
-    });
-  }
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return finished == 200; });
-  }
-  const double burst_s = std::chrono::duration<double>(Clock::now() - t1).count();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  stop = true;
-  lookups.join();
+  double burst_s = 0;
+  const std::vector<double> during = LookupsWhile(d, [&] {
+    const auto t1 = Clock::now();
+    for (int i = 0; i < 200; ++i) {
+      contexts.push_back(Context(200));
+      const auto at = static_cast<size_t>(i);
+      stub->async()->QueryDff(contexts.back().get(), &queries[at], &answers[at],
+                              [&](grpc::Status s) {
+                                std::lock_guard<std::mutex> lock(mu);
+                                ++finished;
+                                ok += s.ok() ? 1 : 0;
+                                exhausted += s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+                                cv.notify_all();
+                              });
+    }
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return finished == 200; });
+    }
+    burst_s = std::chrono::duration<double>(Clock::now() - t1).count();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  });
   std::printf(
       "  200 such queries at once from one address: %d answered, %d refused "
       "RESOURCE_EXHAUSTED (--answers-per-caller 64), all done in %.2f s, %.2f s crestd "
@@ -254,28 +264,19 @@ void SmallQueries(const std::string& bin, const std::string& work) {
   CrestdProcess d;
   if (!StartCrestd(d, bin, work + "/small", {"--answer-cache", "0"})) return;
   auto stub = d.Stub();
-  std::atomic<bool> stop{false};
-  std::vector<double> idle;
-  std::thread idle_lookups([&] { idle = LookupLatencies(d, stop); });
-  std::this_thread::sleep_for(std::chrono::seconds(2));
-  stop = true;
-  idle_lookups.join();
-
-  stop = false;
-  std::vector<double> during;
-  std::thread lookups([&] { during = LookupLatencies(d, stop); });
+  const std::vector<double> idle = IdleLookups(d);
   v1::QueryDffRequest q = crest::testing::CostlyDffQuery(128);
   v1::QueryDffResponse out;
   int answered = 0, failed = 0;
   const double cpu0 = crest::bench::ProcessCpuSeconds(d.pid());
-  const auto t0 = Clock::now();
-  while (Clock::now() - t0 < std::chrono::seconds(3)) {
-    q.set_tokens(8192 + answered + failed);
-    (stub->QueryDff(Context().get(), q, &out).ok() ? answered : failed) += 1;
-  }
+  const std::vector<double> during = LookupsWhile(d, [&] {
+    const auto t0 = Clock::now();
+    while (Clock::now() - t0 < std::chrono::seconds(3)) {
+      q.set_tokens(8192 + answered + failed);
+      (stub->QueryDff(Context().get(), q, &out).ok() ? answered : failed) += 1;
+    }
+  });
   const double cpu_s = crest::bench::ProcessCpuSeconds(d.pid()) - cpu0;
-  stop = true;
-  lookups.join();
   std::printf(
       "  small queries back to back from one client (+-128, train, gate/up apart: 2,313 GEMMs, "
       "predicted): %d answered, %d failed in 3 s, %.2f ms crestd CPU a query (the lookups' "

@@ -90,6 +90,38 @@ def test_a_study_is_one_tidy_frame_with_every_key_of_its_query():
         crest.study(gpu="tpu", hidden=4096)
 
 
+def test_a_study_is_the_same_frame_on_any_number_of_threads():
+    """threads: each thread answers every n-th cell (one task a thread, not
+    one a cell), and the frame keeps the grid's order whatever their number;
+    a negative number is refused, naming the argument."""
+    import pandas  # noqa: PLC0415
+    grid = dict(gpu=["h100", "a100"], hidden=[2048, 4096, 8192], tp=[1, 2], pass_="fwd",
+                window=8)
+    one = crest.study(**grid, threads=1)
+    assert len(one.groupby(["gpu", "hidden", "tp"])) == 12
+    for threads in (2, 3, 64):
+        pandas.testing.assert_frame_equal(crest.study(**grid, threads=threads), one)
+    with pytest.raises(ValueError, match="threads"):
+        crest.study(**grid, threads=-1)
+
+
+def test_cells_are_answered_in_order_and_a_cells_error_reaches_the_caller():
+    from crest.answers import _in_order  # noqa: PLC0415
+    items = list(range(11))
+    for workers in (1, 2, 3, 20):
+        assert _in_order(lambda x: x * x, items, workers) == [x * x for x in items], workers
+    assert _in_order(lambda x: x, [], 4) == []
+
+    def fails_at_7(x):
+        if x == 7:
+            raise ValueError("cell 7 failed")
+        return x
+
+    for workers in (1, 3):
+        with pytest.raises(ValueError, match="cell 7 failed"):
+            _in_order(fails_at_7, items, workers)
+
+
 def test_a_study_plots_one_panel_per_facet_with_the_legend_outside(tmp_path):
     frame = crest.study(gpu=["h100", "h200"], hidden=4096, tp=[1, 2], window=32)
     fig = crest.plot_study(frame, facet="tp")

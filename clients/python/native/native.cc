@@ -146,8 +146,20 @@ py::object Column(const std::vector<crest::tuner::DffRow>& rows,
     case DffFieldKind::kJobIds:
       break;
   }
+  // Text repeats down a column (one source, one provenance a cell): an
+  // equal row reuses the previous row's object, one str a run of equal
+  // values instead of one a row (str and tuple are immutable).
   py::list out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = ToPython(at(i));
+  crest::cli::DffFieldValue last_value;
+  py::object last;
+  for (size_t i = 0; i < n; ++i) {
+    crest::cli::DffFieldValue value = at(i);
+    if (i == 0 || value != last_value) {
+      last = ToPython(value);
+      last_value = std::move(value);
+    }
+    out[i] = last;
+  }
   return out;
 }
 

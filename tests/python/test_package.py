@@ -99,7 +99,7 @@ def test_a_study_is_the_same_frame_on_any_number_of_threads():
                 window=8)
     one = crest.study(**grid, threads=1)
     assert len(one.groupby(["gpu", "hidden", "tp"])) == 12
-    for threads in (2, 3, 64):
+    for threads in (2, 3, 64, 0, None):  # 0 and None: one per CPU
         pandas.testing.assert_frame_equal(crest.study(**grid, threads=threads), one)
     with pytest.raises(ValueError, match="threads"):
         crest.study(**grid, threads=-1)

@@ -667,7 +667,7 @@ def study(*, gpu, hidden, tp=1, pass_="fwd", ratio="8/3", window: int = 128,
             return run_crest(args, server=server, db=db, columns=True)
         return run_crest(args, server=server, db=db, row_fields=_STUDY_FIELDS)
 
-    if threads < 0:
+    if threads is not None and threads < 0:
         raise ValueError(f"threads: must be 0 (one per CPU) or more (got {threads})")
     docs = _in_order(answer, cells, threads or os.cpu_count() or 1)
     if native is not None:

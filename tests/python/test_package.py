@@ -91,9 +91,9 @@ def test_a_study_is_one_tidy_frame_with_every_key_of_its_query():
 
 
 def test_a_study_is_the_same_frame_on_any_number_of_threads():
-    """threads: each thread answers every n-th cell (one task a thread, not
-    one a cell), and the frame keeps the grid's order whatever their number;
-    a negative number is refused, naming the argument."""
+    """threads: each thread answers the next cell not yet taken (one task a
+    thread, not one a cell), and the frame keeps the grid's order whatever
+    their number; a negative number is refused, naming the argument."""
     import pandas  # noqa: PLC0415
     grid = dict(gpu=["h100", "a100"], hidden=[2048, 4096, 8192], tp=[1, 2], pass_="fwd",
                 window=8)

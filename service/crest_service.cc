@@ -253,14 +253,13 @@ grpc::ServerUnaryReactor* CrestService::Answer(
   // computation, or a small one while the answer pool and the job lanes are
   // idle (with a job running, computing here cost the job about a sixth of
   // its writes and answered fewer queries: measured, docs/crestd.md).
-  const bool here = computation == nullptr || !traits.costly ||
-                    (small != nullptr && queue_.RunningCount() == 0 &&
-                     answer_pool_.TryRunHere(BudgetKey(*caller)));
-  if (here) {
+  const bool small_here = small != nullptr && traits.costly && queue_.RunningCount() == 0 &&
+                          answer_pool_.TryRunHere(BudgetKey(*caller));
+  if (computation == nullptr || !traits.costly || small_here) {
     auto* reactor = context->DefaultReactor();
     const absl::Status status =
         computation != nullptr ? (*computation)() : std::get<absl::Status>(step);
-    if (small != nullptr && traits.costly) {
+    if (small_here) {
       answer_pool_.DoneHere(BudgetKey(*caller));
       metrics_.AnswerComputed(traits.name, /*on_serving_thread=*/true);
     }

@@ -12,8 +12,6 @@
 namespace crest::cli {
 namespace {
 
-std::string Percent(double x) { return Fixed(100 * x, 1) + "%"; }
-
 // "low..high" of the K-residue factors of one input class.
 std::string ResidueRange(const tuner::ModelParams& p, tuner::DType dtype, int class_bytes) {
   double low = 0, high = 0;

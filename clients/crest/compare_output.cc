@@ -15,8 +15,6 @@ using answers::Verdict;
 // The table shows at most this many GEMMs (every one in --json and --csv).
 constexpr size_t kTextGemms = 40;
 
-std::string Percent(double fraction) { return StrCat(Decimals(fraction * 100, 1), "%"); }
-
 std::string Layout(const store::GemmKey& k) { return k.Shape().Layout(); }
 
 void GroupTable(std::string_view title, const std::vector<CompareGroup>& groups,

@@ -30,7 +30,8 @@ std::vector<const tuner::DesignRow*> Shown(const DesignResult& r) {
   return out;
 }
 
-std::string Percent(double part, double whole) {
+// `part` of `whole` in percent, one decimal, without the sign: "12.3".
+std::string ShareInPercent(double part, double whole) {
   return whole > 0 ? Fixed(100 * part / whole, 1) : "0.0";
 }
 
@@ -81,12 +82,12 @@ Table DesignTable(const DesignResult& r, bool plain) {
                   std::to_string(row->config.layers),
                   Billions(row->params.total),
                   Fixed(total / 1e3, 1),
-                  Percent(s.gemm.time_us, total),
-                  Percent(s.attention.time_us, total),
-                  Percent(s.other.time_us, total),
-                  Percent(s.recompute.time_us, total),
-                  Percent(s.tp_comm.time_us + s.dp_comm.time_us, total),
-                  Percent(s.optimizer.time_us, total),
+                  ShareInPercent(s.gemm.time_us, total),
+                  ShareInPercent(s.attention.time_us, total),
+                  ShareInPercent(s.other.time_us, total),
+                  ShareInPercent(s.recompute.time_us, total),
+                  ShareInPercent(s.tp_comm.time_us + s.dp_comm.time_us, total),
+                  ShareInPercent(s.optimizer.time_us, total),
                   plain ? Fixed(row->tokens_per_s_per_gpu, 1)
                         : Grouped(static_cast<int64_t>(row->tokens_per_s_per_gpu)),
                   Fixed(row->model_flops_per_s_per_gpu / 1e12, 1),

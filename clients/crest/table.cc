@@ -84,6 +84,8 @@ void Table::PrintCsv(std::ostream& out) const {
 
 std::string Fixed(double value, int digits) { return Decimals(value, digits); }
 
+std::string Percent(double fraction) { return Fixed(100 * fraction, 1) + "%"; }
+
 std::string Grouped(int64_t value) {
   std::string digits = std::to_string(value < 0 ? -value : value);
   std::string out;

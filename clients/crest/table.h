@@ -35,6 +35,8 @@ class Table final {
 
 // Fixed-point with `digits` decimals: Fixed(1234.5678, 1) == "1234.6".
 std::string Fixed(double value, int digits);
+// A fraction as a percentage with one decimal: Percent(0.1234) == "12.3%".
+std::string Percent(double fraction);
 // Thousands separated: Grouped(67108864) == "67,108,864"; keeps the sign.
 std::string Grouped(int64_t value);
 // A ratio's interval at 4 decimals: RatioInterval(0.99, 1.2) == "0.9900-1.2000".

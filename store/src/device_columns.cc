@@ -12,7 +12,7 @@ using R = const Statement&;
 using C = std::string_view;
 using D = const tuner::DeviceInfo&;
 
-constexpr std::array kColumns{
+constexpr std::array kDeviceColumns{
     DeviceColumn{"uuid", "device_uuid", [](S s, int i, D d) { s.Bind(i, d.uuid); },
                  [](R s, C c, tuner::DeviceInfo& d) { d.uuid = s.Text(c); }},
     DeviceColumn{"host", "device_host", [](S s, int i, D d) { s.Bind(i, d.host); },
@@ -45,11 +45,11 @@ constexpr std::array kColumns{
 
 }  // namespace
 
-std::span<const DeviceColumn> DeviceColumns() { return kColumns; }
+std::span<const DeviceColumn> DeviceColumns() { return kDeviceColumns; }
 
 std::string DeviceColumnList(std::string_view prefix) {
   std::string out;
-  for (const DeviceColumn& c : kColumns) {
+  for (const DeviceColumn& c : kDeviceColumns) {
     if (!out.empty()) out += ", ";
     out += StrCat(prefix, c.name);
   }
@@ -58,7 +58,7 @@ std::string DeviceColumnList(std::string_view prefix) {
 
 std::string JoinedDeviceColumns() {
   std::string out;
-  for (const DeviceColumn& c : kColumns) {
+  for (const DeviceColumn& c : kDeviceColumns) {
     if (!out.empty()) out += ", ";
     out += StrCat("d.", c.name, " AS ", c.joined);
   }
@@ -66,13 +66,13 @@ std::string JoinedDeviceColumns() {
 }
 
 int BindDeviceColumns(Statement& s, int first, const tuner::DeviceInfo& device) {
-  for (const DeviceColumn& c : kColumns) c.bind(s, first++, device);
+  for (const DeviceColumn& c : kDeviceColumns) c.bind(s, first++, device);
   return first;
 }
 
 tuner::DeviceInfo ReadDevice(const Statement& s) {
   tuner::DeviceInfo d;
-  for (const DeviceColumn& c : kColumns) c.read(s, c.joined, d);
+  for (const DeviceColumn& c : kDeviceColumns) c.read(s, c.joined, d);
   return d;
 }
 

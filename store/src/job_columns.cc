@@ -5,42 +5,42 @@
 namespace crest::store::internal {
 namespace {
 
-using S = const Statement&;
+using R = const Statement&;
 using J = JobRecord&;
 
-constexpr std::array kColumns{
-    JobColumn{"id", [](S s, J j) { j.id = s.Int("id"); }},
-    JobColumn{"uid", [](S s, J j) { j.uid = s.Text("uid"); }},
-    JobColumn{"host", [](S s, J j) { j.host = s.Text("host"); }},
-    JobColumn{"spec", [](S s, J j) { j.spec = s.Text("spec"); }},
-    JobColumn{"backend", [](S s, J j) { j.backend = s.Text("backend"); }},
-    JobColumn{"target", [](S s, J j) { j.target = s.Text("target"); }},
+constexpr std::array kJobColumns{
+    JobColumn{"id", [](R s, J j) { j.id = s.Int("id"); }},
+    JobColumn{"uid", [](R s, J j) { j.uid = s.Text("uid"); }},
+    JobColumn{"host", [](R s, J j) { j.host = s.Text("host"); }},
+    JobColumn{"spec", [](R s, J j) { j.spec = s.Text("spec"); }},
+    JobColumn{"backend", [](R s, J j) { j.backend = s.Text("backend"); }},
+    JobColumn{"target", [](R s, J j) { j.target = s.Text("target"); }},
     JobColumn{
         "state",
-        [](S s, J j) { j.state = ParseJobState(s.Text("state")).value_or(JobState::kFailed); }},
-    JobColumn{"total", [](S s, J j) { j.total = s.Int("total"); }},
-    JobColumn{"done", [](S s, J j) { j.done = s.Int("done"); }},
-    JobColumn{"created_us", [](S s, J j) { j.created_us = s.Int("created_us"); }},
+        [](R s, J j) { j.state = ParseJobState(s.Text("state")).value_or(JobState::kFailed); }},
+    JobColumn{"total", [](R s, J j) { j.total = s.Int("total"); }},
+    JobColumn{"done", [](R s, J j) { j.done = s.Int("done"); }},
+    JobColumn{"created_us", [](R s, J j) { j.created_us = s.Int("created_us"); }},
     JobColumn{"started_us",
-              [](S s, J j) {
+              [](R s, J j) {
                 if (!s.IsNull("started_us")) j.started_us = s.Int("started_us");
               }},
     JobColumn{"finished_us",
-              [](S s, J j) {
+              [](R s, J j) {
                 if (!s.IsNull("finished_us")) j.finished_us = s.Int("finished_us");
               }},
-    JobColumn{"error", [](S s, J j) { j.error = s.Text("error"); }},
-    JobColumn{"priority", [](S s, J j) { j.priority = static_cast<int>(s.Int("priority")); }},
-    JobColumn{"submitted_by", [](S s, J j) { j.submitted_by = s.Text("submitted_by"); }},
+    JobColumn{"error", [](R s, J j) { j.error = s.Text("error"); }},
+    JobColumn{"priority", [](R s, J j) { j.priority = static_cast<int>(s.Int("priority")); }},
+    JobColumn{"submitted_by", [](R s, J j) { j.submitted_by = s.Text("submitted_by"); }},
 };
 
 }  // namespace
 
-std::span<const JobColumn> JobColumns() { return kColumns; }
+std::span<const JobColumn> JobColumns() { return kJobColumns; }
 
 std::string JobColumnList(bool with_id, bool spec_text) {
   std::string out;
-  for (const JobColumn& c : kColumns) {
+  for (const JobColumn& c : kJobColumns) {
     if (!with_id && c.name == "id") continue;
     if (!out.empty()) out += ", ";
     out += !spec_text && c.name == "spec" ? std::string("'' AS spec") : std::string(c.name);
@@ -50,7 +50,7 @@ std::string JobColumnList(bool with_id, bool spec_text) {
 
 JobRecord ReadJob(const Statement& s) {
   JobRecord job;
-  for (const JobColumn& c : kColumns) c.read(s, job);
+  for (const JobColumn& c : kJobColumns) c.read(s, job);
   return job;
 }
 

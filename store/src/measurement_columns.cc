@@ -62,7 +62,7 @@ void ReadClocks(const Statement& s, std::string_view c, MeasurementRow& r) {
 #define CREST_FIELD(path) \
   [](auto& r) -> auto& { return r.path; }
 
-const auto kColumns = std::to_array<MeasurementColumn>({
+const auto kMeasurementColumns = std::to_array<MeasurementColumn>({
     Field<CREST_FIELD(dtype_out)>("dtype_out"),
     Field<CREST_FIELD(compute_type)>("compute_type"),
     Field<CREST_FIELD(lda)>("lda"),
@@ -109,7 +109,7 @@ const auto kColumns = std::to_array<MeasurementColumn>({
 
 }  // namespace
 
-std::span<const MeasurementColumn> MeasurementColumns() { return kColumns; }
+std::span<const MeasurementColumn> MeasurementColumns() { return kMeasurementColumns; }
 
 MeasurementRow MeasurementRowOf(const tuner::MeasuredGemm& measured) {
   MeasurementRow row;
@@ -126,19 +126,19 @@ MeasurementRow MeasurementRowOf(const tuner::MeasuredGemm& measured) {
 
 std::string MeasurementColumnList(std::string_view prefix) {
   std::string out;
-  for (const MeasurementColumn& c : kColumns) {
+  for (const MeasurementColumn& c : kMeasurementColumns) {
     out += StrCat(out.empty() ? "" : ", ", prefix, c.name);
   }
   return out;
 }
 
 int BindMeasurementColumns(Statement& s, int first, const MeasurementRow& row) {
-  for (const MeasurementColumn& c : kColumns) c.bind(s, first++, row);
+  for (const MeasurementColumn& c : kMeasurementColumns) c.bind(s, first++, row);
   return first;
 }
 
 void ReadMeasurementColumns(const Statement& s, MeasurementRow& row) {
-  for (const MeasurementColumn& c : kColumns) c.read(s, c.name, row);
+  for (const MeasurementColumn& c : kMeasurementColumns) c.read(s, c.name, row);
 }
 
 }  // namespace crest::store::internal

@@ -14,14 +14,13 @@
 namespace crest::answers {
 namespace {
 
+using crest::testing::kReplayWindowGemms;
 using crest::testing::OpenSweepDb;
+using crest::testing::ReplayWindow;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 
 const std::string& kTable = crest::testing::kMlpTable;
-constexpr char kWindowSpec[] =
-    R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}], "measure": {"race": {"enabled": false}}})";
-constexpr int64_t kWindowGemms = 2 * (2 * 64 + 1);
 
 // The shipped table with each down GEMM whose d_ff is a multiple of 16
 // slowed by `factor`; their keys in `slowed`.
@@ -38,11 +37,6 @@ std::string SlowedTable(const TempDir& dir, double factor, std::set<store::GemmK
     return factor;
   });
   return path;
-}
-
-// A replayed run of the window: its device's UUID.
-std::string ReplayRun(store::Store& db, const std::string& table, uint64_t seed) {
-  return crest::testing::ReplayDevice(db, kWindowSpec, table, seed);
 }
 
 TEST(CompareSelectors, ReadEachKindAndNameTheFlagAndPartAtFault) {
@@ -76,15 +70,15 @@ TEST(CompareVerdicts, NeedTheThresholdAndAnIntervalPastOne) {
 TEST(Compare, EqualTablesAtTwoPercentNoiseGiveNoSlowerAndNoFaster) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  const std::string a = ReplayRun(*db, kTable, 1);
-  const std::string b = ReplayRun(*db, kTable, 2);
+  const std::string a = ReplayWindow(*db, kTable, 1);
+  const std::string b = ReplayWindow(*db, kTable, 2);
   ASSERT_NE(a, b);
   CompareQuery q;
   q.base = "device:" + a;
   q.now = "device:" + b;
   auto r = Compare(*db, q);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->all.gemms, kWindowGemms);
+  EXPECT_EQ(r->all.gemms, kReplayWindowGemms);
   EXPECT_EQ(r->all.slower, 0) << "a false alarm on equal tables";
   EXPECT_EQ(r->all.faster, 0);
   EXPECT_TRUE(r->replayed);
@@ -102,8 +96,8 @@ TEST(Compare, FindsTheSlowedGemmsAndNoOthers) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
   std::set<store::GemmKey> slowed;
-  const std::string a = ReplayRun(*db, kTable, 1);
-  const std::string b = ReplayRun(*db, SlowedTable(dir, 1.10, &slowed), 2);
+  const std::string a = ReplayWindow(*db, kTable, 1);
+  const std::string b = ReplayWindow(*db, SlowedTable(dir, 1.10, &slowed), 2);
   CompareQuery q;
   q.base = "device:" + a;
   q.now = "device:" + b;
@@ -134,7 +128,7 @@ TEST(Compare, FindsTheSlowedGemmsAndNoOthers) {
 TEST(Compare, ASideThatSelectsNothingOrTooManyGemmsAndABadThresholdAreRefused) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  const std::string a = ReplayRun(*db, kTable, 1);
+  const std::string a = ReplayWindow(*db, kTable, 1);
   CompareQuery q;
   q.base = "device:" + a;
   q.now = "cublaslt:999999";
@@ -152,7 +146,7 @@ TEST(Compare, ASideThatSelectsNothingOrTooManyGemmsAndABadThresholdAreRefused) {
   auto same = Compare(*db, q);
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(same->all.gemms, 0);
-  EXPECT_EQ(same->same_run, kWindowGemms) << "one run is never compared with itself";
+  EXPECT_EQ(same->same_run, kReplayWindowGemms) << "one run is never compared with itself";
 }
 
 }  // namespace

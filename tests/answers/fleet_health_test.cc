@@ -14,18 +14,12 @@ namespace crest::answers {
 namespace {
 
 using crest::testing::kMlpTable;
+using crest::testing::kReplayWindowGemms;
 using crest::testing::OpenSweepDb;
+using crest::testing::ReplayWindow;
 using crest::testing::Spec;
 using crest::testing::TempDir;
 using crest::testing::WriteScaledMlpTable;
-
-constexpr char kWindowSpec[] =
-    R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}], "measure": {"race": {"enabled": false}}})";
-constexpr int64_t kWindowGemms = 2 * (2 * 64 + 1);  // one window at h 4096
-
-std::string ReplayDevice(store::Store& db, const std::string& table, uint64_t seed) {
-  return crest::testing::ReplayDevice(db, kWindowSpec, table, seed);
-}
 
 const FleetDevice* Find(const FleetHealth& h, const std::string& uuid) {
   for (const FleetDevice& d : h.devices) {
@@ -37,16 +31,16 @@ const FleetDevice* Find(const FleetHealth& h, const std::string& uuid) {
 TEST(FleetHealth, EqualDevicesAtTwoPercentNoiseGiveNoSlowDevice) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  for (uint64_t seed = 1; seed <= 6; ++seed) ReplayDevice(*db, kMlpTable, seed);
+  for (uint64_t seed = 1; seed <= 6; ++seed) ReplayWindow(*db, kMlpTable, seed);
   auto h = CheckFleet(*db, {});
   ASSERT_TRUE(h.ok()) << h.status();
   ASSERT_EQ(h->groups.size(), 1u);
   EXPECT_EQ(h->groups[0].devices, 6);
-  EXPECT_EQ(h->groups[0].gemms, kWindowGemms);
+  EXPECT_EQ(h->groups[0].gemms, kReplayWindowGemms);
   EXPECT_TRUE(h->replayed);
   ASSERT_EQ(h->devices.size(), 6u);
   for (const FleetDevice& d : h->devices) {
-    EXPECT_EQ(d.gemms, kWindowGemms);
+    EXPECT_EQ(d.gemms, kReplayWindowGemms);
     EXPECT_EQ(d.verdict, Verdict::kSame) << d.uuid << " median ratio " << d.ratio << " ("
                                          << d.ratio_low << "-" << d.ratio_high << ")";
     EXPECT_GE(d.coverage, 1 - 0.05 / 6) << "Bonferroni over the group's devices";
@@ -60,10 +54,10 @@ TEST(FleetHealth, EqualDevicesAtTwoPercentNoiseGiveNoSlowDevice) {
 TEST(FleetHealth, AThrottledDeviceIsNamedWithItsRatioAndNoOther) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  for (uint64_t seed = 1; seed <= 4; ++seed) ReplayDevice(*db, kMlpTable, seed);
+  for (uint64_t seed = 1; seed <= 4; ++seed) ReplayWindow(*db, kMlpTable, seed);
   const std::string throttled = dir.File("throttled.csv");
   WriteScaledMlpTable(throttled, [](const std::vector<std::string>&) { return 1.10; });
-  const std::string slow = ReplayDevice(*db, throttled, 5);
+  const std::string slow = ReplayWindow(*db, throttled, 5);
   auto h = CheckFleet(*db, {});
   ASSERT_TRUE(h.ok()) << h.status();
   ASSERT_EQ(h->devices.size(), 5u);
@@ -72,7 +66,7 @@ TEST(FleetHealth, AThrottledDeviceIsNamedWithItsRatioAndNoOther) {
   EXPECT_EQ(d.verdict, Verdict::kSlower);
   EXPECT_NEAR(d.ratio, 1.10, 0.02);
   EXPECT_GT(d.ratio_low, 1.0);
-  EXPECT_GT(d.slower, kWindowGemms / 2) << "most of its GEMMs beyond the noise";
+  EXPECT_GT(d.slower, kReplayWindowGemms / 2) << "most of its GEMMs beyond the noise";
   EXPECT_EQ(d.slowest.size(), 5u);
   for (size_t i = 1; i < h->devices.size(); ++i) {
     EXPECT_NE(h->devices[i].verdict, Verdict::kSlower) << h->devices[i].uuid;
@@ -86,13 +80,13 @@ TEST(FleetHealth, AThrottledDeviceIsNamedWithItsRatioAndNoOther) {
 TEST(FleetHealth, AFewSlowedGemmsAreListedButDoNotMakeTheDeviceSlow) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  for (uint64_t seed = 1; seed <= 4; ++seed) ReplayDevice(*db, kMlpTable, seed);
+  for (uint64_t seed = 1; seed <= 4; ++seed) ReplayWindow(*db, kMlpTable, seed);
   const std::string faulty = dir.File("faulty.csv");
   // The window's 8 down GEMMs at multiples of 16, 20% slower.
   WriteScaledMlpTable(faulty, [](const std::vector<std::string>& cells) {
     return cells[0].starts_with("down_") && std::stoll(cells[4]) % 16 == 0 ? 1.20 : 1.0;
   });
-  const std::string uuid = ReplayDevice(*db, faulty, 5);
+  const std::string uuid = ReplayWindow(*db, faulty, 5);
   auto h = CheckFleet(*db, {});
   ASSERT_TRUE(h.ok()) << h.status();
   const FleetDevice* d = Find(*h, uuid);
@@ -107,8 +101,8 @@ TEST(FleetHealth, AFewSlowedGemmsAreListedButDoNotMakeTheDeviceSlow) {
 TEST(FleetHealth, TooFewDevicesOrAnswersAndBadInputsAreSaid) {
   TempDir dir;
   auto db = OpenSweepDb(dir);
-  ReplayDevice(*db, kMlpTable, 1);
-  ReplayDevice(*db, kMlpTable, 2);
+  ReplayWindow(*db, kMlpTable, 1);
+  ReplayWindow(*db, kMlpTable, 2);
   auto h = CheckFleet(*db, {});
   ASSERT_TRUE(h.ok()) << h.status();
   ASSERT_EQ(h->devices.size(), 2u);

@@ -9,12 +9,11 @@
 namespace crest::measure {
 namespace {
 
-using testing::H100Trace;
+using testing::H100;
 using testing::ScriptedGpu;
 
 // Rows of the trace (0-based): idle at boost up to 16, under load from 17,
 // the last row under load 115.
-ScriptedGpu H100() { return ScriptedGpu(H100Trace(), 16, 17, 115); }
 
 // One warm-up round on the scripted GPU: its device time [µs].
 std::function<absl::StatusOr<double>()> Round(ScriptedGpu& gpu, double burst_us) {

@@ -12,13 +12,12 @@
 namespace crest::measure {
 namespace {
 
-using testing::H100Trace;
+using testing::H100;
 using testing::ScriptedGpu;
 using testing::ScriptedLauncher;
 
 // Rows of the trace (0-based): idle at boost up to 16, under load from 17,
 // the last row under load 115.
-ScriptedGpu H100() { return ScriptedGpu(H100Trace(), 16, 17, 115); }
 
 tuner::GemmShape MlpGateUp() {
   tuner::GemmShape g;

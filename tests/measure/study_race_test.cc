@@ -15,10 +15,8 @@
 namespace crest::measure {
 namespace {
 
-using testing::H100Trace;
+using testing::H100;
 using testing::ScriptedGpu;
-
-ScriptedGpu H100() { return ScriptedGpu(H100Trace(), 16, 17, 115); }
 
 // Candidate c: one MLP of burst_us[c] at the boost clock, with
 // multiplicative noise; `before` runs before each timing (host work).

@@ -15,8 +15,8 @@ namespace {
 constexpr int kFirstReadLock = 3;
 constexpr int kReadLocks = 5;
 
-sqlite3_vfs g_vfs;
-sqlite3_vfs* g_base = nullptr;
+sqlite3_vfs g_read_lock_vfs;
+sqlite3_vfs* g_read_lock_base = nullptr;
 std::atomic<int64_t> g_read_locks{0};
 
 // A file's methods as the base VFS gave them, but for xShmLock, which
@@ -50,7 +50,7 @@ const sqlite3_io_methods* Counted(const sqlite3_io_methods* base) {
 
 int CountingOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags,
                  int* out_flags) {
-  const int rc = g_base->xOpen(g_base, name, file, flags, out_flags);
+  const int rc = g_read_lock_base->xOpen(g_read_lock_base, name, file, flags, out_flags);
   // The WAL index belongs to the main database file's handle.
   if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_DB) != 0 && file->pMethods != nullptr &&
       file->pMethods->iVersion >= 2 && file->pMethods->xShmLock != nullptr) {
@@ -64,13 +64,13 @@ int CountingOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int fl
 const char* ReadLockCountingVfsName() {
   static std::once_flag once;
   std::call_once(once, [] {
-    g_base = sqlite3_vfs_find(nullptr);
-    g_vfs = *g_base;
-    g_vfs.zName = "crest-test-read-locks";
-    g_vfs.xOpen = CountingOpen;
-    sqlite3_vfs_register(&g_vfs, 0);
+    g_read_lock_base = sqlite3_vfs_find(nullptr);
+    g_read_lock_vfs = *g_read_lock_base;
+    g_read_lock_vfs.zName = "crest-test-read-locks";
+    g_read_lock_vfs.xOpen = CountingOpen;
+    sqlite3_vfs_register(&g_read_lock_vfs, 0);
   });
-  return g_vfs.zName;
+  return g_read_lock_vfs.zName;
 }
 
 int64_t ReadLocksTaken() { return g_read_locks.load(); }

@@ -2,6 +2,7 @@
 // write them; specs from spec_testing.h (d_ff queries: dff_testing.h).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,12 @@ inline std::unique_ptr<store::Store> OpenSweepDb(const TempDir& dir) {
   return db.ok() ? *std::move(db) : nullptr;
 }
 
+// The window the replayed-run tests sweep: h 4096, d_ff ±64, no race; and
+// its GEMMs (two a candidate).
+inline constexpr char kReplayWindowSpec[] =
+    R"({"gpu": "h100", "dff": [{"hidden": 4096, "window": 64}], "measure": {"race": {"enabled": false}}})";
+inline constexpr int64_t kReplayWindowGemms = 2 * (2 * 64 + 1);
+
 // A replayed run of `spec` from the recorded `table` on an H100 of its own
 // (the replay device's UUID follows the table and the noise's seed): that
 // UUID. Every GEMM of the spec must be done.
@@ -45,6 +52,11 @@ inline std::string ReplayDevice(store::Store& db, const std::string& spec, const
     EXPECT_EQ(out->progress.done, out->progress.total);
   }
   return (*backend)->Device().uuid;
+}
+
+// A replayed run of kReplayWindowSpec from `table`: its device's UUID.
+inline std::string ReplayWindow(store::Store& db, const std::string& table, uint64_t seed) {
+  return ReplayDevice(db, kReplayWindowSpec, table, seed);
 }
 
 }  // namespace crest::testing

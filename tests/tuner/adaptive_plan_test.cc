@@ -13,7 +13,7 @@
 namespace crest::tuner {
 namespace {
 
-DffQuery Window(int64_t hidden) {
+DffQuery WindowQuery(int64_t hidden) {
   DffQuery q;
   q.dff.hidden = hidden;
   q.dff.ratio = *ParseRatio("8/3");
@@ -22,7 +22,7 @@ DffQuery Window(int64_t hidden) {
   return q;
 }
 
-using Truth = std::function<double(const GemmShape&)>;
+using TrueTime = std::function<double(const GemmShape&)>;
 
 struct Outcome {
   int64_t gemms_timed = 0;
@@ -31,7 +31,7 @@ struct Outcome {
 };
 
 // Runs the plan to its end, timing each GEMM it asks for with `truth`.
-Outcome Drive(AdaptivePlan& plan, const Truth& truth) {
+Outcome Drive(AdaptivePlan& plan, const TrueTime& truth) {
   Outcome out;
   for (auto next = plan.Next(); !next.empty(); next = plan.Next()) {
     for (const GemmShape& g : next) plan.Record(g, truth(g));
@@ -44,7 +44,7 @@ Outcome Drive(AdaptivePlan& plan, const Truth& truth) {
 }
 
 // The true best candidate of the window under `truth`, and its time.
-std::pair<int64_t, double> TrueBest(const DffQuery& q, const Truth& truth) {
+std::pair<int64_t, double> TrueBest(const DffQuery& q, const TrueTime& truth) {
   auto plan = PlanDff(q);
   std::pair<int64_t, double> best = {0, std::numeric_limits<double>::infinity()};
   for (size_t i = 0; i < plan->gemms.size(); ++i) {
@@ -62,11 +62,11 @@ double Jitter(const GemmShape& g, double spread) {
   return 1 + spread * (2 * u - 1);
 }
 
-TEST(AdaptivePlan, WithTheTruthInsideTheIntervalsItFindsTheBestTimingAQuarterOfTheWindow) {
+TEST(AdaptivePlan, WithTheTrueTimeInsideTheIntervalsItFindsTheBestTimingAQuarterOfTheWindow) {
   const GpuSpec& h100 = **FindGpu("h100");
-  const DffQuery q = Window(4096);
+  const DffQuery q = WindowQuery(4096);
   // Every GEMM's truth lies within its predicted interval (x (1 +/- e)).
-  const Truth truth = [&](const GemmShape& g) {
+  const TrueTime truth = [&](const GemmShape& g) {
     const auto p = Predict(g, h100);
     return p->time_us * Jitter(g, 0.9 * p->expected_error);
   };
@@ -88,8 +88,8 @@ TEST(AdaptivePlan, AClassFasterThanItsIntervalSaysIsBoundedByWhatWasMeasured) {
   // though the model ranks them with the slow misaligned ones. The first
   // round times the baseline; its ratio lowers every bound of its class.
   const GpuSpec& h100 = **FindGpu("h100");
-  const DffQuery q = Window(4096);
-  const Truth truth = [&](const GemmShape& g) {
+  const DffQuery q = WindowQuery(4096);
+  const TrueTime truth = [&](const GemmShape& g) {
     const auto p = Predict(g, h100);
     const int64_t dff = g.n == 4096 ? g.k : g.n / 2;
     return p->time_us * (dff % 8 == 2 ? 0.35 : 1.0);
@@ -103,7 +103,7 @@ TEST(AdaptivePlan, AClassFasterThanItsIntervalSaysIsBoundedByWhatWasMeasured) {
 
 TEST(AdaptivePlan, ACandidateThatCannotBeTimedIsLeftToTheModelAndThePlanEnds) {
   const GpuSpec& h100 = **FindGpu("h100");
-  const DffQuery q = Window(4096);
+  const DffQuery q = WindowQuery(4096);
   auto plan = AdaptivePlan::Make(std::span<const DffQuery>(&q, 1), h100);
   ASSERT_TRUE(plan.ok());
   int rounds = 0;
@@ -115,7 +115,7 @@ TEST(AdaptivePlan, ACandidateThatCannotBeTimedIsLeftToTheModelAndThePlanEnds) {
 }
 
 TEST(AdaptivePlan, RefusesAStudyItCannotPlanNamingIt) {
-  DffQuery q = Window(4096);
+  DffQuery q = WindowQuery(4096);
   q.dff.window = -1;
   auto plan = AdaptivePlan::Make(std::span<const DffQuery>(&q, 1), **FindGpu("h100"));
   ASSERT_FALSE(plan.ok());

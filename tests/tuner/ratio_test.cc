@@ -24,7 +24,7 @@ TEST(ParseRatio, DecimalIsExactAndReduced) {
   EXPECT_EQ(ParseRatio("12/6")->num, 2);
 }
 
-class RefusesBadRatio : public testing::TestWithParam<const char*> {};
+class RefusesBadRatio : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RefusesBadRatio, NamesTheRatioField) {
   auto r = ParseRatio(GetParam());
@@ -34,9 +34,9 @@ TEST_P(RefusesBadRatio, NamesTheRatioField) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Text, RefusesBadRatio,
-                         testing::Values("", "abc", "8/0", "0", "0/3", "-1", "65", "8/3/2", "1.2.3",
-                                         "2.5/3", ".", "1e3", "1.0000000001",
-                                         "99999999999999999999"));
+                         ::testing::Values("", "abc", "8/0", "0", "0/3", "-1", "65", "8/3/2",
+                                           "1.2.3", "2.5/3", ".", "1e3", "1.0000000001",
+                                           "99999999999999999999"));
 
 }  // namespace
 }  // namespace crest::tuner

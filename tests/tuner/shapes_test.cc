@@ -123,7 +123,7 @@ struct Refusal {
 
 void PrintTo(const Refusal& r, std::ostream* os) { *os << r.what; }
 
-class RefusesBadConfig : public testing::TestWithParam<Refusal> {};
+class RefusesBadConfig : public ::testing::TestWithParam<Refusal> {};
 
 TEST_P(RefusesBadConfig, NamesTheFieldAndTheRule) {
   const auto result = TransformerGemms(GetParam().config, {});
@@ -140,7 +140,7 @@ ModelConfig With(auto mutate) {
 
 INSTANTIATE_TEST_SUITE_P(
     Config, RefusesBadConfig,
-    testing::Values(
+    ::testing::Values(
         Refusal{"hidden_not_divisible", With([](auto& c) { c.hidden = 4095; }),
                 "hidden (4095) must be divisible by heads (32)"},
         Refusal{"zero_hidden", With([](auto& c) { c.hidden = 0; }),
@@ -175,7 +175,7 @@ INSTANTIATE_TEST_SUITE_P(
                   c.seq = 2048;
                 }),
                 "batch·seq (134217728 tokens) must be at most 16777216"}),
-    [](const testing::TestParamInfo<Refusal>& p) { return p.param.what; });
+    [](const ::testing::TestParamInfo<Refusal>& p) { return p.param.what; });
 
 TEST(MlpGemms, RefusesDffThatTpDoesNotDivide) {
   auto r = MlpGemms(8192, 4096, 10922, 4, DType::kBf16, {});

@@ -17,7 +17,7 @@ constexpr double kTh =
     4096.0 * 4096;  // Llama 2 7B: tokens × hidden of one micro-batch (b 1, s 4096)
 constexpr double kTf = 4096.0 * 11008;  // tokens × d_ff
 
-DesignConfig Llama7B() {
+DesignConfig Llama7BOnOneGpu() {
   DesignConfig c;
   c.model = {4096, 32, 0, 11008, 32000, 4096, 1, 1, DType::kBf16};
   c.layers = 32;
@@ -40,7 +40,7 @@ DesignConfig GptLayer() {
 const GpuSpec& H100() { return **FindGpu("h100"); }
 
 TEST(TrainingStep, LayerKernelsMoveTheBytesEachReadsAndWrites) {
-  const KernelTraffic k = LayerKernelTraffic(Llama7B());
+  const KernelTraffic k = LayerKernelTraffic(Llama7BOnOneGpu());
   // Forward: two norms (2 a norm), two residual adds (3 each), SwiGLU (read
   // gate and up, write one: 3·T·f), rotary on q and k (T·8192 each way), bf16.
   const double qk = 4096.0 * 8192;
@@ -50,12 +50,12 @@ TEST(TrainingStep, LayerKernelsMoveTheBytesEachReadsAndWrites) {
   EXPECT_DOUBLE_EQ(k.bwd_bytes, 987758592.0);
   EXPECT_EQ(k.fwd_kernels, 6);
   EXPECT_EQ(k.bwd_kernels, 6);
-  DesignConfig gelu = Llama7B();
+  DesignConfig gelu = Llama7BOnOneGpu();
   gelu.mlp = MlpKind::kGelu;
   gelu.rotary = false;
   EXPECT_DOUBLE_EQ(LayerKernelTraffic(gelu).fwd_bytes, 2 * (10 * kTh + 2 * kTf))
       << "GELU reads and writes one intermediate; no rotary";
-  DesignConfig tp = Llama7B();
+  DesignConfig tp = Llama7BOnOneGpu();
   tp.model.tp = 4;
   EXPECT_DOUBLE_EQ(LayerKernelTraffic(tp).fwd_bytes, 740294656.0 / 4)
       << "sequence parallelism: every kernel runs on its quarter";
@@ -70,7 +70,7 @@ TEST(TrainingStep, MemoryBoundTimeIsBytesAtTheCataloguesBandwidthPlusLaunches) {
 }
 
 TEST(TrainingStep, AdamMoves28BytesAParameterOfThisGpusShard) {
-  DesignConfig c = Llama7B();
+  DesignConfig c = Llama7BOnOneGpu();
   const DesignParams p = CountParams(c);
   const double bw = 3350e3 * 0.85;  // bytes a µs
   EXPECT_NEAR(OptimizerTiming(c, p, H100()).time_us, 6738415616.0 * 28 / bw + 2.5, 1e-3);
@@ -82,7 +82,7 @@ TEST(TrainingStep, AdamMoves28BytesAParameterOfThisGpusShard) {
 }
 
 TEST(TrainingStep, DataParallelCollectivesFollowTheZeroStage) {
-  DesignConfig c = Llama7B();
+  DesignConfig c = Llama7BOnOneGpu();
   c.layout.dp = 8;
   const DesignParams p = CountParams(c);
   // One layer's bf16 weights: 2 × 202,383,360 bytes; a ring over 8 GPUs
@@ -198,7 +198,7 @@ TEST(TrainingMemory, AGptLayerKeeps34SbhPlus5As2bAsKorthikantiCountsIt) {
 }
 
 TEST(TrainingMemory, Llama7BOnEightGpusWithZero3) {
-  DesignConfig c = Llama7B();
+  DesignConfig c = Llama7BOnOneGpu();
   c.layout.dp = 8;
   c.layout.zero = 3;
   const DesignParams p = CountParams(c);
@@ -228,14 +228,14 @@ TEST(TrainingMemory, SevenBOnOneGpuAnd70BAtTp1AreRefusedWithTheirFigures) {
   DesignOptions o;
   o.gpu = &H100();
   o.peak_tflops = 989.4;
-  auto row = EvaluateDesign(Llama7B(), o, EachGemm(PredictorTimer(H100())));
+  auto row = EvaluateDesign(Llama7BOnOneGpu(), o, EachGemm(PredictorTimer(H100())));
   ASSERT_TRUE(row.ok());
   EXPECT_EQ(row->rule.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(row->rule.message().find("needs 124.1 GiB of H100-SXM's 80.0 GiB per GPU"),
             std::string::npos)
       << row->rule.message();
   EXPECT_NE(row->rule.message().find("--zero"), std::string::npos) << "says what would help";
-  DesignConfig llama70 = Llama7B();
+  DesignConfig llama70 = Llama7BOnOneGpu();
   llama70.model = {8192, 64, 8, 28672, 32000, 4096, 1, 1, DType::kBf16};
   llama70.layers = 80;
   llama70.layout.dp = 64;
@@ -251,7 +251,7 @@ TEST(TrainingMemory, SevenBOnOneGpuAnd70BAtTp1AreRefusedWithTheirFigures) {
 }
 
 TEST(TrainingMemory, LargestFittingBatchFitsAndOneMoreDoesNot) {
-  DesignConfig c = Llama7B();
+  DesignConfig c = Llama7BOnOneGpu();
   c.layout.dp = 8;
   c.layout.zero = 3;
   const int64_t b = LargestFittingBatch(c, H100(), AttentionKernel::kFused);
@@ -269,7 +269,7 @@ TEST(TrainingMemory, LargestFittingBatchFitsAndOneMoreDoesNot) {
 }
 
 TEST(TrainingStep, RecomputeAddsTheForwardItReRunsAndHfuCountsIt) {
-  DesignConfig c = Llama7B();
+  DesignConfig c = Llama7BOnOneGpu();
   c.layout.dp = 8;
   c.layout.zero = 3;
   DesignOptions o;

@@ -59,6 +59,17 @@ def full_rebuild(build, header):
           f"({os.cpu_count()} cores; target <= {TARGET_S} s)")
 
 
+def build_kind(build):
+    """How the tree compiles its sources: CMakeCache.txt's CREST_UNITY."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), errors="replace") as fh:
+            unity = any(line.strip() == "CREST_UNITY:BOOL=ON" for line in fh)
+    except OSError:
+        return "no CMakeCache.txt: how it compiles is unknown"
+    return ("a unity build: each object is a batch of up to 8 sources" if unity else
+            "each source its own object: CREST_UNITY=OFF")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build", nargs="?", default="build")
@@ -73,7 +84,7 @@ def main():
     deps = dependency_files(build)
     if not deps:
         sys.exit(f"rebuild_bench: no dependency files (*.o.d) under {build}")
-    print(f"  {len(deps)} objects in {build}")
+    print(f"  {len(deps)} objects in {build} ({build_kind(build)})")
     seen = 0
     for header in HEADERS:
         if header.startswith("BUILD/"):

@@ -12,9 +12,6 @@ namespace {
 using testing::H100;
 using testing::ScriptedGpu;
 
-// Rows of the trace (0-based): idle at boost up to 16, under load from 17,
-// the last row under load 115.
-
 // One warm-up round on the scripted GPU: its device time [µs].
 std::function<absl::StatusOr<double>()> Round(ScriptedGpu& gpu, double burst_us) {
   return [&gpu, burst_us]() -> absl::StatusOr<double> { return gpu.Run(burst_us); };

@@ -16,9 +16,6 @@ using testing::H100;
 using testing::ScriptedGpu;
 using testing::ScriptedLauncher;
 
-// Rows of the trace (0-based): idle at boost up to 16, under load from 17,
-// the last row under load 115.
-
 tuner::GemmShape MlpGateUp() {
   tuner::GemmShape g;
   g.name = "mlp_gate_up.fwd";

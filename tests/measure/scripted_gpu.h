@@ -26,8 +26,8 @@ inline std::vector<TraceRow> H100Trace() {
                        "/h100-2026-11-22/nvidia-smi-clock-trace.csv");
 }
 
-// The recorded H100 as the tests script it: idle reading row 16, first row
-// under load 17, last row 115 of the trace.
+// The recorded H100 as the tests script it. Rows of the trace (0-based):
+// idle at boost up to 16, under load from 17, the last row under load 115.
 inline ScriptedGpu H100() { return ScriptedGpu(H100Trace(), 16, 17, 115); }
 
 }  // namespace crest::measure::testing

@@ -62,7 +62,7 @@ double Jitter(const GemmShape& g, double spread) {
   return 1 + spread * (2 * u - 1);
 }
 
-TEST(AdaptivePlan, WithTheTrueTimeInsideTheIntervalsItFindsTheBestTimingAQuarterOfTheWindow) {
+TEST(AdaptivePlan, WithTheTruthInsideTheIntervalsItFindsTheBestTimingAQuarterOfTheWindow) {
   const GpuSpec& h100 = **FindGpu("h100");
   const DffQuery q = WindowQuery(4096);
   // Every GEMM's truth lies within its predicted interval (x (1 +/- e)).

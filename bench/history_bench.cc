@@ -1,5 +1,5 @@
 // What a window's history costs an answer: the h = 4096 train d_ff window
-// (257 candidates) measured by 1, 4, 16 and 64 runs (one job each, one
+// (257 candidates) measured by 1, 4, 16 and 64 runs (one finished job each, one
 // device, one software version, as a nightly job re-sweeping it), then
 // ranked from the store in process with --runs latest and --runs all.
 // Targets (issue 39): latest flat (16 runs <= 1.5x 1 run); all linear
@@ -59,6 +59,13 @@ bool Fill(const std::string& path, int runs, const std::vector<crest::tuner::Gem
         std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
         return false;
       }
+    }
+    // Each night's job finishes, which packs its run (store/src/run_packs.h).
+    const auto done = static_cast<int64_t>(gemms.size());
+    auto s = (*db)->UpdateJob(created->id, crest::store::JobState::kDone, done, done, "");
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return false;
     }
   }
   return true;

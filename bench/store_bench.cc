@@ -104,18 +104,32 @@ int main(int argc, char** argv) {
       return 1;
     }
     const auto start = Clock::now();
+    // Each node's sweep under each cuBLASLt is a job, as every sweep is
+    // (sweep/runner.cc): finished, it is packed by line (store/src/run_packs.h).
     for (const char* uuid : {"GPU-node-a", "GPU-node-b"}) {
       for (int64_t cublaslt : {120900, 130000, 130100}) {
         auto ids = (*db)->RegisterDevice(crest::bench::SyntheticH100(uuid, uuid),
                                          {"580.159.04", 13000, cublaslt});
+        crest::store::JobRecord job;
+        job.spec = "{\"name\":\"bench\",\"cublaslt\":" + std::to_string(cublaslt) + "}";
+        job.backend = "cublaslt";
+        job.target = uuid;
+        auto created = (*db)->CreateJob(job);
+        if (!ids.ok() || !created.ok()) return 1;
         for (const auto& g : gemms) {
-          auto s = (*db)->InsertMeasurement(std::nullopt, ids->first, ids->second, "H100-SXM", 132,
+          auto s = (*db)->InsertMeasurement(created->id, ids->first, ids->second, "H100-SXM", 132,
                                             crest::bench::SyntheticMeasurement(g, rng));
           if (!s.ok()) {
             std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
             return 1;
           }
           rows += 8;
+        }
+        const auto done = static_cast<int64_t>(gemms.size());
+        if (auto s = (*db)->UpdateJob(created->id, crest::store::JobState::kDone, done, done, "");
+            !s.ok()) {
+          std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+          return 1;
         }
       }
     }

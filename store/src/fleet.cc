@@ -15,6 +15,7 @@
 #include "measurement_columns.h"
 #include "prediction_columns.h"
 #include "race_columns.h"
+#include "run_packs.h"
 #include "schema.h"
 #include "sqlite_store.h"
 
@@ -257,6 +258,7 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
     if (!last_id.ok()) return last_id.status();
     if (auto s = run(MergeMeasurementsSql(), &report.measurements); !s.ok()) return s;
     if (auto s = UpdateRunBests(*last_id); !s.ok()) return s;
+    if (auto s = PackDoneRuns(*conn_); !s.ok()) return s;  // the finished jobs' runs it brought
     if (auto s = run(MergeImportedSql(), &report.imported); !s.ok()) return s;
     if (auto s = run(MergeRacesSql(), &report.races); !s.ok()) return s;
     int64_t rows = 0;
@@ -277,8 +279,8 @@ absl::StatusOr<CheckReport> SqliteStore::Check() {
     report.problems.push_back(StrCat("schema version ", *version, ", expected ", kSchemaVersion));
   }
   for (const char* table : {"devices", "software", "jobs", "measurements", "predictions",
-                            "run_bests", "run_ids", "run_rows", "imported", "generations",
-                            "job_counts", "races", "race_entries", "race_times"}) {
+                            "run_bests", "run_ids", "run_rows", "run_packs", "imported",
+                            "generations", "job_counts", "races", "race_entries", "race_times"}) {
     auto count =
         QueryInt(*conn_,
                  StrCat("SELECT count(*) AS value FROM sqlite_master WHERE type = 'table' AND "

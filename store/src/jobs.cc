@@ -1,6 +1,7 @@
 // Jobs: a sweep's plan size, state and progress.
 #include "crest/common/str_cat.h"
 #include "job_columns.h"
+#include "run_packs.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
@@ -113,6 +114,8 @@ absl::Status SqliteStore::UpdateJob(int64_t id, JobState state, int64_t total, i
     (*stmt)->Bind(6, done);
     if (auto s = (*stmt)->Run("updating a job"); !s.ok()) return s;
     if (conn_->Changes() == 0) return absl::NotFoundError(StrCat("job ", id, " not found"));
+    // A finished job's runs are read whole from now on: packed by line.
+    if (state == JobState::kDone) return PackJobRuns(*conn_, id);
     return absl::OkStatus();
   });
 }

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "key_scan.h"
+#include "run_packs.h"
 #include "sqlite_store.h"
 
 namespace crest::store::internal {
@@ -119,6 +120,17 @@ RunBest ReadFigures(const Statement& s, const RunKey& run, int first) {
   return b;
 }
 
+// A packed row's figures, as ReadFigures reads a row's.
+RunBest FromPack(const PackedRow& row, const RunKey& run) {
+  RunBest b;
+  b.run = run;
+  b.measurement_id = row.measurement_id;
+  b.median_us = row.median_us;
+  b.ci_low_us = row.ci_low_us;
+  b.ci_high_us = row.ci_high_us;
+  return b;
+}
+
 }  // namespace
 
 absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
@@ -175,23 +187,35 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
   const BatchedKeys& batched = Batched(keys, unkept);
   const WantedKeys& wanted = batched.wanted;
   std::vector<std::optional<RunBest>> found(wanted.keys.size());
+  const auto keep = [&found](size_t i, const RunBest& b) {
+    if (!found[i] || b.median_us < found[i]->median_us) found[i] = b;  // the fastest row
+  };
   const RunRows rows = RowsOf(algo, /*one_run=*/true);
-  auto status = ScanRanges(
-      *conn_, rows.columns, rows.from_where, batched.ranges,
-      [&](Statement& s) {
-        if (run_id) {
-          s.Bind(15, *run_id);
-          return;
-        }
-        BindRunBests(s, gpu_model, run.software_id, mode);
-        s.Bind(15, run.job_id).Bind(16, run.device_id);
-      },
-      [&](size_t i, const Statement& s) {
-        RunBest b = ReadFigures(s, run, kFiguresOfRun);
-        if (!found[i] || b.median_us < found[i]->median_us) found[i] = b;  // the fastest row
-      },
-      "looking up a run's measurements");
-  if (!status.ok()) return status;
+  for (const KeyRange& range : batched.ranges) {
+    // A packed line is one blob (run_packs.h); the rest are rows.
+    if (run_id && range.varying >= 0) {
+      size_t next = 0;  // the pack's rows come in ascending v
+      auto packed = ForEachPackedRow(*conn_, *run_id, range, [&](const PackedRow& row) {
+        const int64_t slot = range.SlotAt(row.v, next);
+        if (slot >= 0) keep(static_cast<size_t>(slot), FromPack(row, run));
+      });
+      if (!packed.ok()) return packed.status();
+      if (*packed) continue;
+    }
+    auto status = ScanRanges(
+        *conn_, rows.columns, rows.from_where, {&range, 1},
+        [&](Statement& s) {
+          if (run_id) {
+            s.Bind(15, *run_id);
+            return;
+          }
+          BindRunBests(s, gpu_model, run.software_id, mode);
+          s.Bind(15, run.job_id).Bind(16, run.device_id);
+        },
+        [&](size_t i, const Statement& s) { keep(i, ReadFigures(s, run, kFiguresOfRun)); },
+        "looking up a run's measurements");
+    if (!status.ok()) return status;
+  }
   JobStarts starts(*conn_);
   auto started = starts.Of(run.job_id);
   if (!started.ok()) return started.status();

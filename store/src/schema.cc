@@ -4,6 +4,7 @@
 
 #include "crest/common/str_cat.h"
 #include "crest/store/schema_version.h"
+#include "run_packs.h"
 
 namespace crest::store::internal {
 namespace {
@@ -662,6 +663,35 @@ CREATE TRIGGER run_bests_updated AFTER UPDATE ON run_bests BEGIN
       AND job_id = NEW.job_id AND device_id = NEW.device_id;
 END;
 )sql",
+    // 15 → 16: a finished job's runs packed by line (run_packs.h), so that
+    // a window's answer reads a few blobs where it stepped a row a GEMM.
+    // A pack holds every row its run has on its line; any change to the
+    // run's rows (an insert, a merge, a deleted measurement, a person with
+    // sqlite3) drops the run's packs in the same transaction, and readers
+    // read the rows until the run is packed again.
+    R"sql(
+CREATE TABLE run_packs(
+  run_id INTEGER NOT NULL REFERENCES run_ids(id),
+  dtype TEXT NOT NULL,
+  trans_a INTEGER NOT NULL,
+  trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  varying INTEGER NOT NULL,
+  m INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  k INTEGER NOT NULL,
+  rows BLOB NOT NULL,
+  PRIMARY KEY(run_id, dtype, trans_a, trans_b, batch, varying, m, n, k)) WITHOUT ROWID;
+CREATE TRIGGER run_rows_inserted AFTER INSERT ON run_rows BEGIN
+  DELETE FROM run_packs WHERE run_id = NEW.run_id;
+END;
+CREATE TRIGGER run_rows_deleted AFTER DELETE ON run_rows BEGIN
+  DELETE FROM run_packs WHERE run_id = OLD.run_id;
+END;
+CREATE TRIGGER run_rows_updated AFTER UPDATE ON run_rows BEGIN
+  DELETE FROM run_packs WHERE run_id = OLD.run_id OR run_id = NEW.run_id;
+END;
+)sql",
 };
 
 }  // namespace
@@ -719,9 +749,11 @@ absl::Status Migrate(Connection& conn, bool read_only, int version, int target) 
     return locked.status();
   }
   for (int v = *locked; v < target; ++v) {
-    if (auto s = conn.Exec(kMigrations[static_cast<size_t>(v)],
-                           StrCat("upgrading the schema from version ", v, " to ", v + 1));
-        !s.ok()) {
+    absl::Status s = conn.Exec(kMigrations[static_cast<size_t>(v)],
+                               StrCat("upgrading the schema from version ", v, " to ", v + 1));
+    // 15 → 16 also packs the runs of the jobs finished before it.
+    if (s.ok() && v == 15) s = PackDoneRuns(conn);
+    if (!s.ok()) {
       conn.Rollback();
       return s;
     }

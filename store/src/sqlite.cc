@@ -273,6 +273,12 @@ std::string Statement::TextAt(int column) const {
                      static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
+std::span<const uint8_t> Statement::BlobBytesAt(int column) const {
+  const auto* data = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, column));
+  const auto size = static_cast<size_t>(sqlite3_column_bytes(stmt_, column));
+  return data == nullptr ? std::span<const uint8_t>{} : std::span<const uint8_t>(data, size);
+}
+
 std::vector<uint8_t> Statement::BlobAt(int column) const {
   const auto* data = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, column));
   const auto size = static_cast<size_t>(sqlite3_column_bytes(stmt_, column));

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -130,6 +131,8 @@ class Statement final {
   // holds the column meant, so its tests must read back known figures.
   int64_t IntAt(int index) const;
   double DoubleAt(int index) const;
+  // A blob's bytes, valid until the statement steps or resets (no copy).
+  std::span<const uint8_t> BlobBytesAt(int index) const;
 
  private:
   int Index(std::string_view column) const;

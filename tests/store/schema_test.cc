@@ -1,9 +1,6 @@
 // Upgrades of older databases (schema.cc): every row kept, and what each
 // migration derives.
-#include <sqlite3.h>
-
 #include <cstdint>
-#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,43 +16,15 @@
 namespace crest::store {
 namespace {
 
+using crest::store_tests::Exec;
 using crest::store_tests::Gemm;
 using crest::store_tests::kDefaultMode;
 using crest::store_tests::NewestRow;
 using crest::store_tests::OpenOk;
+using crest::store_tests::QueryNumber;
 using crest::testing::ReadBytes;
 using crest::testing::TempDir;
 using crest::testing::WriteBytes;
-
-// Runs `sql` on the file at `path` through its own connection: "" when it
-// succeeded, else SQLite's message.
-std::string Exec(const std::string& path, const std::string& sql) {
-  sqlite3* raw = nullptr;
-  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return "cannot open " + path;
-  const std::string error = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK
-                                ? ""
-                                : sqlite3_errmsg(raw);
-  sqlite3_close(raw);
-  return error;
-}
-
-// The first column of the first row `sql` gives on the file at `path`, as
-// an integer; -1 when it gives none.
-int64_t QueryNumber(const std::string& path, const std::string& sql) {
-  sqlite3* raw = nullptr;
-  int64_t value = -1;
-  if (sqlite3_open(path.c_str(), &raw) == SQLITE_OK) {
-    sqlite3_exec(
-        raw, sql.c_str(),
-        [](void* out, int, char** values, char**) {
-          *static_cast<int64_t*>(out) = values[0] != nullptr ? std::atoll(values[0]) : -1;
-          return 1;  // the first row is enough
-        },
-        &value, nullptr);
-  }
-  sqlite3_close(raw);
-  return value;
-}
 
 TEST(StoreSchema, UpgradingFromVersion2KeepsEachDevicesBest) {
   TempDir dir;
@@ -231,6 +200,7 @@ TEST(StoreSchema, RunRowsHoldRunBestsByRunIdThroughEveryWriteAndTheUpgrade) {
 
   // Back to version 14 as it wrote it, with a row run_rows never saw.
   ASSERT_EQ(Exec(path, R"sql(
+    DROP TABLE run_packs;
     DROP TRIGGER run_bests_inserted;
     DROP TRIGGER run_bests_deleted;
     DROP TRIGGER run_bests_updated;

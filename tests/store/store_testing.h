@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,36 @@ inline void SetUserVersion(const std::string& path, int version) {
                          nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(raw);
+}
+
+// Runs `sql` on the file at `path` through its own connection: "" when it
+// succeeded, else SQLite's message.
+inline std::string Exec(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return "cannot open " + path;
+  const std::string error = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK
+                                ? ""
+                                : sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  return error;
+}
+
+// The first column of the first row `sql` gives on the file at `path`, as
+// an integer; -1 when it gives none.
+inline int64_t QueryNumber(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  int64_t value = -1;
+  if (sqlite3_open(path.c_str(), &raw) == SQLITE_OK) {
+    sqlite3_exec(
+        raw, sql.c_str(),
+        [](void* out, int, char** values, char**) {
+          *static_cast<int64_t*>(out) = values[0] != nullptr ? std::atoll(values[0]) : -1;
+          return 1;  // the first row is enough
+        },
+        &value, nullptr);
+  }
+  sqlite3_close(raw);
+  return value;
 }
 
 // The model's prediction of `g` on an H100, stored.
@@ -80,7 +111,7 @@ inline absl::StatusOr<std::optional<store::MeasurementRow>> NewestRow(
 }
 
 // SQL taking a database at the current schema back to 9 as version 9 wrote
-// it (no replay devices, no races, no heuristic ranks; the first answer
+// it (no run packs, no replay devices, no races, no heuristic ranks; the first answer
 // rule's tables, left empty: the upgrade to 14 drops them unread), for the
 // tests of upgrades from older versions.
 inline constexpr const char* kDowngradeTo9 = R"sql(
@@ -101,6 +132,7 @@ inline constexpr const char* kDowngradeTo9 = R"sql(
       devices INTEGER NOT NULL,
       PRIMARY KEY(gpu_model, cache_mode, clock_policy, software_id, dtype, trans_a, trans_b,
                   batch, m, n, k)) WITHOUT ROWID;
+    DROP TABLE run_packs;
     DROP TRIGGER run_bests_inserted;
     DROP TRIGGER run_bests_deleted;
     DROP TRIGGER run_bests_updated;

@@ -7,6 +7,6 @@ namespace crest::store {
 
 // The schema this build reads and writes (PRAGMA user_version). An older
 // file is upgraded when opened for writing; a newer one is refused.
-inline constexpr int kSchemaVersion = 15;
+inline constexpr int kSchemaVersion = 16;
 
 }  // namespace crest::store

@@ -1,0 +1,246 @@
+#include "run_packs.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <tuple>
+
+#include "crest/store/records.h"
+#include "crest/tuner/dtype.h"
+
+namespace crest::store::internal {
+
+namespace {
+
+void Put(uint64_t value, uint8_t* out) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out, &value, 8);
+  } else {
+    for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(value >> (8 * i));
+  }
+}
+
+uint64_t Get(const uint8_t* in) {
+  uint64_t value = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&value, in, 8);
+  } else {
+    for (int i = 0; i < 8; ++i) value |= static_cast<uint64_t>(in[i]) << (8 * i);
+  }
+  return value;
+}
+
+// One row of a run as packing reads it: its key (dtype by its place in the
+// run's list of dtype texts) and figures.
+struct RunRow {
+  size_t dtype = 0;
+  std::array<int64_t, 6> key{};  // trans_a, trans_b, batch, m, n, k
+  PackedRow figures;
+};
+
+constexpr size_t kM = 3;  // key's place of m; n and k follow
+
+// The parts of `row`'s key a line over dimension `varying` keeps fixed, in
+// an order that puts a line's rows together, then the varying value.
+std::tuple<size_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t> LineOrder(
+    const RunRow& row, int varying) {
+  const size_t v = kM + static_cast<size_t>(varying);
+  const size_t a = varying == 0 ? kM + 1 : kM;
+  const size_t b = varying == 2 ? kM + 1 : kM + 2;
+  return {row.dtype, row.key[0], row.key[1], row.key[2], row.key[a], row.key[b], row.key[v]};
+}
+
+bool SameLine(const RunRow& x, const RunRow& y, int varying) {
+  auto ox = LineOrder(x, varying), oy = LineOrder(y, varying);
+  std::get<6>(ox) = std::get<6>(oy) = 0;
+  return ox == oy;
+}
+
+// Run `run_id`'s rows, with the distinct dtype texts they use; false in
+// `fits` when it has more than kMaxPackedRunRows.
+absl::Status ReadRun(Connection& conn, int64_t run_id, std::vector<std::string>& dtypes,
+                     std::vector<RunRow>& rows, bool& fits) {
+  auto stmt = conn.Prepare(
+      "SELECT dtype, trans_a, trans_b, batch, m, n, k, measurement_id, median_us, ci_low_us, "
+      "ci_high_us FROM run_rows WHERE run_id = ?1");
+  if (!stmt.ok()) return stmt.status();
+  (*stmt)->Bind(1, run_id);
+  fits = true;
+  return (*stmt)->ForEachRow("reading a run to pack", [&](const Statement& s) {
+    if (!fits || rows.size() == kMaxPackedRunRows) {
+      fits = false;
+      return;
+    }
+    RunRow row;
+    const std::string dtype = s.Text("dtype");
+    row.dtype =
+        static_cast<size_t>(std::find(dtypes.begin(), dtypes.end(), dtype) - dtypes.begin());
+    if (row.dtype == dtypes.size()) dtypes.push_back(dtype);
+    for (int i = 0; i < 6; ++i) row.key[static_cast<size_t>(i)] = s.IntAt(i + 1);
+    row.figures.measurement_id = s.IntAt(7);
+    row.figures.median_us = s.DoubleAt(8);
+    row.figures.ci_low_us = s.DoubleAt(9);
+    row.figures.ci_high_us = s.DoubleAt(10);
+    rows.push_back(row);
+  });
+}
+
+// Writes the pack of one line (`line`: its rows in ascending varying value).
+absl::Status WriteLine(Connection& conn, int64_t run_id, const std::string& dtype, int varying,
+                       std::span<const RunRow* const> line) {
+  std::vector<PackedRow> packed;
+  packed.reserve(line.size());
+  for (const RunRow* row : line) {
+    PackedRow p = row->figures;
+    p.v = row->key[kM + static_cast<size_t>(varying)];
+    packed.push_back(p);
+  }
+  auto stmt = conn.Prepare(
+      "INSERT INTO run_packs(run_id, dtype, trans_a, trans_b, batch, varying, m, n, k, rows) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  if (!stmt.ok()) return stmt.status();
+  const RunRow& first = *line.front();
+  Statement& s = **stmt;
+  s.Bind(1, run_id).Bind(2, dtype).Bind(3, first.key[0]).Bind(4, first.key[1]);
+  s.Bind(5, first.key[2]).Bind(6, varying);
+  for (int d = 0; d < 3; ++d)
+    s.Bind(7 + d, d == varying ? 0 : first.key[kM + static_cast<size_t>(d)]);
+  s.BindBlob(10, EncodePack(packed));
+  return s.Run("writing a run's pack");
+}
+
+absl::Status PackRun(Connection& conn, int64_t run_id) {
+  auto clear = conn.Prepare("DELETE FROM run_packs WHERE run_id = ?1");
+  if (!clear.ok()) return clear.status();
+  if (auto s = (*clear)->Bind(1, run_id).Run("replacing a run's packs"); !s.ok()) return s;
+  std::vector<std::string> dtypes;
+  std::vector<RunRow> rows;
+  bool fits = true;
+  if (auto s = ReadRun(conn, run_id, dtypes, rows, fits); !s.ok() || !fits) return s;
+  std::vector<const RunRow*> order(rows.size());
+  for (int varying = 0; varying < 3; ++varying) {
+    for (size_t i = 0; i < rows.size(); ++i) order[i] = &rows[i];
+    std::sort(order.begin(), order.end(), [varying](const RunRow* x, const RunRow* y) {
+      return LineOrder(*x, varying) < LineOrder(*y, varying);
+    });
+    for (size_t i = 0; i < order.size();) {
+      size_t j = i + 1;
+      while (j < order.size() && SameLine(*order[i], *order[j], varying)) ++j;
+      if (j - i >= kMinPackedRows) {
+        const std::span<const RunRow* const> line(order.data() + i, j - i);
+        if (auto s = WriteLine(conn, run_id, dtypes[order[i]->dtype], varying, line); !s.ok()) {
+          return s;
+        }
+      }
+      i = j;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Packs each run `select` lists (its parameters bound by `bind`).
+absl::Status PackRunsOf(Connection& conn, const std::string& select,
+                        const std::function<void(Statement&)>& bind) {
+  auto stmt = conn.Prepare(select);
+  if (!stmt.ok()) return stmt.status();
+  std::vector<int64_t> runs;
+  bind(**stmt);
+  auto listed = (*stmt)->ForEachRow("listing runs to pack",
+                                    [&](const Statement& s) { runs.push_back(s.IntAt(0)); });
+  if (!listed.ok()) return listed;
+  for (int64_t run_id : runs) {
+    if (auto s = PackRun(conn, run_id); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<uint8_t> EncodePack(std::span<const PackedRow> rows) {
+  std::vector<uint8_t> out(rows.size() * kPackRowBytes);
+  uint8_t* at = out.data();
+  for (const PackedRow& row : rows) {
+    Put(static_cast<uint64_t>(row.v), at);
+    Put(static_cast<uint64_t>(row.measurement_id), at + 8);
+    Put(std::bit_cast<uint64_t>(row.median_us), at + 16);
+    Put(std::bit_cast<uint64_t>(row.ci_low_us), at + 24);
+    Put(std::bit_cast<uint64_t>(row.ci_high_us), at + 32);
+    at += kPackRowBytes;
+  }
+  return out;
+}
+
+std::optional<PackView> PackView::Of(std::span<const uint8_t> bytes) {
+  if (bytes.size() % kPackRowBytes != 0) return std::nullopt;
+  const PackView view(bytes);
+  for (size_t i = 1; i < view.size(); ++i) {
+    if (view.V(i) <= view.V(i - 1)) return std::nullopt;
+  }
+  return view;
+}
+
+int64_t PackView::V(size_t i) const {
+  return static_cast<int64_t>(Get(bytes_.data() + i * kPackRowBytes));
+}
+
+PackedRow PackView::Row(size_t i) const {
+  const uint8_t* at = bytes_.data() + i * kPackRowBytes;
+  PackedRow row;
+  row.v = static_cast<int64_t>(Get(at));
+  row.measurement_id = static_cast<int64_t>(Get(at + 8));
+  row.median_us = std::bit_cast<double>(Get(at + 16));
+  row.ci_low_us = std::bit_cast<double>(Get(at + 24));
+  row.ci_high_us = std::bit_cast<double>(Get(at + 32));
+  return row;
+}
+
+size_t PackView::LowerBound(int64_t v) const {
+  size_t lo = 0, hi = size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (V(mid) < v) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+absl::Status PackJobRuns(Connection& conn, int64_t job_id) {
+  return PackRunsOf(conn, "SELECT id FROM run_ids WHERE job_id = ?1",
+                    [job_id](Statement& s) { s.Bind(1, job_id); });
+}
+
+absl::Status PackDoneRuns(Connection& conn) {
+  return PackRunsOf(
+      conn,
+      "SELECT r.id FROM run_ids AS r JOIN jobs AS j ON j.id = r.job_id "
+      "WHERE j.state = ?1 AND NOT EXISTS (SELECT 1 FROM run_packs WHERE run_id = r.id)",
+      [](Statement& s) { s.Bind(1, JobStateName(JobState::kDone)); });
+}
+
+absl::StatusOr<bool> FindPack(Connection& conn, int64_t run_id, const KeyRange& range,
+                              Statement** found) {
+  auto stmt = conn.Prepare(
+      "SELECT rows FROM run_packs WHERE run_id = ?1 AND dtype = ?2 AND trans_a = ?3 AND "
+      "trans_b = ?4 AND batch = ?5 AND varying = ?6 AND m = ?7 AND n = ?8 AND k = ?9");
+  if (!stmt.ok()) return stmt.status();
+  Statement& s = **stmt;
+  s.Bind(1, run_id).Bind(2, tuner::DTypeName(range.prefix.dtype));
+  s.Bind(3, static_cast<int64_t>(range.prefix.a_transposed));
+  s.Bind(4, static_cast<int64_t>(range.prefix.b_transposed));
+  s.Bind(5, range.prefix.batch).Bind(6, range.varying);
+  s.Bind(7, range.varying == 0 ? 0 : range.m_lo);
+  s.Bind(8, range.varying == 1 ? 0 : range.n_lo);
+  s.Bind(9, range.varying == 2 ? 0 : range.k_lo);
+  auto row = s.Step("looking up a run's pack");
+  if (!row.ok() || !*row) s.Reset();
+  *found = &s;
+  return row;
+}
+
+}  // namespace crest::store::internal

@@ -27,7 +27,6 @@ using internal::PackedRow;
 using internal::PackView;
 using store_tests::Exec;
 using store_tests::Gemm;
-using store_tests::kDefaultMode;
 using store_tests::OpenOk;
 using store_tests::QueryNumber;
 
@@ -54,7 +53,7 @@ std::vector<GemmKey> KeysOf(const std::vector<tuner::GemmShape>& gemms) {
 
 // What a run's read gives for each key, as text: "-" for none.
 std::vector<std::string> Figures(Store& db, const RunKey& run, const std::vector<GemmKey>& keys) {
-  auto found = db.RunBestsOf("H100-SXM", run, keys, kDefaultMode);
+  auto found = db.RunBestsOf("H100-SXM", run, keys, store_tests::kDefaultMode);
   EXPECT_TRUE(found.ok()) << found.status();
   std::vector<std::string> out;
   if (!found.ok()) return out;
@@ -159,7 +158,7 @@ TEST_F(RunPacks, AnswersReadThePackAndTheRowsWhereAPackDoesNotDecode) {
     return Exec(path_, "UPDATE run_packs SET rows = " + blob + " WHERE varying = 2");
   };
   ASSERT_EQ(set_k_line("x'" + hex + "'"), "");
-  auto found = db_->RunBestsOf("H100-SXM", run_, keys_, kDefaultMode);
+  auto found = db_->RunBestsOf("H100-SXM", run_, keys_, store_tests::kDefaultMode);
   ASSERT_TRUE(found.ok());
   for (size_t i = 0; i + 1 < keys_.size(); ++i) {
     ASSERT_TRUE((*found)[i]);
@@ -189,19 +188,19 @@ TEST_F(RunPacks, AChangeToARunsRowsDropsItsPacksUntilItsJobIsDoneAgain) {
   Measure(run_, gemms_[down], 50);
   EXPECT_EQ(Packs(run_), 0) << "a new row left the run's packs";
   EXPECT_EQ(Packs(other), 2) << "another run's packs went";
-  auto found = db_->RunBestsOf("H100-SXM", run_, keys_, kDefaultMode);
+  auto found = db_->RunBestsOf("H100-SXM", run_, keys_, store_tests::kDefaultMode);
   ASSERT_TRUE(found.ok() && (*found)[down]);
   EXPECT_EQ((*found)[down]->median_us, 50);
   Finish(run_);
   EXPECT_EQ(Packs(run_), 2);
-  found = db_->RunBestsOf("H100-SXM", run_, keys_, kDefaultMode);
+  found = db_->RunBestsOf("H100-SXM", run_, keys_, store_tests::kDefaultMode);
   ASSERT_TRUE(found.ok() && (*found)[down]);
   EXPECT_EQ((*found)[down]->median_us, 50) << "packed again with the faster row";
   // A person deletes those rows with sqlite3: the run's best of the
   // GEMM is its earlier row again, packs or not.
   ASSERT_EQ(Exec(path_, "DELETE FROM measurements WHERE median_us < 100"), "");
   EXPECT_EQ(Packs(run_), 0) << "a deleted row left the run's packs";
-  found = db_->RunBestsOf("H100-SXM", run_, keys_, kDefaultMode);
+  found = db_->RunBestsOf("H100-SXM", run_, keys_, store_tests::kDefaultMode);
   ASSERT_TRUE(found.ok() && (*found)[down]);
   EXPECT_EQ((*found)[down]->median_us, 100.0 + double(down));
 }
@@ -220,7 +219,7 @@ TEST_F(RunPacks, AMergeAndAnUpgradePackTheRunsOfFinishedJobs) {
   ASSERT_TRUE(MergeFrom(*fleet, snapshot).ok());
   EXPECT_EQ(QueryNumber(dir_.File("fleet.db"), "SELECT count(*) FROM run_packs"), 2)
       << "the finished job's two lines, and nothing of the running job";
-  auto runs = fleet->ListRuns("H100-SXM", run_.software_id, kDefaultMode);
+  auto runs = fleet->ListRuns("H100-SXM", run_.software_id, store_tests::kDefaultMode);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 2u);
   std::vector<std::vector<std::string>> packed;

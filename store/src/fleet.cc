@@ -258,7 +258,8 @@ absl::StatusOr<MergeReport> SqliteStore::MergeFrom(const std::string& snapshot) 
     if (!last_id.ok()) return last_id.status();
     if (auto s = run(MergeMeasurementsSql(), &report.measurements); !s.ok()) return s;
     if (auto s = UpdateRunBests(*last_id); !s.ok()) return s;
-    if (auto s = PackDoneRuns(*conn_); !s.ok()) return s;  // the finished jobs' runs it brought
+    // The finished jobs' runs it brought rows to.
+    if (auto s = PackMergedRuns(*conn_, *last_id); !s.ok()) return s;
     if (auto s = run(MergeImportedSql(), &report.imported); !s.ok()) return s;
     if (auto s = run(MergeRacesSql(), &report.races); !s.ok()) return s;
     int64_t rows = 0;

@@ -8,27 +8,20 @@
 #include <utility>
 
 namespace crest::store::internal {
-namespace {
 
-// Which dimension a pass lets vary: 0 = m, 1 = n, 2 = k.
-int64_t Dim(const GemmKey& key, int d) { return d == 0 ? key.m : d == 1 ? key.n : key.k; }
+int64_t KeyDim(const GemmKey& key, int d) { return d == 0 ? key.m : d == 1 ? key.n : key.k; }
 
-// Bits that hold `v` (1 for 0).
-int Width(uint64_t v) { return v == 0 ? 1 : static_cast<int>(std::bit_width(v)); }
-
-// Everything but the varying dimension, for grouping: any order that puts
-// equal ones together will do.
-struct Fixed {
-  std::array<int64_t, 6> parts;
-  auto operator<=>(const Fixed&) const = default;
-};
-
-Fixed FixedOf(const GemmKey& key, int varying) {
+FixedParts FixedPartsOf(const GemmKey& key, int varying) {
   const int a = varying == 0 ? 1 : 0;
   const int b = varying == 2 ? 1 : 2;
   return {{static_cast<int64_t>(key.dtype), key.a_transposed, key.b_transposed, key.batch,
-           Dim(key, a), Dim(key, b)}};
+           KeyDim(key, a), KeyDim(key, b)}};
 }
+
+namespace {
+
+// Bits that hold `v` (1 for 0).
+int Width(uint64_t v) { return v == 0 ? 1 : static_cast<int>(std::bit_width(v)); }
 
 KeyRange RangeOf(std::span<const GemmKey* const> group, int varying, const GemmKey* base) {
   KeyRange r;
@@ -43,9 +36,9 @@ KeyRange RangeOf(std::span<const GemmKey* const> group, int varying, const GemmK
   const int by = r.varying == -1 ? 0 : varying;  // a single key: its M
   r.members.reserve(group.size());
   for (const GemmKey* key : group) {
-    lo = std::min(lo, Dim(*key, varying));
-    hi = std::max(hi, Dim(*key, varying));
-    r.members.emplace_back(Dim(*key, by), static_cast<uint32_t>(key - base));
+    lo = std::min(lo, KeyDim(*key, varying));
+    hi = std::max(hi, KeyDim(*key, varying));
+    r.members.emplace_back(KeyDim(*key, by), static_cast<uint32_t>(key - base));
   }
   std::sort(r.members.begin(), r.members.end());
   return r;
@@ -81,9 +74,9 @@ std::vector<uint32_t> FixedOrder(const std::vector<const GemmKey*>& keys, int va
   uint64_t most_a = 0, most_b = 0, most_batch = 0;
   bool negative = false;
   for (const GemmKey* key : keys) {
-    negative = negative || Dim(*key, a) < 0 || Dim(*key, b) < 0 || key->batch < 0;
-    most_a = std::max(most_a, static_cast<uint64_t>(Dim(*key, a)));
-    most_b = std::max(most_b, static_cast<uint64_t>(Dim(*key, b)));
+    negative = negative || KeyDim(*key, a) < 0 || KeyDim(*key, b) < 0 || key->batch < 0;
+    most_a = std::max(most_a, static_cast<uint64_t>(KeyDim(*key, a)));
+    most_b = std::max(most_b, static_cast<uint64_t>(KeyDim(*key, b)));
     most_batch = std::max(most_batch, static_cast<uint64_t>(key->batch));
   }
   const int wa = Width(most_a), wb = Width(most_b), wt = Width(most_batch);
@@ -96,11 +89,11 @@ std::vector<uint32_t> FixedOrder(const std::vector<const GemmKey*>& keys, int va
         c = c << 1 | static_cast<uint64_t>(key.a_transposed);
         c = c << 1 | static_cast<uint64_t>(key.b_transposed);
         c = c << wt | static_cast<uint64_t>(key.batch);
-        c = c << wa | static_cast<uint64_t>(Dim(key, a));
-        return c << wb | static_cast<uint64_t>(Dim(key, b));
+        c = c << wa | static_cast<uint64_t>(KeyDim(key, a));
+        return c << wb | static_cast<uint64_t>(KeyDim(key, b));
       },
       [&](uint32_t x, uint32_t y) {
-        return FixedOf(*keys[x], varying) < FixedOf(*keys[y], varying);
+        return FixedPartsOf(*keys[x], varying) < FixedPartsOf(*keys[y], varying);
       });
 }
 
@@ -117,9 +110,9 @@ std::vector<const GemmKey*> Pass(std::vector<const GemmKey*> keys, int varying, 
   }
   std::vector<const GemmKey*> left;
   for (size_t i = 0; i < keys.size();) {
-    const Fixed fixed = FixedOf(*keys[i], varying);
+    const FixedParts fixed = FixedPartsOf(*keys[i], varying);
     size_t j = i + 1;
-    while (j < keys.size() && FixedOf(*keys[j], varying) == fixed) ++j;
+    while (j < keys.size() && FixedPartsOf(*keys[j], varying) == fixed) ++j;
     if (j - i >= 2) {
       out.push_back(RangeOf({keys.data() + i, j - i}, varying, base));
     } else {

@@ -3,6 +3,7 @@
 // costs a handful of queries instead of one per key.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -11,6 +12,19 @@
 #include "crest/store/records.h"
 
 namespace crest::store::internal {
+
+// A key's dimension `d`: 0 = M, 1 = N, 2 = K.
+int64_t KeyDim(const GemmKey& key, int d);
+
+// Everything of a key but dimension `varying` (dtype, transposes, batch and
+// the other two dimensions): keys with equal parts lie on one line, which a
+// KeyRange (and a run's pack, run_packs.h) spans. Any order that puts equal
+// parts together will do.
+struct FixedParts {
+  std::array<int64_t, 6> parts;
+  auto operator<=>(const FixedParts&) const = default;
+};
+FixedParts FixedPartsOf(const GemmKey& key, int varying);
 
 // Keys with equal dtype, layout and batch, and M, N and K in their ranges.
 // The box may hold rows that are not wanted: callers keep only rows whose

@@ -1,12 +1,11 @@
 #include "run_packs.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstring>
 #include <functional>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include "crest/store/records.h"
 #include "crest/tuner/dtype.h"
@@ -33,36 +32,16 @@ uint64_t Get(const uint8_t* in) {
   return value;
 }
 
-// One row of a run as packing reads it: its key (dtype by its place in the
-// run's list of dtype texts) and figures.
+// One row of a run as packing reads it.
 struct RunRow {
-  size_t dtype = 0;
-  std::array<int64_t, 6> key{};  // trans_a, trans_b, batch, m, n, k
+  GemmKey key;
   PackedRow figures;
 };
 
-constexpr size_t kM = 3;  // key's place of m; n and k follow
-
-// The parts of `row`'s key a line over dimension `varying` keeps fixed, in
-// an order that puts a line's rows together, then the varying value.
-std::tuple<size_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t> LineOrder(
-    const RunRow& row, int varying) {
-  const size_t v = kM + static_cast<size_t>(varying);
-  const size_t a = varying == 0 ? kM + 1 : kM;
-  const size_t b = varying == 2 ? kM + 1 : kM + 2;
-  return {row.dtype, row.key[0], row.key[1], row.key[2], row.key[a], row.key[b], row.key[v]};
-}
-
-bool SameLine(const RunRow& x, const RunRow& y, int varying) {
-  auto ox = LineOrder(x, varying), oy = LineOrder(y, varying);
-  std::get<6>(ox) = std::get<6>(oy) = 0;
-  return ox == oy;
-}
-
-// Run `run_id`'s rows, with the distinct dtype texts they use; false in
-// `fits` when it has more than kMaxPackedRunRows.
-absl::Status ReadRun(Connection& conn, int64_t run_id, std::vector<std::string>& dtypes,
-                     std::vector<RunRow>& rows, bool& fits) {
+// Run `run_id`'s rows; false in `fits` when it has more than
+// kMaxPackedRunRows. A row whose dtype is not a name DTypeName gives is
+// left out, as the answers' reads (which bind DTypeName's) leave it.
+absl::Status ReadRun(Connection& conn, int64_t run_id, std::vector<RunRow>& rows, bool& fits) {
   auto stmt = conn.Prepare(
       "SELECT dtype, trans_a, trans_b, batch, m, n, k, measurement_id, median_us, ci_low_us, "
       "ci_high_us FROM run_rows WHERE run_id = ?1");
@@ -74,12 +53,17 @@ absl::Status ReadRun(Connection& conn, int64_t run_id, std::vector<std::string>&
       fits = false;
       return;
     }
+    const std::string text = s.Text("dtype");
+    auto dtype = tuner::ParseDType(text);
+    if (!dtype.ok() || tuner::DTypeName(*dtype) != text) return;
     RunRow row;
-    const std::string dtype = s.Text("dtype");
-    row.dtype =
-        static_cast<size_t>(std::find(dtypes.begin(), dtypes.end(), dtype) - dtypes.begin());
-    if (row.dtype == dtypes.size()) dtypes.push_back(dtype);
-    for (int i = 0; i < 6; ++i) row.key[static_cast<size_t>(i)] = s.IntAt(i + 1);
+    row.key.dtype = *dtype;
+    row.key.a_transposed = s.IntAt(1) != 0;
+    row.key.b_transposed = s.IntAt(2) != 0;
+    row.key.batch = s.IntAt(3);
+    row.key.m = s.IntAt(4);
+    row.key.n = s.IntAt(5);
+    row.key.k = s.IntAt(6);
     row.figures.measurement_id = s.IntAt(7);
     row.figures.median_us = s.DoubleAt(8);
     row.figures.ci_low_us = s.DoubleAt(9);
@@ -89,25 +73,26 @@ absl::Status ReadRun(Connection& conn, int64_t run_id, std::vector<std::string>&
 }
 
 // Writes the pack of one line (`line`: its rows in ascending varying value).
-absl::Status WriteLine(Connection& conn, int64_t run_id, const std::string& dtype, int varying,
+absl::Status WriteLine(Connection& conn, int64_t run_id, int varying,
                        std::span<const RunRow* const> line) {
   std::vector<PackedRow> packed;
   packed.reserve(line.size());
   for (const RunRow* row : line) {
     PackedRow p = row->figures;
-    p.v = row->key[kM + static_cast<size_t>(varying)];
+    p.v = KeyDim(row->key, varying);
     packed.push_back(p);
   }
   auto stmt = conn.Prepare(
       "INSERT INTO run_packs(run_id, dtype, trans_a, trans_b, batch, varying, m, n, k, rows) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   if (!stmt.ok()) return stmt.status();
-  const RunRow& first = *line.front();
+  const GemmKey& first = line.front()->key;
   Statement& s = **stmt;
-  s.Bind(1, run_id).Bind(2, dtype).Bind(3, first.key[0]).Bind(4, first.key[1]);
-  s.Bind(5, first.key[2]).Bind(6, varying);
-  for (int d = 0; d < 3; ++d)
-    s.Bind(7 + d, d == varying ? 0 : first.key[kM + static_cast<size_t>(d)]);
+  s.Bind(1, run_id).Bind(2, tuner::DTypeName(first.dtype));
+  s.Bind(3, static_cast<int64_t>(first.a_transposed));
+  s.Bind(4, static_cast<int64_t>(first.b_transposed));
+  s.Bind(5, first.batch).Bind(6, varying);
+  for (int d = 0; d < 3; ++d) s.Bind(7 + d, d == varying ? 0 : KeyDim(first, d));
   s.BindBlob(10, EncodePack(packed));
   return s.Run("writing a run's pack");
 }
@@ -116,24 +101,24 @@ absl::Status PackRun(Connection& conn, int64_t run_id) {
   auto clear = conn.Prepare("DELETE FROM run_packs WHERE run_id = ?1");
   if (!clear.ok()) return clear.status();
   if (auto s = (*clear)->Bind(1, run_id).Run("replacing a run's packs"); !s.ok()) return s;
-  std::vector<std::string> dtypes;
   std::vector<RunRow> rows;
   bool fits = true;
-  if (auto s = ReadRun(conn, run_id, dtypes, rows, fits); !s.ok() || !fits) return s;
+  if (auto s = ReadRun(conn, run_id, rows, fits); !s.ok() || !fits) return s;
   std::vector<const RunRow*> order(rows.size());
   for (int varying = 0; varying < 3; ++varying) {
+    // A line's rows together (as BatchKeys groups keys), in ascending v.
     for (size_t i = 0; i < rows.size(); ++i) order[i] = &rows[i];
     std::sort(order.begin(), order.end(), [varying](const RunRow* x, const RunRow* y) {
-      return LineOrder(*x, varying) < LineOrder(*y, varying);
+      return std::pair(FixedPartsOf(x->key, varying), KeyDim(x->key, varying)) <
+             std::pair(FixedPartsOf(y->key, varying), KeyDim(y->key, varying));
     });
     for (size_t i = 0; i < order.size();) {
+      const FixedParts line = FixedPartsOf(order[i]->key, varying);
       size_t j = i + 1;
-      while (j < order.size() && SameLine(*order[i], *order[j], varying)) ++j;
+      while (j < order.size() && FixedPartsOf(order[j]->key, varying) == line) ++j;
       if (j - i >= kMinPackedRows) {
-        const std::span<const RunRow* const> line(order.data() + i, j - i);
-        if (auto s = WriteLine(conn, run_id, dtypes[order[i]->dtype], varying, line); !s.ok()) {
-          return s;
-        }
+        const std::span<const RunRow* const> rows_of_line(order.data() + i, j - i);
+        if (auto s = WriteLine(conn, run_id, varying, rows_of_line); !s.ok()) return s;
       }
       i = j;
     }
@@ -213,6 +198,19 @@ size_t PackView::LowerBound(int64_t v) const {
 absl::Status PackJobRuns(Connection& conn, int64_t job_id) {
   return PackRunsOf(conn, "SELECT id FROM run_ids WHERE job_id = ?1",
                     [job_id](Statement& s) { s.Bind(1, job_id); });
+}
+
+absl::Status PackMergedRuns(Connection& conn, int64_t last_measurement_id) {
+  return PackRunsOf(conn,
+                    "SELECT DISTINCT r.id FROM measurements AS m "
+                    "JOIN run_ids AS r ON r.gpu_model = m.gpu_model AND "
+                    "r.cache_mode = m.cache_mode AND r.clock_policy = m.clock_policy AND "
+                    "r.software_id = m.software_id AND r.job_id = coalesce(m.job_id, 0) AND "
+                    "r.device_id = m.device_id "
+                    "JOIN jobs AS j ON j.id = r.job_id WHERE m.id > ?1 AND j.state = ?2",
+                    [last_measurement_id](Statement& s) {
+                      s.Bind(1, last_measurement_id).Bind(2, JobStateName(JobState::kDone));
+                    });
 }
 
 absl::Status PackDoneRuns(Connection& conn) {

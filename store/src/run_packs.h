@@ -44,8 +44,12 @@ inline constexpr size_t kMaxPackedRunRows = 1 << 20;
 // lines of kMinPackedRows rows or more, replacing the runs' packs. Inside
 // the caller's transaction.
 absl::Status PackJobRuns(Connection& conn, int64_t job_id);
-// Packs every run of a finished job that has no pack: the runs a merge
-// brought, or those of a file upgraded from before packs.
+// Packs the finished jobs' runs that measurements after
+// `last_measurement_id` belong to: a merge's, whose rows dropped their packs
+// (runs it did not touch are not read again).
+absl::Status PackMergedRuns(Connection& conn, int64_t last_measurement_id);
+// Packs every run of a finished job that has no pack: a file upgraded from
+// before packs.
 absl::Status PackDoneRuns(Connection& conn);
 
 // Calls on_row(row) for each row of run `run_id`'s pack of `range`'s line

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_jobs.h"
 #include "crest/answers/answers.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
@@ -101,27 +102,21 @@ int main(int argc, char** argv) {
         {"580.159.04", 13000, 130100});
     if (!ids.ok()) return 1;
     // Each node's sweep is a job, as every sweep is; finished, its run is
-    // packed (store/src/run_packs.h), and the pull packs it in the catalogue.
-    crest::store::JobRecord job;
-    job.spec = "{\"name\":\"fleet-bench\"}";
-    job.backend = "cublaslt";
-    job.target = "GPU-bench-" + std::to_string(i);
-    auto created = (*db)->CreateJob(job);
-    if (!created.ok()) return 1;
+    // packed, and the pull packs it in the catalogue.
+    auto job = crest::bench::StartJob(**db, "{\"name\":\"fleet-bench\"}",
+                                      "GPU-bench-" + std::to_string(i));
+    if (!job.ok()) return 1;
     std::mt19937_64 rng(static_cast<uint64_t>(i));
     const double speed = 1.0 + 0.03 * i;
     for (const auto& g : gemms) {
       if (!(*db)
-               ->InsertMeasurement(created->id, ids->first, ids->second, "H100-SXM", 132,
+               ->InsertMeasurement(*job, ids->first, ids->second, "H100-SXM", 132,
                                    crest::bench::SyntheticMeasurement(g, rng, speed))
                .ok()) {
         return 1;
       }
     }
-    const auto done = static_cast<int64_t>(gemms.size());
-    if (!(*db)->UpdateJob(created->id, crest::store::JobState::kDone, done, done, "").ok()) {
-      return 1;
-    }
+    if (!crest::bench::FinishJob(**db, *job, static_cast<int64_t>(gemms.size())).ok()) return 1;
   }
   std::printf("built %d node databases in %.1f s\n", nodes, Seconds(insert_start, Clock::now()));
 

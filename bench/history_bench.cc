@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_jobs.h"
 #include "crest/answers/answers.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
@@ -46,23 +47,19 @@ bool Fill(const std::string& path, int runs, const std::vector<crest::tuner::Gem
   if (!ids.ok()) return false;
   std::mt19937_64 rng(7);
   for (int r = 0; r < runs; ++r) {
-    crest::store::JobRecord job;
-    job.spec = "{\"name\":\"nightly\",\"run\":" + std::to_string(r) + "}";
-    job.backend = "cublaslt";
-    job.target = dev.uuid;
-    auto created = (*db)->CreateJob(job);
-    if (!created.ok()) return false;
+    auto job = crest::bench::StartJob(
+        **db, "{\"name\":\"nightly\",\"run\":" + std::to_string(r) + "}", dev.uuid);
+    if (!job.ok()) return false;
     for (const auto& g : gemms) {
-      auto s = (*db)->InsertMeasurement(created->id, ids->first, ids->second, "H100-SXM", 132,
+      auto s = (*db)->InsertMeasurement(*job, ids->first, ids->second, "H100-SXM", 132,
                                         crest::bench::SyntheticMeasurement(g, rng));
       if (!s.ok()) {
         std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
         return false;
       }
     }
-    // Each night's job finishes, which packs its run (store/src/run_packs.h).
-    const auto done = static_cast<int64_t>(gemms.size());
-    auto s = (*db)->UpdateJob(created->id, crest::store::JobState::kDone, done, done, "");
+    // Each night's job finishes, which packs its run.
+    auto s = crest::bench::FinishJob(**db, *job, static_cast<int64_t>(gemms.size()));
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
       return false;

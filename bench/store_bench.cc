@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_jobs.h"
 #include "crest/answers/answers.h"
 #include "crest/store/store.h"
 #include "crest/tuner/dff_ranking.h"
@@ -111,14 +112,11 @@ int main(int argc, char** argv) {
       for (int64_t cublaslt : {120900, 130000, 130100}) {
         auto ids = (*db)->RegisterDevice(crest::bench::SyntheticH100(uuid, uuid),
                                          {"580.159.04", 13000, cublaslt});
-        crest::store::JobRecord job;
-        job.spec = "{\"name\":\"bench\",\"cublaslt\":" + std::to_string(cublaslt) + "}";
-        job.backend = "cublaslt";
-        job.target = uuid;
-        auto created = (*db)->CreateJob(job);
-        if (!ids.ok() || !created.ok()) return 1;
+        auto job = crest::bench::StartJob(
+            **db, "{\"name\":\"bench\",\"cublaslt\":" + std::to_string(cublaslt) + "}", uuid);
+        if (!ids.ok() || !job.ok()) return 1;
         for (const auto& g : gemms) {
-          auto s = (*db)->InsertMeasurement(created->id, ids->first, ids->second, "H100-SXM", 132,
+          auto s = (*db)->InsertMeasurement(*job, ids->first, ids->second, "H100-SXM", 132,
                                             crest::bench::SyntheticMeasurement(g, rng));
           if (!s.ok()) {
             std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
@@ -126,9 +124,8 @@ int main(int argc, char** argv) {
           }
           rows += 8;
         }
-        const auto done = static_cast<int64_t>(gemms.size());
         const auto finishing = Clock::now();
-        if (auto s = (*db)->UpdateJob(created->id, crest::store::JobState::kDone, done, done, "");
+        if (auto s = crest::bench::FinishJob(**db, *job, static_cast<int64_t>(gemms.size()));
             !s.ok()) {
           std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
           return 1;

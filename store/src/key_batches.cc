@@ -65,9 +65,34 @@ std::vector<uint32_t> OrderOf(size_t n, bool packed, int index_bits, const Code&
   return order;
 }
 
-// The order of `keys` by the parts a pass over `varying` keeps fixed, in
-// any order that puts equal parts together: one 64-bit code a key where
-// the widths fit (as KeyOrder), else FixedOf's order.
+// One pass: groups of two or more keys with equal fixed parts become
+// ranges; the rest is returned. `sorted`: the keys are already in order of
+// their fixed parts (the first pass, over keys sorted as GemmKey sorts).
+std::vector<const GemmKey*> Pass(std::vector<const GemmKey*> keys, int varying, bool sorted,
+                                 const GemmKey* base, std::vector<KeyRange>& out) {
+  if (!sorted) {
+    std::vector<const GemmKey*> in_order;
+    in_order.reserve(keys.size());
+    for (uint32_t i : FixedOrder(keys, varying)) in_order.push_back(keys[i]);
+    keys = std::move(in_order);
+  }
+  std::vector<const GemmKey*> left;
+  for (size_t i = 0; i < keys.size();) {
+    const FixedParts fixed = FixedPartsOf(*keys[i], varying);
+    size_t j = i + 1;
+    while (j < keys.size() && FixedPartsOf(*keys[j], varying) == fixed) ++j;
+    if (j - i >= 2) {
+      out.push_back(RangeOf({keys.data() + i, j - i}, varying, base));
+    } else {
+      left.push_back(keys[i]);
+    }
+    i = j;
+  }
+  return left;
+}
+
+}  // namespace
+
 std::vector<uint32_t> FixedOrder(const std::vector<const GemmKey*>& keys, int varying) {
   const int a = varying == 0 ? 1 : 0;
   const int b = varying == 2 ? 1 : 2;
@@ -96,34 +121,6 @@ std::vector<uint32_t> FixedOrder(const std::vector<const GemmKey*>& keys, int va
         return FixedPartsOf(*keys[x], varying) < FixedPartsOf(*keys[y], varying);
       });
 }
-
-// One pass: groups of two or more keys with equal fixed parts become
-// ranges; the rest is returned. `sorted`: the keys are already in order of
-// their fixed parts (the first pass, over keys sorted as GemmKey sorts).
-std::vector<const GemmKey*> Pass(std::vector<const GemmKey*> keys, int varying, bool sorted,
-                                 const GemmKey* base, std::vector<KeyRange>& out) {
-  if (!sorted) {
-    std::vector<const GemmKey*> in_order;
-    in_order.reserve(keys.size());
-    for (uint32_t i : FixedOrder(keys, varying)) in_order.push_back(keys[i]);
-    keys = std::move(in_order);
-  }
-  std::vector<const GemmKey*> left;
-  for (size_t i = 0; i < keys.size();) {
-    const FixedParts fixed = FixedPartsOf(*keys[i], varying);
-    size_t j = i + 1;
-    while (j < keys.size() && FixedPartsOf(*keys[j], varying) == fixed) ++j;
-    if (j - i >= 2) {
-      out.push_back(RangeOf({keys.data() + i, j - i}, varying, base));
-    } else {
-      left.push_back(keys[i]);
-    }
-    i = j;
-  }
-  return left;
-}
-
-}  // namespace
 
 int64_t KeyRange::SlotAt(int64_t v) const {
   auto it = std::lower_bound(members.begin(), members.end(), std::pair<int64_t, uint32_t>(v, 0));

@@ -26,6 +26,12 @@ struct FixedParts {
 };
 FixedParts FixedPartsOf(const GemmKey& key, int varying);
 
+// The order of `keys` by FixedPartsOf(key, varying), as indexes into
+// `keys`: each line's keys together, and in the order given within a line
+// (keys sorted as GemmKey sorts come out ascending in `varying`). One 64-bit
+// code a key where the widths fit, else FixedParts' comparison.
+std::vector<uint32_t> FixedOrder(const std::vector<const GemmKey*>& keys, int varying);
+
 // Keys with equal dtype, layout and batch, and M, N and K in their ranges.
 // The box may hold rows that are not wanted: callers keep only rows whose
 // key is in the requested set.

@@ -4,8 +4,8 @@
 #include <bit>
 #include <cstring>
 #include <functional>
+#include <ranges>
 #include <string>
-#include <utility>
 
 #include "crest/store/records.h"
 #include "crest/tuner/dtype.h"
@@ -38,13 +38,14 @@ struct RunRow {
   PackedRow figures;
 };
 
-// Run `run_id`'s rows; false in `fits` when it has more than
-// kMaxPackedRunRows. A row whose dtype is not a name DTypeName gives is
+// Run `run_id`'s rows in its key's order (the table's); false in `fits`
+// when it has more than kMaxPackedRunRows. A row whose dtype is not a name DTypeName gives is
 // left out, as the answers' reads (which bind DTypeName's) leave it.
 absl::Status ReadRun(Connection& conn, int64_t run_id, std::vector<RunRow>& rows, bool& fits) {
   auto stmt = conn.Prepare(
       "SELECT dtype, trans_a, trans_b, batch, m, n, k, measurement_id, median_us, ci_low_us, "
-      "ci_high_us FROM run_rows WHERE run_id = ?1");
+      "ci_high_us FROM run_rows WHERE run_id = ?1 "
+      "ORDER BY dtype, trans_a, trans_b, batch, m, n, k");
   if (!stmt.ok()) return stmt.status();
   (*stmt)->Bind(1, run_id);
   fits = true;
@@ -104,23 +105,22 @@ absl::Status PackRun(Connection& conn, int64_t run_id) {
   std::vector<RunRow> rows;
   bool fits = true;
   if (auto s = ReadRun(conn, run_id, rows, fits); !s.ok() || !fits) return s;
-  std::vector<const RunRow*> order(rows.size());
+  std::vector<const GemmKey*> keys;
+  keys.reserve(rows.size());
+  for (const RunRow& row : rows) keys.push_back(&row.key);
+  std::vector<const RunRow*> line;
   for (int varying = 0; varying < 3; ++varying) {
-    // A line's rows together (as BatchKeys groups keys), in ascending v.
-    for (size_t i = 0; i < rows.size(); ++i) order[i] = &rows[i];
-    std::sort(order.begin(), order.end(), [varying](const RunRow* x, const RunRow* y) {
-      return std::pair(FixedPartsOf(x->key, varying), KeyDim(x->key, varying)) <
-             std::pair(FixedPartsOf(y->key, varying), KeyDim(y->key, varying));
-    });
+    // Each line's rows together, as BatchKeys groups keys; in the run's key
+    // order within a line, so ascending in v.
+    const std::vector<uint32_t> order = FixedOrder(keys, varying);
     for (size_t i = 0; i < order.size();) {
-      const FixedParts line = FixedPartsOf(order[i]->key, varying);
-      size_t j = i + 1;
-      while (j < order.size() && FixedPartsOf(order[j]->key, varying) == line) ++j;
-      if (j - i >= kMinPackedRows) {
-        const std::span<const RunRow* const> rows_of_line(order.data() + i, j - i);
-        if (auto s = WriteLine(conn, run_id, varying, rows_of_line); !s.ok()) return s;
+      const FixedParts fixed = FixedPartsOf(rows[order[i]].key, varying);
+      line.clear();
+      for (; i < order.size() && FixedPartsOf(rows[order[i]].key, varying) == fixed; ++i) {
+        line.push_back(&rows[order[i]]);
       }
-      i = j;
+      if (line.size() < kMinPackedRows) continue;
+      if (auto s = WriteLine(conn, run_id, varying, line); !s.ok()) return s;
     }
   }
   return absl::OkStatus();
@@ -183,16 +183,8 @@ PackedRow PackView::Row(size_t i) const {
 }
 
 size_t PackView::LowerBound(int64_t v) const {
-  size_t lo = 0, hi = size();
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (V(mid) < v) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return *std::ranges::partition_point(std::views::iota(size_t{0}, size()),
+                                       [&](size_t i) { return V(i) < v; });
 }
 
 absl::Status PackJobRuns(Connection& conn, int64_t job_id) {
@@ -232,9 +224,8 @@ absl::StatusOr<bool> FindPack(Connection& conn, int64_t run_id, const KeyRange& 
   s.Bind(3, static_cast<int64_t>(range.prefix.a_transposed));
   s.Bind(4, static_cast<int64_t>(range.prefix.b_transposed));
   s.Bind(5, range.prefix.batch).Bind(6, range.varying);
-  s.Bind(7, range.varying == 0 ? 0 : range.m_lo);
-  s.Bind(8, range.varying == 1 ? 0 : range.n_lo);
-  s.Bind(9, range.varying == 2 ? 0 : range.k_lo);
+  const GemmKey line = range.KeyAt(0);  // the fixed dimensions, 0 in the varying one
+  s.Bind(7, line.m).Bind(8, line.n).Bind(9, line.k);
   auto row = s.Step("looking up a run's pack");
   if (!row.ok() || !*row) s.Reset();
   *found = &s;

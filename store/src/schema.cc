@@ -1,6 +1,7 @@
 #include "schema.h"
 
 #include <array>
+#include <utility>
 
 #include "crest/common/str_cat.h"
 #include "crest/store/schema_version.h"
@@ -694,6 +695,11 @@ END;
 )sql",
 };
 
+// What an upgrade does beyond a migration's SQL, after it (in the same
+// transaction), by the version it upgrades from: 15 → 16 packs the runs of
+// the jobs finished before it.
+constexpr std::pair<int, absl::Status (*)(Connection&)> kStepsAfter[] = {{15, PackDoneRuns}};
+
 }  // namespace
 
 absl::StatusOr<int> SchemaVersion(Connection& conn) {
@@ -751,8 +757,9 @@ absl::Status Migrate(Connection& conn, bool read_only, int version, int target) 
   for (int v = *locked; v < target; ++v) {
     absl::Status s = conn.Exec(kMigrations[static_cast<size_t>(v)],
                                StrCat("upgrading the schema from version ", v, " to ", v + 1));
-    // 15 → 16 also packs the runs of the jobs finished before it.
-    if (s.ok() && v == 15) s = PackDoneRuns(conn);
+    for (const auto& [from, step] : kStepsAfter) {
+      if (s.ok() && from == v) s = step(conn);
+    }
     if (!s.ok()) {
       conn.Rollback();
       return s;

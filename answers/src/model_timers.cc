@@ -50,7 +50,7 @@ SetTimers ModelTimers(const tuner::GpuSpec& gpu) {
       if (!p.ok()) return Missing(p.status());
       // The part as PredictorTimer makes it but for its model version,
       // which the sum takes from its first part alone.
-      tuner::AddTiming(sum, tuner::PredictedTiming(p->time_us, p->expected_error, {}), i == 0);
+      tuner::AddFigures(sum, tuner::PredictedTiming(p->time_us, p->expected_error, {}), i == 0);
       if (i == 0) labels = LabelsOf(p->model_version, *made);
     }
     return tuner::SetSumOf(sum, std::move(labels));

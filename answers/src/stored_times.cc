@@ -51,12 +51,13 @@ absl::Status StoredTimes::Prefetch(std::span<const std::vector<tuner::GemmShape>
   // Version by version, newest first, the runs of the sets not yet answered.
   OpenSets open;
   chosen_.reserve(chosen_.size() + sets.size());
+  chosen_at_.reserve(chosen_at_.size() + sets.size());
   for (const auto& set : sets) {
     if (set.empty()) continue;
-    auto [it, added] = chosen_.try_emplace(set.data());
-    if (!added) continue;
-    it->second.size = set.size();
-    it->second.first = store::GemmKey::Of(set.front());
+    if (!chosen_at_.try_emplace(set.data(), chosen_.size()).second) continue;
+    Chosen& chosen = chosen_.emplace_back();
+    chosen.size = set.size();
+    chosen.first = store::GemmKey::Of(set.front());
     open.push_back(set);
   }
   for (Version& version : *versions_) {
@@ -69,7 +70,7 @@ absl::Status StoredTimes::Prefetch(std::span<const std::vector<tuner::GemmShape>
     if (auto s = ReadRuns(version, keys); !s.ok()) return s;
     OpenSets still_open;
     for (const auto& set : open) {
-      Chosen& chosen = chosen_.at(set.data());
+      Chosen& chosen = ChosenOf(set);
       bool whole = false;
       chosen.choice = ChooseIn(version, KeysOf(set), whole);
       if (chosen.choice) continue;
@@ -83,7 +84,7 @@ absl::Status StoredTimes::Prefetch(std::span<const std::vector<tuner::GemmShape>
   std::vector<store::GemmKey> unanswered;
   for (const auto& set : sets) {
     if (set.empty()) continue;
-    Chosen& chosen = chosen_.at(set.data());
+    Chosen& chosen = ChosenOf(set);
     if (chosen.choice || chosen.predictions_read) continue;
     chosen.predictions_read = true;
     for (const tuner::GemmShape& g : set) unanswered.push_back(store::GemmKey::Of(g));
@@ -125,11 +126,11 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
         still_open.push_back(set);
         continue;
       }
-      Choice c;
+      Choice c(&arena_);
       c.bests.reserve(set.size());
       for (auto it = of_set; it != next; ++it) c.bests.push_back(**it);
       c.runs.push_back(run);
-      chosen_.at(set.data()).choice = std::move(c);
+      ChosenOf(set).choice.emplace(std::move(c));  // moved, it keeps the arena
     }
     if (still_open.size() != open.size()) keys.clear();  // read again for the sets left
     open = std::move(still_open);
@@ -139,12 +140,13 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
 
 const StoredTimes::Chosen* StoredTimes::Prefetched(std::span<const tuner::GemmShape> set) const {
   if (set.empty()) return nullptr;
-  auto it = chosen_.find(set.data());
-  if (it == chosen_.end() || it->second.size != set.size() ||
-      !(it->second.first == store::GemmKey::Of(set.front()))) {
+  auto it = chosen_at_.find(set.data());
+  if (it == chosen_at_.end()) return nullptr;
+  const Chosen& chosen = chosen_[it->second];
+  if (chosen.size != set.size() || !(chosen.first == store::GemmKey::Of(set.front()))) {
     return nullptr;
   }
-  return &it->second;
+  return &chosen;
 }
 
 absl::Status StoredTimes::ReadRuns(Version& version, std::span<const store::GemmKey> keys) {
@@ -191,10 +193,15 @@ absl::Status StoredTimes::FetchPredictions(std::span<const tuner::GemmShape> gem
 }
 
 absl::StatusOr<const store::RunRecord*> StoredTimes::Run(const store::RunKey& run) {
-  if (auto it = runs_.find(run); it != runs_.end()) return &it->second;
+  if (last_run_ != nullptr && last_run_->first == run) return &last_run_->second;
+  if (auto it = runs_.find(run); it != runs_.end()) {
+    last_run_ = &*it;
+    return &it->second;
+  }
   auto records = db_.DescribeRuns({&run, 1});
   if (!records.ok()) return records.status();
-  return &runs_.emplace(run, std::move(records->front())).first->second;
+  last_run_ = &*runs_.emplace(run, std::move(records->front())).first;
+  return &last_run_->second;
 }
 
 std::optional<StoredTimes::Choice> StoredTimes::ChooseIn(const Version& version,
@@ -337,35 +344,40 @@ absl::StatusOr<tuner::SetSum> StoredTimes::MeasuredSum(const Choice& c) {
   // SumTimings(Measured(c)) without a Timing per part: a part's run is
   // looked up when it changes (one run answers a set, but for a pool), and
   // the labels are the first part's run's and the choice's runs, shared.
-  tuner::Timing sum;                                          // the figures and kind; no strings
-  if (c.bests.empty()) return tuner::SetSumOf(sum, nullptr);  // as SumTimings of no part
-  tuner::Timing part;                                         // one GEMM's figures and kind
-  part.pooled = c.pooled;
+  tuner::SetSum sum;
+  if (c.bests.empty()) return sum;  // as SumTimings of no part
   const store::RunKey* part_run = nullptr;
-  const store::RunRecord* record = nullptr;
   const store::RunRecord* first = nullptr;
+  tuner::Source source = tuner::Source::kUnknown;  // the part's run's kind
   for (size_t i = 0; i < c.bests.size(); ++i) {
     const store::RunKey& run = c.bests[i].run;
     if (part_run == nullptr || !(*part_run == run)) {
       auto found = Run(run);
       if (!found.ok()) return found.status();
       part_run = &run;
-      record = *found;
-      part.source = tuner::MeasuredSource(record->device);
+      source = tuner::MeasuredSource((*found)->device);
+      if (i == 0) first = *found;
     }
-    if (i == 0) first = record;
     const Figures f = FiguresOf(c, i);
-    tuner::SetMeasuredFigures(part, f.median_us, f.low_us, f.high_us);
-    tuner::AddTiming(sum, part, i == 0);
+    tuner::AddMeasured(sum, f.median_us, f.low_us, f.high_us, source, c.pooled, i == 0);
   }
   auto labels = LabelsOf(c, c.bests.front().run, *first);
   if (!labels.ok()) return labels.status();
-  return tuner::SetSumOf(sum, *std::move(labels));
+  sum.labels = *std::move(labels);
+  return sum;
 }
 
 absl::StatusOr<std::shared_ptr<const tuner::TimingLabels>> StoredTimes::LabelsOf(
     const Choice& c, const store::RunKey& first, const store::RunRecord& record) {
-  if (auto it = labels_.find(LabelsKeyView{first, c.runs}); it != labels_.end()) return it->second;
+  const LabelsKeyView wanted{first, c.runs};
+  if (last_labels_ != nullptr && !LabelsKeyLess()(wanted, last_labels_->first) &&
+      !LabelsKeyLess()(last_labels_->first, wanted)) {
+    return last_labels_->second;
+  }
+  if (auto it = labels_.find(wanted); it != labels_.end()) {
+    last_labels_ = &*it;
+    return it->second;
+  }
   auto labels = std::make_shared<tuner::TimingLabels>();
   labels->provenance = Provenance(first, record);
   labels->device = record.device;
@@ -376,7 +388,8 @@ absl::StatusOr<std::shared_ptr<const tuner::TimingLabels>> StoredTimes::LabelsOf
     tuner::MergeRuns(labels->runs, {&(*found)->info, 1});
   }
   LabelsKey key{first, {c.runs.begin(), c.runs.end()}};
-  return labels_.emplace(std::move(key), std::move(labels)).first->second;
+  last_labels_ = &*labels_.emplace(std::move(key), std::move(labels)).first;
+  return last_labels_->second;
 }
 
 absl::StatusOr<tuner::SetSum> StoredTimes::Sum(std::span<const tuner::GemmShape> set) {

@@ -7,14 +7,15 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "crest/answers/answers.h"
@@ -51,8 +52,14 @@ class StoredTimes {
   // The measured answer of a set: per GEMM the chosen run's best (pooled:
   // the lower middle run's), and the runs used.
   struct Choice {
+    Choice() = default;
+    // Its bests kept in `arena`.
+    explicit Choice(std::pmr::memory_resource* arena) : bests(arena) {}
     // One per GEMM of the set: the run's best (pooled: the lower middle run's).
-    std::vector<store::RunBest> bests;
+    // Prefetch's are in one arena (StoredTimes::arena_): a ranking chooses
+    // for every candidate, and a heap block each, made and freed, was a
+    // tenth of its instructions. A copy is on the heap.
+    std::pmr::vector<store::RunBest> bests;
     // Pooled, per GEMM: the median of the runs' medians (with an even count
     // the mean of the two middle ones) and the interval covering all runs'.
     std::vector<double> pooled_us;
@@ -137,6 +144,9 @@ class StoredTimes {
   const tuner::GpuSpec& gpu_;
   const AnswerOptions& options_;
   std::optional<std::vector<Version>> versions_;  // newest first
+  // Where Prefetch's choices keep their bests: freed at once, with this.
+  // Declared before the choices, so it outlives them.
+  std::pmr::monotonic_buffer_resource arena_;
   // Prefetch's choices, by the set's keys.
   struct Chosen {
     size_t size = 0;  // GEMMs in the set
@@ -145,13 +155,23 @@ class StoredTimes {
     bool across_runs = false;
     bool predictions_read = false;  // the store's predictions of its GEMMs are in predictions_
   };
-  // Prefetch's sets, by their first GEMM's address (a window of 100,000
-  // candidates keeps no second copy of its keys); hashed: a ranking looks
-  // each set up four times, and the tree's walk was most of Prefetch's own
-  // time under perf.
-  std::unordered_map<const tuner::GemmShape*, Chosen> chosen_;
+  // Prefetch's sets, in the order first prefetched, and where each is by its
+  // first GEMM's address (a window of 100,000 candidates keeps no second
+  // copy of its keys); hashed: a ranking looks each set up four times, and
+  // a tree's walk was most of Prefetch's own time under perf. Two flat
+  // arrays, not a node a set (an allocation each), and not the sets in the
+  // table (a table of 512 of them is past crestd's mmap threshold, 128 KiB:
+  // an mmap and its page faults every ranking tripled QueryDff's cost). A
+  // Prefetch may move the sets, so a pointer to one lives for one call.
+  std::vector<Chosen> chosen_;
+  absl::flat_hash_map<const tuner::GemmShape*, size_t> chosen_at_;
+  Chosen& ChosenOf(std::span<const tuner::GemmShape> set) {
+    return chosen_[chosen_at_.at(set.data())];
+  }
   const Chosen* Prefetched(std::span<const tuner::GemmShape> set) const;
   std::map<store::RunKey, store::RunRecord> runs_;
+  // The run Run found last: consecutive sets are mostly one run's.
+  const std::pair<const store::RunKey, store::RunRecord>* last_run_ = nullptr;
   std::map<store::RunKey, std::string> provenance_;
   // LabelsOf's, by the first part's run and then the choice's runs; looked
   // up without a copy of the runs (a view), copied only when added.
@@ -173,6 +193,9 @@ class StoredTimes {
     }
   };
   std::map<LabelsKey, std::shared_ptr<const tuner::TimingLabels>, LabelsKeyLess> labels_;
+  // The labels LabelsOf gave last (of consecutive sets, mostly the same).
+  const std::pair<const LabelsKey, std::shared_ptr<const tuner::TimingLabels>>* last_labels_ =
+      nullptr;
   std::set<store::GemmKey> predictions_fetched_;
   std::map<store::GemmKey, store::PredictionRow> predictions_;
   int64_t across_runs_ = 0;

@@ -1,6 +1,14 @@
 #include "crest/tuner/ranking.h"
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace crest::tuner {
 
@@ -22,19 +30,40 @@ int KindOrder(Source source) {
   return 5;
 }
 
+namespace {
+
+// A time's place in order, as an integer: times sort by it as by < (-0 as
+// +0), and a NaN, which < does not order, after every time, so std::sort's
+// comparisons stay a strict weak order.
+int64_t TotalOrderKey(double t) {
+  if (std::isnan(t)) return std::numeric_limits<int64_t>::max();
+  const auto bits = std::bit_cast<int64_t>(t + 0.0);
+  return bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
+}
+
+}  // namespace
+
 RankedOrder RankWithTies(const std::vector<std::optional<TieKey>>& keys, Source first) {
   RankedOrder out;
   out.group.assign(keys.size(), 0);
   // Ranked rows by kind (the first kind ahead of the rest), then time.
-  std::vector<size_t> ranked;
+  // Sorted on (kind, time, index), as a stable sort on (kind, time) would;
+  // the sort keys are made once, not in every comparison.
+  std::vector<std::tuple<int, int64_t, size_t>> by_time;
   std::vector<size_t> left_out;
-  for (size_t i = 0; i < keys.size(); ++i) (keys[i] ? ranked : left_out).push_back(i);
-  const auto kind = [&](size_t i) {
-    return keys[i]->source == first ? -1 : KindOrder(keys[i]->source);
-  };
-  std::stable_sort(ranked.begin(), ranked.end(), [&](size_t a, size_t b) {
-    return std::pair(kind(a), keys[a]->time_us) < std::pair(kind(b), keys[b]->time_us);
-  });
+  by_time.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!keys[i]) {
+      left_out.push_back(i);
+      continue;
+    }
+    const int kind = keys[i]->source == first ? -1 : KindOrder(keys[i]->source);
+    by_time.emplace_back(kind, TotalOrderKey(keys[i]->time_us), i);
+  }
+  std::sort(by_time.begin(), by_time.end());
+  std::vector<size_t> ranked;
+  ranked.reserve(by_time.size());
+  for (const auto& key : by_time) ranked.push_back(std::get<2>(key));
   // Groups, kind by kind: the fastest row left leads; every row left whose
   // interval reaches the leader's time joins. Leaders' times only grow, so a
   // group is the rows whose low end lies between the previous leader's time
@@ -50,19 +79,27 @@ RankedOrder RankWithTies(const std::vector<std::optional<TieKey>>& keys, Source 
   for (size_t begin = 0; begin < ranked.size();) {
     size_t end = begin;
     while (end < ranked.size() && keys[ranked[end]]->source == keys[ranked[begin]]->source) ++end;
-    std::vector<size_t> by_low(ranked.begin() + static_cast<std::ptrdiff_t>(begin),
-                               ranked.begin() + static_cast<std::ptrdiff_t>(end));
-    std::stable_sort(by_low.begin(), by_low.end(),
-                     [&](size_t a, size_t b) { return low(a) < low(b); });
+    // By low end, then time order (a stable sort of the kind's rows on low).
+    std::vector<std::pair<int64_t, size_t>> lows;
+    lows.reserve(end - begin);
+    for (size_t at = begin; at < end; ++at) lows.emplace_back(TotalOrderKey(low(ranked[at])), at);
+    std::sort(lows.begin(), lows.end());
+    std::vector<size_t> by_low;
+    by_low.reserve(lows.size());
+    for (const auto& [_, at] : lows) by_low.push_back(ranked[at]);
     size_t next_low = 0;
     for (size_t at = begin; at < end; ++at) {
       if (placed[ranked[at]]) continue;
-      const double leader_time = keys[ranked[at]]->time_us;
+      const size_t leader = ranked[at];
+      const double leader_time = keys[leader]->time_us;
       ++groups;
       members.clear();
       for (; next_low < by_low.size() && low(by_low[next_low]) <= leader_time; ++next_low) {
         if (!placed[by_low[next_low]]) members.push_back(by_low[next_low]);
       }
+      // A leader reaches its own time, but for a NaN, which reaches none:
+      // it is a group alone.
+      if (!(low(leader) <= leader_time)) members.push_back(leader);
       std::sort(members.begin(), members.end(),
                 [&](size_t a, size_t b) { return position[a] < position[b]; });
       for (size_t r : members) {

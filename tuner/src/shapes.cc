@@ -11,11 +11,12 @@
 namespace crest::tuner {
 namespace {
 
-GemmShape Make(std::string_view row, Pass pass, int64_t batch, int64_t m, int64_t n, int64_t k,
-               DType dtype, std::string_view layout) {
-  GemmShape g;
-  // Sized once and written in place: this runs for every GEMM of every
-  // ranked candidate (three appends were a fifth of a ranking's plan).
+// Appends the GEMM to `out`, made in place: this runs for every GEMM of
+// every ranked candidate (a GEMM made apart and moved in, then destroyed,
+// was a fifth of a ranking's plan; so were three appends for the name).
+void Add(std::vector<GemmShape>& out, std::string_view row, Pass pass, int64_t batch, int64_t m,
+         int64_t n, int64_t k, DType dtype, std::string_view layout) {
+  GemmShape& g = out.emplace_back();
   const std::string_view pass_name = PassName(pass);
   g.name.resize(row.size() + 1 + pass_name.size());
   char* at = std::copy(row.begin(), row.end(), g.name.data());
@@ -32,17 +33,16 @@ GemmShape Make(std::string_view row, Pass pass, int64_t batch, int64_t m, int64_
   // Engine's fused cast-transpose), so every fp8 GEMM, gradients included,
   // is NT with the same M, N and K.
   ParseLayout(dtype == DType::kFp8E4M3 ? kFp8Layout : layout, &g.a_transposed, &g.b_transposed);
-  return g;
 }
 
 // A linear layer Y[M,N] = X[M,K]·W[N,K]ᵀ and, for training, its gradients:
 // dX[M,K] = dY[M,N]·W[N,K] and dW[N,K] = dY[M,N]ᵀ·X[M,K].
 void AddLinear(std::vector<GemmShape>& out, std::string_view row, int64_t m, int64_t n, int64_t k,
                DType dtype, bool backward) {
-  out.push_back(Make(row, Pass::kFwd, 1, m, n, k, dtype, "NT"));
+  Add(out, row, Pass::kFwd, 1, m, n, k, dtype, "NT");
   if (!backward) return;
-  out.push_back(Make(row, Pass::kDgrad, 1, m, k, n, dtype, "NN"));
-  out.push_back(Make(row, Pass::kWgrad, 1, n, k, m, dtype, "TN"));
+  Add(out, row, Pass::kDgrad, 1, m, k, n, dtype, "NN");
+  Add(out, row, Pass::kWgrad, 1, n, k, m, dtype, "TN");
 }
 
 void AddMlp(std::vector<GemmShape>& out, int64_t tokens, int64_t hidden, int64_t d_ff, int64_t tp,
@@ -78,16 +78,16 @@ absl::StatusOr<std::vector<GemmShape>> TransformerGemms(const ModelConfig& c,
   // Attention runs one GEMM per (sequence, head) on this rank. For these,
   // "dgrad" is the gradient of the left operand and "wgrad" of the right.
   // S = Q·Kᵀ: dQ = dS·K, dK = dSᵀ·Q.
-  out.push_back(Make("attn_score", Pass::kFwd, heads_per_rank, s, s, d, c.dtype, "NT"));
+  Add(out, "attn_score", Pass::kFwd, heads_per_rank, s, s, d, c.dtype, "NT");
   if (bwd) {
-    out.push_back(Make("attn_score", Pass::kDgrad, heads_per_rank, s, d, s, c.dtype, "NN"));
-    out.push_back(Make("attn_score", Pass::kWgrad, heads_per_rank, s, d, s, c.dtype, "TN"));
+    Add(out, "attn_score", Pass::kDgrad, heads_per_rank, s, d, s, c.dtype, "NN");
+    Add(out, "attn_score", Pass::kWgrad, heads_per_rank, s, d, s, c.dtype, "TN");
   }
   // O = P·V: dP = dO·Vᵀ, dV = Pᵀ·dO.
-  out.push_back(Make("attn_value", Pass::kFwd, heads_per_rank, s, d, s, c.dtype, "NN"));
+  Add(out, "attn_value", Pass::kFwd, heads_per_rank, s, d, s, c.dtype, "NN");
   if (bwd) {
-    out.push_back(Make("attn_value", Pass::kDgrad, heads_per_rank, s, s, d, c.dtype, "NT"));
-    out.push_back(Make("attn_value", Pass::kWgrad, heads_per_rank, s, d, s, c.dtype, "TN"));
+    Add(out, "attn_value", Pass::kDgrad, heads_per_rank, s, s, d, c.dtype, "NT");
+    Add(out, "attn_value", Pass::kWgrad, heads_per_rank, s, d, s, c.dtype, "TN");
   }
 
   AddLinear(out, "attn_out", tokens, c.hidden, c.heads * d / t, c.dtype, bwd);

@@ -18,19 +18,54 @@ Timing SumTimings(std::span<const Timing> parts) {
   return sum;
 }
 
+namespace {
+
+// A part's time and interval ends (0: none, the time itself).
+struct Figures {
+  double time_us = 0, low_us = 0, high_us = 0;
+};
+
+// A measured part's figures: the median, and its interval where it has one.
+Figures MeasuredFigures(double median_us, double ci_low_us, double ci_high_us) {
+  return {median_us, ci_high_us > 0 ? ci_low_us : median_us,
+          ci_high_us > 0 ? ci_high_us : median_us};
+}
+
+// An end of an interval, the time itself where it has none (0).
+double EndOr(double end_us, double time_us) { return end_us > 0 ? end_us : time_us; }
+
+// Adds a part's figures, kind and pooling to `sum` (a Timing or a SetSum).
+template <typename Sum>
+void AddPart(Sum& sum, const Figures& part, Source source, bool pooled, bool first) {
+  sum.time_us += part.time_us;
+  sum.low_us += EndOr(part.low_us, part.time_us);
+  sum.high_us += EndOr(part.high_us, part.time_us);
+  sum.pooled = sum.pooled || pooled;
+  if (first) {
+    sum.source = source;
+  } else if (sum.source != source) {
+    sum.source = Source::kMixed;
+  }
+}
+
+}  // namespace
+
+void AddFigures(Timing& sum, const Timing& t, bool first) {
+  AddPart(sum, {t.time_us, t.low_us, t.high_us}, t.source, t.pooled, first);
+}
+
+void AddMeasured(SetSum& sum, double median_us, double ci_low_us, double ci_high_us, Source source,
+                 bool pooled, bool first) {
+  AddPart(sum, MeasuredFigures(median_us, ci_low_us, ci_high_us), source, pooled, first);
+}
+
 void AddTiming(Timing& sum, const Timing& t, bool first) {
-  sum.time_us += t.time_us;
-  sum.low_us += LowOf(t);
-  sum.high_us += HighOf(t);
-  sum.pooled = sum.pooled || t.pooled;
+  AddFigures(sum, t, first);
   MergeRuns(sum.runs, t.runs);
   if (first) {
-    sum.source = t.source;
     sum.provenance = t.provenance;
     sum.device = t.device;
     sum.software = t.software;
-  } else if (sum.source != t.source) {
-    sum.source = Source::kMixed;
   }
 }
 
@@ -74,25 +109,15 @@ Source MeasuredSource(const DeviceInfo& device) {
 Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us,
                       const DeviceInfo& device, const SoftwareInfo& software) {
   Timing t;
-  SetMeasuredFigures(t, median_us, ci_low_us, ci_high_us);
+  const Figures f = MeasuredFigures(median_us, ci_low_us, ci_high_us);
+  t.time_us = f.time_us;
+  t.low_us = f.low_us;
+  t.high_us = f.high_us;
   t.source = MeasuredSource(device);
   t.device = device;
   t.software = software;
   return t;
 }
-
-void SetMeasuredFigures(Timing& t, double median_us, double ci_low_us, double ci_high_us) {
-  t.time_us = median_us;
-  t.low_us = ci_high_us > 0 ? ci_low_us : median_us;
-  t.high_us = ci_high_us > 0 ? ci_high_us : median_us;
-}
-
-namespace {
-
-// An end of an interval, the time itself where it has none (0).
-double EndOr(double end_us, double time_us) { return end_us > 0 ? end_us : time_us; }
-
-}  // namespace
 
 double LowOf(const Timing& t) { return EndOr(t.low_us, t.time_us); }
 double HighOf(const Timing& t) { return EndOr(t.high_us, t.time_us); }

@@ -41,6 +41,9 @@ Timing SumTimings(std::span<const Timing> parts);
 // One step of SumTimings: adds `part` to `sum` (`first`: it is the sum's
 // first part, whose kind, provenance, device and software the sum takes).
 void AddTiming(Timing& sum, const Timing& part, bool first);
+// AddTiming's figures, kind and pooling only: for a sum whose labels
+// (provenance, device, software, runs) are kept apart (tuner::SetSum).
+void AddFigures(Timing& sum, const Timing& part, bool first);
 
 // The kind of a time measured on `device`: replayed on the replay backend's
 // simulated GPU (DeviceInfo::replay), else measured.
@@ -50,9 +53,12 @@ Source MeasuredSource(const DeviceInfo& device);
 // `software`, of MeasuredSource(device)'s kind.
 Timing MeasuredTiming(double median_us, double ci_low_us, double ci_high_us,
                       const DeviceInfo& device = {}, const SoftwareInfo& software = {});
-// MeasuredTiming's time and interval set in `t`, the rest of it as it is:
-// for a sum that adds many measured parts through one Timing.
-void SetMeasuredFigures(Timing& t, double median_us, double ci_low_us, double ci_high_us);
+// AddFigures(sum, part) for a part MeasuredTiming would make of these
+// figures, of kind `source` and pooled or not, without making it: for a
+// sum of many measured parts whose labels are kept apart (its `labels`
+// are left as they are).
+void AddMeasured(SetSum& sum, double median_us, double ci_low_us, double ci_high_us, Source source,
+                 bool pooled, bool first);
 
 // The ends of a time's interval, the time itself where it has none (0).
 double LowOf(const Timing& t);

@@ -71,9 +71,7 @@ class StoreAnswersImpl final : public Answers {
     t.time = [&stored](std::span<const tuner::GemmShape> set) { return stored.Time(set); };
     t.predict = [&stored](std::span<const tuner::GemmShape> set) { return stored.Predicted(set); };
     t.sum = [&stored](std::span<const tuner::GemmShape> set) { return stored.Sum(set); };
-    t.prefetch = [&stored](std::span<const std::vector<tuner::GemmShape>> sets) {
-      return stored.Prefetch(sets);
-    };
+    t.prefetch = [&stored](const tuner::GemmSets& sets) { return stored.Prefetch(sets); };
     t.across_runs = [&stored] { return stored.across_runs(); };
     return t;
   }

@@ -46,7 +46,7 @@ absl::Status StoredTimes::LoadVersions() {
   return absl::OkStatus();
 }
 
-absl::Status StoredTimes::Prefetch(std::span<const std::vector<tuner::GemmShape>> sets) {
+absl::Status StoredTimes::Prefetch(const tuner::GemmSets& sets) {
   if (auto s = LoadVersions(); !s.ok()) return s;
   // Version by version, newest first, the runs of the sets not yet answered.
   OpenSets open;

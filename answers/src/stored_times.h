@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "crest/answers/answers.h"
 #include "crest/store/store.h"
+#include "crest/tuner/gemm_sets.h"
 #include "crest/tuner/timing.h"
 
 namespace crest::answers::internal {
@@ -38,7 +39,7 @@ class StoredTimes {
   // run. A prefetched set is known by where its GEMMs lie: `sets` must stay
   // alive and unchanged while they are timed. Sets timed without it are read
   // when timed.
-  absl::Status Prefetch(std::span<const std::vector<tuner::GemmShape>> sets);
+  absl::Status Prefetch(const tuner::GemmSets& sets);
 
   // Measured where the options allow, else predicted.
   absl::StatusOr<std::vector<tuner::Timing>> Time(std::span<const tuner::GemmShape> set);

@@ -29,7 +29,7 @@ TEST(ModelTimers, ASetsSumIsTheSumOfItsPredictedPartsOrMissingWithThem) {
         q.dtype = dtype;
         auto plan = tuner::PlanDff(q);
         ASSERT_TRUE(plan.ok()) << plan.status();
-        for (const std::vector<tuner::GemmShape>& set : plan->gemms) {
+        for (const std::span<const tuner::GemmShape> set : plan->gemms) {
           auto parts = timers.time(set);
           auto sum = timers.sum(set);
           ASSERT_EQ(sum.status().code(), parts.status().code()) << gpu_name;

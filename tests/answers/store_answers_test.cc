@@ -336,7 +336,7 @@ TEST_F(StoreAnswersTest, ASetsSumIsTheSumOfItsTimedPartsLatestPooledAndPredicted
     ASSERT_TRUE(stored.Prefetch(plan->gemms).ok());
     std::map<tuner::Source, int> kinds;
     std::map<std::string, const tuner::TimingLabels*> labels_of;  // by what they say
-    for (const std::vector<tuner::GemmShape>& set : plan->gemms) {
+    for (const std::span<const tuner::GemmShape> set : plan->gemms) {
       auto parts = stored.Time(set);
       auto sum = stored.Sum(set);
       ASSERT_TRUE(parts.ok() && sum.ok());

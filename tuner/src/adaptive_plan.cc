@@ -49,23 +49,23 @@ void AdaptivePlan::Failed(const GemmShape& gemm) {
   if (predicted_.contains(IdentityOf(gemm))) failed_.insert(IdentityOf(gemm));
 }
 
-bool AdaptivePlan::Timed(const std::vector<GemmShape>& gemms) const {
+bool AdaptivePlan::Timed(std::span<const GemmShape> gemms) const {
   return std::all_of(gemms.begin(), gemms.end(),
                      [&](const GemmShape& g) { return timed_.contains(IdentityOf(g)); });
 }
 
-bool AdaptivePlan::AnyFailed(const std::vector<GemmShape>& gemms) const {
+bool AdaptivePlan::AnyFailed(std::span<const GemmShape> gemms) const {
   return std::any_of(gemms.begin(), gemms.end(),
                      [&](const GemmShape& g) { return failed_.contains(IdentityOf(g)); });
 }
 
-double AdaptivePlan::Sum(const std::vector<GemmShape>& gemms) const {
+double AdaptivePlan::Sum(std::span<const GemmShape> gemms) const {
   double sum = 0;
   for (const GemmShape& g : gemms) sum += timed_.at(IdentityOf(g));
   return sum;
 }
 
-double AdaptivePlan::Optimistic(const std::vector<GemmShape>& gemms) const {
+double AdaptivePlan::Optimistic(std::span<const GemmShape> gemms) const {
   double bound = 0;
   for (const GemmShape& g : gemms) {
     if (const auto t = timed_.find(IdentityOf(g)); t != timed_.end()) {

@@ -7,11 +7,20 @@
 
 namespace crest::tuner {
 
-absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int64_t d_ff) {
+namespace {
+
+// The shapes of a query's candidates' MLPs.
+ShapeOptions ShapesOf(const DffQuery& q) {
   ShapeOptions options;
   options.include_backward = q.train;
   options.fuse_gate_up = q.fuse_gate_up;
-  return MlpGemms(q.tokens, q.dff.hidden, d_ff, q.dff.tp, q.dtype, options);
+  return options;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int64_t d_ff) {
+  return MlpGemms(q.tokens, q.dff.hidden, d_ff, q.dff.tp, q.dtype, ShapesOf(q));
 }
 
 int64_t MlpParams(const DffQuery& q, int64_t d_ff) { return 3 * q.dff.hidden * d_ff / q.dff.tp; }
@@ -30,11 +39,14 @@ absl::StatusOr<DffPlan> PlanDff(const DffQuery& q) {
   if (!candidates.ok()) return candidates.status();
   DffPlan plan;
   plan.candidates = *std::move(candidates);
-  plan.gemms.reserve(plan.candidates.values.size());
+  const ShapeOptions shapes = ShapesOf(q);
+  const size_t sets = plan.candidates.values.size();
+  plan.gemms.Reserve(sets, sets * (q.fuse_gate_up ? 2 : 3) * (q.train ? 3 : 1));
   for (int64_t d_ff : plan.candidates.values) {
-    auto gemms = DffCandidateGemms(q, d_ff);
-    if (!gemms.ok()) return gemms.status();
-    plan.gemms.push_back(*std::move(gemms));
+    auto added = plan.gemms.AddWith([&](std::vector<GemmShape>& gemms) {
+      return AppendMlpGemms(q.tokens, q.dff.hidden, d_ff, q.dff.tp, q.dtype, shapes, gemms);
+    });
+    if (!added.ok()) return added;
   }
   return plan;
 }

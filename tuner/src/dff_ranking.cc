@@ -37,7 +37,7 @@ struct Candidate {
   int tie_group = 0;
 };
 
-Candidate CandidateOf(const DffQuery& q, int64_t d_ff, const std::vector<GemmShape>& gemms,
+Candidate CandidateOf(const DffQuery& q, int64_t d_ff, std::span<const GemmShape> gemms,
                       const SetSum& sum) {
   Candidate c;
   c.d_ff = d_ff;
@@ -215,10 +215,10 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
   std::vector<Candidate> ranked;
   ranked.reserve(out.candidates.values.size());
   CandidateLabels labels;
-  const std::vector<GemmShape>* baseline_gemms = nullptr;
+  std::optional<std::span<const GemmShape>> baseline_gemms;
   for (size_t i = 0; i < out.candidates.values.size(); ++i) {
     const int64_t d_ff = out.candidates.values[i];
-    if (d_ff == out.candidates.baseline) baseline_gemms = &plan.gemms[i];
+    if (d_ff == out.candidates.baseline) baseline_gemms = plan.gemms[i];
     auto total = summed(plan.gemms[i]);
     if (!total.ok()) {
       if (q.skip_missing && absl::IsNotFound(total.status())) {
@@ -245,7 +245,7 @@ absl::StatusOr<DffRanking> RankDff(const DffQuery& q, const DffPlan& plan,
   const bool other_kinds = std::any_of(ranked.begin(), ranked.end(), [&](const Candidate& c) {
     return !out.baseline_found || c.source != out.baseline.source;
   });
-  if (predict && baseline_gemms != nullptr && other_kinds &&
+  if (predict && baseline_gemms && other_kinds &&
       !(out.baseline_found && out.baseline.source == Source::kPredicted)) {
     auto parts = predict(*baseline_gemms);
     if (parts.ok()) out.predicted_baseline_us = SumTimings(*parts).time_us;

@@ -96,9 +96,8 @@ absl::StatusOr<std::vector<GemmShape>> TransformerGemms(const ModelConfig& c,
   return out;
 }
 
-absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,
-                                                int64_t tp, DType dtype,
-                                                const ShapeOptions& options) {
+absl::Status AppendMlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff, int64_t tp, DType dtype,
+                            const ShapeOptions& options, std::vector<GemmShape>& out) {
   using internal::CheckSize;
   if (auto s = CheckSize("tokens", tokens, kMaxTokens); !s.ok()) return s;
   if (auto s = CheckSize("hidden", hidden, kMaxHidden); !s.ok()) return s;
@@ -108,11 +107,17 @@ absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, 
     return absl::InvalidArgumentError(
         StrCat("d-ff (", d_ff, ") must be divisible by tp (", tp, ")"));
   }
-  // Reserved: this runs for every candidate of a d_ff ranking.
+  AddMlp(out, tokens, hidden, d_ff, tp, dtype, options);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,
+                                                int64_t tp, DType dtype,
+                                                const ShapeOptions& options) {
   const bool separate_gate = options.mlp != MlpKind::kGelu && !options.fuse_gate_up;
   std::vector<GemmShape> out;
   out.reserve((separate_gate ? 3u : 2u) * (options.include_backward ? 3u : 1u));
-  AddMlp(out, tokens, hidden, d_ff, tp, dtype, options);
+  if (auto s = AppendMlpGemms(tokens, hidden, d_ff, tp, dtype, options, out); !s.ok()) return s;
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "crest/tuner/design.h"
 #include "crest/tuner/dff_ranking.h"
+#include "crest/tuner/gemm_sets.h"
 #include "crest/tuner/vocab.h"
 
 namespace crest::answers {
@@ -28,7 +29,7 @@ struct SetTimers {
   // labels shared by its sums; the d_ff answer uses it.
   tuner::GemmSetSummer sum;
   // Optional: reads what the sets will need, before they are timed.
-  std::function<absl::Status(std::span<const std::vector<tuner::GemmShape>>)> prefetch;
+  std::function<absl::Status(const tuner::GemmSets&)> prefetch;
   // Optional: how many sets `time` answered predicted although every GEMM
   // was measured, by no one run (DffRanking::measured_across_runs).
   std::function<int64_t()> across_runs;

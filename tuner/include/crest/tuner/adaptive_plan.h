@@ -76,10 +76,10 @@ class AdaptivePlan {
   };
   // Candidates of one study to time next (indices), by the rules above.
   std::vector<size_t> Wanted(const Study& study) const;
-  bool Timed(const std::vector<GemmShape>& gemms) const;
-  bool AnyFailed(const std::vector<GemmShape>& gemms) const;
-  double Sum(const std::vector<GemmShape>& gemms) const;  // of the timed medians
-  double Optimistic(const std::vector<GemmShape>& gemms) const;
+  bool Timed(std::span<const GemmShape> gemms) const;
+  bool AnyFailed(std::span<const GemmShape> gemms) const;
+  double Sum(std::span<const GemmShape> gemms) const;  // of the timed medians
+  double Optimistic(std::span<const GemmShape> gemms) const;
 
   std::vector<Study> studies_;
   std::map<GemmIdentity, Predicted> predicted_;

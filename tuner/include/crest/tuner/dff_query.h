@@ -13,6 +13,7 @@
 #include "crest/tuner/defaults.h"
 #include "crest/tuner/dtype.h"
 #include "crest/tuner/gemm.h"
+#include "crest/tuner/gemm_sets.h"
 
 namespace crest::tuner {
 
@@ -32,7 +33,7 @@ struct DffQuery {
 // that prefetches times for every GEMM and the ranking share it.
 struct DffPlan {
   DffCandidates candidates;
-  std::vector<std::vector<GemmShape>> gemms;  // gemms[i] belongs to candidates.values[i]
+  GemmSets gemms;  // gemms[i] belongs to candidates.values[i]
 };
 
 // InvalidArgument names the bad field (top, hidden, ratio, window, align,

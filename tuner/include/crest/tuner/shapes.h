@@ -46,6 +46,9 @@ bool IsAttentionCore(const GemmShape& gemm);
 absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,
                                                 int64_t tp, DType dtype,
                                                 const ShapeOptions& options);
+// MlpGemms' GEMMs appended to `out` (nothing appended on an error).
+absl::Status AppendMlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff, int64_t tp, DType dtype,
+                            const ShapeOptions& options, std::vector<GemmShape>& out);
 
 // The logits GEMM alone (N = vocab/tp): what `crest vocab` times.
 // InvalidArgument names the field (tokens, hidden, vocab, tp).

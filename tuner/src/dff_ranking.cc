@@ -96,8 +96,11 @@ class CandidateLabels {
   std::vector<RunInfo> Runs(const std::vector<Row>& rows) const {
     std::vector<RunInfo> runs;
     std::unordered_set<const TimingLabels*> merged;
+    const TimingLabels* last = nullptr;  // rows in a row mostly share labels
     for (const Row& row : rows) {
       const TimingLabels* labels = Of(row.d_ff);
+      if (labels == last) continue;
+      last = labels;
       if (labels != nullptr && !labels->runs.empty() && merged.insert(labels).second) {
         MergeRuns(runs, labels->runs);
       }

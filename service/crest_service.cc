@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 
@@ -15,6 +16,7 @@
 #include "crest/tuner/candidates.h"
 #include "crest/wire/convert.h"
 #include "export_stream.h"
+#include "google/protobuf/arena.h"
 #include "job_stream.h"
 #include "log.h"
 #include "raw_message.h"
@@ -62,6 +64,11 @@ absl::Status CheckQueryCost(const tuner::DffQuery& query, int64_t max_gemms) {
 // predicted (an empty database; bench/crestd_hostile_bench, ONLY=small). A
 // second answer waits for the pool as before.
 constexpr int64_t kSmallQueryGemms = 2400;
+
+// The block on the stack an answer's messages start in (Compute): the rows of
+// a d_ff answer of the default top fit, so its messages and strings take no
+// heap block; a larger answer's arena adds blocks from the heap.
+constexpr size_t kAnswerArenaBytes = 16 * 1024;
 
 // Whether a request's answer is small enough to be computed on the serving
 // thread (AnswerPool::TryRunHere): a QueryDff of at most kSmallQueryGemms
@@ -207,7 +214,15 @@ absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const Cal
   if (read.generation) {
     if (auto kept = cache_.Find(traits.name, read.bytes, *read.generation)) return *kept;
   }
-  Response response;
+  // The answer's messages and strings in one arena, its first block on this
+  // stack: a d_ff answer's rows are dozens of them, each a heap block made
+  // and freed otherwise.
+  alignas(std::max_align_t) char first_block[kAnswerArenaBytes];
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.initial_block = first_block;
+  arena_options.initial_block_size = sizeof(first_block);
+  google::protobuf::Arena arena(arena_options);
+  Response& response = *google::protobuf::Arena::CreateMessage<Response>(&arena);
   if (auto s = (this->*handler)(caller, read.request, &response); !s.ok()) return s;
   std::string answer;
   if (!response.SerializeToString(&answer)) {

@@ -58,8 +58,8 @@ class StoredTimes {
     explicit Choice(std::pmr::memory_resource* arena) : bests(arena) {}
     // One per GEMM of the set: the run's best (pooled: the lower middle run's).
     // Prefetch's are in one arena (StoredTimes::arena_): a ranking chooses
-    // for every candidate, and a heap block each, made and freed, was a
-    // tenth of its instructions. A copy is on the heap.
+    // for every candidate, and a heap block each, made and freed, was 5% of
+    // its instructions. A copy is on the heap.
     std::pmr::vector<store::RunBest> bests;
     // Pooled, per GEMM: the median of the runs' medians (with an even count
     // the mean of the two middle ones) and the interval covering all runs'.

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "crest/tuner/dff_query.h"
-#include "crest/tuner/shapes.h"
 #include "gtest/gtest.h"
 
 namespace crest::tuner {

@@ -12,8 +12,8 @@ namespace crest::tuner {
 namespace {
 
 // Appends the GEMM to `out`, made in place: this runs for every GEMM of
-// every ranked candidate (a GEMM made apart and moved in, then destroyed,
-// was a fifth of a ranking's plan; so were three appends for the name).
+// every ranked candidate (a GEMM made apart, moved in and destroyed cost 7%
+// of a ranking's plan; three appends for the name had cost a fifth).
 void Add(std::vector<GemmShape>& out, std::string_view row, Pass pass, int64_t batch, int64_t m,
          int64_t n, int64_t k, DType dtype, std::string_view layout) {
   GemmShape& g = out.emplace_back();

@@ -25,9 +25,13 @@ calls=${4:-100}
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 command -v callgrind_control >/dev/null || { echo "callgrind_control is missing (valgrind)" >&2; exit 2; }
 
+[ -e "$db" ] || { echo "no database at $db" >&2; exit 2; }
+pid=
 dir=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
-for f in "$db" "$db-wal" "$db-shm"; do [ -e "$f" ] && cp "$f" "$dir/crest.db${f#"$db"}"; done
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+for f in "$db" "$db-wal" "$db-shm"; do
+  if [ -e "$f" ]; then cp "$f" "$dir/crest.db${f#"$db"}"; fi
+done
 # Instrumented only between the warm-up and the end of the counted calls.
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$dir/out" "$crestd" \
   --listen 127.0.0.1:0 --state-dir "$dir" --port-file "$dir/port" --answer-cache 0 \

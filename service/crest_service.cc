@@ -14,6 +14,7 @@
 #include "crest/sweep/spec_studies.h"
 #include "crest/tuner/calibration.h"
 #include "crest/tuner/candidates.h"
+#include "crest/tuner/dff_query.h"
 #include "crest/wire/convert.h"
 #include "export_stream.h"
 #include "google/protobuf/arena.h"
@@ -48,7 +49,7 @@ class PooledAnswer final : public grpc::ServerUnaryReactor {
 absl::Status CheckQueryCost(const tuner::DffQuery& query, int64_t max_gemms) {
   auto candidates = tuner::GenerateDffCandidates(query.dff);
   if (!candidates.ok()) return candidates.status();
-  const int64_t per_candidate = (query.fuse_gate_up ? 2 : 3) * (query.train ? 3 : 1);
+  const int64_t per_candidate = tuner::DffCandidateGemmCount(query);
   const auto n = static_cast<int64_t>(candidates->values.size());
   if (n * per_candidate <= max_gemms) return absl::OkStatus();
   return absl::InvalidArgumentError(
@@ -65,9 +66,9 @@ absl::Status CheckQueryCost(const tuner::DffQuery& query, int64_t max_gemms) {
 // second answer waits for the pool as before.
 constexpr int64_t kSmallQueryGemms = 2400;
 
-// The block on the stack an answer's messages start in (Compute): the rows of
-// a d_ff answer of the default top fit, so its messages and strings take no
-// heap block; a larger answer's arena adds blocks from the heap.
+// The block on the stack an answer's messages start in (Compute): an answer
+// that fits in it takes no heap block for its messages and strings; a larger
+// one's arena adds blocks from the heap.
 constexpr size_t kAnswerArenaBytes = 16 * 1024;
 
 // Whether a request's answer is small enough to be computed on the serving

@@ -183,5 +183,21 @@ TEST(MlpGemms, RefusesDffThatTpDoesNotDivide) {
   EXPECT_EQ(std::string(r.status().message()), "d-ff (10922) must be divisible by tp (4)");
 }
 
+TEST(MlpGemms, TheCountIsHowManyItGivesForEveryShape) {
+  for (MlpKind mlp : {MlpKind::kSwiGlu, MlpKind::kGelu}) {
+    for (bool fused : {false, true}) {
+      for (bool backward : {false, true}) {
+        ShapeOptions options;
+        options.mlp = mlp;
+        options.fuse_gate_up = fused;
+        options.include_backward = backward;
+        auto gemms = MlpGemms(8192, 4096, 10944, 1, DType::kBf16, options);
+        ASSERT_TRUE(gemms.ok());
+        EXPECT_EQ(MlpGemmCount(options), static_cast<int64_t>(gemms->size()));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace crest::tuner

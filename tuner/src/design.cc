@@ -30,12 +30,12 @@ Timing Weighted(Timing a, double wa, Timing b, double wb) {
 
 // Which of a config's GEMMs each figure sums (indices into its GEMM list).
 // The attention core's GEMMs (unfused) are in core_* only.
-struct GemmSets {
+struct ConfigParts {
   std::vector<size_t> layer_fwd, layer_train, logits_fwd, logits_train, core_fwd, core_bwd;
 };
 
-GemmSets Split(const std::vector<GemmShape>& gemms) {
-  GemmSets s;
+ConfigParts Split(const std::vector<GemmShape>& gemms) {
+  ConfigParts s;
   for (size_t i = 0; i < gemms.size(); ++i) {
     const GemmShape& g = gemms[i];
     const bool fwd = g.pass == Pass::kFwd;
@@ -88,7 +88,7 @@ absl::StatusOr<Timed> TimeParts(const DesignConfig& c, const DesignOptions& o,
     attention = *std::move(a);
     std::erase_if(gemms, IsAttentionCore);  // not run: they leave the set and its run
   }
-  const GemmSets s = Split(gemms);
+  const ConfigParts s = Split(gemms);
   const double tokens = static_cast<double>(c.model.Tokens());
   const double layers = static_cast<double>(c.layers);
   const double ranks = static_cast<double>(c.model.tp);

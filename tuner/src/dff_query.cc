@@ -19,6 +19,8 @@ ShapeOptions ShapesOf(const DffQuery& q) {
 
 }  // namespace
 
+int64_t DffCandidateGemmCount(const DffQuery& q) { return MlpGemmCount(ShapesOf(q)); }
+
 absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& q, int64_t d_ff) {
   return MlpGemms(q.tokens, q.dff.hidden, d_ff, q.dff.tp, q.dtype, ShapesOf(q));
 }
@@ -41,7 +43,7 @@ absl::StatusOr<DffPlan> PlanDff(const DffQuery& q) {
   plan.candidates = *std::move(candidates);
   const ShapeOptions shapes = ShapesOf(q);
   const size_t sets = plan.candidates.values.size();
-  plan.gemms.Reserve(sets, sets * (q.fuse_gate_up ? 2 : 3) * (q.train ? 3 : 1));
+  plan.gemms.Reserve(sets, sets * static_cast<size_t>(MlpGemmCount(shapes)));
   for (int64_t d_ff : plan.candidates.values) {
     auto added = plan.gemms.AddWith([&](std::vector<GemmShape>& gemms) {
       return AppendMlpGemms(q.tokens, q.dff.hidden, d_ff, q.dff.tp, q.dtype, shapes, gemms);

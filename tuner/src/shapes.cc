@@ -96,6 +96,11 @@ absl::StatusOr<std::vector<GemmShape>> TransformerGemms(const ModelConfig& c,
   return out;
 }
 
+int64_t MlpGemmCount(const ShapeOptions& options) {
+  const bool separate_gate = options.mlp != MlpKind::kGelu && !options.fuse_gate_up;
+  return (separate_gate ? 3 : 2) * (options.include_backward ? 3 : 1);
+}
+
 absl::Status AppendMlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff, int64_t tp, DType dtype,
                             const ShapeOptions& options, std::vector<GemmShape>& out) {
   using internal::CheckSize;
@@ -114,9 +119,8 @@ absl::Status AppendMlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff, int64_
 absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,
                                                 int64_t tp, DType dtype,
                                                 const ShapeOptions& options) {
-  const bool separate_gate = options.mlp != MlpKind::kGelu && !options.fuse_gate_up;
   std::vector<GemmShape> out;
-  out.reserve((separate_gate ? 3u : 2u) * (options.include_backward ? 3u : 1u));
+  out.reserve(static_cast<size_t>(MlpGemmCount(options)));
   if (auto s = AppendMlpGemms(tokens, hidden, d_ff, tp, dtype, options, out); !s.ok()) return s;
   return out;
 }

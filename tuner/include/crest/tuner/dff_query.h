@@ -49,6 +49,9 @@ std::string DffStudyKey(const DffQuery& query);
 // 3·hidden·d_ff / tp: the parameters of one SwiGLU MLP on a rank.
 int64_t MlpParams(const DffQuery& query, int64_t d_ff);
 
+// How many GEMMs each candidate of `query` has (DffCandidateGemms' count).
+int64_t DffCandidateGemmCount(const DffQuery& query);
+
 // The GEMMs of the MLP for one d_ff under `query`.
 absl::StatusOr<std::vector<GemmShape>> DffCandidateGemms(const DffQuery& query, int64_t d_ff);
 

@@ -46,6 +46,8 @@ bool IsAttentionCore(const GemmShape& gemm);
 absl::StatusOr<std::vector<GemmShape>> MlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff,
                                                 int64_t tp, DType dtype,
                                                 const ShapeOptions& options);
+// How many GEMMs MlpGemms gives under `options`.
+int64_t MlpGemmCount(const ShapeOptions& options);
 // MlpGemms' GEMMs appended to `out` (nothing appended on an error).
 absl::Status AppendMlpGemms(int64_t tokens, int64_t hidden, int64_t d_ff, int64_t tp, DType dtype,
                             const ShapeOptions& options, std::vector<GemmShape>& out);

@@ -8,9 +8,10 @@
 # connection (the CLI's): about 180k instructions of gRPC's that the load
 # bench's clients, which keep theirs, do not cost.
 #
-# Usage: bench/crestd_call_instructions.sh CRESTD CREST DB [CALLS]
+# Usage: bench/crestd_call_instructions.sh CRESTD CREST DB [CALLS [WINDOW]]
 #   DB: a database crestd can serve (crest.db of crestd_load_bench's state
-#   directory); it is copied, not changed. CALLS: 100 by default.
+#   directory); it is copied, not changed. CALLS: 100 by default. WINDOW:
+#   the query's --window (crest dff's default when not given).
 # Needs valgrind (not installed by scripts/install-deps.sh: apt-get install valgrind).
 set -euo pipefail
 
@@ -22,6 +23,7 @@ crestd=$(realpath "$1")
 crest=$(realpath "$2")
 db=$3
 calls=${4:-100}
+window=(${5:+--window "$5"})
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 command -v callgrind_control >/dev/null || { echo "callgrind_control is missing (valgrind)" >&2; exit 2; }
 
@@ -39,11 +41,11 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$dir/out" "$c
 pid=$!
 for _ in $(seq 300); do [ -s "$dir/port" ] && break; sleep 1; done
 [ -s "$dir/port" ] || { echo "crestd did not start under valgrind:" >&2; tail "$dir/crestd.log" >&2; exit 1; }
-ask() { "$crest" --server "127.0.0.1:$(cat "$dir/port")" dff --hidden 4096 --gpu h100 >/dev/null; }
+ask() { "$crest" --server "127.0.0.1:$(cat "$dir/port")" dff --hidden 4096 --gpu h100 "${window[@]}" >/dev/null; }
 for _ in 1 2 3 4 5; do ask; done
 callgrind_control -i on "$pid" >/dev/null 2>&1
 for _ in $(seq "$calls"); do ask; done
 callgrind_control -i off "$pid" >/dev/null 2>&1
 callgrind_control -d "$pid" >/dev/null 2>&1
 total=$(grep -h '^totals:' "$dir"/out.* | awk '{s += $2} END {print s}')
-echo "$1: $((total / calls)) instructions a QueryDff (${calls} calls, callgrind)"
+echo "$1: $((total / calls)) instructions a QueryDff (${calls} calls${5:+, window $5}, callgrind)"

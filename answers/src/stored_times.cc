@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <tuple>
 
 #include "crest/tuner/timing_ops.h"
@@ -29,6 +30,18 @@ Figures FiguresOf(const StoredTimes::Choice& c, size_t i) {
   if (c.pooled) return {c.pooled_us[i], c.pool[i].first, c.pool[i].second};
   const store::RunBest& b = c.bests[i];
   return {b.median_us, b.ci_low_us, b.ci_high_us};
+}
+
+// The keys of the sets' GEMMs, set after set.
+std::vector<store::GemmKey> KeysOfSets(std::span<const std::span<const tuner::GemmShape>> sets) {
+  size_t gemms = 0;
+  for (const auto& set : sets) gemms += set.size();
+  std::vector<store::GemmKey> keys;
+  keys.reserve(gemms);
+  for (const auto& set : sets) {
+    for (const tuner::GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
+  }
+  return keys;
 }
 
 bool Newer(const store::RunBest& a, const store::RunBest& b) {
@@ -63,11 +76,7 @@ absl::Status StoredTimes::Prefetch(const tuner::GemmSets& sets) {
   for (Version& version : *versions_) {
     if (auto s = ChooseFromNewestRuns(version, open); !s.ok()) return s;
     if (open.empty()) break;
-    std::vector<store::GemmKey> keys;
-    for (const auto& set : open) {
-      for (const tuner::GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
-    }
-    if (auto s = ReadRuns(version, keys); !s.ok()) return s;
+    if (auto s = ReadRuns(version, KeysOfSets(open)); !s.ok()) return s;
     OpenSets still_open;
     for (const auto& set : open) {
       Chosen& chosen = ChosenOf(set);
@@ -102,40 +111,51 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
     if (!runs.ok()) return runs.status();
     version.runs = std::move(*runs);
   }
-  const std::vector<store::RunBest>& runs = *version.runs;
-  const std::string gpu(gpu_.name);
-  std::vector<store::GemmKey> keys;  // the open sets' GEMMs, set after set
-  for (size_t i = 0; i < runs.size() && i < kNewestRunsTried && !open.empty(); ++i) {
-    const store::RunKey run = runs[i].run;
-    if (keys.empty()) {
-      size_t gemms = 0;
-      for (const auto& set : open) gemms += set.size();
-      keys.reserve(gemms);
-      for (const auto& set : open) {
-        for (const tuner::GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
-      }
-    }
-    auto bests = db_.RunBestsOf(gpu, run, keys, options_.mode, options_.algo);
-    if (!bests.ok()) return bests.status();
-    OpenSets still_open;
-    auto next = bests->begin();
-    for (const auto& set : open) {
-      const auto of_set = next;
-      next += static_cast<std::ptrdiff_t>(set.size());
-      if (!std::all_of(of_set, next, [](const auto& b) { return b.has_value(); })) {
-        still_open.push_back(set);
-        continue;
-      }
-      Choice c(&arena_);
-      c.bests.reserve(set.size());
-      for (auto it = of_set; it != next; ++it) c.bests.push_back(**it);
-      c.runs.push_back(run);
-      ChosenOf(set).choice.emplace(std::move(c));  // moved, it keeps the arena
-    }
-    if (still_open.size() != open.size()) keys.clear();  // read again for the sets left
-    open = std::move(still_open);
+  std::vector<store::RunKey> newest;
+  for (size_t i = 0; i < version.runs->size() && i < kNewestRunsTried; ++i) {
+    newest.push_back((*version.runs)[i].run);
   }
+  if (newest.empty()) return absl::OkStatus();
+  // Every run tried is asked for the GEMMs of all the sets open at the
+  // start, set after set (one batch of keys for all the runs); a set the
+  // run answers whole is closed, and later runs' answers for it unread.
+  const std::vector<store::GemmKey> keys = KeysOfSets(open);
+  std::vector<size_t> first_key;  // open[i]'s first GEMM in keys
+  first_key.reserve(open.size());
+  size_t next = 0;
+  for (const auto& set : open) {
+    first_key.push_back(next);
+    next += set.size();
+  }
+  std::vector<size_t> waiting(open.size());  // the sets still open, by index
+  std::iota(waiting.begin(), waiting.end(), size_t{0});
+  auto read = db_.ForEachRunBests(
+      std::string(gpu_.name), newest, keys, options_.mode, options_.algo,
+      [&](size_t r, std::span<const std::optional<store::RunBest>> bests) {
+        std::erase_if(waiting, [&](size_t i) {
+          return TakeRun(open[i], newest[r], bests.subspan(first_key[i], open[i].size()));
+        });
+        return !waiting.empty();
+      });
+  if (!read.ok()) return read;
+  OpenSets still_open;
+  still_open.reserve(waiting.size());
+  for (size_t i : waiting) still_open.push_back(open[i]);
+  open = std::move(still_open);
   return absl::OkStatus();
+}
+
+bool StoredTimes::TakeRun(std::span<const tuner::GemmShape> set, const store::RunKey& run,
+                          std::span<const std::optional<store::RunBest>> bests) {
+  if (!std::all_of(bests.begin(), bests.end(), [](const auto& b) { return b.has_value(); })) {
+    return false;
+  }
+  Choice c(&arena_);
+  c.bests.reserve(bests.size());
+  for (const auto& b : bests) c.bests.push_back(*b);
+  c.runs.push_back(run);
+  ChosenOf(set).choice.emplace(std::move(c));  // moved, it keeps the arena
+  return true;
 }
 
 const StoredTimes::Chosen* StoredTimes::Prefetched(std::span<const tuner::GemmShape> set) const {

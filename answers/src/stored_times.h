@@ -104,6 +104,10 @@ class StoredTimes {
   // rows (so a window's answer does not grow with its history); leaves the
   // rest open.
   absl::Status ChooseFromNewestRuns(Version& version, OpenSets& open);
+  // Chooses `run`'s bests for `set` when the run has every one of its
+  // GEMMs (`bests`, the set's, in order); whether it did.
+  bool TakeRun(std::span<const tuner::GemmShape> set, const store::RunKey& run,
+               std::span<const std::optional<store::RunBest>> bests);
   // Reads each key's runs of `version`, kept newest first.
   absl::Status ReadRuns(Version& version, std::span<const store::GemmKey> keys);
   // The same for keys not read before.

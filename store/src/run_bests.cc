@@ -173,25 +173,48 @@ absl::StatusOr<std::map<GemmKey, std::vector<RunBest>>> SqliteStore::RunBests(
   return out;
 }
 
-absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
-    const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
-    const tuner::MeasureMode& mode, tuner::AlgoChoice algo) {
+absl::Status SqliteStore::ForEachRunBests(const std::string& gpu_model,
+                                          std::span<const RunKey> runs,
+                                          std::span<const GemmKey> keys,
+                                          const tuner::MeasureMode& mode, tuner::AlgoChoice algo,
+                                          TakeRunBests take) {
+  BatchedKeys unkept;
+  const BatchedKeys& batched = Batched(keys, unkept);
+  const std::vector<uint32_t>& slot_of = batched.wanted.slot_of;
+  std::vector<std::optional<RunBest>> found(batched.wanted.keys.size());
+  std::vector<std::optional<RunBest>> bests(keys.size());
+  JobStarts starts(*conn_);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    std::fill(found.begin(), found.end(), std::nullopt);
+    auto read = ReadRunBests(gpu_model, runs[r], batched.ranges, mode, algo, found);
+    if (!read.ok()) return read;
+    auto started = starts.Of(runs[r].job_id);
+    if (!started.ok()) return started.status();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      bests[i] = found[slot_of[i]];
+      if (bests[i]) bests[i]->started_us = *started;
+    }
+    if (!take(r, bests)) break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqliteStore::ReadRunBests(const std::string& gpu_model, const RunKey& run,
+                                       std::span<const KeyRange> ranges,
+                                       const tuner::MeasureMode& mode, tuner::AlgoChoice algo,
+                                       std::vector<std::optional<RunBest>>& found) {
   std::optional<int64_t> run_id;  // kBest reads the run's rows by its id
   if (algo == tuner::AlgoChoice::kBest) {
     auto id = RunIdOf(*conn_, gpu_model, run, mode);
     if (!id.ok()) return id.status();
-    if (!*id) return std::vector<std::optional<RunBest>>(keys.size());  // no row of the run
+    if (!*id) return absl::OkStatus();  // no row of the run
     run_id = *id;
   }
-  BatchedKeys unkept;
-  const BatchedKeys& batched = Batched(keys, unkept);
-  const WantedKeys& wanted = batched.wanted;
-  std::vector<std::optional<RunBest>> found(wanted.keys.size());
   const auto keep = [&found](size_t i, const RunBest& b) {
     if (!found[i] || b.median_us < found[i]->median_us) found[i] = b;  // the fastest row
   };
   const RunRows rows = RowsOf(algo, /*one_run=*/true);
-  for (const KeyRange& range : batched.ranges) {
+  for (const KeyRange& range : ranges) {
     // A packed line is one blob (run_packs.h); the rest are rows.
     if (run_id && range.varying >= 0) {
       size_t next = 0;  // the pack's rows come in ascending v
@@ -216,16 +239,7 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> SqliteStore::RunBestsOf(
         "looking up a run's measurements");
     if (!status.ok()) return status;
   }
-  JobStarts starts(*conn_);
-  auto started = starts.Of(run.job_id);
-  if (!started.ok()) return started.status();
-  for (std::optional<RunBest>& best : found) {
-    if (best) best->started_us = *started;
-  }
-  std::vector<std::optional<RunBest>> out;
-  out.reserve(keys.size());
-  for (uint32_t slot : wanted.slot_of) out.push_back(found[slot]);
-  return out;
+  return absl::OkStatus();
 }
 
 const SqliteStore::BatchedKeys& SqliteStore::Batched(std::span<const GemmKey> keys,

@@ -57,11 +57,9 @@ class SqliteStore final : public Store {
                                                                    int64_t software_id,
                                                                    const tuner::MeasureMode& mode,
                                                                    tuner::AlgoChoice algo) override;
-  absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(const std::string& gpu_model,
-                                                                 const RunKey& run,
-                                                                 std::span<const GemmKey> keys,
-                                                                 const tuner::MeasureMode& mode,
-                                                                 tuner::AlgoChoice algo) override;
+  absl::Status ForEachRunBests(const std::string& gpu_model, std::span<const RunKey> runs,
+                               std::span<const GemmKey> keys, const tuner::MeasureMode& mode,
+                               tuner::AlgoChoice algo, TakeRunBests take) override;
   absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string& gpu_model, int64_t software_id,
                                                 const tuner::MeasureMode& mode) override;
   absl::StatusOr<std::vector<RunRecord>> DescribeRuns(std::span<const RunKey> runs) override;
@@ -129,6 +127,12 @@ class SqliteStore final : public Store {
   // kMaxKeptKeys and otherwise made in `unkept` (the caller's, freed with
   // it).
   const BatchedKeys& Batched(std::span<const GemmKey> keys, BatchedKeys& unkept);
+  // One run's fastest row of each key of `ranges` into `found`, by the
+  // key's slot (found's size is the wanted keys'; entries the run lacks are
+  // left as they are). run_bests.cc.
+  absl::Status ReadRunBests(const std::string& gpu_model, const RunKey& run,
+                            std::span<const KeyRange> ranges, const tuner::MeasureMode& mode,
+                            tuner::AlgoChoice algo, std::vector<std::optional<RunBest>>& found);
   static constexpr size_t kMaxKeptKeys = 16384;  // about 2 MB kept a connection
 
   std::unique_ptr<Connection> conn_;

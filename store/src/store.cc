@@ -46,6 +46,19 @@ std::optional<JobState> ParseJobState(std::string_view text) {
   return ValueNamed(kJobStates, text);
 }
 
+absl::StatusOr<std::vector<std::optional<RunBest>>> Store::RunBestsOf(
+    const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
+    const tuner::MeasureMode& mode, tuner::AlgoChoice algo) {
+  std::vector<std::optional<RunBest>> out;
+  auto read = ForEachRunBests(gpu_model, {&run, 1}, keys, mode, algo,
+                              [&out](size_t, std::span<const std::optional<RunBest>> bests) {
+                                out.assign(bests.begin(), bests.end());
+                                return false;
+                              });
+  if (!read.ok()) return read;
+  return out;
+}
+
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
                                                    const StoreOptions& options) {
   if (path.empty()) return absl::InvalidArgumentError("db: no database path given");

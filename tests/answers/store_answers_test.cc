@@ -175,6 +175,25 @@ TEST_F(StoreAnswersTest, RunsOfOtherDevicesCountAsRunsAndTheNewestAnswers) {
   }
 }
 
+// --runs latest with windows swept by different runs: each candidate is
+// the newest run's that measured it whole, though the newest run of all
+// measured none of them and the next one only some.
+TEST_F(StoreAnswersTest, EachCandidateIsTheNewestRunThatMeasuredItWhole) {
+  Sweep(R"({"dff":[{"hidden":4096,"window":2}]})", 1.0);  // job 1: 10920-10924
+  Sweep(R"({"dff":[{"hidden":4096,"window":0}]})", 2.0);  // job 2: 10922
+  Sweep(R"({"dff":[{"hidden":5120,"window":0}]})", 3.0);  // job 3: another model
+  auto r = Dff(EveryCandidate(4096, 2));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 5u);
+  EXPECT_EQ(r->measured, 5);
+  for (const tuner::DffRow& row : r->rows) {
+    EXPECT_EQ(row.source, tuner::Source::kMeasured) << row.d_ff;
+    ASSERT_EQ(row.runs.size(), 1u) << row.d_ff;
+    EXPECT_EQ(row.runs[0].job_id, row.d_ff == 10922 ? 2 : 1) << row.d_ff;
+  }
+  EXPECT_EQ(r->runs.size(), 2u) << "the answer names the two runs it used";
+}
+
 TEST_F(StoreAnswersTest, TheNewestSoftwareThatMeasuredACandidateWholeAnswersNeverMixedWithOlder) {
   // cuBLASLt 13.2 measured ±0 first; 13.1 measured ±1 afterwards, later in
   // time: 10922 is 13.2's (newer software), 10921 and 10923 only 13.1's.

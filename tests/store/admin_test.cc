@@ -75,10 +75,9 @@ class NotASqliteStore final : public Store {
                                                                    tuner::AlgoChoice) override {
     return Unimplemented();
   }
-  absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(const std::string&, const RunKey&,
-                                                                 std::span<const GemmKey>,
-                                                                 const tuner::MeasureMode&,
-                                                                 tuner::AlgoChoice) override {
+  absl::Status ForEachRunBests(const std::string&, std::span<const RunKey>,
+                               std::span<const GemmKey>, const tuner::MeasureMode&,
+                               tuner::AlgoChoice, TakeRunBests) override {
     return Unimplemented();
   }
   absl::StatusOr<std::vector<RunBest>> ListRuns(const std::string&, int64_t,

@@ -3,6 +3,9 @@
 // measured the same GEMMs — what keeps a --runs latest answer from growing
 // with a window's history.
 #include <map>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "crest/store/store.h"
 #include "fake_results.h"
@@ -88,6 +91,80 @@ TEST(RunHistory, RunsAreListedNewestFirstAndOneRunsRowsAreReadAlone) {
     EXPECT_EQ((*alone)[0]->measurement_id, b.measurement_id);
     EXPECT_EQ((*alone)[0]->median_us, b.median_us);
   }
+}
+
+// Several runs asked about one key set in one call: each run's bests are
+// what RunBestsOf gives for it alone (a kept key set, and one too large to
+// keep), in the order given, and reading stops when the caller has enough.
+TEST(RunHistory, EachRunOfOneReadGivesWhatThatRunAloneGives) {
+  testing::TempDir dir;
+  auto db = OpenOk(dir.File("a.db"));
+  auto ids = db->RegisterDevice(testing::FakeH100("GPU-a", "node-a"), testing::FakeSoftware());
+  ASSERT_TRUE(ids.ok());
+  const tuner::GemmShape g1 = Gemm(4096, 11008, 4096);
+  const tuner::GemmShape g2 = Gemm(4096, 4096, 11008);
+  for (int night = 0; night < 3; ++night) {  // the middle night measures g1 alone
+    JobRecord job;
+    job.spec = "{}";
+    job.backend = "cublaslt";
+    job.target = "GPU-a";
+    auto created = db->CreateJob(job);
+    ASSERT_TRUE(created.ok());
+    const tuner::GemmShape measured[] = {g1, g2};
+    for (size_t i = 0; i < (night == 1 ? 1u : 2u); ++i) {
+      ASSERT_TRUE(
+          db->InsertMeasurement(created->id, ids->first, ids->second, "H100-SXM", 132,
+                                testing::FakeMeasurement(measured[i], 100.0 * (night + 1), 3, 1))
+              .ok());
+    }
+  }
+  auto runs = db->ListRuns("H100-SXM", ids->second, kDefaultMode);
+  ASSERT_TRUE(runs.ok() && runs->size() == 3u);
+  std::vector<store::RunKey> newest;
+  for (const RunBest& r : *runs) newest.push_back(r.run);
+  std::vector<store::GemmKey> small = {store::GemmKey::Of(g2), store::GemmKey::Of(g1),
+                                       store::GemmKey::Of(g2)};
+  std::vector<store::GemmKey> large = small;
+  for (int64_t n = 1; large.size() < 20000; ++n) {
+    large.push_back(store::GemmKey::Of(Gemm(4096, 30000 + n, 4096)));
+  }
+  for (const auto& keys : {small, large}) {
+    std::vector<size_t> read;
+    std::vector<std::vector<std::optional<RunBest>>> got;  // each run's, copied
+    auto status =
+        db->ForEachRunBests("H100-SXM", newest, keys, kDefaultMode, tuner::AlgoChoice::kBest,
+                            [&](size_t r, std::span<const std::optional<RunBest>> bests) {
+                              read.push_back(r);
+                              got.emplace_back(bests.begin(), bests.end());
+                              return true;
+                            });
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_EQ(read, (std::vector<size_t>{0, 1, 2})) << keys.size() << " keys";
+    for (size_t r = 0; r < got.size(); ++r) {
+      auto alone = db->RunBestsOf("H100-SXM", newest[r], keys, kDefaultMode);
+      ASSERT_TRUE(alone.ok());
+      ASSERT_EQ(got[r].size(), alone->size());
+      for (size_t i = 0; i < alone->size(); ++i) {
+        ASSERT_EQ(got[r][i].has_value(), (*alone)[i].has_value()) << r << " " << i;
+        if (!got[r][i]) continue;
+        EXPECT_EQ(got[r][i]->measurement_id, (*alone)[i]->measurement_id);
+        EXPECT_EQ(got[r][i]->median_us, 100.0 * static_cast<double>(3 - r)) << "newest first";
+        EXPECT_EQ(got[r][i]->run, newest[r]);
+        EXPECT_EQ(got[r][i]->started_us, (*runs)[r].started_us);
+      }
+      EXPECT_EQ(got[r][0].has_value(), r != 1) << "the middle night measured g1 alone";
+      EXPECT_TRUE(got[r][1].has_value());
+    }
+  }
+  size_t calls = 0;
+  auto stopped =
+      db->ForEachRunBests("H100-SXM", newest, small, kDefaultMode, tuner::AlgoChoice::kBest,
+                          [&](size_t, std::span<const std::optional<RunBest>>) {
+                            ++calls;
+                            return false;
+                          });
+  ASSERT_TRUE(stopped.ok());
+  EXPECT_EQ(calls, 1u) << "no run read after the caller said enough";
 }
 
 // An answer asks each newest run for the same keys, and the store batches

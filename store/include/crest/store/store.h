@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "crest/common/env.h"
 #include "crest/store/job_store.h"
@@ -142,9 +143,22 @@ class Store : public JobStore {
   // RunBests of one run alone: one entry per key, in the order given (keys
   // may repeat), nullopt where the run has none. An index seek per key
   // range, however many other runs measured the keys.
-  virtual absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(
+  absl::StatusOr<std::vector<std::optional<RunBest>>> RunBestsOf(
       const std::string& gpu_model, const RunKey& run, std::span<const GemmKey> keys,
-      const tuner::MeasureMode& mode, tuner::AlgoChoice algo = tuner::AlgoChoice::kBest) = 0;
+      const tuner::MeasureMode& mode, tuner::AlgoChoice algo = tuner::AlgoChoice::kBest);
+  // What each run's bests are, for a caller that asks several runs about
+  // the same keys. RunBestsOf of runs[0], runs[1], ... in turn, each
+  // handed to `take(i, bests)` (valid during that call only), until `take`
+  // returns false or the runs end. The keys are batched once and the bests'
+  // memory is reused from run to run (a large key set is megabytes: fresh
+  // pages for every run cost more than the reads). `take` must not use this
+  // store.
+  using TakeRunBests =
+      absl::FunctionRef<bool(size_t run_index, std::span<const std::optional<RunBest>> bests)>;
+  virtual absl::Status ForEachRunBests(const std::string& gpu_model, std::span<const RunKey> runs,
+                                       std::span<const GemmKey> keys,
+                                       const tuner::MeasureMode& mode, tuner::AlgoChoice algo,
+                                       TakeRunBests take) = 0;
   // Every run on software `software_id` with a verified result on
   // `gpu_model` in `mode`, newest first (RunBest's run and started_us; no
   // figures): one index seek per run, not per row.

@@ -131,7 +131,7 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
   std::iota(waiting.begin(), waiting.end(), size_t{0});
   auto read = db_.ForEachRunBests(
       std::string(gpu_.name), newest, keys, options_.mode, options_.algo,
-      [&](size_t r, std::span<const std::optional<store::RunBest>> bests) {
+      [&](size_t r, std::span<const store::RunBest* const> bests) {
         std::erase_if(waiting, [&](size_t i) {
           return TakeRun(open[i], newest[r], bests.subspan(first_key[i], open[i].size()));
         });
@@ -146,10 +146,8 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
 }
 
 bool StoredTimes::TakeRun(std::span<const tuner::GemmShape> set, const store::RunKey& run,
-                          std::span<const std::optional<store::RunBest>> bests) {
-  if (!std::all_of(bests.begin(), bests.end(), [](const auto& b) { return b.has_value(); })) {
-    return false;
-  }
+                          std::span<const store::RunBest* const> bests) {
+  if (std::find(bests.begin(), bests.end(), nullptr) != bests.end()) return false;
   Choice c(&arena_);
   c.bests.reserve(bests.size());
   for (const auto& b : bests) c.bests.push_back(*b);

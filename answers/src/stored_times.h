@@ -107,7 +107,7 @@ class StoredTimes {
   // Chooses `run`'s bests for `set` when the run has every one of its
   // GEMMs (`bests`, the set's, in order); whether it did.
   bool TakeRun(std::span<const tuner::GemmShape> set, const store::RunKey& run,
-               std::span<const std::optional<store::RunBest>> bests);
+               std::span<const store::RunBest* const> bests);
   // Reads each key's runs of `version`, kept newest first.
   absl::Status ReadRuns(Version& version, std::span<const store::GemmKey> keys);
   // The same for keys not read before.

@@ -182,7 +182,7 @@ absl::Status SqliteStore::ForEachRunBests(const std::string& gpu_model,
   const BatchedKeys& batched = Batched(keys, unkept);
   const std::vector<uint32_t>& slot_of = batched.wanted.slot_of;
   std::vector<std::optional<RunBest>> found(batched.wanted.keys.size());
-  std::vector<std::optional<RunBest>> bests(keys.size());
+  std::vector<const RunBest*> bests(keys.size());  // into found
   JobStarts starts(*conn_);
   for (size_t r = 0; r < runs.size(); ++r) {
     std::fill(found.begin(), found.end(), std::nullopt);
@@ -190,9 +190,12 @@ absl::Status SqliteStore::ForEachRunBests(const std::string& gpu_model,
     if (!read.ok()) return read;
     auto started = starts.Of(runs[r].job_id);
     if (!started.ok()) return started.status();
+    for (std::optional<RunBest>& best : found) {
+      if (best) best->started_us = *started;
+    }
     for (size_t i = 0; i < keys.size(); ++i) {
-      bests[i] = found[slot_of[i]];
-      if (bests[i]) bests[i]->started_us = *started;
+      const std::optional<RunBest>& best = found[slot_of[i]];
+      bests[i] = best ? &*best : nullptr;
     }
     if (!take(r, bests)) break;
   }

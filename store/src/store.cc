@@ -51,8 +51,11 @@ absl::StatusOr<std::vector<std::optional<RunBest>>> Store::RunBestsOf(
     const tuner::MeasureMode& mode, tuner::AlgoChoice algo) {
   std::vector<std::optional<RunBest>> out;
   auto read = ForEachRunBests(gpu_model, {&run, 1}, keys, mode, algo,
-                              [&out](size_t, std::span<const std::optional<RunBest>> bests) {
-                                out.assign(bests.begin(), bests.end());
+                              [&out](size_t, std::span<const RunBest* const> bests) {
+                                out.reserve(bests.size());
+                                for (const RunBest* b : bests) {
+                                  out.push_back(b ? std::optional(*b) : std::nullopt);
+                                }
                                 return false;
                               });
   if (!read.ok()) return read;

@@ -133,9 +133,12 @@ TEST(RunHistory, EachRunOfOneReadGivesWhatThatRunAloneGives) {
     std::vector<std::vector<std::optional<RunBest>>> got;  // each run's, copied
     auto status =
         db->ForEachRunBests("H100-SXM", newest, keys, kDefaultMode, tuner::AlgoChoice::kBest,
-                            [&](size_t r, std::span<const std::optional<RunBest>> bests) {
+                            [&](size_t r, std::span<const RunBest* const> bests) {
                               read.push_back(r);
-                              got.emplace_back(bests.begin(), bests.end());
+                              auto& of_run = got.emplace_back();
+                              for (const RunBest* b : bests) {
+                                of_run.push_back(b ? std::optional(*b) : std::nullopt);
+                              }
                               return true;
                             });
     ASSERT_TRUE(status.ok()) << status;
@@ -159,7 +162,7 @@ TEST(RunHistory, EachRunOfOneReadGivesWhatThatRunAloneGives) {
   size_t calls = 0;
   auto stopped =
       db->ForEachRunBests("H100-SXM", newest, small, kDefaultMode, tuner::AlgoChoice::kBest,
-                          [&](size_t, std::span<const std::optional<RunBest>>) {
+                          [&](size_t, std::span<const RunBest* const>) {
                             ++calls;
                             return false;
                           });

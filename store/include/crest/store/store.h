@@ -148,13 +148,13 @@ class Store : public JobStore {
       const tuner::MeasureMode& mode, tuner::AlgoChoice algo = tuner::AlgoChoice::kBest);
   // What each run's bests are, for a caller that asks several runs about
   // the same keys. RunBestsOf of runs[0], runs[1], ... in turn, each
-  // handed to `take(i, bests)` (valid during that call only), until `take`
-  // returns false or the runs end. The keys are batched once and the bests'
-  // memory is reused from run to run (a large key set is megabytes: fresh
-  // pages for every run cost more than the reads). `take` must not use this
-  // store.
+  // handed to `take(i, bests)` (one per key, nullptr where the run has
+  // none; valid during that call only), until `take` returns false or the
+  // runs end. The keys are batched once and the bests' memory is reused
+  // from run to run (a large key set is megabytes: fresh pages for every
+  // run cost more than the reads). `take` must not use this store.
   using TakeRunBests =
-      absl::FunctionRef<bool(size_t run_index, std::span<const std::optional<RunBest>> bests)>;
+      absl::FunctionRef<bool(size_t run_index, std::span<const RunBest* const> bests)>;
   virtual absl::Status ForEachRunBests(const std::string& gpu_model, std::span<const RunKey> runs,
                                        std::span<const GemmKey> keys,
                                        const tuner::MeasureMode& mode, tuner::AlgoChoice algo,

@@ -46,6 +46,7 @@ absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
     return absl::InvalidArgumentError(StrCat("window (", w.window, ") with align (", w.align,
                                              ") gives more than ", kMaxCandidates, " candidates"));
   }
+  out.values.reserve(static_cast<size_t>(std::max<int64_t>(0, (hi - first) / step + 1)) + 1);
   for (int64_t v = first; v <= hi; v += step) out.values.push_back(v);
   if (!std::binary_search(out.values.begin(), out.values.end(), out.baseline)) {
     out.values.insert(std::lower_bound(out.values.begin(), out.values.end(), out.baseline),

@@ -62,7 +62,7 @@ absl::StatusOr<std::optional<int64_t>> RunIdOf(Connection& conn, const std::stri
 // first choice in measurements, which a run may have recorded more than
 // once. `columns`: each row's run (job_id, device_id; not for one run,
 // which the query binds) and its figures, as ReadFigures reads them. One
-// run's best rows (RunBestsOf) are read from run_rows by the run's id
+// run's best rows (ReadRunBests) are read from run_rows by the run's id
 // (?15), run_bests' rows keyed by run; its first choices (?15, ?16: job
 // and device) from measurements.
 struct RunRows {

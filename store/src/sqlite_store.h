@@ -31,7 +31,7 @@ class SqliteStore final : public Store {
   absl::Status UpdateJob(int64_t id, JobState state, int64_t total, int64_t done,
                          const std::string& error) override;
 
-  // results.cc (run_bests.cc: RunBests, RunBestsOf, ListRuns)
+  // results.cc (run_bests.cc: RunBests, ForEachRunBests, ListRuns)
   absl::StatusOr<bool> HasPrediction(const std::string& gpu_model, std::string_view model_version,
                                      const GemmKey& key) override;
   absl::StatusOr<bool> InsertPrediction(std::optional<int64_t> job_id, const std::string& gpu_model,
@@ -114,7 +114,7 @@ class SqliteStore final : public Store {
   // in WAL mode or the header is being written.
   std::optional<WalIndexMark::Header> ReadWalMark();
 
-  // A key set as RunBestsOf scans it: its sorted keys, where each asked key
+  // A key set as ForEachRunBests scans it: its sorted keys, where each asked key
   // went, and their index ranges.
   struct BatchedKeys {
     std::vector<GemmKey> asked;  // as the caller gave them

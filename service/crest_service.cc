@@ -47,10 +47,10 @@ class PooledAnswer final : public grpc::ServerUnaryReactor {
 // InvalidArgument, naming the window, when ranking `query` would take more
 // than `max_gemms` GEMMs (one QueryDff of ±49,999 cost a second of CPU).
 absl::Status CheckQueryCost(const tuner::DffQuery& query, int64_t max_gemms) {
-  auto candidates = tuner::GenerateDffCandidates(query.dff);
+  auto candidates = tuner::CountDffCandidates(query.dff);
   if (!candidates.ok()) return candidates.status();
   const int64_t per_candidate = tuner::DffCandidateGemmCount(query);
-  const auto n = static_cast<int64_t>(candidates->values.size());
+  const int64_t n = *candidates;
   if (n * per_candidate <= max_gemms) return absl::OkStatus();
   return absl::InvalidArgumentError(
       StrCat("window: ±", query.dff.window, " gives ", n, " candidates of ", per_candidate,

@@ -109,5 +109,40 @@ TEST(VocabPaddings, RoundsUpToMultipleTimesTp) {
   EXPECT_EQ((*pads)[2].padded, 50432);
 }
 
+// crestd checks a query's cost by counting its candidates without listing
+// them: the count is the list's size, and an error the same error, for
+// windows, alignments, TP degrees and ratios of every kind (the baseline on
+// the grid or added to it, windows clipped at 1 and at the largest d_ff).
+TEST(DffCandidates, TheCountIsTheListsSizeOrItsError) {
+  int checked = 0, refused = 0;
+  for (const char* ratio : {"8/3", "4", "3.5", "2"}) {
+    for (int64_t hidden : {1, 7, 64, 768, 4096, 5120, 8192, 12288, 100000}) {
+      for (int64_t window : {0, 1, 2, 5, 63, 64, 128, 1000, 4096, 65536, 70000}) {
+        for (int64_t align : {1, 3, 8, 64, 128, 256, 5000}) {
+          for (int64_t tp : {1, 2, 3, 8, 1024}) {
+            DffWindow w = Window(hidden, window, align, tp);
+            w.ratio = *ParseRatio(ratio);
+            auto listed = GenerateDffCandidates(w);
+            auto counted = CountDffCandidates(w);
+            ASSERT_EQ(counted.status(), listed.status())
+                << ratio << " h=" << hidden << " window=" << window << " align=" << align
+                << " tp=" << tp;
+            if (!listed.ok()) {
+              ++refused;
+              continue;
+            }
+            ASSERT_EQ(*counted, static_cast<int64_t>(listed->values.size()))
+                << ratio << " h=" << hidden << " window=" << window << " align=" << align
+                << " tp=" << tp;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000) << "most windows are valid";
+  EXPECT_GT(refused, 100) << "and many are refused, each the same way";
+}
+
 }  // namespace
 }  // namespace crest::tuner

@@ -11,7 +11,21 @@ namespace crest::tuner {
 
 using internal::CheckSize;
 
-absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
+namespace {
+
+// A window's candidates before they are listed: the baseline, and the grid
+// of multiples of `step` from `first` to `hi` (the baseline added where it
+// is not on it). What GenerateDffCandidates lists and CountDffCandidates
+// counts, with the same checks.
+struct DffGrid {
+  DffCandidates head;  // naive, baseline and its note; no values
+  int64_t first = 0, hi = 0, step = 1;
+
+  int64_t OnGrid() const { return hi >= first ? (hi - first) / step + 1 : 0; }
+  bool BaselineOnGrid() const { return head.baseline % step == 0; }
+};
+
+absl::StatusOr<DffGrid> GridOf(const DffWindow& w) {
   if (auto s = CheckSize("hidden", w.hidden, kMaxHidden); !s.ok()) return s;
   if (auto s = CheckSize("align", w.align, kMaxDffWindow); !s.ok()) return s;
   if (auto s = CheckSize("tp", w.tp, kMaxTp); !s.ok()) return s;
@@ -19,7 +33,8 @@ absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
     return absl::InvalidArgumentError(
         StrCat("window must be between 0 and ", kMaxDffWindow, " (got ", w.window, ")"));
   }
-  DffCandidates out;
+  DffGrid grid;
+  DffCandidates& out = grid.head;
   out.naive = w.ratio.FloorTimes(w.hidden);
   out.baseline = out.naive - out.naive % w.tp;
   if (out.baseline < 1 || out.naive > kMaxDff) {
@@ -32,27 +47,44 @@ absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
                                " to divide by tp=", w.tp);
   }
   // Every candidate must be a multiple of both align and tp.
-  const int64_t step = std::lcm(w.align, w.tp);
-  if (w.window > 0 && step > w.window) {
-    return absl::InvalidArgumentError(
-        StrCat("align (", w.align, w.tp > 1 ? StrCat(", stepping by lcm(align, tp) = ", step) : "",
-               ") must be at most window (", w.window,
-               "): a larger step leaves no candidate but the baseline"));
+  grid.step = std::lcm(w.align, w.tp);
+  if (w.window > 0 && grid.step > w.window) {
+    return absl::InvalidArgumentError(StrCat(
+        "align (", w.align, w.tp > 1 ? StrCat(", stepping by lcm(align, tp) = ", grid.step) : "",
+        ") must be at most window (", w.window,
+        "): a larger step leaves no candidate but the baseline"));
   }
   const int64_t lo = std::max<int64_t>(1, out.baseline - w.window);
-  const int64_t hi = std::min(kMaxDff, out.baseline + w.window);
-  const int64_t first = (lo + step - 1) / step * step;
-  if ((hi - first) / step + 1 > kMaxCandidates) {
+  grid.hi = std::min(kMaxDff, out.baseline + w.window);
+  grid.first = (lo + grid.step - 1) / grid.step * grid.step;
+  if (grid.OnGrid() > kMaxCandidates) {
     return absl::InvalidArgumentError(StrCat("window (", w.window, ") with align (", w.align,
                                              ") gives more than ", kMaxCandidates, " candidates"));
   }
-  out.values.reserve(static_cast<size_t>(std::max<int64_t>(0, (hi - first) / step + 1)) + 1);
-  for (int64_t v = first; v <= hi; v += step) out.values.push_back(v);
-  if (!std::binary_search(out.values.begin(), out.values.end(), out.baseline)) {
+  return grid;
+}
+
+}  // namespace
+
+absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
+  auto grid = GridOf(w);
+  if (!grid.ok()) return grid.status();
+  DffCandidates out = std::move(grid->head);
+  out.values.reserve(static_cast<size_t>(grid->OnGrid()) + 1);
+  for (int64_t v = grid->first; v <= grid->hi; v += grid->step) out.values.push_back(v);
+  if (!grid->BaselineOnGrid()) {
     out.values.insert(std::lower_bound(out.values.begin(), out.values.end(), out.baseline),
                       out.baseline);
   }
   return out;
+}
+
+absl::StatusOr<int64_t> CountDffCandidates(const DffWindow& w) {
+  auto grid = GridOf(w);
+  if (!grid.ok()) return grid.status();
+  // The baseline lies in [first, hi] (the window is around it), so it is on
+  // the grid exactly when the step divides it.
+  return grid->OnGrid() + (grid->BaselineOnGrid() ? 0 : 1);
 }
 
 absl::StatusOr<std::vector<int64_t>> HiddenSizes(int64_t from, int64_t to, int64_t step) {

@@ -32,6 +32,9 @@ struct DffCandidates {
 
 // InvalidArgument names the field: hidden, ratio, window, align or tp.
 absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& window);
+// How many values GenerateDffCandidates(window) gives, or its error, without
+// listing them.
+absl::StatusOr<int64_t> CountDffCandidates(const DffWindow& window);
 
 // from, from+step, ... ≤ to.
 absl::StatusOr<std::vector<int64_t>> HiddenSizes(int64_t from, int64_t to, int64_t step);

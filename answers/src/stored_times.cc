@@ -10,13 +10,6 @@
 namespace crest::answers::internal {
 namespace {
 
-std::vector<store::GemmKey> KeysOf(std::span<const tuner::GemmShape> gemms) {
-  std::vector<store::GemmKey> keys;
-  keys.reserve(gemms.size());
-  for (const tuner::GemmShape& g : gemms) keys.push_back(store::GemmKey::Of(g));
-  return keys;
-}
-
 // A run's best as a measured time: its median and interval.
 tuner::Timing BestTiming(const store::RunBest& b) {
   return tuner::MeasuredTiming(b.median_us, b.ci_low_us, b.ci_high_us);
@@ -42,6 +35,10 @@ std::vector<store::GemmKey> KeysOfSets(std::span<const std::span<const tuner::Ge
     for (const tuner::GemmShape& g : set) keys.push_back(store::GemmKey::Of(g));
   }
   return keys;
+}
+
+std::vector<store::GemmKey> KeysOf(std::span<const tuner::GemmShape> gemms) {
+  return KeysOfSets({&gemms, 1});
 }
 
 bool Newer(const store::RunBest& a, const store::RunBest& b) {
@@ -74,14 +71,19 @@ absl::Status StoredTimes::Prefetch(const tuner::GemmSets& sets) {
     open.push_back(set);
   }
   for (Version& version : *versions_) {
-    if (auto s = ChooseFromNewestRuns(version, open); !s.ok()) return s;
+    std::vector<store::GemmKey> keys = KeysOfSets(open);
+    const size_t asked = open.size();
+    if (auto s = ChooseFromNewestRuns(version, open, keys); !s.ok()) return s;
     if (open.empty()) break;
-    if (auto s = ReadRuns(version, KeysOfSets(open)); !s.ok()) return s;
+    if (open.size() != asked) keys = KeysOfSets(open);
+    if (auto s = ReadRuns(version, keys); !s.ok()) return s;
     OpenSets still_open;
+    size_t next = 0;  // the set's first key
     for (const auto& set : open) {
       Chosen& chosen = ChosenOf(set);
       bool whole = false;
-      chosen.choice = ChooseIn(version, KeysOf(set), whole);
+      chosen.choice = ChooseIn(version, std::span(keys).subspan(next, set.size()), whole);
+      next += set.size();
       if (chosen.choice) continue;
       chosen.across_runs = chosen.across_runs || whole;
       still_open.push_back(set);
@@ -101,7 +103,8 @@ absl::Status StoredTimes::Prefetch(const tuner::GemmSets& sets) {
   return ReadPredictions(unanswered);
 }
 
-absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open) {
+absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open,
+                                               std::span<const store::GemmKey> keys) {
   // A set no one of these answers is read whole (every run) after them:
   // the runs listed may be other windows'.
   constexpr size_t kNewestRunsTried = 4;
@@ -117,9 +120,8 @@ absl::Status StoredTimes::ChooseFromNewestRuns(Version& version, OpenSets& open)
   }
   if (newest.empty()) return absl::OkStatus();
   // Every run tried is asked for the GEMMs of all the sets open at the
-  // start, set after set (one batch of keys for all the runs); a set the
-  // run answers whole is closed, and later runs' answers for it unread.
-  const std::vector<store::GemmKey> keys = KeysOfSets(open);
+  // start (one batch of keys for all the runs); a set the run answers whole
+  // is closed, and later runs' answers for it unread.
   std::vector<size_t> first_key;  // open[i]'s first GEMM in keys
   first_key.reserve(open.size());
   size_t next = 0;
@@ -223,7 +225,7 @@ absl::StatusOr<const store::RunRecord*> StoredTimes::Run(const store::RunKey& ru
 }
 
 std::optional<StoredTimes::Choice> StoredTimes::ChooseIn(const Version& version,
-                                                         const std::vector<store::GemmKey>& keys,
+                                                         std::span<const store::GemmKey> keys,
                                                          bool& whole) const {
   whole = std::all_of(keys.begin(), keys.end(),
                       [&](const store::GemmKey& k) { return version.bests.contains(k); });
@@ -233,7 +235,7 @@ std::optional<StoredTimes::Choice> StoredTimes::ChooseIn(const Version& version,
 }
 
 std::optional<StoredTimes::Choice> StoredTimes::Latest(const Version& version,
-                                                       const std::vector<store::GemmKey>& keys) {
+                                                       std::span<const store::GemmKey> keys) {
   // The runs that measured the first key, newest first; the first of them
   // that measured every other key answers. A key's runs are newest first,
   // and a run's start is its job's: found by binary search.
@@ -255,7 +257,7 @@ std::optional<StoredTimes::Choice> StoredTimes::Latest(const Version& version,
 }
 
 StoredTimes::Choice StoredTimes::Pooled(const Version& version,
-                                        const std::vector<store::GemmKey>& keys) {
+                                        std::span<const store::GemmKey> keys) {
   Choice c;
   std::set<store::RunKey> seen;  // c.runs, in the order first met
   for (const store::GemmKey& key : keys) {

@@ -102,8 +102,9 @@ class StoredTimes {
   // kLatest: answers the open sets that one of the version's newest runs
   // measured whole, run by run from the newest, reading only that run's
   // rows (so a window's answer does not grow with its history); leaves the
-  // rest open.
-  absl::Status ChooseFromNewestRuns(Version& version, OpenSets& open);
+  // rest open. `keys`: the open sets' GEMMs, set after set.
+  absl::Status ChooseFromNewestRuns(Version& version, OpenSets& open,
+                                    std::span<const store::GemmKey> keys);
   // Chooses `run`'s bests for `set` when the run has every one of its
   // GEMMs (`bests`, the set's, in order); whether it did.
   bool TakeRun(std::span<const tuner::GemmShape> set, const store::RunKey& run,
@@ -119,11 +120,10 @@ class StoredTimes {
   // The set's answer in `version` (the run choice's); nullopt when the
   // version did not measure every key (`whole` false) or, kLatest, no one
   // run did.
-  std::optional<Choice> ChooseIn(const Version& version, const std::vector<store::GemmKey>& keys,
+  std::optional<Choice> ChooseIn(const Version& version, std::span<const store::GemmKey> keys,
                                  bool& whole) const;
-  static std::optional<Choice> Latest(const Version& version,
-                                      const std::vector<store::GemmKey>& keys);
-  static Choice Pooled(const Version& version, const std::vector<store::GemmKey>& keys);
+  static std::optional<Choice> Latest(const Version& version, std::span<const store::GemmKey> keys);
+  static Choice Pooled(const Version& version, std::span<const store::GemmKey> keys);
   absl::StatusOr<std::vector<tuner::Timing>> Measured(const Choice& choice);
   // SumTimings(Measured(choice)), part by part in the same order.
   absl::StatusOr<tuner::SetSum> MeasuredSum(const Choice& choice);

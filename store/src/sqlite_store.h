@@ -121,11 +121,11 @@ class SqliteStore final : public Store {
     WantedKeys wanted;
     std::vector<KeyRange> ranges;
   };
-  // `keys` batched: the last set's batches again when `keys` equals it (an
-  // answer asks each of its newest runs for the same set; the batches
-  // depend on the keys alone), else a new set's, kept when at most
-  // kMaxKeptKeys and otherwise made in `unkept` (the caller's, freed with
-  // it).
+  // `keys` batched: the last set's batches again when `keys` equals it (the
+  // same window asked again on this connection, by the next answer or by
+  // the same answer for an older software version; the batches depend on
+  // the keys alone), else a new set's, kept when at most kMaxKeptKeys and
+  // otherwise made in `unkept` (the caller's, freed with it).
   const BatchedKeys& Batched(std::span<const GemmKey> keys, BatchedKeys& unkept);
   // One run's fastest row of each key of `ranges` into `found`, by the
   // key's slot (found's size is the wanted keys'; entries the run lacks are

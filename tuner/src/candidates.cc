@@ -22,7 +22,10 @@ struct DffGrid {
   int64_t first = 0, hi = 0, step = 1;
 
   int64_t OnGrid() const { return hi >= first ? (hi - first) / step + 1 : 0; }
+  // The baseline lies in [first, hi] (the window is around it), so it is
+  // on the grid exactly when the step divides it.
   bool BaselineOnGrid() const { return head.baseline % step == 0; }
+  int64_t Count() const { return OnGrid() + (BaselineOnGrid() ? 0 : 1); }
 };
 
 absl::StatusOr<DffGrid> GridOf(const DffWindow& w) {
@@ -70,7 +73,7 @@ absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
   auto grid = GridOf(w);
   if (!grid.ok()) return grid.status();
   DffCandidates out = std::move(grid->head);
-  out.values.reserve(static_cast<size_t>(grid->OnGrid()) + 1);
+  out.values.reserve(static_cast<size_t>(grid->Count()));
   for (int64_t v = grid->first; v <= grid->hi; v += grid->step) out.values.push_back(v);
   if (!grid->BaselineOnGrid()) {
     out.values.insert(std::lower_bound(out.values.begin(), out.values.end(), out.baseline),
@@ -82,9 +85,7 @@ absl::StatusOr<DffCandidates> GenerateDffCandidates(const DffWindow& w) {
 absl::StatusOr<int64_t> CountDffCandidates(const DffWindow& w) {
   auto grid = GridOf(w);
   if (!grid.ok()) return grid.status();
-  // The baseline lies in [first, hi] (the window is around it), so it is on
-  // the grid exactly when the step divides it.
-  return grid->OnGrid() + (grid->BaselineOnGrid() ? 0 : 1);
+  return grid->Count();
 }
 
 absl::StatusOr<std::vector<int64_t>> HiddenSizes(int64_t from, int64_t to, int64_t step) {

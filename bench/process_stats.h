@@ -13,20 +13,32 @@
 
 namespace crest::bench {
 
-// CPU seconds (user + system) used so far by process `pid`.
-inline double ProcessCpuSeconds(pid_t pid) {
+// CPU seconds used so far by a process, in its own code and in the kernel
+// for it (/proc/PID/stat's utime and stime; 0 when it is not there).
+struct CpuSeconds {
+  double user = 0;
+  double system = 0;
+  double Total() const { return user + system; }
+};
+
+inline CpuSeconds ProcessCpu(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t after_name = text.rfind(')');  // the name may hold spaces
-  if (after_name == std::string::npos) return 0;
+  if (after_name == std::string::npos) return {};
   std::istringstream fields(text.substr(after_name + 2));
   std::string field;
-  double ticks = 0;
+  CpuSeconds out;
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
   for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+    if (i == 14) out.user = std::stod(field) / tick;
+    if (i == 15) out.system = std::stod(field) / tick;
   }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return out;
 }
+
+// CPU seconds (user + system) used so far by process `pid`.
+inline double ProcessCpuSeconds(pid_t pid) { return ProcessCpu(pid).Total(); }
 
 // A memory field of /proc/PID/status [KiB]: VmRSS (resident now), VmHWM (its
 // peak), RssAnon, RssFile; -1 when the process or the field is not there.

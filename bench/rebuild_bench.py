@@ -34,13 +34,21 @@ TARGET_S = 120  # the issue's target: a rebuild <= 2 minutes on 2 cores
 
 
 def dependency_files(build):
+    """Each object's dependencies as a set of absolute paths. A compiler
+    writes them relative to its working directory (the target's directory,
+    above CMakeFiles/) when ccache's base_dir rewrites its paths."""
     out = {}
     for root, _, files in os.walk(build):
         for f in files:
             if f.endswith(".o.d"):
                 path = os.path.join(root, f)
                 with open(path, errors="replace") as fh:
-                    out[path[: -len(".d")]] = fh.read()
+                    text = fh.read()
+                cwd = root.split(os.sep + "CMakeFiles" + os.sep)[0]
+                _, _, deps = text.partition(":")
+                out[path[: -len(".d")]] = {
+                    os.path.normpath(os.path.join(cwd, dep))
+                    for dep in deps.replace("\\\n", " ").split()}
     return out
 
 
@@ -91,7 +99,7 @@ def main():
             name = os.path.join(build, header[len("BUILD/"):])
         else:
             name = header if header.startswith("/") else os.path.join(ROOT, header)
-        dependents = sum(1 for text in deps.values() if name in text)
+        dependents = sum(1 for paths in deps.values() if name in paths)
         print(f"  {header}: an edit recompiles {dependents} objects")
         seen += 0 if header.startswith(("/", "BUILD/")) else dependents
     if seen == 0:

@@ -438,8 +438,8 @@ int main(int argc, char** argv) {
     std::printf(
         "\nuncached QueryDff, 1 client, idle: %.1f us of crestd CPU a call, %.1fx the health "
         "check's %.1f us  [target <= 300 us: %s]\n"
-        "  of which the kernel's (system time: gRPC's thread hand-offs, sockets, SQLite's locks): "
-        "%.1f us; the health check's %.1f us\n",
+        "  of which system time (the kernel's work for crestd; docs/crestd.md says what it was "
+        "on a 2-core VM): %.1f us; the health check's %.1f us\n",
         dff->result.server_cpu_us, dff->result.server_cpu_us / health->result.server_cpu_us,
         health->result.server_cpu_us, dff->result.server_cpu_us <= 300 ? "met" : "MISSED",
         dff->result.server_system_us, health->result.server_system_us);

@@ -21,6 +21,7 @@
 //   cq-1+cb   cq-1 with gRPC's default health service on, which in 1.51 is a
 //             callback service: whether any callback method in a server
 //             brings gRPC's callback threads back into the polling
+//   sync+cb   sync with the default health service on
 // The other servers do not enable the default health service.
 //
 // Usage: grpc_api_bench [SECONDS_PER_ROW [ROUNDS]]   (2 s, 3 rounds)
@@ -31,6 +32,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -243,7 +245,8 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "--serve") == 0) return Serve(argv[2]);
   double seconds = 2, rounds = 3;
   if ((argc > 1 && !ParseArg(argv[1], 0.1, 600, &seconds)) ||
-      (argc > 2 && !ParseArg(argv[2], 1, 100, &rounds)) || argc > 3) {
+      (argc > 2 && (!ParseArg(argv[2], 1, 100, &rounds) || rounds != std::floor(rounds))) ||
+      argc > 3) {
     std::fprintf(stderr,
                  "usage: grpc_api_bench [SECONDS_PER_ROW [ROUNDS]]\n"
                  "  SECONDS_PER_ROW in [0.1, 600] (2), ROUNDS a whole number in [1, 100] (3)\n");

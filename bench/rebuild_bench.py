@@ -12,6 +12,7 @@ cmake --build on every core with ccache off, as after an edit that changes
 the header's text. Minutes for a widely included header.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -74,8 +75,23 @@ def build_kind(build):
             unity = any(line.strip() == "CREST_UNITY:BOOL=ON" for line in fh)
     except OSError:
         return "no CMakeCache.txt: how it compiles is unknown"
-    return ("a unity build: each object is a batch of up to 8 sources" if unity else
+    kind = ("a unity build: each object is a batch of up to 8 sources" if unity else
             "each source its own object: CREST_UNITY=OFF")
+    return f"{kind}; {debug_info(build)}"
+
+
+def debug_info(build):
+    """The debug information the tree's compiles make, from
+    compile_commands.json: -g1 (line tables, the default) or -g (full)."""
+    try:
+        with open(os.path.join(build, "compile_commands.json"), errors="replace") as fh:
+            flags = set(json.load(fh)[0]["command"].split())
+    except (OSError, ValueError, IndexError, KeyError):
+        return "debug information unknown (no compile_commands.json)"
+    for flag, words in (("-g1", "line tables"), ("-g", "full")):
+        if flag in flags:
+            return f"debug information {flag} ({words})"
+    return "no debug information"
 
 
 def main():

@@ -27,6 +27,7 @@
 // Usage: grpc_api_bench [SECONDS_PER_ROW [ROUNDS]]   (2 s, 3 rounds)
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -171,6 +172,7 @@ Server Start(const char* self, const char* mode) {
   if (pipe(fds) != 0) return {};
   const pid_t pid = fork();
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // no server outlives a bench stopped midway
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);

@@ -81,13 +81,16 @@ def build_kind(build):
 
 
 def debug_info(build):
-    """The debug information the tree's compiles make, from
-    compile_commands.json: -g1 (line tables, the default) or -g (full)."""
+    """The debug information the tree's C++ compiles make, from
+    compile_commands.json: -g1 (line tables, the default) or -g (full).
+    (The CUDA kernel's compile keeps nvcc's own flags.)"""
     try:
         with open(os.path.join(build, "compile_commands.json"), errors="replace") as fh:
-            flags = set(json.load(fh)[0]["command"].split())
-    except (OSError, ValueError, IndexError, KeyError):
-        return "debug information unknown (no compile_commands.json)"
+            commands = json.load(fh)
+        flags = next(set(c["command"].split()) for c in commands
+                     if c["file"].endswith((".cc", ".cxx", ".cpp")))
+    except (OSError, ValueError, KeyError, StopIteration):
+        return "debug information unknown (no C++ compile in compile_commands.json)"
     for flag, words in (("-g1", "line tables"), ("-g", "full")):
         if flag in flags:
             return f"debug information {flag} ({words})"

@@ -31,7 +31,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -45,6 +44,7 @@
 #include <vector>
 
 #include "crest/v1/crest.grpc.pb.h"
+#include "percentiles.h"
 #include "process_stats.h"
 
 namespace {
@@ -228,11 +228,6 @@ Row Measure(const Server& s, double seconds) {
   return row;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 bool ParseArg(const char* text, double low, double high, double* out) {
   char* end = nullptr;
   const double v = std::strtod(text, &end);
@@ -276,10 +271,11 @@ int main(int argc, char** argv) {
       cpu[mode].push_back(r.user_us + r.system_us);
     }
   }
-  const double base = Median(cpu["callback"]);
+  auto median = [&cpu](const char* mode) { return crest::bench::Summarize(cpu[mode]).p50_us; };
+  const double base = median("callback");
   std::printf("\nserver CPU a call, median of %d rounds:", static_cast<int>(rounds));
   for (const char* mode : kModes) {
-    std::printf("  %s %.1f us (%.2fx)", mode, Median(cpu[mode]), Median(cpu[mode]) / base);
+    std::printf("  %s %.1f us (%.2fx)", mode, median(mode), median(mode) / base);
   }
   std::printf("\n");
   return 0;

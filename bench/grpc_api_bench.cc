@@ -31,11 +31,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -121,6 +123,13 @@ class QueuedCall {
 
 // Runs a server of `mode` until killed; prints its port on stdout first.
 int Serve(std::string_view mode) {
+  if (std::find(std::begin(kModes), std::end(kModes), mode) == std::end(kModes)) {
+    std::fprintf(stderr,
+                 "grpc_api_bench: --serve %s: no such server (callback, cq-1, cq-2, sync, "
+                 "cq-1+cb, sync+cb)\n",
+                 std::string(mode).c_str());
+    return 2;
+  }
   grpc::EnableDefaultHealthCheckService(mode.ends_with("+cb"));
   grpc::ServerBuilder builder;
   int port = 0;
@@ -254,6 +263,7 @@ int main(int argc, char** argv) {
   std::printf("%-6s %-9s %10s %12s %14s %14s %7s\n", "round", "server", "calls/s", "cpu_us/call",
               "user_us/call", "system_us/call", "errors");
   std::map<std::string, std::vector<double>> cpu;
+  int64_t failed = 0;
   for (int round = 1; round <= static_cast<int>(rounds); ++round) {
     for (const char* mode : kModes) {
       const Server s = Start("/proc/self/exe", mode);
@@ -269,13 +279,23 @@ int main(int argc, char** argv) {
                   static_cast<long long>(r.errors));
       std::fflush(stdout);
       cpu[mode].push_back(r.user_us + r.system_us);
+      failed += r.errors;
     }
   }
-  auto median = [&cpu](const char* mode) { return crest::bench::Summarize(cpu[mode]).p50_us; };
-  const double base = median("callback");
-  std::printf("\nserver CPU a call, median of %d rounds:", static_cast<int>(rounds));
+  if (failed > 0) {
+    // A failed call costs the server less than an answered one: no figure.
+    std::fprintf(stderr, "grpc_api_bench: %lld calls failed (the rows' errors): no summary\n",
+                 static_cast<long long>(failed));
+    return 1;
+  }
+  // The benches' p50 (percentiles.h): the middle round, the lower middle of
+  // an even count.
+  auto p50 = [&cpu](const char* mode) { return crest::bench::Summarize(cpu[mode]).p50_us; };
+  const double base = p50("callback");
+  std::printf("\nserver CPU a call, p50 of %d rounds%s:", static_cast<int>(rounds),
+              static_cast<int>(rounds) % 2 == 0 ? " (the lower middle one)" : "");
   for (const char* mode : kModes) {
-    std::printf("  %s %.1f us (%.2fx)", mode, median(mode), median(mode) / base);
+    std::printf("  %s %.1f us (%.2fx)", mode, p50(mode), p50(mode) / base);
   }
   std::printf("\n");
   return 0;

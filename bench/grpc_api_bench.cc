@@ -22,13 +22,20 @@
 //             callback service: whether any callback method in a server
 //             brings gRPC's callback threads back into the polling
 //   sync+cb   sync with the default health service on
+//   cq-1+refl cq-1 with gRPC's server reflection, a synchronous service with
+//             threads of its own (crestd serves it beside its queue)
 // The other servers do not enable the default health service.
+// WORK_US: CPU time each call spends in the server before it is answered
+// (on the serving thread; 0 by default), as an answer's computation would:
+// whether the API's cost stays when calls are not empty.
 //
-// Usage: grpc_api_bench [SECONDS_PER_ROW [ROUNDS]]   (2 s, 3 rounds)
+// Usage: grpc_api_bench [SECONDS_PER_ROW [ROUNDS [WORK_US]]]   (2 s, 3 rounds, 0 us)
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,7 +59,26 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr const char* kModes[] = {"callback", "cq-1", "cq-2", "sync", "cq-1+cb", "sync+cb"};
+constexpr const char* kModes[] = {"callback", "cq-1",    "cq-2",     "sync",
+                                  "cq-1+cb",  "sync+cb", "cq-1+refl"};
+
+// The serving thread's CPU time [us].
+double ThreadCpuUs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
+
+// Spends `us` of this thread's CPU time (a call's work), in user space:
+// the clock, a system call, is read every few microseconds.
+void Work(double us) {
+  if (us <= 0) return;
+  const double end = ThreadCpuUs() + us;
+  volatile uint64_t sink = 0;
+  while (ThreadCpuUs() < end) {
+    for (int i = 0; i < 4096; ++i) sink = sink + static_cast<uint64_t>(i);
+  }
+}
 
 // The answer every server gives: about the size of a node's description.
 crest::v1::GetNodeInfoResponse Answer() {
@@ -65,9 +91,11 @@ crest::v1::GetNodeInfoResponse Answer() {
 
 class CallbackServer final : public crest::v1::Crest::CallbackService {
  public:
+  explicit CallbackServer(double work_us) : work_us_(work_us) {}
   grpc::ServerUnaryReactor* GetNodeInfo(grpc::CallbackServerContext* context,
                                         const crest::v1::GetNodeInfoRequest*,
                                         crest::v1::GetNodeInfoResponse* out) override {
+    Work(work_us_);
     *out = answer_;
     auto* reactor = context->DefaultReactor();
     reactor->Finish(grpc::Status::OK);
@@ -75,18 +103,22 @@ class CallbackServer final : public crest::v1::Crest::CallbackService {
   }
 
  private:
+  const double work_us_;
   const crest::v1::GetNodeInfoResponse answer_ = Answer();
 };
 
 class SyncServer final : public crest::v1::Crest::Service {
  public:
+  explicit SyncServer(double work_us) : work_us_(work_us) {}
   grpc::Status GetNodeInfo(grpc::ServerContext*, const crest::v1::GetNodeInfoRequest*,
                            crest::v1::GetNodeInfoResponse* out) override {
+    Work(work_us_);
     *out = answer_;
     return grpc::Status::OK;
   }
 
  private:
+  const double work_us_;
   const crest::v1::GetNodeInfoResponse answer_ = Answer();
 };
 
@@ -95,8 +127,8 @@ class SyncServer final : public crest::v1::Crest::Service {
 class QueuedCall {
  public:
   QueuedCall(crest::v1::Crest::AsyncService& service, grpc::ServerCompletionQueue& cq,
-             const crest::v1::GetNodeInfoResponse& answer)
-      : service_(service), cq_(cq), answer_(answer) {
+             const crest::v1::GetNodeInfoResponse& answer, double work_us)
+      : service_(service), cq_(cq), answer_(answer), work_us_(work_us) {
     service_.RequestGetNodeInfo(&context_, &request_, &writer_, &cq_, &cq_, this);
   }
   // The queue returned this call's tag: answer it, or (once answered, or
@@ -104,10 +136,11 @@ class QueuedCall {
   void Proceed(bool ok) {
     if (ok && !answered_) {
       answered_ = true;
+      Work(work_us_);
       writer_.Finish(answer_, grpc::Status::OK, this);
       return;
     }
-    if (ok) new QueuedCall(service_, cq_, answer_);
+    if (ok) new QueuedCall(service_, cq_, answer_, work_us_);
     delete this;
   }
 
@@ -115,6 +148,7 @@ class QueuedCall {
   crest::v1::Crest::AsyncService& service_;
   grpc::ServerCompletionQueue& cq_;
   const crest::v1::GetNodeInfoResponse& answer_;
+  const double work_us_;
   grpc::ServerContext context_;
   crest::v1::GetNodeInfoRequest request_;
   grpc::ServerAsyncResponseWriter<crest::v1::GetNodeInfoResponse> writer_{&context_};
@@ -122,20 +156,21 @@ class QueuedCall {
 };
 
 // Runs a server of `mode` until killed; prints its port on stdout first.
-int Serve(std::string_view mode) {
+int Serve(std::string_view mode, double work_us) {
   if (std::find(std::begin(kModes), std::end(kModes), mode) == std::end(kModes)) {
     std::fprintf(stderr,
                  "grpc_api_bench: --serve %s: no such server (callback, cq-1, cq-2, sync, "
-                 "cq-1+cb, sync+cb)\n",
+                 "cq-1+cb, sync+cb, cq-1+refl)\n",
                  std::string(mode).c_str());
     return 2;
   }
   grpc::EnableDefaultHealthCheckService(mode.ends_with("+cb"));
+  if (mode.ends_with("+refl")) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  CallbackServer callback;
-  SyncServer sync;
+  CallbackServer callback(work_us);
+  SyncServer sync(work_us);
   crest::v1::Crest::AsyncService queued;
   std::unique_ptr<grpc::ServerCompletionQueue> cq;
   if (mode == "callback") {
@@ -159,7 +194,7 @@ int Serve(std::string_view mode) {
     return 0;
   }
   const auto answer = Answer();
-  for (int i = 0; i < 4; ++i) new QueuedCall(queued, *cq, answer);
+  for (int i = 0; i < 4; ++i) new QueuedCall(queued, *cq, answer, work_us);
   auto loop = [&cq] {
     void* tag = nullptr;
     bool ok = false;
@@ -176,7 +211,7 @@ struct Server {
   int port = 0;
 };
 
-Server Start(const char* self, const char* mode) {
+Server Start(const char* self, const char* mode, const std::string& work_us) {
   int fds[2];
   if (pipe(fds) != 0) return {};
   const pid_t pid = fork();
@@ -185,7 +220,7 @@ Server Start(const char* self, const char* mode) {
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
-    execl(self, self, "--serve", mode, static_cast<char*>(nullptr));
+    execl(self, self, "--serve", mode, work_us.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);
@@ -248,25 +283,31 @@ bool ParseArg(const char* text, double low, double high, double* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::strcmp(argv[1], "--serve") == 0) return Serve(argv[2]);
-  double seconds = 2, rounds = 3;
+  double seconds = 2, rounds = 3, work_us = 0;
+  if (argc == 4 && std::strcmp(argv[1], "--serve") == 0) {
+    return ParseArg(argv[3], 0, 1e5, &work_us) ? Serve(argv[2], work_us) : 2;
+  }
   if ((argc > 1 && !ParseArg(argv[1], 0.1, 600, &seconds)) ||
       (argc > 2 && (!ParseArg(argv[2], 1, 100, &rounds) || rounds != std::floor(rounds))) ||
-      argc > 3) {
+      (argc > 3 && !ParseArg(argv[3], 0, 1e5, &work_us)) || argc > 4) {
     std::fprintf(stderr,
-                 "usage: grpc_api_bench [SECONDS_PER_ROW [ROUNDS]]\n"
-                 "  SECONDS_PER_ROW in [0.1, 600] (2), ROUNDS a whole number in [1, 100] (3)\n");
+                 "usage: grpc_api_bench [SECONDS_PER_ROW [ROUNDS [WORK_US]]]\n"
+                 "  SECONDS_PER_ROW in [0.1, 600] (2), ROUNDS a whole number in [1, 100] (3),\n"
+                 "  WORK_US, CPU time a call spends in the server, in [0, 100000] (0)\n");
     return 2;
   }
-  std::printf("gRPC %s, %u hardware threads, %.1f s a row, rounds alternate the servers\n",
-              grpc::Version().c_str(), std::thread::hardware_concurrency(), seconds);
+  const std::string work = std::to_string(work_us);
+  std::printf(
+      "gRPC %s, %u hardware threads, %.1f s a row, %.0f us of work a call, rounds alternate "
+      "the servers\n",
+      grpc::Version().c_str(), std::thread::hardware_concurrency(), seconds, work_us);
   std::printf("%-6s %-9s %10s %12s %14s %14s %7s\n", "round", "server", "calls/s", "cpu_us/call",
               "user_us/call", "system_us/call", "errors");
   std::map<std::string, std::vector<double>> cpu;
   int64_t failed = 0;
   for (int round = 1; round <= static_cast<int>(rounds); ++round) {
     for (const char* mode : kModes) {
-      const Server s = Start("/proc/self/exe", mode);
+      const Server s = Start("/proc/self/exe", mode, work);
       if (s.port == 0) {
         Stop(s);
         std::fprintf(stderr, "grpc_api_bench: the %s server did not start\n", mode);

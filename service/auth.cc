@@ -19,7 +19,7 @@ std::string PeerHost(const std::string& peer) {
 
 }  // namespace
 
-absl::StatusOr<Caller> Authorizer::Check(const grpc::CallbackServerContext& context, Access access,
+absl::StatusOr<Caller> Authorizer::Check(const grpc::ServerContextBase& context, Access access,
                                          const char* method) const {
   if (!enabled()) return Caller{PeerHost(context.peer()), false, true};
   const auto& metadata = context.client_metadata();

@@ -53,7 +53,7 @@ class Authorizer final {
   bool enabled() const { return !holder_by_token_.empty(); }
 
   // The caller, or UNAUTHENTICATED naming the method and what is missing.
-  absl::StatusOr<Caller> Check(const grpc::CallbackServerContext& context, Access access,
+  absl::StatusOr<Caller> Check(const grpc::ServerContextBase& context, Access access,
                                const char* method) const;
 
  private:

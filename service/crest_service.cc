@@ -33,17 +33,6 @@ using wire::OptionsOf;
 
 namespace {
 
-// A unary call answered on the answer pool: it notes when its caller leaves.
-class PooledAnswer final : public grpc::ServerUnaryReactor {
- public:
-  void OnCancel() override { left_ = true; }
-  void OnDone() override { delete this; }
-  bool left() const { return left_.load(); }
-
- private:
-  std::atomic<bool> left_{false};
-};
-
 // InvalidArgument, naming the window, when ranking `query` would take more
 // than `max_gemms` GEMMs (one QueryDff of ±49,999 cost a second of CPU).
 absl::Status CheckQueryCost(const tuner::DffQuery& query, int64_t max_gemms) {
@@ -90,11 +79,31 @@ std::string BudgetKey(const Caller& caller) {
 }
 
 // A stream's reactor when the call is refused before it starts.
-class Refused final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+class Refused final : public StreamReactor {
  public:
-  explicit Refused(const grpc::Status& status) { this->Finish(status); }
+  explicit Refused(grpc::Status status) : status_(std::move(status)) {}
+  void Begin() override { Finish(status_); }
   void OnDone() override { delete this; }
+
+ private:
+  const grpc::Status status_;
 };
+
+// The generated RequestX of a unary or a streaming method, for its calls.
+template <auto kRequest>
+UnaryCall::Ask AskUnary(RawCrestService* service) {
+  return [service](grpc::ServerContext* context, grpc::ByteBuffer* request,
+                   grpc::ServerAsyncResponseWriter<grpc::ByteBuffer>* writer,
+                   grpc::ServerCompletionQueue* cq,
+                   void* tag) { (service->*kRequest)(context, request, writer, cq, cq, tag); };
+}
+template <auto kRequest>
+StreamCall::Ask AskStream(RawCrestService* service) {
+  return
+      [service](grpc::ServerContext* context, grpc::ByteBuffer* request,
+                grpc::ServerAsyncWriter<grpc::ByteBuffer>* writer, grpc::ServerCompletionQueue* cq,
+                void* tag) { (service->*kRequest)(context, request, writer, cq, cq, tag); };
+}
 
 }  // namespace
 
@@ -109,61 +118,65 @@ CrestService::CrestService(ServiceOptions options, StorePool& pool, JobQueue& qu
       watchdog_(options_.stream_write_timeout_s, options_.stream_idle_timeout_s),
       answer_pool_(options_.answers) {}
 
-using Unary = CrestService::Unary;
-using Stream = CrestService::Stream;
-using Context = CrestService::Context;
-using Bytes = CrestService::Bytes;
-
-Unary* CrestService::GetNodeInfo(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"GetNodeInfo", Access::kRead, false}, &CrestService::NodeInfo);
-}
-Unary* CrestService::QueryDff(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out,
-                     {"QueryDff", Access::kRead, true, true, "set top, or a narrower window"},
-                     &CrestService::Dff);
-}
-Unary* CrestService::LookupGemm(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"LookupGemm", Access::kRead, true}, &CrestService::Lookup);
-}
-Unary* CrestService::TimeGemms(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"TimeGemms", Access::kRead, true, true, "time fewer GEMMs"},
-                     &CrestService::TimeSet);
-}
-Unary* CrestService::Predict(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"Predict", Access::kRead, true}, &CrestService::PredictOne);
-}
-
-Unary* CrestService::Compare(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"Compare", Access::kRead, false, true, "set limit"},
-                     &CrestService::CompareRuns);
-}
-Unary* CrestService::SubmitJob(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"SubmitJob", Access::kMutating, false}, &CrestService::Submit);
-}
-Unary* CrestService::GetJob(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"GetJob", Access::kRead, false}, &CrestService::GetOneJob);
-}
-Unary* CrestService::ListJobs(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"ListJobs", Access::kRead, false}, &CrestService::List);
-}
-Unary* CrestService::CancelJob(Context* c, const Bytes* in, Bytes* out) {
-  return AnswerUnary(c, in, out, {"CancelJob", Access::kMutating, false}, &CrestService::Cancel);
-}
-Stream* CrestService::Sweep(Context* c, const Bytes* in) {
-  return StartStream(c, in, {"Sweep", Access::kMutating, false}, &CrestService::StartSweep);
-}
-Stream* CrestService::WatchJob(Context* c, const Bytes* in) {
-  return StartStream(c, in, {"WatchJob", Access::kRead, false}, &CrestService::Watch);
-}
-Stream* CrestService::ExportResults(Context* c, const Bytes* in) {
-  return StartStream(c, in, {"ExportResults", Access::kSensitive, false}, &CrestService::Export);
+void CrestService::Serve(CallQueue& queue) {
+  using S = RawCrestService;
+  unary_methods_ = {
+      UnaryMethod(AskUnary<&S::RequestGetNodeInfo>(this), {"GetNodeInfo", Access::kRead, false},
+                  &CrestService::NodeInfo),
+      UnaryMethod(AskUnary<&S::RequestQueryDff>(this),
+                  {"QueryDff", Access::kRead, true, true, "set top, or a narrower window"},
+                  &CrestService::Dff),
+      UnaryMethod(AskUnary<&S::RequestLookupGemm>(this), {"LookupGemm", Access::kRead, true},
+                  &CrestService::Lookup),
+      UnaryMethod(AskUnary<&S::RequestTimeGemms>(this),
+                  {"TimeGemms", Access::kRead, true, true, "time fewer GEMMs"},
+                  &CrestService::TimeSet),
+      UnaryMethod(AskUnary<&S::RequestPredict>(this), {"Predict", Access::kRead, true},
+                  &CrestService::PredictOne),
+      UnaryMethod(AskUnary<&S::RequestCompare>(this),
+                  {"Compare", Access::kRead, false, true, "set limit"}, &CrestService::CompareRuns),
+      UnaryMethod(AskUnary<&S::RequestSubmitJob>(this), {"SubmitJob", Access::kMutating, false},
+                  &CrestService::Submit),
+      UnaryMethod(AskUnary<&S::RequestGetJob>(this), {"GetJob", Access::kRead, false},
+                  &CrestService::GetOneJob),
+      UnaryMethod(AskUnary<&S::RequestListJobs>(this), {"ListJobs", Access::kRead, false},
+                  &CrestService::List),
+      UnaryMethod(AskUnary<&S::RequestCancelJob>(this), {"CancelJob", Access::kMutating, false},
+                  &CrestService::Cancel),
+  };
+  stream_methods_ = {
+      StreamMethod(AskStream<&S::RequestSweep>(this), {"Sweep", Access::kMutating, false},
+                   &CrestService::StartSweep),
+      StreamMethod(AskStream<&S::RequestWatchJob>(this), {"WatchJob", Access::kRead, false},
+                   &CrestService::Watch),
+      StreamMethod(AskStream<&S::RequestExportResults>(this),
+                   {"ExportResults", Access::kSensitive, false}, &CrestService::Export),
+  };
+  // Only now: the calls hold their method, and the vectors are complete.
+  for (const UnaryCall::Method& m : unary_methods_) UnaryCall::AskNext(queue, m);
+  for (const StreamCall::Method& m : stream_methods_) StreamCall::AskNext(queue, m);
 }
 
 template <typename Request, typename Response>
-Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out, MethodTraits traits,
-                                 UnaryHandler<Request, Response> handler) {
-  return Answer(context, traits, in->Length(), [&](const Caller& caller) -> FirstStep {
-    auto read = Read<Request>(traits, *in);
+UnaryCall::Method CrestService::UnaryMethod(UnaryCall::Ask ask, MethodTraits traits,
+                                            UnaryHandler<Request, Response> handler) {
+  return {std::move(ask),
+          [this, traits, handler](UnaryCall& call) { AnswerUnary(call, traits, handler); }};
+}
+
+template <typename Request>
+StreamCall::Method CrestService::StreamMethod(StreamCall::Ask ask, MethodTraits traits,
+                                              StreamStarter<Request> start) {
+  return {std::move(ask),
+          [this, traits, start](StreamCall& call) { return StartStream(call, traits, start); }};
+}
+
+template <typename Request, typename Response>
+void CrestService::AnswerUnary(UnaryCall& call, MethodTraits traits,
+                               UnaryHandler<Request, Response> handler) {
+  grpc::ByteBuffer* out = call.response();
+  Answer(call, traits, [&](const Caller& caller) -> FirstStep {
+    auto read = Read<Request>(traits, call.request());
     if (!read.ok()) return read.status();
     if (read->cached) {
       *out = ByteBufferOf(*std::move(read->cached));
@@ -171,7 +184,7 @@ Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out, 
     }
     const bool small = IsSmall(read->request);
     // By value: a costly answer is computed after this frame is gone (out
-    // stays gRPC's until the call finishes).
+    // stays the call's until it finishes).
     Computation compute([this, out, traits, handler, caller, read = *std::move(read)] {
       auto answer = Compute(traits, caller, read, handler);
       if (!answer.ok()) return answer.status();
@@ -185,7 +198,7 @@ Unary* CrestService::AnswerUnary(Context* context, const Bytes* in, Bytes* out, 
 
 template <typename Request>
 absl::StatusOr<CrestService::ReadRequest<Request>> CrestService::Read(MethodTraits traits,
-                                                                      const Bytes& in) {
+                                                                      const grpc::ByteBuffer& in) {
   ReadRequest<Request> read;
   auto bytes = BytesOf(in);
   if (!bytes.ok()) return bytes.status();
@@ -242,64 +255,61 @@ absl::StatusOr<std::string> CrestService::Compute(MethodTraits traits, const Cal
 }
 
 template <typename Request>
-Stream* CrestService::StartStream(Context* context, const Bytes* in, MethodTraits traits,
-                                  StreamStarter<Request> start) {
-  auto caller = auth_.Check(*context, traits.access, traits.name);
+StreamReactor* CrestService::StartStream(StreamCall& call, MethodTraits traits,
+                                         StreamStarter<Request> start) {
+  auto caller = auth_.Check(call.context(), traits.access, traits.name);
   if (!caller.ok()) return Refuse(traits.name, caller.status());
-  auto bytes = BytesOf(*in);
+  auto bytes = BytesOf(call.request());
   if (!bytes.ok()) return Refuse(traits.name, bytes.status());
   Request request;
   if (auto s = ParseRequest(*bytes, &request); !s.ok()) return Refuse(traits.name, s);
-  return (this->*start)(context, *caller, request);
+  return (this->*start)(&call.context(), *caller, request);
 }
 
-// Answers after the caller is authorized: at once through the default
-// reactor, or, for a costly method's computation, on the answer pool within
-// the caller's budget. Errors are logged and latencies recorded (Conclude).
-grpc::ServerUnaryReactor* CrestService::Answer(
-    grpc::CallbackServerContext* context, MethodTraits traits, size_t request_bytes,
-    const std::function<FirstStep(const Caller&)>& begin) {
+// Answers after the caller is authorized: at once on the serving thread,
+// or, for a costly method's computation, on the answer pool within the
+// caller's budget. Errors are logged and latencies recorded (Conclude).
+void CrestService::Answer(UnaryCall& call, MethodTraits traits,
+                          const std::function<FirstStep(const Caller&)>& begin) {
   const auto start = std::chrono::steady_clock::now();
-  auto caller = auth_.Check(*context, traits.access, traits.name);
+  auto caller = auth_.Check(call.context(), traits.access, traits.name);
   FirstStep step = caller.ok() ? begin(*caller) : FirstStep(caller.status());
   Computation* computation = std::get_if<Computation>(&step);
   SmallComputation* small = std::get_if<SmallComputation>(&step);
   if (small != nullptr) computation = &small->run;
-  // Here, on gRPC's thread: an answer at once, a cheap method's
+  // Here, on the serving thread: an answer at once, a cheap method's
   // computation, or a small one while the answer pool and the job lanes are
   // idle (with a job running, computing here cost the job about a sixth of
   // its writes and answered fewer queries: measured, docs/crestd.md).
   const bool small_here = small != nullptr && traits.costly && queue_.RunningCount() == 0 &&
                           answer_pool_.TryRunHere(BudgetKey(*caller));
   if (computation == nullptr || !traits.costly || small_here) {
-    auto* reactor = context->DefaultReactor();
     const absl::Status status =
         computation != nullptr ? (*computation)() : std::get<absl::Status>(step);
     if (small_here) {
       answer_pool_.DoneHere(BudgetKey(*caller));
       metrics_.AnswerComputed(traits.name, /*on_serving_thread=*/true);
     }
-    Conclude(context, reactor, traits.name, start, status);
-    return reactor;
+    Conclude(call, traits.name, start, status);
+    return;
   }
-  auto* reactor = new PooledAnswer();
+  // The call stays until it is finished (Conclude), so the pool may hold it.
   AnswerPool::Work work;
   work.caller = BudgetKey(*caller);
-  work.bytes = request_bytes;
-  work.left = [reactor] { return reactor->left(); };
-  work.run = [this, context, reactor, traits, start,
+  work.bytes = call.request().Length();
+  work.left = [&call] { return call.left(); };
+  work.run = [this, &call, traits, start,
               compute = std::move(*computation)](const absl::Status& skip) {
     if (skip.ok()) metrics_.AnswerComputed(traits.name, /*on_serving_thread=*/false);
-    Conclude(context, reactor, traits.name, start, skip.ok() ? compute() : skip);
+    Conclude(call, traits.name, start, skip.ok() ? compute() : skip);
   };
   if (auto posted = answer_pool_.Post(traits.name, std::move(work)); !posted.ok()) {
-    Conclude(context, reactor, traits.name, start, posted);
+    Conclude(call, traits.name, start, posted);
   }
-  return reactor;
 }
 
-void CrestService::Conclude(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
-                            const char* method, std::chrono::steady_clock::time_point start,
+void CrestService::Conclude(UnaryCall& call, const char* method,
+                            std::chrono::steady_clock::time_point start,
                             const absl::Status& status) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -316,9 +326,9 @@ void CrestService::Conclude(grpc::CallbackServerContext* context, grpc::ServerUn
         {{"method", method},
          {"code", code},
          {"message", std::string(status.message())},
-         {"peer", context->peer()}});
+         {"peer", call.context().peer()}});
   }
-  reactor->Finish(ToGrpc(status));
+  call.Finish(ToGrpc(status));
 }
 
 absl::StatusOr<std::function<void()>> CrestService::TakeStream(const char* method,
@@ -368,8 +378,7 @@ absl::StatusOr<std::function<void()>> CrestService::TakeStream(const char* metho
   });
 }
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Refuse(const char* method,
-                                                                 const absl::Status& status) {
+StreamReactor* CrestService::Refuse(const char* method, const absl::Status& status) {
   Log(Level::kInfo, "rpc_error",
       {{"method", method},
        {"code", absl::StatusCodeToString(status.code())},
@@ -449,20 +458,17 @@ absl::Status CrestService::Cancel(const Caller& caller, const v1::CancelJobReque
   return absl::OkStatus();
 }
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Watch(
-    grpc::CallbackServerContext* context, const Caller& caller,
-    const v1::WatchJobRequest& request) {
+StreamReactor* CrestService::Watch(grpc::ServerContext* context, const Caller& caller,
+                                   const v1::WatchJobRequest& request) {
   auto release = TakeStream("WatchJob", caller);
   if (!release.ok()) return Refuse("WatchJob", release.status());
-  auto* stream = new JobStream(queue_, request.id(), /*cancel_job_if_client_leaves=*/false,
-                               std::make_unique<WatchedWrites>(watchdog_, context, "WatchJob"),
-                               *std::move(release));
-  stream->Begin();
-  return stream;
+  return new JobStream(queue_, request.id(), /*cancel_job_if_client_leaves=*/false,
+                       std::make_unique<WatchedWrites>(watchdog_, context, "WatchJob"),
+                       *std::move(release));  // its call begins it once bound
 }
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::StartSweep(
-    grpc::CallbackServerContext* context, const Caller& caller, const v1::SweepRequest& request) {
+StreamReactor* CrestService::StartSweep(grpc::ServerContext* context, const Caller& caller,
+                                        const v1::SweepRequest& request) {
   SubmitRequest submit;
   submit.spec_json = request.spec().json();
   submit.backend = request.backend();
@@ -482,12 +488,11 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::StartSweep(
                                /*cancel_job_if_client_leaves=*/submitted->created,
                                std::make_unique<WatchedWrites>(watchdog_, context, "Sweep"),
                                *std::move(release));
-  stream->Begin();
-  return stream;
+  return stream;  // its call begins it once bound
 }
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Export(
-    grpc::CallbackServerContext* context, const Caller& caller, const v1::ExportResultsRequest&) {
+StreamReactor* CrestService::Export(grpc::ServerContext* context, const Caller& caller,
+                                    const v1::ExportResultsRequest&) {
   auto release = TakeStream("ExportResults", caller);
   if (!release.ok()) return Refuse("ExportResults", release.status());
   // A snapshot copies the whole database: one at a time, so that clients
@@ -510,8 +515,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CrestService::Export(
                          exporting_.fetch_sub(1);
                          release();
                        });
-  stream->Begin();
-  return stream;
+  return stream;  // its call begins it once bound
 }
 
 absl::Status CrestService::NodeInfo(const Caller&, const v1::GetNodeInfoRequest&,

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "answer_cache.h"
 #include "answer_pool.h"
@@ -20,6 +21,7 @@
 #include "crest/v1/crest.grpc.pb.h"
 #include "job_queue.h"
 #include "metrics.h"
+#include "queued_calls.h"
 #include "result_counts.h"
 #include "store_pool.h"
 #include "write_watchdog.h"
@@ -74,23 +76,21 @@ struct ServiceOptions {
   size_t cache_bytes = size_t{64} << 20;
 };
 
-// Every method of the generated callback API, raw (bytes in, bytes out):
-// requests are parsed after the caller is authorized, and bytes that do not
-// parse are answered INVALID_ARGUMENT naming the message type.
-using RawCrestService = v1::Crest::WithRawCallbackMethod_GetNodeInfo<
-    v1::Crest::WithRawCallbackMethod_QueryDff<v1::Crest::WithRawCallbackMethod_LookupGemm<
-        v1::Crest::WithRawCallbackMethod_TimeGemms<v1::Crest::WithRawCallbackMethod_Predict<
-            v1::Crest::WithRawCallbackMethod_Compare<v1::Crest::WithRawCallbackMethod_Sweep<
-                v1::Crest::WithRawCallbackMethod_SubmitJob<v1::Crest::WithRawCallbackMethod_GetJob<
-                    v1::Crest::WithRawCallbackMethod_ListJobs<
-                        v1::Crest::WithRawCallbackMethod_CancelJob<
-                            v1::Crest::WithRawCallbackMethod_WatchJob<
-                                v1::Crest::WithRawCallbackMethod_ExportResults<
-                                    v1::Crest::Service>>>>>>>>>>>>>;
+// Every method of the generated completion-queue API, raw (bytes in, bytes
+// out): requests are parsed after the caller is authorized, and bytes that
+// do not parse are answered INVALID_ARGUMENT naming the message type.
+using RawCrestService = v1::Crest::WithRawMethod_GetNodeInfo<v1::Crest::WithRawMethod_QueryDff<
+    v1::Crest::WithRawMethod_LookupGemm<v1::Crest::WithRawMethod_TimeGemms<
+        v1::Crest::WithRawMethod_Predict<v1::Crest::WithRawMethod_Compare<
+            v1::Crest::WithRawMethod_Sweep<v1::Crest::WithRawMethod_SubmitJob<
+                v1::Crest::WithRawMethod_GetJob<v1::Crest::WithRawMethod_ListJobs<
+                    v1::Crest::WithRawMethod_CancelJob<v1::Crest::WithRawMethod_WatchJob<
+                        v1::Crest::WithRawMethod_ExportResults<v1::Crest::Service>>>>>>>>>>>>>;
 
 // The answers (QueryDff, LookupGemm, TimeGemms, Predict) come from the
 // node's database through answers::StoreAnswers, and are cached by results
-// generation (answer_cache.h).
+// generation (answer_cache.h). Calls are served from a completion queue
+// (queued_calls.h).
 class CrestService final : public RawCrestService {
  public:
   CrestService(ServiceOptions options, StorePool& pool, JobQueue& queue, const Authorizer& auth,
@@ -99,45 +99,21 @@ class CrestService final : public RawCrestService {
   // What the cache has served, for metrics and tests.
   const AnswerCache& cache() const { return cache_; }
 
-  // The generated API's raw methods (the typed ones stay hidden: unused).
-  using Unary = grpc::ServerUnaryReactor;
-  using Stream = grpc::ServerWriteReactor<grpc::ByteBuffer>;
-  using Context = grpc::CallbackServerContext;
-  using Bytes = grpc::ByteBuffer;
-  using RawCrestService::CancelJob;
-  using RawCrestService::Compare;
-  using RawCrestService::ExportResults;
-  using RawCrestService::GetJob;
-  using RawCrestService::GetNodeInfo;
-  using RawCrestService::ListJobs;
-  using RawCrestService::LookupGemm;
-  using RawCrestService::Predict;
-  using RawCrestService::QueryDff;
-  using RawCrestService::SubmitJob;
-  using RawCrestService::Sweep;
-  using RawCrestService::TimeGemms;
-  using RawCrestService::WatchJob;
-  Unary* GetNodeInfo(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* QueryDff(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* LookupGemm(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* TimeGemms(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* Predict(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* Compare(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* SubmitJob(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* GetJob(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* ListJobs(Context* c, const Bytes* in, Bytes* out) override;
-  Unary* CancelJob(Context* c, const Bytes* in, Bytes* out) override;
-  Stream* Sweep(Context* c, const Bytes* in) override;
-  Stream* WatchJob(Context* c, const Bytes* in) override;
-  Stream* ExportResults(Context* c, const Bytes* in) override;
+  // Asks for the first call of every method on `queue` (each call asks for
+  // the next); the service outlives the queue's calls.
+  void Serve(CallQueue& queue);
+  // Finishes every answer still waiting for the answer pool uncomputed
+  // (UNAVAILABLE) and joins the pool's threads: after the server's
+  // Shutdown, before the queue stops.
+  void StopAnswers() { answer_pool_.Stop(); }
 
  private:
   template <typename Request, typename Response>
   using UnaryHandler = absl::Status (CrestService::*)(const Caller& caller, const Request&,
                                                       Response*);
   template <typename Request>
-  using StreamStarter = grpc::ServerWriteReactor<grpc::ByteBuffer>* (
-      CrestService::*)(grpc::CallbackServerContext*, const Caller& caller, const Request&);
+  using StreamStarter = StreamReactor* (CrestService::*)(grpc::ServerContext*, const Caller& caller,
+                                                         const Request&);
   struct MethodTraits {
     const char* name;
     Access access;  // what token it needs
@@ -148,12 +124,17 @@ class CrestService final : public RawCrestService {
     const char* smaller = "";
   };
 
+  // The calls of each method (queued_calls.h), made once (Serve).
   template <typename Request, typename Response>
-  Unary* AnswerUnary(Context* context, const Bytes* in, Bytes* out, MethodTraits traits,
-                     UnaryHandler<Request, Response> handler);
+  UnaryCall::Method UnaryMethod(UnaryCall::Ask ask, MethodTraits traits,
+                                UnaryHandler<Request, Response> handler);
   template <typename Request>
-  Stream* StartStream(Context* context, const Bytes* in, MethodTraits traits,
-                      StreamStarter<Request> start);
+  StreamCall::Method StreamMethod(StreamCall::Ask ask, MethodTraits traits,
+                                  StreamStarter<Request> start);
+  template <typename Request, typename Response>
+  void AnswerUnary(UnaryCall& call, MethodTraits traits, UnaryHandler<Request, Response> handler);
+  template <typename Request>
+  StreamReactor* StartStream(StreamCall& call, MethodTraits traits, StreamStarter<Request> start);
 
   // What a unary call does once its caller is known: either it is answered
   // at once (the status: a refusal, a cheap answer, a cached one), or it
@@ -166,14 +147,13 @@ class CrestService final : public RawCrestService {
     Computation run;
   };
   using FirstStep = std::variant<absl::Status, Computation, SmallComputation>;
-  // `request_bytes`: the request's size, which a computation waiting for
-  // the answer pool counts against its bounds.
-  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, MethodTraits traits,
-                                   size_t request_bytes,
-                                   const std::function<FirstStep(const Caller&)>& begin);
-  // Logs and counts how the call went, and finishes it.
-  void Conclude(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
-                const char* method, std::chrono::steady_clock::time_point start,
+  // The request's size counts against the answer pool's bounds while its
+  // computation waits.
+  void Answer(UnaryCall& call, MethodTraits traits,
+              const std::function<FirstStep(const Caller&)>& begin);
+  // Logs and counts how the call went, and finishes it (the call may be
+  // gone once this returns).
+  void Conclude(UnaryCall& call, const char* method, std::chrono::steady_clock::time_point start,
                 const absl::Status& status);
   // A request read: its bytes (the cache's key), parsed, and the answer
   // when the cache has it (hits and misses counted here, once a call).
@@ -185,7 +165,7 @@ class CrestService final : public RawCrestService {
     std::optional<std::string> cached;
   };
   template <typename Request>
-  absl::StatusOr<ReadRequest<Request>> Read(MethodTraits traits, const Bytes& in);
+  absl::StatusOr<ReadRequest<Request>> Read(MethodTraits traits, const grpc::ByteBuffer& in);
   // The answer's bytes, computed (and then kept when it may be), or
   // refused over max_answer_bytes.
   template <typename Request, typename Response>
@@ -196,8 +176,7 @@ class CrestService final : public RawCrestService {
   // on and it has none), or RESOURCE_EXHAUSTED naming the limit; the
   // function gives it back.
   absl::StatusOr<std::function<void()>> TakeStream(const char* method, const Caller& caller);
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* Refuse(const char* method,
-                                                     const absl::Status& status);
+  StreamReactor* Refuse(const char* method, const absl::Status& status);
 
   absl::Status NodeInfo(const Caller& caller, const v1::GetNodeInfoRequest& request,
                         v1::GetNodeInfoResponse* response);
@@ -217,15 +196,12 @@ class CrestService final : public RawCrestService {
   absl::Status List(const Caller& caller, const v1::ListJobsRequest& request,
                     v1::ListJobsResponse* response);
   absl::Status Cancel(const Caller& caller, const v1::CancelJobRequest& request, v1::Job* response);
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* Watch(grpc::CallbackServerContext* context,
-                                                    const Caller& caller,
-                                                    const v1::WatchJobRequest& request);
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* StartSweep(grpc::CallbackServerContext* context,
-                                                         const Caller& caller,
-                                                         const v1::SweepRequest& request);
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* Export(grpc::CallbackServerContext* context,
-                                                     const Caller& caller,
-                                                     const v1::ExportResultsRequest& request);
+  StreamReactor* Watch(grpc::ServerContext* context, const Caller& caller,
+                       const v1::WatchJobRequest& request);
+  StreamReactor* StartSweep(grpc::ServerContext* context, const Caller& caller,
+                            const v1::SweepRequest& request);
+  StreamReactor* Export(grpc::ServerContext* context, const Caller& caller,
+                        const v1::ExportResultsRequest& request);
 
   ServiceOptions options_;
   StorePool& pool_;
@@ -239,6 +215,8 @@ class CrestService final : public RawCrestService {
   int anonymous_streams_ = 0;                     // GUARDED_BY(streams_mutex_)
   std::map<std::string, int> streams_by_caller_;  // GUARDED_BY(streams_mutex_)
   WriteWatchdog watchdog_;
+  std::vector<UnaryCall::Method> unary_methods_;    // Serve's: the calls hold them
+  std::vector<StreamCall::Method> stream_methods_;  // Serve's
   AnswerPool answer_pool_;           // last: its threads finish calls that use the rest
   std::atomic<int64_t> exports_{0};  // snapshots started (names them)
   std::atomic<int> exporting_{0};    // snapshots being written now

@@ -13,19 +13,20 @@
 
 #include "crest/common/env.h"
 #include "crest/v1/crest.grpc.pb.h"
+#include "queued_calls.h"
 #include "store_pool.h"
 #include "write_watchdog.h"
 
 namespace crest::service {
 
 // Chunks go out as serialized crest.v1.ExportChunk bytes (raw_message.h).
-class ExportStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+class ExportStream final : public StreamReactor {
  public:
   // `writes` (not null) is told of every write.
   ExportStream(StorePool& pool, Env& env, std::string snapshot_path,
                std::unique_ptr<WatchedWrites> writes, std::function<void()> on_done);
 
-  void Begin();
+  void Begin() override;
   void OnWriteDone(bool ok) override;
   void OnDone() override;
 

@@ -18,13 +18,14 @@
 
 #include "crest/v1/crest.grpc.pb.h"
 #include "job_queue.h"
+#include "queued_calls.h"
 #include "write_watchdog.h"
 
 namespace crest::service {
 
 // Events go out as serialized crest.v1.JobEvent bytes (the service is raw:
 // raw_message.h).
-class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, public JobWatcher {
+class JobStream final : public StreamReactor, public JobWatcher {
  public:
   // `on_done` runs once when gRPC is finished with the stream (a slot of the
   // stream limit is given back there). With `cancel_job_if_client_leaves`
@@ -34,7 +35,7 @@ class JobStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer>, publi
             std::unique_ptr<WatchedWrites> writes, std::function<void()> on_done);
 
   // Starts watching; finishes with NOT_FOUND for an unknown job.
-  void Begin();
+  void Begin() override;
 
   void OnJobEvent(const JobEventData& event) override;
   void OnJobClosed(const absl::Status& why) override;

@@ -3,8 +3,8 @@
 #include <arpa/inet.h>
 #include <google/protobuf/stubs/logging.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 #include <malloc.h>
 #include <netinet/in.h>
@@ -28,6 +28,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "node_database.h"
+#include "queued_calls.h"
 #include "server_paths.h"
 #include "state_dir_lock.h"
 #include "store_pool.h"
@@ -49,6 +50,12 @@ struct Server::Parts {
   Authorizer auth;
   std::unique_ptr<JobQueue> queue;
   std::unique_ptr<CrestService> service;
+  // Methods no service registers (grpc.health.v1's Check: queued_calls.h);
+  // SERVING until Shutdown.
+  std::unique_ptr<grpc::AsyncGenericService> generic;
+  std::atomic<bool> health_serving{true};
+  // The queue every call is served from: it outlives the server.
+  std::unique_ptr<CallQueue> calls;
   std::unique_ptr<grpc::Server> grpc;
   int port = 0;
   std::string address;
@@ -316,16 +323,26 @@ JobQueueOptions QueueOptions(const Server::Parts& p) {
 // address cannot be bound.
 absl::Status StartGrpc(Server::Parts& p,
                        const std::shared_ptr<grpc::ServerCredentials>& credentials) {
-  grpc::EnableDefaultHealthCheckService(true);
+  // gRPC's default health service is a callback service, which would start
+  // gRPC's callback threads polling beside crestd's own (queued_calls.h).
+  grpc::EnableDefaultHealthCheckService(false);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(p.config.listen, credentials, &p.port);
   builder.RegisterService(p.service.get());
+  p.generic = std::make_unique<grpc::AsyncGenericService>();
+  builder.RegisterAsyncGenericService(p.generic.get());
+  p.calls = std::make_unique<CallQueue>(builder.AddCompletionQueue());
   builder.SetMaxReceiveMessageSize(p.config.max_message_bytes);
   // Headers are refused past this before any of crestd's code reads them
   // (Debian's gRPC 1.51 spends seconds of CPU on a header of megabytes).
   builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, kMaxMetadataBytes);
   p.grpc = builder.BuildAndStart();
+  if (p.grpc != nullptr) {
+    p.service->Serve(*p.calls);
+    GenericCall::AskNext(*p.calls, *p.generic, p.health_serving);
+    p.calls->Start();
+  }
   const bool unix_socket = p.config.listen.starts_with("unix:");
   if (p.grpc == nullptr || (p.port == 0 && !unix_socket)) {
     return absl::UnavailableError(StrCat(
@@ -466,7 +483,7 @@ void Server::Shutdown() {
   std::lock_guard<std::mutex> lock(p.shutdown_mutex);
   if (p.shut_down) return;
   p.shut_down = true;
-  if (p.grpc != nullptr) p.grpc->GetHealthCheckService()->SetServingStatus(false);
+  p.health_serving = false;
   // No new jobs; the running GEMM finishes, its job stays queued for the
   // next start; every job stream ends with UNAVAILABLE.
   if (p.queue != nullptr) p.queue->Stop();
@@ -474,8 +491,12 @@ void Server::Shutdown() {
     const auto grace =
         std::chrono::milliseconds(static_cast<int64_t>(p.config.shutdown_grace_s * 1000));
     p.grpc->Shutdown(std::chrono::system_clock::now() + grace);
-    p.grpc->Wait();
   }
+  // Calls still waiting for the answer pool finish UNAVAILABLE; then every
+  // call has finished and the queue may stop.
+  if (p.service != nullptr) p.service->StopAnswers();
+  if (p.calls != nullptr) p.calls->Stop(std::chrono::seconds(30));
+  if (p.grpc != nullptr) p.grpc->Wait();
   p.serving = false;
   if (p.gauges.joinable()) p.gauges.join();
   p.fleet.reset();

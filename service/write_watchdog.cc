@@ -19,7 +19,7 @@ WriteWatchdog::~WriteWatchdog() {
   thread_.join();
 }
 
-int64_t WriteWatchdog::Add(grpc::CallbackServerContext* context, std::string method) {
+int64_t WriteWatchdog::Add(grpc::ServerContextBase* context, std::string method) {
   std::lock_guard<std::mutex> lock(mutex_);
   const int64_t id = next_id_++;
   streams_.emplace(id, Watched{context, std::move(method), std::nullopt, Clock::now()});

@@ -31,7 +31,7 @@ class WriteWatchdog final {
 
   // A stream to watch, until Remove (which must come before its context
   // goes, i.e. in OnDone). Returns its id.
-  int64_t Add(grpc::CallbackServerContext* context, std::string method);
+  int64_t Add(grpc::ServerContextBase* context, std::string method);
   void Writing(int64_t id);  // a write started
   void Wrote(int64_t id);    // it completed (or failed)
   // True once the watchdog has cancelled the call: a cancel the client
@@ -44,7 +44,7 @@ class WriteWatchdog final {
  private:
   using Clock = std::chrono::steady_clock;
   struct Watched {
-    grpc::CallbackServerContext* context;
+    grpc::ServerContextBase* context;
     std::string method;
     std::optional<Clock::time_point> writing_since;
     Clock::time_point active;  // its start, or its last write's end
@@ -68,7 +68,7 @@ class WriteWatchdog final {
 // reactor deletes itself in OnDone, while its context is still valid).
 class WatchedWrites final {
  public:
-  WatchedWrites(WriteWatchdog& watchdog, grpc::CallbackServerContext* context, std::string method)
+  WatchedWrites(WriteWatchdog& watchdog, grpc::ServerContextBase* context, std::string method)
       : watchdog_(watchdog), id_(watchdog.Add(context, std::move(method))) {}
   ~WatchedWrites() { watchdog_.Remove(id_); }
   WatchedWrites(const WatchedWrites&) = delete;

@@ -7,9 +7,14 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "crest/v1/crest.grpc.pb.h"
 #include "crestd_process.h"
@@ -47,19 +52,23 @@ class Crestd : public ::testing::Test {
   std::unique_ptr<v1::Crest::Stub> stub_;
 };
 
-TEST_F(Crestd, AnswersTheStandardHealthCheck) {
-  grpc::GenericStub generic(channel_);
+// A unary call of `method` with `bytes` as the request, through gRPC's
+// generic stub (for methods crestd serves without a registered service).
+std::pair<grpc::Status, std::string> GenericCall(const std::shared_ptr<grpc::Channel>& channel,
+                                                 const std::string& method,
+                                                 const std::string& bytes) {
+  grpc::GenericStub generic(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  grpc::Slice empty("");  // HealthCheckRequest{service: ""} serializes to no bytes
-  grpc::ByteBuffer request(&empty, 1);
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1);
   grpc::ByteBuffer response;
   grpc::Status status;
   bool done = false;
   std::mutex mu;
   std::condition_variable cv;
-  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
-                    &response, [&](grpc::Status s) {
+  generic.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
+                    [&](grpc::Status s) {
                       std::lock_guard<std::mutex> lock(mu);
                       status = s;
                       done = true;
@@ -67,12 +76,48 @@ TEST_F(Crestd, AnswersTheStandardHealthCheck) {
                     });
   std::unique_lock<std::mutex> lock(mu);
   cv.wait(lock, [&] { return done; });
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  std::string answer;
   std::vector<grpc::Slice> slices;
-  ASSERT_TRUE(response.Dump(&slices).ok());
-  std::string bytes;
-  for (const auto& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  if (status.ok() && response.Dump(&slices).ok()) {
+    for (const auto& s : slices) answer.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return {status, answer};
+}
+
+// HealthCheckRequest{service}: field 1, length-delimited.
+std::string HealthRequest(const std::string& service) {
+  return std::string(1, '\x0a') + static_cast<char>(service.size()) + service;
+}
+
+TEST_F(Crestd, AnswersTheStandardHealthCheck) {
+  // HealthCheckRequest{service: ""} serializes to no bytes.
+  const auto [status, bytes] = GenericCall(channel_, "/grpc.health.v1.Health/Check", "");
+  ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(bytes, std::string("\x08\x01", 2)) << "status SERVING";
+}
+
+TEST_F(Crestd, HealthCheckKnowsTheCrestServiceAndNoOther) {
+  const auto [crest, crest_bytes] =
+      GenericCall(channel_, "/grpc.health.v1.Health/Check", HealthRequest("crest.v1.Crest"));
+  ASSERT_TRUE(crest.ok()) << crest.error_message();
+  EXPECT_EQ(crest_bytes, std::string("\x08\x01", 2)) << "status SERVING";
+  const auto [other, other_bytes] =
+      GenericCall(channel_, "/grpc.health.v1.Health/Check", HealthRequest("no.such.Service"));
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::NOT_FOUND) << other.error_message();
+  const auto [broken, broken_bytes] =
+      GenericCall(channel_, "/grpc.health.v1.Health/Check", std::string("\x0a\x7f", 2));
+  EXPECT_EQ(broken.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << broken.error_message();
+}
+
+TEST_F(Crestd, AMethodItDoesNotServeIsUnimplementedAndServingContinues) {
+  for (const char* method :
+       {"/crest.v1.Crest/NoSuchMethod", "/grpc.health.v1.Health/Watch", "/no.such.Service/Call"}) {
+    const auto [status, bytes] = GenericCall(channel_, method, "");
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << method;
+    EXPECT_NE(status.error_message().find(method), std::string::npos) << status.error_message();
+  }
+  v1::GetNodeInfoResponse info;
+  EXPECT_TRUE(Call(&v1::Crest::Stub::GetNodeInfo, v1::GetNodeInfoRequest(), &info).ok());
 }
 
 TEST_F(Crestd, NodeInfoListsBackendsDatabaseAndSaysWhenThereIsNoDevice) {

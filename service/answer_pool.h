@@ -57,7 +57,7 @@ class AnswerPool final {
   // Queues `work`, or says why not (the caller's budget or the queue full);
   // `method` names the call in the message.
   absl::Status Post(const char* method, Work work);
-  // Lets `caller` compute a small answer on the calling thread (gRPC's)
+  // Lets `caller` compute a small answer on the calling thread (crestd's serving thread)
   // instead of handing it to a pool thread and back (two cross-thread
   // wake-ups: about a third of an uncached QueryDff's CPU on the 2-core
   // VM): only while no answer waits or is computed anywhere, so no caller

@@ -118,7 +118,7 @@ class CrestService final : public RawCrestService {
     const char* name;
     Access access;  // what token it needs
     bool cached;    // answers are kept by results generation
-    // Computed on the answer pool, not on gRPC's threads; `smaller` says
+    // Computed on the answer pool, not on the serving thread; `smaller` says
     // how to ask for a smaller answer when one is over max_answer_bytes.
     bool costly = false;
     const char* smaller = "";

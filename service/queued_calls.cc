@@ -46,9 +46,11 @@ void CallQueue::Stop(std::chrono::duration<double> wait) {
   }
   if (left > 0) {
     // Shutting the queue down under a call that may still start an
-    // operation on it would abort the process; the thread serves them on.
+    // operation on it would abort the process: the thread serves them on,
+    // and the queue is left to the process's end, never freed under it.
     Log(Level::kError, "calls_left_at_stop", {{"calls", std::to_string(left)}});
     if (thread_.joinable()) thread_.detach();
+    static_cast<void>(cq_.release());
     return;
   }
   cq_->Shutdown();

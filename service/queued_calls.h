@@ -70,8 +70,8 @@ class CallQueue final {
   // After the server's Shutdown: no call asks for another; waits until
   // every call is deleted (each started its last operation on the queue),
   // at most `wait`; then shuts the queue down and joins the thread. Calls
-  // still alive after `wait` are left (logged): the queue is then left
-  // open, never shut down under them.
+  // still alive after `wait` are left (logged): the queue and its thread
+  // are then left to the process's end, never shut down or freed under them.
   void Stop(std::chrono::duration<double> wait);
 
  private:

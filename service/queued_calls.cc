@@ -24,6 +24,11 @@ void CallQueue::Removed() {
   if (--alive_ == 0) none_left_.notify_all();
 }
 
+int64_t CallQueue::Alive() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return alive_;
+}
+
 void CallQueue::Start() {
   thread_ = std::thread([this] { Run(); });
 }

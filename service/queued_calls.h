@@ -64,6 +64,9 @@ class CallQueue final {
   bool stopping() const { return stopping_.load(); }
   void Added();    // a call was made
   void Removed();  // a call was deleted
+  // Calls alive now: asked for and not arrived (one a method), or arrived
+  // and not yet deleted.
+  int64_t Alive();
 
   // Starts the serving thread (once every method has a call asked for).
   void Start();

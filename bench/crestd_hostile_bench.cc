@@ -6,7 +6,7 @@
 //   3. asks one costly QueryDff (the train step, gate and up apart, at the
 //      --max-query-gemms limit), then the audit's (±49,999: refused);
 //   4. asks 200 of them at once, from one address;
-//   5. asks small ones back to back (those crestd may compute on gRPC's
+//   5. asks small ones back to back (those crestd may compute on its
 //      serving thread), one at a time.
 // Each scenario runs its own crestd, so figures are side by side in one run.
 // The audit's figures before the fix (another machine): 64 streams 323 MB

@@ -1,6 +1,6 @@
 // Internal to crestd: where costly answers are computed. QueryDff, TimeGemms
 // and Compare can cost a second of CPU and hundreds of MB; run inline on
-// gRPC's few callback threads, 200 of them stalled every other caller for
+// the threads that serve calls, 200 of them stalled every other caller for
 // minutes (issue 40). Here they run on a few threads of their own, taken
 // in turn by caller (round robin), so one caller's backlog delays another's
 // answer by at most one computation per thread. Each caller may have at

@@ -25,7 +25,7 @@ void ExportStream::RemoveSnapshot() {
 }
 
 void ExportStream::Begin() {
-  // VACUUM INTO takes seconds on a large database: not on a gRPC thread.
+  // VACUUM INTO takes seconds on a large database: not on the serving thread.
   std::thread([this] {
     absl::Status status;
     {

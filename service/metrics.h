@@ -13,10 +13,9 @@
 //   crest_answer_cache_total{method,outcome}  counter  cached answers served ("hit") or
 //   computed ("miss")
 //   crest_answers_computed_total{method,thread}  counter  costly answers computed, by where:
-//   "serving" (gRPC's thread: a small QueryDff while the answer pool and the job lanes are
-//   idle) or "pool" (--answer-threads)
-//   crest_heap_bytes{state}          gauge    malloc's heap: "in_use" (allocated),
-//   "free" (freed but kept by the allocator), every 10 s before it is trimmed
+//   "serving" (crestd's serving thread: a small QueryDff while the answer pool and the job lanes
+//   are idle) or "pool" (--answer-threads) crest_heap_bytes{state}          gauge    malloc's heap:
+//   "in_use" (allocated), "free" (freed but kept by the allocator), every 10 s before it is trimmed
 //   crest_fleet_device_ratio{gpu_model,cublaslt,host,device}  gauge  the median of the
 //   device's GEMM times over the other devices' median of its fleet (answers/fleet_health.h),
 //   for devices of the database with a fleet; refreshed every --fleet-check-interval
@@ -48,7 +47,7 @@ class Metrics {
   virtual void ResultWritten(tuner::Source source) = 0;
   virtual void BackendBusy(const std::string& lane, double seconds) = 0;
   virtual void AnswerCache(std::string_view method, bool hit) = 0;
-  // A costly answer computed on gRPC's serving thread (true) or the answer pool's.
+  // A costly answer computed on crestd's serving thread (true) or the answer pool's.
   virtual void AnswerComputed(std::string_view method, bool on_serving_thread) = 0;
   virtual void SetHeap(double in_use_bytes, double free_bytes) = 0;
   // Replaces every crest_fleet_device_* series with the devices of `health`

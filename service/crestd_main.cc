@@ -42,7 +42,8 @@ sigset_t BlockStopSignals() {
 // the next answer faults the pages in again, which made uncached answers
 // from many clients at once 1.1-3x as costly from run to run; the gauges'
 // malloc_trim every 10 s gives the rest back (the soak's RSS at the end:
-// 75.4 MB either way; docs/crestd.md, "crestd on a completion queue").
+// 75-86 MB with it, 75-80 MB without; docs/crestd.md, "crestd on a
+// completion queue").
 // MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ or MALLOC_TRIM_THRESHOLD_ in the
 // environment win.
 void ConfigureAllocator() {

@@ -41,7 +41,7 @@ echo "== crestd under load (the same database, served over loopback)"
 mv "$work/bench.db" "$work/crest.db"
 "$build/bench/crestd_load_bench" "$build/service/crestd" "$work"
 echo
-echo "== gRPC's own cost of a unary call by API (crestd's callback API beside the completion-queue API with the server's own threads; no work in the call)"
+echo "== gRPC's own cost of a unary call by API (the callback API crestd used until 2026-11-30 beside the completion-queue API with the server's own threads, crestd's now; no work in the call)"
 "$build/bench/grpc_api_bench"
 echo
 echo "== crestd under one greedy client (never-read streams, queued jobs, costly queries, small queries back to back)"

@@ -55,7 +55,7 @@ void AddDaemonFlags(CLI::App& app, DaemonFlags& flags) {
       .ShowDefault();
   AddOption(app, "--answer-threads", c.answer_threads,
             "threads computing costly answers (QueryDff, TimeGemms, Compare) not in the "
-            "cache, apart from the threads serving calls; callers take turns")
+            "cache, apart from the one thread serving calls; callers take turns")
       .ShowDefault();
   AddOption(app, "--answers-per-caller", c.answers_per_caller,
             "costly answers one caller (token or address) may have waiting or being "

@@ -40,9 +40,7 @@ void CallQueue::Run() {
 }
 
 void CallQueue::Stop(std::chrono::duration<double> wait) {
-  if (stopped_) return;
-  stopped_ = true;
-  stopping_ = true;
+  if (stopping_.exchange(true)) return;  // stopped already
   int64_t left = 0;
   {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -219,9 +217,9 @@ void GenericCall::Arrived(bool ok) {
 }
 
 void GenericCall::Read(bool ok) {
-  auto bytes = ok ? BytesOf(message_) : absl::StatusOr<std::string>(std::string());
+  absl::StatusOr<std::string> bytes = ok ? BytesOf(message_) : absl::CancelledError("no request");
   std::string service;
-  if (!ok || !bytes.ok() || !ParseHealthRequest(*bytes, &service)) {
+  if (!bytes.ok() || !ParseHealthRequest(*bytes, &service)) {
     stream_.Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                 "request: not a grpc.health.v1.HealthCheckRequest"),
                    &sent_);

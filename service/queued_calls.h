@@ -86,7 +86,6 @@ class CallQueue final {
   std::condition_variable none_left_;
   int64_t alive_ = 0;  // GUARDED_BY(mutex_)
   std::thread thread_;
-  bool stopped_ = false;
 };
 
 // One unary call, raw bytes in and out.

@@ -20,6 +20,7 @@
 #include "crestd_process.h"
 #include "gtest/gtest.h"
 #include "in_process_crestd.h"
+#include "raw_message.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -53,15 +54,15 @@ class Crestd : public ::testing::Test {
 };
 
 // A unary call of `method` with `bytes` as the request, through gRPC's
-// generic stub (for methods crestd serves without a registered service).
-std::pair<grpc::Status, std::string> GenericCall(const std::shared_ptr<grpc::Channel>& channel,
-                                                 const std::string& method,
-                                                 const std::string& bytes) {
+// generic stub (for methods crestd serves without a registered service):
+// its status and, when OK, the answer's bytes.
+std::pair<grpc::Status, std::string> CallByName(const std::shared_ptr<grpc::Channel>& channel,
+                                                const std::string& method,
+                                                const std::string& bytes) {
   grpc::GenericStub generic(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  grpc::Slice slice(bytes);
-  grpc::ByteBuffer request(&slice, 1);
+  const grpc::ByteBuffer request = service::ByteBufferOf(bytes);
   grpc::ByteBuffer response;
   grpc::Status status;
   bool done = false;
@@ -76,12 +77,9 @@ std::pair<grpc::Status, std::string> GenericCall(const std::shared_ptr<grpc::Cha
                     });
   std::unique_lock<std::mutex> lock(mu);
   cv.wait(lock, [&] { return done; });
-  std::string answer;
-  std::vector<grpc::Slice> slices;
-  if (status.ok() && response.Dump(&slices).ok()) {
-    for (const auto& s : slices) answer.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  return {status, answer};
+  if (!status.ok()) return {status, std::string()};
+  auto answer = service::BytesOf(response);
+  return {status, answer.ok() ? *std::move(answer) : std::string()};
 }
 
 // HealthCheckRequest{service}: field 1, length-delimited.
@@ -91,28 +89,28 @@ std::string HealthRequest(const std::string& service) {
 
 TEST_F(Crestd, AnswersTheStandardHealthCheck) {
   // HealthCheckRequest{service: ""} serializes to no bytes.
-  const auto [status, bytes] = GenericCall(channel_, "/grpc.health.v1.Health/Check", "");
+  const auto [status, bytes] = CallByName(channel_, "/grpc.health.v1.Health/Check", "");
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(bytes, std::string("\x08\x01", 2)) << "status SERVING";
 }
 
 TEST_F(Crestd, HealthCheckKnowsTheCrestServiceAndNoOther) {
   const auto [crest, crest_bytes] =
-      GenericCall(channel_, "/grpc.health.v1.Health/Check", HealthRequest("crest.v1.Crest"));
+      CallByName(channel_, "/grpc.health.v1.Health/Check", HealthRequest("crest.v1.Crest"));
   ASSERT_TRUE(crest.ok()) << crest.error_message();
   EXPECT_EQ(crest_bytes, std::string("\x08\x01", 2)) << "status SERVING";
   const auto [other, other_bytes] =
-      GenericCall(channel_, "/grpc.health.v1.Health/Check", HealthRequest("no.such.Service"));
+      CallByName(channel_, "/grpc.health.v1.Health/Check", HealthRequest("no.such.Service"));
   EXPECT_EQ(other.error_code(), grpc::StatusCode::NOT_FOUND) << other.error_message();
   const auto [broken, broken_bytes] =
-      GenericCall(channel_, "/grpc.health.v1.Health/Check", std::string("\x0a\x7f", 2));
+      CallByName(channel_, "/grpc.health.v1.Health/Check", std::string("\x0a\x7f", 2));
   EXPECT_EQ(broken.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << broken.error_message();
 }
 
 TEST_F(Crestd, AMethodItDoesNotServeIsUnimplementedAndServingContinues) {
   for (const char* method :
        {"/crest.v1.Crest/NoSuchMethod", "/grpc.health.v1.Health/Watch", "/no.such.Service/Call"}) {
-    const auto [status, bytes] = GenericCall(channel_, method, "");
+    const auto [status, bytes] = CallByName(channel_, method, "");
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << method;
     EXPECT_NE(status.error_message().find(method), std::string::npos) << status.error_message();
   }

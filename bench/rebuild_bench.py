@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """What an edit of a widely included header costs to rebuild, from a build tree.
 
-Usage: bench/rebuild_bench.py [BUILD_DIR] [--full HEADER]...
+Usage: bench/rebuild_bench.py [BUILD_DIR] [--full HEADER]... [--touch HEADER]...
 
 For each header below: how many of the build's objects depend on it (the
 compiler's dependency files, *.o.d), which is what an edit of it recompiles
@@ -10,6 +10,11 @@ tree, where crest.pb.h is generated from the protocol).
 --full HEADER (repeatable) touches HEADER and times the real rebuild:
 cmake --build on every core with ccache off, as after an edit that changes
 the header's text. Minutes for a widely included header.
+--touch HEADER (repeatable) touches HEADER and times the rebuild with the
+tree's ccache left on, as after a touch, a branch switched and back, or an
+edit undone: the header's text is the one compiled before, so each object
+it recompiles can come from the cache; it prints how many did. Run it on a
+tree whose objects are in the cache (built once with ccache on).
 """
 import argparse
 import json
@@ -53,19 +58,73 @@ def dependency_files(build):
     return out
 
 
-def full_rebuild(build, header):
+def touch_and_build(build, header, env):
+    """Touches HEADER, rebuilds the tree on every core under ENV: (the
+    objects compiled, wall seconds). Exits when the build fails."""
     os.utime(os.path.join(ROOT, header))
-    env = dict(os.environ, CCACHE_DISABLE="1")
     start = time.monotonic()
     done = subprocess.run(["cmake", "--build", build, f"-j{os.cpu_count()}"], env=env,
                           capture_output=True, text=True)
     wall = time.monotonic() - start
-    objects = done.stdout.count("Building CXX")
     if done.returncode != 0:
         sys.exit(f"rebuild_bench: the rebuild after touching {header} failed "
                  f"(exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return done.stdout.count("Building CXX"), wall
+
+
+def full_rebuild(build, header):
+    objects, wall = touch_and_build(build, header, dict(os.environ, CCACHE_DISABLE="1"))
     print(f"  full rebuild after touching {header}: {objects} objects, {wall:.0f} s wall "
           f"({os.cpu_count()} cores; target <= {TARGET_S} s)")
+
+
+def ccache_counts():
+    """ccache's counters, {name: count}, from ccache --print-stats; {} when
+    ccache is not there or does not answer."""
+    try:
+        done = subprocess.run(["ccache", "--print-stats"], capture_output=True, text=True)
+    except OSError:
+        return {}
+    counts = {}
+    for line in done.stdout.splitlines():
+        name, _, value = line.partition("\t")
+        if value.strip().isdigit():
+            counts[name] = int(value)
+    return counts
+
+
+def tree_launcher(build):
+    """The compiler launcher the tree compiles with, from CMakeCache.txt:
+    CMAKE_CXX_COMPILER_LAUNCHER where it was given (empty turns ccache off),
+    else the ccache CMakeLists.txt found (CREST_CCACHE); "" for none."""
+    entries = {}
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), errors="replace") as fh:
+            for line in fh:
+                name, _, value = line.strip().partition("=")
+                entries[name.partition(":")[0]] = value
+    except OSError:
+        return ""
+    if "CMAKE_CXX_COMPILER_LAUNCHER" in entries:
+        return entries["CMAKE_CXX_COMPILER_LAUNCHER"]
+    found = entries.get("CREST_CCACHE", "")
+    return "" if found.endswith("-NOTFOUND") else found
+
+
+def touch_rebuild(build, header):
+    launcher = tree_launcher(build)
+    if "ccache" not in os.path.basename(launcher):
+        print(f"  rebuild after touching {header} with ccache: not timed: {build} compiles "
+              "without ccache (CMakeCache.txt: no CREST_CCACHE, or a launcher that is not it)")
+        return
+    env = {k: v for k, v in os.environ.items() if k != "CCACHE_DISABLE"}
+    before = ccache_counts()
+    objects, wall = touch_and_build(build, header, env)
+    after = ccache_counts()
+    hits = sum(after.get(k, 0) - before.get(k, 0)
+               for k in ("direct_cache_hit", "preprocessed_cache_hit"))
+    print(f"  rebuild after touching {header} with ccache: {objects} objects, {hits} from "
+          f"the cache, {wall:.0f} s wall ({os.cpu_count()} cores; target <= {TARGET_S} s)")
 
 
 def build_kind(build):
@@ -100,13 +159,17 @@ def debug_info(build):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build", nargs="?", default="build")
-    parser.add_argument("--full", action="append", default=[],
-                        help="also time the real rebuild after touching this header")
+    parser.add_argument("--full", action="append", default=[], metavar="HEADER",
+                        help="also time the rebuild after touching HEADER with ccache off, "
+                             "as after an edit of its text")
+    parser.add_argument("--touch", action="append", default=[], metavar="HEADER",
+                        help="also time the rebuild after touching HEADER with the tree's "
+                             "ccache on, its text unchanged")
     a = parser.parse_args()
     build = os.path.abspath(a.build)
-    for header in a.full:
+    for option, header in [("--full", h) for h in a.full] + [("--touch", h) for h in a.touch]:
         if not os.path.isfile(os.path.join(ROOT, header)):
-            sys.exit(f"rebuild_bench: --full {header}: no such file under {ROOT} (give a path "
+            sys.exit(f"rebuild_bench: {option} {header}: no such file under {ROOT} (give a path "
                      "relative to the repository, as tuner/include/crest/tuner/timing_ops.h)")
     deps = dependency_files(build)
     if not deps:
@@ -124,6 +187,8 @@ def main():
     if seen == 0:
         sys.exit(f"rebuild_bench: no object of {build} depends on the tree's headers: "
                  f"is it a build of another checkout than {ROOT}?")
+    for header in a.touch:
+        touch_rebuild(build, header)
     for header in a.full:
         full_rebuild(build, header)
 

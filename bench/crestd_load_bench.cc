@@ -32,6 +32,7 @@
 #include <fstream>
 #include <iterator>
 #include <latch>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -40,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "crest/v1/crest.grpc.pb.h"
 #include "crestd_process.h"
 #include "process_stats.h"
@@ -51,6 +53,9 @@ using Clock = std::chrono::steady_clock;
 struct Result {
   double per_s = 0, p50_us = 0, p99_us = 0;
   int64_t errors = 0;
+  // The errors by kind: "CODE: the first message of that code", or "a wrong
+  // answer" (OK, but not the answer the method checks for).
+  std::map<std::string, int64_t> error_kinds;
   // CPU time per call [us] of crestd (with its sweep lane, in the "writing"
   // rows) and of this process, the clients: on one machine they share the
   // cores, so the server's own cost is what says what it could serve alone.
@@ -96,7 +101,12 @@ class Client {
     method_.Call(stubs_, context_.get(), &response_, [this](grpc::Status status) {
       const auto now = Clock::now();
       us_.push_back(std::chrono::duration<double, std::micro>(now - started_).count());
-      if (!status.ok() || !method_.Check(response_)) errors_++;
+      if (!status.ok()) {
+        CountError(status);
+      } else if (!method_.Check(response_)) {
+        errors_++;
+        error_kinds_["a wrong answer"]++;
+      }
       if (now < end_) {
         Start();
       } else {
@@ -106,8 +116,17 @@ class Client {
   }
   const std::vector<double>& us() const { return us_; }
   int64_t errors() const { return errors_; }
+  const std::map<std::string, int64_t>& error_kinds() const { return error_kinds_; }
 
  private:
+  void CountError(const grpc::Status& status) {
+    errors_++;
+    const auto code = static_cast<absl::StatusCode>(status.error_code());
+    const auto first =
+        first_message_.try_emplace(code, status.error_message().substr(0, 160)).first;
+    error_kinds_[absl::StatusCodeToString(code) + ": " + first->second]++;
+  }
+
   Method method_;
   const Clock::time_point end_;
   std::latch& done_;
@@ -117,6 +136,8 @@ class Client {
   Clock::time_point started_;
   std::vector<double> us_;
   int64_t errors_ = 0;
+  std::map<std::string, int64_t> error_kinds_;
+  std::map<absl::StatusCode, std::string> first_message_;
 };
 
 template <typename Method>
@@ -138,6 +159,7 @@ Result Load(const std::string& address, pid_t server, int clients, double second
   for (const auto& c : all_clients) {
     all.insert(all.end(), c->us().begin(), c->us().end());
     r.errors += c->errors();
+    for (const auto& [kind, count] : c->error_kinds()) r.error_kinds[kind] += count;
   }
   std::sort(all.begin(), all.end());
   r.per_s = static_cast<double>(all.size()) / seconds;
@@ -366,6 +388,10 @@ bool RunAll(const char* crestd, const std::string& state, double seconds, bool c
                     cached ? "on" : "off", method, sweeping ? "writing" : "idle", clients, r.per_s,
                     r.p50_us, r.p99_us, r.server_cpu_us, r.client_cpu_us, r.writes_per_s,
                     static_cast<long long>(r.errors));
+        for (const auto& [kind, count] : r.error_kinds) {
+          std::printf("         %lld of the errors: %s\n", static_cast<long long>(count),
+                      kind.c_str());
+        }
         std::fflush(stdout);
       }
     }

@@ -78,7 +78,7 @@ void AnswerPool::Stop() {
   }
   wake_.notify_all();
   for (Work& w : unrun) {
-    w.run(absl::UnavailableError("crestd is stopping; the answer was not computed"));
+    w.finish(absl::UnavailableError("crestd is stopping; the answer was not computed"));
   }
   for (std::thread& t : threads_) t.join();
 }
@@ -118,9 +118,13 @@ void AnswerPool::Run() {
       if (!TakeNext(&work)) return;  // stopping, nothing left
     }
     const bool gone = work.left && work.left();
-    work.run(gone ? absl::CancelledError("the caller left before its answer was computed")
-                  : absl::OkStatus());
+    const absl::Status status =
+        gone ? absl::CancelledError("the caller left before its answer was computed")
+             : work.compute();
+    // The budget back before the answer goes: a caller asking again at once
+    // would otherwise find this answer still counted.
     Done(work.caller);
+    work.finish(status);
   }
 }
 

@@ -37,14 +37,18 @@ struct AnswerPoolOptions {
 
 class AnswerPool final {
  public:
-  // What a caller asked: `run(OK)` computes the answer and finishes the
-  // call; `run(error)` finishes it with that error, uncomputed (CANCELLED:
-  // the caller left while it waited; UNAVAILABLE: the pool is stopping).
-  // `left` says whether the caller has gone.
+  // What a caller asked. `compute()` computes the answer and returns the
+  // status to finish the call with; `finish(status)` finishes the call. The
+  // pool gives the caller's budget back between the two, so a caller that
+  // asks again as soon as its answer arrives is not counted twice. Work
+  // not computed is only finished: CANCELLED when the caller left while it
+  // waited (`left` says whether it has gone), UNAVAILABLE when the pool
+  // stops.
   struct Work {
     std::string caller;  // whose budget and turn it counts against
     size_t bytes = 0;    // the request's size
-    std::function<void(const absl::Status& skip)> run;
+    std::function<absl::Status()> compute;
+    std::function<void(const absl::Status&)> finish;
     std::function<bool()> left;
   };
 
@@ -64,8 +68,9 @@ class AnswerPool final {
   // is passed over and at most one answer is computed so at a time (the
   // pool's threads may start others meanwhile). It counts against the
   // caller's budget like a pool's computation. Each true is followed by
-  // DoneHere(caller). The caller decides what is small, and when else not
-  // to ask (crestd: while a job runs).
+  // DoneHere(caller), once computed and before the call is finished. The
+  // caller decides what is small, and when else not to ask (crestd: while a
+  // job runs).
   bool TryRunHere(const std::string& caller);
   void DoneHere(const std::string& caller) { Done(caller); }
   // Finishes every waiting call uncomputed, then joins the threads.

@@ -298,10 +298,12 @@ void CrestService::Answer(UnaryCall& call, MethodTraits traits,
   work.caller = BudgetKey(*caller);
   work.bytes = call.request().Length();
   work.left = [&call] { return call.left(); };
-  work.run = [this, &call, traits, start,
-              compute = std::move(*computation)](const absl::Status& skip) {
-    if (skip.ok()) metrics_.AnswerComputed(traits.name, /*on_serving_thread=*/false);
-    Conclude(call, traits.name, start, skip.ok() ? compute() : skip);
+  work.compute = [this, traits, compute = std::move(*computation)] {
+    metrics_.AnswerComputed(traits.name, /*on_serving_thread=*/false);
+    return compute();
+  };
+  work.finish = [this, &call, traits, start](const absl::Status& status) {
+    Conclude(call, traits.name, start, status);
   };
   if (auto posted = answer_pool_.Post(traits.name, std::move(work)); !posted.ok()) {
     Conclude(call, traits.name, start, posted);

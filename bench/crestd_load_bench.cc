@@ -104,7 +104,6 @@ class Client {
       if (!status.ok()) {
         CountError(status);
       } else if (!method_.Check(response_)) {
-        errors_++;
         error_kinds_["a wrong answer"]++;
       }
       if (now < end_) {
@@ -115,12 +114,15 @@ class Client {
     });
   }
   const std::vector<double>& us() const { return us_; }
-  int64_t errors() const { return errors_; }
+  int64_t errors() const {
+    int64_t all = 0;
+    for (const auto& [kind, count] : error_kinds_) all += count;
+    return all;
+  }
   const std::map<std::string, int64_t>& error_kinds() const { return error_kinds_; }
 
  private:
   void CountError(const grpc::Status& status) {
-    errors_++;
     const auto code = static_cast<absl::StatusCode>(status.error_code());
     const auto first =
         first_message_.try_emplace(code, status.error_message().substr(0, 160)).first;
@@ -135,8 +137,7 @@ class Client {
   typename Method::Response response_;
   Clock::time_point started_;
   std::vector<double> us_;
-  int64_t errors_ = 0;
-  std::map<std::string, int64_t> error_kinds_;
+  std::map<std::string, int64_t> error_kinds_;  // errors by kind, as Result's
   std::map<absl::StatusCode, std::string> first_message_;
 };
 

@@ -93,10 +93,9 @@ def ccache_counts():
     return counts
 
 
-def tree_launcher(build):
-    """The compiler launcher the tree compiles with, from CMakeCache.txt:
-    CMAKE_CXX_COMPILER_LAUNCHER where it was given (empty turns ccache off),
-    else the ccache CMakeLists.txt found (CREST_CCACHE); "" for none."""
+def cache_entries(build):
+    """The tree's CMakeCache.txt as {name: value} (types dropped), or None
+    when it has none."""
     entries = {}
     try:
         with open(os.path.join(build, "CMakeCache.txt"), errors="replace") as fh:
@@ -104,7 +103,15 @@ def tree_launcher(build):
                 name, _, value = line.strip().partition("=")
                 entries[name.partition(":")[0]] = value
     except OSError:
-        return ""
+        return None
+    return entries
+
+
+def tree_launcher(build):
+    """The compiler launcher the tree compiles with: CMakeCache.txt's
+    CMAKE_CXX_COMPILER_LAUNCHER where it was given (empty turns ccache off),
+    else the ccache CMakeLists.txt found (CREST_CCACHE); "" for none."""
+    entries = cache_entries(build) or {}
     if "CMAKE_CXX_COMPILER_LAUNCHER" in entries:
         return entries["CMAKE_CXX_COMPILER_LAUNCHER"]
     found = entries.get("CREST_CCACHE", "")
@@ -129,11 +136,10 @@ def touch_rebuild(build, header):
 
 def build_kind(build):
     """How the tree compiles its sources: CMakeCache.txt's CREST_UNITY."""
-    try:
-        with open(os.path.join(build, "CMakeCache.txt"), errors="replace") as fh:
-            unity = any(line.strip() == "CREST_UNITY:BOOL=ON" for line in fh)
-    except OSError:
+    entries = cache_entries(build)
+    if entries is None:
         return "no CMakeCache.txt: how it compiles is unknown"
+    unity = entries.get("CREST_UNITY") == "ON"
     kind = ("a unity build: each object is a batch of up to 8 sources" if unity else
             "each source its own object: CREST_UNITY=OFF")
     return f"{kind}; {debug_info(build)}"

@@ -178,15 +178,16 @@ TEST(AnswerPool, ACallersBudgetIsGivenBackBeforeItsCallIsFinished) {
   std::condition_variable cv;
   bool finished = false;
   absl::Status again = absl::UnknownError("not asked");
-  AnswerPool::Work first;
-  first.caller = "a";
-  first.compute = [] { return absl::OkStatus(); };
+  const auto work_of_a = [] {
+    AnswerPool::Work w;
+    w.caller = "a";
+    w.compute = [] { return absl::OkStatus(); };
+    w.finish = [](const absl::Status&) {};
+    return w;
+  };
+  AnswerPool::Work first = work_of_a();
   first.finish = [&](const absl::Status&) {
-    AnswerPool::Work next;
-    next.caller = "a";
-    next.compute = [] { return absl::OkStatus(); };
-    next.finish = [](const absl::Status&) {};
-    const absl::Status posted = pool.Post("QueryDff", std::move(next));
+    const absl::Status posted = pool.Post("QueryDff", work_of_a());
     std::lock_guard<std::mutex> lock(mu);
     again = posted;
     finished = true;
